@@ -1,0 +1,399 @@
+/*
+ * qopt/ir.h - the qopt IR: a small, mutable view of an ONNX model.
+ *
+ * Public and versioned (QOPT_ABI_VERSION in qopt/pass.h). Structs are
+ * transparent so passes can read them directly; mutate only through
+ * the functions below, which keep the use lists, producers and name
+ * tables consistent.
+ *
+ * Ownership: a model owns its graphs; a graph owns its nodes, values
+ * and initializer tensors; a node owns its attributes; an attribute
+ * owns its tensors and subgraphs. Functions that create objects inside
+ * a graph return borrowed pointers (freed with the model). Functions
+ * documented "caller owns" return objects the caller must free or hand
+ * over to a function that "takes ownership".
+ *
+ * Errors: functions that can fail take a qir_error *err (may be NULL)
+ * and return 0 / a pointer on success, -1 / NULL on failure, with a
+ * message in err->msg that names the tensor, node or value involved
+ * (not the file: the caller adds that).
+ */
+#ifndef QOPT_IR_H
+#define QOPT_IR_H
+
+#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <qopt/dtype.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct qir_error {
+	int code;		/* 0 ok, else a QIR_E* value */
+	char msg[1024];
+} qir_error;
+
+enum qir_errcode {
+	QIR_OK = 0,
+	QIR_EIO = 1,		/* open/read/write/mmap/rename failed */
+	QIR_EPARSE = 2,		/* malformed or truncated protobuf */
+	QIR_EINVALID = 3,	/* well-formed but invalid model content */
+	QIR_ENOMEM = 4,
+	QIR_EUNSAFE = 5,	/* external data path escapes the model folder */
+	QIR_EUSAGE = 6,		/* API misuse (erasing a node still used...) */
+	QIR_EVERIFY = 7,	/* verifier found a problem */
+	QIR_EUNSUPPORTED = 8,	/* constant folder: op or type not handled */
+};
+
+/* Sets err (when non-NULL) and returns -1; printf-style. */
+int qir_fail(qir_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+typedef struct qir_model qir_model;
+typedef struct qir_graph qir_graph;
+typedef struct qir_node qir_node;
+typedef struct qir_value qir_value;
+typedef struct qir_tensor qir_tensor;
+typedef struct qir_attr qir_attr;
+
+/* ------------------------------------------------------------------ */
+/* Tensors                                                             */
+
+/* Where a tensor's bytes live. */
+enum qir_storage {
+	QIR_STORE_NONE = 0,	/* no data (dims only) */
+	QIR_STORE_OWNED,	/* malloc'd by qopt, freed with the tensor */
+	QIR_STORE_BORROWED,	/* inside the loaded model's buffers */
+	QIR_STORE_EXTERNAL,	/* external data file, mapped on first use */
+};
+
+struct qir_tensor {
+	char *name;		/* owned; may be "" for attribute tensors */
+	int dtype;		/* enum qir_dtype */
+	int rank;
+	int64_t *dims;		/* owned, rank entries, all >= 0 */
+	int storage;		/* enum qir_storage */
+	uint64_t nbytes;	/* exact byte size implied by dtype and dims */
+	/* STRING tensors only: nstrings byte strings (owned). */
+	uint64_t nstrings;
+	char **strings;
+	uint64_t *string_lens;
+	void *priv;		/* private to the IR library */
+};
+
+/* Number of elements (product of dims; 1 for rank 0). */
+uint64_t qir_tensor_numel(const qir_tensor *t);
+/* The tensor's bytes (raw, little-endian, sub-byte types packed),
+ * mapping external data on first use. NULL with err on failure, or
+ * when nbytes == 0 (then err->code stays 0). Borrowed pointer, valid
+ * until the tensor's data is replaced or the model is freed. */
+const void *qir_tensor_data(qir_tensor *t, qir_error *err);
+/* Caller owns: a new tensor with zeroed, owned data of the right size.
+ * name may be NULL. Returns NULL on overflow or allocation failure. */
+qir_tensor *qir_tensor_new(const char *name, int dtype, int rank,
+			   const int64_t *dims, qir_error *err);
+/* Caller owns: a deep copy (data copied, external data read). */
+qir_tensor *qir_tensor_clone(qir_tensor *t, qir_error *err);
+void qir_tensor_free(qir_tensor *t);
+/* Writable bytes: converts borrowed/external storage into an owned
+ * copy first. */
+void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err);
+/* Replaces dtype, dims and data; takes ownership of data (malloc'd,
+ * nbytes must equal what dtype and dims need). */
+int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
+		     void *data, uint64_t nbytes, qir_error *err);
+/* Where the bytes live, for listings: "inline", "owned",
+ * "external:<location>@<offset>" (static or thread-local buffer). */
+const char *qir_tensor_location(const qir_tensor *t);
+/* Reads element i of a FLOAT/FLOAT16/BFLOAT16/DOUBLE/INT*/UINT*/BOOL
+ * tensor as double (small constants: shapes, scales, axes). */
+int qir_tensor_get_f64(qir_tensor *t, uint64_t i, double *out, qir_error *err);
+int qir_tensor_get_i64(qir_tensor *t, uint64_t i, int64_t *out, qir_error *err);
+/* "FLOAT[2,2]" into buf. */
+char *qir_tensor_type_str(int dtype, int rank, const int64_t *dims,
+			  char *buf, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Values (SSA edges)                                                  */
+
+typedef struct qir_dim {
+	int64_t value;		/* >= 0 when known, -1 when not */
+	char *param;		/* symbolic name (owned) or NULL */
+} qir_dim;
+
+typedef struct qir_use {
+	qir_node *node;
+	int index;		/* input slot of node */
+} qir_use;
+
+struct qir_value {
+	char *name;		/* owned, unique in the model */
+	int dtype;		/* element type; QIR_UNDEFINED when unknown */
+	int rank;		/* -1 when the shape is unknown */
+	qir_dim *dims;		/* owned, rank entries */
+	qir_node *producer;	/* NULL for graph inputs, initializers, and
+				 * outer-scope values seen from a subgraph */
+	int producer_index;	/* output slot of producer */
+	qir_tensor *init;	/* initializer tensor, or NULL */
+	int is_input;		/* listed in graph inputs */
+	int is_output;		/* listed in graph outputs */
+	qir_use *uses;		/* all consuming input slots, including
+				 * nodes inside subgraphs that capture it */
+	size_t nuses;
+	qir_graph *graph;	/* the graph that defines it */
+	void *priv;
+};
+
+/* Finds a value by name in g, then in enclosing graphs. Borrowed. */
+qir_value *qir_graph_find_value(qir_graph *g, const char *name);
+/* A new value named after hint, made unique in the model ("w" ->
+ * "w_1", ...). Type unknown until set. Borrowed. */
+qir_value *qir_value_new(qir_graph *g, const char *hint);
+/* Sets element type and shape (dims may be NULL for rank 0 or
+ * rank -1); value_info is written for typed intermediate values. */
+int qir_value_set_type(qir_value *v, int dtype, int rank,
+		       const int64_t *dims, qir_error *err);
+/* Renames a value (fails if the name is taken). */
+int qir_value_rename(qir_value *v, const char *name, qir_error *err);
+/* Every use of from becomes a use of to (graph outputs too: the
+ * output list then names to). */
+void qir_value_replace_all_uses(qir_value *from, qir_value *to);
+/* Only the given use. */
+void qir_value_replace_use(qir_value *from, qir_use use, qir_value *to);
+/* Constant tensor behind v, or NULL: an initializer (that is not also
+ * a graph input), or the output of a Constant node whose value is a
+ * tensor (value, value_float(s), value_int(s)). Borrowed. */
+qir_tensor *qir_value_const(qir_value *v);
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                          */
+
+enum qir_attr_type {	/* AttributeProto.AttributeType numbers */
+	QIR_ATTR_UNDEFINED = 0,
+	QIR_ATTR_FLOAT = 1, QIR_ATTR_INT = 2, QIR_ATTR_STRING = 3,
+	QIR_ATTR_TENSOR = 4, QIR_ATTR_GRAPH = 5, QIR_ATTR_FLOATS = 6,
+	QIR_ATTR_INTS = 7, QIR_ATTR_STRINGS = 8, QIR_ATTR_TENSORS = 9,
+	QIR_ATTR_GRAPHS = 10, QIR_ATTR_SPARSE_TENSOR = 11,
+	QIR_ATTR_SPARSE_TENSORS = 12, QIR_ATTR_TYPE_PROTO = 13,
+	QIR_ATTR_TYPE_PROTOS = 14,
+};
+
+struct qir_attr {
+	char *name;		/* owned */
+	int type;		/* enum qir_attr_type */
+	float f;
+	int64_t i;
+	char *s;		/* owned, NUL-terminated; slen bytes */
+	size_t slen;
+	qir_tensor *t;
+	qir_graph *g;
+	size_t n;		/* count for the list types */
+	float *floats;
+	int64_t *ints;
+	char **strings;
+	size_t *string_lens;
+	qir_tensor **tensors;
+	qir_graph **graphs;
+	char *ref_attr_name;	/* function attribute reference, or NULL */
+	void *priv;		/* kept verbatim: sparse tensors, type protos */
+};
+
+/* ------------------------------------------------------------------ */
+/* Nodes                                                               */
+
+struct qir_node {
+	char *name;		/* owned; may be "" */
+	char *op_type;		/* owned */
+	char *domain;		/* owned; "" is the default ONNX domain */
+	size_t ninputs;
+	qir_value **inputs;	/* NULL entry = empty optional input */
+	size_t noutputs;
+	qir_value **outputs;	/* NULL entry = empty optional output */
+	size_t nattrs;
+	qir_attr *attrs;
+	qir_graph *graph;
+	qir_node *prev, *next;	/* graph order */
+	void *priv;
+};
+
+/* A new node appended at the end of g (use qir_node_move_before/after
+ * or qir_graph_toposort to place it). name may be NULL or a hint: it
+ * is made unique among node names. domain NULL = "". Borrowed. */
+qir_node *qir_node_new(qir_graph *g, const char *op_type,
+		       const char *domain, const char *name);
+/* Inputs: append, or set slot i (v may be NULL for an empty input). */
+int qir_node_add_input(qir_node *n, qir_value *v);
+int qir_node_set_input(qir_node *n, size_t i, qir_value *v);
+/* Outputs: append v (v must have no producer), or a new value named
+ * after hint when v is NULL. Returns the output value, or NULL. */
+qir_value *qir_node_add_output(qir_node *n, qir_value *v, const char *hint);
+void qir_node_move_before(qir_node *n, qir_node *before);
+void qir_node_move_after(qir_node *n, qir_node *after);
+/* Removes n from its graph and frees it. Fails (QIR_EUSAGE) while an
+ * output still has uses or is a graph output. Its output values are
+ * freed; its inputs lose the use. */
+int qir_node_erase(qir_node *n, qir_error *err);
+/* Nodes that consume any output of n (deduplicated). Caller owns the
+ * array (free()). */
+qir_node **qir_node_consumers(qir_node *n, size_t *count);
+
+/* Attribute access. get returns NULL when absent. */
+qir_attr *qir_node_attr(const qir_node *n, const char *name);
+int64_t qir_node_attr_int(const qir_node *n, const char *name, int64_t dflt);
+float qir_node_attr_float(const qir_node *n, const char *name, float dflt);
+const char *qir_node_attr_string(const qir_node *n, const char *name,
+				 const char *dflt);
+/* Setters replace an existing attribute of that name. */
+int qir_node_set_attr_int(qir_node *n, const char *name, int64_t v);
+int qir_node_set_attr_float(qir_node *n, const char *name, float v);
+int qir_node_set_attr_string(qir_node *n, const char *name, const char *v);
+int qir_node_set_attr_ints(qir_node *n, const char *name,
+			   const int64_t *v, size_t count);
+int qir_node_set_attr_floats(qir_node *n, const char *name,
+			     const float *v, size_t count);
+/* Takes ownership of t. */
+int qir_node_set_attr_tensor(qir_node *n, const char *name, qir_tensor *t);
+int qir_node_remove_attr(qir_node *n, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Graphs                                                              */
+
+struct qir_graph {
+	char *name;		/* owned */
+	qir_node *first, *last;
+	size_t nnodes;
+	size_t ninputs;
+	qir_value **inputs;
+	size_t noutputs;
+	qir_value **outputs;
+	size_t ninits;
+	qir_value **inits;	/* values with an initializer, file order */
+	qir_graph *parent;	/* enclosing graph of a subgraph, or NULL */
+	qir_node *parent_node;	/* node whose attribute holds it */
+	qir_model *model;
+	void *priv;
+};
+
+#define qir_graph_for_each_node(g, n) \
+	for ((n) = (g)->first; (n); (n) = (n)->next)
+
+/* Takes ownership of t; the value is named t->name made unique (the
+ * tensor is renamed to match). Borrowed result. */
+qir_value *qir_graph_add_initializer(qir_graph *g, qir_tensor *t);
+/* Drops the initializer behind v (v must have no uses and not be an
+ * output). */
+int qir_graph_remove_initializer(qir_graph *g, qir_value *v, qir_error *err);
+/* Turns the output of a Constant node into an initializer of the same
+ * name and erases the node. */
+int qir_graph_constant_to_initializer(qir_graph *g, qir_node *constant,
+				      qir_error *err);
+/* Graph inputs/outputs lists. */
+int qir_graph_add_input(qir_graph *g, qir_value *v);
+int qir_graph_add_output(qir_graph *g, qir_value *v);
+int qir_graph_set_output(qir_graph *g, size_t i, qir_value *v);
+/* Orders nodes so every producer precedes its consumers (stable for
+ * an already sorted graph). QIR_EVERIFY on a cycle, naming a node. */
+int qir_graph_toposort(qir_graph *g, qir_error *err);
+/* Removes nodes none of whose outputs are used or graph outputs, and
+ * initializers no one uses, repeatedly; subgraphs too. Returns the
+ * number removed. */
+size_t qir_graph_remove_dead(qir_graph *g);
+/* Visits g and every nested subgraph (pre-order). Stops and returns
+ * the first non-zero callback result. */
+int qir_graph_walk(qir_graph *g, int (*fn)(qir_graph *, void *), void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Models                                                              */
+
+typedef struct qir_opset {
+	char *domain;		/* "" or "ai.onnx" = default domain */
+	int64_t version;
+} qir_opset;
+
+typedef struct qir_kv {
+	char *key, *value;
+} qir_kv;
+
+struct qir_model {
+	int64_t ir_version;
+	char *producer_name;
+	char *producer_version;
+	char *domain;
+	int64_t model_version;
+	size_t nopsets;
+	qir_opset *opsets;
+	size_t nmetadata;
+	qir_kv *metadata;
+	qir_graph *graph;
+	char *path;		/* file it was loaded from, or NULL */
+	void *priv;
+};
+
+/* Caller owns: an empty model (IR version and default opset given). */
+qir_model *qir_model_new(int64_t ir_version, int64_t opset, qir_error *err);
+void qir_model_free(qir_model *m);
+/* Version of the default domain ("" / "ai.onnx"), or 0. */
+int64_t qir_model_opset(const qir_model *m, const char *domain);
+int qir_model_set_opset(qir_model *m, const char *domain, int64_t version);
+int qir_model_set_metadata(qir_model *m, const char *key, const char *value);
+
+typedef struct qir_load_opts {
+	int no_external;	/* refuse external data (for fuzzing) */
+} qir_load_opts;
+
+/* Caller owns *out. Maps the file, parses, checks every tensor's size
+ * and every external data reference (must stay in the model's folder).
+ * opts may be NULL. */
+int qir_model_load(const char *path, const qir_load_opts *opts,
+		   qir_model **out, qir_error *err);
+/* Same from a buffer the caller keeps alive for the model's lifetime;
+ * dir is where external data is looked up (NULL: none allowed). */
+int qir_model_load_buffer(const void *buf, size_t len, const char *dir,
+			  qir_model **out, qir_error *err);
+
+typedef struct qir_save_opts {
+	/* Tensors of at least this many bytes go to external data;
+	 * 0: automatic (only when the model would exceed 2 GiB, then
+	 * every tensor of 1 KiB or more). */
+	uint64_t external_threshold;
+	/* Data file name, relative to the output's folder; NULL:
+	 * "<output file name>.data". */
+	const char *external_name;
+	int all_inline;		/* force everything inline (fails > 2 GiB) */
+} qir_save_opts;
+
+/* Writes to a temporary file beside path and renames it over path;
+ * the data file likewise. Never leaves a partial output. */
+int qir_model_save(qir_model *m, const char *path,
+		   const qir_save_opts *opts, qir_error *err);
+
+/* Verifier: every input defined before use (graph inputs,
+ * initializers, earlier outputs, outer-scope values), output names
+ * unique, graph outputs produced, an opset import for each domain used,
+ * use lists consistent. Reports the first problem. */
+int qir_verify(qir_model *m, qir_error *err);
+
+/* Readable listing (qopt dump, --print-after). */
+void qir_print(qir_model *m, FILE *f);
+/* One line per node: "name = OpType(inputs) attrs". */
+void qir_print_graph(qir_graph *g, FILE *f, int indent);
+
+/* A hash of the model's structure and tensor bytes; equal models have
+ * equal hashes (--print-changed uses it). */
+uint64_t qir_model_hash(qir_model *m);
+
+/* Constant folding of small subgraphs: if v is computed only from
+ * constants through Reshape, Transpose, MatMul, Mul, Add, Sub, Div,
+ * Cast, Squeeze, Unsqueeze, Concat, Slice, Gather, Identity (and
+ * Shape/Constant/ConstantOfShape/Unsqueeze over those), evaluates it.
+ * Caller owns *out. QIR_EUNSUPPORTED (with the op named) when v is not
+ * such a constant. max_bytes bounds any intermediate. */
+int qir_const_eval(qir_value *v, uint64_t max_bytes, qir_tensor **out,
+		   qir_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* QOPT_IR_H */

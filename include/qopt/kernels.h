@@ -1,0 +1,150 @@
+/*
+ * qopt/kernels.h - numeric kernels on plain buffers (public, versioned).
+ *
+ * The kernels know nothing of ONNX or the IR: they take element types
+ * (the ONNX TensorProto.DataType numbers, see qopt/dtype.h), counts and
+ * layouts. Every array kernel takes a qk_ctx that selects the device
+ * (CPU reference or CUDA) and the CPU thread count. CPU and CUDA results
+ * are bit-identical by contract.
+ *
+ * Layouts: a tensor is viewed as [outer, axis, inner] (row-major), the
+ * middle dimension being the one that carries blocks or per-axis scales.
+ *
+ * Errors: functions returning int return 0 on success or a negative
+ * QK_E* code; qk_strerror() names it. Nothing here prints.
+ */
+#ifndef QOPT_KERNELS_H
+#define QOPT_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum qk_errcode {
+	QK_OK = 0,
+	QK_EINVAL = -1,     /* bad argument (null buffer, zero block, ...) */
+	QK_EDTYPE = -2,     /* element type not supported by this kernel */
+	QK_EBLOCK = -3,     /* axis length not a multiple of the block */
+	QK_ENOMEM = -4,
+	QK_EDEVICE = -5,    /* CUDA requested explicitly but unusable */
+};
+
+const char *qk_strerror(int code);
+
+typedef enum qk_device {
+	QK_DEVICE_AUTO = 0, /* CUDA when built, present and the work is large */
+	QK_DEVICE_CPU = 1,
+	QK_DEVICE_CUDA = 2,
+} qk_device;
+
+typedef struct qk_ctx qk_ctx;
+
+/* Statistics a context accumulates; the pass manager reports them. */
+typedef struct qk_stats {
+	uint64_t cpu_calls;
+	uint64_t cuda_calls;
+	uint64_t cuda_fallbacks; /* AUTO or CUDA asked, CPU used */
+	uint64_t bytes_in;       /* bytes of input processed */
+	char fallback_reason[128]; /* last reason CUDA was not used */
+} qk_stats;
+
+/* Caller owns the result; free with qk_ctx_free(). threads <= 0: all
+ * online CPUs. Returns NULL only on allocation failure. */
+qk_ctx *qk_ctx_new(qk_device dev, int threads);
+void qk_ctx_free(qk_ctx *ctx);
+qk_device qk_ctx_device(const qk_ctx *ctx);
+const qk_stats *qk_ctx_stats(const qk_ctx *ctx);
+/* Parses "cpu", "cuda" or "auto"; returns -1 for anything else. */
+int qk_device_from_name(const char *name);
+const char *qk_device_name(qk_device dev);
+/* 1 when CUDA support was compiled in and a device answers. */
+int qk_cuda_available(void);
+
+/* ---- scalar conversions (exact; round-half-to-even) ---- */
+uint16_t qk_f32_to_f16(float x);
+float qk_f16_to_f32(uint16_t h);
+uint16_t qk_f32_to_bf16(float x);
+float qk_bf16_to_f32(uint16_t h);
+uint8_t qk_f32_to_e4m3(float x, int saturate);   /* FLOAT8E4M3FN */
+float qk_e4m3_to_f32(uint8_t code);
+uint8_t qk_f32_to_e5m2(float x, int saturate);   /* FLOAT8E5M2 */
+float qk_e5m2_to_f32(uint8_t code);
+uint8_t qk_f32_to_e2m1(float x);                 /* 4-bit code, bit 3 = sign */
+float qk_e2m1_to_f32(uint8_t code);
+
+/* ---- array kernels ---- */
+
+/* Element-wise conversion among FLOAT, FLOAT16 and BFLOAT16 (and to
+ * FLOAT from FLOAT8E4M3FN/FLOAT8E5M2). n elements. */
+int qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
+	       int src_dtype, const void *src, size_t n);
+
+/* amax(|x|) over n elements of FLOAT, FLOAT16 or BFLOAT16. NaN ignored. */
+int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax);
+
+/* Per-block amax along the middle axis of [outer, axis, inner];
+ * out has [outer, ceil(axis/block), inner] floats. */
+int qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
+		   size_t outer, size_t axis, size_t inner, size_t block,
+		   float *out);
+
+/* How scales map onto [outer, axis, inner]:
+ *  QK_SCALE_TENSOR: one scale;
+ *  QK_SCALE_AXIS:   scales[axis];
+ *  QK_SCALE_BLOCK:  scales[outer][ceil(axis/block)][inner]. */
+typedef enum qk_scale_mode {
+	QK_SCALE_TENSOR = 0,
+	QK_SCALE_AXIS = 1,
+	QK_SCALE_BLOCK = 2,
+} qk_scale_mode;
+
+typedef struct qk_qlayout {
+	size_t outer, axis, inner;
+	qk_scale_mode mode;
+	size_t block; /* QK_SCALE_BLOCK only */
+} qk_qlayout;
+
+/* FP8 (FLOAT8E4M3FN or FLOAT8E5M2) quantize: q = fp8(x / scale), the
+ * ONNX QuantizeLinear definition; saturate as the attribute says; NaN
+ * stays NaN. src FLOAT, FLOAT16 or BFLOAT16; scales are FP32. */
+int qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
+		    int src_dtype, const void *src, const float *scales,
+		    const qk_qlayout *lay, int saturate);
+/* y = fp8 * scale, written as dst_dtype (FLOAT, FLOAT16, BFLOAT16). */
+int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
+		      int fp8_dtype, const uint8_t *src, const float *scales,
+		      const qk_qlayout *lay);
+
+/* NVFP4 (shared/docs/formats.md): W viewed as [outer, k, inner], k the
+ * reduction axis, k % 16 == 0 (else QK_EBLOCK, never padded).
+ *  codes:  packed E2M1, element order of W, ceil(n/2) bytes, low nibble
+ *          first;
+ *  scales: FLOAT8E4M3FN codes, [outer, k/16, inner];
+ *  gscale: the FP32 global scale.
+ * src FLOAT, FLOAT16 or BFLOAT16. */
+#define QK_NVFP4_BLOCK 16
+int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
+		      size_t outer, size_t k, size_t inner,
+		      uint8_t *codes, uint8_t *scales, float *gscale);
+/* e2m1(code) * e4m3(scale) * gscale, written as dst_dtype. */
+int qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
+			const uint8_t *scales, float gscale,
+			size_t outer, size_t k, size_t inner,
+			int dst_dtype, void *dst);
+
+/* Normalized Walsh-Hadamard transform in place along the middle axis of
+ * [outer, n, inner], block b (power of two dividing n; 0 picks the
+ * default: n if a power of two, else n & -n), Sylvester order, scaled
+ * by 1/sqrt(b). FLOAT16/BFLOAT16 are computed in FP32. */
+int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
+		size_t outer, size_t n, size_t inner, size_t block);
+/* The default block for an axis of length n (0 when n == 0). */
+size_t qk_hadamard_default_block(size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* QOPT_KERNELS_H */

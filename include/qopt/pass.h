@@ -1,0 +1,142 @@
+/*
+ * qopt/pass.h - the plugin contract: what a pass .so exports and the
+ * context API it is given. Public, versioned.
+ *
+ * A plugin exports one C function, QOPT_PLUGIN_ENTRY_SYMBOL, returning
+ * a pointer to a static qopt_plugin_info. The manager refuses plugins
+ * whose abi_version differs from QOPT_ABI_VERSION.
+ *
+ *	static const qopt_option_spec my_opts[] = {
+ *		{ "block_size", QOPT_OPT_INT, "16", "elements per block" },
+ *		{ 0 }
+ *	};
+ *	static const qopt_pass_info my_passes[] = {
+ *		{ "my-pass", "does one thing", my_opts, my_run, 0 },
+ *		{ 0 }
+ *	};
+ *	static const qopt_plugin_info info = {
+ *		QOPT_ABI_VERSION, "my-plugin", "1.0", my_passes
+ *	};
+ *	QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+ *	{ return &info; }
+ *
+ * A pass's run function rewrites the model in place, asks
+ * qopt_may_rewrite() before every single rewrite (bisect), reports
+ * through the context, sets *changed, and returns 0 or -1 (after
+ * qopt_error()). It never exits the process and never writes files.
+ */
+#ifndef QOPT_PASS_H
+#define QOPT_PASS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <qopt/ir.h>
+#include <qopt/kernels.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QOPT_ABI_VERSION 1
+#define QOPT_PLUGIN_ENTRY_SYMBOL "qopt_plugin_entry"
+#define QOPT_EXPORT __attribute__((visibility("default")))
+
+typedef enum qopt_opt_type {
+	QOPT_OPT_BOOL = 1,	/* yes/no, true/false, on/off, 1/0 */
+	QOPT_OPT_INT,		/* decimal int64 */
+	QOPT_OPT_FLOAT,		/* double */
+	QOPT_OPT_STRING,
+	QOPT_OPT_LIST,		/* comma-separated strings (globs...) */
+} qopt_opt_type;
+
+typedef struct qopt_option_spec {
+	const char *name;	/* NULL ends the table */
+	qopt_opt_type type;
+	const char *default_value; /* as text; NULL = unset */
+	const char *help;
+} qopt_option_spec;
+
+typedef struct qopt_ctx qopt_ctx;
+
+typedef int (*qopt_pass_run_fn)(qopt_ctx *ctx, qir_model *m, int *changed);
+
+enum qopt_pass_flags {
+	/* The pass's options name targets: warn when it changes nothing. */
+	QOPT_PASS_HAS_TARGETS = 1u << 0,
+};
+
+typedef struct qopt_pass_info {
+	const char *name;	/* NULL ends the table */
+	const char *summary;	/* one line */
+	const qopt_option_spec *options; /* NULL-name-terminated, or NULL */
+	qopt_pass_run_fn run;
+	unsigned flags;
+} qopt_pass_info;
+
+typedef struct qopt_plugin_info {
+	uint32_t abi_version;	/* QOPT_ABI_VERSION */
+	const char *name;
+	const char *version;
+	const qopt_pass_info *passes; /* NULL-name-terminated */
+} qopt_plugin_info;
+
+typedef const qopt_plugin_info *(*qopt_plugin_entry_fn)(void);
+
+/* ---- context: logging (tagged with the pass name) ---- */
+enum qopt_log_level {
+	QOPT_LOG_ERROR = 0,
+	QOPT_LOG_WARN = 1,
+	QOPT_LOG_INFO = 2,	/* what the pass did; shown by default */
+	QOPT_LOG_DEBUG = 3,	/* shown with -v */
+};
+void qopt_log(qopt_ctx *ctx, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void qopt_vlog(qopt_ctx *ctx, int level, const char *fmt, va_list ap);
+/* Shorthands. A warning counts toward --strict. */
+#define qopt_error(ctx, ...) qopt_log((ctx), QOPT_LOG_ERROR, __VA_ARGS__)
+#define qopt_warn(ctx, ...) qopt_log((ctx), QOPT_LOG_WARN, __VA_ARGS__)
+#define qopt_info(ctx, ...) qopt_log((ctx), QOPT_LOG_INFO, __VA_ARGS__)
+#define qopt_debug(ctx, ...) qopt_log((ctx), QOPT_LOG_DEBUG, __VA_ARGS__)
+/* 1 under --strict (a pass may choose to fail early). */
+int qopt_strict(const qopt_ctx *ctx);
+const char *qopt_pass_name(const qopt_ctx *ctx);
+
+/* ---- options: validated by the manager against the spec ---- */
+int qopt_opt_bool(qopt_ctx *ctx, const char *name);
+int64_t qopt_opt_int(qopt_ctx *ctx, const char *name);
+double qopt_opt_float(qopt_ctx *ctx, const char *name);
+/* Borrowed; NULL when unset with no default. */
+const char *qopt_opt_string(qopt_ctx *ctx, const char *name);
+/* Borrowed array of *count items (empty list: count 0). */
+const char *const *qopt_opt_list(qopt_ctx *ctx, const char *name,
+				 size_t *count);
+/* 1 when the pipeline set the option explicitly. */
+int qopt_opt_is_set(qopt_ctx *ctx, const char *name);
+/* Settings of another pass in the same pipeline (e.g. nvfp4-weights
+ * honouring opset-check's require/target): the value text of option
+ * `option` of the last section of pass `pass`, or NULL. */
+const char *qopt_pipeline_setting(qopt_ctx *ctx, const char *pass,
+				  const char *option);
+
+/* ---- statistics: "nvfp4-weights: 96 weights quantized, 2 skipped
+ * (not constant)"; counters print in first-use order ---- */
+void qopt_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta);
+
+/* ---- the rewrite gate (bisect): call before every single rewrite
+ * with a description; returns 1 to go ahead, 0 to skip it (leave the
+ * IR as if the rewrite did not apply). ---- */
+int qopt_may_rewrite(qopt_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- progress: a bar on stderr when it is a terminal ---- */
+void qopt_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
+		   const char *what);
+
+/* ---- kernels: the run's kernel context (device choice, threads) ---- */
+qk_ctx *qopt_kernels(qopt_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* QOPT_PASS_H */

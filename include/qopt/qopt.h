@@ -1,0 +1,13 @@
+/*
+ * qopt/qopt.h - umbrella header for plugins: the IR, the pass contract
+ * and the kernels.
+ */
+#ifndef QOPT_QOPT_H
+#define QOPT_QOPT_H
+
+#include <qopt/dtype.h>
+#include <qopt/ir.h>
+#include <qopt/kernels.h>
+#include <qopt/pass.h>
+
+#endif

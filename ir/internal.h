@@ -1,0 +1,113 @@
+/*
+ * ir/internal.h - private to the IR library (not installed).
+ *
+ * The public structs in qopt/ir.h carry a `priv` pointer; these are the
+ * structures behind them. Two halves of ir/ share them: the IR proper
+ * (graph operations, verifier, printer, folder) and the ONNX reader and
+ * writer (onnx_*.c), which keeps the parsed protobuf so that what the
+ * IR does not model (doc strings, functions, training info, sparse
+ * initializers, unknown fields) is written back untouched.
+ */
+#ifndef QOPT_IR_INTERNAL_H
+#define QOPT_IR_INTERNAL_H
+
+#include <qopt/ir.h>
+
+/* Open-addressing string -> pointer map (ir/strmap.c). Keys are not
+ * copied: they must outlive their entry (we key by the object's own
+ * name buffer). */
+typedef struct qir_strmap {
+	const char **keys;
+	void **vals;
+	size_t cap, count, tombs;
+} qir_strmap;
+
+void *qir_strmap_get(const qir_strmap *m, const char *key);
+int qir_strmap_put(qir_strmap *m, const char *key, void *val);
+void qir_strmap_del(qir_strmap *m, const char *key);
+void qir_strmap_free(qir_strmap *m);
+
+/* A memory-mapped external data file, shared by the tensors that live
+ * in it; unmapped with the model. */
+typedef struct qir_mapping {
+	char *path;		/* resolved absolute path */
+	const uint8_t *addr;	/* NULL until first use */
+	uint64_t size;
+	struct qir_mapping *next;
+} qir_mapping;
+
+struct qir_tensor_priv {
+	const void *data;	/* current bytes, whatever the storage */
+	void *owned;		/* malloc'd buffer when QIR_STORE_OWNED */
+	/* QIR_STORE_EXTERNAL: */
+	qir_mapping *map;
+	char *ext_location;	/* as written in the file (relative) */
+	uint64_t ext_offset;
+	/* Original Onnx__TensorProto (borrowed from the model's parsed
+	 * message) for fields the IR does not model; NULL for new ones. */
+	const void *pb;
+};
+
+struct qir_value_priv {
+	/* Original Onnx__ValueInfoProto (doc_string, denotations,
+	 * non-tensor types such as sequence/map/optional), or NULL. */
+	const void *pb;
+	int in_value_info;	/* listed in the graph's value_info */
+	size_t order;		/* creation order, for stable output */
+	size_t uses_cap;
+};
+
+struct qir_node_priv {
+	const void *pb;		/* original Onnx__NodeProto, or NULL */
+};
+
+struct qir_attr_priv {
+	const void *pb;		/* original Onnx__AttributeProto */
+};
+
+struct qir_graph_priv {
+	qir_strmap values;	/* name -> qir_value *, this graph only */
+	qir_value **all;	/* every value defined here, creation order */
+	size_t nall, capall;
+	const void *pb;		/* original Onnx__GraphProto, or NULL */
+};
+
+struct qir_model_priv {
+	const void *pb;		/* parsed Onnx__ModelProto, or NULL */
+	void (*release)(qir_model *m); /* frees pb and file mapping */
+	const void *file_addr;	/* mmap of the model file */
+	size_t file_size;
+	char *dir;		/* folder for external data, or NULL */
+	qir_mapping *maps;	/* external data files in use */
+	qir_strmap names;	/* every value name in the model */
+	qir_strmap node_names;	/* every non-empty node name */
+	uint64_t name_counter;
+};
+
+#define QIR_TPRIV(t) ((struct qir_tensor_priv *)(t)->priv)
+#define QIR_VPRIV(v) ((struct qir_value_priv *)(v)->priv)
+#define QIR_NPRIV(n) ((struct qir_node_priv *)(n)->priv)
+#define QIR_APRIV(a) ((struct qir_attr_priv *)(a)->priv)
+#define QIR_GPRIV(g) ((struct qir_graph_priv *)(g)->priv)
+#define QIR_MPRIV(m) ((struct qir_model_priv *)(m)->priv)
+
+/* Used by the reader to build the IR without the checks and renaming
+ * the public API does (names come from the file). */
+qir_graph *qir__graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
+			  const char *name);
+/* Creates (or returns the existing) value named exactly name in g. */
+qir_value *qir__value_get_or_make(qir_graph *g, const char *name);
+/* A tensor shell with no data (storage NONE); caller owns. */
+qir_tensor *qir__tensor_shell(const char *name, int dtype, int rank,
+			      const int64_t *dims, qir_error *err);
+void qir__tensor_set_borrowed(qir_tensor *t, const void *data);
+void qir__tensor_set_external(qir_tensor *t, qir_mapping *map,
+			      const char *location, uint64_t offset);
+/* Maps map->path on first use (read-only, MAP_PRIVATE). */
+int qir__mapping_open(qir_mapping *map, qir_error *err);
+void qir__mapping_close(qir_mapping *map);
+/* Frees a graph and everything in it (subgraphs too). */
+void qir__graph_free(qir_graph *g);
+void qir__attr_clear(qir_attr *a);
+
+#endif /* QOPT_IR_INTERNAL_H */

@@ -1,0 +1,1 @@
+# nvfp4-weights pass
