@@ -1,1 +1,28 @@
-# core
+# core: pass manager, plugin loader, pipelines, pass context (libqopt),
+# and the qopt command line (the binary).
+libqopt_la_SOURCES += \
+	core/core.h \
+	core/pipeline-internal.h \
+	core/log.c \
+	core/suggest.c \
+	core/options.c \
+	core/loader.c \
+	core/discovery.c \
+	core/pipeline.c \
+	core/pipeline-ini.c \
+	core/pipeline-globals.c \
+	core/pipeline-print.c \
+	core/ctx.c \
+	core/gate.c \
+	core/progress.c \
+	core/manager.c \
+	core/report.c
+
+qopt_SOURCES += \
+	core/main.c \
+	core/cli.h \
+	core/cli.c \
+	core/setup.c \
+	core/cmd-run.c \
+	core/cmd-model.c \
+	core/bisect.c

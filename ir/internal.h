@@ -26,6 +26,10 @@ void *qir_strmap_get(const qir_strmap *m, const char *key);
 int qir_strmap_put(qir_strmap *m, const char *key, void *val);
 void qir_strmap_del(qir_strmap *m, const char *key);
 void qir_strmap_free(qir_strmap *m);
+/* Iteration: start with *it = 0; returns 1 and fills key/val (either
+ * may be NULL) for each live entry, then 0. */
+int qir_strmap_next(const qir_strmap *m, size_t *it, const char **key,
+		    void **val);
 
 /* A memory-mapped external data file, shared by the tensors that live
  * in it; unmapped with the model. */
@@ -55,14 +59,20 @@ struct qir_value_priv {
 	int in_value_info;	/* listed in the graph's value_info */
 	size_t order;		/* creation order, for stable output */
 	size_t uses_cap;
+	uint64_t mark;		/* scratch for walks (verifier) */
 };
 
 struct qir_node_priv {
 	const void *pb;		/* original Onnx__NodeProto, or NULL */
+	size_t scratch;		/* scratch for walks (toposort) */
 };
 
+/* a->priv may be NULL (attributes built without a protobuf). */
 struct qir_attr_priv {
 	const void *pb;		/* original Onnx__AttributeProto */
+	/* Tensor built from a Constant's value_float(s)/value_int(s)
+	 * by qir_value_const; freed with the attribute. */
+	qir_tensor *const_cache;
 };
 
 struct qir_graph_priv {
@@ -82,6 +92,11 @@ struct qir_model_priv {
 	qir_strmap names;	/* every value name in the model */
 	qir_strmap node_names;	/* every non-empty node name */
 	uint64_t name_counter;
+	/* hint -> malloc'd entry holding its key and the next numeric
+	 * suffix to try, so repeated hints do not rescan "w_1".."w_n". */
+	qir_strmap hint_next;
+	size_t value_order;	/* next qir_value_priv.order */
+	uint64_t mark_gen;	/* last qir_value_priv.mark used */
 };
 
 #define QIR_TPRIV(t) ((struct qir_tensor_priv *)(t)->priv)
@@ -108,6 +123,29 @@ int qir__mapping_open(qir_mapping *map, qir_error *err);
 void qir__mapping_close(qir_mapping *map);
 /* Frees a graph and everything in it (subgraphs too). */
 void qir__graph_free(qir_graph *g);
+/* Frees everything the attribute owns (name, tensors, subgraphs, priv)
+ * and zeroes it; subgraph nodes drop their uses of outer values. */
 void qir__attr_clear(qir_attr *a);
+
+/* ---- used among the IR-proper files ---- */
+int qir__use_add(qir_value *v, qir_node *n, int index);
+void qir__use_del(qir_value *v, qir_node *n, int index);
+/* Registers a new value named exactly name (must be free in g). */
+qir_value *qir__value_make(qir_graph *g, const char *name);
+/* Unregisters and frees v (no uses, no producer left to care). */
+void qir__value_free(qir_value *v);
+/* Frees v's memory only (whole-graph teardown). */
+void qir__value_free_mem(qir_value *v);
+/* Frees a node; detach: drop the uses its inputs (and its subgraphs'
+ * nodes) hold, for erasing from a live model. */
+void qir__node_free(qir_node *n, int detach);
+void qir__graph_free_ex(qir_graph *g, int detach);
+/* A name not taken in map: hint, hint_1, hint_2, ... (malloc'd). */
+char *qir__unique_name(qir_model *m, const qir_strmap *map, const char *hint);
+/* "'name' (Op)" or "Op producing 'out'" into buf, for messages. */
+const char *qir__node_label(const qir_node *n, char *buf, size_t size);
+/* Removes n from its graph's list (does not free it). */
+void qir__node_unlink(qir_node *n);
+int qir__array_push(void *arrp, size_t *count, size_t elem, const void *item);
 
 #endif /* QOPT_IR_INTERNAL_H */

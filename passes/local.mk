@@ -1,1 +1,26 @@
-# passes
+# Built-in passes opset-check and cast-fold: each its own module, linked
+# against libqopt with the public headers only (qopt/qopt.h), exactly as
+# a third-party plugin would be.
+passes_LTLIBRARIES += passes/opset-check.la passes/cast-fold.la
+
+passes_opset_check_la_SOURCES = \
+	passes/opset_check/opset_check.h \
+	passes/opset_check/plugin.c \
+	passes/opset_check/needs.c \
+	passes/opset_check/upgrade.c \
+	passes/opset_check/upgrade_util.c \
+	passes/opset_check/rules.c \
+	passes/opset_check/op_history.c
+passes_opset_check_la_LDFLAGS = $(PASS_LDFLAGS)
+passes_opset_check_la_LIBADD = $(PASS_LIBADD)
+
+passes_cast_fold_la_SOURCES = \
+	passes/cast_fold/cast_fold.h \
+	passes/cast_fold/plugin.c \
+	passes/cast_fold/qdq.c \
+	passes/cast_fold/redundant.c \
+	passes/cast_fold/util.c
+passes_cast_fold_la_LDFLAGS = $(PASS_LDFLAGS)
+passes_cast_fold_la_LIBADD = $(PASS_LIBADD) -lm
+
+EXTRA_DIST += passes/opset_check/README.md

@@ -1,1 +1,44 @@
-# tests of core
+# tests of core: the pass manager, plugin loader, pipelines, bisect,
+# the qopt command line and the SDK example.
+
+# Test plugins: shared modules (.so in tests/plugins/.libs) that are
+# never installed.
+CORE_TEST_PLUGIN_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
+	tests/plugins/bad-abi.la tests/plugins/no-entry.la \
+	tests/plugins/dup.la tests/plugins/malformed.la
+tests_plugins_good_la_SOURCES = tests/plugins/good.c
+tests_plugins_good_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_good_la_LIBADD = libqopt.la
+tests_plugins_counter_la_SOURCES = tests/plugins/counter.c
+tests_plugins_counter_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_counter_la_LIBADD = libqopt.la
+tests_plugins_bad_abi_la_SOURCES = tests/plugins/bad-abi.c
+tests_plugins_bad_abi_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_bad_abi_la_LIBADD = libqopt.la
+tests_plugins_no_entry_la_SOURCES = tests/plugins/no-entry.c
+tests_plugins_no_entry_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_dup_la_SOURCES = tests/plugins/dup.c
+tests_plugins_dup_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_dup_la_LIBADD = libqopt.la
+tests_plugins_malformed_la_SOURCES = tests/plugins/malformed.c
+tests_plugins_malformed_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_malformed_la_LIBADD = libqopt.la
+
+check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit
+tests_core_mkmodel_SOURCES = tests/core-mkmodel.c
+tests_core_mkmodel_LDADD = libqopt.la
+tests_core_check_SOURCES = tests/core-check.c
+tests_core_check_LDADD = libqopt.la
+tests_core_unit_SOURCES = tests/core-unit.c tests/tap.h
+tests_core_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_core_unit_LDADD = libqopt.la
+
+TESTS += tests/core-unit tests/core-cli.sh tests/core-plugins.sh \
+	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
+	tests/core-sdk.sh tests/core-ortcheck.sh
+dist_check_SCRIPTS += tests/core-cli.sh tests/core-plugins.sh \
+	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
+	tests/core-sdk.sh tests/core-ortcheck.sh
+EXTRA_DIST += tests/core-lib.sh
+EXTRA_DIST += plugins/example/Makefile plugins/example/example-rename.c

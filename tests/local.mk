@@ -1,1 +1,41 @@
-# tests
+# tests: the infrastructure around ONNX Runtime, the corpora, real and
+# big models (fragment of the top Makefile.am).
+
+# ONNX Runtime for node and the PP-OCR models, installed into the build
+# tree before the tests run (check_DATA is built before TESTS). The
+# install never fails the build: tests that need ORT SKIP with the
+# reason setup.sh wrote to tests/ort/setup.log.
+check_DATA = tests/ort/.stamp
+tests/ort/.stamp: $(top_srcdir)/tests/ort/package.json \
+		  $(top_srcdir)/tests/ort/setup.sh
+	$(AM_V_GEN)$(SHELL) $(top_srcdir)/tests/ort/setup.sh \
+		'$(top_srcdir)' '$(top_builddir)/tests/ort' '$(NPM)' '$(NODE)'
+
+# Semantic model comparison and the big-model generator.
+check_PROGRAMS += tests/ir-compare tests/big-gen
+tests_ir_compare_SOURCES = tests/ir-compare.c
+tests_ir_compare_LDADD = libqopt.la
+tests_big_gen_SOURCES = tests/big-gen.c
+
+TESTS += tests/corpus-roundtrip.sh tests/ppocr-roundtrip.sh \
+	tests/big-roundtrip.sh
+
+EXTRA_DIST += tests/ort/package.json tests/ort/setup.sh \
+	tests/ort/common.sh tests/ort/lib.js tests/ort/run-compare.js \
+	tests/corpus-ort.js tests/corpus-roundtrip.sh \
+	tests/ppocr-roundtrip.sh tests/big-roundtrip.sh \
+	examples/make-mlp.py examples/mlp.onnx examples/quantize.ini \
+	bench/io-bench.sh
+
+clean-local: clean-local-tests
+clean-local-tests:
+	-rm -rf tests/work tests/ort/node_modules
+	-rm -f tests/ort/.stamp tests/ort/setup.log tests/ort/package-lock.json
+	-test '$(abs_top_srcdir)' = '$(abs_top_builddir)' || \
+		rm -f tests/ort/package.json
+.PHONY: clean-local-tests
+
+# make bench-io: qopt's load+save against python onnx's (bench/io-bench.sh).
+BENCH_TARGETS += bench-io
+bench-io: all tests/big-gen$(EXEEXT) tests/ort/.stamp
+	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/io-bench.sh

@@ -1,1 +1,21 @@
-# tests of nvfp4-weights
+# tests of nvfp4-weights (fragment of the top Makefile.am).
+
+# Structure and real == fake numerics, through the qopt binary.
+check_PROGRAMS += tests/nvfp4-structure
+tests_nvfp4_structure_SOURCES = tests/nvfp4-structure.c tests/tap.h
+tests_nvfp4_structure_LDADD = libqopt.la -lm
+
+TESTS += tests/nvfp4-structure tests/nvfp4-check.sh tests/nvfp4-ort.sh
+
+EXTRA_DIST += tests/nvfp4-check.sh tests/nvfp4-check.py \
+	tests/nvfp4-ort.sh tests/nvfp4-ort.js \
+	bench/nvfp4-bench.sh
+
+# make bench-nvfp4: 1 GiB of FLOAT16 weights quantized end to end.
+check_PROGRAMS += bench/nvfp4-gen
+bench_nvfp4_gen_SOURCES = bench/nvfp4-gen.c
+bench_nvfp4_gen_LDADD = libqopt.la
+BENCH_TARGETS += bench-nvfp4
+bench-nvfp4: all bench/nvfp4-gen$(EXEEXT)
+	. $(top_builddir)/tests/env.sh; \
+	$(SHELL) $(top_srcdir)/bench/nvfp4-bench.sh

@@ -1,1 +1,7 @@
-# tools
+# tools: qopt-ort-check, the ONNX Runtime checker for `qopt bisect
+# --test` (needs node and onnxruntime-node at run time).
+bin_SCRIPTS = tools/qopt-ort-check
+tools/qopt-ort-check: $(top_srcdir)/tools/qopt-ort-check.js
+	$(AM_V_GEN)$(MKDIR_P) tools && cp $(top_srcdir)/tools/qopt-ort-check.js $@ && chmod +x $@
+CLEANFILES += tools/qopt-ort-check
+EXTRA_DIST += tools/qopt-ort-check.js

@@ -100,14 +100,14 @@ void qir_tensor_free(qir_tensor *t);
 /* Writable bytes: converts borrowed/external storage into an owned
  * copy first. */
 void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err);
-/* Replaces dtype, dims and data; takes ownership of data (malloc'd,
+/* Replaces dtype, dims and data; on success takes ownership of data (malloc'd,
  * nbytes must equal what dtype and dims need). */
 int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
 		     void *data, uint64_t nbytes, qir_error *err);
 /* Where the bytes live, for listings: "inline", "owned",
  * "external:<location>@<offset>" (static or thread-local buffer). */
 const char *qir_tensor_location(const qir_tensor *t);
-/* Reads element i of a FLOAT/FLOAT16/BFLOAT16/DOUBLE/INT*/UINT*/BOOL
+/* Reads element i of a FLOAT, FLOAT16, BFLOAT16, DOUBLE, INTn, UINTn or BOOL
  * tensor as double (small constants: shapes, scales, axes). */
 int qir_tensor_get_f64(qir_tensor *t, uint64_t i, double *out, qir_error *err);
 int qir_tensor_get_i64(qir_tensor *t, uint64_t i, int64_t *out, qir_error *err);
@@ -256,6 +256,12 @@ int qir_node_set_attr_floats(qir_node *n, const char *name,
 /* Takes ownership of t. */
 int qir_node_set_attr_tensor(qir_node *n, const char *name, qir_tensor *t);
 int qir_node_remove_attr(qir_node *n, const char *name);
+/* A new empty subgraph held in attribute attr_name (type GRAPH,
+ * replacing any attribute of that name); its parent is n's graph, so
+ * its nodes may use values visible at n. graph_name NULL: attr_name.
+ * Borrowed (owned by the attribute). */
+qir_graph *qir_node_add_subgraph(qir_node *n, const char *attr_name,
+				 const char *graph_name, qir_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Graphs                                                              */

@@ -12,6 +12,18 @@
  *
  * Errors: functions returning int return 0 on success or a negative
  * QK_E* code; qk_strerror() names it. Nothing here prints.
+ *
+ * Contexts: a ctx is used by one thread at a time (the kernels start
+ * their own threads). A NULL ctx means CPU, one thread, no statistics.
+ * Device choice: CPU always works. QK_DEVICE_AUTO uses CUDA for calls
+ * of at least 16 MiB of input when the CUDA module loads and a device
+ * answers, else the CPU (counted in cuda_fallbacks when CUDA was
+ * wanted). QK_DEVICE_CUDA returns QK_EDEVICE when CUDA is unusable; a
+ * CUDA call that fails at run time is redone on the CPU (counted), but
+ * an in-place qk_hadamard whose copy-back failed returns QK_EDEVICE.
+ * The reason is in qk_stats.fallback_reason either way. The environment
+ * variable QOPT_DEVICE (cpu|cuda|auto), read by qk_ctx_new, overrides
+ * the device asked for; QOPT_CUDA_MODULE names the module file.
  */
 #ifndef QOPT_KERNELS_H
 #define QOPT_KERNELS_H
@@ -74,11 +86,22 @@ uint8_t qk_f32_to_e5m2(float x, int saturate);   /* FLOAT8E5M2 */
 float qk_e5m2_to_f32(uint8_t code);
 uint8_t qk_f32_to_e2m1(float x);                 /* 4-bit code, bit 3 = sign */
 float qk_e2m1_to_f32(uint8_t code);
+/* Notes: FP8 and E2M1 encoders round half to even and keep the sign of
+ * zero. E4M3FN: NaN -> S.1111.111; beyond 448 (inf too) -> +-448 when
+ * saturating, else NaN. E5M2: NaN -> S.11111.11; beyond 57344 -> +-57344
+ * when saturating, else +-inf. E2M1 saturates at 6; NaN -> 0x7 (+6),
+ * as the ONNX reference cast does. FLOAT16 overflows to inf. */
+
+/* FLOAT4E2M1 packing of n floats: ceil(n/2) bytes, low nibble first. */
+void qk_e2m1_pack(const float *x, size_t n, uint8_t *dst);
+void qk_e2m1_unpack(const uint8_t *src, size_t n, float *dst);
 
 /* ---- array kernels ---- */
 
 /* Element-wise conversion among FLOAT, FLOAT16 and BFLOAT16 (and to
- * FLOAT from FLOAT8E4M3FN/FLOAT8E5M2). n elements. */
+ * FLOAT from FLOAT8E4M3FN/FLOAT8E5M2). n elements. Also: FP8 to
+ * FLOAT16/BFLOAT16 (exact), and FLOAT/FLOAT16/BFLOAT16 to FP8 with
+ * Cast's default saturate=1. */
 int qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
 	       int src_dtype, const void *src, size_t n);
 
@@ -124,7 +147,18 @@ int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
  *          first;
  *  scales: FLOAT8E4M3FN codes, [outer, k/16, inner];
  *  gscale: the FP32 global scale.
- * src FLOAT, FLOAT16 or BFLOAT16. */
+ * src FLOAT, FLOAT16 or BFLOAT16.
+ * Arithmetic, all in FP32 with IEEE round-to-nearest (the CUDA kernels
+ * do the same operations, so results are bit-identical):
+ *   amax   = max |w| (NaN ignored); inf in w gives QK_EINVAL;
+ *   g      = amax / 2688.0f (one division); 1 when amax == 0; held at
+ *            FLT_MIN when a positive amax would make it subnormal;
+ *   s      = e4m3(amax_blk / 6.0f / g)  (two divisions, in this order,
+ *            saturating); 0x38 (1.0) when amax_blk == 0; 0x01 (2^-9)
+ *            when a positive amax_blk rounds to 0;
+ *   S      = e4m3_to_f32(s) * g  (one rounding);
+ *   code   = e2m1(w / S)  (one division);
+ * and dequantization computes e2m1_to_f32(code) * S with the same S. */
 #define QK_NVFP4_BLOCK 16
 int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,

@@ -1,0 +1,63 @@
+/*
+ * core/cli.h - the qopt command line (binary only, not in libqopt).
+ */
+#ifndef QOPT_CLI_H
+#define QOPT_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core.h"
+
+enum { QOPT_EXIT_OK = 0, QOPT_EXIT_FAIL = 1, QOPT_EXIT_USAGE = 2 };
+
+struct qopt_cli {
+	const char *cmd;	/* "run", "dump", "verify", "bisect" */
+	const char *input;
+	const char *output;
+	const char *pipeline_file;
+	const char *passes_inline;
+	const char *test_cmd;	/* bisect --test */
+	const char **plugin_dirs;
+	size_t nplugin_dirs;
+	const char **loads;
+	size_t nloads;
+	char **print_after;
+	size_t nprint_after;
+	const char *stats_json;
+	const char *help_pass;
+	const char *device;
+	const char *external_name;
+	int64_t external_threshold; /* -1: not given */
+	int64_t bisect_limit;
+	int bisect_given;
+	int list_passes, print_pipeline, verify_each, print_after_all;
+	int print_changed, time_passes, stats, strict, dry_run, all_inline;
+	int verbose, quiet, threads;
+};
+
+/* Fills c from argv; prints usage problems and returns QOPT_EXIT_USAGE,
+ * or -1 when it printed --help/--version and qopt should exit 0. */
+int qopt_cli_parse(struct qopt_cli *c, int argc, char **argv);
+void qopt_cli_free(struct qopt_cli *c);
+void qopt_cli_usage(FILE *f);
+
+/* Pipeline and plugins as the options and [qopt] say (core/setup.c).
+ * Returns an exit status (0 fine). */
+int qopt_cli_setup(struct qopt_cli *c, struct qopt_pipeline *pl,
+		   struct qopt_registry **reg);
+int qopt_cli_run_opts(const struct qopt_cli *c,
+		      const struct qopt_pipeline *pl,
+		      struct qopt_run_opts *o);
+void qopt_cli_save_opts(const struct qopt_cli *c,
+			const struct qopt_pipeline *pl, qir_save_opts *so);
+/* Loads a model, printing "qopt: FILE: error: ..." on failure. */
+qir_model *qopt_cli_load(const char *path);
+
+int qopt_cmd_run(struct qopt_cli *c);
+int qopt_cmd_dump(struct qopt_cli *c);
+int qopt_cmd_verify(struct qopt_cli *c);
+int qopt_cmd_bisect(struct qopt_cli *c);
+int qopt_cmd_list_passes(const struct qopt_registry *r);
+int qopt_cmd_help_pass(const struct qopt_registry *r, const char *name);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * core/cmd-run.c - `qopt MODEL -o OUT`: load, run the pipeline, save;
+ * plus the inspection options (--list-passes, --help-pass,
+ * --print-pipeline).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+
+int qopt_cmd_list_passes(const struct qopt_registry *r)
+{
+	size_t i, w = 4;
+
+	for (i = 0; i < r->npasses; i++)
+		if (strlen(r->passes[i]->info->name) > w)
+			w = strlen(r->passes[i]->info->name);
+	for (i = 0; i < r->npasses; i++) {
+		const struct qopt_pass *p = r->passes[i];
+
+		printf("%-*s  %s (%s %s)\n", (int)w, p->info->name,
+		       p->info->summary, p->plugin->path,
+		       p->plugin->info->version ? p->plugin->info->version :
+		       "?");
+	}
+	if (!r->npasses)
+		printf("(no passes found)\n");
+	return QOPT_EXIT_OK;
+}
+
+int qopt_cmd_help_pass(const struct qopt_registry *r, const char *name)
+{
+	const struct qopt_pass *p = qopt_registry_find(r, name);
+	const qopt_option_spec *o;
+	size_t i;
+
+	if (!p) {
+		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
+			qopt_registry_did_you_mean(r, name));
+		return QOPT_EXIT_USAGE;
+	}
+	printf("%s - %s\n", p->info->name, p->info->summary);
+	printf("plugin: %s %s (%s)\n", p->plugin->info->name,
+	       p->plugin->info->version ? p->plugin->info->version : "?",
+	       p->plugin->path);
+	if (p->info->flags & QOPT_PASS_HAS_TARGETS)
+		printf("warns when it changes nothing (its options name targets)\n");
+	if (!p->nopts) {
+		printf("options: none\n");
+		return QOPT_EXIT_OK;
+	}
+	printf("options:\n");
+	o = p->info->options;
+	for (i = 0; i < p->nopts; i++)
+		printf("  %-20s %-6s default %-10s %s\n", o[i].name,
+		       qopt_opt_type_name(o[i].type),
+		       o[i].default_value ? (*o[i].default_value ?
+		       o[i].default_value : "''") : "(unset)",
+		       o[i].help ? o[i].help : "");
+	return QOPT_EXIT_OK;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* --print-after names a pass that is not in the pipeline: say so
+ * rather than print nothing. */
+static int check_print_after(const struct qopt_cli *c,
+			     const struct qopt_pipeline *pl)
+{
+	const char *names[256];
+	size_t i, j, n = 0;
+
+	for (i = 0; i < pl->nstages && n < 256; i++)
+		names[n++] = pl->stages[i].name;
+	for (i = 0; i < c->nprint_after; i++) {
+		for (j = 0; j < n; j++)
+			if (!strcmp(names[j], c->print_after[i]))
+				break;
+		if (j == n) {
+			fprintf(stderr, "qopt: error: --print-after: pass '%s' is not in the pipeline%s\n",
+				c->print_after[i],
+				qopt_did_you_mean(c->print_after[i], names, n));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int finish(struct qopt_cli *c, struct qopt_run *run, qir_model *m)
+{
+	const struct qopt_pipeline *pl = run->pl;
+	qir_error err = { 0 };
+	qir_save_opts so;
+	double t0;
+
+	if (run->o.strict && qopt_msg_warnings()) {
+		fprintf(stderr, "qopt: error: warnings with --strict; no output written\n");
+		return QOPT_EXIT_FAIL;
+	}
+	if (qir_verify(m, &err) < 0) {
+		fprintf(stderr, "qopt: %s: error: the result does not verify: %s; no output written\n",
+			c->input, err.msg);
+		return QOPT_EXIT_FAIL;
+	}
+	if (c->dry_run)
+		return QOPT_EXIT_OK;
+	qopt_cli_save_opts(c, pl, &so);
+	t0 = qopt_now();
+	if (qir_model_save(m, c->output, &so, &err) < 0) {
+		fprintf(stderr, "qopt: %s: error: %s\n", c->output, err.msg);
+		return QOPT_EXIT_FAIL;
+	}
+	run->t_save = qopt_now() - t0;
+	return QOPT_EXIT_OK;
+}
+
+static int report(struct qopt_cli *c, struct qopt_run *run, int rc)
+{
+	qir_error err = { 0 };
+
+	if (c->stats)
+		qopt_run_print_stats(run, stderr);
+	if (c->time_passes)
+		qopt_run_print_times(run, stderr);
+	if (rc == QOPT_EXIT_OK && c->stats_json &&
+	    qopt_run_write_stats_json(run, c->stats_json, c->input, &err) < 0) {
+		fprintf(stderr, "qopt: error: %s\n", err.msg);
+		return QOPT_EXIT_FAIL;
+	}
+	return rc;
+}
+
+static int run_pipeline(struct qopt_cli *c, struct qopt_pipeline *pl)
+{
+	struct qopt_run_opts o;
+	struct qopt_run run;
+	qir_error err = { 0 };
+	qir_model *m;
+	double t0;
+	int rc;
+
+	rc = qopt_cli_run_opts(c, pl, &o);
+	if (rc)
+		return rc;
+	qopt_msg_setup(qopt_msg_level(), o.strict);
+	if (qopt_run_init(&run, pl, &o, &err) < 0) {
+		fprintf(stderr, "qopt: error: %s\n", err.msg);
+		return QOPT_EXIT_FAIL;
+	}
+	t0 = qopt_now();
+	m = qopt_cli_load(c->input);
+	run.t_load = qopt_now() - t0;
+	if (!m) {
+		qopt_run_fini(&run);
+		return QOPT_EXIT_FAIL;
+	}
+	if (qopt_run_model(&run, m) < 0) {
+		fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
+			run.failed_pass);
+		rc = QOPT_EXIT_FAIL;
+	} else {
+		rc = finish(c, &run, m);
+	}
+	rc = report(c, &run, rc);
+	qopt_run_fini(&run);
+	qir_model_free(m);
+	return rc;
+}
+
+int qopt_cmd_run(struct qopt_cli *c)
+{
+	struct qopt_pipeline pl;
+	struct qopt_registry *reg = NULL;
+	int rc;
+
+	qopt_pipeline_init(&pl);
+	rc = qopt_cli_setup(c, &pl, &reg);
+	if (rc)
+		goto out;
+	if (c->list_passes) {
+		rc = qopt_cmd_list_passes(reg);
+	} else if (c->help_pass) {
+		rc = qopt_cmd_help_pass(reg, c->help_pass);
+	} else if (c->print_pipeline) {
+		qopt_pipeline_print(&pl, stdout);
+	} else if (check_print_after(c, &pl) < 0) {
+		rc = QOPT_EXIT_USAGE;
+	} else if (c->output && same_file(c->input, c->output)) {
+		fprintf(stderr, "qopt: error: output '%s' is the input model; qopt never modifies its input\n",
+			c->output);
+		rc = QOPT_EXIT_USAGE;
+	} else {
+		rc = run_pipeline(c, &pl);
+	}
+out:
+	qopt_pipeline_free(&pl);
+	qopt_registry_free(reg);
+	return rc;
+}

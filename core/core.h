@@ -1,0 +1,240 @@
+/*
+ * core/core.h - private to core/ and the qopt binary (not installed).
+ *
+ * Everything here lives in libqopt next to the pass context API, so its
+ * names carry the qopt_ prefix: libqopt exports only qir_/qopt_/qk_
+ * symbols and the qopt binary links against the shared library.
+ */
+#ifndef QOPT_CORE_H
+#define QOPT_CORE_H
+
+#include <stdio.h>
+#include <qopt/pass.h>
+
+/* ---- messages (core/log.c) ------------------------------------------
+ * "qopt: <tag>: warning: ...", "qopt: <tag>: error: ...". tag NULL:
+ * "qopt: error: ...". Messages above the configured level are dropped.
+ */
+void qopt_msg_setup(int max_level, int strict);
+int qopt_msg_level(void);
+void qopt_msg(int level, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap);
+/* Warnings printed so far (each one fails the run under --strict). */
+unsigned qopt_msg_warnings(void);
+/* Wipes a progress bar off the terminal line before other output. */
+void qopt_msg_clear_bar(void);
+void qopt_msg_set_bar(int shown);
+
+/* ---- suggestions (core/suggest.c) ---- */
+size_t qopt_edit_distance(const char *a, const char *b);
+/* Closest candidate within a distance that still looks like a typo, or
+ * NULL. Borrowed from cands. */
+const char *qopt_suggest(const char *word, const char *const *cands,
+			 size_t n);
+/* " (did you mean 'x'?)" or "" (static buffer). */
+const char *qopt_did_you_mean(const char *word, const char *const *cands,
+			      size_t n);
+
+/* ---- option values (core/options.c) ---- */
+struct qopt_value {
+	int set;		/* given by the pipeline (not the default) */
+	int present;		/* set or defaulted */
+	char *text;		/* canonical text (owned), NULL if !present */
+	int b;
+	int64_t i;
+	double f;
+	char **items;		/* QOPT_OPT_LIST, owned */
+	size_t nitems;
+};
+
+const char *qopt_opt_type_name(int type);
+/* Parses text as spec's type into *v (cleared first). On failure
+ * returns -1 with a reason ("expects an integer, got 'x'") in why. */
+int qopt_value_parse(const qopt_option_spec *spec, const char *text,
+		     struct qopt_value *v, char *why, size_t n);
+void qopt_value_clear(struct qopt_value *v);
+int qopt_parse_bool(const char *s, int *out);
+
+/* ---- plugins and the pass registry (core/loader.c, discovery.c) ---- */
+struct qopt_plugin {
+	char *path;		/* as given (owned) */
+	char *real;		/* realpath (owned), to load each file once */
+	void *handle;
+	const qopt_plugin_info *info;
+};
+
+struct qopt_pass {
+	const qopt_pass_info *info;
+	const struct qopt_plugin *plugin;
+	size_t nopts;
+};
+
+struct qopt_registry {
+	struct qopt_plugin **plugins;
+	size_t nplugins;
+	struct qopt_pass **passes;
+	size_t npasses;
+};
+
+struct qopt_registry *qopt_registry_new(void);
+void qopt_registry_free(struct qopt_registry *r);
+/* Loads one plugin and registers its passes; a file already loaded
+ * (same realpath) is skipped. Errors name the file. */
+int qopt_registry_load_file(struct qopt_registry *r, const char *path,
+			    qir_error *err);
+/* Every *.so in dir, in name order. Missing dir: QIR_EIO. */
+int qopt_registry_load_dir(struct qopt_registry *r, const char *dir,
+			   qir_error *err);
+const struct qopt_pass *qopt_registry_find(const struct qopt_registry *r,
+					   const char *name);
+const char *qopt_registry_did_you_mean(const struct qopt_registry *r,
+				       const char *name);
+/* Where the built-in passes live: the build tree's passes/.libs when
+ * this binary runs uninstalled from it, else $(pkglibdir)/passes. */
+const char *qopt_builtin_pass_dir(void);
+/* spec index of option name in pass, or -1. */
+int qopt_pass_option_index(const struct qopt_pass *p, const char *name);
+
+/* ---- pipelines (core/pipeline.c, pipeline-ini.c, pipeline-print.c) ---- */
+struct qopt_rawopt {
+	char *key, *value;	/* owned */
+	int line;
+};
+
+struct qopt_stage {
+	char *name;		/* owned */
+	int line;		/* 0 for --passes */
+	struct qopt_rawopt *raw;
+	size_t nraw;
+	/* after qopt_pipeline_resolve: */
+	const struct qopt_pass *pass;
+	struct qopt_value *vals; /* one per option spec of the pass */
+};
+
+/* [qopt] settings; -1 / NULL = not given. */
+struct qopt_globals {
+	char **plugin_path;	/* absolute or relative to the INI's folder */
+	size_t nplugin_path;
+	char **load;
+	size_t nload;
+	int verify_each;
+	int strict;
+	char *device;
+	int64_t external_threshold;
+	char *external_name;
+	int all_inline;
+};
+
+struct qopt_pipeline {
+	char *file;		/* name for messages: the INI path or "--passes" */
+	char *dir;		/* folder relative [qopt] paths start from */
+	struct qopt_stage *stages;
+	size_t nstages;
+	struct qopt_rawopt *global_raw; /* [qopt] keys as written */
+	size_t nglobal;
+	struct qopt_globals g;
+};
+
+void qopt_pipeline_init(struct qopt_pipeline *p);
+void qopt_pipeline_free(struct qopt_pipeline *p);
+/* Syntax only (passes are not known yet): sections, keys, [qopt].
+ * Prints every problem as "qopt: FILE:LINE: ..."; returns the number
+ * of problems (0 = fine). */
+int qopt_pipeline_parse_ini(struct qopt_pipeline *p, const char *path);
+/* "name[:key=val...][,name...]"; list items inside use ';'. */
+int qopt_pipeline_parse_inline(struct qopt_pipeline *p, const char *spec);
+/* Checks stages against the registry, parses every value. Prints
+ * problems; returns their number. */
+int qopt_pipeline_resolve(struct qopt_pipeline *p,
+			  const struct qopt_registry *r);
+/* INI text that parses back to the same pipeline. */
+void qopt_pipeline_print(const struct qopt_pipeline *p, FILE *f);
+/* Effective text of an option of the last stage running pass, or NULL. */
+const char *qopt_pipeline_value_text(const struct qopt_pipeline *p,
+				     const char *pass, const char *option);
+
+/* ---- running a pipeline (core/manager.c, ctx.c, report.c) ---- */
+struct qopt_run_opts {
+	int verify_each;
+	int strict;
+	int print_after_all;
+	int print_changed;
+	const char *const *print_after; /* pass names */
+	size_t nprint_after;
+	int64_t bisect_limit;	/* -1: unlimited */
+	int bisect_print;	/* print BISECT: lines */
+	int record_points;	/* keep a list of every numbered point */
+	qk_device device;
+	int threads;
+	FILE *ir_out;		/* --print-after* destination */
+};
+
+struct qopt_counter {
+	char *name;
+	int64_t value;
+};
+
+struct qopt_stage_result {
+	int ran;		/* 0 when bisect skipped the pass */
+	int changed;
+	double seconds;
+	unsigned warnings;
+	uint64_t rewrites;	/* gate said yes */
+	uint64_t denied;	/* gate said no (bisect limit) */
+	int64_t point;		/* bisect number of this pass run */
+	struct qopt_counter *counters;
+	size_t ncounters;
+};
+
+struct qopt_point {
+	int64_t num;
+	int is_rewrite;
+	size_t stage;
+	int64_t pass_point;	/* number of the pass run it belongs to */
+	int ran;
+	char *desc;		/* rewrite description (owned) or NULL */
+};
+
+struct qopt_run {
+	const struct qopt_pipeline *pl;
+	struct qopt_run_opts o;
+	qk_ctx *kctx;
+	int64_t counter;	/* last bisect number handed out */
+	struct qopt_point *points;
+	size_t npoints, cappoints;
+	struct qopt_stage_result *res;
+	double t_load, t_save, t_verify;
+	unsigned warnings;
+	const char *failed_pass; /* first failure, for reports */
+};
+
+struct qopt_ctx {
+	struct qopt_run *run;
+	size_t stage;
+	const struct qopt_stage *st;
+	struct qopt_stage_result *res;
+	int misuse;		/* the pass broke the API contract */
+	unsigned errors;	/* qopt_error() calls */
+	unsigned warnings;
+	double bar_last;	/* progress throttle */
+	int bar_pct;
+};
+
+int qopt_run_init(struct qopt_run *r, const struct qopt_pipeline *pl,
+		  const struct qopt_run_opts *o, qir_error *err);
+/* Runs every stage on m; prints what goes wrong (naming the pass) and
+ * returns -1 then: the caller must not write an output. */
+int qopt_run_model(struct qopt_run *r, qir_model *m);
+void qopt_run_fini(struct qopt_run *r);
+void qopt_run_print_stats(const struct qopt_run *r, FILE *f);
+void qopt_run_print_times(const struct qopt_run *r, FILE *f);
+int qopt_run_write_stats_json(const struct qopt_run *r, const char *path,
+			      const char *input, qir_error *err);
+double qopt_now(void);
+/* The gate for a whole pass run (core/gate.c); 1: run it. */
+int qopt_gate_pass(struct qopt_run *r, size_t stage);
+/* Ends a progress bar of the context's pass, if one is shown. */
+void qopt_ctx_finish_progress(qopt_ctx *ctx);
+
+#endif /* QOPT_CORE_H */

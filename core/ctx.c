@@ -1,0 +1,155 @@
+/*
+ * core/ctx.c - the context a pass sees: logging, options, statistics,
+ * the rewrite gate and progress.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <qopt/pass.h>
+#include "core.h"
+
+void qopt_vlog(qopt_ctx *ctx, int level, const char *fmt, va_list ap)
+{
+	const char *tag = ctx && ctx->st ? ctx->st->name : NULL;
+
+	if (ctx && level == QOPT_LOG_ERROR)
+		ctx->errors++;
+	if (ctx && level == QOPT_LOG_WARN)
+		ctx->warnings++;
+	qopt_vmsg(level, tag, fmt, ap);
+}
+
+void qopt_log(qopt_ctx *ctx, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	qopt_vlog(ctx, level, fmt, ap);
+	va_end(ap);
+}
+
+int qopt_strict(const qopt_ctx *ctx)
+{
+	return ctx && ctx->run ? ctx->run->o.strict : 0;
+}
+
+const char *qopt_pass_name(const qopt_ctx *ctx)
+{
+	return ctx && ctx->st ? ctx->st->name : NULL;
+}
+
+/* A pass asking for an option it did not declare, or with the wrong
+ * type, is a bug in the pass: it fails once it returns. */
+static const struct qopt_value *opt(qopt_ctx *ctx, const char *name,
+				    int type)
+{
+	const qopt_option_spec *spec;
+	int idx;
+
+	if (!ctx || !ctx->st || !ctx->st->pass)
+		return NULL;
+	idx = qopt_pass_option_index(ctx->st->pass, name);
+	if (idx < 0) {
+		qopt_error(ctx, "asked for option '%s', which it does not declare",
+			   name);
+		ctx->misuse = 1;
+		return NULL;
+	}
+	spec = &ctx->st->pass->info->options[idx];
+	if (type && (int)spec->type != type) {
+		qopt_error(ctx, "read option '%s' (%s) as %s", name,
+			   qopt_opt_type_name(spec->type),
+			   qopt_opt_type_name(type));
+		ctx->misuse = 1;
+		return NULL;
+	}
+	return &ctx->st->vals[idx];
+}
+
+int qopt_opt_bool(qopt_ctx *ctx, const char *name)
+{
+	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_BOOL);
+
+	return v && v->present ? v->b : 0;
+}
+
+int64_t qopt_opt_int(qopt_ctx *ctx, const char *name)
+{
+	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_INT);
+
+	return v && v->present ? v->i : 0;
+}
+
+double qopt_opt_float(qopt_ctx *ctx, const char *name)
+{
+	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_FLOAT);
+
+	return v && v->present ? v->f : 0.0;
+}
+
+const char *qopt_opt_string(qopt_ctx *ctx, const char *name)
+{
+	/* Any option reads as its canonical text. */
+	const struct qopt_value *v = opt(ctx, name, 0);
+
+	return v && v->present ? v->text : NULL;
+}
+
+const char *const *qopt_opt_list(qopt_ctx *ctx, const char *name,
+				 size_t *count)
+{
+	static const char *const empty[1] = { NULL };
+	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_LIST);
+
+	*count = v && v->present ? v->nitems : 0;
+	if (!*count)
+		return empty;
+	return (const char *const *)v->items;
+}
+
+int qopt_opt_is_set(qopt_ctx *ctx, const char *name)
+{
+	const struct qopt_value *v = opt(ctx, name, 0);
+
+	return v ? v->set : 0;
+}
+
+const char *qopt_pipeline_setting(qopt_ctx *ctx, const char *pass,
+				  const char *option)
+{
+	if (!ctx || !ctx->run)
+		return NULL;
+	return qopt_pipeline_value_text(ctx->run->pl, pass, option);
+}
+
+void qopt_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
+{
+	struct qopt_stage_result *r;
+	struct qopt_counter *grown;
+	size_t i;
+
+	if (!ctx || !ctx->res || !counter)
+		return;
+	r = ctx->res;
+	for (i = 0; i < r->ncounters; i++) {
+		if (!strcmp(r->counters[i].name, counter)) {
+			r->counters[i].value += delta;
+			return;
+		}
+	}
+	grown = realloc(r->counters, (r->ncounters + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	r->counters = grown;
+	grown[r->ncounters].name = strdup(counter);
+	grown[r->ncounters].value = delta;
+	if (grown[r->ncounters].name)
+		r->ncounters++;
+}
+
+qk_ctx *qopt_kernels(qopt_ctx *ctx)
+{
+	return ctx && ctx->run ? ctx->run->kctx : NULL;
+}

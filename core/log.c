@@ -1,0 +1,78 @@
+/*
+ * core/log.c - the one place qopt formats messages for the user.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <qopt/pass.h>
+#include "core.h"
+
+static int max_level = QOPT_LOG_INFO;
+static int strict_mode;
+static unsigned nwarnings;
+static int bar_shown;
+
+void qopt_msg_setup(int level, int strict)
+{
+	max_level = level;
+	strict_mode = strict;
+}
+
+int qopt_msg_level(void)
+{
+	return max_level;
+}
+
+unsigned qopt_msg_warnings(void)
+{
+	return nwarnings;
+}
+
+void qopt_msg_set_bar(int shown)
+{
+	bar_shown = shown;
+}
+
+void qopt_msg_clear_bar(void)
+{
+	if (bar_shown) {
+		fputs("\r\033[K", stderr);
+		bar_shown = 0;
+	}
+}
+
+void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap)
+{
+	const char *kind = "";
+	const char *tail = "";
+
+	if (level == QOPT_LOG_WARN)
+		nwarnings++;
+	/* Errors always show; so do warnings that --strict turns into
+	 * errors, whatever the verbosity. */
+	if (level > max_level && level != QOPT_LOG_ERROR &&
+	    !(level == QOPT_LOG_WARN && strict_mode))
+		return;
+	if (level == QOPT_LOG_ERROR) {
+		kind = "error: ";
+	} else if (level == QOPT_LOG_WARN) {
+		kind = strict_mode ? "error: " : "warning: ";
+		tail = strict_mode ? " [--strict]" : "";
+	}
+	qopt_msg_clear_bar();
+	fflush(stdout);
+	if (tag)
+		fprintf(stderr, "qopt: %s: %s", tag, kind);
+	else
+		fprintf(stderr, "qopt: %s", kind);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+}
+
+void qopt_msg(int level, const char *tag, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	qopt_vmsg(level, tag, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,20 @@
+/*
+ * core/pipeline-internal.h - shared by the pipeline parsers.
+ */
+#ifndef QOPT_PIPELINE_INTERNAL_H
+#define QOPT_PIPELINE_INTERNAL_H
+
+#include "core.h"
+
+/* "qopt: FILE:LINE: msg" (no line when line <= 0). */
+void qopt_pl_error(const struct qopt_pipeline *p, int line,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+struct qopt_stage *qopt_pl_add_stage(struct qopt_pipeline *p,
+				     const char *name, int line);
+int qopt_pl_add_raw(struct qopt_rawopt **raw, size_t *n, const char *key,
+		    const char *value, int line);
+/* Applies one [qopt] key; prints and returns 1 on a bad one. */
+int qopt_pl_global(struct qopt_pipeline *p, const char *key,
+		   const char *value, int line);
+
+#endif

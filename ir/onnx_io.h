@@ -1,0 +1,109 @@
+/*
+ * ir/onnx_io.h - shared by the ONNX reader and writer (onnx_*.c,
+ * external.c, arena.c); private to the IR library.
+ */
+#ifndef QOPT_IR_ONNX_IO_H
+#define QOPT_IR_ONNX_IO_H
+
+#include "internal.h"
+#include "ir/onnx.pb-c.h"
+
+/* A single protobuf message may not exceed 2 GiB. */
+#define QIR_PB_LIMIT ((uint64_t)INT32_MAX)
+/* External data offsets are multiples of this (mmap friendly). */
+#define QIR_EXT_ALIGN 4096u
+
+/* ---- ir/onnx_check.c: sizes a TensorProto claims ---------------- */
+
+/* Checks data_type and dims (known type, no negative dim, no
+ * overflow) and sets *nbytes / *numel. what names the tensor. */
+int qir__pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
+			uint64_t *numel, uint64_t *nbytes, qir_error *err);
+/* Fails unless have == need, with "<field> has N bytes, T needs M". */
+int qir__pb_check_len(const Onnx__TensorProto *tp, const char *what,
+		      const char *field, uint64_t have, uint64_t need,
+		      const char *unit, qir_error *err);
+
+/* ---- ir/onnx_tensor.c: TensorProto -> qir_tensor ----------------- */
+
+struct qir_load_ctx {
+	qir_model *model;
+	const char *dir;	/* folder for external data, or NULL */
+	const char *dir_real;	/* realpath(dir), computed on first use */
+	char *dir_real_buf;
+	int no_external;
+};
+
+/* Caller owns the result. Raw data is borrowed from tp (which must
+ * live as long as the tensor); typed fields are converted into an
+ * owned little-endian buffer; external data is checked and bound to
+ * the model's shared mapping of its file. */
+qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
+				const Onnx__TensorProto *tp, qir_error *err);
+
+/* ---- ir/atomic_file.c: temp file beside the target, then rename --- */
+
+struct qir_atomic_file {
+	char *final_path;
+	char *tmp_path;		/* NULL once committed or aborted */
+	int fd;
+};
+
+/* Creates a temporary file in final_path's folder (mode 0666 less the
+ * umask, as a plain creat would give). */
+int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
+		     qir_error *err);
+/* fsync only: lets a caller make two files durable before renaming
+ * either. */
+int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err);
+/* fsync, close, rename over final_path. */
+int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err);
+/* Closes and unlinks the temporary file unless committed; frees. */
+void qir__atomic_abort(struct qir_atomic_file *f);
+/* Writes all of buf (retrying short writes). */
+int qir__write_all(int fd, const void *buf, size_t len);
+
+/* ---- ir/external.c: external data --------------------------------- */
+
+/* The shared mapping of location (relative to ctx->dir) after the
+ * path-safety checks; registered in the model's priv maps list. */
+qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
+			      const char *location, qir_error *err);
+/* A relative location that stays inside its folder syntactically:
+ * not empty, not absolute, no ".." component. */
+int qir__ext_location_ok(const char *location);
+void qir__ext_free_maps(qir_model *m);
+
+/* Data file written on save: appended to at aligned offsets. */
+struct qir_ext_writer {
+	struct qir_atomic_file file;
+	const char *location;	/* as recorded in the model (borrowed) */
+	uint64_t size;
+	int opened;
+};
+
+/* Opens (on first add) dir/location through a temporary file. */
+void qir__ext_writer_init(struct qir_ext_writer *w, const char *location);
+/* Appends len bytes at the next aligned offset; sets *offset. */
+int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
+			const void *data, uint64_t len, uint64_t *offset,
+			qir_error *err);
+
+/* ---- ir/arena.c: allocations of one save, freed together --------- */
+
+struct qir_arena {
+	struct qir_arena_block *head;
+	int failed;		/* an allocation failed */
+};
+
+/* Zeroed memory owned by the arena; NULL (and a->failed) on failure. */
+void *qir_arena_alloc(struct qir_arena *a, size_t size);
+char *qir_arena_strdup(struct qir_arena *a, const char *s);
+void qir_arena_free(struct qir_arena *a);
+
+/* ---- ir/onnx_read.c ------------------------------------------------ */
+
+/* Model priv release hook: frees the parsed message and the maps. */
+void qir__onnx_release(qir_model *m);
+
+#endif /* QOPT_IR_ONNX_IO_H */

@@ -1,0 +1,183 @@
+/*
+ * kernels/amax.c - max |x| over a tensor and over blocks of an axis.
+ *
+ * The maximum is taken over the integer bits of |x| (NaN mapped to 0):
+ * for non-negative floats integer order is float order, so the result
+ * is exact, ignores NaN as documented, and vectorizes without fast-math.
+ */
+#include "internal.h"
+
+/* max over qk_abs_bits(x[0..n)), 16 lanes wide. */
+static uint32_t qki_maxbits(const float *restrict x, size_t n)
+{
+	uint32_t acc[QKI_VEC] = { 0 }, m = 0;
+	size_t j = 0, k;
+
+	for (; j + QKI_VEC <= n; j += QKI_VEC)
+		for (k = 0; k < QKI_VEC; k++) {
+			uint32_t v = qk_abs_bits(x[j + k]);
+
+			acc[k] = v > acc[k] ? v : acc[k];
+		}
+	for (; j < n; j++) {
+		uint32_t v = qk_abs_bits(x[j]);
+
+		m = v > m ? v : m;
+	}
+	for (k = 0; k < QKI_VEC; k++)
+		m = acc[k] > m ? acc[k] : m;
+	return m;
+}
+
+/* The same over elements [i, i+n) of a real dtype. */
+static uint32_t qki_maxbits_at(int dtype, const void *x, size_t i, size_t n)
+{
+	float buf[QKI_CHUNK];
+	uint32_t m = 0, v;
+	size_t c;
+
+	if (dtype == QK_T_FLOAT)
+		return qki_maxbits((const float *)x + i, n);
+	for (; n; i += c, n -= c) {
+		c = n < QKI_CHUNK ? n : QKI_CHUNK;
+		qki_load_f32(dtype, x, i, c, buf);
+		v = qki_maxbits(buf, c);
+		m = v > m ? v : m;
+	}
+	return m;
+}
+
+struct qki_amax {
+	int dtype;
+	const void *x;
+	uint32_t part[QKI_MAX_THREADS];
+};
+
+static int qki_amax_range(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	struct qki_amax *a = arg;
+
+	a->part[part] = qki_maxbits_at(a->dtype, a->x, lo, hi - lo);
+	return 0;
+}
+
+uint32_t qki_amax_bits(const qk_ctx *ctx, int dtype, const void *x,
+		       size_t n)
+{
+	struct qki_amax a = { .dtype = dtype, .x = x };
+	unsigned parts, i;
+	uint32_t m = 0;
+
+	qki_parallel(ctx, n, n * qki_dtype_size(dtype), qki_amax_range, &a,
+		     &parts);
+	for (i = 0; i < parts; i++)
+		m = a.part[i] > m ? a.part[i] : m;
+	return m;
+}
+
+int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax)
+{
+	size_t sz = qki_dtype_size(dtype);
+	const struct qk_cuda_ops *ops;
+	int rc;
+
+	if (!qki_is_real(dtype))
+		return QK_EDTYPE;
+	if (!amax || (n && !x) || n > SIZE_MAX / 4)
+		return QK_EINVAL;
+	rc = qki_route(ctx, n * sz, &ops);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		rc = ops->amax(dtype, x, n, amax);
+		rc = qki_cuda_result(ctx, ops, rc, n * sz);
+		if (rc != QKI_CPU)
+			return rc;
+	}
+	*amax = qk_u2f(qki_amax_bits(ctx, dtype, x, n));
+	qki_account(ctx, 0, n * sz);
+	return 0;
+}
+
+struct qki_amaxb {
+	int dtype;
+	const void *x;
+	size_t axis, inner, block, nb;
+	float *out;
+};
+
+/* One unit: block bi of outer index o, all inner columns. */
+static void qki_amaxb_unit(const struct qki_amaxb *a, size_t u)
+{
+	size_t o = u / a->nb, bi = u % a->nb;
+	size_t r0 = bi * a->block, r1 = r0 + a->block, r, t, c, k;
+	size_t base = o * a->axis * a->inner;
+	float *out = a->out + u * a->inner;
+	uint32_t acc[QKI_CHUNK];
+	float buf[QKI_CHUNK];
+
+	if (r1 > a->axis)
+		r1 = a->axis;
+	if (a->inner == 1) {
+		out[0] = qk_u2f(qki_maxbits_at(a->dtype, a->x, base + r0,
+					       r1 - r0));
+		return;
+	}
+	/* Columns in chunks: each chunk's max runs down the block's rows. */
+	for (t = 0; t < a->inner; t += c) {
+		c = a->inner - t < QKI_CHUNK ? a->inner - t : QKI_CHUNK;
+		for (k = 0; k < c; k++)
+			acc[k] = 0;
+		for (r = r0; r < r1; r++) {
+			qki_load_f32(a->dtype, a->x, base + r * a->inner + t, c,
+				     buf);
+			for (k = 0; k < c; k++) {
+				uint32_t v = qk_abs_bits(buf[k]);
+
+				acc[k] = v > acc[k] ? v : acc[k];
+			}
+		}
+		for (k = 0; k < c; k++)
+			out[t + k] = qk_u2f(acc[k]);
+	}
+}
+
+static int qki_amaxb_range(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	(void)part;
+	for (; lo < hi; lo++)
+		qki_amaxb_unit(arg, lo);
+	return 0;
+}
+
+int qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
+		   size_t outer, size_t axis, size_t inner, size_t block,
+		   float *out)
+{
+	struct qki_amaxb a = { dtype, x, axis, inner, block, 0, out };
+	size_t sz = qki_dtype_size(dtype), n, units;
+	const struct qk_cuda_ops *ops;
+	int rc;
+
+	if (!qki_is_real(dtype))
+		return QK_EDTYPE;
+	if (!block || qki_mul3(outer, axis, inner, &n) || n > SIZE_MAX / 4)
+		return QK_EINVAL;
+	if (n && (!x || !out))
+		return QK_EINVAL;
+	a.nb = axis / block + (axis % block != 0);
+	units = outer * a.nb;
+	rc = qki_route(ctx, n * sz, &ops);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		rc = ops->amax_blocks(dtype, x, outer, axis, inner, block, out);
+		rc = qki_cuda_result(ctx, ops, rc, n * sz);
+		if (rc != QKI_CPU)
+			return rc;
+	}
+	if (n)
+		qki_parallel(ctx, units, n * sz, qki_amaxb_range, &a, NULL);
+	qki_account(ctx, 0, n * sz);
+	return 0;
+}

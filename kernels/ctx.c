@@ -1,0 +1,245 @@
+/*
+ * kernels/ctx.c - contexts, device choice and the optional CUDA module.
+ *
+ * The CUDA kernels live in a separate module (libqopt-cuda.so) so that
+ * libqopt itself never links the CUDA runtime: a machine without the
+ * driver or a GPU runs the same binary on the CPU. The module is
+ * dlopened on first use, searched in this order:
+ *   1. $QOPT_CUDA_MODULE (only that file, when set);
+ *   2. QOPT_BUILDDIR/kernels/libqopt-cuda.so when the running program
+ *      lies under QOPT_BUILDDIR (tests and benchmarks of a build tree
+ *      must use that tree's module, never an installed one);
+ *   3. QOPT_PKGLIBDIR/libqopt-cuda.so.
+ * Whatever goes wrong is kept as a sentence; contexts copy it into
+ * qk_stats.fallback_reason when they would have used CUDA.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef QOPT_PKGLIBDIR
+#define QOPT_PKGLIBDIR "/usr/local/lib/qopt"
+#endif
+#define QKI_CUDA_MODULE "libqopt-cuda.so"
+
+static struct {
+	pthread_once_t once;
+	const struct qk_cuda_ops *ops; /* NULL: unusable, see why */
+	char why[sizeof(((qk_stats *)0)->fallback_reason)];
+} qki_cuda = { .once = PTHREAD_ONCE_INIT };
+
+#ifdef HAVE_CUDA
+/* 1 when /proc/self/exe lies under QOPT_BUILDDIR. */
+static int qki_in_builddir(void)
+{
+#ifdef QOPT_BUILDDIR
+	char exe[PATH_MAX], top[PATH_MAX];
+	size_t n;
+
+	if (!realpath("/proc/self/exe", exe) || !realpath(QOPT_BUILDDIR, top))
+		return 0;
+	n = strlen(top);
+	return strncmp(exe, top, n) == 0 && exe[n] == '/';
+#else
+	return 0;
+#endif
+}
+
+static void *qki_cuda_open(char *why, size_t len)
+{
+	const char *env = getenv("QOPT_CUDA_MODULE");
+	const char *path = QOPT_PKGLIBDIR "/" QKI_CUDA_MODULE;
+	void *h;
+
+#ifdef QOPT_BUILDDIR
+	if (qki_in_builddir())
+		path = QOPT_BUILDDIR "/kernels/" QKI_CUDA_MODULE;
+#endif
+	if (env && *env)
+		path = env;
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		snprintf(why, len, "cannot load CUDA module: %s", dlerror());
+	return h;
+}
+
+static void qki_cuda_load(void)
+{
+	char *why = qki_cuda.why;
+	size_t len = sizeof(qki_cuda.why);
+	const struct qk_cuda_ops *ops;
+	qk_cuda_entry_fn entry;
+	void *h = qki_cuda_open(why, len);
+
+	if (!h)
+		return;
+	*(void **)&entry = dlsym(h, QK_CUDA_ENTRY_NAME);
+	if (!entry) {
+		snprintf(why, len, "CUDA module has no %s", QK_CUDA_ENTRY_NAME);
+		goto fail;
+	}
+	ops = entry();
+	if (!ops || ops->abi != QK_CUDA_ABI || ops->size != sizeof(*ops)) {
+		snprintf(why, len, "CUDA module ABI %u, libqopt wants %u",
+			 ops ? (unsigned)ops->abi : 0u, (unsigned)QK_CUDA_ABI);
+		goto fail;
+	}
+	if (ops->init(why, len) != 0)
+		goto fail;
+	qki_cuda.ops = ops;
+	return;
+fail:
+	/* Kept loaded: unloading CUDA's runtime mid-process is unsafe. */
+	(void)h;
+}
+#else
+static void qki_cuda_load(void)
+{
+	snprintf(qki_cuda.why, sizeof(qki_cuda.why),
+		 "libqopt was built without CUDA support");
+}
+#endif
+
+static const struct qk_cuda_ops *qki_cuda_get(void)
+{
+	pthread_once(&qki_cuda.once, qki_cuda_load);
+	return qki_cuda.ops;
+}
+
+int qk_cuda_available(void)
+{
+	return qki_cuda_get() != NULL;
+}
+
+static void qki_reason(qk_ctx *ctx, const char *why)
+{
+	snprintf(ctx->stats.fallback_reason,
+		 sizeof(ctx->stats.fallback_reason), "%s", why);
+}
+
+qk_ctx *qk_ctx_new(qk_device dev, int threads)
+{
+	qk_ctx *ctx = calloc(1, sizeof(*ctx));
+	const char *env = getenv("QOPT_DEVICE");
+	long ncpu;
+
+	if (!ctx)
+		return NULL;
+	ctx->dev = dev;
+	if (env && *env) {
+		int d = qk_device_from_name(env);
+
+		if (d >= 0)
+			ctx->dev = (qk_device)d;
+		else
+			qki_reason(ctx, "QOPT_DEVICE not cpu, cuda or auto; "
+					"ignored");
+	}
+	if (threads <= 0) {
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = ncpu > 0 ? (int)ncpu : 1;
+	}
+	ctx->threads = threads > QKI_MAX_THREADS ? QKI_MAX_THREADS : threads;
+	return ctx;
+}
+
+void qk_ctx_free(qk_ctx *ctx)
+{
+	free(ctx);
+}
+
+qk_device qk_ctx_device(const qk_ctx *ctx)
+{
+	return ctx ? ctx->dev : QK_DEVICE_CPU;
+}
+
+const qk_stats *qk_ctx_stats(const qk_ctx *ctx)
+{
+	return ctx ? &ctx->stats : NULL;
+}
+
+int qk_device_from_name(const char *name)
+{
+	if (!name)
+		return -1;
+	if (!strcasecmp(name, "cpu"))
+		return QK_DEVICE_CPU;
+	if (!strcasecmp(name, "cuda"))
+		return QK_DEVICE_CUDA;
+	if (!strcasecmp(name, "auto"))
+		return QK_DEVICE_AUTO;
+	return -1;
+}
+
+const char *qk_device_name(qk_device dev)
+{
+	switch (dev) {
+	case QK_DEVICE_AUTO:
+		return "auto";
+	case QK_DEVICE_CPU:
+		return "cpu";
+	case QK_DEVICE_CUDA:
+		return "cuda";
+	}
+	return "unknown";
+}
+
+int qki_route(qk_ctx *ctx, size_t bytes_in, const struct qk_cuda_ops **ops)
+{
+	const struct qk_cuda_ops *o;
+
+	*ops = NULL;
+	if (!ctx || ctx->dev == QK_DEVICE_CPU)
+		return 0;
+	if (ctx->dev == QK_DEVICE_AUTO && bytes_in < QKI_CUDA_AUTO_MIN_BYTES)
+		return 0;
+	o = qki_cuda_get();
+	if (o) {
+		*ops = o;
+		return 1;
+	}
+	qki_reason(ctx, qki_cuda.why);
+	if (ctx->dev == QK_DEVICE_CUDA)
+		return QK_EDEVICE;
+	ctx->stats.cuda_fallbacks++;
+	return 0;
+}
+
+void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in)
+{
+	if (!ctx)
+		return;
+	if (cuda)
+		ctx->stats.cuda_calls++;
+	else
+		ctx->stats.cpu_calls++;
+	ctx->stats.bytes_in += bytes_in;
+}
+
+int qki_cuda_result(qk_ctx *ctx, const struct qk_cuda_ops *ops, int rc,
+		    size_t bytes_in)
+{
+	const char *e;
+
+	if (rc == 0)
+		qki_account(ctx, 1, bytes_in);
+	if (rc <= 0)
+		return rc;
+	e = ops->last_error ? ops->last_error() : NULL;
+	snprintf(ctx->stats.fallback_reason,
+		 sizeof(ctx->stats.fallback_reason), "CUDA kernel failed: %s",
+		 e ? e : "unknown error");
+	if (rc != 1)
+		return QK_EDEVICE;
+	ctx->stats.cuda_fallbacks++;
+	return QKI_CPU;
+}

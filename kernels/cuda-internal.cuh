@@ -1,0 +1,179 @@
+/*
+ * kernels/cuda-internal.cuh - what the CUDA module's files share.
+ *
+ * The module is C++ (nvcc) but keeps to the C subset plus kernels and a
+ * small buffer type. Kernels read and write through numerics.h, the
+ * same code the CPU kernels run, with every float operation rounded to
+ * nearest explicitly (numerics.h uses __fadd_rn & co on the device and
+ * the module is compiled with -fmad=false).
+ */
+#ifndef QK_CUDA_INTERNAL_CUH
+#define QK_CUDA_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qopt/kernels.h"
+#include "numerics.h"
+#include "cuda-abi.h"
+
+#define QKC_THREADS 256
+/* Grid-stride kernels launch at most this many blocks. */
+#define QKC_MAX_BLOCKS 8192u
+
+/* Records "what: CUDA's message" for last_error(); returns 1 so that
+ * callers can write `return qkc_fail(...)` (1 = CPU may redo it). */
+int qkc_fail(const char *what, cudaError_t e);
+/* Checks the last launch and waits for it; 0 or 1 as qkc_fail. */
+int qkc_sync(const char *what);
+
+static inline unsigned qkc_blocks(size_t n)
+{
+	size_t b = (n + QKC_THREADS - 1) / QKC_THREADS;
+
+	return b == 0 ? 1u : b > QKC_MAX_BLOCKS ? QKC_MAX_BLOCKS : (unsigned)b;
+}
+
+static inline size_t qkc_dtype_size(int dtype)
+{
+	switch (dtype) {
+	case QK_T_FLOAT:
+		return 4;
+	case QK_T_FLOAT16:
+	case QK_T_BFLOAT16:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+/* A device allocation freed on scope exit. */
+struct qkc_buf {
+	void *p = nullptr;
+	qkc_buf() = default;
+	qkc_buf(const qkc_buf &) = delete;
+	qkc_buf &operator=(const qkc_buf &) = delete;
+	~qkc_buf()
+	{
+		if (p)
+			cudaFree(p);
+	}
+	/* 0 or 1 (qkc_fail). */
+	int alloc(size_t bytes)
+	{
+		cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+
+		return e == cudaSuccess ? 0 : qkc_fail("cudaMalloc", e);
+	}
+	int from_host(const void *src, size_t bytes)
+	{
+		cudaError_t e;
+
+		if (alloc(bytes))
+			return 1;
+		e = cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice);
+		return e == cudaSuccess ? 0 : qkc_fail("copy to device", e);
+	}
+	int to_host(void *dst, size_t bytes) const
+	{
+		cudaError_t e = cudaMemcpy(dst, p, bytes,
+					   cudaMemcpyDeviceToHost);
+
+		return e == cudaSuccess ? 0 : qkc_fail("copy to host", e);
+	}
+};
+
+/* Element i of a FLOAT/FLOAT16/BFLOAT16/E4M3FN/E5M2 array as float. */
+__device__ __forceinline__ float qkc_load(int dtype, const void *p, size_t i)
+{
+	switch (dtype) {
+	case QK_T_FLOAT:
+		return ((const float *)p)[i];
+	case QK_T_FLOAT16:
+		return qk_dec_f16(((const uint16_t *)p)[i]);
+	case QK_T_BFLOAT16:
+		return qk_dec_bf16(((const uint16_t *)p)[i]);
+	case QK_T_E4M3FN:
+		return qk_dec_e4m3(((const uint8_t *)p)[i]);
+	default:
+		return qk_dec_e5m2(((const uint8_t *)p)[i]);
+	}
+}
+
+/* Stores v as element i; FP8 saturates (Cast's default). */
+__device__ __forceinline__ void qkc_store(int dtype, void *p, size_t i,
+					  float v)
+{
+	switch (dtype) {
+	case QK_T_FLOAT:
+		((float *)p)[i] = v;
+		break;
+	case QK_T_FLOAT16:
+		((uint16_t *)p)[i] = qk_enc_f16(v);
+		break;
+	case QK_T_BFLOAT16:
+		((uint16_t *)p)[i] = qk_enc_bf16(v);
+		break;
+	case QK_T_E4M3FN:
+		((uint8_t *)p)[i] = qk_enc_e4m3(v, 1);
+		break;
+	default:
+		((uint8_t *)p)[i] = qk_enc_e5m2(v, 1);
+		break;
+	}
+}
+
+/* ---- launchers on device memory (default stream, not synchronized;
+ * they return 0 or 1 like qkc_fail). The host-pointer entry points and
+ * bench() are built on them. ---- */
+
+int qkc_convert_dev(int dt, void *dst, int st, const void *src, size_t n);
+/* *amax_bits (device) = max over qk_abs_bits; zeroes it first. */
+int qkc_amax_dev(int dtype, const void *x, size_t n, unsigned *amax_bits);
+int qkc_amax_blocks_dev(int dtype, const void *x, size_t outer,
+			size_t axis, size_t inner, size_t block, float *out);
+int qkc_fp8_dev(int quant, int fmt, int rt, const void *src, void *dst,
+		const float *scales, size_t outer, size_t axis, size_t inner,
+		int mode, size_t block, int sat);
+/* Whole NVFP4 quantization; tmp: n bytes when inner > 1 (else unused).
+ * Reads the amax back to the host to form g. Returns QK_EINVAL (< 0)
+ * for an infinite amax. */
+int qkc_nvfp4_q_dev(int dtype, const void *w, size_t outer, size_t k,
+		    size_t inner, uint8_t *codes, uint8_t *scales,
+		    uint8_t *tmp, unsigned *amax_bits, float *g);
+int qkc_nvfp4_dq_dev(const uint8_t *codes, const uint8_t *scales, float g,
+		     size_t outer, size_t k, size_t inner, int dt, void *dst);
+/* In place; work: outer*n*inner floats unless dtype is FLOAT and the
+ * shared-memory path applies (may be NULL then: see qkc_hadamard_work). */
+int qkc_hadamard_dev(int dtype, void *x, size_t outer, size_t n,
+		     size_t inner, size_t block, float *work);
+/* Floats of work memory qkc_hadamard_dev needs (0: none). */
+size_t qkc_hadamard_work(int dtype, size_t outer, size_t n, size_t inner,
+			 size_t block);
+
+/* ---- the table's entry points (host pointers; see cuda-abi.h) ---- */
+
+int qkc_convert(int dst_dtype, void *dst, int src_dtype, const void *src,
+		size_t n);
+int qkc_amax(int dtype, const void *x, size_t n, float *amax);
+int qkc_amax_blocks(int dtype, const void *x, size_t outer, size_t axis,
+		    size_t inner, size_t block, float *out);
+int qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
+		     const void *src, const float *scales, size_t nscales,
+		     size_t outer, size_t axis, size_t inner, int mode,
+		     size_t block, int saturate);
+int qkc_fp8_dequantize(int dst_dtype, void *dst, int fp8_dtype,
+		       const uint8_t *src, const float *scales, size_t nscales,
+		       size_t outer, size_t axis, size_t inner, int mode,
+		       size_t block);
+int qkc_nvfp4_quantize(int src_dtype, const void *w, size_t outer, size_t k,
+		       size_t inner, uint8_t *codes, uint8_t *scales,
+		       float *gscale);
+int qkc_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales,
+			 float gscale, size_t outer, size_t k, size_t inner,
+			 int dst_dtype, void *dst);
+int qkc_hadamard(int dtype, void *x, size_t outer, size_t n, size_t inner,
+		 size_t block);
+
+#endif /* QK_CUDA_INTERNAL_CUH */

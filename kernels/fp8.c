@@ -1,0 +1,203 @@
+/*
+ * kernels/fp8.c - FP8 QuantizeLinear / DequantizeLinear on [outer, axis,
+ * inner] with per-tensor, per-axis or blocked FP32 scales.
+ *
+ * q = fp8(x / scale) and y = value(q) * scale, one float operation each
+ * (as ONNX defines them and ONNX Runtime computes them).
+ */
+#include "internal.h"
+
+struct qki_fp8 {
+	int fmt, rt;       /* FP8 dtype; FLOAT/FLOAT16/BFLOAT16 dtype */
+	int quant, sat, mode;
+	const void *src;   /* real (quantize) or FP8 (dequantize) */
+	void *dst;
+	const float *scales;
+	size_t axis, inner, block, nb;
+};
+
+static size_t qki_min(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The run that starts at flat index i (at most hi - i long) over which
+ * the scale is one value (*sv NULL, *s set) or runs along sv[0..len). */
+static size_t qki_fp8_run(const struct qki_fp8 *f, size_t i, size_t hi,
+			  float *s, const float **sv)
+{
+	size_t len = hi - i, row, t, a, o;
+
+	*sv = NULL;
+	if (f->mode == QK_SCALE_TENSOR) {
+		*s = f->scales[0];
+		return len;
+	}
+	row = i / f->inner;
+	t = i % f->inner;
+	a = row % f->axis;
+	o = row / f->axis;
+	if (f->inner == 1 && f->mode == QK_SCALE_AXIS) {
+		*sv = f->scales + a;
+		return qki_min(len, f->axis - a);
+	}
+	if (f->inner == 1) {
+		*s = f->scales[o * f->nb + a / f->block];
+		len = qki_min(len, f->block - a % f->block);
+		return qki_min(len, f->axis - a);
+	}
+	len = qki_min(len, f->inner - t);
+	if (f->mode == QK_SCALE_AXIS)
+		*s = f->scales[a];
+	else
+		*sv = f->scales + (o * f->nb + a / f->block) * f->inner + t;
+	return len;
+}
+
+static void qki_fp8_chunk(const struct qki_fp8 *f, size_t i, size_t n,
+			  float s, const float *restrict sv)
+{
+	float buf[QKI_CHUNK];
+	float *restrict b = buf;
+
+	if (f->quant) {
+		qki_load_f32(f->rt, f->src, i, n, b);
+		if (sv)
+			QKI_FOR_VEC(j, n, b[j] = QK_FDIV(b[j], sv[j]));
+		else
+			QKI_FOR_VEC(j, n, b[j] = QK_FDIV(b[j], s));
+		qki_enc_fp8(f->fmt, (uint8_t *)f->dst + i, b, n, f->sat);
+		return;
+	}
+	qki_dec_fp8(f->fmt, b, (const uint8_t *)f->src + i, n);
+	if (sv)
+		QKI_FOR_VEC(j, n, b[j] = QK_FMUL(b[j], sv[j]));
+	else
+		QKI_FOR_VEC(j, n, b[j] = QK_FMUL(b[j], s));
+	qki_store_f32(f->rt, f->dst, i, n, b);
+}
+
+static int qki_fp8_range(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	const struct qki_fp8 *f = arg;
+	const float *sv;
+	size_t len, c, j;
+	float s = 0.0f;
+
+	(void)part;
+	while (lo < hi) {
+		len = qki_fp8_run(f, lo, hi, &s, &sv);
+		for (j = 0; j < len; j += c) {
+			c = qki_min(len - j, QKI_CHUNK);
+			qki_fp8_chunk(f, lo + j, c, s, sv ? sv + j : NULL);
+		}
+		lo += len;
+	}
+	return 0;
+}
+
+/* Checks a layout; sets *n (elements) and *nscales. */
+static int qki_lay_check(const qk_qlayout *lay, size_t *n, size_t *nscales,
+			 size_t *nb)
+{
+	if (!lay || qki_mul3(lay->outer, lay->axis, lay->inner, n) ||
+	    *n > SIZE_MAX / 4)
+		return QK_EINVAL;
+	*nb = 1;
+	switch (lay->mode) {
+	case QK_SCALE_TENSOR:
+		*nscales = 1;
+		return 0;
+	case QK_SCALE_AXIS:
+		*nscales = lay->axis;
+		return 0;
+	case QK_SCALE_BLOCK:
+		if (!lay->block)
+			return QK_EINVAL;
+		*nb = lay->axis / lay->block + (lay->axis % lay->block != 0);
+		return qki_mul3(lay->outer, *nb, lay->inner, nscales) ?
+			       QK_EINVAL : 0;
+	}
+	return QK_EINVAL;
+}
+
+static int qki_fp8_run_all(qk_ctx *ctx, struct qki_fp8 *f,
+			   const qk_qlayout *lay, size_t n, size_t nscales)
+{
+	size_t in_sz = f->quant ? qki_dtype_size(f->rt) : 1;
+	size_t out_sz = f->quant ? 1 : qki_dtype_size(f->rt);
+	const struct qk_cuda_ops *ops;
+	int rc = qki_route(ctx, n * in_sz, &ops);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		if (f->quant)
+			rc = ops->fp8_quantize(f->fmt, f->dst, f->rt, f->src,
+					       f->scales, nscales, lay->outer,
+					       lay->axis, lay->inner, lay->mode,
+					       lay->block, f->sat);
+		else
+			rc = ops->fp8_dequantize(f->rt, f->dst, f->fmt, f->src,
+						 f->scales, nscales, lay->outer,
+						 lay->axis, lay->inner,
+						 lay->mode, lay->block);
+		rc = qki_cuda_result(ctx, ops, rc, n * in_sz);
+		if (rc != QKI_CPU)
+			return rc;
+	}
+	if (n)
+		qki_parallel(ctx, n, n * (in_sz + out_sz), qki_fp8_range, f,
+			     NULL);
+	qki_account(ctx, 0, n * in_sz);
+	return 0;
+}
+
+int qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
+		    int src_dtype, const void *src, const float *scales,
+		    const qk_qlayout *lay, int saturate)
+{
+	struct qki_fp8 f = { .fmt = fp8_dtype, .rt = src_dtype, .quant = 1,
+			     .sat = saturate != 0, .src = src, .dst = dst,
+			     .scales = scales };
+	size_t n, nscales;
+	int rc;
+
+	if ((fp8_dtype != QK_T_E4M3FN && fp8_dtype != QK_T_E5M2) ||
+	    !qki_is_real(src_dtype))
+		return QK_EDTYPE;
+	rc = qki_lay_check(lay, &n, &nscales, &f.nb);
+	if (rc)
+		return rc;
+	if (n && (!dst || !src || !scales))
+		return QK_EINVAL;
+	f.mode = lay->mode;
+	f.axis = lay->axis;
+	f.inner = lay->inner;
+	f.block = lay->block;
+	return qki_fp8_run_all(ctx, &f, lay, n, nscales);
+}
+
+int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
+		      int fp8_dtype, const uint8_t *src, const float *scales,
+		      const qk_qlayout *lay)
+{
+	struct qki_fp8 f = { .fmt = fp8_dtype, .rt = dst_dtype, .quant = 0,
+			     .src = src, .dst = dst, .scales = scales };
+	size_t n, nscales;
+	int rc;
+
+	if ((fp8_dtype != QK_T_E4M3FN && fp8_dtype != QK_T_E5M2) ||
+	    !qki_is_real(dst_dtype))
+		return QK_EDTYPE;
+	rc = qki_lay_check(lay, &n, &nscales, &f.nb);
+	if (rc)
+		return rc;
+	if (n && (!dst || !src || !scales))
+		return QK_EINVAL;
+	f.mode = lay->mode;
+	f.axis = lay->axis;
+	f.inner = lay->inner;
+	f.block = lay->block;
+	return qki_fp8_run_all(ctx, &f, lay, n, nscales);
+}

@@ -1,0 +1,108 @@
+/*
+ * kernels/internal.h - what the CPU kernel files share (not installed).
+ *
+ * Internal symbols use the qki_ prefix: libqopt exports ^qk_ only, so
+ * these stay private to the library.
+ */
+#ifndef QK_INTERNAL_H
+#define QK_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qopt/kernels.h"
+#include "numerics.h"
+#include "cuda-abi.h"
+
+/* Upper bound on worker threads of one call (partial results live on
+ * the stack, one slot per thread). */
+#define QKI_MAX_THREADS 256
+/* Below this many input bytes per thread, starting a thread costs more
+ * than it saves (a thread start is ~10-50 us; this is ~20-100 us of
+ * work). */
+#define QKI_MIN_BYTES_PER_THREAD (256u * 1024u)
+/* QK_DEVICE_AUTO sends a call to CUDA only from this many input bytes
+ * on: below it the PCIe round trip and launch latency outweigh the
+ * CPU's time (an NVFP4 pass over 16 MiB is a few ms on a few cores). */
+#define QKI_CUDA_AUTO_MIN_BYTES (16u * 1024u * 1024u)
+/* Floats one gather/compute chunk holds: fixed-size inner loops are
+ * what GCC's -O2 ("very cheap") vectorizer accepts. */
+#define QKI_CHUNK 64
+
+/* Runs body for i in [0, n): in fixed groups of QKI_VEC, then the
+ * rest. The fixed trip count is what lets GCC's -O2 ("very cheap")
+ * vectorizer take the loop; pointers in body should be restrict. */
+#define QKI_VEC 16
+#define QKI_FOR_VEC(i, n, body)                                           \
+	do {                                                              \
+		size_t i##_0 = 0, i##_n = (n);                            \
+		for (; i##_0 + QKI_VEC <= i##_n; i##_0 += QKI_VEC)        \
+			for (size_t i = i##_0; i < i##_0 + QKI_VEC; i++) { \
+				body;                                     \
+			}                                                 \
+		for (size_t i = i##_0; i < i##_n; i++) {                  \
+			body;                                             \
+		}                                                         \
+	} while (0)
+
+struct qk_ctx {
+	qk_device dev;
+	int threads;
+	qk_stats stats;
+};
+
+/* Work split: fn handles units [lo, hi) as part `part` (0-based,
+ * < QKI_MAX_THREADS); returns 0 or a QK_E* code. */
+typedef int (*qki_range_fn)(void *arg, unsigned part, size_t lo, size_t hi);
+
+/* Runs fn over [0, units) on up to ctx->threads threads, splitting in
+ * contiguous ranges; total_bytes sizes the split. Returns the number
+ * of parts used (>= 1) in *parts when parts is not NULL. The result is
+ * the first nonzero return of fn, else 0. */
+int qki_parallel(const qk_ctx *ctx, size_t units, size_t total_bytes,
+		 qki_range_fn fn, void *arg, unsigned *parts);
+
+/* ---- dispatch (ctx.c) ---- */
+
+/* Where one call runs: returns 1 (CUDA, *ops set), 0 (CPU) or
+ * QK_EDEVICE when CUDA was asked explicitly and is unusable. */
+int qki_route(qk_ctx *ctx, size_t bytes_in, const struct qk_cuda_ops **ops);
+/* Records a finished call (cuda: 1 when it ran on the GPU). */
+void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in);
+/* Takes the return value of a CUDA module kernel (see cuda-abi.h):
+ * QKI_CPU when the CPU must do the work (the reason is recorded), else
+ * what the kernel returns to its caller (0, or a QK_E* code). */
+#define QKI_CPU 1
+int qki_cuda_result(qk_ctx *ctx, const struct qk_cuda_ops *ops, int rc,
+		    size_t bytes_in);
+
+/* max |x| over n elements of a real dtype on the CPU, as float bits
+ * (NaN ignored). */
+uint32_t qki_amax_bits(const qk_ctx *ctx, int dtype, const void *x,
+		       size_t n);
+
+/* ---- element access ---- */
+
+/* Bytes per element of FLOAT, FLOAT16, BFLOAT16, E4M3FN, E5M2; 0 for
+ * anything else. */
+size_t qki_dtype_size(int dtype);
+/* 1 for FLOAT, FLOAT16 and BFLOAT16: the kernels' "real" inputs. */
+int qki_is_real(int dtype);
+/* out[0..n) = src[i..i+n) as floats (exact for every real dtype). */
+void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
+		  float *restrict out);
+/* dst[i..i+n) = x[0..n) converted (RNE) to a real dtype. */
+void qki_store_f32(int dtype, void *dst, size_t i, size_t n,
+		   const float *restrict x);
+
+/* dst[0..n) = fp8 codes (E4M3FN or E5M2) of x[0..n). */
+void qki_enc_fp8(int fmt, uint8_t *restrict dst, const float *restrict x,
+		 size_t n, int sat);
+/* dst[0..n) = values of fp8 codes src[0..n). */
+void qki_dec_fp8(int fmt, float *restrict dst, const uint8_t *restrict src,
+		 size_t n);
+
+/* a * b * c without overflow; 0 on success. */
+int qki_mul3(size_t a, size_t b, size_t c, size_t *out);
+
+#endif /* QK_INTERNAL_H */

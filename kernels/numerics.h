@@ -1,0 +1,275 @@
+/*
+ * kernels/numerics.h - scalar number formats shared by the C and the
+ * CUDA kernels.
+ *
+ * Both sides compile this very file, so CPU and GPU results agree bit
+ * for bit by construction. Rules that keep it so:
+ *  - every float operation goes through QK_FADD/QK_FMUL/QK_FDIV, which
+ *    are plain IEEE operations in C (FLT_EVAL_METHOD 0 on x86-64) and
+ *    the explicit round-to-nearest intrinsics on the device (no FMA
+ *    contraction, no fast division, no flush to zero);
+ *  - the encoders are branch-free integer code plus one exact-or-RNE
+ *    float addition, so the C compiler can vectorize loops over them.
+ *    Choices go through qk_sel (a bit mask), not "?:": GCC turns a
+ *    "?:" whose arm holds a float operation back into a branch (it may
+ *    not speculate an operation that can raise an FP exception), and a
+ *    loop with a branch is not vectorized.
+ *
+ * Encoders round half to even. The subnormal ranges use the classic
+ * "add a power of two whose ulp is the target's smallest step" trick:
+ * fl(|x| + 2^k) rounds |x| to that step with the FPU's own RNE, and the
+ * low bits of the sum are the target code (continuing seamlessly into
+ * the smallest normal code).
+ */
+#ifndef QK_NUMERICS_H
+#define QK_NUMERICS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define QK_HD static __host__ __device__ __forceinline__
+#else
+#define QK_HD static inline
+#endif
+
+#ifdef __CUDA_ARCH__
+#define QK_FADD(a, b) __fadd_rn((a), (b))
+#define QK_FSUB(a, b) __fsub_rn((a), (b))
+#define QK_FMUL(a, b) __fmul_rn((a), (b))
+#define QK_FDIV(a, b) __fdiv_rn((a), (b))
+#else
+#define QK_FADD(a, b) ((a) + (b))
+#define QK_FSUB(a, b) ((a) - (b))
+#define QK_FMUL(a, b) ((a) * (b))
+#define QK_FDIV(a, b) ((a) / (b))
+#endif
+
+/* ONNX TensorProto.DataType numbers the kernels understand (the same
+ * values as QIR_* in qopt/dtype.h; repeated so that the CUDA module
+ * needs no project header). */
+#define QK_T_FLOAT 1
+#define QK_T_FLOAT16 10
+#define QK_T_BFLOAT16 16
+#define QK_T_E4M3FN 17
+#define QK_T_E5M2 19
+
+#define QK_NVFP4_GDIV 2688.0f      /* 6 * 448: e2m1 max times e4m3 max */
+#define QK_FLT_MIN 1.17549435e-38f /* smallest normal float */
+
+QK_HD uint32_t qk_f2u(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+QK_HD float qk_u2f(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* c ? a : b for c in {0, 1}, without a branch. */
+QK_HD uint32_t qk_sel(uint32_t c, uint32_t a, uint32_t b)
+{
+	uint32_t m = 0u - c;
+
+	return (a & m) | (b & ~m);
+}
+
+/* ---- IEEE half ---- */
+
+QK_HD uint16_t qk_enc_f16(float x)
+{
+	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
+	uint32_t sign = (b >> 16) & 0x8000u;
+	uint32_t norm = ((a + 0xfffu + ((a >> 13) & 1u)) >> 13) - (112u << 10);
+	/* 0.5 has an ulp of 2^-24, the smallest half subnormal. */
+	uint32_t sub = qk_f2u(QK_FADD(qk_u2f(a), 0.5f)) - 0x3f000000u;
+	uint32_t m = qk_sel(a < 0x38800000u, sub, norm);
+	uint32_t nan = 0x7e00u | ((a >> 13) & 0x3ffu);
+
+	m = qk_sel(m > 0x7bffu, 0x7c00u, m);
+	m = qk_sel(a > 0x7f800000u, nan, m);
+	return (uint16_t)(sign | m);
+}
+
+QK_HD float qk_dec_f16(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+	uint32_t em = h & 0x7fffu;
+	uint32_t norm = (em << 13) + (112u << 23);
+	uint32_t special = (em << 13) | 0x7f800000u;
+	/* em * 2^-24, exact: 0.5 + em * 2^-24 is representable. */
+	uint32_t sub = qk_f2u(QK_FSUB(qk_u2f(0x3f000000u | em), 0.5f));
+	uint32_t m = qk_sel(em < 0x400u, sub, norm);
+
+	m = qk_sel(em >= 0x7c00u, special, m);
+	return qk_u2f(sign | m);
+}
+
+/* ---- bfloat16 ---- */
+
+QK_HD uint16_t qk_enc_bf16(float x)
+{
+	uint32_t b = qk_f2u(x);
+	uint32_t r = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+	uint32_t nan = (b >> 16) | 0x40u;
+
+	return (uint16_t)qk_sel((b & 0x7fffffffu) > 0x7f800000u, nan, r);
+}
+
+QK_HD float qk_dec_bf16(uint16_t h)
+{
+	return qk_u2f((uint32_t)h << 16);
+}
+
+/* ---- FP8 E4M3FN: bias 7, no inf, NaN = S.1111.111, max 448 ---- */
+
+QK_HD uint8_t qk_enc_e4m3(float x, int saturate)
+{
+	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
+	uint32_t sign = (b >> 24) & 0x80u;
+	uint32_t norm = ((a + 0x7ffffu + ((a >> 20) & 1u)) >> 20) - (120u << 3);
+	/* 2^14 has an ulp of 2^-9, the smallest E4M3 subnormal. */
+	uint32_t sub = qk_f2u(QK_FADD(qk_u2f(a), 16384.0f)) - 0x46800000u;
+	uint32_t m = qk_sel(a < 0x3c800000u, sub, norm);
+
+	/* Rounded past 448 (inf included): clamp or NaN. */
+	m = qk_sel(m > 0x7eu, saturate ? 0x7eu : 0x7fu, m);
+	m = qk_sel(a > 0x7f800000u, 0x7fu, m);
+	return (uint8_t)(sign | m);
+}
+
+QK_HD float qk_dec_e4m3(uint8_t c)
+{
+	uint32_t sign = (uint32_t)(c & 0x80u) << 24;
+	uint32_t em = c & 0x7fu;
+	uint32_t norm = (em << 20) + (120u << 23);
+	uint32_t sub = qk_f2u(QK_FSUB(qk_u2f(0x46800000u | em), 16384.0f));
+	uint32_t m = qk_sel(em < 8u, sub, norm);
+
+	m = qk_sel(em == 0x7fu, 0x7fc00000u, m);
+	return qk_u2f(sign | m);
+}
+
+/* ---- FP8 E5M2: bias 15, inf and NaN, max 57344 ---- */
+
+QK_HD uint8_t qk_enc_e5m2(float x, int saturate)
+{
+	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
+	uint32_t sign = (b >> 24) & 0x80u;
+	uint32_t norm = ((a + 0xfffffu + ((a >> 21) & 1u)) >> 21) - (112u << 2);
+	/* 2^7 has an ulp of 2^-16, the smallest E5M2 subnormal. */
+	uint32_t sub = qk_f2u(QK_FADD(qk_u2f(a), 128.0f)) - 0x43000000u;
+	uint32_t m = qk_sel(a < 0x38800000u, sub, norm);
+
+	m = qk_sel(m > 0x7bu, saturate ? 0x7bu : 0x7cu, m);
+	m = qk_sel(a > 0x7f800000u, 0x7fu, m);
+	return (uint8_t)(sign | m);
+}
+
+QK_HD float qk_dec_e5m2(uint8_t c)
+{
+	uint32_t sign = (uint32_t)(c & 0x80u) << 24;
+	uint32_t em = c & 0x7fu;
+	uint32_t norm = (em << 21) + (112u << 23);
+	uint32_t sub = qk_f2u(QK_FSUB(qk_u2f(0x43000000u | em), 128.0f));
+	uint32_t special = (em << 21) | 0x7f800000u;
+	uint32_t m = qk_sel(em < 4u, sub, norm);
+
+	special |= qk_sel(em > 0x7cu, 0x00400000u, 0u); /* quiet NaNs */
+	m = qk_sel(em >= 0x7cu, special, m);
+	return qk_u2f(sign | m);
+}
+
+/* ---- FP4 E2M1: 0 .5 1 1.5 2 3 4 6, bit 3 the sign ----
+ * Thresholds implement round-half-to-even onto the grid: a tie goes
+ * up exactly when the upper neighbour has the even code. Saturates at
+ * 6; NaN gives 0x7 (+6), as the ONNX reference cast does. */
+QK_HD uint8_t qk_enc_e2m1(float x)
+{
+	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
+	float f = qk_u2f(a);
+	uint32_t m = (uint32_t)(f > 0.25f) + (uint32_t)(f >= 0.75f) +
+		     (uint32_t)(f > 1.25f) + (uint32_t)(f >= 1.75f) +
+		     (uint32_t)(f > 2.5f) + (uint32_t)(f >= 3.5f) +
+		     (uint32_t)(f > 5.0f);
+
+	m |= (b >> 28) & 0x8u;
+	return (uint8_t)qk_sel(a > 0x7f800000u, 0x7u, m);
+}
+
+QK_HD float qk_dec_e2m1(uint8_t c)
+{
+	uint32_t sign = (uint32_t)(c & 0x8u) << 28;
+	uint32_t e = (c >> 1) & 3u, mant = c & 1u;
+	/* e > 0: 2^(e-1) * (1 + mant/2); e == 0: mant * 0.5. */
+	uint32_t norm = ((e + 126u) << 23) | (mant << 22);
+	uint32_t sub = qk_sel(mant, 0x3f000000u, 0u);
+
+	return qk_u2f(sign | qk_sel(e != 0, norm, sub));
+}
+
+/* ---- NVFP4 scales (shared/docs/formats.md) ----
+ * Global scale g = amax / 2688 in float; 1 when amax is 0. A positive
+ * amax so small that g would be subnormal (amax < ~3.2e-35) is held at
+ * the smallest normal float, so that no block scale overflows and
+ * dequantization keeps full precision. */
+QK_HD float qk_nvfp4_gscale(float amax)
+{
+	float g;
+
+	if (!(amax > 0.0f))
+		return 1.0f;
+	g = QK_FDIV(amax, QK_NVFP4_GDIV);
+	return g < QK_FLT_MIN ? QK_FLT_MIN : g;
+}
+
+/* Block scale code: e4m3(amax_blk / 6 / g), two float divisions in
+ * that order. amax_blk == 0 gives 1.0 (0x38); a positive amax_blk whose
+ * scale rounds to 0 gets the smallest subnormal (0x01) instead, so the
+ * element division never divides by zero. */
+QK_HD uint8_t qk_nvfp4_scale_code(float bamax, float g)
+{
+	uint32_t s = qk_enc_e4m3(QK_FDIV(QK_FDIV(bamax, 6.0f), g), 1);
+
+	s = qk_sel(s == 0u, 0x01u, s);
+	return (uint8_t)qk_sel(bamax > 0.0f, s, 0x38u);
+}
+
+/* The divisor of a block: S = e4m3(s) * g, rounded once to float. The
+ * quantizer computes e2m1(x / S), the dequantizer e2m1(code) * S; this
+ * is also what the two chained DequantizeLinear nodes of the graph
+ * form compute. */
+QK_HD float qk_nvfp4_block_div(uint8_t s, float g)
+{
+	return QK_FMUL(qk_dec_e4m3(s), g);
+}
+
+/* 1/sqrt(b) for a power of two b = 2^k, as float: 2^(-k/2), times the
+ * correctly rounded 1/sqrt(2) when k is odd. Built from bits so that
+ * host and device agree without depending on a libm. */
+QK_HD float qk_hadamard_scale(uint64_t b)
+{
+	uint32_t k = 0;
+	float s;
+
+	while (k < 63 && ((uint64_t)1 << k) < b)
+		k++;
+	s = qk_u2f((127u - k / 2) << 23);
+	return k & 1 ? QK_FMUL(s, 0.70710678118654752440f) : s;
+}
+
+/* |x| as ordered integer bits with NaN mapped to 0: the integer max of
+ * these is the float amax that ignores NaN (exact, order-free). */
+QK_HD uint32_t qk_abs_bits(float x)
+{
+	uint32_t a = qk_f2u(x) & 0x7fffffffu;
+
+	return qk_sel(a > 0x7f800000u, 0u, a);
+}
+
+#endif /* QK_NUMERICS_H */

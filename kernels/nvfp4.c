@@ -1,0 +1,302 @@
+/*
+ * kernels/nvfp4.c - NVFP4 weight quantization (E2M1 codes, E4M3 block
+ * scales of 16 along K, one FP32 global scale) and its inverse.
+ *
+ * The arithmetic is in numerics.h (qk_nvfp4_*), shared with CUDA; the
+ * exact sequence is documented at qk_nvfp4_quantize in qopt/kernels.h.
+ *
+ * Work is cut in tiles: tile (o, kb) is the 16 x inner slab of rows
+ * kb*16 .. kb*16+15 of outer index o. A tile is contiguous in W, in the
+ * packed codes (16 * inner is even, so it starts on a byte) and in the
+ * scales, so tiles are independent and the result cannot depend on how
+ * they are spread over threads. inner == 1 (K the last axis, the usual
+ * [N, K] Linear weight) has its own path: a tile is then one block of
+ * 16 contiguous elements, processed QKI_NVB blocks at a time.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define QKI_NVB 16 /* blocks per step of the inner == 1 path */
+
+struct qki_nv {
+	int dtype;
+	const void *w;
+	void *out;             /* dequantize: the real output */
+	size_t k, inner, nb;   /* nb = k / 16 */
+	float g;
+	uint8_t *codes;
+	uint8_t *scales;
+	const uint8_t *ccodes; /* dequantize inputs */
+	const uint8_t *cscales;
+};
+
+/* inner == 1: QKI_NVB blocks of 16 from x. Each phase is a fixed-size
+ * loop the vectorizer takes: per-block max (|x| as non-negative floats,
+ * NaN zeroed, so a float max is exact), scales across the blocks, then
+ * the element divisions and encodings, then the packing. */
+static void qki_nv_q_blocks(const float *restrict x, float g,
+			    uint8_t *restrict codes, uint8_t *restrict scales)
+{
+	float ab[QKI_NVB * QK_NVFP4_BLOCK], m[QKI_NVB], div[QKI_NVB];
+	/* 32-bit codes: with bytes GCC runs the encoder 16 lanes wide and
+	 * spends most of its time narrowing and widening masks. */
+	uint32_t c[QKI_NVB * QK_NVFP4_BLOCK];
+	size_t b, j;
+
+	for (j = 0; j < QKI_NVB * QK_NVFP4_BLOCK; j++)
+		ab[j] = qk_u2f(qk_abs_bits(x[j]));
+	for (b = 0; b < QKI_NVB; b++) {
+		float acc[4] = { 0 };
+
+		for (j = 0; j < QK_NVFP4_BLOCK; j += 4)
+			for (size_t l = 0; l < 4; l++) {
+				float v = ab[b * QK_NVFP4_BLOCK + j + l];
+
+				acc[l] = v > acc[l] ? v : acc[l];
+			}
+		acc[0] = acc[1] > acc[0] ? acc[1] : acc[0];
+		acc[2] = acc[3] > acc[2] ? acc[3] : acc[2];
+		m[b] = acc[2] > acc[0] ? acc[2] : acc[0];
+	}
+	for (b = 0; b < QKI_NVB; b++)
+		scales[b] = qk_nvfp4_scale_code(m[b], g);
+	for (b = 0; b < QKI_NVB; b++)
+		div[b] = qk_nvfp4_block_div(scales[b], g);
+	for (b = 0; b < QKI_NVB; b++)
+		for (j = 0; j < QK_NVFP4_BLOCK; j++)
+			c[b * QK_NVFP4_BLOCK + j] = qk_enc_e2m1(
+				QK_FDIV(x[b * QK_NVFP4_BLOCK + j], div[b]));
+	for (j = 0; j < QKI_NVB * QK_NVFP4_BLOCK / 2; j++)
+		codes[j] = (uint8_t)(c[2 * j] | c[2 * j + 1] << 4);
+}
+
+static int qki_nv_q_rows(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	const struct qki_nv *a = arg;
+	float buf[QKI_NVB * QK_NVFP4_BLOCK];
+	const float *x;
+	size_t b, n;
+
+	(void)part;
+	for (b = lo; b < hi; b += n) {
+		n = hi - b < QKI_NVB ? hi - b : QKI_NVB;
+		if (a->dtype == QK_T_FLOAT && n == QKI_NVB) {
+			x = (const float *)a->w + b * QK_NVFP4_BLOCK;
+		} else {
+			/* A short last step is padded with zeros; only
+			 * its n blocks are stored. */
+			for (size_t j = 0; j < QKI_NVB * QK_NVFP4_BLOCK; j++)
+				buf[j] = 0.0f;
+			qki_load_f32(a->dtype, a->w, b * QK_NVFP4_BLOCK,
+				     n * QK_NVFP4_BLOCK, buf);
+			x = buf;
+		}
+		if (n == QKI_NVB) {
+			qki_nv_q_blocks(x, a->g, a->codes + b * 8,
+					a->scales + b);
+		} else {
+			uint8_t c[QKI_NVB * 8], s[QKI_NVB];
+
+			qki_nv_q_blocks(x, a->g, c, s);
+			for (size_t j = 0; j < n; j++) {
+				a->scales[b + j] = s[j];
+				for (size_t i = 0; i < 8; i++)
+					a->codes[(b + j) * 8 + i] = c[j * 8 + i];
+			}
+		}
+	}
+	return 0;
+}
+
+/* Tile t (inner > 1): codes of its 16 * inner elements into c8 (one
+ * byte each), then packed. */
+static void qki_nv_q_tile(const struct qki_nv *a, size_t t, uint8_t *c8)
+{
+	size_t base = t * QK_NVFP4_BLOCK * a->inner, col, cw, r, j;
+	uint8_t *scales = a->scales + t * a->inner;
+	float buf[QK_NVFP4_BLOCK][QKI_CHUNK], div[QKI_CHUNK];
+	uint32_t m[QKI_CHUNK];
+
+	for (col = 0; col < a->inner; col += cw) {
+		cw = a->inner - col < QKI_CHUNK ? a->inner - col : QKI_CHUNK;
+		for (j = 0; j < cw; j++)
+			m[j] = 0;
+		for (r = 0; r < QK_NVFP4_BLOCK; r++) {
+			qki_load_f32(a->dtype, a->w, base + r * a->inner + col,
+				     cw, buf[r]);
+			for (j = 0; j < cw; j++) {
+				uint32_t v = qk_abs_bits(buf[r][j]);
+
+				m[j] = v > m[j] ? v : m[j];
+			}
+		}
+		for (j = 0; j < cw; j++) {
+			scales[col + j] = qk_nvfp4_scale_code(qk_u2f(m[j]), a->g);
+			div[j] = qk_nvfp4_block_div(scales[col + j], a->g);
+		}
+		for (r = 0; r < QK_NVFP4_BLOCK; r++)
+			for (j = 0; j < cw; j++)
+				c8[r * a->inner + col + j] = qk_enc_e2m1(
+					QK_FDIV(buf[r][j], div[j]));
+	}
+	for (j = 0; j < QK_NVFP4_BLOCK * a->inner / 2; j++)
+		a->codes[base / 2 + j] = (uint8_t)(c8[2 * j] | c8[2 * j + 1] << 4);
+}
+
+static int qki_nv_q_tiles(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	const struct qki_nv *a = arg;
+	uint8_t *c8 = malloc(QK_NVFP4_BLOCK * a->inner);
+
+	(void)part;
+	if (!c8)
+		return QK_ENOMEM;
+	for (; lo < hi; lo++)
+		qki_nv_q_tile(a, lo, c8);
+	free(c8);
+	return 0;
+}
+
+/* Shared argument checks; sets *n. */
+static int qki_nv_check(int dtype, size_t outer, size_t k, size_t inner,
+			size_t *n)
+{
+	if (!qki_is_real(dtype))
+		return QK_EDTYPE;
+	if (qki_mul3(outer, k, inner, n) || *n > SIZE_MAX / 4)
+		return QK_EINVAL;
+	if (k % QK_NVFP4_BLOCK)
+		return QK_EBLOCK;
+	return 0;
+}
+
+int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
+		      size_t outer, size_t k, size_t inner,
+		      uint8_t *codes, uint8_t *scales, float *gscale)
+{
+	struct qki_nv a = { .dtype = src_dtype, .w = w, .k = k,
+			    .inner = inner, .codes = codes, .scales = scales };
+	const struct qk_cuda_ops *ops;
+	size_t n, sz = qki_dtype_size(src_dtype), tiles;
+	uint32_t amax;
+	int rc = qki_nv_check(src_dtype, outer, k, inner, &n);
+
+	if (rc)
+		return rc;
+	if (!gscale || (n && (!w || !codes || !scales)))
+		return QK_EINVAL;
+	rc = qki_route(ctx, n * sz, &ops);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		rc = ops->nvfp4_quantize(src_dtype, w, outer, k, inner, codes,
+					 scales, gscale);
+		rc = qki_cuda_result(ctx, ops, rc, n * sz);
+		if (rc != QKI_CPU)
+			return rc;
+	}
+	amax = qki_amax_bits(ctx, src_dtype, w, n);
+	if (amax == 0x7f800000u)
+		return QK_EINVAL; /* inf: no finite scale represents it */
+	a.g = qk_nvfp4_gscale(qk_u2f(amax));
+	a.nb = k / QK_NVFP4_BLOCK;
+	tiles = outer * a.nb;
+	if (n && inner == 1)
+		rc = qki_parallel(ctx, tiles, n * sz, qki_nv_q_rows, &a, NULL);
+	else if (n)
+		rc = qki_parallel(ctx, tiles, n * sz, qki_nv_q_tiles, &a, NULL);
+	if (rc)
+		return rc;
+	*gscale = a.g;
+	qki_account(ctx, 0, n * sz);
+	return 0;
+}
+
+/* Dequantize tiles [lo, hi): y = e2m1(code) * (e4m3(s) * g). */
+static int qki_nv_dq(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	const struct qki_nv *a = arg;
+	size_t n = (hi - lo) * QK_NVFP4_BLOCK * a->inner, i, c, j;
+	size_t base = lo * QK_NVFP4_BLOCK * a->inner;
+	float buf[QKI_CHUNK];
+	float *restrict b = buf;
+
+	(void)part;
+	/* Chunks are even-sized and tiles start on even elements, so a
+	 * chunk starts on a byte boundary. */
+	for (i = 0; i < n; i += c) {
+		c = n - i < QKI_CHUNK ? n - i : QKI_CHUNK;
+		for (j = 0; j < c; j++) {
+			size_t e = base + i + j;      /* element of W */
+			size_t row = e / a->inner;    /* over outer * k */
+			size_t t = e % a->inner;
+			size_t s = (row / QK_NVFP4_BLOCK) * a->inner + t;
+			uint8_t code = a->ccodes[e / 2] >> (e & 1 ? 4 : 0);
+
+			b[j] = QK_FMUL(qk_dec_e2m1(code & 0xfu),
+				       qk_nvfp4_block_div(a->cscales[s], a->g));
+		}
+		qki_store_f32(a->dtype, a->out, base + i, c, b);
+	}
+	return 0;
+}
+
+/* inner == 1: a block's 8 bytes and one scale give 16 values. */
+static int qki_nv_dq_rows(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	const struct qki_nv *a = arg;
+	float buf[QK_NVFP4_BLOCK];
+	float *restrict b = buf;
+	size_t blk, j;
+
+	(void)part;
+	for (blk = lo; blk < hi; blk++) {
+		const uint8_t *restrict c = a->ccodes + blk * 8;
+		float div = qk_nvfp4_block_div(a->cscales[blk], a->g);
+
+		for (j = 0; j < QK_NVFP4_BLOCK; j++)
+			b[j] = QK_FMUL(qk_dec_e2m1((c[j / 2] >> (4 * (j & 1))) &
+						   0xfu),
+				       div);
+		qki_store_f32(a->dtype, a->out, blk * QK_NVFP4_BLOCK,
+			      QK_NVFP4_BLOCK, b);
+	}
+	return 0;
+}
+
+int qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
+			const uint8_t *scales, float gscale,
+			size_t outer, size_t k, size_t inner,
+			int dst_dtype, void *dst)
+{
+	struct qki_nv a = { .dtype = dst_dtype, .out = dst, .k = k,
+			    .inner = inner, .g = gscale, .ccodes = codes,
+			    .cscales = scales };
+	const struct qk_cuda_ops *ops;
+	size_t n, bytes, tiles;
+	int rc = qki_nv_check(dst_dtype, outer, k, inner, &n);
+
+	if (rc)
+		return rc;
+	if (n && (!codes || !scales || !dst))
+		return QK_EINVAL;
+	bytes = n / 2 + n / QK_NVFP4_BLOCK; /* codes + scales */
+	rc = qki_route(ctx, bytes, &ops);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		rc = ops->nvfp4_dequantize(codes, scales, gscale, outer, k,
+					   inner, dst_dtype, dst);
+		rc = qki_cuda_result(ctx, ops, rc, bytes);
+		if (rc != QKI_CPU)
+			return rc;
+	}
+	a.nb = k / QK_NVFP4_BLOCK;
+	tiles = outer * a.nb;
+	if (n)
+		qki_parallel(ctx, tiles, n * (qki_dtype_size(dst_dtype) + 1),
+			     inner == 1 ? qki_nv_dq_rows : qki_nv_dq, &a, NULL);
+	qki_account(ctx, 0, bytes);
+	return 0;
+}

@@ -1,0 +1,62 @@
+/*
+ * cast_fold.h - shared by the files of the cast-fold pass (private to
+ * the module; the pass sees only the public qopt API).
+ */
+#ifndef QOPT_PASSES_CAST_FOLD_H
+#define QOPT_PASSES_CAST_FOLD_H
+
+#include <qopt/qopt.h>
+
+struct cf_state {
+	qopt_ctx *ctx;
+	qir_model *m;
+	int opset;
+	int changed;
+	/* Report round: rewrites are off; skipped patterns are counted and
+	 * warned about (once, after the rewriting rounds converged). */
+	int report;
+	/* Nodes a rewrite may have orphaned; erased at the end of a round
+	 * when nothing uses them (never nodes the rewrite did not touch). */
+	qir_node **dead;
+	size_t ndead, capdead;
+};
+
+/* The fold functions return 1 when the Cast was rewritten (it may be
+ * erased), 0 when no rewrite applies, CF_DECLINED when the bisect gate
+ * said no, -1 on error (reported). */
+#define CF_DECLINED (-2)
+
+/* qdq.c: DequantizeLinear -> Cast and Cast -> QuantizeLinear. */
+int cf_fold_dq_cast(struct cf_state *s, qir_node *cast);
+int cf_fold_cast_q(struct cf_state *s, qir_node *cast);
+/* redundant.c */
+int cf_fold_redundant(struct cf_state *s, qir_node *cast);
+
+/* util.c */
+int cf_is_op(const qir_node *n, const char *op);
+const char *cf_label(const qir_node *n);
+/* Element type of v as far as the model says (value type or constant). */
+int cf_dtype(qir_value *v);
+/* Constant FLOAT tensor behind v, or NULL. */
+qir_tensor *cf_const_f32(qir_value *v);
+/* Caller owns: t (FLOAT) converted to dtype (FLOAT16 or BFLOAT16) and
+ * named newname; NULL (with a warning naming the tensor `name`) when a
+ * value is not finite and non-zero in the new type. */
+qir_tensor *cf_convert_scale(struct cf_state *s, qir_tensor *t,
+			     const char *name, const char *newname,
+			     int dtype);
+/* A copy of n (same op, inputs, attributes) placed before `before`,
+ * with one fresh output per output of n. */
+qir_node *cf_clone_node(qir_node *n, qir_node *before);
+/* Sets v's type to dtype with the shape of like (or unknown). */
+void cf_set_type_like(qir_value *v, int dtype, const qir_value *like);
+/* Makes repl take the place of `old` (an output of n): its uses, graph
+ * output slots and name; erases n. */
+int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,
+		 qir_value *repl);
+void cf_maybe_dead(struct cf_state *s, qir_node *n);
+void cf_sweep(struct cf_state *s);
+/* Removes v when it is an initializer nothing uses any more. */
+void cf_drop_if_unused(qir_value *v);
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * plugin.c - the cast-fold pass: removes Casts around Q/DQ by retyping
+ * their scales (qdq.c) and Casts that do nothing or fold into constants
+ * (redundant.c), round after round until nothing changes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cast_fold.h"
+
+#define CF_MAX_ROUNDS 16
+
+struct cast_list {
+	qir_node **v;
+	size_t n, cap;
+};
+
+static int collect_casts(qir_graph *g, void *arg)
+{
+	struct cast_list *l = arg;
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n) {
+		if (!cf_is_op(n, "Cast"))
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 32;
+			qir_node **v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v)
+				return -1;
+			l->v = v;
+			l->cap = cap;
+		}
+		l->v[l->n++] = n;
+	}
+	return 0;
+}
+
+static int in_list(qir_node *const *v, size_t n, const qir_node *x)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* Tries every rewrite on one Cast; first that applies wins. */
+static int fold_one(struct cf_state *s, qir_node *c)
+{
+	int r = cf_fold_redundant(s, c);
+
+	if (r == 0)
+		r = cf_fold_dq_cast(s, c);
+	if (r == 0)
+		r = cf_fold_cast_q(s, c);
+	return r;
+}
+
+/* One round over the Casts of every graph. Returns the number of
+ * rewrites, or -1. Declined Casts (bisect) are frozen for the run. */
+static int round_once(struct cf_state *s, struct cast_list *declined)
+{
+	struct cast_list l = { 0 };
+	size_t i;
+	int done = 0, r = 0;
+
+	if (qir_graph_walk(s->m->graph, collect_casts, &l) < 0) {
+		qopt_error(s->ctx, "out of memory");
+		free(l.v);
+		return -1;
+	}
+	for (i = 0; i < l.n; i++) {
+		if (in_list(declined->v, declined->n, l.v[i]))
+			continue;
+		r = fold_one(s, l.v[i]);
+		if (r < 0 && r != CF_DECLINED)
+			break;
+		if (r == CF_DECLINED) {
+			if (declined->n == declined->cap) {
+				size_t cap = declined->cap ?
+					     2 * declined->cap : 16;
+				qir_node **v = realloc(declined->v,
+						       cap * sizeof(*v));
+
+				if (!v) {
+					r = -1;
+					break;
+				}
+				declined->v = v;
+				declined->cap = cap;
+			}
+			declined->v[declined->n++] = l.v[i];
+			r = 0;
+		}
+		done += r;
+	}
+	free(l.v);
+	if (!s->report)
+		cf_sweep(s);
+	return r < 0 ? -1 : done;
+}
+
+static int cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	struct cf_state s = { 0 };
+	struct cast_list declined = { 0 };
+	int round, r = 0, total = 0;
+
+	s.ctx = ctx;
+	s.m = m;
+	s.opset = (int)qir_model_opset(m, "");
+	for (round = 0; round < CF_MAX_ROUNDS; round++) {
+		r = round_once(&s, &declined);
+		if (r <= 0)
+			break;
+		total += r;
+	}
+	if (r >= 0) {
+		s.report = 1;
+		r = round_once(&s, &declined);
+	}
+	free(declined.v);
+	free(s.dead);
+	*changed = total > 0;
+	if (r < 0)
+		return -1;
+	if (s.opset < 19)
+		qopt_info(ctx, "opset %d: Q/DQ scales stay FLOAT (FLOAT16 "
+			  "scales need opset 19)", s.opset);
+	qopt_info(ctx, "%d rewrite(s)", total);
+	return 0;
+}
+
+static const qopt_pass_info cf_passes[] = {
+	{ "cast-fold", "fold Casts into Q/DQ scales (opset >= 19) and remove "
+	  "redundant Casts", NULL, cf_run, 0 },
+	{ NULL, NULL, NULL, NULL, 0 }
+};
+
+static const qopt_plugin_info cf_plugin = {
+	QOPT_ABI_VERSION, "cast-fold", "1.0", cf_passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &cf_plugin;
+}

@@ -1,0 +1,252 @@
+/*
+ * util.c - helpers of the cast-fold pass: scale conversion with range
+ * checks, node cloning, output take-over that keeps value names.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cast_fold.h"
+
+int cf_is_op(const qir_node *n, const char *op)
+{
+	return n && !strcmp(n->op_type, op) &&
+	       (!n->domain || !*n->domain || !strcmp(n->domain, "ai.onnx"));
+}
+
+const char *cf_label(const qir_node *n)
+{
+	static __thread char buf[256];
+
+	if (n->name && *n->name)
+		snprintf(buf, sizeof(buf), "node '%s' (%s)", n->name,
+			 n->op_type);
+	else
+		snprintf(buf, sizeof(buf), "%s node producing '%s'",
+			 n->op_type, n->noutputs && n->outputs[0] ?
+			 n->outputs[0]->name : "");
+	return buf;
+}
+
+int cf_dtype(qir_value *v)
+{
+	qir_tensor *t;
+
+	if (!v)
+		return 0;
+	if (v->dtype)
+		return v->dtype;
+	t = qir_value_const(v);
+	return t ? t->dtype : 0;
+}
+
+qir_tensor *cf_const_f32(qir_value *v)
+{
+	qir_tensor *t = v ? qir_value_const(v) : NULL;
+
+	return t && t->dtype == QIR_FLOAT ? t : NULL;
+}
+
+qir_tensor *cf_convert_scale(struct cf_state *s, qir_tensor *t,
+			     const char *name, const char *newname, int dtype)
+{
+	uint64_t i, n = qir_tensor_numel(t);
+	qir_error err = { 0 };
+	const float *src = qir_tensor_data(t, &err);
+	qir_tensor *out;
+	uint16_t *dst;
+
+	if (!src && n) {
+		if (s->report)
+			qopt_warn(s->ctx, "scale '%s': %s", name, err.msg);
+		return NULL;
+	}
+	out = qir_tensor_new(newname, dtype, t->rank, t->dims, &err);
+	if (!out) {
+		if (s->report)
+			qopt_warn(s->ctx, "scale '%s': %s", name, err.msg);
+		return NULL;
+	}
+	dst = qir_tensor_mutable_data(out, &err);
+	for (i = 0; i < n; i++) {
+		float f;
+
+		dst[i] = dtype == QIR_FLOAT16 ? qk_f32_to_f16(src[i]) :
+			 qk_f32_to_bf16(src[i]);
+		f = dtype == QIR_FLOAT16 ? qk_f16_to_f32(dst[i]) :
+		    qk_bf16_to_f32(dst[i]);
+		if (!isfinite(f) || f == 0.0f) {
+			if (s->report)
+				qopt_warn(s->ctx, "scale '%s'[%llu] = %g is %s in %s; "
+				  "not folded", name, (unsigned long long)i,
+				  (double)src[i], f == 0.0f ? "zero" :
+				  "not finite", qir_dtype_name(dtype));
+			qir_tensor_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+static int copy_attr(qir_node *to, const qir_attr *a)
+{
+	switch (a->type) {
+	case QIR_ATTR_INT:
+		return qir_node_set_attr_int(to, a->name, a->i);
+	case QIR_ATTR_FLOAT:
+		return qir_node_set_attr_float(to, a->name, a->f);
+	case QIR_ATTR_STRING:
+		return qir_node_set_attr_string(to, a->name, a->s);
+	case QIR_ATTR_INTS:
+		return qir_node_set_attr_ints(to, a->name, a->ints, a->n);
+	case QIR_ATTR_FLOATS:
+		return qir_node_set_attr_floats(to, a->name, a->floats, a->n);
+	default:
+		return -1;
+	}
+}
+
+qir_node *cf_clone_node(qir_node *n, qir_node *before)
+{
+	qir_node *c = qir_node_new(n->graph, n->op_type, n->domain, n->name);
+	size_t i;
+
+	if (!c)
+		return NULL;
+	qir_node_move_before(c, before);
+	for (i = 0; i < n->ninputs; i++)
+		qir_node_add_input(c, n->inputs[i]);
+	for (i = 0; i < n->nattrs; i++)
+		if (copy_attr(c, &n->attrs[i]) < 0)
+			goto fail;
+	for (i = 0; i < n->noutputs; i++)
+		if (!qir_node_add_output(c, NULL, n->outputs[i] ?
+					 n->outputs[i]->name : "unused"))
+			goto fail;
+	return c;
+fail:
+	qir_node_erase(c, NULL);
+	return NULL;
+}
+
+void cf_set_type_like(qir_value *v, int dtype, const qir_value *like)
+{
+	int64_t dims[16];
+	int r, rank = like ? like->rank : -1;
+
+	if (rank > 16)
+		rank = -1;
+	for (r = 0; r < rank; r++) {
+		if (like->dims[r].value < 0) {
+			rank = -1;	/* symbolic: keep the type only */
+			break;
+		}
+		dims[r] = like->dims[r].value;
+	}
+	qir_value_set_type(v, dtype, rank, rank > 0 ? dims : NULL, NULL);
+}
+
+int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,
+		 qir_value *repl)
+{
+	qir_error err = { 0 };
+	char *name = strdup(old->name);
+
+	if (!name)
+		return -1;
+	qir_value_replace_all_uses(old, repl);
+	if (qir_node_erase(n, &err) < 0) {
+		qopt_error(s->ctx, "%s", err.msg);
+		free(name);
+		return -1;
+	}
+	/* Consumers and graph outputs keep seeing the same name. */
+	if (qir_value_rename(repl, name, &err) < 0)
+		qopt_debug(s->ctx, "kept name '%s': %s", repl->name, err.msg);
+	free(name);
+	return 0;
+}
+
+void cf_maybe_dead(struct cf_state *s, qir_node *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < s->ndead; i++)
+		if (s->dead[i] == n)
+			return;
+	if (s->ndead == s->capdead) {
+		size_t cap = s->capdead ? 2 * s->capdead : 16;
+		qir_node **d = realloc(s->dead, cap * sizeof(*d));
+
+		if (!d)
+			return;	/* it merely stays in the graph */
+		s->dead = d;
+		s->capdead = cap;
+	}
+	s->dead[s->ndead++] = n;
+}
+
+void cf_drop_if_unused(qir_value *v)
+{
+	if (v && v->init && !v->nuses && !v->is_output && !v->is_input)
+		qir_graph_remove_initializer(v->graph, v, NULL);
+}
+
+static int unused(const qir_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->noutputs; i++)
+		if (n->outputs[i] && (n->outputs[i]->nuses ||
+				      n->outputs[i]->is_output))
+			return 0;
+	return 1;
+}
+
+/* Erases orphaned nodes, inputs first freed of their last use, until
+ * nothing more becomes free; their constant inputs go too. */
+void cf_sweep(struct cf_state *s)
+{
+	int progress = 1;
+
+	while (progress) {
+		size_t i, k;
+
+		progress = 0;
+		for (i = 0; i < s->ndead; i++) {
+			qir_node *n = s->dead[i];
+			qir_value *ins[8] = { 0 };
+
+			if (!unused(n))
+				continue;
+			for (k = 0; k < n->ninputs && k < 8; k++)
+				ins[k] = n->inputs[k];
+			if (qir_node_erase(n, NULL) < 0)
+				continue;
+			s->dead[i] = s->dead[--s->ndead];
+			i--;
+			progress = 1;
+			for (k = 0; k < 8; k++) {
+				size_t j;
+
+				for (j = 0; j < k && ins[k]; j++)
+					if (ins[j] == ins[k])
+						ins[k] = NULL;
+				if (!ins[k])
+					continue;
+				if (ins[k]->producer &&
+				    cf_is_op(ins[k]->producer, "DequantizeLinear"))
+					cf_maybe_dead(s, ins[k]->producer);
+				else if (ins[k]->producer &&
+					 cf_is_op(ins[k]->producer, "Constant"))
+					cf_maybe_dead(s, ins[k]->producer);
+				else
+					cf_drop_if_unused(ins[k]);
+			}
+		}
+	}
+	s->ndead = 0;
+}

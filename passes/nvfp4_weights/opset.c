@@ -1,0 +1,84 @@
+/*
+ * passes/nvfp4_weights/opset.c - FLOAT4E2M1 DequantizeLinear needs
+ * opset 23 and IR 11 (formats.md). The pass raises both when the
+ * pipeline allows it; the opset-check pass's settings say whether it
+ * does (its options as the opset-check pass defines them):
+ *   upgrade = no  set explicitly: the model's opset must not change;
+ *   target = N    the pipeline converts to opset N: N < 23 forbids;
+ *   require = N   a minimum the model must declare: never in the way.
+ * Raising only renumbers the opset; ops whose definition changed on
+ * the way are rewritten by opset-check (upgrade = yes, target = 23)
+ * when that stage runs before this one.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nvfp4.h"
+
+#define NVFP4_OPSET 23
+#define NVFP4_IR 11
+
+static int is_no(const char *s)
+{
+	return !strcasecmp(s, "no") || !strcasecmp(s, "false") ||
+	       !strcasecmp(s, "off") || !strcmp(s, "0");
+}
+
+static int forbids(struct nvfp4_cfg *cfg, const char *opt, int64_t opset)
+{
+	const char *v = qopt_pipeline_setting(cfg->ctx, "opset-check", opt);
+	char *end;
+	long long n;
+
+	if (!v || !v[0])
+		return 0;
+	if (!strcmp(opt, "upgrade")) {
+		if (!is_no(v))
+			return 0;
+		qopt_error(cfg->ctx,
+			   "mode = real needs opset %d (FLOAT4E2M1 DequantizeLinear) "
+			   "but the model is at opset %lld and opset-check has "
+			   "upgrade = %s; use mode = fake or allow the upgrade",
+			   NVFP4_OPSET, (long long)opset, v);
+		return 1;
+	}
+	n = strtoll(v, &end, 10);
+	if (*end || n >= NVFP4_OPSET)
+		return 0;
+	qopt_error(cfg->ctx,
+		   "mode = real needs opset %d (FLOAT4E2M1 DequantizeLinear) "
+		   "but opset-check has %s = %s; use mode = fake or raise it",
+		   NVFP4_OPSET, opt, v);
+	return 1;
+}
+
+int nvfp4_prepare_opset(struct nvfp4_cfg *cfg)
+{
+	int64_t opset = qir_model_opset(cfg->m, "");
+
+	if (cfg->opset_done)
+		return 0;
+	if (forbids(cfg, "target", opset))
+		return -1;
+	if (opset < NVFP4_OPSET) {
+		if (forbids(cfg, "upgrade", opset))
+			return -1;
+		if (qir_model_set_opset(cfg->m, "", NVFP4_OPSET)) {
+			qopt_error(cfg->ctx, "cannot set opset %d", NVFP4_OPSET);
+			return -1;
+		}
+		/* Renumbering alone may change what older ops mean; the
+		 * rewrite that keeps them is opset-check's. */
+		qopt_warn(cfg->ctx, "opset raised from %lld to %d for FLOAT4E2M1 "
+			  "without rewriting ops whose definition changed; run "
+			  "opset-check (upgrade = yes, target = %d) before "
+			  "nvfp4-weights", (long long)opset, NVFP4_OPSET,
+			  NVFP4_OPSET);
+	}
+	/* No setter exists for the IR version: it is a plain field. */
+	if (cfg->m->ir_version < NVFP4_IR)
+		cfg->m->ir_version = NVFP4_IR;
+	cfg->opset_done = 1;
+	return 0;
+}

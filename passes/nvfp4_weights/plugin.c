@@ -1,0 +1,363 @@
+/*
+ * passes/nvfp4_weights/plugin.c - the nvfp4-weights pass: entry point,
+ * options, and the walk over the model's weights.
+ *
+ * Weights are handled one at a time (find, fold if needed, quantize,
+ * rewrite, release) so that peak memory stays near the largest one.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4.h"
+
+static const qopt_option_spec nvfp4_opts[] = {
+	{ "include", QOPT_OPT_LIST, "*",
+	  "globs over consumer node names and weight names to quantize" },
+	{ "exclude", QOPT_OPT_LIST, NULL,
+	  "globs over the same names to leave alone (wins over include)" },
+	{ "op_types", QOPT_OPT_LIST, "MatMul,Gemm",
+	  "consumers whose weight input is quantized: MatMul, Gemm, Conv "
+	  "(Conv blocks along the input channels)" },
+	{ "min_size", QOPT_OPT_INT, "4096",
+	  "weights with fewer elements are left alone" },
+	{ "mode", QOPT_OPT_STRING, "real",
+	  "real: FLOAT4E2M1 + FP8 scales + DequantizeLinear (opset 23); "
+	  "fake: dequantized values in the weight's own type" },
+	{ "constant_threshold", QOPT_OPT_INT, "65536",
+	  "Constant tensors over this many bytes become initializers "
+	  "(-1: never)" },
+	{ "block_size", QOPT_OPT_INT, "16",
+	  "NVFP4 block along K; the format fixes it at 16" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const char *const known_ops[] = { "MatMul", "Gemm", "Conv", NULL };
+
+static int check_op_types(struct nvfp4_cfg *cfg)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < cfg->nop_types; i++) {
+		for (j = 0; known_ops[j]; j++)
+			if (!strcmp(cfg->op_types[i], known_ops[j]))
+				break;
+		if (!known_ops[j]) {
+			qopt_error(cfg->ctx, "op_types: '%s' is not one of "
+				   "MatMul, Gemm, Conv", cfg->op_types[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
+{
+	const char *mode = qopt_opt_string(ctx, "mode");
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ctx = ctx;
+	cfg->m = m;
+	cfg->qk = qopt_kernels(ctx);
+	if (!mode || !strcmp(mode, "real")) {
+		cfg->mode = NVFP4_REAL;
+	} else if (!strcmp(mode, "fake")) {
+		cfg->mode = NVFP4_FAKE;
+	} else {
+		qopt_error(ctx, "mode: '%s' is not real or fake", mode);
+		return -1;
+	}
+	if (qopt_opt_int(ctx, "block_size") != QK_NVFP4_BLOCK) {
+		qopt_error(ctx, "block_size: NVFP4 blocks are %d elements, "
+			   "got %lld", QK_NVFP4_BLOCK,
+			   (long long)qopt_opt_int(ctx, "block_size"));
+		return -1;
+	}
+	cfg->include = qopt_opt_list(ctx, "include", &cfg->ninclude);
+	cfg->exclude = qopt_opt_list(ctx, "exclude", &cfg->nexclude);
+	cfg->op_types = qopt_opt_list(ctx, "op_types", &cfg->nop_types);
+	if (!cfg->include)
+		cfg->ninclude = 0;
+	if (!cfg->exclude)
+		cfg->nexclude = 0;
+	if (!cfg->op_types)
+		cfg->nop_types = 0;
+	cfg->include_explicit = qopt_opt_is_set(ctx, "include");
+	cfg->min_size = qopt_opt_int(ctx, "min_size");
+	cfg->constant_threshold = qopt_opt_int(ctx, "constant_threshold");
+	if (!cfg->qk) {
+		qopt_error(ctx, "no kernel context");
+		return -1;
+	}
+	if (check_op_types(cfg) || nvfp4_glob_setup(cfg))
+		return -1;
+	return 0;
+}
+
+/* ---- candidates: every stored value some consumer reads as a weight,
+ * each once, in graph order ---- */
+struct cands {
+	qir_value **v;
+	size_t n, cap;
+	uint64_t total_bytes;
+};
+
+static int cands_add(struct cands *c, qir_value *v)
+{
+	size_t i;
+
+	/* Models have thousands of weights at most: a scan is cheap next
+	 * to quantizing them. */
+	for (i = c->n; i > 0; i--)
+		if (c->v[i - 1] == v)
+			return 0;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		qir_value **nv = realloc(c->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		c->v = nv;
+		c->cap = cap;
+	}
+	c->v[c->n++] = v;
+	if (qir_value_const(v))
+		c->total_bytes += qir_value_const(v)->nbytes;
+	return 0;
+}
+
+static int collect_graph(qir_graph *g, void *arg)
+{
+	struct cands *c = arg;
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n) {
+		int slot = nvfp4_weight_slot(n);
+		qir_value *in;
+
+		if (nvfp4_is_placeholder(n) && n->ninputs >= 1 &&
+		    n->inputs[0]) {
+			if (cands_add(c, nvfp4_stored_value(n->inputs[0])))
+				return -1;
+			continue;
+		}
+		if (slot < 0 || !(in = n->inputs[slot]))
+			continue;
+		/* A MatMul over two constants is part of a constant
+		 * subgraph (a rotation folded into a weight), not a use. */
+		if (nvfp4_is_const_expr(n->inputs[0], 16))
+			continue;
+		if (cands_add(c, nvfp4_stored_value(in)))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- one weight ---- */
+
+static void report_skip(struct nvfp4_cfg *cfg, const struct nvfp4_weight *w)
+{
+	qopt_stat_add(cfg->ctx, w->skip, 1);
+	if (!strcmp(w->skip, "skipped (not included)") ||
+	    !strcmp(w->skip, "skipped (op type not selected)"))
+		qopt_debug(cfg->ctx, "weight '%s' %s: %s", w->stored->name,
+			   w->skip, w->why);
+	else
+		qopt_info(cfg->ctx, "weight '%s' %s: %s", w->stored->name,
+			  w->skip, w->why);
+}
+
+static void skip(struct nvfp4_weight *w, const char *counter,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void skip(struct nvfp4_weight *w, const char *counter,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	w->skip = counter;
+	va_start(ap, fmt);
+	vsnprintf(w->why, sizeof(w->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Where the weight's bytes are: borrowed constant or folded (caller
+ * then owns *out). 0, or 1 when skipped. */
+static int source(struct nvfp4_weight *w, qir_tensor **out)
+{
+	qir_value *v = w->stored;
+	qir_error err = { 0 };
+
+	*out = NULL;
+	w->tensor = qir_value_const(v);
+	if (w->tensor) {
+		if (v->producer)
+			w->constant = v->producer;
+		*out = w->tensor;
+		return 0;
+	}
+	if (!v->producer) {
+		skip(w, "skipped (not constant)", "%s",
+		     v->is_input ? "a graph input" : "no constant value");
+		return 1;
+	}
+	if (qir_const_eval(v, NVFP4_FOLD_MAX_BYTES, out, &err)) {
+		skip(w, "skipped (not constant)", "computed by %s node '%s' (%s)",
+		     v->producer->op_type, v->producer->name, err.msg);
+		return 1;
+	}
+	w->folded = 1;
+	return 0;
+}
+
+static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+			 const qir_tensor *t)
+{
+	int dt = t->dtype;
+
+	if (w->skip)
+		return;
+	if (dt != QIR_FLOAT && dt != QIR_FLOAT16 && dt != QIR_BFLOAT16)
+		skip(w, "skipped (not a float weight)", "type %s",
+		     qir_dtype_name(dt) ? qir_dtype_name(dt) : "?");
+	else if (w->kaxis < 0 || w->kaxis >= t->rank)
+		skip(w, "skipped (unsupported layout)", "rank %d", t->rank);
+	else if (t->dims[w->kaxis] % QK_NVFP4_BLOCK)
+		skip(w, "skipped (K not a multiple of 16)",
+		     "K = %lld (axis %d)", (long long)t->dims[w->kaxis],
+		     w->kaxis);
+	else if ((int64_t)qir_tensor_numel(t) < cfg->min_size &&
+		 !nvfp4_has_placeholder(w))
+		skip(w, "skipped (below min_size)", "%llu elements < %lld",
+		     (unsigned long long)qir_tensor_numel(t),
+		     (long long)cfg->min_size);
+}
+
+static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+		   int *changed)
+{
+	qir_tensor *t = NULL;
+	uint64_t before, numel;
+	int rc;
+
+	if (nvfp4_collect_uses(w))
+		return -1;
+	if (!w->nuses && !w->skip)
+		skip(w, "skipped (shared with a non-weight use)", "no consumer");
+	if (w->nuses)
+		nvfp4_select(cfg, w);
+	if (w->skip || source(w, &t))
+		goto skipped;
+	if (!nvfp4_resolve_axis(w, t->rank))
+		check_tensor(cfg, w, t);
+	if (w->skip)
+		goto skipped;
+	if (!qopt_may_rewrite(cfg->ctx, "quantize weight '%s' to NVFP4 (K axis %d)",
+			      w->stored->name, w->kaxis)) {
+		skip(w, "skipped (bisect)", "the rewrite gate said no");
+		goto skipped;
+	}
+	before = t->nbytes;
+	numel = qir_tensor_numel(t);
+	qopt_debug(cfg->ctx, "weight '%s': %s, K axis %d", w->stored->name,
+		   w->folded ? "constant subgraph" : w->constant ?
+		   "Constant node" : "initializer", w->kaxis);
+	rc = nvfp4_rewrite(cfg, w, t);	/* takes a folded t */
+	if (rc)
+		return -1;
+	*changed = 1;
+	qopt_stat_add(cfg->ctx, "weights quantized", 1);
+	qopt_stat_add(cfg->ctx, "bytes before", (int64_t)before);
+	/* FP4 codes + FP8 scales + the FP32 global scale; in fake mode
+	 * what the real form would take. */
+	qopt_stat_add(cfg->ctx, "bytes after",
+		      (int64_t)((numel + 1) / 2 + numel / QK_NVFP4_BLOCK + 4));
+	return 0;
+skipped:
+	if (w->folded && t)
+		qir_tensor_free(t);
+	report_skip(cfg, w);
+	return 0;
+}
+
+/* A placeholder that is still there has no standard replacement:
+ * the model would not run outside TensorRT. */
+static int leftover_placeholders(qir_graph *g, void *arg)
+{
+	struct nvfp4_cfg *cfg = arg;
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n) {
+		if (!nvfp4_is_placeholder(n))
+			continue;
+		qopt_log(cfg->ctx, qopt_strict(cfg->ctx) ? QOPT_LOG_ERROR :
+			 QOPT_LOG_WARN,
+			 "trt::TRT_FP4QDQ node '%s' was not replaced (see the "
+			 "skipped weight above)", n->name);
+		qopt_stat_add(cfg->ctx, "TRT_FP4QDQ placeholders left", 1);
+		if (qopt_strict(cfg->ctx))
+			return 1;
+	}
+	return 0;
+}
+
+static int nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	struct nvfp4_cfg cfg;
+	struct cands c = { 0 };
+	uint64_t done = 0;
+	size_t i;
+	int rc = -1;
+
+	*changed = 0;
+	if (cfg_init(&cfg, ctx, m))
+		return -1;
+	if (qir_graph_walk(m->graph, collect_graph, &c)) {
+		qopt_error(ctx, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c.n; i++) {
+		struct nvfp4_weight w;
+		qir_tensor *k = qir_value_const(c.v[i]);
+		uint64_t size = k ? k->nbytes : 0;
+
+		memset(&w, 0, sizeof(w));
+		w.stored = c.v[i];
+		w.graph = c.v[i]->graph;
+		w.kaxis = -1;
+		rc = process(&cfg, &w, changed);
+		nvfp4_weight_release(&w);
+		if (rc)
+			goto out;
+		done += done + size <= c.total_bytes ? size : 0;
+		qopt_progress(ctx, done, c.total_bytes, "nvfp4 weights");
+	}
+	rc = -1;
+	if (qir_graph_walk(m->graph, leftover_placeholders, &cfg))
+		goto out;
+	if (nvfp4_move_constants(&cfg, changed) || nvfp4_glob_report(&cfg))
+		goto out;
+	rc = 0;
+out:
+	free(c.v);
+	nvfp4_glob_teardown(&cfg);
+	return rc;
+}
+
+static const qopt_pass_info nvfp4_passes[] = {
+	{ "nvfp4-weights",
+	  "quantize MatMul/Gemm weights to NVFP4 (FP4 E2M1, FP8 block scales)",
+	  nvfp4_opts, nvfp4_run, QOPT_PASS_HAS_TARGETS },
+	{ NULL, NULL, NULL, NULL, 0 }
+};
+
+static const qopt_plugin_info nvfp4_plugin = {
+	QOPT_ABI_VERSION, "nvfp4-weights", "1.0", nvfp4_passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &nvfp4_plugin;
+}

@@ -1,0 +1,564 @@
+/*
+ * passes/nvfp4_weights/rewrite.c - quantizes one stored weight and
+ * rewrites the graph around it.
+ *
+ * real: w_fp4 (FLOAT4E2M1, weight shape), w_fp4_scale (FLOAT8E4M3FN,
+ *       K axis divided by 16), w_fp4_gscale (FLOAT scalar);
+ *       DequantizeLinear(scale, gscale) -> DequantizeLinear(w_fp4, .,
+ *       axis=K, block_size=16) [-> Cast back to FLOAT16/BFLOAT16]; the
+ *       chain's output takes the original weight's name.
+ * fake: the weight's bytes are replaced by the dequantized values in
+ *       its own type (so ONNX Runtime can run the model).
+ * Either way the original (initializer, Constant node, constant
+ * subgraph, TRT_FP4QDQ placeholders) is removed once unused.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "nvfp4.h"
+
+struct layout {
+	int rank;
+	int64_t dims[16];
+	int64_t sdims[16];	/* block scale shape */
+	size_t outer, k, inner;
+};
+
+static int make_layout(const qir_tensor *t, int axis, struct layout *l)
+{
+	int i;
+
+	if (t->rank > 16 || axis < 0 || axis >= t->rank)
+		return -1;
+	l->rank = t->rank;
+	l->outer = l->inner = 1;
+	for (i = 0; i < t->rank; i++) {
+		l->dims[i] = l->sdims[i] = t->dims[i];
+		if (i < axis)
+			l->outer *= (size_t)t->dims[i];
+		else if (i > axis)
+			l->inner *= (size_t)t->dims[i];
+	}
+	l->k = (size_t)t->dims[axis];
+	l->sdims[axis] = t->dims[axis] / QK_NVFP4_BLOCK;
+	return 0;
+}
+
+/* The pages of a mapped (borrowed or external) weight are not needed
+ * once it is quantized; dropping them keeps the resident set near one
+ * tensor. MADV_PAGEOUT only reclaims (anonymous pages are swapped,
+ * never lost), so a wrong guess about the storage is harmless. */
+static void drop_pages(const qir_tensor *t, const void *data)
+{
+#ifdef MADV_PAGEOUT
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)data + pg - 1) & ~(pg - 1);
+	uintptr_t b = ((uintptr_t)data + t->nbytes) & ~(pg - 1);
+
+	if (t->storage == QIR_STORE_OWNED || b <= a)
+		return;
+	(void)madvise((void *)a, b - a, MADV_PAGEOUT);
+#else
+	(void)t;
+	(void)data;
+#endif
+}
+
+static int kerr(struct nvfp4_cfg *cfg, const char *what, const char *name,
+		int rc)
+{
+	qopt_error(cfg->ctx, "%s of weight '%s' failed: %s", what, name,
+		   qk_strerror(rc));
+	return -1;
+}
+
+static int irerr(struct nvfp4_cfg *cfg, const char *name, const qir_error *e)
+{
+	qopt_error(cfg->ctx, "weight '%s': %s", name,
+		   e->msg[0] ? e->msg : "out of memory");
+	return -1;
+}
+
+/* Placeholders on the paths to the consumers disappear: their
+ * consumers read the (to be quantized) weight path directly. */
+static int drop_placeholders(struct nvfp4_cfg *cfg, struct nvfp4_weight *w)
+{
+	qir_error err = { 0 };
+	size_t i;
+	int j;
+
+	for (i = 0; i < w->nuses; i++) {
+		for (j = 0; j < w->uses[i].npath; j++) {
+			qir_node *p = w->uses[i].path[j];
+			size_t k;
+
+			if (!p || !nvfp4_is_placeholder(p))
+				continue;
+			qir_value_replace_all_uses(p->outputs[0], p->inputs[0]);
+			if (qir_node_erase(p, &err))
+				return irerr(cfg, w->stored->name, &err);
+			qopt_stat_add(cfg->ctx, "TRT_FP4QDQ placeholders replaced", 1);
+			/* Other uses may share the path: forget the node. */
+			for (k = 0; k < w->nuses; k++) {
+				int l;
+
+				for (l = 0; l < w->uses[k].npath; l++)
+					if (w->uses[k].path[l] == p)
+						w->uses[k].path[l] = NULL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The node of g that holds n (n itself, or the node owning the
+ * subgraph n lives in). */
+static qir_node *anchor_in(qir_graph *g, qir_node *n)
+{
+	while (n && n->graph != g)
+		n = n->graph->parent_node;
+	return n;
+}
+
+/* First node of g that reads v, directly or from a subgraph. */
+static qir_node *first_user(qir_graph *g, qir_value *v)
+{
+	qir_node *n;
+	size_t i;
+
+	qir_graph_for_each_node(g, n)
+		for (i = 0; i < v->nuses; i++)
+			if (anchor_in(g, v->uses[i].node) == n)
+				return n;
+	return NULL;
+}
+
+/* Backward cone of a folded weight inside its graph, to remove what
+ * the rewrite leaves unused (and nothing else). */
+struct cone {
+	qir_node **nodes;
+	size_t n, cap;
+	qir_value **inits;
+	size_t ni, capi;
+};
+
+static int cone_push(void ***arr, size_t *n, size_t *cap, void *p)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*arr)[i] == p)
+			return 1;
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		void **a = realloc(*arr, c * sizeof(*a));
+
+		if (!a)
+			return -1;
+		*arr = a;
+		*cap = c;
+	}
+	(*arr)[(*n)++] = p;
+	return 0;
+}
+
+static int cone_collect(struct cone *c, qir_graph *g, qir_value *v)
+{
+	qir_node *p = v->producer;
+	size_t i;
+	int rc;
+
+	if (v->graph != g)
+		return 0;
+	if (!p) {
+		if (v->init && !v->is_input)
+			return cone_push((void ***)&c->inits, &c->ni, &c->capi,
+					 v) < 0 ? -1 : 0;
+		return 0;
+	}
+	rc = cone_push((void ***)&c->nodes, &c->n, &c->cap, p);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	for (i = 0; i < p->ninputs; i++)
+		if (p->inputs[i] && cone_collect(c, g, p->inputs[i]))
+			return -1;
+	return 0;
+}
+
+static int node_dead(const qir_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->noutputs; i++)
+		if (n->outputs[i] &&
+		    (n->outputs[i]->nuses || n->outputs[i]->is_output))
+			return 0;
+	return 1;
+}
+
+static int in_cone(const struct cone *c, const qir_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->nodes[i] == n)
+			return 1;
+	return 0;
+}
+
+static void cone_sweep(struct cone *c, qir_graph *g)
+{
+	qir_error err;
+	int again = 1;
+	size_t i;
+
+	while (again) {
+		qir_node *n, *next;
+
+		again = 0;
+		for (n = g->first; n; n = next) {
+			next = n->next;
+			if (in_cone(c, n) && node_dead(n) &&
+			    !qir_node_erase(n, &err))
+				again = 1;
+		}
+	}
+	for (i = 0; i < c->ni; i++)
+		if (!c->inits[i]->nuses && !c->inits[i]->is_output)
+			qir_graph_remove_initializer(g, c->inits[i], &err);
+}
+
+static void cone_free(struct cone *c)
+{
+	free(c->nodes);
+	free(c->inits);
+}
+
+/* Removes what used to define the weight, now that nothing reads it. */
+static void remove_original(struct nvfp4_weight *w, struct cone *c)
+{
+	qir_error err;
+
+	if (w->constant)
+		qir_node_erase(w->constant, &err);
+	else if (w->folded)
+		cone_sweep(c, w->graph);
+	else if (!w->stored->nuses && !w->stored->is_output)
+		qir_graph_remove_initializer(w->graph, w->stored, &err);
+}
+
+static qir_value *add_init(qir_graph *g, qir_tensor *t)
+{
+	qir_value *v = qir_graph_add_initializer(g, t);
+
+	if (!v)
+		qir_tensor_free(t);
+	return v;
+}
+
+static qir_value *add_node(qir_graph *g, const char *op, qir_value *a,
+			   qir_value *b, const char *hint, int dtype,
+			   const struct layout *l, const int64_t *dims,
+			   qir_node **out)
+{
+	qir_node *n = qir_node_new(g, op, NULL, hint);
+	qir_value *o;
+
+	if (!n || qir_node_add_input(n, a) || (b && qir_node_add_input(n, b)))
+		return NULL;
+	o = qir_node_add_output(n, NULL, hint);
+	if (!o || qir_value_set_type(o, dtype, l->rank, dims, NULL))
+		return NULL;
+	*out = n;
+	return o;
+}
+
+static char *suffixed(const char *name, const char *suffix)
+{
+	size_t n = strlen(name) + strlen(suffix) + 1;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s%s", name, suffix);
+	return s;
+}
+
+struct real_tensors {
+	qir_tensor *f4, *s8, *g;
+};
+
+static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+			 qir_tensor *t, const struct layout *l,
+			 struct real_tensors *rt)
+{
+	qir_error err = { 0 };
+	char *n4 = suffixed(w->stored->name, "_fp4");
+	char *ns = suffixed(w->stored->name, "_fp4_scale");
+	char *ng = suffixed(w->stored->name, "_fp4_gscale");
+	const void *src;
+	int rc = -1;
+
+	memset(rt, 0, sizeof(*rt));
+	if (!n4 || !ns || !ng)
+		goto out;
+	rt->f4 = qir_tensor_new(n4, QIR_FLOAT4E2M1, l->rank, l->dims, &err);
+	rt->s8 = qir_tensor_new(ns, QIR_FLOAT8E4M3FN, l->rank, l->sdims, &err);
+	rt->g = qir_tensor_new(ng, QIR_FLOAT, 0, NULL, &err);
+	if (!rt->f4 || !rt->s8 || !rt->g)
+		goto ir_fail;
+	src = qir_tensor_data(t, &err);
+	if (!src)
+		goto ir_fail;
+	rc = qk_nvfp4_quantize(cfg->qk, t->dtype, src, l->outer, l->k,
+			       l->inner,
+			       qir_tensor_mutable_data(rt->f4, &err),
+			       qir_tensor_mutable_data(rt->s8, &err),
+			       qir_tensor_mutable_data(rt->g, &err));
+	if (rc) {
+		kerr(cfg, "NVFP4 quantization", w->stored->name, rc);
+		rc = -1;
+		goto fail;
+	}
+	drop_pages(t, src);
+	goto out;
+ir_fail:
+	irerr(cfg, w->stored->name, &err);
+fail:
+	qir_tensor_free(rt->f4);
+	qir_tensor_free(rt->s8);
+	qir_tensor_free(rt->g);
+	memset(rt, 0, sizeof(*rt));
+out:
+	free(n4);
+	free(ns);
+	free(ng);
+	return rc;
+}
+
+/* Builds the DequantizeLinear chain; returns its output. */
+static qir_value *build_chain(struct nvfp4_weight *w, struct real_tensors *rt,
+			      const struct layout *l, int dtype, int axis)
+{
+	qir_graph *g = w->graph;
+	qir_node *dq1 = NULL, *dq2 = NULL, *cast = NULL, *at;
+	qir_value *v4, *vs, *vg, *s32, *out;
+
+	v4 = add_init(g, rt->f4);
+	vs = add_init(g, rt->s8);
+	vg = add_init(g, rt->g);
+	memset(rt, 0, sizeof(*rt));
+	if (!v4 || !vs || !vg)
+		return NULL;
+	s32 = add_node(g, "DequantizeLinear", vs, vg, vs->name, QIR_FLOAT,
+		       l, l->sdims, &dq1);
+	if (!s32)
+		return NULL;
+	out = add_node(g, "DequantizeLinear", v4, s32, v4->name, QIR_FLOAT,
+		       l, l->dims, &dq2);
+	if (!out || qir_node_set_attr_int(dq2, "axis", axis) ||
+	    qir_node_set_attr_int(dq2, "block_size", QK_NVFP4_BLOCK))
+		return NULL;
+	if (dtype != QIR_FLOAT) {
+		/* The consumer expects the weight's own type; a later
+		 * cast-folding pass may retype the chain instead. */
+		out = add_node(g, "Cast", out, NULL, w->stored->name, dtype,
+			       l, l->dims, &cast);
+		if (!out || qir_node_set_attr_int(cast, "to", dtype))
+			return NULL;
+	}
+	at = first_user(g, w->stored);
+	if (at) {
+		qir_node_move_before(dq1, at);
+		qir_node_move_before(dq2, at);
+		if (cast)
+			qir_node_move_before(cast, at);
+	}
+	return out;
+}
+
+/* The chain's output (or the fake weight) takes the original name, so
+ * consumers and later passes keep seeing the weight's name. */
+static void take_name(qir_value *v, const char *name)
+{
+	if (strcmp(v->name, name))
+		qir_value_rename(v, name, NULL);
+}
+
+static int rewrite_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+			qir_tensor *t, const struct layout *l,
+			struct cone *c)
+{
+	struct real_tensors rt;
+	qir_value *out;
+	char *name;
+	int dtype = t->dtype;
+
+	if (nvfp4_prepare_opset(cfg))
+		return -1;
+	if (quantize_real(cfg, w, t, l, &rt))
+		return -1;
+	out = build_chain(w, &rt, l, dtype, w->kaxis);
+	if (!out) {
+		qopt_error(cfg->ctx, "weight '%s': cannot build the "
+			   "DequantizeLinear chain", w->stored->name);
+		return -1;
+	}
+	name = strdup(w->stored->name);
+	if (!name)
+		return -1;
+	qir_value_replace_all_uses(w->stored, out);
+	remove_original(w, c);
+	take_name(out, name);
+	free(name);
+	return 0;
+}
+
+/* Quantize, then dequantize into dst (dtype of t, nbytes of t). */
+static int fake_values(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+		       qir_tensor *t, const struct layout *l, void *dst)
+{
+	qir_error err = { 0 };
+	uint64_t n = qir_tensor_numel(t);
+	uint8_t *codes = malloc(n / 2 + 1);
+	uint8_t *scales = malloc(n / QK_NVFP4_BLOCK + 1);
+	const void *src = qir_tensor_data(t, &err);
+	float g;
+	int rc = -1;
+
+	if (!codes || !scales || !src) {
+		irerr(cfg, w->stored->name, &err);
+		goto out;
+	}
+	rc = qk_nvfp4_quantize(cfg->qk, t->dtype, src, l->outer, l->k,
+			       l->inner, codes, scales, &g);
+	if (rc) {
+		rc = kerr(cfg, "NVFP4 quantization", w->stored->name, rc);
+		goto out;
+	}
+	drop_pages(t, src);
+	rc = qk_nvfp4_dequantize(cfg->qk, codes, scales, g, l->outer, l->k,
+				 l->inner, t->dtype, dst);
+	if (rc)
+		rc = kerr(cfg, "NVFP4 dequantization", w->stored->name, rc);
+out:
+	free(codes);
+	free(scales);
+	return rc;
+}
+
+static int rewrite_fake_init(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+			     qir_tensor *t, const struct layout *l)
+{
+	qir_error err = { 0 };
+	void *buf = malloc(t->nbytes ? t->nbytes : 1);
+
+	if (!buf)
+		return irerr(cfg, w->stored->name, &err);
+	if (fake_values(cfg, w, t, l, buf)) {
+		free(buf);
+		return -1;
+	}
+	if (qir_tensor_reset(t, t->dtype, l->rank, l->dims, buf, t->nbytes,
+			     &err)) {
+		free(buf);
+		return irerr(cfg, w->stored->name, &err);
+	}
+	return 0;
+}
+
+/* Folded weights become an initializer holding the fake values; takes
+ * ownership of t (caller-owned result of the constant folder). */
+static int rewrite_fake_folded(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+			       qir_tensor *t, const struct layout *l,
+			       struct cone *c)
+{
+	qir_error err = { 0 };
+	void *dst = qir_tensor_mutable_data(t, &err);
+	char *name = strdup(w->stored->name);
+	qir_value *v;
+
+	if (!dst || !name || fake_values(cfg, w, t, l, dst)) {
+		if (!dst || !name)
+			irerr(cfg, w->stored->name, &err);
+		qir_tensor_free(t);
+		free(name);
+		return -1;
+	}
+	/* The folder's result may be unnamed; the initializer is named
+	 * after the weight (made unique until the original is gone). */
+	free(t->name);
+	t->name = strdup(name);
+	v = t->name ? add_init(w->graph, t) : (qir_tensor_free(t), NULL);
+	if (!v) {
+		free(name);
+		return irerr(cfg, w->stored->name, &err);
+	}
+	qir_value_replace_all_uses(w->stored, v);
+	remove_original(w, c);
+	take_name(v, name);
+	free(name);
+	return 0;
+}
+
+/* Fake mode on a Constant node: it becomes an initializer first (so
+ * the fake values can go to external data), then is rewritten there. */
+static int constant_to_init(struct nvfp4_cfg *cfg, struct nvfp4_weight *w)
+{
+	qir_error err = { 0 };
+	char *name = strdup(w->stored->name);
+	qir_value *v;
+
+	if (!name)
+		return -1;
+	if (qir_graph_constant_to_initializer(w->graph, w->constant, &err)) {
+		free(name);
+		return irerr(cfg, w->stored->name, &err);
+	}
+	v = qir_graph_find_value(w->graph, name);
+	free(name);
+	if (!v || !v->init) {
+		qopt_error(cfg->ctx, "weight: Constant did not become an initializer");
+		return -1;
+	}
+	w->stored = v;
+	w->constant = NULL;
+	w->tensor = v->init;
+	return 0;
+}
+
+int nvfp4_rewrite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+		  qir_tensor *t)
+{
+	struct cone c = { 0 };
+	struct layout l;
+	int rc = -1;
+
+	if (make_layout(t, w->kaxis, &l)) {
+		qopt_error(cfg->ctx, "weight '%s': rank %d not supported",
+			   w->stored->name, t->rank);
+		goto out;
+	}
+	if (w->folded && w->stored->producer &&
+	    cone_collect(&c, w->graph, w->stored))
+		goto out;
+	if (drop_placeholders(cfg, w))
+		goto out;
+	if (cfg->mode == NVFP4_REAL) {
+		rc = rewrite_real(cfg, w, t, &l, &c);
+	} else if (w->folded) {
+		rc = rewrite_fake_folded(cfg, w, t, &l, &c);
+		t = NULL;	/* taken */
+	} else {
+		rc = w->constant ? constant_to_init(cfg, w) : 0;
+		if (!rc)
+			rc = rewrite_fake_init(cfg, w, w->tensor, &l);
+	}
+out:
+	if (w->folded && t)
+		qir_tensor_free(t);
+	cone_free(&c);
+	return rc;
+}

@@ -1,0 +1,143 @@
+/*
+ * plugin.c - the opset-check pass: reports the default-domain opset and
+ * IR version and what the model needs; with `require` fails when the
+ * model falls short; with `upgrade` raises the opset, rewriting the ops
+ * whose definition changed on the way (upgrade.c, rules.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "opset_check.h"
+
+static const qopt_option_spec oc_options[] = {
+	{ "require", QOPT_OPT_INT, NULL,
+	  "fail unless the model declares at least this default-domain "
+	  "opset and declares all it needs" },
+	{ "upgrade", QOPT_OPT_BOOL, "no",
+	  "raise the opset (and IR version) to what the model needs, or to "
+	  "`target`, rewriting the ops whose definition changed" },
+	{ "target", QOPT_OPT_INT, NULL,
+	  "opset to upgrade to (with upgrade = yes); at most 23" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
+		      const struct oc_needs *nd, int *changed)
+{
+	int target = max_int(declared, nd->opset);
+	int64_t ir0 = m->ir_version;
+	char err[768];
+
+	if (qopt_opt_is_set(ctx, "target"))
+		target = (int)qopt_opt_int(ctx, "target");
+	if (target < declared) {
+		qopt_error(ctx, "target opset %d is below the declared opset "
+			   "%d: downgrading is not supported", target,
+			   declared);
+		return -1;
+	}
+	if (target < nd->opset) {
+		qopt_error(ctx, "target opset %d is below the opset %d the "
+			   "model needs", target, nd->opset);
+		return -1;
+	}
+	if (target > OC_MAX_OPSET) {
+		qopt_error(ctx, "target opset %d: operator changes are known "
+			   "only up to opset %d", target, OC_MAX_OPSET);
+		return -1;
+	}
+	if (target > declared) {
+		if (!qopt_may_rewrite(ctx, "upgrade opset %d -> %d", declared,
+				      target))
+			return 0;
+		err[0] = 0;
+		if (oc_upgrade(ctx, m, declared, target, err,
+			       sizeof(err)) < 0) {
+			qopt_error(ctx, "%s", err[0] ? err : "upgrade failed");
+			return -1;
+		}
+		*changed = 1;
+		qopt_info(ctx, "upgraded ai.onnx opset %d -> %d, IR version "
+			  "%lld -> %lld", declared, target, (long long)ir0,
+			  (long long)m->ir_version);
+	}
+	if (m->ir_version < nd->ir &&
+	    qopt_may_rewrite(ctx, "raise IR version %lld -> %d",
+			     (long long)m->ir_version, nd->ir)) {
+		qopt_info(ctx, "IR version %lld -> %d",
+			  (long long)m->ir_version, nd->ir);
+		m->ir_version = nd->ir;
+		*changed = 1;
+	}
+	return 0;
+}
+
+static int oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	int declared = (int)qir_model_opset(m, "");
+	int upgrade = qopt_opt_bool(ctx, "upgrade");
+	int has_req = qopt_opt_is_set(ctx, "require");
+	int req = has_req ? (int)qopt_opt_int(ctx, "require") : 0;
+	struct oc_needs nd;
+
+	*changed = 0;
+	if (qopt_opt_is_set(ctx, "target") && !upgrade) {
+		qopt_error(ctx, "target is set but upgrade is not: set "
+			   "upgrade = yes to change the opset");
+		return -1;
+	}
+	qopt_info(ctx, "ai.onnx opset %d, IR version %lld", declared,
+		  (long long)m->ir_version);
+	oc_scan_needs(ctx, m, declared, &nd);
+	qopt_stat_add(ctx, "reasons for a newer opset or IR", nd.reasons);
+	if (nd.opset > declared || nd.ir > m->ir_version)
+		qopt_info(ctx, "needs opset %d and IR version %d; declares "
+			  "%d and %lld", max_int(nd.opset, declared),
+			  max_int(nd.ir, (int)m->ir_version), declared,
+			  (long long)m->ir_version);
+	else
+		qopt_info(ctx, "declares all it needs");
+	if (upgrade) {
+		if (do_upgrade(ctx, m, declared, &nd, changed) < 0)
+			return -1;
+		declared = (int)qir_model_opset(m, "");
+	}
+	if (has_req && declared < req) {
+		qopt_error(ctx, "model declares ai.onnx opset %d, below the "
+			   "required %d (upgrade = yes raises it)", declared,
+			   req);
+		return -1;
+	}
+	if (nd.opset > declared || nd.ir > m->ir_version) {
+		if (has_req) {
+			qopt_error(ctx, "model needs opset %d / IR version %d "
+				   "but declares %d / %lld", nd.opset, nd.ir,
+				   declared, (long long)m->ir_version);
+			return -1;
+		}
+		qopt_warn(ctx, "model needs opset %d / IR version %d but "
+			  "declares %d / %lld", nd.opset, nd.ir, declared,
+			  (long long)m->ir_version);
+	}
+	return 0;
+}
+
+static const qopt_pass_info oc_passes[] = {
+	{ "opset-check", "report (require, or upgrade to) the opset and IR "
+	  "version the model needs", oc_options, oc_run, 0 },
+	{ NULL, NULL, NULL, NULL, 0 }
+};
+
+static const qopt_plugin_info oc_plugin = {
+	QOPT_ABI_VERSION, "opset-check", "1.0", oc_passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &oc_plugin;
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# qopt bisect finds a planted bad rewrite among > 50 rewrites of a
+# 3-pass pipeline within ceil(log2(points)) + 2 test runs, handles
+# skips, and leaves last-good.onnx, first-bad.onnx and bisect.log.
+. "$top_srcdir/tests/core-lib.sh"
+G="--load $PL/counter.so"
+CHECK="$top_builddir/tests/core-check"
+cd "$W" || exit 1
+
+# Points: pass (1), a.1..a.20 (2-21), pass (22), b.1..b.20 (23-42) of
+# which b.7 = (29) corrupts, pass (43), c.1..c.20 (44-63).
+cat >p.ini <<'INI'
+[t-count]
+count = 20
+prefix = a
+
+[t-corrupt]
+count = 20
+prefix = b
+bad = 7
+
+[t-count]
+count = 20
+prefix = c
+INI
+run "$QOPT" $G -p p.ini m.onnx --dry-run --bisect-limit=-1
+t "the pipeline has 63 points" eval 'has "BISECT: running rewrite (63) t-count: set c.20" "$W/err" && ! has "(64)" "$W/err"'
+
+run "$QOPT" bisect $G -p p.ini m.onnx --test "'$CHECK' {}" -o "bis dir"
+t "bisect succeeds" eval '[ $rc = 0 ]'
+t "bisect names the planted rewrite and its pass run" \
+	has "first bad point: (29) rewrite in pass run (22) t-corrupt: set b.7" "$W/out"
+steps=$(wc -l <"bis dir/bisect.log")
+t "at most ceil(log2(63)) + 2 = 8 test runs ($steps)" eval '[ "$steps" -le 8 ] && [ "$steps" -ge 3 ]'
+t "bisect.log: one line per step with limit and result" \
+	eval 'grep -qx "limit 63: bad" "bis dir/bisect.log" && grep -qx "limit 0: good" "bis dir/bisect.log" && grep -qx "limit 29: bad" "bis dir/bisect.log"'
+t "last-good.onnx is good" "$CHECK" "bis dir/last-good.onnx"
+t "first-bad.onnx is bad" eval '! "$CHECK" "bis dir/first-bad.onnx"'
+"$CHECK" "bis dir/first-bad.onnx" --meta >meta.txt
+t "first-bad.onnx stops right at the planted rewrite" \
+	eval 'grep -qx "b.7=CORRUPT" meta.txt && ! grep -q "^b\.8=" meta.txt && [ $(wc -l <meta.txt) = 27 ]'
+t "no candidate left behind" eval '[ ! -e "bis dir/candidate.onnx" ]'
+
+# Exit 125 on the candidate with 25 entries (limit 27): a neighbour is
+# tried instead.
+run "$QOPT" bisect $G -p p.ini m.onnx --test "'$CHECK' {} 25" -o skip
+t "bisect with a skipped candidate still finds the rewrite" \
+	eval '[ $rc = 0 ] && has "first bad point: (29) rewrite in pass run (22) t-corrupt: set b.7" "$W/out"'
+t "the skip is logged" grep -qx "limit 27: skip" skip/bisect.log
+
+run "$QOPT" bisect $G -p p.ini m.onnx --test false -o f
+t "a test failing on the unmodified model is an error" \
+	eval '[ $rc = 1 ] && has "unmodified model is bad" "$W/err"'
+run "$QOPT" bisect $G -p p.ini m.onnx --test true -o tr
+t "a test passing on the optimized model is an error" \
+	eval '[ $rc = 1 ] && has "nothing to bisect" "$W/err"'
+run "$QOPT" bisect $G -p p.ini m.onnx
+t "bisect without --test: exit 2" eval '[ $rc = 2 ]'
+
+# A bad pass run, not a rewrite: t-count after the corruption is fine,
+# but a pass that corrupts with its first rewrite shows the pass too.
+printf '[t-count]\ncount = 3\n[t-corrupt]\ncount = 1\nbad = 1\nprefix = z\n' >q.ini
+run "$QOPT" bisect $G -p q.ini m.onnx --test "'$CHECK' {}" -o q
+t "first bad rewrite right after its pass run" \
+	has "first bad point: (6) rewrite in pass run (5) t-corrupt: set z.1" "$W/out"
+
+done_testing

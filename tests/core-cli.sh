@@ -1,0 +1,49 @@
+#!/bin/sh
+# qopt command line: usage errors, round trip, dump, verify, the input
+# is never modified.
+. "$top_srcdir/tests/core-lib.sh"
+
+run "$QOPT" --version
+t "--version names the version and the plugin ABI" \
+	eval '[ $rc = 0 ] && grep -q "^qopt [0-9].* (plugin ABI [0-9]*)" "$W/out"'
+run "$QOPT" --help
+t "--help prints usage and exits 0" eval '[ $rc = 0 ] && has "usage: qopt" "$W/out"'
+run "$QOPT"
+t "no arguments: exit 2" eval '[ $rc = 2 ] && has "no input model" "$W/err"'
+run "$QOPT" --no-such-option "$W/m.onnx"
+t "unknown option: exit 2" eval '[ $rc = 2 ] && has "unknown option" "$W/err"'
+run "$QOPT" "$W/m.onnx"
+t "no -o: exit 2 naming -o" eval '[ $rc = 2 ] && has "-o OUT.onnx" "$W/err"'
+run "$QOPT" "$W/m.onnx" -o "$W/a.onnx" extra
+t "extra argument: exit 2" eval '[ $rc = 2 ] && has "unexpected argument" "$W/err"'
+run "$QOPT" --device=gpu "$W/m.onnx" -o "$W/a.onnx"
+t "bad --device: exit 2" eval '[ $rc = 2 ] && has "cpu, cuda or auto" "$W/err"'
+run "$QOPT" --bisect-limit=x "$W/m.onnx" -o "$W/a.onnx"
+t "bad --bisect-limit: exit 2" eval '[ $rc = 2 ]'
+run "$QOPT" -p a.ini --passes t-opts "$W/m.onnx" -o "$W/a.onnx"
+t "-p with --passes: exit 2" eval '[ $rc = 2 ]'
+
+sum0=$(cksum <"$W/m.onnx")
+run "$QOPT" --device=cpu "$W/m.onnx" -o "$W/rt.onnx"
+t "round trip without a pipeline" eval '[ $rc = 0 ] && [ -s "$W/rt.onnx" ]'
+run "$QOPT" verify "$W/rt.onnx"
+t "the round trip verifies" eval '[ $rc = 0 ] && has ": ok" "$W/out"'
+run "$QOPT" "$W/m.onnx" -o "$W/m.onnx"
+t "output = input is refused (exit 2)" eval '[ $rc = 2 ] && has "never modifies its input" "$W/err"'
+t "the input is unchanged" eval '[ "$(cksum <"$W/m.onnx")" = "$sum0" ]'
+run "$QOPT" --dry-run "$W/m.onnx"
+t "--dry-run needs no -o and writes nothing" eval '[ $rc = 0 ] && [ ! -s "$W/out" ]'
+
+run "$QOPT" dump "$W/m.onnx"
+t "dump lists the nodes" eval '[ $rc = 0 ] && has relu1 "$W/out" && has add1 "$W/out"'
+printf 'not a model' >"$W/junk.onnx"
+run "$QOPT" verify "$W/junk.onnx"
+t "verify of junk: exit 1, error names the file" \
+	eval '[ $rc = 1 ] && has "qopt: $W/junk.onnx: error:" "$W/err"'
+run "$QOPT" "$W/missing.onnx" -o "$W/b.onnx"
+t "missing input: exit 1 naming it, no output" \
+	eval '[ $rc = 1 ] && has "qopt: $W/missing.onnx: error:" "$W/err" && [ ! -e "$W/b.onnx" ]'
+run "$QOPT" dump
+t "dump without a model: exit 2" eval '[ $rc = 2 ]'
+
+done_testing

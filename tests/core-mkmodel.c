@@ -1,0 +1,71 @@
+/*
+ * tests/core-mkmodel.c - writes the small model the core tests run on:
+ *	X[1,4] -> Relu (relu1) -> Add W (add1) -> Identity (out_id) -> Y
+ * usage: core-mkmodel OUT.onnx
+ */
+#include <stdio.h>
+#include <string.h>
+#include <qopt/ir.h>
+
+static qir_value *node1(qir_graph *g, const char *op, const char *name,
+			qir_value *a, qir_value *b, const char *out)
+{
+	static const int64_t dims[2] = { 1, 4 };
+	qir_node *n = qir_node_new(g, op, NULL, name);
+	qir_value *v;
+
+	if (!n)
+		return NULL;
+	qir_node_add_input(n, a);
+	if (b)
+		qir_node_add_input(n, b);
+	v = qir_node_add_output(n, NULL, out);
+	if (v && qir_value_set_type(v, QIR_FLOAT, 2, dims, NULL) < 0)
+		return NULL;
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const int64_t dims[2] = { 1, 4 }, wdims[1] = { 4 };
+	qir_error err = { 0 };
+	qir_model *m;
+	qir_graph *g;
+	qir_tensor *t;
+	qir_value *x, *w, *a, *b, *y;
+	float *data;
+	int i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: core-mkmodel OUT.onnx\n");
+		return 2;
+	}
+	m = qir_model_new(8, 17, &err);
+	if (!m)
+		goto fail;
+	g = m->graph;
+	x = qir_value_new(g, "X");
+	if (!x || qir_value_set_type(x, QIR_FLOAT, 2, dims, &err) < 0)
+		goto fail;
+	qir_graph_add_input(g, x);
+	t = qir_tensor_new("W", QIR_FLOAT, 1, wdims, &err);
+	if (!t)
+		goto fail;
+	data = qir_tensor_mutable_data(t, &err);
+	for (i = 0; data && i < 4; i++)
+		data[i] = 0.25f * (float)(i + 1);
+	w = qir_graph_add_initializer(g, t);
+	a = node1(g, "Relu", "relu1", x, NULL, "A");
+	b = a ? node1(g, "Add", "add1", a, w, "B") : NULL;
+	y = b ? node1(g, "Identity", "out_id", b, NULL, "Y") : NULL;
+	if (!w || !y)
+		goto fail;
+	qir_graph_add_output(g, y);
+	if (qir_model_save(m, argv[1], NULL, &err) < 0)
+		goto fail;
+	qir_model_free(m);
+	return 0;
+fail:
+	fprintf(stderr, "core-mkmodel: %s\n", err.msg[0] ? err.msg : "failed");
+	return 1;
+}

@@ -1,0 +1,125 @@
+#!/bin/sh
+# INI pipelines and --passes: typed options, repeated sections, errors
+# with file:line and suggestions, [qopt] settings, --print-pipeline.
+. "$top_srcdir/tests/core-lib.sh"
+G="--load $PL/good.so --load $PL/counter.so"
+cd "$W" || exit 1
+
+cat >p1.ini <<'INI'
+; two runs of the same pass with different options
+[t-opts]
+block_size = 32
+flag = on
+ratio = 0.25
+label = hello
+names = a, b ,c
+
+[t-count]
+count = 3
+
+[t-opts]
+block_size = 2
+INI
+run "$QOPT" $G -p p1.ini m.onnx -o o1.onnx
+t "a pipeline with typed options runs" eval '[ $rc = 0 ] && [ -s o1.onnx ]'
+t "options reach the pass parsed and typed" \
+	has "qopt: t-opts: flag=1 block_size=32 ratio=0.25 label=hello set=1 names=a|b|c" "$W/err"
+t "a repeated section is a second stage with its own options (defaults elsewhere)" \
+	has "qopt: t-opts: flag=0 block_size=2 ratio=0.5 label=(null) set=1 names=" "$W/err"
+t "stages run in file order" \
+	eval '[ "$(grep -n "t-opts: flag" "$W/err" | sed -n "1s/.*block_size=\([0-9]*\).*/\1/p;2s/.*block_size=\([0-9]*\).*/\1/p" | tr "\n" " ")" = "32 2 " ]'
+
+printf '[t-opts]\n\n[t-count]\ncount=1\n' >p2.ini
+run "$QOPT" $G -p p2.ini m.onnx --dry-run
+t "an empty section still runs its pass with defaults" \
+	has "qopt: t-opts: flag=0 block_size=16 ratio=0.5 label=(null) set=0 names=" "$W/err"
+
+cat >bad1.ini <<'INI'
+; line 1
+[t-count]
+count = 2
+
+; line 5
+[t-opts]
+blocksize = 32
+INI
+run "$QOPT" $G -p bad1.ini m.onnx -o bad.onnx
+t "unknown option: file:line, pass and suggestion; exit 2" \
+	eval '[ $rc = 2 ] && has "qopt: bad1.ini:7: unknown option '\''blocksize'\'' for pass '\''t-opts'\'' (did you mean '\''block_size'\''?)" "$W/err"'
+t "no output after a pipeline error" eval '[ ! -e bad.onnx ]'
+
+printf '[t-count]\n\n[t-opst]\n' >bad2.ini
+run "$QOPT" $G -p bad2.ini m.onnx -o bad.onnx
+t "unknown pass: file:line and suggestion" \
+	eval '[ $rc = 2 ] && has "qopt: bad2.ini:3: unknown pass '\''t-opst'\'' (did you mean '\''t-opts'\''?)" "$W/err"'
+
+printf '[t-opts]\nblock_size = big\nflag = maybe\nratio = 1e999\n' >bad3.ini
+run "$QOPT" $G -p bad3.ini m.onnx -o bad.onnx
+t "wrong type int: file:line and the value" \
+	has "qopt: bad3.ini:2: option 'block_size' of pass 't-opts' expects an integer, got 'big'" "$W/err"
+t "wrong type bool (every error is reported)" \
+	has "qopt: bad3.ini:3: option 'flag' of pass 't-opts' expects a bool" "$W/err"
+t "wrong type float" has "qopt: bad3.ini:4: option 'ratio' of pass 't-opts' expects a number" "$W/err"
+
+printf 'x = 1\n[t-opts]\nlabel = a\nlabel = b\nnot an option line\n[t-count\n' >bad4.ini
+run "$QOPT" $G -p bad4.ini m.onnx -o bad.onnx
+t "key before any section" has "bad4.ini:1: option 'x' outside of any [pass] section" "$W/err"
+t "option given twice" has "bad4.ini:4: option 'label' given twice in [t-opts] (first at line 3)" "$W/err"
+t "a line that is neither section nor option" has "bad4.ini:5: expected 'option = value'" "$W/err"
+t "section without ]" has "bad4.ini:6: section header without ']'" "$W/err"
+
+printf '[qopt]\nverify_eahc = yes\ndevice = gpu\n[t-opts]\n' >bad5.ini
+run "$QOPT" $G -p bad5.ini m.onnx -o bad.onnx
+t "[qopt]: unknown setting with suggestion" \
+	has "bad5.ini:2: unknown setting 'verify_eahc' in [qopt] (did you mean 'verify_each'?)" "$W/err"
+t "[qopt]: bad device" has "bad5.ini:3: [qopt] device expects cpu, cuda or auto" "$W/err"
+
+mkdir -p sub/plugins
+cp "$PL/counter.so" sub/plugins/
+printf '[qopt]\nload = plugins/counter.so\nverify_each = yes\n\n[t-count]\ncount = 4\n' >sub/p6.ini
+run "$QOPT" -p sub/p6.ini m.onnx --dry-run --stats
+t "[qopt] load is relative to the pipeline file" \
+	eval '[ $rc = 0 ] && has "t-count: 4 entries set" "$W/err"'
+
+cat >p7.ini <<'INI'
+[qopt]
+plugin_path = sub/plugins
+strict = no
+external_threshold = 4096
+
+[t-opts]
+names = x,  y
+ratio = 0.1
+flag = true
+
+[t-count]
+
+[t-opts]
+label = two words
+INI
+"$QOPT" --load "$PL/good.so" -p p7.ini --print-pipeline >print1.ini 2>"$W/err"
+rc=$?
+t "--print-pipeline prints INI" eval '[ $rc = 0 ] && grep -q "^\[t-count\]" print1.ini'
+t "--print-pipeline shows canonical values and defaults as comments" \
+	eval 'grep -qx "names = x,y" print1.ini && grep -qx "flag = yes" print1.ini && grep -qx "; block_size = 16 (default)" print1.ini'
+(cd / && "$QOPT" --load "$PL/good.so" -p "$W/print1.ini" --print-pipeline) >print2.ini 2>"$W/err"
+t "printed pipeline re-parses to the same pipeline" cmp -s print1.ini print2.ini
+
+run "$QOPT" $G --passes 't-opts:block_size=8:names=x;y,t-count:count=1' m.onnx --dry-run
+t "--passes with options (list items with ;)" \
+	eval '[ $rc = 0 ] && has "t-opts: flag=0 block_size=8 ratio=0.5 label=(null) set=1 names=x|y" "$W/err"'
+run "$QOPT" $G --passes 't-opts,t-cuont' m.onnx --dry-run
+t "--passes: unknown pass with suggestion" \
+	eval '[ $rc = 2 ] && has "qopt: --passes: unknown pass '\''t-cuont'\'' (did you mean '\''t-count'\''?)" "$W/err"'
+run "$QOPT" $G --passes 't-opts:block_size' m.onnx --dry-run
+t "--passes: key without value" eval '[ $rc = 2 ] && has "expected key=value" "$W/err"'
+
+printf '[t-opts]\nnames = a,\n  b\nlabel = x\n' >ml.ini
+run "$QOPT" $G -p ml.ini --print-pipeline
+t "an indented line continues a list" eval '[ $rc = 0 ] && grep -qx "names = a,b" "$W/out"'
+printf '[t-opts]\n  b\n' >ml2.ini
+run "$QOPT" $G -p ml2.ini --print-pipeline
+t "an indented line with nothing to continue is an error with its line" \
+	eval '[ $rc = 2 ] && has "ml2.ini:2:" "$W/err"'
+
+done_testing

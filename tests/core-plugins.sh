@@ -1,0 +1,58 @@
+#!/bin/sh
+# Plugin loading and discovery: good and bad plugins, search paths,
+# --list-passes, --help-pass.
+. "$top_srcdir/tests/core-lib.sh"
+
+run "$QOPT" --load "$PL/good.so" --list-passes
+t "--list-passes shows pass, summary, plugin file and version" \
+	eval '[ $rc = 0 ] && grep "^t-opts " "$W/out" | grep -F "records its options as metadata" | grep -F "$PL/good.so" | grep -qF "1.2.3"'
+t "--list-passes shows every pass of the plugin" \
+	eval 'for p in t-fail t-warn t-break t-targets t-lazy; do grep -q "^$p " "$W/out" || exit 1; done'
+
+for so in "$top_builddir"/passes/.libs/*.so; do
+	[ -e "$so" ] || continue
+	t "built-in $(basename "$so") is found without options" has "$so" "$W/out"
+done
+
+run "$QOPT" --load "$PL/good.so" --help-pass t-opts
+t "--help-pass lists options with type, default and help" \
+	eval '[ $rc = 0 ] && grep "block_size" "$W/out" | grep -w int | grep -w 16 | grep -q "an int"'
+t "--help-pass shows an unset default" eval 'grep label "$W/out" | grep -q "(unset)"'
+run "$QOPT" --load "$PL/good.so" --help-pass t-opst
+t "--help-pass of an unknown pass suggests one (exit 2)" \
+	eval '[ $rc = 2 ] && has "did you mean '\''t-opts'\''" "$W/err"'
+
+run "$QOPT" --load "$PL/bad-abi.so" --list-passes
+t "wrong ABI: refused naming the file and both versions" \
+	eval '[ $rc = 1 ] && has "$PL/bad-abi.so" "$W/err" && has "ABI version 42" "$W/err" && has "ABI version 1" "$W/err"'
+run "$QOPT" --load "$PL/no-entry.so" --list-passes
+t "missing entry symbol: refused naming the file and the symbol" \
+	eval '[ $rc = 1 ] && has "$PL/no-entry.so" "$W/err" && has "qopt_plugin_entry" "$W/err"'
+run "$QOPT" --load "$PL/good.so" --load "$PL/dup.so" --list-passes
+t "duplicate pass name: refused naming both files" \
+	eval '[ $rc = 1 ] && has "$PL/dup.so: pass '\''t-opts'\'' is already registered by $PL/good.so" "$W/err"'
+run "$QOPT" --load "$PL/malformed.so" --list-passes
+t "NULL run function: refused as malformed" \
+	eval '[ $rc = 1 ] && has "$PL/malformed.so: malformed plugin table" "$W/err" && has "no run function" "$W/err"'
+printf 'this is text\n' >"$W/fake.so"
+run "$QOPT" --load "$W/fake.so" --list-passes
+t "not a shared object: cannot be opened, with dlerror's text" \
+	eval '[ $rc = 1 ] && has "$W/fake.so: cannot open plugin: " "$W/err" && grep -q "fake.so: .*\(ELF\|too short\)" "$W/err"'
+run "$QOPT" --load "$W/none.so" --list-passes
+t "missing plugin file: refused" eval '[ $rc = 1 ] && has "$W/none.so" "$W/err"'
+
+mkdir -p "$W/pdir" "$W/cwd"
+cp "$PL/good.so" "$W/pdir/"
+cp "$PL/good.so" "$W/cwd/"
+run "$QOPT" -L "$W/pdir" --list-passes
+t "-L DIR loads every .so in it" has "$W/pdir/good.so" "$W/out"
+run env QOPT_PLUGIN_PATH="$W/none:$W/pdir" "$QOPT" --list-passes
+t "QOPT_PLUGIN_PATH is searched" has "$W/pdir/good.so" "$W/out"
+run "$QOPT" -L "$W/pdir" --load "$W/pdir/good.so" --list-passes
+t "the same file twice is loaded once" eval '[ $rc = 0 ] && [ $(grep -c "^t-opts " "$W/out") = 1 ]'
+(cd "$W/cwd" && QOPT_PLUGIN_PATH=":" "$QOPT" --list-passes) >"$W/out" 2>"$W/err"
+t "nothing is loaded from the current folder implicitly" eval '! grep -q "^t-opts " "$W/out"'
+run "$QOPT" -L "$W/nodir" --list-passes
+t "-L of a missing folder is an error" eval '[ $rc = 1 ] && has "$W/nodir" "$W/err"'
+
+done_testing

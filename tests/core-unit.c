@@ -1,0 +1,65 @@
+/*
+ * tests/core-unit.c - unit tests of core helpers: edit distance and
+ * suggestions, option value parsing and canonical text.
+ */
+#include <string.h>
+#include <qopt/pass.h>
+#include "core.h"
+#include "tap.h"
+
+static int parses(int type, const char *text, const char *canon)
+{
+	qopt_option_spec spec = { "o", (qopt_opt_type)type, NULL, NULL };
+	struct qopt_value v = { 0 };
+	char why[256];
+	int ok = qopt_value_parse(&spec, text, &v, why, sizeof(why)) == 0 &&
+		 canon && !strcmp(v.text, canon);
+
+	if (!canon)
+		ok = qopt_value_parse(&spec, text, &v, why, sizeof(why)) < 0;
+	qopt_value_clear(&v);
+	return ok;
+}
+
+int main(void)
+{
+	static const char *const opts[] = { "block_size", "exclude", "axis" };
+	struct qopt_value v = { 0 };
+	qopt_option_spec list = { "l", QOPT_OPT_LIST, NULL, NULL };
+	char why[256];
+
+	tap_ok(qopt_edit_distance("kitten", "sitting") == 3, "levenshtein");
+	tap_ok(qopt_edit_distance("blcok", "block") == 1,
+	       "a transposition costs 1");
+	tap_ok(qopt_edit_distance("", "abc") == 3, "empty string");
+	TAP_IS_STR(qopt_suggest("blocksize", opts, 3), "block_size",
+		   "suggests block_size for blocksize");
+	tap_ok(qopt_suggest("zzzzzz", opts, 3) == NULL,
+	       "no suggestion for something unrelated");
+	TAP_IS_STR(qopt_did_you_mean("exlcude", opts, 3),
+		   " (did you mean 'exclude'?)", "did-you-mean text");
+
+	tap_ok(parses(QOPT_OPT_BOOL, "On", "yes"), "bool On");
+	tap_ok(parses(QOPT_OPT_BOOL, "0", "no"), "bool 0");
+	tap_ok(parses(QOPT_OPT_BOOL, "maybe", NULL), "bool maybe refused");
+	tap_ok(parses(QOPT_OPT_INT, "-12", "-12"), "int -12");
+	tap_ok(parses(QOPT_OPT_INT, "12abc", NULL), "int 12abc refused");
+	tap_ok(parses(QOPT_OPT_INT, "99999999999999999999", NULL),
+	       "int overflow refused");
+	tap_ok(parses(QOPT_OPT_INT, "", NULL), "empty int refused");
+	tap_ok(parses(QOPT_OPT_FLOAT, "0.1", "0.1"),
+	       "float keeps the shortest exact text");
+	tap_ok(parses(QOPT_OPT_FLOAT, "1e3", "1e+03"), "float 1e3");
+	tap_ok(parses(QOPT_OPT_FLOAT, "nan", NULL), "float nan refused");
+	tap_ok(parses(QOPT_OPT_STRING, " as is ", " as is "),
+	       "string kept verbatim");
+	tap_ok(parses(QOPT_OPT_LIST, " a, b ,,c ", "a,b,c"),
+	       "list items trimmed, empty ones dropped");
+
+	tap_ok(qopt_value_parse(&list, "x,y", &v, why, sizeof(why)) == 0 &&
+	       v.nitems == 2 && !strcmp(v.items[1], "y"), "list items");
+	qopt_value_parse(&list, "", &v, why, sizeof(why));
+	tap_ok(v.nitems == 0 && v.present, "empty list is present, 0 items");
+	qopt_value_clear(&v);
+	return tap_done();
+}

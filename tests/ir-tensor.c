@@ -1,0 +1,158 @@
+/* tests/ir-tensor.c - tensors, storage kinds, external data mapping. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <qopt/ir.h>
+#include "internal.h"
+#include "tap.h"
+
+static void test_basics(void)
+{
+	int64_t dims[2] = { 2, 3 }, big[2] = { INT64_MAX, 4 };
+	qir_error err = { 0 };
+	qir_tensor *t, *c;
+	const float *f;
+	float *w;
+	char buf[64];
+	double d;
+	int64_t i;
+
+	t = qir_tensor_new("t", QIR_FLOAT, 2, dims, &err);
+	tap_ok(t && t->nbytes == 24 && qir_tensor_numel(t) == 6 &&
+	       t->storage == QIR_STORE_OWNED, "new FLOAT[2,3]: 24 owned bytes");
+	f = qir_tensor_data(t, &err);
+	tap_ok(f && f[0] == 0 && f[5] == 0, "fresh data is zeroed");
+	w = qir_tensor_mutable_data(t, &err);
+	w[4] = 2.5f;
+	tap_ok(qir_tensor_get_f64(t, 4, &d, &err) == 0 && d == 2.5, "get_f64");
+	tap_ok(qir_tensor_get_f64(t, 6, &d, &err) == -1 && err.code == QIR_EUSAGE,
+	       "get_f64 out of range fails");
+	tap_ok(qir_tensor_get_i64(t, 4, &i, &err) == 0 && i == 2, "get_i64 of float");
+	TAP_IS_STR(qir_tensor_type_str(t->dtype, t->rank, t->dims, buf, sizeof(buf)),
+		   "FLOAT[2,3]", "type_str");
+	TAP_IS_STR(qir_tensor_location(t), "owned", "location owned");
+	c = qir_tensor_clone(t, &err);
+	tap_ok(c && c->nbytes == 24 && ((float *)qir_tensor_mutable_data(c, &err))[4] == 2.5f
+	       && qir_tensor_data(c, NULL) != qir_tensor_data(t, NULL),
+	       "clone copies the bytes");
+	qir_tensor_free(c);
+
+	{
+		void *bad = malloc(8);
+
+		tap_ok(qir_tensor_reset(t, QIR_INT64, 1, dims, bad, 8, &err) == -1 &&
+		       err.code == QIR_EUSAGE && t->dtype == QIR_FLOAT,
+		       "reset with a wrong byte count fails, tensor unchanged");
+		free(bad);	/* ownership passes only on success */
+	}
+	{
+		int64_t *nd = malloc(16);
+
+		nd[0] = 7;
+		nd[1] = -9;
+		tap_ok(qir_tensor_reset(t, QIR_INT64, 1, dims, nd, 16, &err) == 0 &&
+		       t->rank == 1 && t->dims[0] == 2 && t->dtype == QIR_INT64 &&
+		       qir_tensor_get_i64(t, 1, &i, &err) == 0 && i == -9,
+		       "reset takes the new buffer");
+	}
+	qir_tensor_free(t);
+
+	memset(&err, 0, sizeof(err));
+	t = qir_tensor_new("huge", QIR_FLOAT, 2, big, &err);
+	tap_ok(!t && err.code == QIR_EINVALID && strstr(err.msg, "huge"),
+	       "overflowing shape refused, naming the tensor: %s", err.msg);
+	dims[0] = -1;
+	t = qir_tensor_new("neg", QIR_FLOAT, 1, dims, &err);
+	tap_ok(!t && strstr(err.msg, "neg"), "negative dim refused");
+
+	dims[0] = 3;
+	t = qir_tensor_new("q", QIR_INT4, 1, dims, &err);
+	tap_ok(t && t->nbytes == 2, "INT4[3] packs into 2 bytes");
+	((uint8_t *)qir_tensor_mutable_data(t, &err))[0] = 0x9F;	/* -1, -7 */
+	tap_ok(qir_tensor_get_i64(t, 0, &i, &err) == 0 && i == -1 &&
+	       qir_tensor_get_i64(t, 1, &i, &err) == 0 && i == -7,
+	       "INT4 elements unpack low nibble first, signed");
+	qir_tensor_free(t);
+}
+
+static void test_borrowed(void)
+{
+	static const float src[2] = { 1.5f, -2 };
+	int64_t dim = 2;
+	qir_error err = { 0 };
+	qir_tensor *t = qir__tensor_shell("b", QIR_FLOAT, 1, &dim, &err);
+	float *w;
+
+	tap_ok(t && t->storage == QIR_STORE_NONE && !qir_tensor_data(t, &err) &&
+	       err.code == QIR_EINVALID, "shell has no data (error)");
+	qir__tensor_set_borrowed(t, src);
+	TAP_IS_STR(qir_tensor_location(t), "inline", "borrowed is inline");
+	tap_ok(qir_tensor_data(t, &err) == src, "borrowed data is not copied");
+	w = qir_tensor_mutable_data(t, &err);
+	tap_ok(w && w != src && w[0] == 1.5f && t->storage == QIR_STORE_OWNED,
+	       "mutable_data copies borrowed bytes into an owned buffer");
+	w[0] = 9;
+	tap_ok(src[0] == 1.5f, "source untouched");
+	qir_tensor_free(t);
+}
+
+static void test_external(void)
+{
+	char path[] = "/tmp/qir-ext-XXXXXX";
+	uint8_t bytes[64];
+	int64_t dim = 4;
+	qir_error err = { 0 };
+	qir_mapping *map = calloc(1, sizeof(*map));
+	qir_tensor *t, *u;
+	const float *f;
+	float vals[4] = { 1, 2, 3, 4 };
+	int fd = mkstemp(path), i;
+
+	for (i = 0; i < 64; i++)
+		bytes[i] = 0xAA;
+	memcpy(bytes + 32, vals, 16);
+	tap_ok(fd >= 0 && write(fd, bytes, 64) == 64, "wrote external file");
+	close(fd);
+	map->path = strdup(path);
+	t = qir__tensor_shell("ext", QIR_FLOAT, 1, &dim, &err);
+	qir__tensor_set_external(t, map, "weights.bin", 32);
+	tap_ok(map->addr == NULL, "not mapped before first use");
+	TAP_IS_STR(qir_tensor_location(t), "external:weights.bin@32",
+		   "location names file and offset");
+	f = qir_tensor_data(t, &err);
+	tap_ok(f && map->addr && map->size == 64 && f[0] == 1 && f[3] == 4,
+	       "data mapped on first use at the offset");
+	u = qir__tensor_shell("late", QIR_FLOAT, 1, &dim, &err);
+	qir__tensor_set_external(u, map, "weights.bin", 56);
+	memset(&err, 0, sizeof(err));
+	tap_ok(!qir_tensor_data(u, &err) && err.code == QIR_EINVALID &&
+	       strstr(err.msg, "late") && strstr(err.msg, "64"),
+	       "read past the end of the file refused: %s", err.msg);
+	qir_tensor_free(u);
+	u = qir_tensor_clone(t, &err);
+	tap_ok(u && u->storage == QIR_STORE_OWNED &&
+	       ((const float *)qir_tensor_data(u, &err))[2] == 3,
+	       "clone reads external data");
+	qir_tensor_free(u);
+	qir_tensor_free(t);
+	qir__mapping_close(map);
+	tap_ok(map->addr == NULL, "mapping closed");
+	unlink(path);
+	t = qir__tensor_shell("gone", QIR_FLOAT, 1, &dim, &err);
+	qir__tensor_set_external(t, map, "weights.bin", 0);
+	memset(&err, 0, sizeof(err));
+	tap_ok(!qir_tensor_data(t, &err) && err.code == QIR_EIO &&
+	       strstr(err.msg, path), "missing file: EIO naming it: %s", err.msg);
+	qir_tensor_free(t);
+	free(map->path);
+	free(map);
+}
+
+int main(void)
+{
+	test_basics();
+	test_borrowed();
+	test_external();
+	return tap_done();
+}

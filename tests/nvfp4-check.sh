@@ -1,0 +1,27 @@
+#!/bin/sh
+# tests/nvfp4-check.sh - nvfp4-weights output against a checker written
+# from formats.md alone (tests/nvfp4-check.py, numpy), bit for bit.
+. "$top_srcdir/tests/ort/common.sh"
+
+py=
+for p in /usr/bin/python3 "$PYTHON3"; do
+	if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
+		py=$p
+		break
+	fi
+done
+if [ -z "$py" ]; then
+	echo "1..0 # SKIP no python3 with numpy and onnx"
+	exit 0
+fi
+qopt_workdir nvfp4-check
+"$py" "$top_srcdir/tests/nvfp4-check.py" gen "$work/in.onnx" ||
+	{ echo "Bail out! cannot generate the model"; exit 1; }
+printf '[nvfp4-weights]\nmin_size = 0\n' >"$work/p.ini"
+if ! "$QOPT" -q -p "$work/p.ini" "$work/in.onnx" -o "$work/out.onnx" \
+	2>"$work/err"; then
+	sed 's/^/# /' "$work/err"
+	echo "Bail out! qopt failed"
+	exit 1
+fi
+"$py" "$top_srcdir/tests/nvfp4-check.py" check "$work/in.onnx" "$work/out.onnx"

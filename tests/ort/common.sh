@@ -1,0 +1,44 @@
+# tests/ort/common.sh - sourced by shell tests that use ONNX Runtime.
+# Needs tests/env.sh (AM_TESTS_ENVIRONMENT sources it).
+
+# Why ORT cannot be used, or nothing when it can.
+qopt_ort_missing() {
+	case $NODE in
+	''|no) echo "node not found at configure time"; return;;
+	esac
+	if [ ! -f "$QOPT_ORT_DIR/.stamp" ] ||
+	   [ ! -d "$QOPT_ORT_DIR/node_modules/onnxruntime-node" ]; then
+		if [ -s "$QOPT_ORT_DIR/setup.log" ]; then
+			echo "ONNX Runtime not installed: $(head -n1 "$QOPT_ORT_DIR/setup.log")"
+		else
+			echo "ONNX Runtime not installed (tests/ort/setup.sh has not run)"
+		fi
+	fi
+}
+
+# Prints a TAP skip plan and exits when ORT is unavailable.
+qopt_need_ort() {
+	why=$(qopt_ort_missing)
+	if [ -n "$why" ]; then
+		echo "1..0 # SKIP $why"
+		exit 0
+	fi
+}
+
+# qopt_workdir NAME: a fresh folder under the build tree, removed on
+# exit unless QOPT_KEEP_WORK is set. Sets $work.
+qopt_workdir() {
+	work="$top_builddir/tests/work/$1"
+	rm -rf "$work"
+	mkdir -p "$work" || { echo "Bail out! cannot create $work"; exit 1; }
+	if [ -z "$QOPT_KEEP_WORK" ]; then
+		trap 'rm -rf "$work"' EXIT
+		trap 'rm -rf "$work"; exit 1' HUP INT TERM
+	fi
+}
+
+# Runs node with the ORT helpers resolvable from the build tree.
+qopt_node() {
+	NODE_PATH="$QOPT_ORT_DIR/node_modules${NODE_PATH:+:$NODE_PATH}" \
+		"$NODE" "$@"
+}

@@ -1,0 +1,24 @@
+/* tests/plugins/bad-abi.c - a plugin built for another ABI version. */
+#include <qopt/qopt.h>
+
+static int run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)ctx;
+	(void)m;
+	(void)changed;
+	return 0;
+}
+
+static const qopt_pass_info passes[] = {
+	{ "t-future", "from the future", NULL, run, 0 },
+	{ 0 }
+};
+
+static const qopt_plugin_info info = {
+	QOPT_ABI_VERSION + 41, "test-bad-abi", "9", passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &info;
+}

@@ -1,0 +1,88 @@
+/*
+ * tests/plugins/counter.c - many gated rewrites: each sets one metadata
+ * entry PREFIX.I = "ok"; "t-corrupt" writes "CORRUPT" at rewrite
+ * number `bad` of its run (what tests/core-check.c looks for).
+ */
+#include <stdio.h>
+#include <qopt/qopt.h>
+
+static const qopt_option_spec count_opts[] = {
+	{ "count", QOPT_OPT_INT, "20", "rewrites per run" },
+	{ "prefix", QOPT_OPT_STRING, "count", "metadata key prefix" },
+	{ "bad", QOPT_OPT_INT, "0", "rewrite (1-based) that corrupts; 0: none" },
+	{ 0 }
+};
+
+static int count_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	int64_t i, n = qopt_opt_int(ctx, "count"), bad = qopt_opt_int(ctx, "bad");
+	const char *prefix = qopt_opt_string(ctx, "prefix");
+	char key[128];
+
+	for (i = 1; i <= n; i++) {
+		snprintf(key, sizeof(key), "%s.%lld", prefix, (long long)i);
+		if (!qopt_may_rewrite(ctx, "set %s", key)) {
+			qopt_stat_add(ctx, "skipped", 1);
+			continue;
+		}
+		if (qir_model_set_metadata(m, key, i == bad ? "CORRUPT" : "ok") < 0) {
+			qopt_error(ctx, "cannot set metadata %s", key);
+			return -1;
+		}
+		qopt_stat_add(ctx, "entries set", 1);
+		*changed = 1;
+	}
+	return 0;
+}
+
+/* Rewrites every element of every FLOAT initializer; only rewrite
+ * number `bad` changes a value (adds 1), so a numeric checker can
+ * tell where it went wrong. */
+static int perturb_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	int64_t bad = qopt_opt_int(ctx, "bad"), k = 0;
+	qir_error err = { 0 };
+	size_t i;
+	uint64_t j;
+
+	for (i = 0; i < m->graph->ninits; i++) {
+		qir_tensor *t = m->graph->inits[i]->init;
+		float *d;
+
+		if (t->dtype != QIR_FLOAT)
+			continue;
+		d = qir_tensor_mutable_data(t, &err);
+		if (!d) {
+			qopt_error(ctx, "%s: %s", t->name, err.msg);
+			return -1;
+		}
+		for (j = 0; j < qir_tensor_numel(t); j++) {
+			if (!qopt_may_rewrite(ctx, "%s[%llu]", t->name,
+					      (unsigned long long)j))
+				continue;
+			if (++k == bad)
+				d[j] += 1.0f;
+			*changed = 1;
+		}
+	}
+	return 0;
+}
+
+static const qopt_pass_info passes[] = {
+	{ "t-count", "sets COUNT metadata entries, one rewrite each",
+	  count_opts, count_run, 0 },
+	{ "t-corrupt", "like t-count, but rewrite BAD writes CORRUPT",
+	  count_opts, count_run, 0 },
+	{ "t-perturb", "touches every float weight; rewrite BAD adds 1",
+	  count_opts, perturb_run, 0 },
+	{ 0 }
+};
+
+static const qopt_plugin_info info = {
+	QOPT_ABI_VERSION, "test-counter", "0.1", passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &info;
+}

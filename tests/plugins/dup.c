@@ -1,0 +1,25 @@
+/* tests/plugins/dup.c - registers a pass name good.so already has. */
+#include <qopt/qopt.h>
+
+static int run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)ctx;
+	(void)m;
+	(void)changed;
+	return 0;
+}
+
+static const qopt_pass_info passes[] = {
+	{ "t-dup-unique", "fine on its own", NULL, run, 0 },
+	{ "t-opts", "clashes with test-good", NULL, run, 0 },
+	{ 0 }
+};
+
+static const qopt_plugin_info info = {
+	QOPT_ABI_VERSION, "test-dup", "1", passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &info;
+}

@@ -1,0 +1,158 @@
+/*
+ * tests/plugins/good.c - a well-formed plugin with several passes that
+ * exercise the manager: typed options, failure, warnings, a broken IR,
+ * a targeted pass that can match nothing, a pass that lies about
+ * changing the IR.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <qopt/qopt.h>
+
+static const qopt_option_spec opts_opts[] = {
+	{ "flag", QOPT_OPT_BOOL, "no", "a bool" },
+	{ "block_size", QOPT_OPT_INT, "16", "an int" },
+	{ "ratio", QOPT_OPT_FLOAT, "0.5", "a float" },
+	{ "label", QOPT_OPT_STRING, NULL, "a string" },
+	{ "names", QOPT_OPT_LIST, "", "a list" },
+	{ 0 }
+};
+
+/* Records its option values as metadata "t-opts.N", so tests can see
+ * what the manager handed over. */
+static int opts_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	char key[64], val[512];
+	size_t n, i, len;
+	const char *const *names = qopt_opt_list(ctx, "names", &n);
+	const char *label = qopt_opt_string(ctx, "label");
+
+	len = (size_t)snprintf(val, sizeof(val), "flag=%d block_size=%lld ratio=%g label=%s set=%d names=",
+			       qopt_opt_bool(ctx, "flag"),
+			       (long long)qopt_opt_int(ctx, "block_size"),
+			       qopt_opt_float(ctx, "ratio"),
+			       label ? label : "(null)",
+			       qopt_opt_is_set(ctx, "block_size"));
+	for (i = 0; i < n && len < sizeof(val); i++)
+		len += (size_t)snprintf(val + len, sizeof(val) - len, "%s%s",
+					i ? "|" : "", names[i]);
+	snprintf(key, sizeof(key), "t-opts.%zu", m->nmetadata);
+	if (!qopt_may_rewrite(ctx, "metadata %s", key))
+		return 0;
+	if (qir_model_set_metadata(m, key, val) < 0) {
+		qopt_error(ctx, "cannot set metadata");
+		return -1;
+	}
+	qopt_stat_add(ctx, "options recorded", 1);
+	qopt_info(ctx, "%s", val);
+	*changed = 1;
+	return 0;
+}
+
+static int fail_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)m;
+	(void)changed;
+	qopt_error(ctx, "planned failure for the test");
+	return -1;
+}
+
+static int warn_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)m;
+	(void)changed;
+	qopt_warn(ctx, "planned warning for the test");
+	return 0;
+}
+
+/* A node reading a value nothing defines: the verifier must object. */
+static int break_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	qir_graph *g = m->graph;
+	qir_value *ghost = qir_value_new(g, "ghost");
+	qir_node *n = qir_node_new(g, "Identity", NULL, "broken");
+
+	if (!ghost || !n) {
+		qopt_error(ctx, "cannot build the broken node");
+		return -1;
+	}
+	qir_node_add_input(n, ghost);
+	qir_node_add_output(n, NULL, "broken_out");
+	*changed = 1;
+	return 0;
+}
+
+static const qopt_option_spec targets_opts[] = {
+	{ "match", QOPT_OPT_LIST, "", "node name prefixes to tag" },
+	{ 0 }
+};
+
+static int targets_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	size_t n, i;
+	const char *const *match = qopt_opt_list(ctx, "match", &n);
+	qir_node *node;
+
+	qir_graph_for_each_node(m->graph, node) {
+		for (i = 0; i < n; i++) {
+			if (strncmp(node->name, match[i], strlen(match[i])))
+				continue;
+			if (!qopt_may_rewrite(ctx, "tag %s", node->name))
+				continue;
+			qir_node_set_attr_int(node, "t_tagged", 1);
+			qopt_stat_add(ctx, "nodes tagged", 1);
+			*changed = 1;
+		}
+	}
+	return 0;
+}
+
+/* Changes the model but says it did not. */
+static int lazy_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)changed;
+	if (qopt_may_rewrite(ctx, "metadata t-lazy"))
+		qir_model_set_metadata(m, "t-lazy", "yes");
+	return 0;
+}
+
+/* Progress for a terminal; and an option it never declared (with
+ * misuse=yes), which must fail the pass. */
+static const qopt_option_spec misuse_opts[] = {
+	{ "misuse", QOPT_OPT_BOOL, "no", "read an undeclared option" },
+	{ 0 }
+};
+
+static int misuse_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	uint64_t i;
+
+	(void)m;
+	(void)changed;
+	for (i = 0; i <= 1000; i++)
+		qopt_progress(ctx, i, 1000, "steps");
+	if (qopt_opt_bool(ctx, "misuse"))
+		qopt_opt_int(ctx, "undeclared");
+	return 0;
+}
+
+static const qopt_pass_info passes[] = {
+	{ "t-opts", "records its options as metadata", opts_opts, opts_run, 0 },
+	{ "t-fail", "always fails", NULL, fail_run, 0 },
+	{ "t-warn", "always warns", NULL, warn_run, 0 },
+	{ "t-break", "leaves an invalid IR", NULL, break_run, 0 },
+	{ "t-targets", "tags nodes whose name starts with a prefix",
+	  targets_opts, targets_run, QOPT_PASS_HAS_TARGETS },
+	{ "t-lazy", "changes the IR but reports no change", NULL, lazy_run, 0 },
+	{ "t-misuse", "progress, and API misuse on request", misuse_opts,
+	  misuse_run, 0 },
+	{ 0 }
+};
+
+static const qopt_plugin_info info = {
+	QOPT_ABI_VERSION, "test-good", "1.2.3", passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &info;
+}
