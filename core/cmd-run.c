@@ -118,6 +118,8 @@ static int finish(struct qopt_cli *c, struct qopt_run *run, qir_model *m)
 		return QOPT_EXIT_FAIL;
 	}
 	run->t_save = qopt_now() - t0;
+	qopt_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
+		 m->graph->nnodes, m->graph->ninits);
 	return QOPT_EXIT_OK;
 }
 

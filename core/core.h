@@ -16,6 +16,9 @@
  * "qopt: error: ...". Messages above the configured level are dropped.
  */
 void qopt_msg_setup(int max_level, int strict);
+struct qopt_stage_result;
+char *qopt_stage_counters_str(const struct qopt_stage_result *res,
+			      char *buf, size_t n);
 int qopt_msg_level(void);
 void qopt_msg(int level, const char *tag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

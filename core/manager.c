@@ -89,11 +89,26 @@ static int judge_change(qopt_ctx *ctx, int said, int hashed, uint64_t h0,
 	return h1 != h0;
 }
 
+/* Every pass run says what it did, from its own counters, so no pass
+ * can finish silently. */
+static void report_summary(qopt_ctx *ctx)
+{
+	char line[2048];
+
+	if (ctx->res->ncounters)
+		qopt_stage_counters_str(ctx->res, line, sizeof(line));
+	else
+		snprintf(line, sizeof(line), "%s",
+			 ctx->res->changed ? "changed the IR" : "no change");
+	qopt_msg(QOPT_LOG_INFO, ctx->st->name, "done: %s", line);
+}
+
 static int after_pass(struct qopt_run *r, qopt_ctx *ctx, qir_model *m)
 {
 	const struct qopt_stage *st = ctx->st;
 	struct qopt_stage_result *res = ctx->res;
 
+	report_summary(ctx);
 	if (!res->changed && (st->pass->info->flags & QOPT_PASS_HAS_TARGETS) &&
 	    !res->denied)
 		qopt_warn(ctx, "changed nothing: no target matched its options");

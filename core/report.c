@@ -30,23 +30,38 @@ static const char *stage_label(const struct qopt_pipeline *pl, size_t i,
 	return buf;
 }
 
+/* "2 weights quantized, 1 skipped (not constant)" into buf. */
+char *qopt_stage_counters_str(const struct qopt_stage_result *res,
+			      char *buf, size_t n)
+{
+	size_t j, len = 0;
+
+	buf[0] = '\0';
+	for (j = 0; j < res->ncounters && len < n; j++) {
+		int k = snprintf(buf + len, n - len, "%s%lld %s", j ? ", " : "",
+				 (long long)res->counters[j].value,
+				 res->counters[j].name);
+		if (k < 0)
+			break;
+		len += (size_t)k;
+	}
+	return buf;
+}
+
 void qopt_run_print_stats(const struct qopt_run *r, FILE *f)
 {
 	const qk_stats *ks = qk_ctx_stats(r->kctx);
-	char label[256];
-	size_t i, j;
+	char label[256], line[2048];
+	size_t i;
 
 	for (i = 0; i < r->pl->nstages; i++) {
 		const struct qopt_stage_result *res = &r->res[i];
 
 		if (!res->ncounters)
 			continue;
-		fprintf(f, "%s: ", stage_label(r->pl, i, label, sizeof(label)));
-		for (j = 0; j < res->ncounters; j++)
-			fprintf(f, "%s%lld %s", j ? ", " : "",
-				(long long)res->counters[j].value,
-				res->counters[j].name);
-		fputc('\n', f);
+		fprintf(f, "%s: %s\n",
+			stage_label(r->pl, i, label, sizeof(label)),
+			qopt_stage_counters_str(res, line, sizeof(line)));
 	}
 	fprintf(f, "kernels: device %s, %llu CPU calls, %llu CUDA calls, %llu CUDA fallbacks",
 		qk_device_name(qk_ctx_device(r->kctx)),

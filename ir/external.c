@@ -13,9 +13,11 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "onnx_io.h"
@@ -195,9 +197,38 @@ static int pad_to(struct qir_ext_writer *w, uint64_t off)
 	return 0;
 }
 
+#define QIR_EXT_CHUNK (64u << 20)
+
+/* Writes len bytes; with from_map, drops each written chunk's pages
+ * (clean pages of a private read-only file mapping: they are re-read
+ * from the file if touched again, nothing is lost). */
+static int write_streamed(int fd, const uint8_t *p, uint64_t len,
+			  int from_map)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	while (len) {
+		size_t n = len > QIR_EXT_CHUNK ? QIR_EXT_CHUNK : (size_t)len;
+
+		if (qir__write_all(fd, p, n))
+			return -1;
+		if (from_map && pg > 0) {
+			uintptr_t lo = ((uintptr_t)p + (uintptr_t)pg - 1) &
+				       ~((uintptr_t)pg - 1);
+			uintptr_t hi = ((uintptr_t)p + n) & ~((uintptr_t)pg - 1);
+
+			if (hi > lo)
+				madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
 int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
-			const void *data, uint64_t len, uint64_t *offset,
-			qir_error *err)
+			const void *data, uint64_t len, int from_map,
+			uint64_t *offset, qir_error *err)
 {
 	uint64_t off = (w->size + QIR_EXT_ALIGN - 1) / QIR_EXT_ALIGN *
 		       QIR_EXT_ALIGN;
@@ -216,7 +247,7 @@ int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			return -1;
 		w->opened = 1;
 	}
-	if (pad_to(w, off) || qir__write_all(w->file.fd, data, len))
+	if (pad_to(w, off) || write_streamed(w->file.fd, data, len, from_map))
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
 				w->file.final_path, strerror(errno));
 	w->size += len;

@@ -84,10 +84,13 @@ struct qir_ext_writer {
 
 /* Opens (on first add) dir/location through a temporary file. */
 void qir__ext_writer_init(struct qir_ext_writer *w, const char *location);
-/* Appends len bytes at the next aligned offset; sets *offset. */
+/* Appends len bytes at the next aligned offset; sets *offset. When
+ * from_map is set, data lies in a read-only file mapping whose pages are
+ * dropped once written, so copying a large external tensor never holds
+ * more than one chunk of it in memory. Never set it for heap memory. */
 int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
-			const void *data, uint64_t len, uint64_t *offset,
-			qir_error *err);
+			const void *data, uint64_t len, int from_map,
+			uint64_t *offset, qir_error *err);
 
 /* ---- ir/arena.c: allocations of one save, freed together --------- */
 

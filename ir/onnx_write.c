@@ -598,8 +598,11 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 
 		if (len == 0 || len < threshold)
 			continue;
-		if (qir__ext_writer_add(w, dir, tp->raw_data.data, len, &off,
-					ctx->err))
+		const qir_tensor *t = ctx->refs[i].t;
+		int from_map = t && t->storage == QIR_STORE_EXTERNAL;
+
+		if (qir__ext_writer_add(w, dir, tp->raw_data.data, len,
+					from_map, &off, ctx->err))
 			return -1;
 		if (make_external(ctx, tp, w->location, off, len))
 			return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");

@@ -8,7 +8,7 @@
 #include "internal.h"
 
 /* max over qk_abs_bits(x[0..n)), 16 lanes wide. */
-static uint32_t qki_maxbits(const float *restrict x, size_t n)
+QKI_HOT static uint32_t qki_maxbits(const float *restrict x, size_t n)
 {
 	uint32_t acc[QKI_VEC] = { 0 }, m = 0;
 	size_t j = 0, k;

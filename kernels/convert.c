@@ -50,7 +50,7 @@ float qk_e5m2_to_f32(uint8_t code)
 
 uint8_t qk_f32_to_e2m1(float x)
 {
-	return qk_enc_e2m1(x);
+	return (uint8_t)qk_enc_e2m1(x);
 }
 
 float qk_e2m1_to_f32(uint8_t code)
@@ -66,7 +66,7 @@ void qk_e2m1_pack(const float *x, size_t n, uint8_t *dst)
 		dst[i / 2] = (uint8_t)(qk_enc_e2m1(x[i]) |
 				       qk_enc_e2m1(x[i + 1]) << 4);
 	if (n & 1)
-		dst[n / 2] = qk_enc_e2m1(x[n - 1]);
+		dst[n / 2] = (uint8_t)qk_enc_e2m1(x[n - 1]);
 }
 
 void qk_e2m1_unpack(const uint8_t *src, size_t n, float *dst)

@@ -26,7 +26,7 @@ __global__ void qkc_nvq_rows_k(int dtype, const void *w, size_t nblocks,
 			v = qk_abs_bits(x[j]);
 			m = v > m ? v : m;
 		}
-		s = qk_nvfp4_scale_code(qk_u2f(m), g);
+		s = (uint8_t)qk_nvfp4_scale_code(qk_u2f(m), g);
 		div = qk_nvfp4_block_div(s, g);
 		for (int j = 0; j < QK_NVFP4_BLOCK; j++)
 			packed |= (uint64_t)qk_enc_e2m1(QK_FDIV(x[j], div))
@@ -59,11 +59,11 @@ __global__ void qkc_nvq_cols_k(int dtype, const void *w, size_t tiles,
 
 			m = v > m ? v : m;
 		}
-		s = qk_nvfp4_scale_code(qk_u2f(m), g);
+		s = (uint8_t)qk_nvfp4_scale_code(qk_u2f(m), g);
 		div = qk_nvfp4_block_div(s, g);
 		scales[u] = s;
 		for (int r = 0; r < QK_NVFP4_BLOCK; r++)
-			tmp[base + r * inner] = qk_enc_e2m1(QK_FDIV(
+			tmp[base + r * inner] = (uint8_t)qk_enc_e2m1(QK_FDIV(
 				qkc_load(dtype, w, base + r * inner), div));
 	}
 }

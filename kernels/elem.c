@@ -31,7 +31,7 @@ int qki_is_real(int dtype)
 	       dtype == QK_T_BFLOAT16;
 }
 
-void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
+QKI_HOT void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
 		  float *restrict out)
 {
 	const uint16_t *restrict h = (const uint16_t *)src + i;
@@ -49,7 +49,7 @@ void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
 	}
 }
 
-void qki_store_f32(int dtype, void *dst, size_t i, size_t n,
+QKI_HOT void qki_store_f32(int dtype, void *dst, size_t i, size_t n,
 		   const float *restrict x)
 {
 	uint16_t *restrict h = (uint16_t *)dst + i;
@@ -67,7 +67,7 @@ void qki_store_f32(int dtype, void *dst, size_t i, size_t n,
 	}
 }
 
-void qki_enc_fp8(int fmt, uint8_t *restrict dst, const float *restrict x,
+QKI_HOT void qki_enc_fp8(int fmt, uint8_t *restrict dst, const float *restrict x,
 		 size_t n, int sat)
 {
 	if (fmt == QK_T_E4M3FN && sat)
@@ -80,7 +80,7 @@ void qki_enc_fp8(int fmt, uint8_t *restrict dst, const float *restrict x,
 		QKI_FOR_VEC(j, n, dst[j] = qk_enc_e5m2(x[j], 0));
 }
 
-void qki_dec_fp8(int fmt, float *restrict dst, const uint8_t *restrict src,
+QKI_HOT void qki_dec_fp8(int fmt, float *restrict dst, const uint8_t *restrict src,
 		 size_t n)
 {
 	if (fmt == QK_T_E4M3FN)

@@ -54,7 +54,7 @@ static size_t qki_fp8_run(const struct qki_fp8 *f, size_t i, size_t hi,
 	return len;
 }
 
-static void qki_fp8_chunk(const struct qki_fp8 *f, size_t i, size_t n,
+QKI_HOT static void qki_fp8_chunk(const struct qki_fp8 *f, size_t i, size_t n,
 			  float s, const float *restrict sv)
 {
 	float buf[QKI_CHUNK];

@@ -2,10 +2,11 @@
  * kernels/hadamard.c - normalized Walsh-Hadamard transform along the
  * middle axis of [outer, n, inner], in blocks of b (Sylvester order).
  *
- * Unit of work: block bi of outer index o, restricted to a chunk of at
- * most QKI_HCOLS inner columns. It is gathered into a b x cols float
- * tile (rows contiguous), transformed there and written back, so FP16
- * and BF16 are computed in FP32 and stored once, rounded to nearest.
+ * Work is gathered into b x cols float tiles (rows contiguous, one
+ * column per independent transform), transformed there and written
+ * back, so FP16 and BF16 are computed in FP32 and stored once, rounded
+ * to nearest. Columns are inner columns, or for inner == 1 up to
+ * QKI_HCOLS consecutive blocks.
  * Per column the operations are: for h = 1, 2, 4 .. b/2, for each pair
  * (j, j+h) with bit h of j clear: (u, v) -> (u + v, u - v); then one
  * multiplication by qk_hadamard_scale(b). The CUDA kernel does exactly
@@ -36,7 +37,7 @@ static void qki_bfly(float *restrict p, float *restrict q, size_t len)
 
 /* In place on a b x cols tile: rows i..i+h-1 are contiguous, so each
  * stage's butterflies run over spans of h * cols floats. */
-static void qki_fwht(float *t, size_t b, size_t cols, float scale)
+QKI_HOT static void qki_fwht(float *t, size_t b, size_t cols, float scale)
 {
 	float *restrict x = t;
 	size_t h, i, n = b * cols;
@@ -51,10 +52,37 @@ struct qki_had {
 	int dtype;
 	void *x;
 	size_t n, inner, b, nblk, nchunk;
+	size_t nrb;   /* inner == 1: row blocks, outer * nblk */
 	float scale;
 };
 
-static void qki_had_unit(const struct qki_had *a, size_t u, float *t)
+/* inner == 1: unit u is row blocks [u * QKI_HCOLS, ...), each b
+ * contiguous elements; they become the columns of the tile (a
+ * transpose on the way in and out), so that every stage, the first
+ * ones too, runs over whole vectors. */
+static void qki_had_rows(const struct qki_had *a, size_t u, float *t,
+			 float *row)
+{
+	size_t rb = u * QKI_HCOLS, g, r, cols = a->nrb - rb;
+
+	if (cols > QKI_HCOLS)
+		cols = QKI_HCOLS;
+	for (g = 0; g < cols; g++) {
+		qki_load_f32(a->dtype, a->x, (rb + g) * a->b, a->b, row);
+		for (r = 0; r < a->b; r++)
+			t[r * cols + g] = row[r];
+	}
+	qki_fwht(t, a->b, cols, a->scale);
+	for (g = 0; g < cols; g++) {
+		for (r = 0; r < a->b; r++)
+			row[r] = t[r * cols + g];
+		qki_store_f32(a->dtype, a->x, (rb + g) * a->b, a->b, row);
+	}
+}
+
+/* inner > 1: unit u is block bi of outer index o, restricted to a
+ * chunk of at most QKI_HCOLS inner columns. */
+static void qki_had_cols(const struct qki_had *a, size_t u, float *t)
 {
 	size_t cc = u % a->nchunk, rest = u / a->nchunk;
 	size_t bi = rest % a->nblk, o = rest / a->nblk;
@@ -75,14 +103,17 @@ static void qki_had_unit(const struct qki_had *a, size_t u, float *t)
 static int qki_had_range(void *arg, unsigned part, size_t lo, size_t hi)
 {
 	const struct qki_had *a = arg;
-	size_t cols = a->inner < QKI_HCOLS ? a->inner : QKI_HCOLS;
-	float *t = malloc(a->b * cols * sizeof(float));
+	float *t = malloc((QKI_HCOLS + 1) * a->b * sizeof(float));
 
 	(void)part;
 	if (!t)
 		return QK_ENOMEM;
-	for (; lo < hi; lo++)
-		qki_had_unit(a, lo, t);
+	for (; lo < hi; lo++) {
+		if (a->inner == 1)
+			qki_had_rows(a, lo, t, t + QKI_HCOLS * a->b);
+		else
+			qki_had_cols(a, lo, t);
+	}
 	free(t);
 	return 0;
 }
@@ -91,7 +122,7 @@ int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 		size_t outer, size_t n, size_t inner, size_t block)
 {
 	struct qki_had a = { .dtype = dtype, .x = x, .n = n, .inner = inner };
-	size_t total, sz = qki_dtype_size(dtype);
+	size_t total, units, sz = qki_dtype_size(dtype);
 	const struct qk_cuda_ops *ops;
 	int rc;
 
@@ -121,10 +152,13 @@ int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 	a.b = block;
 	a.nblk = n / block;
 	a.nchunk = (inner + QKI_HCOLS - 1) / QKI_HCOLS;
+	a.nrb = outer * a.nblk;
 	a.scale = qk_hadamard_scale(block);
+	units = inner == 1 ? (a.nrb + QKI_HCOLS - 1) / QKI_HCOLS :
+			     a.nrb * a.nchunk;
 	if (total)
-		rc = qki_parallel(ctx, outer * a.nblk * a.nchunk, total * sz,
-				  qki_had_range, &a, NULL);
+		rc = qki_parallel(ctx, units, total * sz, qki_had_range, &a,
+				  NULL);
 	if (rc)
 		return rc;
 	qki_account(ctx, 0, total * sz);

@@ -27,7 +27,7 @@
 #define QKI_CUDA_AUTO_MIN_BYTES (16u * 1024u * 1024u)
 /* Floats one gather/compute chunk holds: fixed-size inner loops are
  * what GCC's -O2 ("very cheap") vectorizer accepts. */
-#define QKI_CHUNK 64
+#define QKI_CHUNK 256
 
 /* Runs body for i in [0, n): in fixed groups of QKI_VEC, then the
  * rest. The fixed trip count is what lets GCC's -O2 ("very cheap")
@@ -44,6 +44,20 @@
 			body;                                             \
 		}                                                         \
 	} while (0)
+
+/* The hot loops also get AVX2 and AVX-512 (x86-64-v4) clones, chosen
+ * once at load time (GNU ifunc). Same IEEE operations, wider vectors:
+ * results do not change (the code has no a * b + c that FMA could
+ * contract, and ISO C mode compiles with -ffp-contract=off anyway).
+ * Not under the sanitizers, whose start-up ifunc resolvers precede. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+	defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && \
+	!defined(QKI_NO_CLONES)
+#define QKI_HOT __attribute__((target_clones("arch=x86-64-v4", "avx2", \
+						 "default")))
+#else
+#define QKI_HOT
+#endif
 
 struct qk_ctx {
 	qk_device dev;

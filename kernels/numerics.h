@@ -186,23 +186,25 @@ QK_HD float qk_dec_e5m2(uint8_t c)
 }
 
 /* ---- FP4 E2M1: 0 .5 1 1.5 2 3 4 6, bit 3 the sign ----
- * Thresholds implement round-half-to-even onto the grid: a tie goes
- * up exactly when the upper neighbour has the even code. Saturates at
- * 6; NaN gives 0x7 (+6), as the ONNX reference cast does. */
-QK_HD uint8_t qk_enc_e2m1(float x)
+ * E2M1 is a float with bias 1 and one mantissa bit, so it is encoded
+ * like the FP8 formats: |x| is first clamped to 6 on its bits (which
+ * also sends NaN to 6), then rounded half to even, on the bits for
+ * |x| >= 1 and by adding 2^22 (ulp 0.5) below. NaN gives 0x7 (+6), as
+ * the ONNX reference cast does; -0 keeps its sign. Codes come back in
+ * 32 bits: vectorized loops then stay in 32-bit lanes. */
+QK_HD uint32_t qk_enc_e2m1(float x)
 {
 	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
-	float f = qk_u2f(a);
-	uint32_t m = (uint32_t)(f > 0.25f) + (uint32_t)(f >= 0.75f) +
-		     (uint32_t)(f > 1.25f) + (uint32_t)(f >= 1.75f) +
-		     (uint32_t)(f > 2.5f) + (uint32_t)(f >= 3.5f) +
-		     (uint32_t)(f > 5.0f);
+	uint32_t sign = qk_sel(a > 0x7f800000u, 0u, (b >> 28) & 0x8u);
+	uint32_t norm, sub;
 
-	m |= (b >> 28) & 0x8u;
-	return (uint8_t)qk_sel(a > 0x7f800000u, 0x7u, m);
+	a = qk_sel(a > 0x40c00000u, 0x40c00000u, a);
+	norm = ((a + 0x1fffffu + ((a >> 22) & 1u)) >> 22) - (126u << 1);
+	sub = qk_f2u(QK_FADD(qk_u2f(a), 4194304.0f)) - 0x4a800000u;
+	return qk_sel(a < 0x3f800000u, sub, norm) | sign;
 }
 
-QK_HD float qk_dec_e2m1(uint8_t c)
+QK_HD float qk_dec_e2m1(uint32_t c) /* low 4 bits used */
 {
 	uint32_t sign = (uint32_t)(c & 0x8u) << 28;
 	uint32_t e = (c >> 1) & 3u, mant = c & 1u;
@@ -232,21 +234,21 @@ QK_HD float qk_nvfp4_gscale(float amax)
  * that order. amax_blk == 0 gives 1.0 (0x38); a positive amax_blk whose
  * scale rounds to 0 gets the smallest subnormal (0x01) instead, so the
  * element division never divides by zero. */
-QK_HD uint8_t qk_nvfp4_scale_code(float bamax, float g)
+QK_HD uint32_t qk_nvfp4_scale_code(float bamax, float g)
 {
 	uint32_t s = qk_enc_e4m3(QK_FDIV(QK_FDIV(bamax, 6.0f), g), 1);
 
 	s = qk_sel(s == 0u, 0x01u, s);
-	return (uint8_t)qk_sel(bamax > 0.0f, s, 0x38u);
+	return qk_sel(bamax > 0.0f, s, 0x38u);
 }
 
 /* The divisor of a block: S = e4m3(s) * g, rounded once to float. The
  * quantizer computes e2m1(x / S), the dequantizer e2m1(code) * S; this
  * is also what the two chained DequantizeLinear nodes of the graph
  * form compute. */
-QK_HD float qk_nvfp4_block_div(uint8_t s, float g)
+QK_HD float qk_nvfp4_block_div(uint32_t s, float g)
 {
-	return QK_FMUL(qk_dec_e4m3(s), g);
+	return QK_FMUL(qk_dec_e4m3((uint8_t)s), g);
 }
 
 /* 1/sqrt(b) for a power of two b = 2^k, as float: 2^(-k/2), times the

@@ -14,6 +14,7 @@
  * 16 contiguous elements, processed QKI_NVB blocks at a time.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -29,19 +30,18 @@ struct qki_nv {
 	uint8_t *scales;
 	const uint8_t *ccodes; /* dequantize inputs */
 	const uint8_t *cscales;
+	float *bmax;           /* inner == 1: amax of every block */
+	float part[QKI_MAX_THREADS];
 };
 
-/* inner == 1: QKI_NVB blocks of 16 from x. Each phase is a fixed-size
- * loop the vectorizer takes: per-block max (|x| as non-negative floats,
- * NaN zeroed, so a float max is exact), scales across the blocks, then
- * the element divisions and encodings, then the packing. */
-static void qki_nv_q_blocks(const float *restrict x, float g,
-			    uint8_t *restrict codes, uint8_t *restrict scales)
+/* inner == 1 runs in two passes over W, both QKI_NVB blocks of 16 at
+ * a time: the first stores every block's amax (the global amax is
+ * their max), the second encodes. Each phase below is a fixed-size
+ * loop the vectorizer takes. |x| is handled as a non-negative float
+ * with NaN zeroed, so a float max is exact. */
+QKI_HOT static void qki_nv_bmax(const float *restrict x, float *restrict m)
 {
-	float ab[QKI_NVB * QK_NVFP4_BLOCK], m[QKI_NVB], div[QKI_NVB];
-	/* 32-bit codes: with bytes GCC runs the encoder 16 lanes wide and
-	 * spends most of its time narrowing and widening masks. */
-	uint32_t c[QKI_NVB * QK_NVFP4_BLOCK];
+	float ab[QKI_NVB * QK_NVFP4_BLOCK];
 	size_t b, j;
 
 	for (j = 0; j < QKI_NVB * QK_NVFP4_BLOCK; j++)
@@ -59,10 +59,25 @@ static void qki_nv_q_blocks(const float *restrict x, float g,
 		acc[2] = acc[3] > acc[2] ? acc[3] : acc[2];
 		m[b] = acc[2] > acc[0] ? acc[2] : acc[0];
 	}
-	for (b = 0; b < QKI_NVB; b++)
-		scales[b] = qk_nvfp4_scale_code(m[b], g);
-	for (b = 0; b < QKI_NVB; b++)
-		div[b] = qk_nvfp4_block_div(scales[b], g);
+}
+
+QKI_HOT static void qki_nv_q_blocks(const float *restrict x,
+				    const float *restrict m, float g,
+				    uint8_t *restrict codes,
+				    uint8_t *restrict scales)
+{
+	float div[QKI_NVB];
+	/* 32-bit codes: with bytes GCC runs the encoder 16 lanes wide and
+	 * spends most of its time narrowing and widening masks. */
+	uint32_t c[QKI_NVB * QK_NVFP4_BLOCK];
+	size_t b, j;
+
+	for (b = 0; b < QKI_NVB; b++) {
+		uint32_t s = qk_nvfp4_scale_code(m[b], g);
+
+		div[b] = qk_nvfp4_block_div(s, g);
+		scales[b] = (uint8_t)s;
+	}
 	for (b = 0; b < QKI_NVB; b++)
 		for (j = 0; j < QK_NVFP4_BLOCK; j++)
 			c[b * QK_NVFP4_BLOCK + j] = qk_enc_e2m1(
@@ -71,47 +86,70 @@ static void qki_nv_q_blocks(const float *restrict x, float g,
 		codes[j] = (uint8_t)(c[2 * j] | c[2 * j + 1] << 4);
 }
 
+/* QKI_NVB blocks starting at block b as floats: W itself when it is
+ * FLOAT and whole, else converted into buf (zero-padded past n). */
+static const float *qki_nv_rows_at(const struct qki_nv *a, size_t b,
+				   size_t n, float *buf)
+{
+	if (a->dtype == QK_T_FLOAT && n == QKI_NVB)
+		return (const float *)a->w + b * QK_NVFP4_BLOCK;
+	if (n < QKI_NVB)
+		memset(buf, 0, QKI_NVB * QK_NVFP4_BLOCK * sizeof(float));
+	qki_load_f32(a->dtype, a->w, b * QK_NVFP4_BLOCK, n * QK_NVFP4_BLOCK,
+		     buf);
+	return buf;
+}
+
+static int qki_nv_bmax_rows(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	struct qki_nv *a = arg;
+	float buf[QKI_NVB * QK_NVFP4_BLOCK], m[QKI_NVB], top = 0;
+	size_t b, n, j;
+
+	for (b = lo; b < hi; b += n) {
+		n = hi - b < QKI_NVB ? hi - b : QKI_NVB;
+		qki_nv_bmax(qki_nv_rows_at(a, b, n, buf), m);
+		for (j = 0; j < n; j++) {
+			a->bmax[b + j] = m[j];
+			top = m[j] > top ? m[j] : top;
+		}
+	}
+	a->part[part] = top;
+	return 0;
+}
+
+int qki_ab_pf = 1;
 static int qki_nv_q_rows(void *arg, unsigned part, size_t lo, size_t hi)
 {
 	const struct qki_nv *a = arg;
-	float buf[QKI_NVB * QK_NVFP4_BLOCK];
-	const float *x;
+	float buf[QKI_NVB * QK_NVFP4_BLOCK], m[QKI_NVB] = { 0 };
+	uint8_t c[QKI_NVB * 8], s[QKI_NVB];
 	size_t b, n;
 
 	(void)part;
 	for (b = lo; b < hi; b += n) {
 		n = hi - b < QKI_NVB ? hi - b : QKI_NVB;
-		if (a->dtype == QK_T_FLOAT && n == QKI_NVB) {
-			x = (const float *)a->w + b * QK_NVFP4_BLOCK;
-		} else {
-			/* A short last step is padded with zeros; only
-			 * its n blocks are stored. */
-			for (size_t j = 0; j < QKI_NVB * QK_NVFP4_BLOCK; j++)
-				buf[j] = 0.0f;
-			qki_load_f32(a->dtype, a->w, b * QK_NVFP4_BLOCK,
-				     n * QK_NVFP4_BLOCK, buf);
-			x = buf;
-		}
 		if (n == QKI_NVB) {
-			qki_nv_q_blocks(x, a->g, a->codes + b * 8,
+			if (qki_ab_pf && a->dtype == QK_T_FLOAT && b + 5 * QKI_NVB <= hi)
+				for (size_t l = 0; l < QKI_NVB * QK_NVFP4_BLOCK; l += 16)
+					__builtin_prefetch((const float *)a->w + (b + 4 * QKI_NVB) * QK_NVFP4_BLOCK + l);
+			qki_nv_q_blocks(qki_nv_rows_at(a, b, n, buf),
+					a->bmax + b, a->g, a->codes + b * 8,
 					a->scales + b);
-		} else {
-			uint8_t c[QKI_NVB * 8], s[QKI_NVB];
-
-			qki_nv_q_blocks(x, a->g, c, s);
-			for (size_t j = 0; j < n; j++) {
-				a->scales[b + j] = s[j];
-				for (size_t i = 0; i < 8; i++)
-					a->codes[(b + j) * 8 + i] = c[j * 8 + i];
-			}
+			continue;
 		}
+		/* short last step: padded, only its n blocks stored */
+		memcpy(m, a->bmax + b, n * sizeof(float));
+		qki_nv_q_blocks(qki_nv_rows_at(a, b, n, buf), m, a->g, c, s);
+		memcpy(a->scales + b, s, n);
+		memcpy(a->codes + b * 8, c, n * 8);
 	}
 	return 0;
 }
 
 /* Tile t (inner > 1): codes of its 16 * inner elements into c8 (one
  * byte each), then packed. */
-static void qki_nv_q_tile(const struct qki_nv *a, size_t t, uint8_t *c8)
+QKI_HOT static void qki_nv_q_tile(const struct qki_nv *a, size_t t, uint8_t *c8)
 {
 	size_t base = t * QK_NVFP4_BLOCK * a->inner, col, cw, r, j;
 	uint8_t *scales = a->scales + t * a->inner;
@@ -132,12 +170,13 @@ static void qki_nv_q_tile(const struct qki_nv *a, size_t t, uint8_t *c8)
 			}
 		}
 		for (j = 0; j < cw; j++) {
-			scales[col + j] = qk_nvfp4_scale_code(qk_u2f(m[j]), a->g);
+			scales[col + j] = (uint8_t)qk_nvfp4_scale_code(
+				qk_u2f(m[j]), a->g);
 			div[j] = qk_nvfp4_block_div(scales[col + j], a->g);
 		}
 		for (r = 0; r < QK_NVFP4_BLOCK; r++)
 			for (j = 0; j < cw; j++)
-				c8[r * a->inner + col + j] = qk_enc_e2m1(
+				c8[r * a->inner + col + j] = (uint8_t)qk_enc_e2m1(
 					QK_FDIV(buf[r][j], div[j]));
 	}
 	for (j = 0; j < QK_NVFP4_BLOCK * a->inner / 2; j++)
@@ -179,6 +218,7 @@ int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 			    .inner = inner, .codes = codes, .scales = scales };
 	const struct qk_cuda_ops *ops;
 	size_t n, sz = qki_dtype_size(src_dtype), tiles;
+	unsigned parts, i;
 	uint32_t amax;
 	int rc = qki_nv_check(src_dtype, outer, k, inner, &n);
 
@@ -196,16 +236,28 @@ int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		if (rc != QKI_CPU)
 			return rc;
 	}
-	amax = qki_amax_bits(ctx, src_dtype, w, n);
-	if (amax == 0x7f800000u)
-		return QK_EINVAL; /* inf: no finite scale represents it */
-	a.g = qk_nvfp4_gscale(qk_u2f(amax));
 	a.nb = k / QK_NVFP4_BLOCK;
 	tiles = outer * a.nb;
+	if (n && inner == 1) {
+		a.bmax = malloc(tiles * sizeof(float));
+		if (!a.bmax)
+			return QK_ENOMEM;
+		qki_parallel(ctx, tiles, n * sz, qki_nv_bmax_rows, &a, &parts);
+		for (i = 0, amax = 0; i < parts; i++)
+			amax = qk_f2u(a.part[i]) > amax ? qk_f2u(a.part[i]) : amax;
+	} else {
+		amax = qki_amax_bits(ctx, src_dtype, w, n);
+	}
+	if (amax == 0x7f800000u) {
+		free(a.bmax);
+		return QK_EINVAL; /* inf: no finite scale represents it */
+	}
+	a.g = qk_nvfp4_gscale(qk_u2f(amax));
 	if (n && inner == 1)
 		rc = qki_parallel(ctx, tiles, n * sz, qki_nv_q_rows, &a, NULL);
 	else if (n)
 		rc = qki_parallel(ctx, tiles, n * sz, qki_nv_q_tiles, &a, NULL);
+	free(a.bmax);
 	if (rc)
 		return rc;
 	*gscale = a.g;
@@ -242,25 +294,50 @@ static int qki_nv_dq(void *arg, unsigned part, size_t lo, size_t hi)
 	return 0;
 }
 
-/* inner == 1: a block's 8 bytes and one scale give 16 values. */
+/* inner == 1: QKI_NVB blocks at a time; each block's 8 bytes and one
+ * scale give 16 values. */
+QKI_HOT static void qki_nv_dq_blocks(const uint8_t *restrict c,
+				     const uint8_t *restrict s, float g,
+				     float *restrict y)
+{
+	uint32_t code[QKI_NVB * QK_NVFP4_BLOCK];
+	float div[QKI_NVB];
+	size_t b, j;
+
+	for (j = 0; j < QKI_NVB * QK_NVFP4_BLOCK / 2; j++) {
+		code[2 * j] = c[j] & 0xfu;
+		code[2 * j + 1] = c[j] >> 4;
+	}
+	for (b = 0; b < QKI_NVB; b++)
+		div[b] = qk_nvfp4_block_div(s[b], g);
+	for (b = 0; b < QKI_NVB; b++)
+		for (j = 0; j < QK_NVFP4_BLOCK; j++)
+			y[b * QK_NVFP4_BLOCK + j] = QK_FMUL(
+				qk_dec_e2m1(code[b * QK_NVFP4_BLOCK + j]), div[b]);
+}
+
 static int qki_nv_dq_rows(void *arg, unsigned part, size_t lo, size_t hi)
 {
 	const struct qki_nv *a = arg;
-	float buf[QK_NVFP4_BLOCK];
-	float *restrict b = buf;
-	size_t blk, j;
+	float y[QKI_NVB * QK_NVFP4_BLOCK];
+	uint8_t c[QKI_NVB * 8], s[QKI_NVB];
+	size_t blk, n;
 
 	(void)part;
-	for (blk = lo; blk < hi; blk++) {
-		const uint8_t *restrict c = a->ccodes + blk * 8;
-		float div = qk_nvfp4_block_div(a->cscales[blk], a->g);
-
-		for (j = 0; j < QK_NVFP4_BLOCK; j++)
-			b[j] = QK_FMUL(qk_dec_e2m1((c[j / 2] >> (4 * (j & 1))) &
-						   0xfu),
-				       div);
+	for (blk = lo; blk < hi; blk += n) {
+		n = hi - blk < QKI_NVB ? hi - blk : QKI_NVB;
+		if (n == QKI_NVB) {
+			qki_nv_dq_blocks(a->ccodes + blk * 8, a->cscales + blk,
+					 a->g, y);
+		} else { /* short last step: zero-padded copies */
+			memset(c, 0, sizeof(c));
+			memset(s, 0, sizeof(s));
+			memcpy(c, a->ccodes + blk * 8, n * 8);
+			memcpy(s, a->cscales + blk, n);
+			qki_nv_dq_blocks(c, s, a->g, y);
+		}
 		qki_store_f32(a->dtype, a->out, blk * QK_NVFP4_BLOCK,
-			      QK_NVFP4_BLOCK, b);
+			      n * QK_NVFP4_BLOCK, y);
 	}
 	return 0;
 }

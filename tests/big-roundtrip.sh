@@ -24,14 +24,13 @@ if [ -n "$free_kb" ] && [ "$free_kb" -lt "$need_kb" ]; then
 fi
 qopt_workdir big
 mkdir "$work/out" "$work/inl"
-n=0 failed=0
+n=0
 check() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then
 		echo "ok $n - $2"
 	else
 		echo "not ok $n - $2"
-		failed=1
 		[ -s "$work/log" ] && sed 's/^/# /' "$work/log" | head -n 20
 	fi
 	: >"$work/log"
@@ -124,4 +123,5 @@ else
 fi
 check $ok "all inline is refused cleanly (exit $rc, no output left)"
 echo "1..$n"
-exit $failed
+# Failures are in the TAP lines; a non-zero exit would add an ERROR.
+exit 0

@@ -314,11 +314,17 @@ static void test_redundant(void)
 	qir_model_free(o);
 	pu_ort_same("red.onnx", "red.out.onnx", "--exact",
 		    "redundant casts: ORT outputs bitwise equal");
-	/* The bisect gate: no rewrite is allowed, nothing changes. */
-	tap_ok(pu_qopt("--bisect-limit 0 --passes cast-fold", "red.onnx",
-		       "red0.out.onnx") == 0 &&
-	       (o = pu_load("red0.out.onnx")) && pu_count(o, "Cast") == 4,
-	       "--bisect-limit 0: every rewrite asks the gate");
+	/* The bisect gate: limit 1 runs the pass but allows no rewrite;
+	 * limit 2 allows exactly one. */
+	tap_ok(pu_qopt("--bisect-limit 1 --passes cast-fold", "red.onnx",
+		       "red1.out.onnx") == 0 &&
+	       (o = pu_load("red1.out.onnx")) && pu_count(o, "Cast") == 4,
+	       "--bisect-limit 1: no rewrite gets past the gate");
+	qir_model_free(o);
+	tap_ok(pu_qopt("--bisect-limit 2 --passes cast-fold", "red.onnx",
+		       "red2.out.onnx") == 0 &&
+	       (o = pu_load("red2.out.onnx")) && pu_count(o, "Cast") == 3,
+	       "--bisect-limit 2: exactly one rewrite");
 	qir_model_free(o);
 }
 

@@ -138,6 +138,9 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 		return 0;
 	if (!dq_scale(dq, &t, &dq1, &g))
 		return 0;
+	/* The copies go next to the Cast: keep the pattern in one graph. */
+	if (dq->graph != cast->graph || (dq1 && dq1->graph != cast->graph))
+		return 0;
 	gate = opset_gate(s, cast, "DequantizeLinear -> Cast");
 	if (gate <= 0)
 		return gate;

@@ -102,10 +102,10 @@ static int fold_chain(struct cf_state *s, qir_node *c)
 		return 0;
 	if (s->report)
 		return 0;
-	if (!qopt_may_rewrite(s->ctx, "%s reads '%s' (%s) directly: %s "
-			      "only widens to %s", cf_label(c), x->name,
-			      qir_dtype_name(a), cf_label(c1),
-			      qir_dtype_name(b)))
+	if (!qopt_may_rewrite(s->ctx, "%s reads '%s' (%s) directly: the "
+			      "Cast producing '%s' only widens to %s",
+			      cf_label(c), x->name, qir_dtype_name(a),
+			      mid->name, qir_dtype_name(b)))
 		return CF_DECLINED;
 	qir_node_set_input(c, 0, x);
 	cf_maybe_dead(s, c1);
