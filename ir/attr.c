@@ -184,6 +184,98 @@ int qir_node_set_attr_tensor(qir_node *n, const char *name, qir_tensor *t)
 	return 0;
 }
 
+static int copy_strings(qir_node *n, const qir_attr *a)
+{
+	char **v = calloc(a->n ? a->n : 1, sizeof(*v));
+	size_t *lens = calloc(a->n ? a->n : 1, sizeof(*lens));
+	qir_attr *d;
+	size_t i;
+
+	if (!v || !lens)
+		goto fail;
+	for (i = 0; i < a->n; i++) {
+		lens[i] = a->string_lens ? a->string_lens[i] :
+			  strlen(a->strings[i]);
+		v[i] = malloc(lens[i] + 1);
+		if (!v[i])
+			goto fail;
+		memcpy(v[i], a->strings[i], lens[i]);
+		v[i][lens[i]] = '\0';
+	}
+	d = slot(n, a->name, QIR_ATTR_STRINGS);
+	if (!d)
+		goto fail;
+	d->strings = v;
+	d->string_lens = lens;
+	d->n = a->n;
+	return 0;
+fail:
+	for (i = 0; v && i < a->n; i++)
+		free(v[i]);
+	free(v);
+	free(lens);
+	return -1;
+}
+
+static int copy_string(qir_node *n, const qir_attr *a)
+{
+	char *s = malloc(a->slen + 1);
+	qir_attr *d;
+
+	if (!s)
+		return -1;
+	memcpy(s, a->s, a->slen);
+	s[a->slen] = '\0';
+	d = slot(n, a->name, QIR_ATTR_STRING);
+	if (!d) {
+		free(s);
+		return -1;
+	}
+	d->s = s;
+	d->slen = a->slen;
+	return 0;
+}
+
+int qir_node_copy_attr(qir_node *n, const qir_attr *a, qir_error *err)
+{
+	qir_tensor *t;
+	int rc;
+
+	switch (a->type) {
+	case QIR_ATTR_INT:
+		rc = qir_node_set_attr_int(n, a->name, a->i);
+		break;
+	case QIR_ATTR_FLOAT:
+		rc = qir_node_set_attr_float(n, a->name, a->f);
+		break;
+	case QIR_ATTR_STRING:
+		rc = copy_string(n, a);
+		break;
+	case QIR_ATTR_INTS:
+		rc = qir_node_set_attr_ints(n, a->name, a->ints, a->n);
+		break;
+	case QIR_ATTR_FLOATS:
+		rc = qir_node_set_attr_floats(n, a->name, a->floats, a->n);
+		break;
+	case QIR_ATTR_STRINGS:
+		rc = copy_strings(n, a);
+		break;
+	case QIR_ATTR_TENSOR:
+		t = qir_tensor_clone(a->t, err);
+		if (!t)
+			return -1;
+		rc = qir_node_set_attr_tensor(n, a->name, t);
+		break;
+	default:
+		return qir_fail(err, QIR_EUNSUPPORTED,
+				"node '%s': attribute '%s' of type %d cannot be "
+				"copied", n->name, a->name, a->type);
+	}
+	if (rc < 0)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	return 0;
+}
+
 int qir_node_remove_attr(qir_node *n, const char *name)
 {
 	qir_attr *a = qir_node_attr(n, name);

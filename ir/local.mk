@@ -4,6 +4,11 @@ libqopt_la_SOURCES += ir/internal.h ir/dtype.c ir/strmap.c ir/error.c \
 	ir/toposort.c ir/dead.c ir/verify.c ir/print.c ir/hash.c \
 	ir/const_eval.c
 
+# Opset upgrade: operator history, per-change rules, their graph
+# helpers and the driver (qir_model_upgrade_opset).
+libqopt_la_SOURCES += ir/opset_upgrade.h ir/opset_history.c \
+	ir/opset_rules.c ir/opset_rewrite.c ir/opset_upgrade.c
+
 # ---- ONNX reading and writing (owner: ONNX I/O) ----
 # The protobuf-c bindings are generated into the build tree from our
 # own ir/onnx.proto; AM_CPPFLAGS finds them as "ir/onnx.pb-c.h".

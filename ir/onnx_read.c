@@ -801,3 +801,34 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 	}
 	return rc;
 }
+
+/* Functions stay in the parsed message (the writer copies them back):
+ * only the reader knows where they are. */
+static const Onnx__ModelProto *model_pb(const qir_model *m)
+{
+	return m && m->priv ? QIR_MPRIV(m)->pb : NULL;
+}
+
+size_t qir_model_function_count(const qir_model *m)
+{
+	const Onnx__ModelProto *mp = model_pb(m);
+
+	return mp ? mp->n_functions : 0;
+}
+
+const char *qir_model_function_name(const qir_model *m, size_t i)
+{
+	static __thread char buf[512];
+	const Onnx__ModelProto *mp = model_pb(m);
+	const Onnx__FunctionProto *f;
+
+	if (!mp || i >= mp->n_functions)
+		return NULL;
+	f = mp->functions[i];
+	if (f->domain && f->domain[0])
+		snprintf(buf, sizeof(buf), "%s.%s", f->domain,
+			 f->name ? f->name : "");
+	else
+		snprintf(buf, sizeof(buf), "%s", f->name ? f->name : "");
+	return buf;
+}

@@ -361,3 +361,15 @@ void qir_value_replace_use(qir_value *from, qir_use use, qir_value *to)
 	    use.node->inputs[use.index] == from)
 		qir_node_set_input(use.node, use.index, to);
 }
+
+int qir_value_elem_type(qir_value *v)
+{
+	qir_tensor *t;
+
+	if (!v)
+		return QIR_UNDEFINED;
+	if (v->dtype)
+		return v->dtype;
+	t = qir_value_const(v);
+	return t ? t->dtype : QIR_UNDEFINED;
+}

@@ -29,6 +29,30 @@ QKI_HOT static uint32_t qki_maxbits(const float *restrict x, size_t n)
 	return m;
 }
 
+/* m[0..16) = amax of the 16 blocks of 16 floats in x: |x| as
+ * non-negative floats with NaN zeroed, so a float max is exact. */
+QKI_HOT void qki_amax16(const float *restrict x, float *restrict m)
+{
+	float ab[QKI_AMAX16 * 16];
+	size_t b, j;
+
+	for (j = 0; j < QKI_AMAX16 * 16; j++)
+		ab[j] = qk_u2f(qk_abs_bits(x[j]));
+	for (b = 0; b < QKI_AMAX16; b++) {
+		float acc[4] = { 0 };
+
+		for (j = 0; j < 16; j += 4)
+			for (size_t l = 0; l < 4; l++) {
+				float v = ab[b * 16 + j + l];
+
+				acc[l] = v > acc[l] ? v : acc[l];
+			}
+		acc[0] = acc[1] > acc[0] ? acc[1] : acc[0];
+		acc[2] = acc[3] > acc[2] ? acc[3] : acc[2];
+		m[b] = acc[2] > acc[0] ? acc[2] : acc[0];
+	}
+}
+
 /* The same over elements [i, i+n) of a real dtype. */
 static uint32_t qki_maxbits_at(int dtype, const void *x, size_t i, size_t n)
 {
@@ -142,11 +166,45 @@ static void qki_amaxb_unit(const struct qki_amaxb *a, size_t u)
 	}
 }
 
+/* inner == 1, block 16, axis a multiple of 16: units are consecutive
+ * runs of 16 elements, taken QKI_AMAX16 at a time. */
+static void qki_amaxb_16(const struct qki_amaxb *a, size_t lo, size_t hi)
+{
+	float buf[QKI_AMAX16 * 16], m[QKI_AMAX16];
+	const float *x;
+	size_t n;
+
+	for (; lo < hi; lo += n) {
+		n = hi - lo < QKI_AMAX16 ? hi - lo : QKI_AMAX16;
+		if (a->dtype == QK_T_FLOAT && n == QKI_AMAX16) {
+			x = (const float *)a->x + lo * 16;
+		} else {
+			for (size_t j = 0; j < QKI_AMAX16 * 16; j++)
+				buf[j] = 0.0f;
+			qki_load_f32(a->dtype, a->x, lo * 16, n * 16, buf);
+			x = buf;
+		}
+		if (lo + 9 * QKI_AMAX16 <= hi)
+			qki_prefetch((const char *)a->x + (lo + 8 * QKI_AMAX16) *
+				     16 * qki_dtype_size(a->dtype),
+				     QKI_AMAX16 * 16 * qki_dtype_size(a->dtype));
+		qki_amax16(x, m);
+		for (size_t j = 0; j < n; j++)
+			a->out[lo + j] = m[j];
+	}
+}
+
 static int qki_amaxb_range(void *arg, unsigned part, size_t lo, size_t hi)
 {
+	const struct qki_amaxb *a = arg;
+
 	(void)part;
+	if (a->inner == 1 && a->block == 16 && a->axis % 16 == 0) {
+		qki_amaxb_16(a, lo, hi);
+		return 0;
+	}
 	for (; lo < hi; lo++)
-		qki_amaxb_unit(arg, lo);
+		qki_amaxb_unit(a, lo);
 	return 0;
 }
 

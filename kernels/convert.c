@@ -10,7 +10,7 @@
 
 uint16_t qk_f32_to_f16(float x)
 {
-	return qk_enc_f16(x);
+	return (uint16_t)qk_enc_f16(x);
 }
 
 float qk_f16_to_f32(uint16_t h)
@@ -20,7 +20,7 @@ float qk_f16_to_f32(uint16_t h)
 
 uint16_t qk_f32_to_bf16(float x)
 {
-	return qk_enc_bf16(x);
+	return (uint16_t)qk_enc_bf16(x);
 }
 
 float qk_bf16_to_f32(uint16_t h)
@@ -30,7 +30,7 @@ float qk_bf16_to_f32(uint16_t h)
 
 uint8_t qk_f32_to_e4m3(float x, int saturate)
 {
-	return qk_enc_e4m3(x, saturate != 0);
+	return (uint8_t)qk_enc_e4m3(x, saturate != 0);
 }
 
 float qk_e4m3_to_f32(uint8_t code)
@@ -40,7 +40,7 @@ float qk_e4m3_to_f32(uint8_t code)
 
 uint8_t qk_f32_to_e5m2(float x, int saturate)
 {
-	return qk_enc_e5m2(x, saturate != 0);
+	return (uint8_t)qk_enc_e5m2(x, saturate != 0);
 }
 
 float qk_e5m2_to_f32(uint8_t code)
@@ -81,6 +81,7 @@ struct qki_conv {
 	int dt, st;
 	void *dst;
 	const void *src;
+	size_t ssz;
 };
 
 static int qki_conv_range(void *arg, unsigned part, size_t lo, size_t hi)
@@ -92,6 +93,10 @@ static int qki_conv_range(void *arg, unsigned part, size_t lo, size_t hi)
 	(void)part;
 	for (i = lo; i < hi; i += n) {
 		n = hi - i < QKI_CHUNK ? hi - i : QKI_CHUNK;
+		if (i + QKI_PF_AHEAD + n <= hi)
+			qki_prefetch((const char *)c->src +
+					     (i + QKI_PF_AHEAD) * c->ssz,
+				     n * c->ssz);
 		if (qki_is_real(c->st))
 			qki_load_f32(c->st, c->src, i, n, buf);
 		else
@@ -107,8 +112,8 @@ static int qki_conv_range(void *arg, unsigned part, size_t lo, size_t hi)
 int qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
 	       int src_dtype, const void *src, size_t n)
 {
-	struct qki_conv c = { dst_dtype, src_dtype, dst, src };
 	size_t ssz = qki_dtype_size(src_dtype), dsz = qki_dtype_size(dst_dtype);
+	struct qki_conv c = { dst_dtype, src_dtype, dst, src, ssz };
 	const struct qk_cuda_ops *ops;
 	int rc;
 

@@ -80,26 +80,23 @@ static void qki_cuda_load(void)
 	qk_cuda_entry_fn entry;
 	void *h = qki_cuda_open(why, len);
 
+	/* On failure below the module stays loaded: unloading a CUDA
+	 * runtime that may have started threads is not safe. */
 	if (!h)
 		return;
 	*(void **)&entry = dlsym(h, QK_CUDA_ENTRY_NAME);
 	if (!entry) {
 		snprintf(why, len, "CUDA module has no %s", QK_CUDA_ENTRY_NAME);
-		goto fail;
+		return;
 	}
 	ops = entry();
 	if (!ops || ops->abi != QK_CUDA_ABI || ops->size != sizeof(*ops)) {
 		snprintf(why, len, "CUDA module ABI %u, libqopt wants %u",
 			 ops ? (unsigned)ops->abi : 0u, (unsigned)QK_CUDA_ABI);
-		goto fail;
+		return;
 	}
-	if (ops->init(why, len) != 0)
-		goto fail;
-	qki_cuda.ops = ops;
-	return;
-fail:
-	/* Kept loaded: unloading CUDA's runtime mid-process is unsafe. */
-	(void)h;
+	if (ops->init(why, len) == 0)
+		qki_cuda.ops = ops;
 }
 #else
 static void qki_cuda_load(void)

@@ -71,8 +71,8 @@ struct qk_cuda_ops {
 			size_t inner, size_t block);
 
 	/* Times one kernel on n FLOAT elements resident on the device;
-	 * *gbps is input bytes per second / 1e9 (for QK_CB_MEMCPY: bytes
-	 * copied). 0 on success. */
+	 * *gbps is bytes of the FLOAT tensor (4 n) per second / 1e9 (for
+	 * QK_CB_MEMCPY: bytes copied). 0 on success. */
 	int (*bench)(int kind, size_t n, double *gbps);
 	/* Name of the device in use, e.g. "NVIDIA H100 80GB HBM3". */
 	const char *(*device_name)(void);

@@ -1,7 +1,8 @@
 /*
  * kernels/cuda-fp8.cu - FP8 quantize/dequantize on the GPU: one thread
  * per element, q = fp8(x / scale) and y = value(q) * scale, the single
- * float operation of kernels/fp8.c, rounded to nearest.
+ * float operation of kernels/fp8.c, rounded to nearest, NaN as defined
+ * in numerics.h.
  */
 #include "cuda-internal.cuh"
 
@@ -38,15 +39,16 @@ __global__ void qkc_fp8_k(qkc_fp8_args a)
 		float s = qkc_fp8_scale(a, i);
 
 		if (a.quant) {
-			float q = QK_FDIV(qkc_load(a.rt, a.src, i), s);
+			float x = qkc_load(a.rt, a.src, i);
 			uint8_t *d = (uint8_t *)a.dst;
 
-			d[i] = a.fmt == QK_T_E4M3FN ? qk_enc_e4m3(q, a.sat) :
-						      qk_enc_e5m2(q, a.sat);
+			d[i] = (uint8_t)(a.fmt == QK_T_E4M3FN ?
+					 qk_quant_e4m3(x, s, a.sat) :
+					 qk_quant_e5m2(x, s, a.sat));
 		} else {
 			float v = qkc_load(a.fmt, a.src, i);
 
-			qkc_store(a.rt, a.dst, i, QK_FMUL(v, s));
+			qkc_store(a.rt, a.dst, i, qk_canon(QK_FMUL(v, s)));
 		}
 	}
 }

@@ -35,7 +35,8 @@ __global__ void qkc_had_smem_k(int dtype, void *x, size_t rows, size_t b,
 			__syncthreads();
 		}
 		for (size_t i = threadIdx.x; i < b; i += blockDim.x)
-			qkc_store(dtype, x, base + i, QK_FMUL(s[i], scale));
+			qkc_store(dtype, x, base + i,
+				  qk_canon(QK_FMUL(s[i], scale)));
 		__syncthreads();
 	}
 }
@@ -68,7 +69,7 @@ __global__ void qkc_had_scale_k(const float *f, size_t total, float scale,
 	size_t step = (size_t)gridDim.x * blockDim.x;
 
 	for (; i < total; i += step)
-		qkc_store(dtype, x, i, QK_FMUL(f[i], scale));
+		qkc_store(dtype, x, i, qk_canon(QK_FMUL(f[i], scale)));
 }
 
 static int qkc_had_smem(size_t inner, size_t block)

@@ -110,16 +110,16 @@ __device__ __forceinline__ void qkc_store(int dtype, void *p, size_t i,
 		((float *)p)[i] = v;
 		break;
 	case QK_T_FLOAT16:
-		((uint16_t *)p)[i] = qk_enc_f16(v);
+		((uint16_t *)p)[i] = (uint16_t)qk_enc_f16(v);
 		break;
 	case QK_T_BFLOAT16:
-		((uint16_t *)p)[i] = qk_enc_bf16(v);
+		((uint16_t *)p)[i] = (uint16_t)qk_enc_bf16(v);
 		break;
 	case QK_T_E4M3FN:
-		((uint8_t *)p)[i] = qk_enc_e4m3(v, 1);
+		((uint8_t *)p)[i] = (uint8_t)qk_enc_e4m3(v, 1);
 		break;
 	default:
-		((uint8_t *)p)[i] = qk_enc_e5m2(v, 1);
+		((uint8_t *)p)[i] = (uint8_t)qk_enc_e5m2(v, 1);
 		break;
 	}
 }

@@ -142,8 +142,8 @@ __global__ void qkc_nvdq_k(const uint8_t *codes, const uint8_t *scales,
 		size_t s = (row / QK_NVFP4_BLOCK) * inner + t;
 		uint8_t c = (codes[e / 2] >> (e & 1 ? 4 : 0)) & 0xfu;
 
-		qkc_store(dt, dst, e, QK_FMUL(qk_dec_e2m1(c),
-				qk_nvfp4_block_div(scales[s], g)));
+		qkc_store(dt, dst, e, qk_canon(QK_FMUL(qk_dec_e2m1(c),
+				qk_nvfp4_block_div(scales[s], g))));
 	}
 }
 

@@ -59,10 +59,10 @@ QKI_HOT void qki_store_f32(int dtype, void *dst, size_t i, size_t n,
 		memcpy((float *)dst + i, x, n * sizeof(float));
 		break;
 	case QK_T_FLOAT16:
-		QKI_FOR_VEC(j, n, h[j] = qk_enc_f16(x[j]));
+		QKI_FOR_VEC(j, n, h[j] = (uint16_t)qk_enc_f16(x[j]));
 		break;
 	case QK_T_BFLOAT16:
-		QKI_FOR_VEC(j, n, h[j] = qk_enc_bf16(x[j]));
+		QKI_FOR_VEC(j, n, h[j] = (uint16_t)qk_enc_bf16(x[j]));
 		break;
 	}
 }
@@ -71,13 +71,13 @@ QKI_HOT void qki_enc_fp8(int fmt, uint8_t *restrict dst, const float *restrict x
 		 size_t n, int sat)
 {
 	if (fmt == QK_T_E4M3FN && sat)
-		QKI_FOR_VEC(j, n, dst[j] = qk_enc_e4m3(x[j], 1));
+		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qk_enc_e4m3(x[j], 1));
 	else if (fmt == QK_T_E4M3FN)
-		QKI_FOR_VEC(j, n, dst[j] = qk_enc_e4m3(x[j], 0));
+		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qk_enc_e4m3(x[j], 0));
 	else if (sat)
-		QKI_FOR_VEC(j, n, dst[j] = qk_enc_e5m2(x[j], 1));
+		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qk_enc_e5m2(x[j], 1));
 	else
-		QKI_FOR_VEC(j, n, dst[j] = qk_enc_e5m2(x[j], 0));
+		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qk_enc_e5m2(x[j], 0));
 }
 
 QKI_HOT void qki_dec_fp8(int fmt, float *restrict dst, const uint8_t *restrict src,

@@ -3,7 +3,8 @@
  * inner] with per-tensor, per-axis or blocked FP32 scales.
  *
  * q = fp8(x / scale) and y = value(q) * scale, one float operation each
- * (as ONNX defines them and ONNX Runtime computes them).
+ * (as ONNX defines them and ONNX Runtime computes them), with NaN made
+ * explicit (numerics.h: qk_quant_e4m3, qk_canon).
  */
 #include "internal.h"
 
@@ -14,6 +15,7 @@ struct qki_fp8 {
 	void *dst;
 	const float *scales;
 	size_t axis, inner, block, nb;
+	size_t ssz;        /* bytes per source element */
 };
 
 static size_t qki_min(size_t a, size_t b)
@@ -54,27 +56,53 @@ static size_t qki_fp8_run(const struct qki_fp8 *f, size_t i, size_t hi,
 	return len;
 }
 
-QKI_HOT static void qki_fp8_chunk(const struct qki_fp8 *f, size_t i, size_t n,
-			  float s, const float *restrict sv)
+/* One loop per format, saturation and scale shape, each a straight
+ * body for the vectorizer (restrict parameters: GCC ignores restrict
+ * on block-scope pointers and would want a run-time alias check). */
+#define QKI_FP8_Q(enc, sat)                                               \
+	do {                                                              \
+		if (sv)                                                   \
+			QKI_FOR_VEC(j, n, q[j] = (uint8_t)enc(x[j], sv[j], sat)); \
+		else                                                      \
+			QKI_FOR_VEC(j, n, q[j] = (uint8_t)enc(x[j], s, sat));     \
+	} while (0)
+
+QKI_HOT static void qki_fp8_q(int fmt, int sat, uint8_t *restrict q,
+			      const float *restrict x, float s,
+			      const float *restrict sv, size_t n)
+{
+	if (fmt == QK_T_E4M3FN && sat)
+		QKI_FP8_Q(qk_quant_e4m3, 1);
+	else if (fmt == QK_T_E4M3FN)
+		QKI_FP8_Q(qk_quant_e4m3, 0);
+	else if (sat)
+		QKI_FP8_Q(qk_quant_e5m2, 1);
+	else
+		QKI_FP8_Q(qk_quant_e5m2, 0);
+}
+
+QKI_HOT static void qki_fp8_dq(float *restrict y, float s,
+			       const float *restrict sv, size_t n)
+{
+	if (sv)
+		QKI_FOR_VEC(j, n, y[j] = qk_canon(QK_FMUL(y[j], sv[j])));
+	else
+		QKI_FOR_VEC(j, n, y[j] = qk_canon(QK_FMUL(y[j], s)));
+}
+
+static void qki_fp8_chunk(const struct qki_fp8 *f, size_t i, size_t n,
+				  float s, const float *sv)
 {
 	float buf[QKI_CHUNK];
-	float *restrict b = buf;
 
 	if (f->quant) {
-		qki_load_f32(f->rt, f->src, i, n, b);
-		if (sv)
-			QKI_FOR_VEC(j, n, b[j] = QK_FDIV(b[j], sv[j]));
-		else
-			QKI_FOR_VEC(j, n, b[j] = QK_FDIV(b[j], s));
-		qki_enc_fp8(f->fmt, (uint8_t *)f->dst + i, b, n, f->sat);
+		qki_load_f32(f->rt, f->src, i, n, buf);
+		qki_fp8_q(f->fmt, f->sat, (uint8_t *)f->dst + i, buf, s, sv, n);
 		return;
 	}
-	qki_dec_fp8(f->fmt, b, (const uint8_t *)f->src + i, n);
-	if (sv)
-		QKI_FOR_VEC(j, n, b[j] = QK_FMUL(b[j], sv[j]));
-	else
-		QKI_FOR_VEC(j, n, b[j] = QK_FMUL(b[j], s));
-	qki_store_f32(f->rt, f->dst, i, n, b);
+	qki_dec_fp8(f->fmt, buf, (const uint8_t *)f->src + i, n);
+	qki_fp8_dq(buf, s, sv, n);
+	qki_store_f32(f->rt, f->dst, i, n, buf);
 }
 
 static int qki_fp8_range(void *arg, unsigned part, size_t lo, size_t hi)
@@ -89,6 +117,10 @@ static int qki_fp8_range(void *arg, unsigned part, size_t lo, size_t hi)
 		len = qki_fp8_run(f, lo, hi, &s, &sv);
 		for (j = 0; j < len; j += c) {
 			c = qki_min(len - j, QKI_CHUNK);
+			if (lo + j + QKI_PF_AHEAD + c <= hi)
+				qki_prefetch((const char *)f->src +
+						     (lo + j + QKI_PF_AHEAD) * f->ssz,
+					     c * f->ssz);
 			qki_fp8_chunk(f, lo + j, c, s, sv ? sv + j : NULL);
 		}
 		lo += len;
@@ -175,6 +207,7 @@ int qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
 	f.axis = lay->axis;
 	f.inner = lay->inner;
 	f.block = lay->block;
+	f.ssz = qki_dtype_size(src_dtype);
 	return qki_fp8_run_all(ctx, &f, lay, n, nscales);
 }
 
@@ -199,5 +232,6 @@ int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
 	f.axis = lay->axis;
 	f.inner = lay->inner;
 	f.block = lay->block;
+	f.ssz = 1;
 	return qki_fp8_run_all(ctx, &f, lay, n, nscales);
 }

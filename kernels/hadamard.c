@@ -9,8 +9,9 @@
  * QKI_HCOLS consecutive blocks.
  * Per column the operations are: for h = 1, 2, 4 .. b/2, for each pair
  * (j, j+h) with bit h of j clear: (u, v) -> (u + v, u - v); then one
- * multiplication by qk_hadamard_scale(b). The CUDA kernel does exactly
- * this, so both agree bit for bit.
+ * multiplication by qk_hadamard_scale(b); a NaN result becomes the
+ * canonical NaN. The CUDA kernel does exactly this, so both agree bit
+ * for bit.
  */
 #include <stdlib.h>
 
@@ -24,7 +25,9 @@ size_t qk_hadamard_default_block(size_t n)
 }
 
 /* (p, q) -> (p + q, p - q) over len floats. */
-static void qki_bfly(float *restrict p, float *restrict q, size_t len)
+static inline __attribute__((always_inline)) void qki_bfly(float *restrict p,
+							 float *restrict q,
+							 size_t len)
 {
 	QKI_FOR_VEC(j, len, {
 		float u = p[j];
@@ -45,7 +48,7 @@ QKI_HOT static void qki_fwht(float *t, size_t b, size_t cols, float scale)
 	for (h = 1; h < b; h <<= 1)
 		for (i = 0; i < b; i += 2 * h)
 			qki_bfly(t + i * cols, t + (i + h) * cols, h * cols);
-	QKI_FOR_VEC(j, n, x[j] = QK_FMUL(x[j], scale));
+	QKI_FOR_VEC(j, n, x[j] = qk_canon(QK_FMUL(x[j], scale)));
 }
 
 struct qki_had {

@@ -25,6 +25,8 @@
  * on: below it the PCIe round trip and launch latency outweigh the
  * CPU's time (an NVFP4 pass over 16 MiB is a few ms on a few cores). */
 #define QKI_CUDA_AUTO_MIN_BYTES (16u * 1024u * 1024u)
+/* Streaming kernels prefetch this many elements ahead. */
+#define QKI_PF_AHEAD 2048
 /* Floats one gather/compute chunk holds: fixed-size inner loops are
  * what GCC's -O2 ("very cheap") vectorizer accepts. */
 #define QKI_CHUNK 256
@@ -32,7 +34,7 @@
 /* Runs body for i in [0, n): in fixed groups of QKI_VEC, then the
  * rest. The fixed trip count is what lets GCC's -O2 ("very cheap")
  * vectorizer take the loop; pointers in body should be restrict. */
-#define QKI_VEC 16
+#define QKI_VEC 64
 #define QKI_FOR_VEC(i, n, body)                                           \
 	do {                                                              \
 		size_t i##_0 = 0, i##_n = (n);                            \
@@ -49,14 +51,16 @@
  * once at load time (GNU ifunc). Same IEEE operations, wider vectors:
  * results do not change (the code has no a * b + c that FMA could
  * contract, and ISO C mode compiles with -ffp-contract=off anyway).
- * Not under the sanitizers, whose start-up ifunc resolvers precede. */
+ * Not under ASan (its run time is not set up when ifunc resolvers
+ * run); -DQKI_HOT= builds the portable code only. */
+#ifndef QKI_HOT
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-	defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && \
-	!defined(QKI_NO_CLONES)
+	defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
 #define QKI_HOT __attribute__((target_clones("arch=x86-64-v4", "avx2", \
 						 "default")))
 #else
 #define QKI_HOT
+#endif
 #endif
 
 struct qk_ctx {
@@ -90,6 +94,11 @@ void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in);
 int qki_cuda_result(qk_ctx *ctx, const struct qk_cuda_ops *ops, int rc,
 		    size_t bytes_in);
 
+/* m[b] = max |x| over block b, for QKI_AMAX16 blocks of 16 floats
+ * (NaN ignored). */
+#define QKI_AMAX16 16
+void qki_amax16(const float *restrict x, float *restrict m);
+
 /* max |x| over n elements of a real dtype on the CPU, as float bits
  * (NaN ignored). */
 uint32_t qki_amax_bits(const qk_ctx *ctx, int dtype, const void *x,
@@ -115,6 +124,14 @@ void qki_enc_fp8(int fmt, uint8_t *restrict dst, const float *restrict x,
 /* dst[0..n) = values of fp8 codes src[0..n). */
 void qki_dec_fp8(int fmt, float *restrict dst, const uint8_t *restrict src,
 		 size_t n);
+
+/* Asks for [p, p + bytes) to be brought into the cache (streams run
+ * faster with software prefetch some KiB ahead of use). */
+static inline void qki_prefetch(const void *p, size_t bytes)
+{
+	for (size_t l = 0; l < bytes; l += 64)
+		__builtin_prefetch((const char *)p + l);
+}
 
 /* a * b * c without overflow; 0 on success. */
 int qki_mul3(size_t a, size_t b, size_t c, size_t *out);

@@ -17,8 +17,10 @@ QK_CUDA_SRCS = kernels/cuda-module.cu kernels/cuda-convert.cu \
 QK_CUDA_HDRS = $(srcdir)/kernels/cuda-internal.cuh \
 	$(srcdir)/kernels/numerics.h $(srcdir)/kernels/cuda-abi.h \
 	$(top_srcdir)/include/qopt/kernels.h
-QK_CUDA_OBJS = kernels/cuda-module.cu.o kernels/cuda-convert.cu.o \
-	kernels/cuda-fp8.cu.o kernels/cuda-nvfp4.cu.o kernels/cuda-hadamard.cu.o
+# Objects are X.o, not X.cu.o: with an X.cu.o beside it, make's built-in
+# "%: %.o" rule would try to "remake" the source X.cu (in make dist).
+QK_CUDA_OBJS = kernels/cuda-module.o kernels/cuda-convert.o \
+	kernels/cuda-fp8.o kernels/cuda-nvfp4.o kernels/cuda-hadamard.o
 EXTRA_DIST += $(QK_CUDA_SRCS) kernels/cuda-internal.cuh
 
 # SASS for Hopper, PTX for Turing and later (JIT-compiled by the driver
@@ -44,7 +46,7 @@ kernels-cuda: kernels/libqopt-cuda.so
 kernels/libqopt-cuda.so: $(QK_CUDA_OBJS)
 	$(AM_V_GEN)$(NVCC) -shared $(NVCCFLAGS) -o $@ $(QK_CUDA_OBJS)
 
-kernels/%.cu.o: $(srcdir)/kernels/%.cu $(QK_CUDA_HDRS)
+kernels/cuda-%.o: $(srcdir)/kernels/cuda-%.cu $(QK_CUDA_HDRS)
 	@$(MKDIR_P) kernels
 	$(AM_V_GEN)$(NVCC) $(QK_NVCCFLAGS) $(NVCCFLAGS) -c -o $@ $<
 

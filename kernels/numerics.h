@@ -15,7 +15,9 @@
  *    not speculate an operation that can raise an FP exception), and a
  *    loop with a branch is not vectorized.
  *
- * Encoders round half to even. The subnormal ranges use the classic
+ * Encoders round half to even and return the code in the low bits of
+ * a uint32_t (vectorized loops then stay in 32-bit lanes until the
+ * store). The subnormal ranges use the classic
  * "add a power of two whose ulp is the target's smallest step" trick:
  * fl(|x| + 2^k) rounds |x| to that step with the FPU's own RNE, and the
  * low bits of the sum are the target code (continuing seamlessly into
@@ -81,7 +83,7 @@ QK_HD uint32_t qk_sel(uint32_t c, uint32_t a, uint32_t b)
 
 /* ---- IEEE half ---- */
 
-QK_HD uint16_t qk_enc_f16(float x)
+QK_HD uint32_t qk_enc_f16(float x)
 {
 	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
 	uint32_t sign = (b >> 16) & 0x8000u;
@@ -93,7 +95,7 @@ QK_HD uint16_t qk_enc_f16(float x)
 
 	m = qk_sel(m > 0x7bffu, 0x7c00u, m);
 	m = qk_sel(a > 0x7f800000u, nan, m);
-	return (uint16_t)(sign | m);
+	return sign | m;
 }
 
 QK_HD float qk_dec_f16(uint16_t h)
@@ -112,13 +114,13 @@ QK_HD float qk_dec_f16(uint16_t h)
 
 /* ---- bfloat16 ---- */
 
-QK_HD uint16_t qk_enc_bf16(float x)
+QK_HD uint32_t qk_enc_bf16(float x)
 {
 	uint32_t b = qk_f2u(x);
 	uint32_t r = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
 	uint32_t nan = (b >> 16) | 0x40u;
 
-	return (uint16_t)qk_sel((b & 0x7fffffffu) > 0x7f800000u, nan, r);
+	return qk_sel((b & 0x7fffffffu) > 0x7f800000u, nan, r);
 }
 
 QK_HD float qk_dec_bf16(uint16_t h)
@@ -128,7 +130,7 @@ QK_HD float qk_dec_bf16(uint16_t h)
 
 /* ---- FP8 E4M3FN: bias 7, no inf, NaN = S.1111.111, max 448 ---- */
 
-QK_HD uint8_t qk_enc_e4m3(float x, int saturate)
+QK_HD uint32_t qk_enc_e4m3(float x, int saturate)
 {
 	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
 	uint32_t sign = (b >> 24) & 0x80u;
@@ -140,7 +142,7 @@ QK_HD uint8_t qk_enc_e4m3(float x, int saturate)
 	/* Rounded past 448 (inf included): clamp or NaN. */
 	m = qk_sel(m > 0x7eu, saturate ? 0x7eu : 0x7fu, m);
 	m = qk_sel(a > 0x7f800000u, 0x7fu, m);
-	return (uint8_t)(sign | m);
+	return sign | m;
 }
 
 QK_HD float qk_dec_e4m3(uint8_t c)
@@ -157,7 +159,7 @@ QK_HD float qk_dec_e4m3(uint8_t c)
 
 /* ---- FP8 E5M2: bias 15, inf and NaN, max 57344 ---- */
 
-QK_HD uint8_t qk_enc_e5m2(float x, int saturate)
+QK_HD uint32_t qk_enc_e5m2(float x, int saturate)
 {
 	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
 	uint32_t sign = (b >> 24) & 0x80u;
@@ -168,7 +170,7 @@ QK_HD uint8_t qk_enc_e5m2(float x, int saturate)
 
 	m = qk_sel(m > 0x7bu, saturate ? 0x7bu : 0x7cu, m);
 	m = qk_sel(a > 0x7f800000u, 0x7fu, m);
-	return (uint8_t)(sign | m);
+	return sign | m;
 }
 
 QK_HD float qk_dec_e5m2(uint8_t c)
@@ -213,6 +215,53 @@ QK_HD float qk_dec_e2m1(uint32_t c) /* low 4 bits used */
 	uint32_t sub = qk_sel(mant, 0x3f000000u, 0u);
 
 	return qk_u2f(sign | qk_sel(e != 0, norm, sub));
+}
+
+/* ---- NaN from arithmetic ----
+ * Hardware disagrees on the NaN an operation returns (x86 passes an
+ * operand's on, quieted; CUDA and ARM's default-NaN mode return their
+ * own), so a result that went through float arithmetic never shows a
+ * hardware NaN: it is replaced by the canonical quiet NaN, and FP8
+ * quantization defines the sign of its NaN code itself. */
+#define QK_NAN_BITS 0x7fc00000u
+
+QK_HD uint32_t qk_isnan_bits(uint32_t u)
+{
+	return (u & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* y, or the canonical NaN when y is NaN. */
+QK_HD float qk_canon(float y)
+{
+	uint32_t u = qk_f2u(y);
+
+	return qk_u2f(qk_sel(qk_isnan_bits(u), QK_NAN_BITS, u));
+}
+
+/* FP8 QuantizeLinear of one element: fp8(x / s). A NaN quotient gives
+ * the NaN code with x's sign when x is NaN (what a NaN input becomes on
+ * x86, ONNX Runtime's platform), else the positive one (0/0, inf/inf,
+ * a NaN scale). The sign is fixed on the quotient's bits and the
+ * encoder then runs unconditionally: a select between the encoder and
+ * a constant would be turned into a branch (the encoder's float add
+ * may not be speculated) and stop vectorization. */
+QK_HD float qk_quot_nan(float x, float s)
+{
+	uint32_t xb = qk_f2u(x), qb = qk_f2u(QK_FDIV(x, s));
+	uint32_t m = (0u - qk_isnan_bits(qb)) & 0x80000000u;
+	uint32_t sign = xb & (0u - qk_isnan_bits(xb)) & 0x80000000u;
+
+	return qk_u2f((qb & ~m) | (sign & m));
+}
+
+QK_HD uint32_t qk_quant_e4m3(float x, float s, int saturate)
+{
+	return qk_enc_e4m3(qk_quot_nan(x, s), saturate);
+}
+
+QK_HD uint32_t qk_quant_e5m2(float x, float s, int saturate)
+{
+	return qk_enc_e5m2(qk_quot_nan(x, s), saturate);
 }
 
 /* ---- NVFP4 scales (shared/docs/formats.md) ----

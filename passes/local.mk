@@ -6,11 +6,7 @@ passes_LTLIBRARIES += passes/opset-check.la passes/cast-fold.la
 passes_opset_check_la_SOURCES = \
 	passes/opset_check/opset_check.h \
 	passes/opset_check/plugin.c \
-	passes/opset_check/needs.c \
-	passes/opset_check/upgrade.c \
-	passes/opset_check/upgrade_util.c \
-	passes/opset_check/rules.c \
-	passes/opset_check/op_history.c
+	passes/opset_check/needs.c
 passes_opset_check_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_opset_check_la_LIBADD = $(PASS_LIBADD)
 

@@ -1,6 +1,6 @@
 # tests of ir (the IR proper): C programs printing TAP
 IR_TESTS = tests/ir-dtype tests/ir-tensor tests/ir-graph tests/ir-order \
-	tests/ir-verify tests/ir-const-eval tests/ir-print
+	tests/ir-verify tests/ir-const-eval tests/ir-print tests/ir-upgrade
 check_PROGRAMS += $(IR_TESTS)
 TESTS += $(IR_TESTS)
 
@@ -21,6 +21,9 @@ tests_ir_const_eval_SOURCES = tests/ir-const-eval.c tests/tap.h
 tests_ir_const_eval_LDADD = libqopt.la
 tests_ir_print_SOURCES = tests/ir-print.c tests/tap.h
 tests_ir_print_LDADD = libqopt.la
+# ir-upgrade hand-encodes a ModelProto with local functions (io-util.h).
+tests_ir_upgrade_SOURCES = tests/ir-upgrade.c tests/io-util.h tests/tap.h
+tests_ir_upgrade_LDADD = libqopt.la
 
 # ---- ONNX I/O tests (owner: ONNX I/O): load/save, size checks,
 # external data. io-util.h holds a small protobuf encoder so the tests

@@ -396,7 +396,10 @@ static void threads(void)
 
 int main(void)
 {
-	qk_ctx *ctx = qk_ctx_new(QK_DEVICE_CPU, 0);
+	qk_ctx *ctx;
+
+	unsetenv("QOPT_DEVICE"); /* these test the CPU kernels */
+	ctx = qk_ctx_new(QK_DEVICE_CPU, 0);
 
 	kt_seed(4);
 	random_weights(ctx);

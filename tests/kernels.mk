@@ -1,1 +1,28 @@
-# tests of kernels
+# tests of kernels (fragment of the top Makefile.am)
+
+KERNELS_TESTS = tests/kernels-scalar tests/kernels-convert \
+	tests/kernels-fp8 tests/kernels-nvfp4 tests/kernels-hadamard \
+	tests/kernels-ctx tests/kernels-cuda
+check_PROGRAMS += $(KERNELS_TESTS) tests/kernels-dump-fp8
+TESTS += $(KERNELS_TESTS) tests/kernels-ort-cast.sh
+EXTRA_DIST += tests/kernels-ort-cast.sh tests/kernels-ort-cast.js
+
+KERNELS_TEST_HDRS = tests/tap.h tests/kernels-util.h
+# libm explicitly: configure finds sqrt without it when it is inlined.
+KERNELS_TEST_LIBS = libqopt.la -lm
+tests_kernels_scalar_SOURCES = tests/kernels-scalar.c $(KERNELS_TEST_HDRS)
+tests_kernels_scalar_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_convert_SOURCES = tests/kernels-convert.c $(KERNELS_TEST_HDRS)
+tests_kernels_convert_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_fp8_SOURCES = tests/kernels-fp8.c $(KERNELS_TEST_HDRS)
+tests_kernels_fp8_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_nvfp4_SOURCES = tests/kernels-nvfp4.c $(KERNELS_TEST_HDRS)
+tests_kernels_nvfp4_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_hadamard_SOURCES = tests/kernels-hadamard.c $(KERNELS_TEST_HDRS)
+tests_kernels_hadamard_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_ctx_SOURCES = tests/kernels-ctx.c $(KERNELS_TEST_HDRS)
+tests_kernels_ctx_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_cuda_SOURCES = tests/kernels-cuda.c $(KERNELS_TEST_HDRS)
+tests_kernels_cuda_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_dump_fp8_SOURCES = tests/kernels-dump-fp8.c $(KERNELS_TEST_HDRS)
+tests_kernels_dump_fp8_LDADD = $(KERNELS_TEST_LIBS)

@@ -752,6 +752,94 @@ static void t_opset_check(void)
 	       "opset: fake mode needs no new opset");
 }
 
+/* Opset 9: MatMul -> Clip(min, max attributes). FLOAT4E2M1 needs 23,
+ * where Clip takes min/max as inputs: the pass must upgrade the Clip,
+ * not just renumber the opset (an attribute-form Clip at 23 would
+ * clip nothing). */
+static void build_clip9(void)
+{
+	qir_model *m = new_model(9);
+	qir_value *x = input(m, "x", QIR_FLOAT, 2, d_x);
+	qir_value *y = op(m, "MatMul", "mm", x, init(m, "W", QIR_FLOAT, 2, d_w));
+	qir_value *c = op(m, "Clip", "clip", y, NULL);
+
+	m->ir_version = 4;
+	qir_value_set_type(y, QIR_FLOAT, 2, (const int64_t[]){ 2, 32 }, NULL);
+	qir_node_set_attr_float(c->producer, "min", -0.5f);
+	qir_node_set_attr_float(c->producer, "max", 0.75f);
+	output(m, c, QIR_FLOAT);
+	save(m, "clip9");
+}
+
+/* Opset 6: MatMul -> Mul with legacy broadcast along axis 0 of a
+ * [2, 32] value: not trailing-aligned, which the upgrade refuses. */
+static void build_legacy6(void)
+{
+	static const int64_t d_b[] = { 2 };
+	qir_model *m = new_model(6);
+	qir_value *x = input(m, "x", QIR_FLOAT, 2, d_x);
+	qir_value *y = op(m, "MatMul", "mm", x, init(m, "W", QIR_FLOAT, 2, d_w));
+	qir_value *z = op(m, "Mul", "mul", y, init(m, "b", QIR_FLOAT, 1, d_b));
+
+	m->ir_version = 3;
+	qir_value_set_type(y, QIR_FLOAT, 2, (const int64_t[]){ 2, 32 }, NULL);
+	qir_node_set_attr_int(z->producer, "broadcast", 1);
+	qir_node_set_attr_int(z->producer, "axis", 0);
+	output(m, z, QIR_FLOAT);
+	save(m, "legacy6");
+}
+
+static int scalar_is(qir_value *v, float want)
+{
+	qir_tensor *t = v ? qir_value_const(v) : NULL;
+	const float *d = t && t->dtype == QIR_FLOAT &&
+			 qir_tensor_numel(t) == 1 ? qir_tensor_data(t, NULL) :
+			 NULL;
+
+	return d && *d == want;
+}
+
+static void t_upgrade(void)
+{
+	qir_node *clip;
+	qir_model *m;
+	const char *err;
+
+	build_clip9();
+	t_real("clip9", "mm", 0, 2, d_w, d_s, 0, 0, NULL);
+	m = load("clip9-real");
+	clip = m ? find_node(m, "clip") : NULL;
+	tap_ok(clip && clip->ninputs == 3 && !qir_node_attr(clip, "min") &&
+	       !qir_node_attr(clip, "max") &&
+	       scalar_is(clip->inputs[1], -0.5f) &&
+	       scalar_is(clip->inputs[2], 0.75f),
+	       "clip9: opset 9 -> 23 rewrote Clip's min/max attributes into "
+	       "FLOAT inputs -0.5, 0.75");
+	tap_ok(m && m->ir_version == 11,
+	       "clip9: IR version raised 4 -> 11");
+	qir_model_free(m);
+	err = slurp("clip9-real", "err");
+	tap_ok(strstr(err, "upgraded ai.onnx opset 9 -> 23") != NULL &&
+	       !strstr(err, "warning"),
+	       "clip9: the upgrade is logged, no renumbering warning");
+
+	build_legacy6();
+	tap_ok(run("legacy6", "legacy6-real", PL(""), NULL) != 0 &&
+	       !exists("legacy6-real"),
+	       "legacy6: an op the upgrade refuses fails the pass, no output");
+	err = slurp("legacy6-real", "err");
+	tap_ok(strstr(err, "cannot be upgraded") &&
+	       strstr(err, "node 'mul' (Mul)") &&
+	       strstr(err, "not trailing-aligned") &&
+	       strstr(err, "mode = fake"),
+	       "legacy6: the error names the node and why, and hints at "
+	       "mode = fake");
+	if (!strstr(err, "not trailing-aligned"))
+		tap_diag("%s", err);
+	tap_ok(run("legacy6", "legacy6-fake", PL("mode = fake\n"), NULL) == 0,
+	       "legacy6: mode = fake needs no upgrade and runs");
+}
+
 int main(void)
 {
 	const char *bd = getenv("top_builddir");
@@ -774,5 +862,6 @@ int main(void)
 	t_globs();
 	t_constants();
 	t_opset_check();
+	t_upgrade();
 	return tap_done();
 }

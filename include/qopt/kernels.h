@@ -24,6 +24,13 @@
  * The reason is in qk_stats.fallback_reason either way. The environment
  * variable QOPT_DEVICE (cpu|cuda|auto), read by qk_ctx_new, overrides
  * the device asked for; QOPT_CUDA_MODULE names the module file.
+ *
+ * NaN: conversions keep NaN (sign and, where it fits, payload). Results
+ * of arithmetic never carry a hardware NaN (they differ between x86,
+ * ARM and CUDA): FP8 quantization gives the NaN code with the input's
+ * sign for a NaN input and the positive one for a NaN made by the
+ * division; dequantization and the Hadamard transform give the
+ * canonical quiet NaN (FLOAT 0x7fc00000, FLOAT16 0x7e00, BFLOAT16 0x7fc0).
  */
 #ifndef QOPT_KERNELS_H
 #define QOPT_KERNELS_H
@@ -158,7 +165,10 @@ int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
  *            when a positive amax_blk rounds to 0;
  *   S      = e4m3_to_f32(s) * g  (one rounding);
  *   code   = e2m1(w / S)  (one division);
- * and dequantization computes e2m1_to_f32(code) * S with the same S. */
+ * and dequantization computes e2m1_to_f32(code) * S with the same S,
+ * a NaN weight encoding as 0x7 (+6). The CPU path for inner == 1 keeps
+ * every block's amax between its two passes (4 bytes per 16 weights;
+ * QK_ENOMEM if that cannot be allocated). */
 #define QK_NVFP4_BLOCK 16
 int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,

@@ -36,7 +36,6 @@ int cf_fold_redundant(struct cf_state *s, qir_node *cast);
 int cf_is_op(const qir_node *n, const char *op);
 const char *cf_label(const qir_node *n);
 /* Element type of v as far as the model says (value type or constant). */
-int cf_dtype(qir_value *v);
 /* Constant FLOAT tensor behind v, or NULL. */
 qir_tensor *cf_const_f32(qir_value *v);
 /* Caller owns: t (FLOAT) converted to dtype (FLOAT16 or BFLOAT16) and

@@ -227,7 +227,7 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 	int to = (int)qir_node_attr_int(cast, "to", 0);
 	qir_value *x = cast->ninputs ? cast->inputs[0] : NULL;
 	qir_value *out = cast->outputs[0];
-	int xdt = cf_dtype(x), gate, ret = 0;
+	int xdt = qir_value_elem_type(x), gate, ret = 0;
 	size_t i, j, n;
 	qir_use *uses = NULL;
 	qir_tensor **conv = NULL;

@@ -62,7 +62,7 @@ static int fold_identity(struct cf_state *s, qir_node *c)
 	qir_value *x = c->inputs[0], *out = c->outputs[0];
 	int to = cast_to(c);
 
-	if (!to || cf_dtype(x) != to)
+	if (!to || qir_value_elem_type(x) != to)
 		return 0;
 	/* A graph output keeps its name only when the input can take it. */
 	if (out->is_output && (!x->producer || x->is_output || x->is_input ||
@@ -96,7 +96,7 @@ static int fold_chain(struct cf_state *s, qir_node *c)
 
 	if (!cf_is_op(c1, "Cast") || !c1->ninputs || !(x = c1->inputs[0]))
 		return 0;
-	a = cf_dtype(x);
+	a = qir_value_elem_type(x);
 	b = cast_to(c1);
 	if (!a || !b || !widens(a, b))
 		return 0;

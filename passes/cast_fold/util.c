@@ -29,18 +29,6 @@ const char *cf_label(const qir_node *n)
 	return buf;
 }
 
-int cf_dtype(qir_value *v)
-{
-	qir_tensor *t;
-
-	if (!v)
-		return 0;
-	if (v->dtype)
-		return v->dtype;
-	t = qir_value_const(v);
-	return t ? t->dtype : 0;
-}
-
 qir_tensor *cf_const_f32(qir_value *v)
 {
 	qir_tensor *t = v ? qir_value_const(v) : NULL;
@@ -89,24 +77,6 @@ qir_tensor *cf_convert_scale(struct cf_state *s, qir_tensor *t,
 	return out;
 }
 
-static int copy_attr(qir_node *to, const qir_attr *a)
-{
-	switch (a->type) {
-	case QIR_ATTR_INT:
-		return qir_node_set_attr_int(to, a->name, a->i);
-	case QIR_ATTR_FLOAT:
-		return qir_node_set_attr_float(to, a->name, a->f);
-	case QIR_ATTR_STRING:
-		return qir_node_set_attr_string(to, a->name, a->s);
-	case QIR_ATTR_INTS:
-		return qir_node_set_attr_ints(to, a->name, a->ints, a->n);
-	case QIR_ATTR_FLOATS:
-		return qir_node_set_attr_floats(to, a->name, a->floats, a->n);
-	default:
-		return -1;
-	}
-}
-
 qir_node *cf_clone_node(qir_node *n, qir_node *before)
 {
 	qir_node *c = qir_node_new(n->graph, n->op_type, n->domain, n->name);
@@ -118,7 +88,7 @@ qir_node *cf_clone_node(qir_node *n, qir_node *before)
 	for (i = 0; i < n->ninputs; i++)
 		qir_node_add_input(c, n->inputs[i]);
 	for (i = 0; i < n->nattrs; i++)
-		if (copy_attr(c, &n->attrs[i]) < 0)
+		if (qir_node_copy_attr(c, &n->attrs[i], NULL) < 0)
 			goto fail;
 	for (i = 0; i < n->noutputs; i++)
 		if (!qir_node_add_output(c, NULL, n->outputs[i] ?

@@ -6,9 +6,10 @@
  *   upgrade = no  set explicitly: the model's opset must not change;
  *   target = N    the pipeline converts to opset N: N < 23 forbids;
  *   require = N   a minimum the model must declare: never in the way.
- * Raising only renumbers the opset; ops whose definition changed on
- * the way are rewritten by opset-check (upgrade = yes, target = 23)
- * when that stage runs before this one.
+ * Raising is a real upgrade (qir_model_upgrade_opset): every op whose
+ * definition changed on the way is rewritten to keep its meaning, or,
+ * when one cannot be, the pass fails with the model as it was: a bare
+ * renumbering could silently change what older ops compute.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,39 @@ static int forbids(struct nvfp4_cfg *cfg, const char *opt, int64_t opset)
 	return 1;
 }
 
+static void on_rewrite(void *arg, const char *node, const char *op, int step,
+		       const char *what)
+{
+	qopt_debug(arg, "opset upgrade: %s: %s-%d: %s", node, op, step, what);
+}
+
+static int upgrade(struct nvfp4_cfg *cfg, int64_t opset)
+{
+	qir_upgrade_report rep = { 0 };
+	qir_error err = { 0 };
+
+	rep.on_rewrite = on_rewrite;
+	rep.arg = cfg->ctx;
+	if (qir_model_upgrade_opset(cfg->m, NVFP4_OPSET, &rep, &err) < 0) {
+		qopt_error(cfg->ctx, "mode = real needs opset %d (FLOAT4E2M1 "
+			   "DequantizeLinear) and the model (opset %lld) "
+			   "cannot be upgraded: %s; upgrade it first "
+			   "(opset-check with upgrade = yes, target = %d shows "
+			   "what stands in the way) or use mode = fake",
+			   NVFP4_OPSET, (long long)opset, err.msg, NVFP4_OPSET);
+		return -1;
+	}
+	qopt_info(cfg->ctx, "upgraded ai.onnx opset %lld -> %d for FLOAT4E2M1 "
+		  "(IR version %lld -> %lld): %lld operator changes "
+		  "rewritten, %lld nodes checked",
+		  (long long)opset, NVFP4_OPSET, (long long)rep.ir_before,
+		  (long long)rep.ir_after, (long long)rep.nodes_rewritten,
+		  (long long)rep.nodes_checked);
+	qopt_stat_add(cfg->ctx, "nodes rewritten for opset 23",
+		      rep.nodes_rewritten);
+	return 0;
+}
+
 int nvfp4_prepare_opset(struct nvfp4_cfg *cfg)
 {
 	int64_t opset = qir_model_opset(cfg->m, "");
@@ -62,19 +96,8 @@ int nvfp4_prepare_opset(struct nvfp4_cfg *cfg)
 	if (forbids(cfg, "target", opset))
 		return -1;
 	if (opset < NVFP4_OPSET) {
-		if (forbids(cfg, "upgrade", opset))
+		if (forbids(cfg, "upgrade", opset) || upgrade(cfg, opset))
 			return -1;
-		if (qir_model_set_opset(cfg->m, "", NVFP4_OPSET)) {
-			qopt_error(cfg->ctx, "cannot set opset %d", NVFP4_OPSET);
-			return -1;
-		}
-		/* Renumbering alone may change what older ops mean; the
-		 * rewrite that keeps them is opset-check's. */
-		qopt_warn(cfg->ctx, "opset raised from %lld to %d for FLOAT4E2M1 "
-			  "without rewriting ops whose definition changed; run "
-			  "opset-check (upgrade = yes, target = %d) before "
-			  "nvfp4-weights", (long long)opset, NVFP4_OPSET,
-			  NVFP4_OPSET);
 	}
 	/* No setter exists for the IR version: it is a plain field. */
 	if (cfg->m->ir_version < NVFP4_IR)

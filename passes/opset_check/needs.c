@@ -23,6 +23,27 @@ struct scan {
 static void reason(struct scan *s, int opset, int ir, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* 1 for "" and "ai.onnx". */
+static int default_domain(const char *domain)
+{
+	return !domain || !*domain || !strcmp(domain, "ai.onnx");
+}
+
+static const char *node_label(const qir_node *n)
+{
+	static __thread char buf[256];
+
+	if (n->name && *n->name)
+		snprintf(buf, sizeof(buf), "node '%s' (%s)", n->name,
+			 n->op_type);
+	else if (n->noutputs && n->outputs[0])
+		snprintf(buf, sizeof(buf), "%s node producing '%s'",
+			 n->op_type, n->outputs[0]->name);
+	else
+		snprintf(buf, sizeof(buf), "unnamed %s node", n->op_type);
+	return buf;
+}
+
 static void reason(struct scan *s, int opset, int ir, const char *fmt, ...)
 {
 	char msg[512];
@@ -90,26 +111,14 @@ static void check_value(struct scan *s, qir_value *v, const char *what)
 		check_type(s, v->dtype, what, v->name);
 }
 
-static int value_dtype(qir_value *v)
-{
-	qir_tensor *t;
-
-	if (!v)
-		return 0;
-	if (v->dtype)
-		return v->dtype;
-	t = qir_value_const(v);
-	return t ? t->dtype : 0;
-}
-
 static void check_qdq(struct scan *s, qir_node *n)
 {
 	int is_q = !strcmp(n->op_type, "QuantizeLinear");
-	const char *lbl = oc_node_label(n);
+	const char *lbl = node_label(n);
 	qir_value *x = n->ninputs > 0 ? n->inputs[0] : NULL;
 	qir_value *sc = n->ninputs > 1 ? n->inputs[1] : NULL;
 	qir_value *zp = n->ninputs > 2 ? n->inputs[2] : NULL;
-	int sdt = value_dtype(sc), xdt = value_dtype(x), zdt = value_dtype(zp);
+	int sdt = qir_value_elem_type(sc), xdt = qir_value_elem_type(x), zdt = qir_value_elem_type(zp);
 
 	if (sdt == QIR_FLOAT16 || sdt == QIR_BFLOAT16)
 		reason(s, 19, 0, "%s has a %s scale '%s'", lbl,
@@ -136,7 +145,7 @@ static void check_qdq(struct scan *s, qir_node *n)
 
 static void check_node(struct scan *s, qir_node *n)
 {
-	const struct oc_op_history *h;
+	int64_t first;
 	size_t i;
 
 	for (i = 0; i < n->noutputs; i++)
@@ -152,29 +161,29 @@ static void check_node(struct scan *s, qir_node *n)
 			check_type(s, a->tensors[k]->dtype,
 				   "attribute tensor", a->name);
 	}
-	if (!oc_default_domain(n->domain))
+	if (!default_domain(n->domain))
 		return;
 	if (!strcmp(n->op_type, "Cast") || !strcmp(n->op_type, "CastLike")) {
 		int to = (int)qir_node_attr_int(n, "to", 0);
 
 		if (dtype_opset(to))
 			reason(s, dtype_opset(to), qir_dtype_min_ir_version(to),
-			       "%s casts to %s", oc_node_label(n),
+			       "%s casts to %s", node_label(n),
 			       qir_dtype_name(to));
 	}
 	if (!strcmp(n->op_type, "QuantizeLinear") ||
 	    !strcmp(n->op_type, "DequantizeLinear"))
 		check_qdq(s, n);
-	h = oc_history(n->op_type);
-	if (!h) {
+	first = qir_op_first_opset(n->op_type);
+	if (!first) {
 		qopt_warn(s->ctx, "%s: %s is not an ai.onnx operator known "
-			  "up to opset %d", oc_node_label(n), n->op_type,
+			  "up to opset %d", node_label(n), n->op_type,
 			  OC_MAX_OPSET);
 		return;
 	}
-	if (h->since[0] > s->declared)
-		reason(s, h->since[0], 0, "%s exists only from opset %d",
-		       oc_node_label(n), h->since[0]);
+	if (first > s->declared)
+		reason(s, (int)first, 0, "%s exists only from opset %lld",
+		       node_label(n), (long long)first);
 }
 
 static int scan_graph(qir_graph *g, void *arg)
@@ -226,7 +235,7 @@ static int scan_domains(qir_graph *g, void *arg)
 		for (i = 0; trt_ops[i].op; i++)
 			if (!strcmp(n->op_type, trt_ops[i].op))
 				d->counts[i]++;
-		if (oc_default_domain(n->domain))
+		if (default_domain(n->domain))
 			continue;
 		for (i = 0; i < d->nseen; i++)
 			if (!strcmp(d->seen[i], n->domain))
@@ -254,7 +263,7 @@ static void report_domains(qopt_ctx *ctx, qir_model *m,
 	for (i = 0; i < m->nopsets; i++) {
 		const qir_opset *o = &m->opsets[i];
 
-		if (oc_default_domain(o->domain))
+		if (default_domain(o->domain))
 			continue;
 		qopt_info(ctx, "%s domain '%s' version %lld imported",
 			  standard_domain(o->domain) ? "standard" :

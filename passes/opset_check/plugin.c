@@ -2,7 +2,7 @@
  * plugin.c - the opset-check pass: reports the default-domain opset and
  * IR version and what the model needs; with `require` fails when the
  * model falls short; with `upgrade` raises the opset, rewriting the ops
- * whose definition changed on the way (upgrade.c, rules.c).
+ * whose definition changed on the way (qir_model_upgrade_opset).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,12 +26,43 @@ static int max_int(int a, int b)
 	return a > b ? a : b;
 }
 
+static void on_rewrite(void *arg, const char *node, const char *op, int step,
+		       const char *what)
+{
+	qopt_debug(arg, "%s: %s-%d: %s", node, op, step, what);
+}
+
+static void on_progress(void *arg, size_t done, size_t total)
+{
+	qopt_progress(arg, done, total, "upgrading nodes");
+}
+
+/* The whole upgrade is one rewrite for the gate. */
+static int upgrade(qopt_ctx *ctx, qir_model *m, int declared, int target)
+{
+	qir_upgrade_report rep = { 0 };
+	qir_error err = { 0 };
+
+	rep.on_rewrite = on_rewrite;
+	rep.on_progress = on_progress;
+	rep.arg = ctx;
+	if (qir_model_upgrade_opset(m, target, &rep, &err) < 0) {
+		qopt_error(ctx, "%s", err.msg[0] ? err.msg : "upgrade failed");
+		return -1;
+	}
+	qopt_stat_add(ctx, "nodes rewritten for the new opset",
+		      rep.nodes_rewritten);
+	qopt_stat_add(ctx, "nodes checked for upgrade", rep.nodes_checked);
+	qopt_info(ctx, "upgraded ai.onnx opset %d -> %d, IR version "
+		  "%lld -> %lld", declared, target, (long long)rep.ir_before,
+		  (long long)rep.ir_after);
+	return 0;
+}
+
 static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 		      const struct oc_needs *nd, int *changed)
 {
 	int target = max_int(declared, nd->opset);
-	int64_t ir0 = m->ir_version;
-	char err[768];
 
 	if (qopt_opt_is_set(ctx, "target"))
 		target = (int)qopt_opt_int(ctx, "target");
@@ -55,16 +86,9 @@ static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 		if (!qopt_may_rewrite(ctx, "upgrade opset %d -> %d", declared,
 				      target))
 			return 0;
-		err[0] = 0;
-		if (oc_upgrade(ctx, m, declared, target, err,
-			       sizeof(err)) < 0) {
-			qopt_error(ctx, "%s", err[0] ? err : "upgrade failed");
+		if (upgrade(ctx, m, declared, target) < 0)
 			return -1;
-		}
 		*changed = 1;
-		qopt_info(ctx, "upgraded ai.onnx opset %d -> %d, IR version "
-			  "%lld -> %lld", declared, target, (long long)ir0,
-			  (long long)m->ir_version);
 	}
 	if (m->ir_version < nd->ir &&
 	    qopt_may_rewrite(ctx, "raise IR version %lld -> %d",

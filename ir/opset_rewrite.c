@@ -1,15 +1,16 @@
 /*
- * upgrade_util.c - small graph-building helpers for the upgrade rules,
- * written against the public IR API only.
+ * ir/opset_rewrite.c - small graph-building helpers for the opset
+ * upgrade rules (opset_rules.c), written against the public IR API.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "opset_check.h"
+#include <qopt/kernels.h>
+#include "opset_upgrade.h"
 
-const char *oc_node_label(const qir_node *n)
+const char *qir__up_label(const qir_node *n)
 {
 	static __thread char buf[256];
 
@@ -24,8 +25,8 @@ const char *oc_node_label(const qir_node *n)
 	return buf;
 }
 
-int oc_fail(struct oc_up *u, const qir_node *n, int step,
-	    const char *fmt, ...)
+int qir__up_fail(struct qir__up *u, const qir_node *n, int step,
+		 const char *fmt, ...)
 {
 	char why[384];
 	va_list ap;
@@ -33,13 +34,14 @@ int oc_fail(struct oc_up *u, const qir_node *n, int step,
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	snprintf(u->err, u->errlen, "cannot upgrade %s across %s-%d: %s",
-		 oc_node_label(n), n->op_type, step, why);
-	return -1;
+	return qir_fail(u->err, QIR_EUNSUPPORTED,
+			"cannot upgrade %s across %s-%d: %s",
+			qir__up_label(n), n->op_type, step, why);
 }
 
-qir_value *oc_const_i64(struct oc_up *u, qir_graph *g, const char *hint,
-			const int64_t *v, size_t count, int scalar)
+qir_value *qir__up_const_i64(struct qir__up *u, qir_graph *g,
+			     const char *hint, const int64_t *v,
+			     size_t count, int scalar)
 {
 	int64_t dims[1] = { (int64_t)count };
 	qir_error err = { 0 };
@@ -48,7 +50,7 @@ qir_value *oc_const_i64(struct oc_up *u, qir_graph *g, const char *hint,
 
 	t = qir_tensor_new(hint, QIR_INT64, scalar ? 0 : 1, dims, &err);
 	if (!t) {
-		snprintf(u->err, u->errlen, "constant '%s': %s", hint,
+		qir_fail(u->err, QIR_ENOMEM, "constant '%s': %s", hint,
 			 err.msg);
 		return NULL;
 	}
@@ -57,7 +59,7 @@ qir_value *oc_const_i64(struct oc_up *u, qir_graph *g, const char *hint,
 
 		if (!d) {
 			qir_tensor_free(t);
-			snprintf(u->err, u->errlen, "constant '%s': %s",
+			qir_fail(u->err, QIR_ENOMEM, "constant '%s': %s",
 				 hint, err.msg);
 			return NULL;
 		}
@@ -65,7 +67,7 @@ qir_value *oc_const_i64(struct oc_up *u, qir_graph *g, const char *hint,
 	}
 	val = qir_graph_add_initializer(g, t);
 	if (!val)
-		snprintf(u->err, u->errlen, "cannot add constant '%s'", hint);
+		qir_fail(u->err, QIR_ENOMEM, "cannot add constant '%s'", hint);
 	return val;
 }
 
@@ -93,8 +95,8 @@ static int put_scalar(void *d, int dtype, double v)
 	}
 }
 
-qir_value *oc_const_scalar(struct oc_up *u, qir_graph *g, const char *hint,
-			   int dtype, double v)
+qir_value *qir__up_const_scalar(struct qir__up *u, qir_graph *g,
+				const char *hint, int dtype, double v)
 {
 	qir_error err = { 0 };
 	qir_tensor *t;
@@ -103,20 +105,21 @@ qir_value *oc_const_scalar(struct oc_up *u, qir_graph *g, const char *hint,
 
 	t = qir_tensor_new(hint, dtype, 0, NULL, &err);
 	if (!t) {
-		snprintf(u->err, u->errlen, "constant '%s': %s", hint,
+		qir_fail(u->err, QIR_ENOMEM, "constant '%s': %s", hint,
 			 err.msg);
 		return NULL;
 	}
 	d = qir_tensor_mutable_data(t, &err);
 	if (!d || put_scalar(d, dtype, v) < 0) {
 		qir_tensor_free(t);
-		snprintf(u->err, u->errlen, "constant '%s' of type %s", hint,
-			 qir_dtype_name(dtype) ? qir_dtype_name(dtype) : "?");
+		qir_fail(u->err, QIR_EUNSUPPORTED, "constant '%s' of type %s",
+			 hint, qir_dtype_name(dtype) ? qir_dtype_name(dtype) :
+			 "?");
 		return NULL;
 	}
 	val = qir_graph_add_initializer(g, t);
 	if (!val)
-		snprintf(u->err, u->errlen, "cannot add constant '%s'", hint);
+		qir_fail(u->err, QIR_ENOMEM, "cannot add constant '%s'", hint);
 	return val;
 }
 
@@ -167,7 +170,7 @@ static int infer(qir_value *v, int depth)
 	if ((t = qir_value_const(v)))
 		return t->dtype;
 	p = v->producer;
-	if (!p || !oc_default_domain(p->domain) || !p->ninputs)
+	if (!p || !qir__default_domain(p->domain) || !p->ninputs)
 		return 0;
 	if (!strcmp(p->op_type, "Cast"))
 		return (int)qir_node_attr_int(p, "to", 0);
@@ -183,41 +186,16 @@ static int infer(qir_value *v, int depth)
 	return 0;
 }
 
-int oc_infer_dtype(qir_value *v)
+int qir__up_infer_dtype(qir_value *v)
 {
 	return infer(v, 0);
 }
 
-const qir_attr *oc_ints_attr(const qir_node *n, const char *name)
+const qir_attr *qir__up_ints_attr(const qir_node *n, const char *name)
 {
 	const qir_attr *a = qir_node_attr(n, name);
 
 	return a && a->type == QIR_ATTR_INTS ? a : NULL;
-}
-
-static int copy_attr(qir_node *to, const qir_attr *a)
-{
-	qir_tensor *t;
-
-	switch (a->type) {
-	case QIR_ATTR_INT:
-		return qir_node_set_attr_int(to, a->name, a->i);
-	case QIR_ATTR_FLOAT:
-		return qir_node_set_attr_float(to, a->name, a->f);
-	case QIR_ATTR_STRING:
-		return qir_node_set_attr_string(to, a->name, a->s);
-	case QIR_ATTR_INTS:
-		return qir_node_set_attr_ints(to, a->name, a->ints, a->n);
-	case QIR_ATTR_FLOATS:
-		return qir_node_set_attr_floats(to, a->name, a->floats, a->n);
-	case QIR_ATTR_TENSOR:
-		t = qir_tensor_clone(a->t, NULL);
-		if (!t)
-			return -1;
-		return qir_node_set_attr_tensor(to, a->name, t);
-	default:
-		return -1;
-	}
 }
 
 static int skipped(const char *name, const char *const *skip)
@@ -229,7 +207,7 @@ static int skipped(const char *name, const char *const *skip)
 }
 
 /* Checks that every attribute can be carried over (dry run). */
-static int attrs_copyable(struct oc_up *u, const qir_node *n,
+static int attrs_copyable(struct qir__up *u, const qir_node *n,
 			  const char *const *skip)
 {
 	size_t i;
@@ -243,21 +221,88 @@ static int attrs_copyable(struct oc_up *u, const qir_node *n,
 		    a->type == QIR_ATTR_GRAPHS ||
 		    (a->type > QIR_ATTR_TENSOR && a->type != QIR_ATTR_FLOATS &&
 		     a->type != QIR_ATTR_INTS)) {
-			snprintf(u->err, u->errlen,
-				 "%s: attribute '%s' cannot be carried over",
-				 oc_node_label(n), a->name);
-			return -1;
+			return qir_fail(u->err, QIR_EUNSUPPORTED,
+					"%s: attribute '%s' cannot be carried "
+					"over", qir__up_label(n), a->name);
 		}
 	}
 	return 0;
 }
 
-int oc_node_rebuild(struct oc_up *u, qir_node **np, const char *op_type,
+/* A rewritten node keeps the original's name once the original is
+ * gone (node names are how tools, and pass targets, find nodes). */
+static void take_node_name(qir_node *nn, const char *name)
+{
+	struct qir_model_priv *mp = QIR_MPRIV(nn->graph->model);
+	char *copy;
+
+	if (!name[0] || !strcmp(nn->name, name) ||
+	    qir_strmap_get(&mp->node_names, name))
+		return;
+	copy = strdup(name);
+	if (!copy || qir_strmap_put(&mp->node_names, copy, nn) < 0) {
+		free(copy);
+		return;
+	}
+	if (qir_strmap_get(&mp->node_names, nn->name) == nn)
+		qir_strmap_del(&mp->node_names, nn->name);
+	free(nn->name);
+	nn->name = copy;
+}
+
+/* Erases n, then gives heir (may be NULL) its name and repl[i] the
+ * name of n's output i, i < k: the new values were created while n
+ * still held those names. */
+static int erase_keeping_names(struct qir__up *u, qir_node *n,
+			       qir_node *heir, qir_value *const *repl,
+			       size_t k)
+{
+	char **names = calloc(k ? k : 1, sizeof(*names));
+	char *name = strdup(n->name);
+	qir_error err = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (!names || !name)
+		goto oom;
+	for (i = 0; i < k && i < n->noutputs; i++)
+		if (n->outputs[i] && repl[i] &&
+		    !(names[i] = strdup(n->outputs[i]->name)))
+			goto oom;
+	if (qir_node_erase(n, &err) < 0) {
+		rc = qir_fail(u->err, err.code, "%s", err.msg);
+		goto out;
+	}
+	for (i = 0; i < k; i++)
+		if (names[i])
+			qir_value_rename(repl[i], names[i], NULL);
+	if (heir)
+		take_node_name(heir, name);
+	goto out;
+oom:
+	rc = qir_fail(u->err, QIR_ENOMEM, "%s: out of memory replacing the "
+		      "node", qir__up_label(n));
+out:
+	for (i = 0; names && i < k; i++)
+		free(names[i]);
+	free(names);
+	free(name);
+	return rc;
+}
+
+static int take_names(struct qir__up *u, qir_node *n, qir_node *nn,
+		      size_t nout)
+{
+	size_t k = nout < nn->noutputs ? nout : nn->noutputs;
+
+	return erase_keeping_names(u, n, nn, nn->outputs, k);
+}
+
+int qir__up_rebuild(struct qir__up *u, qir_node **np, const char *op_type,
 		    qir_value *const *inputs, size_t nin, size_t nout,
 		    const char *const *skip)
 {
 	qir_node *n = *np, *nn;
-	qir_error err = { 0 };
 	size_t i;
 
 	if (attrs_copyable(u, n, skip) < 0)
@@ -266,11 +311,10 @@ int oc_node_rebuild(struct oc_up *u, qir_node **np, const char *op_type,
 		qir_value *o = n->outputs[i];
 
 		if (o && (o->nuses || o->is_output)) {
-			snprintf(u->err, u->errlen,
-				 "%s: output '%s' is used but has no "
-				 "equivalent in %s-%d", oc_node_label(n),
-				 o->name, op_type, u->to);
-			return -1;
+			return qir_fail(u->err, QIR_EUNSUPPORTED,
+					"%s: output '%s' is used but has no "
+					"equivalent in %s-%d", qir__up_label(n),
+					o->name, op_type, u->to);
 		}
 	}
 	if (u->dry)
@@ -284,7 +328,7 @@ int oc_node_rebuild(struct oc_up *u, qir_node **np, const char *op_type,
 			goto oom;
 	for (i = 0; i < n->nattrs; i++)
 		if (!skipped(n->attrs[i].name, skip) &&
-		    copy_attr(nn, &n->attrs[i]) < 0)
+		    qir_node_copy_attr(nn, &n->attrs[i], NULL) < 0)
 			goto oom;
 	for (i = 0; i < nout && i < n->noutputs; i++) {
 		qir_value *o = n->outputs[i], *no;
@@ -313,69 +357,36 @@ int oc_node_rebuild(struct oc_up *u, qir_node **np, const char *op_type,
 		}
 		qir_value_replace_all_uses(o, no);
 	}
-	{
-		/* Keep the output names: free them first. */
-		char *names[16] = { 0 };
-		size_t k, cnt = nout < 16 ? nout : 16;
-
-		for (k = 0; k < cnt && k < n->noutputs; k++)
-			if (n->outputs[k])
-				names[k] = strdup(n->outputs[k]->name);
-		if (qir_node_erase(n, &err) < 0) {
-			for (k = 0; k < cnt; k++)
-				free(names[k]);
-			snprintf(u->err, u->errlen, "%s", err.msg);
-			return -1;
-		}
-		for (k = 0; k < cnt; k++) {
-			if (names[k] && nn->outputs[k])
-				qir_value_rename(nn->outputs[k], names[k],
-						 NULL);
-			free(names[k]);
-		}
-	}
+	if (take_names(u, n, nn, nout) < 0)
+		return -1;
 	*np = nn;
 	return 0;
 oom:
-	snprintf(u->err, u->errlen, "%s: out of memory rebuilding the node",
-		 oc_node_label(n));
-	return -1;
+	return qir_fail(u->err, QIR_ENOMEM,
+			"%s: out of memory rebuilding the node",
+			qir__up_label(n));
 }
 
-int oc_replace_node(struct oc_up *u, qir_node *n, qir_value *const *repl,
-		    size_t k)
+int qir__up_replace(struct qir__up *u, qir_node *n, qir_value *const *repl,
+		    size_t k, qir_node *heir)
 {
-	char *names[16] = { 0 };
-	qir_error err = { 0 };
 	size_t i;
 
-	if (k > 16 || k > n->noutputs)
-		return oc_fail(u, n, u->to, "too many outputs to replace");
+	if (k > n->noutputs)
+		return qir__up_fail(u, n, u->to, "too many outputs to replace");
 	for (i = 0; i < k; i++) {
 		qir_value *o = n->outputs[i];
 
 		if (!o || !repl[i])
 			continue;
-		names[i] = strdup(o->name);
 		if (o->dtype && !repl[i]->dtype)
 			qir_value_set_type(repl[i], o->dtype, -1, NULL, NULL);
 		qir_value_replace_all_uses(o, repl[i]);
 	}
-	if (qir_node_erase(n, &err) < 0) {
-		for (i = 0; i < k; i++)
-			free(names[i]);
-		snprintf(u->err, u->errlen, "%s", err.msg);
-		return -1;
-	}
-	for (i = 0; i < k; i++) {
-		if (names[i] && repl[i])
-			qir_value_rename(repl[i], names[i], NULL);
-		free(names[i]);
-	}
-	return 0;
+	return erase_keeping_names(u, n, heir, repl, k);
 }
 
-void oc_drop_if_unused(qir_value *v)
+void qir__up_drop_if_unused(qir_value *v)
 {
 	if (v && v->init && !v->nuses && !v->is_output && !v->is_input)
 		qir_graph_remove_initializer(v->graph, v, NULL);

@@ -1,15 +1,18 @@
 /*
- * op_history.c - for every ai.onnx operator, the opset versions at which
- * its definition changed (its "since_version"s), opsets 1 to 23.
+ * ir/opset_history.c - for every ai.onnx operator, the opset versions at
+ * which its definition changed (its "since_version"s), opsets 1 to 23;
+ * and the IR version each opset came with.
  *
  * Facts from the ONNX operator changelog: versions 1-17 as registered by
  * ONNX 1.12's schemas, 18-23 from the operator set declarations of
- * ONNX 1.13-1.18 (onnx/defs/operator_sets.h). The upgrade table
- * (upgrade_rules.c) says what each change means for an existing model.
+ * ONNX 1.13-1.18 (onnx/defs/operator_sets.h). opset_rules.c says what
+ * each change means for an existing node.
  */
-#include "opset_check.h"
+#include <string.h>
 
-const struct oc_op_history oc_op_history[] = {
+#include "opset_upgrade.h"
+
+static const struct qir__op_history history[] = {
 	{ "Abs", { 1, 6, 13, 0 } },
 	{ "Acos", { 7, 22, 0 } },
 	{ "Acosh", { 9, 22, 0 } },
@@ -208,3 +211,63 @@ const struct oc_op_history oc_op_history[] = {
 	{ "Xor", { 1, 7, 0 } },
 	{ NULL, { 0 } }
 };
+
+int qir__default_domain(const char *domain)
+{
+	return !domain || !*domain || !strcmp(domain, "ai.onnx");
+}
+
+const struct qir__op_history *qir__op_history(const char *op)
+{
+	const struct qir__op_history *h;
+
+	for (h = history; h->op; h++)
+		if (!strcmp(h->op, op))
+			return h;
+	return NULL;
+}
+
+int64_t qir_op_first_opset(const char *op)
+{
+	const struct qir__op_history *h = op ? qir__op_history(op) : NULL;
+
+	return h ? h->since[0] : 0;
+}
+
+int qir__op_version_at(const struct qir__op_history *h, int opset)
+{
+	int i, v = 0;
+
+	for (i = 0; h->since[i]; i++)
+		if (h->since[i] <= opset)
+			v = h->since[i];
+	return v;
+}
+
+int qir__op_next_change(const struct qir__op_history *h, int v, int limit)
+{
+	int i;
+
+	for (i = 0; h->since[i]; i++)
+		if (h->since[i] > v && h->since[i] <= limit)
+			return h->since[i];
+	return 0;
+}
+
+int64_t qir_opset_min_ir_version(int64_t opset)
+{
+	/* opset 0..25 -> IR of the ONNX release that introduced it
+	 * (formats.md: 1.14 brought IR 9 with opset 19, ..., 1.20 IR 13
+	 * with opset 25). */
+	static const int ir[] = {
+		3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5, 6, 7, 7, 7, 8, 8, 8, 8,
+		9, 9, 10, 10, 11, 12, 13
+	};
+	const int64_t n = (int64_t)(sizeof(ir) / sizeof(ir[0]));
+
+	if (opset < 0)
+		return 3;
+	if (opset >= n)
+		return ir[n - 1];
+	return ir[opset];
+}
