@@ -34,12 +34,21 @@ int qir__write_all(int fd, const void *buf, size_t len)
 int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
 		     qir_error *err)
 {
-	char *copy1 = strdup(final_path), *copy2 = strdup(final_path);
+	char *copy1, *copy2;
+	struct stat st;
 	size_t n;
 	mode_t mask;
 
 	f->fd = -1;
 	f->tmp_path = NULL;
+	f->final_path = NULL;
+	/* Found now, not at the final rename: by then a data file may
+	 * already have been committed beside it. */
+	if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
+		return qir_fail(err, QIR_EIO, "cannot write '%s': it is a directory",
+				final_path);
+	copy1 = strdup(final_path);
+	copy2 = strdup(final_path);
 	f->final_path = strdup(final_path);
 	if (!copy1 || !copy2 || !f->final_path)
 		goto nomem;

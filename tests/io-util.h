@@ -168,13 +168,18 @@ static inline const char *io_mkdir(const char *tag)
 	return io_dir;
 }
 
+/* dir/name in one of four rotating static buffers; a path that does
+ * not fit aborts rather than silently naming another file. */
 static inline char *io_path(const char *dir, const char *name)
 {
 	static char buf[4][4096];
 	static int k;
+	int len;
 
 	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
+	len = snprintf(buf[k], sizeof(buf[k]), "%s/%s", dir, name);
+	if (len < 0 || (size_t)len >= sizeof(buf[k]))
+		abort();
 	return buf[k];
 }
 

@@ -37,3 +37,10 @@ tests_io_roundtrip_SOURCES = tests/io-roundtrip.c tests/io-util.h tests/tap.h
 tests_io_roundtrip_LDADD = libqopt.la
 tests_io_external_SOURCES = tests/io-external.c tests/io-util.h tests/tap.h
 tests_io_external_LDADD = libqopt.la
+# io-cli-errors.sh: every bad model io-mkbad writes, through the qopt
+# command (run, verify, dump); save failures; --external-threshold.
+check_PROGRAMS += tests/io-mkbad
+TESTS += tests/io-cli-errors.sh
+EXTRA_DIST += tests/io-cli-errors.sh
+tests_io_mkbad_SOURCES = tests/io-mkbad.c tests/io-util.h
+tests_io_mkbad_LDADD = libqopt.la
