@@ -50,6 +50,10 @@ struct qir_tensor_priv {
 	/* Original Onnx__TensorProto (borrowed from the model's parsed
 	 * message) for fields the IR does not model; NULL for new ones. */
 	const void *pb;
+	/* QIR_STORE_OWNED bytes moved to the spill file (ir/spill.c):
+	 * the tensor's own read-only mapping, data points to it. */
+	void *spill_addr;
+	size_t spill_len;
 };
 
 struct qir_value_priv {
@@ -96,6 +100,7 @@ struct qir_model_priv {
 	 * suffix to try, so repeated hints do not rescan "w_1".."w_n". */
 	qir_strmap hint_next;
 	size_t value_order;	/* next qir_value_priv.order */
+	struct qir_spill *spill; /* ir/spill.c, NULL until first used */
 	uint64_t mark_gen;	/* last qir_value_priv.mark used */
 };
 
@@ -121,6 +126,11 @@ void qir__tensor_set_external(qir_tensor *t, qir_mapping *map,
 /* Maps map->path on first use (read-only, MAP_PRIVATE). */
 int qir__mapping_open(qir_mapping *map, qir_error *err);
 void qir__mapping_close(qir_mapping *map);
+/* Unmaps spilled bytes (ir/spill.c); clears data when it pointed
+ * there. No-op for a tensor that was not spilled. */
+void qir__tensor_unspill(struct qir_tensor_priv *p);
+/* Closes the model's spill file (mappings stay valid). */
+void qir__spill_close(qir_model *m);
 /* Frees a graph and everything in it (subgraphs too). */
 void qir__graph_free(qir_graph *g);
 /* Frees everything the attribute owns (name, tensors, subgraphs, priv)

@@ -2,7 +2,7 @@
 libqopt_la_SOURCES += ir/internal.h ir/dtype.c ir/strmap.c ir/error.c \
 	ir/tensor.c ir/value.c ir/node.c ir/attr.c ir/graph.c ir/model.c \
 	ir/toposort.c ir/dead.c ir/verify.c ir/print.c ir/hash.c \
-	ir/const_eval.c
+	ir/const_eval.c ir/spill.c
 
 # Opset upgrade: operator history, per-change rules, their graph
 # helpers and the driver (qir_model_upgrade_opset).

@@ -61,6 +61,7 @@ void qir_model_free(qir_model *m)
 		qir_strmap_free(&mp->hint_next);
 		qir_strmap_free(&mp->names);
 		qir_strmap_free(&mp->node_names);
+		qir__spill_close(m);
 		free(mp->dir);
 		free(mp);
 	}

@@ -599,7 +599,9 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 		if (len == 0 || len < threshold)
 			continue;
 		const qir_tensor *t = ctx->refs[i].t;
-		int from_map = t && t->storage == QIR_STORE_EXTERNAL;
+		/* Mapped bytes are dropped as they are written. */
+		int from_map = t && (t->storage == QIR_STORE_EXTERNAL ||
+				     qir_tensor_spilled(t));
 
 		if (qir__ext_writer_add(w, dir, tp->raw_data.data, len,
 					from_map, &off, ctx->err))

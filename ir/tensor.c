@@ -171,6 +171,7 @@ void qir_tensor_free(qir_tensor *t)
 	p = QIR_TPRIV(t);
 	if (p) {
 		free(p->owned);
+		qir__tensor_unspill(p);
 		free(p->ext_location);
 		free(p);
 	}
@@ -186,6 +187,7 @@ void qir__tensor_set_borrowed(qir_tensor *t, const void *data)
 
 	free(p->owned);
 	p->owned = NULL;
+	qir__tensor_unspill(p);
 	p->map = NULL;
 	p->data = data;
 	t->storage = QIR_STORE_BORROWED;
@@ -198,6 +200,7 @@ void qir__tensor_set_external(qir_tensor *t, qir_mapping *map,
 
 	free(p->owned);
 	p->owned = NULL;
+	qir__tensor_unspill(p);
 	free(p->ext_location);
 	p->ext_location = location ? strdup(location) : NULL;
 	p->map = map;
@@ -294,6 +297,36 @@ const void *qir_tensor_data(qir_tensor *t, qir_error *err)
 	return NULL;
 }
 
+int qir_tensor_advise(qir_tensor *t, int advice, qir_error *err)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	const uint8_t *d;
+
+	if (advice != QIR_ADVISE_WILLNEED && advice != QIR_ADVISE_DONE)
+		return qir_fail(err, QIR_EUSAGE, "tensor '%s': unknown advice %d",
+				tname(t), advice);
+	if ((t->storage != QIR_STORE_EXTERNAL && !QIR_TPRIV(t)->spill_addr) ||
+	    !t->nbytes)
+		return 0;
+	d = qir_tensor_data(t, err);
+	if (!d)
+		return -1;
+	if (advice == QIR_ADVISE_WILLNEED) {
+		lo = (uintptr_t)d & ~(pg - 1);
+		hi = ((uintptr_t)d + t->nbytes + pg - 1) & ~(pg - 1);
+		(void)madvise((void *)lo, hi - lo, MADV_WILLNEED);
+		return 0;
+	}
+	/* Whole pages only: the neighbours' bytes may be in use. Both
+	 * mappings are read-only, so no page holds a private copy that
+	 * dropping would lose. */
+	lo = ((uintptr_t)d + pg - 1) & ~(pg - 1);
+	hi = ((uintptr_t)d + t->nbytes) & ~(pg - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	return 0;
+}
+
 void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err)
 {
 	struct qir_tensor_priv *p = QIR_TPRIV(t);
@@ -319,6 +352,7 @@ void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err)
 	}
 	if (t->nbytes)
 		memcpy(buf, src, t->nbytes);
+	qir__tensor_unspill(p);
 	p->owned = buf;
 	p->data = buf;
 	p->map = NULL;
@@ -363,6 +397,7 @@ int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
 	t->nbytes = nbytes;
 	free_strings(t);
 	free(p->owned);
+	qir__tensor_unspill(p);
 	free(p->ext_location);
 	p->ext_location = NULL;
 	p->map = NULL;
@@ -430,7 +465,7 @@ const char *qir_tensor_location(const qir_tensor *t)
 
 	switch (t->storage) {
 	case QIR_STORE_OWNED:
-		return "owned";
+		return p->spill_addr ? "owned (spilled)" : "owned";
 	case QIR_STORE_BORROWED:
 		return "inline";
 	case QIR_STORE_EXTERNAL:

@@ -63,6 +63,17 @@
 #endif
 #endif
 
+/* An F16C path for FLOAT16 loads, chosen at run time (GCC or Clang on
+ * x86-64 Linux, not under ASan; -DQKI_HAVE_F16C=0 turns it off). */
+#ifndef QKI_HAVE_F16C
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && \
+	!defined(__SANITIZE_ADDRESS__)
+#define QKI_HAVE_F16C 1
+#else
+#define QKI_HAVE_F16C 0
+#endif
+#endif
+
 struct qk_ctx {
 	qk_device dev;
 	int threads;

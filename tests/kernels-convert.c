@@ -210,6 +210,47 @@ static void amax_blocks_tests(qk_ctx *ctx)
 	       "amax_blocks: block 0 and FP8 input refused");
 }
 
+/* Every FLOAT16 and BFLOAT16 pattern, read as FLOAT by qk_convert
+ * (vector paths, F16C where the CPU has it) and by qk_amax, matches
+ * the scalar conversion bit for bit: subnormals, infinities and the
+ * payload and quiet bit of every NaN included. */
+static void all_16bit(qk_ctx *ctx)
+{
+	uint16_t *h = malloc(65536 * 2);
+	float *f = malloc(65536 * 4);
+
+	for (int d = 0; d < 2; d++) {
+		int dt = d ? QIR_BFLOAT16 : QIR_FLOAT16, bad = 0, abad = 0;
+
+		for (uint32_t i = 0; i < 65536; i++)
+			h[i] = (uint16_t)i;
+		qk_convert(ctx, QIR_FLOAT, f, dt, h, 65536);
+		for (uint32_t i = 0; i < 65536; i++)
+			bad += kt_bits(f[i]) != kt_bits(get(dt, h, i));
+		tap_ok(!bad, "%s -> FLOAT: all 65536 patterns = scalar (%d differ)",
+		       dt_name(dt), bad);
+		/* amax over runs of patterns: positive and negative
+		 * finite, then with the infinities and NaNs. */
+		for (uint32_t lo = 0; lo < 65536; lo += 4096) {
+			float got, want = 0;
+
+			for (uint32_t i = lo; i < lo + 4096; i++) {
+				float v = fabsf(get(dt, h, i));
+
+				if (!isnan(v) && v > want)
+					want = v;
+			}
+			if (qk_amax(ctx, dt, h + lo, 4096, &got) ||
+			    kt_bits(got) != kt_bits(want))
+				abad++;
+		}
+		tap_ok(!abad, "%s amax over every pattern = scalar (%d runs differ)",
+		       dt_name(dt), abad);
+	}
+	free(h);
+	free(f);
+}
+
 static void threads(void)
 {
 	size_t n = 3000001;
@@ -249,6 +290,7 @@ int main(void)
 	conversions(ctx);
 	amax_tests(ctx);
 	amax_blocks_tests(ctx);
+	all_16bit(ctx);
 	threads();
 	qk_ctx_free(ctx);
 	return tap_done();

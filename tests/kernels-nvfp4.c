@@ -302,6 +302,54 @@ static void shapes_and_errors(qk_ctx *ctx)
 	free(w);
 }
 
+/* FLOAT16 / BFLOAT16 weights of shape [o, k, in] quantize like their
+ * FLOAT values: K not last with an inner axis over one column chunk
+ * (256) and a short last one, even and odd (rows then start on either
+ * nibble), with NaNs (quiet and signaling), subnormals and zeros,
+ * which the FLOAT16 fast path (F16C) must read like qk_f16_to_f32. */
+static void other_dtypes_wide(qk_ctx *ctx)
+{
+	static const size_t shapes[][3] = { { 2, 32, 300 }, { 1, 32, 515 },
+					    { 3, 16, 256 } };
+	static const uint16_t special[2][6] = {
+		{ 0x7e00, 0x7c01, 0xfd55, 0x0001, 0x83ff, 0x8000 },
+		{ 0x7fc0, 0x7f81, 0xffa0, 0x0001, 0x807f, 0x8000 },
+	};
+	int dts[2] = { QIR_FLOAT16, QIR_BFLOAT16 };
+
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		size_t o = shapes[s][0], k = shapes[s][1], in = shapes[s][2];
+		size_t n = o * k * in;
+		float *w = gen(n, 1), *wf = malloc(n * 4);
+		uint16_t *h = malloc(n * 2);
+
+		for (int d = 0; d < 2; d++) {
+			struct q got, want;
+
+			for (size_t i = 0; i < n; i++) {
+				h[i] = d ? qk_f32_to_bf16(w[i]) : qk_f32_to_f16(w[i]);
+				if (i % 97 < 6)
+					h[i] = special[d][i % 97];
+				wf[i] = d ? qk_bf16_to_f32(h[i]) : qk_f16_to_f32(h[i]);
+			}
+			q_alloc(&got, n);
+			q_alloc(&want, n);
+			ref_quant(wf, o, k, in, want.codes, want.scales, &want.g);
+			tap_ok(qk_nvfp4_quantize(ctx, dts[d], h, o, k, in,
+						 got.codes, got.scales,
+						 &got.g) == 0 &&
+			       q_same(&got, &want),
+			       "%s [%zu,%zu,%zu] with NaN and subnormals = FLOAT reference",
+			       d ? "BFLOAT16" : "FLOAT16", o, k, in);
+			q_free(&got);
+			q_free(&want);
+		}
+		free(w);
+		free(wf);
+		free(h);
+	}
+}
+
 /* FLOAT16 / BFLOAT16 weights quantize like their FLOAT values; the
  * dequantizer writes every real type as the rounded FLOAT result. */
 static void other_dtypes(qk_ctx *ctx)
@@ -406,6 +454,7 @@ int main(void)
 	special_blocks(ctx);
 	shapes_and_errors(ctx);
 	other_dtypes(ctx);
+	other_dtypes_wide(ctx);
 	threads();
 	qk_ctx_free(ctx);
 	return tap_done();

@@ -104,7 +104,33 @@ void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err);
  * nbytes must equal what dtype and dims need). */
 int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
 		     void *data, uint64_t nbytes, qir_error *err);
-/* Where the bytes live, for listings: "inline", "owned",
+/* Moves an owned tensor's bytes out of the heap: they are written to
+ * the model's spill file (an unlinked temporary file in $QOPT_SPILL_DIR,
+ * else $TMPDIR, else /var/tmp) and mapped back read-only; the tensor
+ * stays QIR_STORE_OWNED and frees them with itself. For passes that make
+ * many big tensors: the writer streams spilled bytes and drops their
+ * pages, so the resident set stays near one tensor. Later
+ * qir_tensor_mutable_data copies them back into the heap. Tensors with
+ * no owned bytes (borrowed, external, empty, STRING) are left as they
+ * are. On failure (-1, err set: no space, no folder) the tensor is
+ * unchanged. */
+int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err);
+/* 1 when t's bytes are in the spill file. */
+int qir_tensor_spilled(const qir_tensor *t);
+/* Access hints for a tensor whose bytes are mapped from a file
+ * (external data, spilled). WILLNEED starts reading them in and
+ * returns at once (from a cold page cache, a tensor read page by page
+ * comes in at a fraction of the disk's speed); DONE drops them from
+ * the process after their last read (they stay valid: touched again,
+ * they come back from the file). Other storage holds nothing to read
+ * in or drop: 0, nothing done. -1 with err for an unknown hint or
+ * external data that cannot be mapped. */
+enum qir_advice {
+	QIR_ADVISE_WILLNEED = 1,
+	QIR_ADVISE_DONE = 2,
+};
+int qir_tensor_advise(qir_tensor *t, int advice, qir_error *err);
+/* Where the bytes live, for listings: "inline", "owned", "owned (spilled)",
  * "external:<location>@<offset>" (static or thread-local buffer). */
 const char *qir_tensor_location(const qir_tensor *t);
 /* Reads element i of a FLOAT, FLOAT16, BFLOAT16, DOUBLE, INTn, UINTn or BOOL

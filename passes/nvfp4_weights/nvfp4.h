@@ -39,6 +39,7 @@ struct nvfp4_cfg {
 	uint64_t *include_hits;	/* per glob: weights it matched */
 	uint64_t *exclude_hits;
 	int opset_done;		/* opset 23 / IR 11 checked and raised */
+	int spill_failed;	/* warned once; results stay in memory */
 };
 
 /* One consumer input reached from a stored weight. */

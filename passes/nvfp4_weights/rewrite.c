@@ -15,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "nvfp4.h"
 
@@ -47,24 +45,34 @@ static int make_layout(const qir_tensor *t, int axis, struct layout *l)
 	return 0;
 }
 
-/* The pages of a mapped (borrowed or external) weight are not needed
- * once it is quantized; dropping them keeps the resident set near one
- * tensor. MADV_PAGEOUT only reclaims (anonymous pages are swapped,
- * never lost), so a wrong guess about the storage is harmless. */
-static void drop_pages(const qir_tensor *t, const void *data)
+/* A mapped (external) weight's pages are not needed once it is
+ * quantized; dropping them keeps the resident set near one tensor.
+ * A hint only: nothing changes when it fails. */
+static void drop_pages(qir_tensor *t)
 {
-#ifdef MADV_PAGEOUT
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)data + pg - 1) & ~(pg - 1);
-	uintptr_t b = ((uintptr_t)data + t->nbytes) & ~(pg - 1);
+	qir_error err = { 0 };
 
-	if (t->storage == QIR_STORE_OWNED || b <= a)
+	(void)qir_tensor_advise(t, QIR_ADVISE_DONE, &err);
+}
+
+/* Results from this size on leave the heap as soon as they are made
+ * (qir_tensor_spill): otherwise every quantized weight of the model
+ * stays resident until the save. Smaller ones are not worth a page
+ * of the spill file and a mapping each. */
+#define NVFP4_SPILL_MIN (64u << 10)
+
+static void spill(struct nvfp4_cfg *cfg, qir_tensor *t)
+{
+	qir_error err = { 0 };
+
+	if (cfg->spill_failed || t->nbytes < NVFP4_SPILL_MIN)
 		return;
-	(void)madvise((void *)a, b - a, MADV_PAGEOUT);
-#else
-	(void)t;
-	(void)data;
-#endif
+	if (qir_tensor_spill(cfg->m, t, &err)) {
+		/* Not fatal: the results only use more memory. */
+		qopt_warn(cfg->ctx, "%s; quantized weights stay in memory "
+			  "until the model is saved", err.msg);
+		cfg->spill_failed = 1;
+	}
 }
 
 static int kerr(struct nvfp4_cfg *cfg, const char *what, const char *name,
@@ -322,7 +330,9 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		rc = -1;
 		goto fail;
 	}
-	drop_pages(t, src);
+	drop_pages(t);
+	spill(cfg, rt->f4);
+	spill(cfg, rt->s8);
 	goto out;
 ir_fail:
 	irerr(cfg, w->stored->name, &err);
@@ -438,7 +448,7 @@ static int fake_values(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		rc = kerr(cfg, "NVFP4 quantization", w->stored->name, rc);
 		goto out;
 	}
-	drop_pages(t, src);
+	drop_pages(t);
 	rc = qk_nvfp4_dequantize(cfg->qk, codes, scales, g, l->outer, l->k,
 				 l->inner, t->dtype, dst);
 	if (rc)
@@ -466,6 +476,7 @@ static int rewrite_fake_init(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		free(buf);
 		return irerr(cfg, w->stored->name, &err);
 	}
+	spill(cfg, t);
 	return 0;
 }
 
@@ -496,6 +507,7 @@ static int rewrite_fake_folded(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		free(name);
 		return irerr(cfg, w->stored->name, &err);
 	}
+	spill(cfg, t);
 	qir_value_replace_all_uses(w->stored, v);
 	remove_original(w, c);
 	take_name(v, name);
