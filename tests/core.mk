@@ -36,10 +36,10 @@ tests_core_unit_LDADD = libqopt.la
 
 TESTS += tests/core-unit tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
-	tests/core-sdk.sh tests/core-ortcheck.sh
+	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh
 dist_check_SCRIPTS += tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
-	tests/core-sdk.sh tests/core-ortcheck.sh
+	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh
 EXTRA_DIST += tests/core-lib.sh
 EXTRA_DIST += plugins/example/Makefile plugins/example/example-rename.c
 
