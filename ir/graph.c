@@ -248,3 +248,66 @@ int qir_graph_walk(qir_graph *g, int (*fn)(qir_graph *, void *), void *arg)
 		}
 	return 0;
 }
+
+struct node_snapshot {
+	const char *domain, *op_type;
+	qir_node **v;
+	size_t n, cap;
+};
+
+static int default_domain(const char *d)
+{
+	return !d || !*d || !strcmp(d, "ai.onnx");
+}
+
+static int node_wanted(const struct node_snapshot *s, const qir_node *n)
+{
+	if (s->op_type && strcmp(n->op_type, s->op_type))
+		return 0;
+	if (!s->domain)
+		return 1;
+	if (default_domain(s->domain))
+		return default_domain(n->domain);
+	return !strcmp(n->domain, s->domain);
+}
+
+static int snapshot_graph(qir_graph *g, void *arg)
+{
+	struct node_snapshot *s = arg;
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n) {
+		if (!node_wanted(s, n))
+			continue;
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? 2 * s->cap : 32;
+			qir_node **v = realloc(s->v, cap * sizeof(*v));
+
+			if (!v)
+				return -1;
+			s->v = v;
+			s->cap = cap;
+		}
+		s->v[s->n++] = n;
+	}
+	return 0;
+}
+
+int qir_graph_nodes(qir_graph *g, const char *domain, const char *op_type,
+		    int recurse, qir_node ***out, size_t *count,
+		    qir_error *err)
+{
+	struct node_snapshot s = { domain, op_type, NULL, 0, 0 };
+	int rc = recurse ? qir_graph_walk(g, snapshot_graph, &s) :
+			   snapshot_graph(g, &s);
+
+	if (rc) {
+		free(s.v);
+		*out = NULL;
+		*count = 0;
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	}
+	*out = s.v;
+	*count = s.n;
+	return 0;
+}

@@ -2,6 +2,7 @@
  * ir/node.c - nodes: creation, inputs/outputs with use-list upkeep,
  * placement in the graph's list, erasure.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -249,4 +250,16 @@ qir_node **qir_node_consumers(qir_node *n, size_t *count)
 	}
 	*count = cnt;
 	return out;
+}
+
+char *qir_node_label(const qir_node *n, char *buf, size_t size)
+{
+	if (n->name && *n->name)
+		snprintf(buf, size, "node '%s' (%s)", n->name, n->op_type);
+	else if (n->noutputs && n->outputs[0])
+		snprintf(buf, size, "%s node producing '%s'", n->op_type,
+			 n->outputs[0]->name);
+	else
+		snprintf(buf, size, "unnamed %s node", n->op_type);
+	return buf;
 }

@@ -14,15 +14,7 @@ const char *qir__up_label(const qir_node *n)
 {
 	static __thread char buf[256];
 
-	if (n->name && *n->name)
-		snprintf(buf, sizeof(buf), "node '%s' (%s)", n->name,
-			 n->op_type);
-	else if (n->noutputs && n->outputs[0])
-		snprintf(buf, sizeof(buf), "%s node producing '%s'",
-			 n->op_type, n->outputs[0]->name);
-	else
-		snprintf(buf, sizeof(buf), "unnamed %s node", n->op_type);
-	return buf;
+	return qir_node_label(n, buf, sizeof(buf));
 }
 
 int qir__up_fail(struct qir__up *u, const qir_node *n, int step,

@@ -16,30 +16,8 @@
 
 struct node_list {
 	qir_node **v;
-	size_t n, cap;
+	size_t n;
 };
-
-static int collect(qir_graph *g, void *arg)
-{
-	struct node_list *l = arg;
-	qir_node *n;
-
-	qir_graph_for_each_node(g, n) {
-		if (!qir__default_domain(n->domain))
-			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 64;
-			qir_node **v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				return -1;
-			l->v = v;
-			l->cap = cap;
-		}
-		l->v[l->n++] = n;
-	}
-	return 0;
-}
 
 static void report_rule(qir_upgrade_report *rep, const char *label,
 			const struct qir__rule *r, int step)
@@ -200,10 +178,8 @@ int qir_model_upgrade_opset(qir_model *m, int64_t target,
 	u.m = m;
 	u.to = (int)target;
 	u.err = err;
-	if (qir_graph_walk(m->graph, collect, &l) < 0) {
-		qir_fail(err, QIR_ENOMEM, "out of memory");
+	if (qir_graph_nodes(m->graph, "", NULL, 1, &l.v, &l.n, err) < 0)
 		goto out;
-	}
 	if (run_rules(&u, &l, (int)from, rep, &rewritten) < 0 ||
 	    set_opset(m, target, err) < 0)
 		goto out;

@@ -255,6 +255,28 @@ static void test_subgraph_uses(void)
 	       !qir_graph_find_value(g, "x_1"), "lookup sees outer values only");
 	tap_ok(x->nuses == 1 && x->uses[0].node == sub,
 	       "use inside the subgraph recorded on the outer value");
+	{
+		qir_node *trt = qir_node_new(g, "Neg", "trt", "custom");
+		qir_node **v;
+		size_t cnt;
+		char buf[64];
+
+		tap_ok(qir_graph_nodes(g, "", NULL, 1, &v, &cnt, &err) == 0 &&
+		       cnt == 2 && v[0] == iff && v[1] == sub,
+		       "qir_graph_nodes: default domain, subgraphs after parents");
+		free(v);
+		tap_ok(qir_graph_nodes(g, NULL, "Neg", 0, &v, &cnt, &err) == 0 &&
+		       cnt == 1 && v[0] == trt,
+		       "qir_graph_nodes: one graph, any domain, by op type");
+		free(v);
+		tap_ok(qir_graph_nodes(g, "trt", "Relu", 1, &v, &cnt, &err) == 0 &&
+		       cnt == 0 && !v, "qir_graph_nodes: nothing matches");
+		TAP_IS_STR(qir_node_label(iff, buf, sizeof(buf)), "node 'if' (If)",
+			   "label of a named node");
+		TAP_IS_STR(qir_node_label(sub, buf, sizeof(buf)),
+			   "Neg node producing 'x_1'", "label of an unnamed node");
+		qir_node_erase(trt, &err);
+	}
 	qir_graph_set_output(g, 0, x);
 	tap_ok(out->is_output == 0 && x->is_output == 1, "set_output");
 	tap_ok(qir_node_erase(iff, &err) == 0 && x->nuses == 0 &&

@@ -268,6 +268,10 @@ int qir_node_erase(qir_node *n, qir_error *err);
  * array (free()). */
 qir_node **qir_node_consumers(qir_node *n, size_t *count);
 
+/* "node 'fc1' (MatMul)", or "MatMul node producing 'y'" for an unnamed
+ * node: how messages name a node. Writes into buf and returns it. */
+char *qir_node_label(const qir_node *n, char *buf, size_t size);
+
 /* Attribute access. get returns NULL when absent. */
 qir_attr *qir_node_attr(const qir_node *n, const char *name);
 int64_t qir_node_attr_int(const qir_node *n, const char *name, int64_t dflt);
@@ -332,6 +336,15 @@ int qir_graph_constant_to_initializer(qir_graph *g, qir_node *constant,
 int qir_graph_add_input(qir_graph *g, qir_value *v);
 int qir_graph_add_output(qir_graph *g, qir_value *v);
 int qir_graph_set_output(qir_graph *g, size_t i, qir_value *v);
+/* A snapshot of g's nodes in graph order (with recurse, each nested
+ * subgraph's after its parent graph's), keeping those whose domain is
+ * domain (NULL: any; "" and "ai.onnx" both mean the default domain) and
+ * whose op_type is op_type (NULL: any). Caller owns *out (free()); it is
+ * NULL when *count is 0. Passes that rewrite while they iterate walk a
+ * snapshot so erased or inserted nodes do not disturb the walk. */
+int qir_graph_nodes(qir_graph *g, const char *domain, const char *op_type,
+		    int recurse, qir_node ***out, size_t *count,
+		    qir_error *err);
 /* Orders nodes so every producer precedes its consumers (stable for
  * an already sorted graph). QIR_EVERIFY on a cycle, naming a node. */
 int qir_graph_toposort(qir_graph *g, qir_error *err);

@@ -16,28 +16,6 @@ struct cast_list {
 	size_t n, cap;
 };
 
-static int collect_casts(qir_graph *g, void *arg)
-{
-	struct cast_list *l = arg;
-	qir_node *n;
-
-	qir_graph_for_each_node(g, n) {
-		if (!cf_is_op(n, "Cast"))
-			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 32;
-			qir_node **v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				return -1;
-			l->v = v;
-			l->cap = cap;
-		}
-		l->v[l->n++] = n;
-	}
-	return 0;
-}
-
 static int in_list(qir_node *const *v, size_t n, const qir_node *x)
 {
 	size_t i;
@@ -68,9 +46,8 @@ static int round_once(struct cf_state *s, struct cast_list *declined)
 	size_t i;
 	int done = 0, r = 0;
 
-	if (qir_graph_walk(s->m->graph, collect_casts, &l) < 0) {
+	if (qir_graph_nodes(s->m->graph, "", "Cast", 1, &l.v, &l.n, NULL)) {
 		qopt_error(s->ctx, "out of memory");
-		free(l.v);
 		return -1;
 	}
 	for (i = 0; i < l.n; i++) {

@@ -19,14 +19,7 @@ const char *cf_label(const qir_node *n)
 {
 	static __thread char buf[256];
 
-	if (n->name && *n->name)
-		snprintf(buf, sizeof(buf), "node '%s' (%s)", n->name,
-			 n->op_type);
-	else
-		snprintf(buf, sizeof(buf), "%s node producing '%s'",
-			 n->op_type, n->noutputs && n->outputs[0] ?
-			 n->outputs[0]->name : "");
-	return buf;
+	return qir_node_label(n, buf, sizeof(buf));
 }
 
 qir_tensor *cf_const_f32(qir_value *v)

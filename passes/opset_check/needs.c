@@ -33,15 +33,7 @@ static const char *node_label(const qir_node *n)
 {
 	static __thread char buf[256];
 
-	if (n->name && *n->name)
-		snprintf(buf, sizeof(buf), "node '%s' (%s)", n->name,
-			 n->op_type);
-	else if (n->noutputs && n->outputs[0])
-		snprintf(buf, sizeof(buf), "%s node producing '%s'",
-			 n->op_type, n->outputs[0]->name);
-	else
-		snprintf(buf, sizeof(buf), "unnamed %s node", n->op_type);
-	return buf;
+	return qir_node_label(n, buf, sizeof(buf));
 }
 
 static void reason(struct scan *s, int opset, int ir, const char *fmt, ...)
