@@ -158,6 +158,15 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 		free(real);
 		return NULL;
 	}
+	/* realpath cannot see through a hard link: one made to a file
+	 * outside the folder (CVE-2024-27318) looks like any other file. */
+	if (st.st_nlink > 1) {
+		qir_fail(err, QIR_EUNSAFE,
+			 "tensor '%s': external data file '%s' has %lu hard links, so it may be a file outside the model's folder; copy it to a file of its own",
+			 what, location, (unsigned long)st.st_nlink);
+		free(real);
+		return NULL;
+	}
 	return register_map(ctx->model, real, (uint64_t)st.st_size, what, err);
 }
 

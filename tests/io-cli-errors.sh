@@ -90,12 +90,12 @@ m_sum=$(sum "$M")
 # save_fails NAME OUT MESSAGE DIR [OPTIONS]: saving to OUT fails with
 # MESSAGE, DIR's listing unchanged.
 save_fails() {
-	name=$1 out=$2 msg="qopt: $2: error: $3" dir=$4
+	name=$1 out=$2 what=$3 msg="qopt: $2: error: $3" dir=$4
 	shift 4
 	before=$(listing "$dir")
 	run "$QOPT" "$M" -o "$out" "$@"
 	t "$name: exits 1" [ "$rc" = 1 ]
-	t "$name: says '$3'" says_prefix "$msg"
+	t "$name: says '$what'" says_prefix "$msg"
 	t "$name: nothing left in $(basename "$dir")" \
 		[ "$(listing "$dir")" = "$before" ]
 }

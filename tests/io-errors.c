@@ -141,7 +141,7 @@ static struct pb ext_model(const char *loc, const char *off,
 
 static void external_errors(void)
 {
-	char real[4096], link[4096], outside[4096];
+	char real[4096], sym[4096], hard[4096], outside[4096];
 	struct pb m;
 	qir_model *model;
 	qir_error err;
@@ -164,13 +164,25 @@ static void external_errors(void)
 	io_write(outside, "0123456789abcdef", 16);
 	if (!realpath(outside, real))
 		abort();
-	snprintf(link, sizeof(link), "%s", io_path(dir, "link.bin"));
-	if (symlink(real, link))
+	snprintf(sym, sizeof(sym), "%s", io_path(dir, "link.bin"));
+	if (symlink(real, sym))
 		abort();
 	m = ext_model("link.bin", NULL, NULL);
 	expect(&m, QIR_EUNSAFE,
 	       "tensor 'w': external data location 'link.bin' escapes the model's folder (it resolves to",
 	       "symlink escaping the folder");
+	/* A hard link to that outside file: realpath stays inside. */
+	snprintf(hard, sizeof(hard), "%s", io_path(dir, "hard.bin"));
+	if (link(outside, hard) == 0) {
+		m = ext_model("hard.bin", NULL, NULL);
+		expect(&m, QIR_EUNSAFE,
+		       "tensor 'w': external data file 'hard.bin' has 2 hard links",
+		       "hard link to a file outside the folder");
+		unlink(hard);
+	} else {
+		tap_skip("cannot make a hard link here",
+			 "hard link to a file outside the folder");
+	}
 	unlink(outside);
 
 	m = ext_model("w.bin", "4", NULL);
