@@ -254,12 +254,8 @@ qir_node **qir_node_consumers(qir_node *n, size_t *count)
 
 char *qir_node_label(const qir_node *n, char *buf, size_t size)
 {
-	if (n->name && *n->name)
-		snprintf(buf, size, "node '%s' (%s)", n->name, n->op_type);
-	else if (n->noutputs && n->outputs[0])
-		snprintf(buf, size, "%s node producing '%s'", n->op_type,
-			 n->outputs[0]->name);
-	else
-		snprintf(buf, size, "unnamed %s node", n->op_type);
+	char inner[512];
+
+	snprintf(buf, size, "node %s", qir__node_label(n, inner, sizeof(inner)));
 	return buf;
 }

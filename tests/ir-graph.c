@@ -274,7 +274,7 @@ static void test_subgraph_uses(void)
 		TAP_IS_STR(qir_node_label(iff, buf, sizeof(buf)), "node 'if' (If)",
 			   "label of a named node");
 		TAP_IS_STR(qir_node_label(sub, buf, sizeof(buf)),
-			   "Neg node producing 'x_1'", "label of an unnamed node");
+			   "node Neg producing 'x_1'", "label of an unnamed node");
 		qir_node_erase(trt, &err);
 	}
 	qir_graph_set_output(g, 0, x);

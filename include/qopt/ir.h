@@ -268,7 +268,7 @@ int qir_node_erase(qir_node *n, qir_error *err);
  * array (free()). */
 qir_node **qir_node_consumers(qir_node *n, size_t *count);
 
-/* "node 'fc1' (MatMul)", or "MatMul node producing 'y'" for an unnamed
+/* "node 'fc1' (MatMul)", or "node MatMul producing 'y'" for an unnamed
  * node: how messages name a node. Writes into buf and returns it. */
 char *qir_node_label(const qir_node *n, char *buf, size_t size);
 
