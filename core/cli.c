@@ -52,7 +52,7 @@ static const struct option longopts[] = {
 void qopt_cli_usage(FILE *f)
 {
 	fputs(
-"usage: qopt [OPTIONS] MODEL.onnx -o OUT.onnx   run a pipeline (none: round trip)\n"
+"usage: qopt [OPTIONS] MODEL.onnx [-o OUT.onnx] run a pipeline (none: round trip)\n"
 "       qopt dump MODEL.onnx                    print the IR\n"
 "       qopt verify MODEL.onnx                  check a model\n"
 "       qopt bisect [OPTIONS] MODEL.onnx --test 'CMD {}' [-o DIR]\n"
@@ -62,7 +62,7 @@ void qopt_cli_usage(FILE *f)
 "  -p, --pipeline FILE       passes and options from an INI file\n"
 "      --passes LIST         inline: 'name[:key=val...][,name...]' (list items: ';')\n"
 "      --print-pipeline      print the parsed pipeline as INI and exit\n"
-"  -o, --output FILE         output model (required unless --dry-run)\n"
+"  -o, --output FILE         output model (default: MODEL.qopt.onnx)\n"
 "      --dry-run             run the passes, write nothing\n"
 "Plugins:\n"
 "  -L, --plugin-dir DIR      load every *.so in DIR (also QOPT_PLUGIN_PATH)\n"
@@ -228,6 +228,24 @@ static int pick_command(struct qopt_cli *c, int *argc, char ***argv)
 	return 0;
 }
 
+/* Without -o, MODEL.onnx becomes MODEL.qopt.onnx beside it, like a
+ * compiler's default output: never the input itself. */
+static int default_output(struct qopt_cli *c)
+{
+	static char buf[4096];
+	size_t n = strlen(c->input);
+
+	if (n > 5 && !strcmp(c->input + n - 5, ".onnx"))
+		n -= 5;
+	if (n + sizeof(".qopt.onnx") > sizeof(buf))
+		return usage_error("input path too long for a default output; "
+				   "give -o OUT.onnx", NULL);
+	memcpy(buf, c->input, n);
+	memcpy(buf + n, ".qopt.onnx", sizeof(".qopt.onnx"));
+	c->output = buf;
+	return 0;
+}
+
 static int check_combination(struct qopt_cli *c)
 {
 	int inspect = c->list_passes || c->help_pass || c->print_pipeline;
@@ -243,8 +261,7 @@ static int check_combination(struct qopt_cli *c)
 	if (!c->input)
 		return usage_error("no input model given", NULL);
 	if (!strcmp(c->cmd, "run") && !c->output && !c->dry_run)
-		return usage_error("no output: give -o OUT.onnx (or --dry-run)",
-				   NULL);
+		return default_output(c);
 	return 0;
 }
 

@@ -13,7 +13,9 @@ t "no arguments: exit 2" eval '[ $rc = 2 ] && has "no input model" "$W/err"'
 run "$QOPT" --no-such-option "$W/m.onnx"
 t "unknown option: exit 2" eval '[ $rc = 2 ] && has "unknown option" "$W/err"'
 run "$QOPT" "$W/m.onnx"
-t "no -o: exit 2 naming -o" eval '[ $rc = 2 ] && has "-o OUT.onnx" "$W/err"'
+t "no -o: writes MODEL.qopt.onnx beside the input" \
+	eval '[ $rc = 0 ] && [ -s "$W/m.qopt.onnx" ] && has "m.qopt.onnx: wrote" "$W/err"'
+rm -f "$W/m.qopt.onnx"
 run "$QOPT" "$W/m.onnx" -o "$W/a.onnx" extra
 t "extra argument: exit 2" eval '[ $rc = 2 ] && has "unexpected argument" "$W/err"'
 run "$QOPT" --device=gpu "$W/m.onnx" -o "$W/a.onnx"
