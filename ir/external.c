@@ -211,8 +211,7 @@ static int pad_to(struct qir_ext_writer *w, uint64_t off)
 /* Writes len bytes; with from_map, drops each written chunk's pages
  * (clean pages of a private read-only file mapping: they are re-read
  * from the file if touched again, nothing is lost). */
-static int write_streamed(int fd, const uint8_t *p, uint64_t len,
-			  int from_map)
+int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 
@@ -256,7 +255,8 @@ int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			return -1;
 		w->opened = 1;
 	}
-	if (pad_to(w, off) || write_streamed(w->file.fd, data, len, from_map))
+	if (pad_to(w, off) ||
+	    qir__write_streamed(w->file.fd, data, len, from_map))
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
 				w->file.final_path, strerror(errno));
 	w->size += len;

@@ -89,7 +89,13 @@ struct qir_graph_priv {
 struct qir_model_priv {
 	const void *pb;		/* parsed Onnx__ModelProto, or NULL */
 	void (*release)(qir_model *m); /* frees pb and file mapping */
-	const void *file_addr;	/* mmap of the model file */
+	/* Large raw_data in pb point into these bytes instead of owning
+	 * a copy (ir/onnx_skeleton.c): the model file's mapping, which
+	 * is then file_addr and unmapped with the model, or the buffer
+	 * given to qir_model_load_buffer. NULL when pb owns everything. */
+	const void *pb_borrow;
+	size_t pb_borrow_len;
+	const void *file_addr;	/* mmap of the model file, kept while borrowed */
 	size_t file_size;
 	char *dir;		/* folder for external data, or NULL */
 	qir_mapping *maps;	/* external data files in use */

@@ -104,6 +104,51 @@ void *qir_arena_alloc(struct qir_arena *a, size_t size);
 char *qir_arena_strdup(struct qir_arena *a, const char *s);
 void qir_arena_free(struct qir_arena *a);
 
+/* ---- ir/onnx_skeleton.c: large raw_data left in the loaded file ---- */
+
+/* raw_data payloads of at least this many bytes stay in the source
+ * buffer; smaller ones are cheaper copied than tracked. */
+#define QIR_SKEL_MIN 4096u
+/* A token: these 16 bytes, then the payload's index (8 bytes, little
+ * endian). */
+#define QIR_SKEL_MAGIC "\x8e\x3b\xd1\x5a\x07\xc2\x69\xf4" \
+		       "\x2d\xb0\x96\x1e\x73\xe8\x4c\xa5"
+#define QIR_SKEL_MAGIC_LEN 16
+#define QIR_SKEL_TOKEN_LEN (QIR_SKEL_MAGIC_LEN + 8)
+
+/* Where a replaced raw_data payload lies in the source buffer. */
+struct qir_skel_span {
+	size_t off;
+	uint64_t len;
+};
+
+struct qir_skeleton {
+	uint8_t *buf;		/* the rewritten message, len bytes */
+	size_t len;
+	struct qir_skel_span *spans;	/* token index -> payload */
+	size_t nspans;
+};
+
+/* Rewrites the ModelProto at src into sk (caller frees with
+ * qir__skel_free) with every large raw_data the reader turns into a
+ * tensor replaced by a token. 0 (sk empty) when there is nothing to
+ * replace, or src does not parse cleanly, or memory is short: the
+ * caller then unpacks src itself, and protobuf-c reports any error. */
+int qir__skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk);
+/* After unpacking sk->buf: points each token's raw_data at its payload
+ * in src (its original length), freeing the token. -1 when a token
+ * does not resolve (the message must then be freed with
+ * qir__pb_model_free and src unpacked as is). */
+int qir__skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
+		      const uint8_t *src);
+void qir__skel_free(struct qir_skeleton *sk);
+/* Frees an unpacked message whose bytes fields may point into
+ * [base, base + len) (those are left alone); base may be NULL. */
+void qir__pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len);
+/* Writes len bytes to fd; with from_map, drops each written chunk's
+ * pages (data must lie in a private read-only file mapping). */
+int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map);
+
 /* ---- ir/onnx_read.c ------------------------------------------------ */
 
 /* Model priv release hook: frees the parsed message and the maps. */

@@ -1,13 +1,16 @@
 /*
  * ir/onnx_read.c - ONNX file -> IR.
  *
- * The file is mmap'ed, unpacked by protobuf-c (which copies every
- * bytes field out of it) and unmapped at once, so peak memory is about
- * one model, not two. The unpacked ModelProto stays alive in the model
- * (priv pb) and every IR object points at the message it came from:
- * tensors borrow raw_data from it, and the writer takes what the IR
- * does not model (doc strings, functions, training info, unknown
- * fields, ...) from there.
+ * The file is mmap'ed and unpacked by protobuf-c, which copies every
+ * bytes field it reads; so large tensor payloads are first swapped for
+ * tokens (ir/onnx_skeleton.c) and, once unpacked, their raw_data point
+ * back into the mapping, which then lives as long as the model: each
+ * weight is read from the file only when used, never copied on load.
+ * Files with no large payload are unmapped at once. The unpacked
+ * ModelProto stays alive in the model (priv pb) and every IR object
+ * points at the message it came from: tensors borrow raw_data from it,
+ * and the writer takes what the IR does not model (doc strings,
+ * functions, training info, unknown fields, ...) from there.
  *
  * Graphs are read in two passes over their nodes: first every node and
  * the values it produces, then inputs, attributes and subgraphs. A
@@ -587,9 +590,10 @@ void qir__onnx_release(qir_model *m)
 {
 	struct qir_model_priv *p = QIR_MPRIV(m);
 
-	if (p->pb)
-		onnx__model_proto__free_unpacked((Onnx__ModelProto *)p->pb, NULL);
+	qir__pb_model_free((Onnx__ModelProto *)p->pb, p->pb_borrow,
+			   p->pb_borrow_len);
 	p->pb = NULL;
+	p->pb_borrow = NULL;
 	if (p->file_addr)
 		munmap((void *)p->file_addr, p->file_size);
 	p->file_addr = NULL;
@@ -659,16 +663,31 @@ static void explain(const uint8_t *p, size_t len, char *out, size_t n)
 	snprintf(out, n, " inside a nested message");
 }
 
-static Onnx__ModelProto *unpack(const void *buf, size_t len, qir_error *err)
+/* The message in buf; large raw_data point into buf when *borrows
+ * comes back set. */
+static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
+				qir_error *err)
 {
-	Onnx__ModelProto *mp;
+	Onnx__ModelProto *mp = NULL;
+	struct qir_skeleton sk;
 	char why[256];
 
+	*borrows = 0;
 	if (len == 0) {
 		qir_fail(err, QIR_EPARSE, "not a valid ONNX model (empty file)");
 		return NULL;
 	}
-	mp = onnx__model_proto__unpack(NULL, len, buf);
+	if (qir__skel_build(buf, len, &sk)) {
+		mp = onnx__model_proto__unpack(NULL, sk.len, sk.buf);
+		if (mp && qir__skel_resolve(mp, &sk, buf)) {
+			qir__pb_model_free(mp, buf, len);
+			mp = NULL;
+		}
+		*borrows = mp != NULL;
+		qir__skel_free(&sk);
+	}
+	if (!mp)
+		mp = onnx__model_proto__unpack(NULL, len, buf);
 	if (!mp) {
 		explain(buf, len, why, sizeof(why));
 		qir_fail(err, QIR_EPARSE,
@@ -676,7 +695,7 @@ static Onnx__ModelProto *unpack(const void *buf, size_t len, qir_error *err)
 		return NULL;
 	}
 	if (!mp->graph) {
-		onnx__model_proto__free_unpacked(mp, NULL);
+		qir__pb_model_free(mp, buf, len);
 		qir_fail(err, QIR_EPARSE,
 			 "not a valid ONNX model (no graph in %zu bytes)", len);
 		return NULL;
@@ -684,6 +703,7 @@ static Onnx__ModelProto *unpack(const void *buf, size_t len, qir_error *err)
 	return mp;
 }
 
+/* On success, (*out)'s message may borrow from buf (priv pb_borrow). */
 static int load(const void *buf, size_t len, const char *dir, int no_external,
 		qir_model **out, qir_error *err)
 {
@@ -691,18 +711,23 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 	Onnx__ModelProto *mp;
 	qir_model *m;
 	struct qir_model_priv *p;
+	int borrows;
 
 	*out = NULL;
-	mp = unpack(buf, len, err);
+	mp = unpack(buf, len, &borrows, err);
 	if (!mp)
 		return -1;
 	m = qir_model_new(mp->has_ir_version ? mp->ir_version : 0, 1, err);
 	if (!m) {
-		onnx__model_proto__free_unpacked(mp, NULL);
+		qir__pb_model_free(mp, buf, len);
 		return -1;
 	}
 	p = QIR_MPRIV(m);
 	p->pb = mp;
+	if (borrows) {
+		p->pb_borrow = buf;
+		p->pb_borrow_len = len;
+	}
 	p->release = qir__onnx_release;
 	if (dir && !(p->dir = strdup(dir)))
 		goto nomem;
@@ -791,9 +816,14 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 			  opts ? opts->no_external : 0, out, err);
 	}
 	free(dir);
-	/* protobuf-c copied what it kept: the file is no longer needed. */
-	if (addr)
+	if (!rc && QIR_MPRIV(*out)->pb_borrow) {
+		/* Tensors point into it: unmapped with the model. */
+		QIR_MPRIV(*out)->file_addr = addr;
+		QIR_MPRIV(*out)->file_size = (size_t)st.st_size;
+	} else if (addr) {
+		/* protobuf-c copied what it kept. */
 		munmap(addr, (size_t)st.st_size);
+	}
 	if (!rc && !((*out)->path = strdup(path))) {
 		qir_model_free(*out);
 		*out = NULL;

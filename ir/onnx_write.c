@@ -8,12 +8,14 @@
  * types and unknown fields, which protobuf-c repacks verbatim).
  *
  * Nothing is copied: tensor raw_data points at the tensor's bytes
- * (owned, borrowed from the loaded message, or mapped external data),
- * sub-messages are shared with the loaded model, and everything this
- * file creates comes from one arena freed at the end. Packing streams
- * to a temporary file beside the output, renamed over it only once
- * complete, so saving over the input (whose bytes we may be reading
- * from) is safe.
+ * (owned, borrowed from the loaded file's mapping or message, or
+ * mapped external data), sub-messages are shared with the loaded
+ * model, and everything this file creates comes from one arena freed
+ * at the end. Packing streams to a temporary file beside the output,
+ * renamed over it only once complete, so saving over the input (whose
+ * bytes we may be reading from) is safe; pages of the input's mapping
+ * are dropped once written, so saving reads a large model through
+ * without holding it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,8 +36,21 @@ struct save_ctx {
 	qir_error *err;
 	struct tensor_ref *refs;	/* byte-carrying tensors */
 	size_t nrefs, caprefs;
+	/* The loaded model file's mapping (read-only, private): pages
+	 * of it are dropped once written. */
+	uintptr_t map_lo;
+	size_t map_len;
 	int failed;
 };
+
+static int in_map(const struct save_ctx *ctx, const void *p, uint64_t len)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	return ctx->map_len && a >= ctx->map_lo &&
+	       a - ctx->map_lo <= ctx->map_len &&
+	       len <= ctx->map_len - (a - ctx->map_lo);
+}
 
 static char empty_str[] = "";
 
@@ -601,7 +616,8 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 		const qir_tensor *t = ctx->refs[i].t;
 		/* Mapped bytes are dropped as they are written. */
 		int from_map = t && (t->storage == QIR_STORE_EXTERNAL ||
-				     qir_tensor_spilled(t));
+				     qir_tensor_spilled(t) ||
+				     in_map(ctx, tp->raw_data.data, len));
 
 		if (qir__ext_writer_add(w, dir, tp->raw_data.data, len,
 					from_map, &off, ctx->err))
@@ -641,6 +657,7 @@ static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
 
 struct file_sink {
 	ProtobufCBuffer base;
+	const struct save_ctx *ctx;
 	int fd;
 	int failed;
 	size_t used;
@@ -664,7 +681,8 @@ static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 		sink_flush(s);
 		if (len >= sizeof(s->buf)) {
 			/* Tensor bytes: straight from their memory. */
-			if (qir__write_all(s->fd, data, len))
+			if (qir__write_streamed(s->fd, data, len,
+						in_map(s->ctx, data, len)))
 				s->failed = errno ? errno : EIO;
 			return;
 		}
@@ -673,8 +691,8 @@ static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	s->used += len;
 }
 
-static int pack_to(int fd, const Onnx__ModelProto *mp, const char *path,
-		   qir_error *err)
+static int pack_to(const struct save_ctx *ctx, int fd,
+		   const Onnx__ModelProto *mp, const char *path, qir_error *err)
 {
 	struct file_sink *s = malloc(sizeof(*s));
 	int e;
@@ -682,6 +700,7 @@ static int pack_to(int fd, const Onnx__ModelProto *mp, const char *path,
 	if (!s)
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	s->base.append = sink_append;
+	s->ctx = ctx;
 	s->fd = fd;
 	s->failed = 0;
 	s->used = 0;
@@ -738,7 +757,7 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	}
 	if (place_data(ctx, mp, opts, w, dir) ||
 	    qir__atomic_open(f, path, ctx->err) ||
-	    pack_to(f->fd, mp, path, ctx->err) ||
+	    pack_to(ctx, f->fd, mp, path, ctx->err) ||
 	    qir__atomic_sync(f, ctx->err))
 		return -1;
 	if (w->opened && qir__atomic_commit(&w->file, ctx->err))
@@ -769,6 +788,10 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 		free(name);
 		free(dir);
 		return name ? qir_fail(err, QIR_ENOMEM, "out of memory") : -1;
+	}
+	if (QIR_MPRIV(m)->file_addr) {
+		ctx.map_lo = (uintptr_t)QIR_MPRIV(m)->file_addr;
+		ctx.map_len = QIR_MPRIV(m)->file_size;
 	}
 	qir__ext_writer_init(&w, name);
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);

@@ -28,7 +28,8 @@ tests_ir_upgrade_LDADD = libqopt.la
 # ---- ONNX I/O tests (owner: ONNX I/O): load/save, size checks,
 # external data. io-util.h holds a small protobuf encoder so the tests
 # write exactly the bytes they mean, malformed ones included.
-IO_TESTS = tests/io-errors tests/io-roundtrip tests/io-external
+IO_TESTS = tests/io-errors tests/io-roundtrip tests/io-external \
+	tests/io-zerocopy
 check_PROGRAMS += $(IO_TESTS)
 TESTS += $(IO_TESTS)
 tests_io_errors_SOURCES = tests/io-errors.c tests/io-util.h tests/tap.h
@@ -37,6 +38,10 @@ tests_io_roundtrip_SOURCES = tests/io-roundtrip.c tests/io-util.h tests/tap.h
 tests_io_roundtrip_LDADD = libqopt.la
 tests_io_external_SOURCES = tests/io-external.c tests/io-util.h tests/tap.h
 tests_io_external_LDADD = libqopt.la
+# io-zerocopy checks where tensor bytes live (ir/internal.h, onnx_io.h).
+tests_io_zerocopy_SOURCES = tests/io-zerocopy.c tests/io-util.h tests/tap.h
+tests_io_zerocopy_CPPFLAGS = $(IR_TEST_CPPFLAGS)
+tests_io_zerocopy_LDADD = libqopt.la
 # io-cli-errors.sh: every bad model io-mkbad writes, through the qopt
 # command (run, verify, dump); save failures; --external-threshold.
 check_PROGRAMS += tests/io-mkbad
