@@ -185,6 +185,28 @@ static int qki_fp8_run_all(qk_ctx *ctx, struct qki_fp8 *f,
 	return 0;
 }
 
+/* Checks shared by quantize and dequantize (f->rt is the real-valued
+ * side's type), then runs. */
+static int fp8_start(qk_ctx *ctx, struct qki_fp8 *f, const qk_qlayout *lay)
+{
+	size_t n, nscales;
+	int rc;
+
+	if ((f->fmt != QK_T_E4M3FN && f->fmt != QK_T_E5M2) ||
+	    !qki_is_real(f->rt))
+		return QK_EDTYPE;
+	rc = qki_lay_check(lay, &n, &nscales, &f->nb);
+	if (rc)
+		return rc;
+	if (n && (!f->dst || !f->src || !f->scales))
+		return QK_EINVAL;
+	f->mode = lay->mode;
+	f->axis = lay->axis;
+	f->inner = lay->inner;
+	f->block = lay->block;
+	return qki_fp8_run_all(ctx, f, lay, n, nscales);
+}
+
 int qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
 		    int src_dtype, const void *src, const float *scales,
 		    const qk_qlayout *lay, int saturate)
@@ -192,23 +214,9 @@ int qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
 	struct qki_fp8 f = { .fmt = fp8_dtype, .rt = src_dtype, .quant = 1,
 			     .sat = saturate != 0, .src = src, .dst = dst,
 			     .scales = scales };
-	size_t n, nscales;
-	int rc;
 
-	if ((fp8_dtype != QK_T_E4M3FN && fp8_dtype != QK_T_E5M2) ||
-	    !qki_is_real(src_dtype))
-		return QK_EDTYPE;
-	rc = qki_lay_check(lay, &n, &nscales, &f.nb);
-	if (rc)
-		return rc;
-	if (n && (!dst || !src || !scales))
-		return QK_EINVAL;
-	f.mode = lay->mode;
-	f.axis = lay->axis;
-	f.inner = lay->inner;
-	f.block = lay->block;
 	f.ssz = qki_dtype_size(src_dtype);
-	return qki_fp8_run_all(ctx, &f, lay, n, nscales);
+	return fp8_start(ctx, &f, lay);
 }
 
 int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
@@ -217,21 +225,7 @@ int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
 {
 	struct qki_fp8 f = { .fmt = fp8_dtype, .rt = dst_dtype, .quant = 0,
 			     .src = src, .dst = dst, .scales = scales };
-	size_t n, nscales;
-	int rc;
 
-	if ((fp8_dtype != QK_T_E4M3FN && fp8_dtype != QK_T_E5M2) ||
-	    !qki_is_real(dst_dtype))
-		return QK_EDTYPE;
-	rc = qki_lay_check(lay, &n, &nscales, &f.nb);
-	if (rc)
-		return rc;
-	if (n && (!dst || !src || !scales))
-		return QK_EINVAL;
-	f.mode = lay->mode;
-	f.axis = lay->axis;
-	f.inner = lay->inner;
-	f.block = lay->block;
 	f.ssz = 1;
-	return qki_fp8_run_all(ctx, &f, lay, n, nscales);
+	return fp8_start(ctx, &f, lay);
 }
