@@ -91,8 +91,14 @@ static void qki_cuda_load(void)
 	}
 	ops = entry();
 	if (!ops || ops->abi != QK_CUDA_ABI || ops->size != sizeof(*ops)) {
-		snprintf(why, len, "CUDA module ABI %u, libqopt wants %u",
-			 ops ? (unsigned)ops->abi : 0u, (unsigned)QK_CUDA_ABI);
+		/* The size too: a table of the same ABI number but another
+		 * size would otherwise read "ABI 1, libqopt wants 1". */
+		snprintf(why, len,
+			 "CUDA module ABI %u (table %u bytes), libqopt wants "
+			 "%u (%zu bytes)",
+			 ops ? (unsigned)ops->abi : 0u,
+			 ops ? (unsigned)ops->size : 0u, (unsigned)QK_CUDA_ABI,
+			 sizeof(*ops));
 		return;
 	}
 	if (ops->init(why, len) == 0)

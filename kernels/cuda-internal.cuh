@@ -72,13 +72,18 @@ struct qkc_buf {
 
 		if (alloc(bytes))
 			return 1;
+		/* Empty tensors may come with NULL host pointers: copy
+		 * nothing rather than ask cudaMemcpy about them. */
+		if (!bytes)
+			return 0;
 		e = cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice);
 		return e == cudaSuccess ? 0 : qkc_fail("copy to device", e);
 	}
 	int to_host(void *dst, size_t bytes) const
 	{
-		cudaError_t e = cudaMemcpy(dst, p, bytes,
-					   cudaMemcpyDeviceToHost);
+		cudaError_t e = bytes ? cudaMemcpy(dst, p, bytes,
+						   cudaMemcpyDeviceToHost) :
+					cudaSuccess;
 
 		return e == cudaSuccess ? 0 : qkc_fail("copy to host", e);
 	}

@@ -16,6 +16,11 @@ int qkc_fail(const char *what, cudaError_t e)
 {
 	snprintf(qkc_err, sizeof(qkc_err), "%s: %s", what,
 		 cudaGetErrorString(e));
+	/* A failed runtime call also stays recorded as this thread's
+	 * "last error" until read: clear it, or the next call's
+	 * qkc_sync (cudaGetLastError) would report it again and fail a
+	 * call that went fine (a needless CPU fallback). */
+	(void)cudaGetLastError();
 	return 1;
 }
 
@@ -53,6 +58,15 @@ static int qkc_init(char *why, size_t len)
 	cudaError_t e = cudaGetDeviceCount(&count);
 	qkc_buf b;
 
+	/* The runtime is linked statically, so a missing libcuda.so.1
+	 * also reads "driver version is insufficient": say both, and
+	 * which runtime (a CUDA 13 build needs a driver of r580 on). */
+	if (e == cudaErrorInsufficientDriver) {
+		snprintf(why, len, "CUDA unusable: no NVIDIA driver, or one "
+			 "older than this module's CUDA %d.%d",
+			 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+		return 1;
+	}
 	if (e != cudaSuccess) {
 		snprintf(why, len, "CUDA unusable: %s", cudaGetErrorString(e));
 		return 1;
