@@ -1,12 +1,26 @@
 /*
  * ir/opset_history.c - for every ai.onnx operator, the opset versions at
- * which its definition changed (its "since_version"s), opsets 1 to 23;
+ * which its definition changed (its "since_version"s), opsets 1 to 25;
  * and the IR version each opset came with.
  *
  * Facts from the ONNX operator changelog: versions 1-17 as registered by
  * ONNX 1.12's schemas, 18-23 from the operator set declarations of
  * ONNX 1.13-1.18 (onnx/defs/operator_sets.h). opset_rules.c says what
  * each change means for an existing node.
+ *
+ * Opset 24 (ONNX 1.19, IR 12), from the v1.19.0 release notes: new ops
+ * Swish and TensorScatter; Attention updated (new optional input
+ * nonpad_kv_seqlen for in-place KV-cache updates); FLOAT8E8M0 added to
+ * the types of QuantizeLinear, DequantizeLinear, Cast, CastLike,
+ * Constant, ConstantOfShape, Identity, Reshape, Shape, Size, If, Loop,
+ * Scan, Flatten, Pad, Squeeze, Unsqueeze, Transpose; BFLOAT16 added to
+ * TopK and SplitToSequence.
+ * Opset 25 (ONNX 1.20, IR 13), from the v1.20.0 release notes ("updated
+ * op list" and "add 2 bit support"): INT2/UINT2 added to the same 18
+ * ops that gained FLOAT8E8M0 at 24. The onnx.ai operator pages also
+ * carry an "Attention - 24 vs 25" diff that the 1.20 op list does not
+ * explain, so Attention is listed with a change at 25 too and the
+ * upgrade refuses to carry it (opset_rules.c).
  */
 #include <string.h>
 
@@ -25,7 +39,7 @@ static const struct qir__op_history history[] = {
 	{ "Asinh", { 9, 22, 0 } },
 	{ "Atan", { 7, 22, 0 } },
 	{ "Atanh", { 9, 22, 0 } },
-	{ "Attention", { 23, 0 } },
+	{ "Attention", { 23, 24, 25, 0 } },
 	{ "AveragePool", { 1, 7, 10, 11, 19, 22, 0 } },
 	{ "BatchNormalization", { 1, 6, 7, 9, 14, 15, 0 } },
 	{ "Bernoulli", { 15, 22, 0 } },
@@ -35,8 +49,8 @@ static const struct qir__op_history history[] = {
 	{ "BitwiseOr", { 18, 0 } },
 	{ "BitwiseXor", { 18, 0 } },
 	{ "BlackmanWindow", { 17, 0 } },
-	{ "Cast", { 1, 6, 9, 13, 19, 21, 23, 0 } },
-	{ "CastLike", { 15, 19, 21, 23, 0 } },
+	{ "Cast", { 1, 6, 9, 13, 19, 21, 23, 24, 25, 0 } },
+	{ "CastLike", { 15, 19, 21, 23, 24, 25, 0 } },
 	{ "Ceil", { 1, 6, 13, 0 } },
 	{ "Celu", { 12, 0 } },
 	{ "CenterCropPad", { 18, 0 } },
@@ -45,8 +59,8 @@ static const struct qir__op_history history[] = {
 	{ "Compress", { 9, 11, 0 } },
 	{ "Concat", { 1, 4, 11, 13, 0 } },
 	{ "ConcatFromSequence", { 11, 0 } },
-	{ "Constant", { 1, 9, 11, 12, 13, 19, 21, 23, 0 } },
-	{ "ConstantOfShape", { 9, 20, 21, 23, 0 } },
+	{ "Constant", { 1, 9, 11, 12, 13, 19, 21, 23, 24, 25, 0 } },
+	{ "ConstantOfShape", { 9, 20, 21, 23, 24, 25, 0 } },
 	{ "Conv", { 1, 11, 22, 0 } },
 	{ "ConvInteger", { 10, 0 } },
 	{ "ConvTranspose", { 1, 11, 22, 0 } },
@@ -56,7 +70,7 @@ static const struct qir__op_history history[] = {
 	{ "DFT", { 17, 20, 0 } },
 	{ "DeformConv", { 19, 22, 0 } },
 	{ "DepthToSpace", { 1, 11, 13, 0 } },
-	{ "DequantizeLinear", { 10, 13, 19, 21, 23, 0 } },
+	{ "DequantizeLinear", { 10, 13, 19, 21, 23, 24, 25, 0 } },
 	{ "Det", { 11, 22, 0 } },
 	{ "Div", { 1, 6, 7, 13, 14, 0 } },
 	{ "Dropout", { 1, 6, 7, 10, 12, 13, 22, 0 } },
@@ -68,7 +82,7 @@ static const struct qir__op_history history[] = {
 	{ "Exp", { 1, 6, 13, 0 } },
 	{ "Expand", { 8, 13, 0 } },
 	{ "EyeLike", { 9, 22, 0 } },
-	{ "Flatten", { 1, 9, 11, 13, 21, 23, 0 } },
+	{ "Flatten", { 1, 9, 11, 13, 21, 23, 24, 25, 0 } },
 	{ "Floor", { 1, 6, 13, 0 } },
 	{ "GRU", { 1, 3, 7, 14, 22, 0 } },
 	{ "Gather", { 1, 11, 13, 0 } },
@@ -88,8 +102,8 @@ static const struct qir__op_history history[] = {
 	{ "HardSigmoid", { 1, 6, 22, 0 } },
 	{ "HardSwish", { 14, 22, 0 } },
 	{ "Hardmax", { 1, 11, 13, 0 } },
-	{ "Identity", { 1, 13, 14, 16, 19, 21, 23, 0 } },
-	{ "If", { 1, 11, 13, 16, 19, 21, 23, 0 } },
+	{ "Identity", { 1, 13, 14, 16, 19, 21, 23, 24, 25, 0 } },
+	{ "If", { 1, 11, 13, 16, 19, 21, 23, 24, 25, 0 } },
 	{ "ImageDecoder", { 20, 0 } },
 	{ "InstanceNormalization", { 1, 6, 22, 0 } },
 	{ "IsInf", { 10, 20, 0 } },
@@ -102,7 +116,7 @@ static const struct qir__op_history history[] = {
 	{ "LessOrEqual", { 12, 16, 0 } },
 	{ "Log", { 1, 6, 13, 0 } },
 	{ "LogSoftmax", { 1, 11, 13, 0 } },
-	{ "Loop", { 1, 11, 13, 16, 19, 21, 23, 0 } },
+	{ "Loop", { 1, 11, 13, 16, 19, 21, 23, 24, 25, 0 } },
 	{ "LpNormalization", { 1, 22, 0 } },
 	{ "LpPool", { 1, 2, 11, 18, 22, 0 } },
 	{ "MatMul", { 1, 9, 13, 0 } },
@@ -130,11 +144,11 @@ static const struct qir__op_history history[] = {
 	{ "OptionalHasElement", { 15, 18, 0 } },
 	{ "Or", { 1, 7, 0 } },
 	{ "PRelu", { 1, 6, 7, 9, 16, 0 } },
-	{ "Pad", { 1, 2, 11, 13, 18, 19, 21, 23, 0 } },
+	{ "Pad", { 1, 2, 11, 13, 18, 19, 21, 23, 24, 25, 0 } },
 	{ "Pow", { 1, 7, 12, 13, 15, 0 } },
 	{ "QLinearConv", { 10, 0 } },
 	{ "QLinearMatMul", { 10, 21, 0 } },
-	{ "QuantizeLinear", { 10, 13, 19, 21, 23, 0 } },
+	{ "QuantizeLinear", { 10, 13, 19, 21, 23, 24, 25, 0 } },
 	{ "RMSNormalization", { 23, 0 } },
 	{ "RNN", { 1, 7, 14, 22, 0 } },
 	{ "RandomNormal", { 1, 22, 0 } },
@@ -155,14 +169,14 @@ static const struct qir__op_history history[] = {
 	{ "ReduceSumSquare", { 1, 11, 13, 18, 0 } },
 	{ "RegexFullMatch", { 20, 0 } },
 	{ "Relu", { 1, 6, 13, 14, 0 } },
-	{ "Reshape", { 1, 5, 13, 14, 19, 21, 23, 0 } },
+	{ "Reshape", { 1, 5, 13, 14, 19, 21, 23, 24, 25, 0 } },
 	{ "Resize", { 10, 11, 13, 18, 19, 0 } },
 	{ "ReverseSequence", { 10, 0 } },
 	{ "RoiAlign", { 10, 16, 22, 0 } },
 	{ "RotaryEmbedding", { 23, 0 } },
 	{ "Round", { 11, 22, 0 } },
 	{ "STFT", { 17, 0 } },
-	{ "Scan", { 8, 9, 11, 16, 19, 21, 23, 0 } },
+	{ "Scan", { 8, 9, 11, 16, 19, 21, 23, 24, 25, 0 } },
 	{ "Scatter", { 9, 11, 0 } },
 	{ "ScatterElements", { 11, 13, 16, 18, 0 } },
 	{ "ScatterND", { 11, 13, 16, 18, 0 } },
@@ -174,13 +188,13 @@ static const struct qir__op_history history[] = {
 	{ "SequenceInsert", { 11, 0 } },
 	{ "SequenceLength", { 11, 0 } },
 	{ "SequenceMap", { 17, 0 } },
-	{ "Shape", { 1, 13, 15, 19, 21, 23, 0 } },
+	{ "Shape", { 1, 13, 15, 19, 21, 23, 24, 25, 0 } },
 	{ "Shrink", { 9, 0 } },
 	{ "Sigmoid", { 1, 6, 13, 0 } },
 	{ "Sign", { 9, 13, 0 } },
 	{ "Sin", { 7, 22, 0 } },
 	{ "Sinh", { 9, 22, 0 } },
-	{ "Size", { 1, 13, 19, 21, 23, 0 } },
+	{ "Size", { 1, 13, 19, 21, 23, 24, 25, 0 } },
 	{ "Slice", { 1, 10, 11, 13, 0 } },
 	{ "Softmax", { 1, 11, 13, 0 } },
 	{ "SoftmaxCrossEntropyLoss", { 12, 13, 0 } },
@@ -188,24 +202,26 @@ static const struct qir__op_history history[] = {
 	{ "Softsign", { 1, 22, 0 } },
 	{ "SpaceToDepth", { 1, 13, 0 } },
 	{ "Split", { 1, 2, 11, 13, 18, 0 } },
-	{ "SplitToSequence", { 11, 0 } },
+	{ "SplitToSequence", { 11, 24, 0 } },
 	{ "Sqrt", { 1, 6, 13, 0 } },
-	{ "Squeeze", { 1, 11, 13, 21, 23, 0 } },
+	{ "Squeeze", { 1, 11, 13, 21, 23, 24, 25, 0 } },
 	{ "StringConcat", { 20, 0 } },
 	{ "StringNormalizer", { 10, 0 } },
 	{ "StringSplit", { 20, 0 } },
 	{ "Sub", { 1, 6, 7, 13, 14, 0 } },
 	{ "Sum", { 1, 6, 8, 13, 0 } },
+	{ "Swish", { 24, 0 } },
 	{ "Tan", { 7, 22, 0 } },
 	{ "Tanh", { 1, 6, 13, 0 } },
+	{ "TensorScatter", { 24, 0 } },
 	{ "TfIdfVectorizer", { 9, 0 } },
 	{ "ThresholdedRelu", { 10, 22, 0 } },
 	{ "Tile", { 1, 6, 13, 0 } },
-	{ "TopK", { 1, 10, 11, 0 } },
-	{ "Transpose", { 1, 13, 21, 23, 0 } },
+	{ "TopK", { 1, 10, 11, 24, 0 } },
+	{ "Transpose", { 1, 13, 21, 23, 24, 25, 0 } },
 	{ "Trilu", { 14, 0 } },
 	{ "Unique", { 11, 0 } },
-	{ "Unsqueeze", { 1, 11, 13, 21, 23, 0 } },
+	{ "Unsqueeze", { 1, 11, 13, 21, 23, 24, 25, 0 } },
 	{ "Upsample", { 1, 7, 9, 10, 0 } },
 	{ "Where", { 9, 16, 0 } },
 	{ "Xor", { 1, 7, 0 } },

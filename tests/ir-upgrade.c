@@ -273,8 +273,134 @@ static void test_refusals(void)
 	expect_refused(m, 19, QIR_EUNSUPPORTED, "unsupported op: FancyOp",
 		       "unknown op");
 	expect_refused(m, 9, QIR_EUSAGE, "downgrading", "target below");
-	expect_refused(m, 24, QIR_EUSAGE, "known only up to opset 23",
-		       "target beyond 23");
+	expect_refused(m, 26, QIR_EUSAGE, "known only up to opset 25",
+		       "target beyond 25");
+	qir_model_free(m);
+}
+
+/* ---- 23 -> 24 -> 25 ---- */
+
+static qir_value *typed_input(qir_graph *g, const char *name, int dtype,
+			      int rank, const int64_t *dims)
+{
+	qir_value *v = qir_value_new(g, name);
+
+	qir_value_set_type(v, dtype, rank, dims, NULL);
+	qir_graph_add_input(g, v);
+	return v;
+}
+
+/* x[2,6] -> QuantizeLinear(s, zp) -> DequantizeLinear(s, zp)
+ * -> Reshape(shp) -> Transpose(perm=[1,0]) -> Cast(to=FLOAT16) -> y:
+ * ops whose definitions changed at 24 (FLOAT8E8M0) and 25 (INT2/UINT2)
+ * by type additions only. */
+static qir_model *model_qdq(int64_t ir, int64_t opset)
+{
+	static const int64_t dx[2] = { 2, 6 }, d1[1] = { 2 }, perm[2] = { 1,
+									   0 };
+	qir_model *m = qir_model_new(ir, opset, NULL);
+	qir_graph *g = m->graph;
+	qir_value *x = input(g, "x", 2, dx);
+	qir_value *sc = typed_input(g, "s", QIR_FLOAT, 0, NULL);
+	qir_value *zp = typed_input(g, "zp", QIR_INT8, 0, NULL);
+	qir_value *shp = typed_input(g, "shp", QIR_INT64, 1, d1);
+	qir_node *q, *dq, *rs, *tr, *c;
+
+	q = node1(g, "QuantizeLinear", "q", x);
+	qir_node_add_input(q, sc);
+	qir_node_add_input(q, zp);
+	dq = node1(g, "DequantizeLinear", "dq", q->outputs[0]);
+	qir_node_add_input(dq, sc);
+	qir_node_add_input(dq, zp);
+	rs = node1(g, "Reshape", "rs", dq->outputs[0]);
+	qir_node_add_input(rs, shp);
+	tr = node1(g, "Transpose", "tr", rs->outputs[0]);
+	qir_node_set_attr_ints(tr, "perm", perm, 2);
+	c = node1(g, "Cast", "c", tr->outputs[0]);
+	qir_node_set_attr_int(c, "to", QIR_FLOAT16);
+	qir_value_set_type(c->outputs[0], QIR_FLOAT16, -1, NULL, NULL);
+	qir_graph_add_output(g, c->outputs[0]);
+	return m;
+}
+
+static void expect_bump(int64_t ir, int64_t from, int64_t to, int64_t ir_to)
+{
+	qir_model *m = model_qdq(ir, from), *want = model_qdq(ir_to, to);
+	qir_upgrade_report rep = { 0 };
+	qir_error err = { 0 };
+	int rc;
+
+	rc = qir_model_upgrade_opset(m, to, &rep, &err);
+	if (!tap_ok(rc == 0, "%lld -> %lld: upgraded", (long long)from,
+		    (long long)to))
+		tap_diag("%s", err.msg);
+	tap_ok(qir_model_opset(m, "") == to && m->ir_version == ir_to &&
+	       rep.ir_before == ir && rep.ir_after == ir_to,
+	       "%lld -> %lld: opset %lld, IR %lld -> %lld (got %lld, %lld)",
+	       (long long)from, (long long)to, (long long)to, (long long)ir,
+	       (long long)ir_to, (long long)qir_model_opset(m, ""),
+	       (long long)m->ir_version);
+	tap_ok(rep.nodes_checked == 5 && rep.nodes_rewritten == 0,
+	       "%lld -> %lld: Q/DQ/Reshape/Transpose/Cast checked, none "
+	       "rewritten (type additions only; got %lld, %lld)",
+	       (long long)from, (long long)to, (long long)rep.nodes_checked,
+	       (long long)rep.nodes_rewritten);
+	tap_ok(qir_model_hash(m) == qir_model_hash(want),
+	       "%lld -> %lld: same model as one built at opset %lld, IR %lld",
+	       (long long)from, (long long)to, (long long)to,
+	       (long long)ir_to);
+	rc = qir_verify(m, &err);
+	if (!tap_ok(rc == 0, "%lld -> %lld: result verifies",
+		    (long long)from, (long long)to))
+		tap_diag("%s", err.msg);
+	qir_model_free(m);
+	qir_model_free(want);
+}
+
+/* Q[1,2,4,8], K and V alike -> Attention -> y */
+static qir_model *model_attention(int64_t ir, int64_t opset)
+{
+	static const int64_t d[4] = { 1, 2, 4, 8 };
+	qir_model *m = qir_model_new(ir, opset, NULL);
+	qir_graph *g = m->graph;
+	qir_node *a;
+
+	a = node1(g, "Attention", "att", input(g, "q", 4, d));
+	qir_node_add_input(a, input(g, "k", 4, d));
+	qir_node_add_input(a, input(g, "v", 4, d));
+	output(a);
+	return m;
+}
+
+static void test_upgrade_24_25(void)
+{
+	qir_model *m;
+
+	expect_bump(11, 23, 24, 12);
+	expect_bump(12, 24, 25, 13);
+	expect_bump(11, 23, 25, 13);
+	expect_bump(10, 21, 25, 13);
+
+	/* Attention's changes at 24 and 25 are not established: refused
+	 * rather than renumbered. */
+	m = model_attention(11, 23);
+	expect_refused(m, 24, QIR_EUNSUPPORTED, "node 'att' (Attention) "
+		       "from Attention-23 to Attention-24",
+		       "Attention-23 -> 24");
+	expect_refused(m, 25, QIR_EUNSUPPORTED, "Attention-23 to "
+		       "Attention-24", "Attention-23 -> 25 (stops at 24)");
+	qir_model_free(m);
+	m = model_attention(12, 24);
+	expect_refused(m, 25, QIR_EUNSUPPORTED, "from Attention-24 to "
+		       "Attention-25", "Attention-24 -> 25");
+	qir_model_free(m);
+
+	/* Ops new in 24 do not exist in a 23 model. */
+	m = qir_model_new(11, 23, NULL);
+	output(node1(m->graph, "Swish", "sw",
+		     input(m->graph, "x", 1, (int64_t[]){ 4 })));
+	expect_refused(m, 25, QIR_EINVALID, "Swish does not exist in opset "
+		       "23 (first defined in 24)", "Swish in an opset-23 model");
 	qir_model_free(m);
 }
 
@@ -353,12 +479,16 @@ static void test_ir_table(void)
 	       qir_opset_min_ir_version(19) == 9 &&
 	       qir_opset_min_ir_version(21) == 10 &&
 	       qir_opset_min_ir_version(23) == 11 &&
+	       qir_opset_min_ir_version(24) == 12 &&
 	       qir_opset_min_ir_version(25) == 13,
 	       "qir_opset_min_ir_version follows formats.md");
 	tap_ok(qir_op_first_opset("Gelu") == 20 &&
 	       qir_op_first_opset("Relu") == 1 &&
+	       qir_op_first_opset("Swish") == 24 &&
+	       qir_op_first_opset("TensorScatter") == 24 &&
 	       qir_op_first_opset("NoSuchOp") == 0,
-	       "qir_op_first_opset: Gelu 20, Relu 1, unknown 0");
+	       "qir_op_first_opset: Gelu 20, Relu 1, Swish and "
+	       "TensorScatter 24, unknown 0");
 }
 
 int main(void)
@@ -366,6 +496,7 @@ int main(void)
 	test_upgrade_11_19();
 	test_chains();
 	test_refusals();
+	test_upgrade_24_25();
 	test_functions();
 	test_ir_table();
 	return tap_done();

@@ -449,10 +449,10 @@ const char *qir_model_function_name(const qir_model *m, size_t i);
 
 /* Highest default-domain opset whose operator changes the upgrade
  * knows. */
-#define QIR_UPGRADE_MAX_OPSET 23
+#define QIR_UPGRADE_MAX_OPSET 25
 
 /* IR version of the ONNX release that introduced this default-domain
- * opset (9 for 19, 10 for 21, 11 for 23, ...). */
+ * opset (9 for 19, 10 for 21, 11 for 23, 12 for 24, 13 for 25). */
 int64_t qir_opset_min_ir_version(int64_t opset);
 
 /* Opset that first defined ai.onnx operator op; 0 when op is not one

@@ -17,7 +17,7 @@ static const qopt_option_spec oc_options[] = {
 	  "raise the opset (and IR version) to what the model needs, or to "
 	  "`target`, rewriting the ops whose definition changed" },
 	{ "target", QOPT_OPT_INT, NULL,
-	  "opset to upgrade to (with upgrade = yes); at most 23" },
+	  "opset to upgrade to (with upgrade = yes); at most 25" },
 	{ NULL, 0, NULL, NULL }
 };
 
