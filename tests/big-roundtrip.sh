@@ -24,17 +24,6 @@ if [ -n "$free_kb" ] && [ "$free_kb" -lt "$need_kb" ]; then
 fi
 qopt_workdir big
 mkdir "$work/out" "$work/inl"
-n=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -s "$work/log" ] && sed 's/^/# /' "$work/log" | head -n 20
-	fi
-	: >"$work/log"
-}
 
 "$gen" -d "$dim" -l "$layers" "$work/big.onnx" >"$work/log" 2>&1
 rc=$?

@@ -219,6 +219,33 @@ static void nvfp4(void)
 	}
 }
 
+/* Each case {outer, n, inner, block, dtype}: the same random input
+ * through the CPU and CUDA transforms must give the same bytes. Returns
+ * the number of cases that differ (or fail). */
+static int hadamard_cases(const size_t (*cases)[5], int count)
+{
+	int bad = 0;
+
+	for (int c = 0; c < count; c++) {
+		size_t o = cases[c][0], n = cases[c][1], in = cases[c][2];
+		size_t b = cases[c][3], tot = o * n * in;
+		int dt = (int)cases[c][4];
+		void *x1 = rand_real(dt, tot), *x2 = malloc(tot * 4);
+
+		memcpy(x2, x1, tot * dt_size(dt));
+		if (qk_hadamard(cpu, dt, x1, o, n, in, b) ||
+		    qk_hadamard(gpu, dt, x2, o, n, in, b) ||
+		    memcmp(x1, x2, tot * dt_size(dt))) {
+			tap_diag("Hadamard case [%zu, %zu, %zu] b %zu: mismatch",
+				 o, n, in, b);
+			bad++;
+		}
+		free(x1);
+		free(x2);
+	}
+	return bad;
+}
+
 static void hadamard(void)
 {
 	/* shared-memory path (inner 1, b <= 4096), staged path (b 8192,
@@ -228,21 +255,8 @@ static void hadamard(void)
 					   { 64, 8192, 1, 8192, QIR_FLOAT },
 					   { 16, 1024, 100, 512, QIR_BFLOAT16 },
 					   { 3, 96, 7, 32, QIR_FLOAT } };
-	int bad = 0;
+	int bad = hadamard_cases(cases, 5);
 
-	for (int c = 0; c < 5; c++) {
-		size_t o = cases[c][0], n = cases[c][1], in = cases[c][2];
-		size_t b = cases[c][3], tot = o * n * in;
-		int dt = (int)cases[c][4];
-		void *x1 = rand_real(dt, tot), *x2 = malloc(tot * 4);
-
-		memcpy(x2, x1, tot * dt_size(dt));
-		bad += qk_hadamard(cpu, dt, x1, o, n, in, b) ||
-		       qk_hadamard(gpu, dt, x2, o, n, in, b) ||
-		       memcmp(x1, x2, tot * dt_size(dt));
-		free(x1);
-		free(x2);
-	}
 	tap_ok(!bad && calls_ok(), "Hadamard: shared-memory and staged paths, "
 	       "FLOAT16/BFLOAT16, NaN");
 }
@@ -398,24 +412,8 @@ static void hadamard_more(void)
 					   { 7, 3, 1, 1, QIR_FLOAT16 },
 					   { 3, 16384, 1, 8192, QIR_FLOAT16 },
 					   { 5, 64, 33, 64, QIR_FLOAT } };
-	int bad = 0;
+	int bad = hadamard_cases(cases, 6);
 
-	for (int c = 0; c < 6; c++) {
-		size_t o = cases[c][0], n = cases[c][1], in = cases[c][2];
-		size_t b = cases[c][3], tot = o * n * in;
-		int dt = (int)cases[c][4];
-		void *x1 = rand_real(dt, tot), *x2 = malloc(tot * 4);
-
-		memcpy(x2, x1, tot * dt_size(dt));
-		if (qk_hadamard(cpu, dt, x1, o, n, in, b) ||
-		    qk_hadamard(gpu, dt, x2, o, n, in, b) ||
-		    memcmp(x1, x2, tot * dt_size(dt))) {
-			tap_diag("case %d: mismatch", c);
-			bad++;
-		}
-		free(x1);
-		free(x2);
-	}
 	tap_ok(!bad && calls_ok(), "Hadamard: > 65535 row blocks, b = 1 and 2, "
 	       "staged FLOAT16 with inner 1");
 }

@@ -12,17 +12,6 @@ if [ ! -f "$model" ]; then
 	exit 0
 fi
 qopt_workdir nvfp4-ort
-n=0 failed=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-		sed 's/^/# /' "$work/log" | head -n 30
-	fi
-}
 
 # name, extra options, bounds on the output probabilities: max abs
 # error, mean abs error, per-step argmax agreement with the original.

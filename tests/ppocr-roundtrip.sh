@@ -13,17 +13,6 @@ if [ ! -f "$model" ]; then
 fi
 qopt_workdir ppocr
 out="$work/rec.onnx"
-n=0
-check() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -s "$work/log" ] && sed 's/^/# /' "$work/log" | head -n 20
-	fi
-	: >"$work/log"
-}
 
 "$QOPT" "$model" -o "$out" >"$work/log" 2>&1
 check $? "qopt round trip of ch_PP-OCRv4_rec_infer.onnx"

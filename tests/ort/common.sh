@@ -42,3 +42,20 @@ qopt_node() {
 	NODE_PATH="$QOPT_ORT_DIR/node_modules${NODE_PATH:+:$NODE_PATH}" \
 		"$NODE" "$@"
 }
+
+# check STATUS DESCRIPTION: one TAP line, numbered in $n. A failure sets
+# failed=1 and shows $work/log as diagnostics; the log is emptied after
+# every check so each one shows only its own output.
+n=0
+failed=0
+check() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=1
+		[ -s "$work/log" ] && sed 's/^/# /' "$work/log" | head -n 30
+	fi
+	: >"$work/log"
+}
