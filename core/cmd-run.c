@@ -163,6 +163,14 @@ static int run_pipeline(struct qopt_cli *c, struct qopt_pipeline *pl)
 		qopt_run_fini(&run);
 		return QOPT_EXIT_FAIL;
 	}
+	/* Passes may assume a valid model: check before they start. */
+	if (qir_verify(m, &err) < 0) {
+		fprintf(stderr, "qopt: %s: error: invalid model: %s; no output written\n",
+			c->input, err.msg);
+		qopt_run_fini(&run);
+		qir_model_free(m);
+		return QOPT_EXIT_FAIL;
+	}
 	if (qopt_run_model(&run, m) < 0) {
 		fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
 			run.failed_pass);

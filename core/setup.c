@@ -180,5 +180,10 @@ qir_model *qopt_cli_load(const char *path)
 		fprintf(stderr, "qopt: %s: error: %s\n", path, err.msg);
 		return NULL;
 	}
+	if (qir_model_load_reordered(m))
+		qopt_msg(QOPT_LOG_INFO, path,
+			 "note: nodes were not in topological order; sorted them (%zu node%s moved)",
+			 qir_model_load_reordered(m),
+			qir_model_load_reordered(m) == 1 ? "" : "s");
 	return m;
 }

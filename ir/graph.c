@@ -54,8 +54,7 @@ void qir__graph_free_ex(qir_graph *g, int detach)
 		if (detach) {
 			struct qir_model_priv *mp = QIR_MPRIV(g->model);
 
-			if (qir_strmap_get(&mp->names, v->name) == v)
-				qir_strmap_del(&mp->names, v->name);
+			qir__name_unref(mp, v->name);
 		}
 		qir__value_free_mem(v);
 	}

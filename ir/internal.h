@@ -99,7 +99,7 @@ struct qir_model_priv {
 	size_t file_size;
 	char *dir;		/* folder for external data, or NULL */
 	qir_mapping *maps;	/* external data files in use */
-	qir_strmap names;	/* every value name in the model */
+	qir_strmap names;	/* value name -> count of values so named */
 	qir_strmap node_names;	/* every non-empty node name */
 	uint64_t name_counter;
 	/* hint -> malloc'd entry holding its key and the next numeric
@@ -108,6 +108,7 @@ struct qir_model_priv {
 	size_t value_order;	/* next qir_value_priv.order */
 	struct qir_spill *spill; /* ir/spill.c, NULL until first used */
 	uint64_t mark_gen;	/* last qir_value_priv.mark used */
+	size_t load_moved;	/* nodes the load sorted into place */
 };
 
 #define QIR_TPRIV(t) ((struct qir_tensor_priv *)(t)->priv)
@@ -156,6 +157,10 @@ void qir__value_free_mem(qir_value *v);
  * nodes) hold, for erasing from a live model. */
 void qir__node_free(qir_node *n, int detach);
 void qir__graph_free_ex(qir_graph *g, int detach);
+/* The model's count of values per name (mp->names): drop one use of
+ * name; free the whole table. */
+void qir__name_unref(struct qir_model_priv *mp, const char *name);
+void qir__names_free(struct qir_model_priv *mp);
 /* A name not taken in map: hint, hint_1, hint_2, ... (malloc'd). */
 char *qir__unique_name(qir_model *m, const qir_strmap *map, const char *hint);
 /* "'name' (Op)" or "Op producing 'out'" into buf, for messages. */

@@ -59,7 +59,7 @@ void qir_model_free(qir_model *m)
 		while (qir_strmap_next(&mp->hint_next, &it, NULL, &entry))
 			free(entry);
 		qir_strmap_free(&mp->hint_next);
-		qir_strmap_free(&mp->names);
+		qir__names_free(mp);
 		qir_strmap_free(&mp->node_names);
 		qir__spill_close(m);
 		free(mp->dir);

@@ -44,6 +44,27 @@ static int nomem(qir_error *err)
 
 /* ---- values ---------------------------------------------------- */
 
+/* ONNX dims are >= 0 or unknown (no value, or a dim_param). */
+static int check_dims(qir_value *v, const Onnx__ValueInfoProto *vi,
+		      qir_error *err)
+{
+	const Onnx__TypeProto *tp = vi->type;
+	const Onnx__TensorShapeProto *sh;
+
+	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+	    !tp->tensor_type->shape)
+		return 0;
+	sh = tp->tensor_type->shape;
+	for (size_t i = 0; i < sh->n_dim; i++)
+		if (sh->dim[i]->value_case ==
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		    sh->dim[i]->dim_value < 0)
+			return qir_fail(err, QIR_EINVALID,
+					"value '%s': dim %zu is %" PRId64 " (dims are >= 0, or unknown)",
+					v->name, i, sh->dim[i]->dim_value);
+	return 0;
+}
+
 /* The IR type from a ValueInfoProto; non-tensor types (sequence, map,
  * optional, ...) stay unknown in the IR and live on in the message. */
 static int apply_type(qir_value *v, const Onnx__ValueInfoProto *vi,
@@ -57,6 +78,8 @@ static int apply_type(qir_value *v, const Onnx__ValueInfoProto *vi,
 
 	if (!QIR_VPRIV(v)->pb)
 		QIR_VPRIV(v)->pb = vi;
+	if (check_dims(v, vi, err))
+		return -1;
 	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
 		return 0;
 	tt = tp->tensor_type;
@@ -208,6 +231,18 @@ static int read_value_info(qir_graph *g, const Onnx__GraphProto *gp,
 			return -1;
 		if (v->graph != g)
 			continue;	/* an outer value: its graph types it */
+		/* The declaration of a graph input or output is its type,
+		 * and an initializer's tensor is; value_info only adds
+		 * types for intermediate values (the writer drops the
+		 * entry for inputs and outputs). */
+		if (v->is_input || v->is_output)
+			continue;
+		if (v->init) {
+			if (check_dims(v, vi, err))
+				return -1;
+			QIR_VPRIV(v)->in_value_info = 1;
+			continue;
+		}
 		if (apply_type(v, vi, err))
 			return -1;
 		QIR_VPRIV(v)->in_value_info = 1;
@@ -742,6 +777,9 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 		goto nomem;
 	if (read_graph(&ctx, m->graph, mp->graph, err))
 		goto fail;
+	/* Readers of the IR may rely on producers coming first. */
+	if (qir_graph_toposort_count(m->graph, &p->load_moved, err))
+		goto fail;
 	free(ctx.dir_real_buf);
 	*out = m;
 	return 0;
@@ -830,6 +868,11 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 		rc = nomem(err);
 	}
 	return rc;
+}
+
+size_t qir_model_load_reordered(const qir_model *m)
+{
+	return m && m->priv ? QIR_MPRIV(m)->load_moved : 0;
 }
 
 /* Functions stay in the parsed message (the writer copies them back):

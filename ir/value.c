@@ -70,6 +70,56 @@ char *qir__unique_name(qir_model *m, const qir_strmap *map, const char *hint)
 	return buf;
 }
 
+/* mp->names counts the values of each name: sibling subgraphs (the
+ * branches of an If) may each define the same name, and a name stays
+ * taken until its last value goes. The entry holds its own key. */
+struct name_entry {
+	size_t count;
+	char key[];
+};
+
+static int name_ref(struct qir_model_priv *mp, const char *name)
+{
+	struct name_entry *e = qir_strmap_get(&mp->names, name);
+	size_t len;
+
+	if (e) {
+		e->count++;
+		return 0;
+	}
+	len = strlen(name);
+	e = malloc(sizeof(*e) + len + 1);
+	if (!e)
+		return -1;
+	e->count = 1;
+	memcpy(e->key, name, len + 1);
+	if (qir_strmap_put(&mp->names, e->key, e) < 0) {
+		free(e);
+		return -1;
+	}
+	return 0;
+}
+
+void qir__name_unref(struct qir_model_priv *mp, const char *name)
+{
+	struct name_entry *e = qir_strmap_get(&mp->names, name);
+
+	if (e && --e->count == 0) {
+		qir_strmap_del(&mp->names, name);
+		free(e);
+	}
+}
+
+void qir__names_free(struct qir_model_priv *mp)
+{
+	size_t it = 0;
+	void *e;
+
+	while (qir_strmap_next(&mp->names, &it, NULL, &e))
+		free(e);
+	qir_strmap_free(&mp->names);
+}
+
 /* Position of v in its graph's creation-ordered array. */
 static size_t all_index(struct qir_graph_priv *gp, const qir_value *v)
 {
@@ -114,10 +164,7 @@ qir_value *qir__value_make(qir_graph *g, const char *name)
 	}
 	if (qir_strmap_put(&gp->values, v->name, v) < 0)
 		goto fail;
-	/* A subgraph may (invalidly) shadow an outer name: the model
-	 * table keeps the first so that lookups stay stable. */
-	if (!qir_strmap_get(&mp->names, v->name) &&
-	    qir_strmap_put(&mp->names, v->name, v) < 0) {
+	if (name_ref(mp, v->name) < 0) {
 		qir_strmap_del(&gp->values, v->name);
 		goto fail;
 	}
@@ -183,8 +230,7 @@ void qir__value_free(qir_value *v)
 
 	if (qir_strmap_get(&gp->values, v->name) == v)
 		qir_strmap_del(&gp->values, v->name);
-	if (qir_strmap_get(&mp->names, v->name) == v)
-		qir_strmap_del(&mp->names, v->name);
+	qir__name_unref(mp, v->name);
 	i = all_index(gp, v);
 	if (i != (size_t)-1) {
 		memmove(gp->all + i, gp->all + i + 1,
@@ -238,7 +284,7 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 {
 	struct qir_graph_priv *gp = QIR_GPRIV(v->graph);
 	struct qir_model_priv *mp = QIR_MPRIV(v->graph->model);
-	qir_value *other;
+	const void *other;
 	char *nn, *tn = NULL;
 
 	if (!name || !name[0])
@@ -262,18 +308,19 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 		return qir_fail(err, QIR_ENOMEM, "value '%s': out of memory",
 				v->name);
 	}
-	if (qir_strmap_get(&gp->values, v->name) == v)
-		qir_strmap_del(&gp->values, v->name);
-	if (qir_strmap_get(&mp->names, v->name) == v)
-		qir_strmap_del(&mp->names, v->name);
-	free(v->name);
-	v->name = nn;
-	if (qir_strmap_put(&gp->values, nn, v) < 0 ||
-	    qir_strmap_put(&mp->names, nn, v) < 0) {
+	if (qir_strmap_put(&gp->values, nn, v) < 0 || name_ref(mp, nn) < 0) {
+		if (qir_strmap_get(&gp->values, nn) == v)
+			qir_strmap_del(&gp->values, nn);
+		free(nn);
 		free(tn);
 		return qir_fail(err, QIR_ENOMEM, "value '%s': out of memory",
 				v->name);
 	}
+	if (qir_strmap_get(&gp->values, v->name) == v)
+		qir_strmap_del(&gp->values, v->name);
+	qir__name_unref(mp, v->name);
+	free(v->name);
+	v->name = nn;
 	if (v->init) {
 		free(v->init->name);
 		v->init->name = tn;

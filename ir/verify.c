@@ -8,6 +8,7 @@
  * before that node; the scope test keeps values of sibling or nested
  * graphs out of sight.
  */
+#include <stdio.h>
 #include <string.h>
 #include "internal.h"
 
@@ -16,9 +17,12 @@ struct vctx {
 	uint64_t gen;
 	qir_error *err;
 	size_t input_slots, uses;
-	qir_strmap seen;	/* value name -> value, whole model */
 	char lbl[512];
 };
+
+/* Far beyond any ONNX release (IR 13, opset 25 in 2026): a version
+ * this large is a corrupt field, not a future model. */
+#define VERSION_MAX 1000
 
 static const char *label(struct vctx *c, const qir_node *n)
 {
@@ -38,12 +42,17 @@ static int defined(struct vctx *c, const qir_value *v, const qir_graph *g)
 	return QIR_VPRIV(v)->mark == c->gen && in_scope(v->graph, g);
 }
 
+/*
+ * ONNX scoping: a name is defined once per graph; sibling subgraphs
+ * (the branches of an If) may reuse a name, but a subgraph may not
+ * shadow a name its enclosing graphs have defined by then.
+ */
 static int define(struct vctx *c, qir_value *v, qir_graph *g,
 		  const char *what)
 {
-	qir_value *other = qir_strmap_get(&c->seen, v->name);
+	qir_value *outer;
 
-	if (QIR_VPRIV(v)->mark == c->gen || (other && other != v))
+	if (QIR_VPRIV(v)->mark == c->gen)
 		return qir_fail(c->err, QIR_EVERIFY,
 				"graph '%s': value '%s' is defined more than once (again as %s)",
 				g->name, v->name, what);
@@ -51,10 +60,29 @@ static int define(struct vctx *c, qir_value *v, qir_graph *g,
 		return qir_fail(c->err, QIR_EVERIFY,
 				"graph '%s': value '%s' (%s) belongs to graph '%s'",
 				g->name, v->name, what, v->graph->name);
-	if (qir_strmap_put(&c->seen, v->name, v) < 0)
-		return qir_fail(c->err, QIR_ENOMEM, "out of memory verifying");
+	outer = g->parent ? qir_graph_find_value(g->parent, v->name) : NULL;
+	if (outer && QIR_VPRIV(outer)->mark == c->gen)
+		return qir_fail(c->err, QIR_EVERIFY,
+				"graph '%s': value '%s' (%s) shadows the value of that name in enclosing graph '%s'",
+				g->name, v->name, what, outer->graph->name);
 	QIR_VPRIV(v)->mark = c->gen;
 	return 0;
+}
+
+/* Why v, read in g, is not defined at this point. */
+static const char *undefined_why(struct vctx *c, const qir_value *v,
+				 const qir_graph *g, char *buf, size_t n)
+{
+	if (!in_scope(v->graph, g)) {
+		snprintf(buf, n, "belongs to graph '%s', which is not visible here",
+			 v->graph->name);
+	} else if (v->producer) {
+		snprintf(buf, n, "is used before its producer, node %s, in node order",
+			 label(c, v->producer));
+	} else {
+		snprintf(buf, n, "is never defined (no node, graph input or initializer produces it)");
+	}
+	return buf;
 }
 
 static int has_use(const qir_value *v, const qir_node *n, size_t i)
@@ -79,10 +107,15 @@ static int check_inputs(struct vctx *c, qir_graph *g, qir_node *n)
 		if (!v)
 			continue;
 		c->input_slots++;
-		if (!defined(c, v, g))
+		if (!defined(c, v, g)) {
+			char why[700], nl[512];
+
+			qir__node_label(n, nl, sizeof(nl));
 			return qir_fail(c->err, QIR_EVERIFY,
-					"graph '%s': node %s input %zu '%s' is not defined before use",
-					g->name, label(c, n), i, v->name);
+					"graph '%s': node %s input %zu '%s' %s",
+					g->name, nl, i, v->name,
+					undefined_why(c, v, g, why, sizeof(why)));
+		}
 		if (!has_use(v, n, i))
 			return qir_fail(c->err, QIR_EVERIFY,
 					"graph '%s': value '%s' lacks the use by node %s input %zu",
@@ -108,6 +141,14 @@ static int check_attrs(struct vctx *c, qir_graph *g, qir_node *n)
 			list = a->graphs;
 			cnt = a->n;
 		}
+		if (a->type < QIR_ATTR_FLOAT || a->type > QIR_ATTR_TYPE_PROTOS)
+			return qir_fail(c->err, QIR_EVERIFY,
+					"graph '%s': node %s attribute '%s' has unknown type %d",
+					g->name, label(c, n), a->name, a->type);
+		if (!a->name[0])
+			return qir_fail(c->err, QIR_EVERIFY,
+					"graph '%s': node %s has an attribute without a name",
+					g->name, label(c, n));
 		for (j = 0; j < cnt; j++) {
 			if (list[j]->parent != g || list[j]->parent_node != n)
 				return qir_fail(c->err, QIR_EVERIFY,
@@ -117,6 +158,44 @@ static int check_attrs(struct vctx *c, qir_graph *g, qir_node *n)
 				return -1;
 		}
 	}
+	return 0;
+}
+
+/* Leading inputs an operator requires, for operators whose optional
+ * inputs all come after the required ones (the ONNX schemas). Ops not
+ * listed require input 0 when they have inputs at all, except Loop
+ * (M is optional) and Scan-8 (sequence_lens is). */
+static const struct {
+	const char *op;
+	size_t n;
+} required_inputs[] = {
+	{ "Add", 2 }, { "And", 2 }, { "BatchNormalization", 5 },
+	{ "Conv", 2 }, { "ConvTranspose", 2 }, { "DequantizeLinear", 2 },
+	{ "Div", 2 }, { "Equal", 2 }, { "Expand", 2 }, { "Gather", 2 },
+	{ "GatherElements", 2 }, { "GatherND", 2 }, { "Gemm", 2 },
+	{ "Greater", 2 }, { "Less", 2 }, { "MatMul", 2 }, { "Mul", 2 },
+	{ "Or", 2 }, { "Pow", 2 }, { "QuantizeLinear", 2 },
+	{ "ScatterElements", 3 }, { "ScatterND", 3 }, { "Sub", 2 },
+	{ "Tile", 2 }, { "Where", 3 }, { "Xor", 2 },
+};
+
+static int check_required(struct vctx *c, qir_graph *g, qir_node *n)
+{
+	size_t i, need = n->ninputs ? 1 : 0;
+
+	if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
+		return 0;
+	if (!strcmp(n->op_type, "Loop") || !strcmp(n->op_type, "Scan"))
+		return 0;
+	for (i = 0; i < sizeof(required_inputs) / sizeof(required_inputs[0]); i++)
+		if (!strcmp(n->op_type, required_inputs[i].op))
+			need = required_inputs[i].n;
+	for (i = 0; i < need; i++)
+		if (i >= n->ninputs || !n->inputs[i])
+			return qir_fail(c->err, QIR_EVERIFY,
+					"graph '%s': node %s: required input %zu is %s",
+					g->name, label(c, n), i,
+					i < n->ninputs ? "empty (no name)" : "missing");
 	return 0;
 }
 
@@ -132,7 +211,8 @@ static int check_node(struct vctx *c, qir_graph *g, qir_node *n)
 		return qir_fail(c->err, QIR_EVERIFY,
 				"node %s uses domain '%s' with no opset import",
 				label(c, n), n->domain[0] ? n->domain : "ai.onnx");
-	if (check_inputs(c, g, n) < 0 || check_attrs(c, g, n) < 0)
+	if (check_required(c, g, n) < 0 || check_inputs(c, g, n) < 0 ||
+	    check_attrs(c, g, n) < 0)
 		return -1;
 	for (i = 0; i < n->noutputs; i++) {
 		qir_value *v = n->outputs[i];
@@ -181,10 +261,15 @@ static int check_graph(struct vctx *c, qir_graph *g)
 	size_t i, count = 0;
 	qir_node *n, *prev = NULL;
 
-	for (i = 0; i < g->ninputs; i++)
-		if (QIR_VPRIV(g->inputs[i])->mark != c->gen &&
-		    define(c, g->inputs[i], g, "a graph input") < 0)
+	for (i = 0; i < g->ninputs; i++) {
+		if (QIR_VPRIV(g->inputs[i])->mark == c->gen &&
+		    g->inputs[i]->graph == g)
+			return qir_fail(c->err, QIR_EVERIFY,
+					"graph '%s': input '%s' is listed more than once",
+					g->name, g->inputs[i]->name);
+		if (define(c, g->inputs[i], g, "a graph input") < 0)
 			return -1;
+	}
 	for (i = 0; i < g->ninits; i++) {
 		qir_value *v = g->inits[i];
 
@@ -213,13 +298,54 @@ static int check_graph(struct vctx *c, qir_graph *g)
 				g->name, g->nnodes, count);
 	for (i = 0; i < g->noutputs; i++) {
 		qir_value *v = g->outputs[i];
+		char why[700];
+		size_t j;
 
 		if (!defined(c, v, g))
 			return qir_fail(c->err, QIR_EVERIFY,
-					"graph '%s': output '%s' is not produced",
-					g->name, v->name);
+					"graph '%s': output '%s' is not produced: it %s",
+					g->name, v->name,
+					undefined_why(c, v, g, why, sizeof(why)));
+		for (j = 0; j < i; j++)
+			if (g->outputs[j] == v)
+				return qir_fail(c->err, QIR_EVERIFY,
+						"graph '%s': output '%s' is listed more than once",
+						g->name, v->name);
 	}
 	return check_uses(c, g);
+}
+
+static const char *norm_domain(const char *d)
+{
+	return strcmp(d, "ai.onnx") ? d : "";
+}
+
+static int check_versions(qir_model *m, qir_error *err)
+{
+	size_t i, j;
+
+	if (m->ir_version < 0 || m->ir_version > VERSION_MAX)
+		return qir_fail(err, QIR_EVERIFY,
+				"IR version %lld is out of range (0 to %d)",
+				(long long)m->ir_version, VERSION_MAX);
+	for (i = 0; i < m->nopsets; i++) {
+		const char *d = m->opsets[i].domain;
+
+		if (m->opsets[i].version < 0 ||
+		    m->opsets[i].version > VERSION_MAX)
+			return qir_fail(err, QIR_EVERIFY,
+					"opset import of domain '%s' has version %lld, out of range (0 to %d)",
+					d[0] ? d : "ai.onnx",
+					(long long)m->opsets[i].version,
+					VERSION_MAX);
+		for (j = 0; j < i; j++)
+			if (!strcmp(norm_domain(m->opsets[j].domain),
+				    norm_domain(d)))
+				return qir_fail(err, QIR_EVERIFY,
+						"domain '%s' is imported more than once",
+						d[0] ? d : "ai.onnx");
+	}
+	return 0;
 }
 
 int qir_verify(qir_model *m, qir_error *err)
@@ -227,6 +353,8 @@ int qir_verify(qir_model *m, qir_error *err)
 	struct vctx c = { .m = m, .err = err };
 	int rc;
 
+	if (check_versions(m, err) < 0)
+		return -1;
 	c.gen = ++QIR_MPRIV(m)->mark_gen;
 	rc = check_graph(&c, m->graph);
 	/* Every non-empty input slot holds one use and every use was
@@ -236,6 +364,5 @@ int qir_verify(qir_model *m, qir_error *err)
 		rc = qir_fail(err, QIR_EVERIFY,
 			      "use lists hold %zu entries for %zu input slots",
 			      c.uses, c.input_slots);
-	qir_strmap_free(&c.seen);
 	return rc;
 }

@@ -48,7 +48,7 @@ int main(void)
 
 	build(&f);
 	qir_node_move_before(f.n2, f.n1);
-	tap_ok(fails_with(f.m, "'y'", "not defined"),
+	tap_ok(fails_with(f.m, "'y'", "used before its producer, node 'n1'"),
 	       "use before definition reported with the value name");
 	qir_model_free(f.m);
 
@@ -138,6 +138,74 @@ int main(void)
 		qir_node_set_input(in, 0, f.z);
 		tap_ok(fails_with(f.m, "'z'", "inner"),
 		       "subgraph capturing a later value reported");
+	}
+	qir_model_free(f.m);
+
+	build(&f);
+	{
+		/* A third node appended last whose output n1 reads: sorting
+		 * moves one node, not the whole list. */
+		qir_node *c = qir_node_new(f.g, "Abs", NULL, "late");
+		qir_value *a;
+		size_t moved = 99;
+
+		qir_node_add_input(c, f.x);
+		a = qir_node_add_output(c, NULL, "a");
+		qir_node_set_input(f.n1, 0, a);
+		tap_ok(fails_with(f.m, "'a'", "used before its producer, node 'late'"),
+		       "use before producer names the producer");
+		tap_ok(qir_graph_toposort_count(f.g, &moved, &err) == 0 &&
+		       moved == 1 && f.g->first == c,
+		       "toposort moves 1 node (moved %zu)", moved);
+		tap_ok(qir_verify(f.m, &err) == 0, "sorted graph verifies");
+		tap_ok(qir_graph_toposort_count(f.g, &moved, &err) == 0 &&
+		       moved == 0, "sorting again moves nothing");
+		/* n2 -> late -> n1 -> n2: a cycle of three. */
+		qir_node_set_input(c, 0, f.z);
+		err.msg[0] = 0;
+		tap_ok(qir_graph_toposort(f.g, &err) < 0 &&
+		       err.code == QIR_EVERIFY && strstr(err.msg, "'late'") &&
+		       strstr(err.msg, "'n1'") && strstr(err.msg, "'n2'") &&
+		       f.g->nnodes == 3,
+		       "cycle error names its three nodes, keeps them: %s",
+		       err.msg);
+	}
+	qir_model_free(f.m);
+
+	build(&f);
+	f.m->ir_version = -1;
+	tap_ok(fails_with(f.m, "IR version -1", NULL), "negative IR version");
+	f.m->ir_version = 9;
+	qir_model_set_opset(f.m, "", 100000);
+	tap_ok(fails_with(f.m, "version 100000", "ai.onnx"), "absurd opset");
+	qir_model_set_opset(f.m, "", 17);
+	qir_graph_add_input(f.g, f.x);
+	tap_ok(fails_with(f.m, "'x'", "listed more than once"),
+	       "graph input listed twice");
+	qir_model_free(f.m);
+
+	build(&f);
+	qir_graph_add_output(f.g, f.z);
+	tap_ok(fails_with(f.m, "'z'", "listed more than once"),
+	       "graph output listed twice");
+	qir_model_free(f.m);
+
+	build(&f);
+	{
+		qir_node *mm = qir_node_new(f.g, "MatMul", NULL, "mm");
+
+		qir_node_add_input(mm, f.y);
+		qir_node_add_input(mm, NULL);
+		qir_node_add_output(mm, NULL, "p");
+		tap_ok(fails_with(f.m, "'mm'", "required input 1 is empty"),
+		       "empty required input");
+		qir_node_set_input(mm, 1, f.y);
+		tap_ok(qir_verify(f.m, &err) == 0, "filled: verifies");
+		qir_node_set_attr_int(mm, "odd", 1);
+		mm->attrs[0].type = 42;
+		tap_ok(fails_with(f.m, "attribute 'odd' has unknown type 42", NULL),
+		       "attribute of unknown type");
+		mm->attrs[0].type = QIR_ATTR_INT;
 	}
 	qir_model_free(f.m);
 

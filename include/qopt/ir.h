@@ -346,8 +346,13 @@ int qir_graph_nodes(qir_graph *g, const char *domain, const char *op_type,
 		    int recurse, qir_node ***out, size_t *count,
 		    qir_error *err);
 /* Orders nodes so every producer precedes its consumers (stable for
- * an already sorted graph). QIR_EVERIFY on a cycle, naming a node. */
+ * an already sorted graph), in g and every nested subgraph. QIR_EVERIFY
+ * on a cycle, naming the nodes on it (the nodes stay in the graph, the
+ * cyclic ones after the sorted ones). */
 int qir_graph_toposort(qir_graph *g, qir_error *err);
+/* Same; *moved (may be NULL) gets how many nodes changed place: those
+ * outside a longest run that kept its relative order. */
+int qir_graph_toposort_count(qir_graph *g, size_t *moved, qir_error *err);
 /* Removes nodes none of whose outputs are used or graph outputs, and
  * initializers no one uses, repeatedly; subgraphs too. Returns the
  * number removed. */
@@ -397,13 +402,19 @@ typedef struct qir_load_opts {
 
 /* Caller owns *out. Maps the file, parses, checks every tensor's size
  * and every external data reference (must stay in the model's folder).
- * opts may be NULL. */
+ * Nodes listed out of topological order (valid ONNX, common in
+ * converted models) are sorted once here, so passes and the writer
+ * see and keep producers before consumers; a cycle fails the load
+ * (QIR_EVERIFY) naming its nodes. opts may be NULL. */
 int qir_model_load(const char *path, const qir_load_opts *opts,
 		   qir_model **out, qir_error *err);
 /* Same from a buffer the caller keeps alive for the model's lifetime;
  * dir is where external data is looked up (NULL: none allowed). */
 int qir_model_load_buffer(const void *buf, size_t len, const char *dir,
 			  qir_model **out, qir_error *err);
+/* How many nodes the load moved to put the file's nodes in topological
+ * order (all graphs); 0 for a sorted file or a model built in memory. */
+size_t qir_model_load_reordered(const qir_model *m);
 
 typedef struct qir_save_opts {
 	/* Tensors of at least this many bytes go to external data;
