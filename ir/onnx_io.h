@@ -13,6 +13,16 @@
 /* External data offsets are multiples of this (mmap friendly). */
 #define QIR_EXT_ALIGN 4096u
 
+/* protobuf C++'s default recursion limit: what ONNX Runtime loads. */
+#define QIR_PB_MAX_DEPTH 100
+
+/* ---- ir/onnx_scan.c: before unpacking ----------------------------- */
+
+/* Fails (QIR_EPARSE, with the byte offset) on messages nested deeper
+ * than QIR_PB_MAX_DEPTH, field number 0 and NUL
+ * bytes in string fields, anywhere in the ModelProto at buf. */
+int qir__pb_scan(const uint8_t *buf, size_t len, qir_error *err);
+
 /* ---- ir/onnx_check.c: sizes a TensorProto claims ---------------- */
 
 /* Checks data_type and dims (known type, no negative dim, no
