@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <ini.h>
 #include <qopt/pass.h>
 #include "core.h"
 #include "pipeline-internal.h"
+#include "../ir/atomic_file.h"
 
 struct ini_state {
 	struct qopt_pipeline *p;
@@ -201,13 +204,23 @@ static int set_location(struct qopt_pipeline *p, const char *path)
 int qopt_pipeline_parse_ini(struct qopt_pipeline *p, const char *path)
 {
 	struct ini_state st = { .p = p, .stage = -1 };
-	int rc;
+	const char *kind;
+	struct stat sb;
+	int fd, rc;
 
-	st.f = fopen(path, "r");
+	fd = qir__open_regular(path, 0, &sb, &kind);
+	st.f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!st.f && fd >= 0)
+		close(fd);
 	if (!st.f || set_location(p, path) < 0) {
 		if (!p->file)
 			p->file = strdup(path);
-		qopt_pl_error(p, 0, "cannot read pipeline: %s", strerror(errno));
+		if (kind)
+			qopt_pl_error(p, 0, "cannot read pipeline: it is %s, not a regular file",
+				      kind);
+		else
+			qopt_pl_error(p, 0, "cannot read pipeline: %s",
+				      strerror(errno));
 		if (st.f)
 			fclose(st.f);
 		return 1;

@@ -12,6 +12,7 @@
  * renamed at the end like the model itself.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,14 +92,32 @@ static qir_mapping *register_map(qir_model *m, char *real, uint64_t size,
 	return map;
 }
 
+/* Where the open descriptor really lies (the kernel's view, after any
+ * swap of a folder in the path) is still inside root. Without /proc
+ * the realpath check made before the open stands alone. */
+static int opened_inside(int fd, const char *root)
+{
+	char link[64], *where;
+	int ok;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	where = realpath(link, NULL);
+	if (!where)
+		return 1;
+	ok = inside(root, where);
+	free(where);
+	return ok;
+}
+
 qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 			      const char *location, qir_error *err)
 {
-	const char *root;
+	const char *root, *kind;
 	char *full, *real;
 	qir_mapping *map;
 	struct stat st;
 	size_t n;
+	int fd;
 
 	if (!ctx->dir) {
 		qir_fail(err, QIR_EUNSAFE,
@@ -151,13 +170,31 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 		free(real);
 		return map;
 	}
-	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
-		qir_fail(err, QIR_EIO,
-			 "tensor '%s': external data location '%s' is not a regular file",
+	/* Opened once here, without following a symlink at the last
+	 * component; the file mapped later must be this one (device and
+	 * inode), so a swap after the check is refused. */
+	fd = qir__open_regular(real, O_NOFOLLOW, &st, &kind);
+	if (fd < 0) {
+		if (kind)
+			qir_fail(err, QIR_EIO,
+				 "tensor '%s': external data location '%s' is %s, not a regular file",
+				 what, location, kind);
+		else
+			qir_fail(err, QIR_EIO,
+				 "tensor '%s': external data file '%s' cannot be opened: %s",
+				 what, location, strerror(errno));
+		free(real);
+		return NULL;
+	}
+	if (!opened_inside(fd, root)) {
+		close(fd);
+		qir_fail(err, QIR_EUNSAFE,
+			 "tensor '%s': external data location '%s' escapes the model's folder (it changed while being opened)",
 			 what, location);
 		free(real);
 		return NULL;
 	}
+	close(fd);
 	/* realpath cannot see through a hard link: one made to a file
 	 * outside the folder (CVE-2024-27318) looks like any other file. */
 	if (st.st_nlink > 1) {
@@ -167,7 +204,12 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 		free(real);
 		return NULL;
 	}
-	return register_map(ctx->model, real, (uint64_t)st.st_size, what, err);
+	map = register_map(ctx->model, real, (uint64_t)st.st_size, what, err);
+	if (map) {
+		map->dev = st.st_dev;
+		map->ino = st.st_ino;
+	}
+	return map;
 }
 
 void qir__ext_free_maps(qir_model *m)

@@ -11,6 +11,7 @@
 #ifndef QOPT_IR_INTERNAL_H
 #define QOPT_IR_INTERNAL_H
 
+#include <sys/types.h>
 #include <qopt/ir.h>
 
 /* Open-addressing string -> pointer map (ir/strmap.c). Keys are not
@@ -37,6 +38,9 @@ typedef struct qir_mapping {
 	char *path;		/* resolved absolute path */
 	const uint8_t *addr;	/* NULL until first use */
 	uint64_t size;
+	/* The file checked at load: mapping a different one is refused. */
+	dev_t dev;
+	ino_t ino;
 	struct qir_mapping *next;
 } qir_mapping;
 

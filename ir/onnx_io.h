@@ -6,6 +6,7 @@
 #define QOPT_IR_ONNX_IO_H
 
 #include "internal.h"
+#include "atomic_file.h"
 #include "ir/onnx.pb-c.h"
 
 /* A single protobuf message may not exceed 2 GiB. */
@@ -51,27 +52,7 @@ struct qir_load_ctx {
 qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 
-/* ---- ir/atomic_file.c: temp file beside the target, then rename --- */
-
-struct qir_atomic_file {
-	char *final_path;
-	char *tmp_path;		/* NULL once committed or aborted */
-	int fd;
-};
-
-/* Creates a temporary file in final_path's folder (mode 0666 less the
- * umask, as a plain creat would give). */
-int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
-		     qir_error *err);
-/* fsync only: lets a caller make two files durable before renaming
- * either. */
-int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err);
-/* fsync, close, rename over final_path. */
-int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err);
-/* Closes and unlinks the temporary file unless committed; frees. */
-void qir__atomic_abort(struct qir_atomic_file *f);
-/* Writes all of buf (retrying short writes). */
-int qir__write_all(int fd, const void *buf, size_t len);
+/* ---- ir/atomic_file.c: see atomic_file.h ------------------------- */
 
 /* ---- ir/external.c: external data --------------------------------- */
 
