@@ -162,7 +162,7 @@ static int create_tmp(char *path)
 			path[n - 6 + i] = digits[r % 62];
 			r /= 62;
 		}
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
 			  O_NOFOLLOW, 0666);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;

@@ -20,9 +20,10 @@
 /* ---- ir/onnx_scan.c: before unpacking ----------------------------- */
 
 /* Fails (QIR_EPARSE, with the byte offset) on messages nested deeper
- * than QIR_PB_MAX_DEPTH, field number 0 and NUL
- * bytes in string fields, anywhere in the ModelProto at buf. */
-int qir__pb_scan(const uint8_t *buf, size_t len, qir_error *err);
+ * than QIR_PB_MAX_DEPTH, field number 0 and NUL bytes in string
+ * fields, anywhere in the ModelProto at buf. strict: any damage to the
+ * wire format fails too (used on what the writer produced). */
+int qir__pb_scan(const uint8_t *buf, size_t len, int strict, qir_error *err);
 
 /* ---- ir/onnx_check.c: sizes a TensorProto claims ---------------- */
 

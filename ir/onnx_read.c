@@ -677,7 +677,7 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 		qir_fail(err, QIR_EPARSE, "not a valid ONNX model (empty file)");
 		return NULL;
 	}
-	if (qir__pb_scan(buf, len, err))
+	if (qir__pb_scan(buf, len, 0, err))
 		return NULL;
 	if (qir__skel_build(buf, len, &sk)) {
 		mp = onnx__model_proto__unpack(NULL, sk.len, sk.buf);

@@ -4,7 +4,7 @@
  * protobuf-c unpacks recursively with no depth limit, so a small file
  * of subgraphs nested a few thousand deep overflows the stack; it also
  * keeps unknown fields with field number 0 (which it then writes back
- * as a key no parser reads), and cuts strings at an embedded NUL (two
+ * as a key no parser reads) and truncates field numbers above 2^32, and cuts strings at an embedded NUL (two
  * names can become one). One walk over the file's message structure,
  * driven by the schema below, finds all three without allocating: it
  * visits every message the reader or writer unpacks and skips payloads
@@ -89,9 +89,12 @@ static enum msg child_of(enum msg parent, uint64_t field)
 	return M_NONE;
 }
 
+#define QIR_PB_MAX_FIELD 536870911u	/* 2^29 - 1 */
+
 struct scan {
 	const uint8_t *p;
 	qir_error *err;
+	int strict;	/* damage is an error too (checking our own output) */
 };
 
 static size_t varint(const uint8_t *p, size_t end, size_t off, uint64_t *v)
@@ -114,8 +117,12 @@ static int bad(struct scan *s, enum msg k, size_t at, const char *what)
 
 /* A message that does not parse ends the scan without a finding:
  * everything before it was checked, and protobuf-c then reports the
- * damage itself (with ir/onnx_read.c's explanation). */
-#define STOP 1
+ * damage itself (with ir/onnx_read.c's explanation). A strict scan
+ * reports it. */
+static int stop(struct scan *s, enum msg k, size_t at, const char *what)
+{
+	return s->strict ? bad(s, k, at, what) : 1;
+}
 
 static int scan_msg(struct scan *s, enum msg k, size_t off, size_t end,
 		    int depth)
@@ -126,28 +133,36 @@ static int scan_msg(struct scan *s, enum msg k, size_t off, size_t end,
 		enum msg child;
 
 		if (!(off = varint(s->p, end, off, &key)))
-			return STOP;
+			return stop(s, k, at, "has a field key cut off");
 		if ((key >> 3) == 0)
 			return bad(s, k, at,
 				   "has a field with number 0, which no protobuf parser reads back");
+		/* protobuf-c keeps a tag in 32 bits: a larger number would be
+		 * written back as another field (0, for 2^32). */
+		if ((key >> 3) > QIR_PB_MAX_FIELD)
+			return bad(s, k, at,
+				   "has a field number above 536870911, the protobuf maximum");
+		if (s->strict && (key & 7) != 2 && key >> 3 <= 255 &&
+		    child_of(k, key >> 3) != M_NONE)
+			return bad(s, k, at, "has a message or string field that is not length-delimited");
 		switch (key & 7) {
 		case 0:
 			if (!(off = varint(s->p, end, off, &v)))
-				return STOP;
+				return stop(s, k, at, "has a varint cut off");
 			continue;
 		case 1:
 		case 5:
 			if (end - off < ((key & 7) == 1 ? 8u : 4u))
-				return STOP;
+				return stop(s, k, at, "has a fixed-size field cut off");
 			off += (key & 7) == 1 ? 8 : 4;
 			continue;
 		case 2:
 			break;
 		default:
-			return STOP;
+			return stop(s, k, at, "has a field of wire type 3, 4, 6 or 7");
 		}
 		if (!(off = varint(s->p, end, off, &v)) || v > end - off)
-			return STOP;
+			return stop(s, k, at, "has a length running past its message");
 		next = off + (size_t)v;
 		child = key >> 3 > 255 ? M_NONE : child_of(k, key >> 3);
 		if (child == M_STR && memchr(s->p + off, 0, (size_t)v)) {
@@ -173,9 +188,9 @@ static int scan_msg(struct scan *s, enum msg k, size_t off, size_t end,
 	return 0;
 }
 
-int qir__pb_scan(const uint8_t *buf, size_t len, qir_error *err)
+int qir__pb_scan(const uint8_t *buf, size_t len, int strict, qir_error *err)
 {
-	struct scan s = { buf, err };
+	struct scan s = { buf, err, strict };
 
 	return scan_msg(&s, M_MODEL, 0, len, 1) < 0 ? -1 : 0;
 }

@@ -4,8 +4,11 @@
 
   hostile-gen.py deep N OUT        If nodes nested N deep
   hostile-gen.py field0 OUT        a node with an unknown field number 0
+  hostile-gen.py field2p32 OUT     the same with field number 2^32
   hostile-gen.py nulname OUT       a node output name with a NUL inside
   hostile-gen.py ctrlname OUT      names holding ESC and newline bytes
+  hostile-gen.py ctrlerr OUT       an undefined input named with ESC, BEL
+                                   and a newline
   hostile-gen.py big MIB OUT       one MIB-MiB float initializer, inline
   hostile-gen.py sparse GIB OUT    90-byte-ish model, a GIB GiB sparse
                                    external data file beside it
@@ -118,10 +121,18 @@ def main():
     elif kind == "field0":
         # key 0x00 then a varint: field number 0, wire type 0.
         data = identity_model(extra=b"\x00\x01")
+    elif kind == "field2p32":
+        # field number 2^32 (varint, wire type 0): 2^32 & 0xffffffff is 0.
+        data = identity_model(extra=key(1 << 32, 0) + b"\x01")
     elif kind == "nulname":
         data = identity_model(out="y\0z")
     elif kind == "ctrlname":
         data = identity_model(nname="n\x1b[31mred\nline")
+    elif kind == "ctrlerr":
+        # An undefined input whose name would retitle a terminal.
+        g = graph([node(["u\x1b]0;pwned\x07\nqopt: fake line"], ["y"],
+                        "Identity", "n0")], "g", [vi("x")], [vi("y")])
+        data = model(g)
     elif kind == "big":
         data = big(int(args[0]))
     elif kind == "sparse":

@@ -38,8 +38,26 @@ t "If nested 30 deep round-trips" [ "$rc" = 0 ]
 refused "unknown field number 0" "$W/field0.onnx" \
 	"not a valid ONNX model (at byte 30, NodeProto has a field with number 0"
 
+"$PY" "$GEN" field2p32 "$W/field2p32.onnx"
+refused "unknown field number 2^32" "$W/field2p32.onnx" \
+	"not a valid ONNX model (at byte 30, NodeProto has a field number above 536870911"
+
 "$PY" "$GEN" nulname "$W/nul.onnx"
 refused "NUL in a name" "$W/nul.onnx" \
 	"not a valid ONNX model (at byte 13, NodeProto string field 2 holds a NUL byte"
+
+# Control bytes in names: escaped wherever qopt prints them.
+ESC=$(printf '\033')
+"$PY" "$GEN" ctrlname "$W/ctrl.onnx"
+run "$QOPT" dump "$W/ctrl.onnx"
+t "dump with ESC and newline in a node name: exit 0" [ "$rc" = 0 ]
+t "dump shows the name escaped" has '# n\x1b[31mred\x0aline' "$W/out"
+t "dump writes no ESC byte" eval '! grep -q "$ESC" "$W/out"'
+t "dump: the name does not start a line of its own" eval '! grep -q "^line" "$W/out"'
+"$PY" "$GEN" ctrlerr "$W/ctrlerr.onnx"
+run "$QOPT" verify "$W/ctrlerr.onnx"
+t "an error naming a value with control bytes: exit 1" [ "$rc" = 1 ]
+t "the error shows the name escaped" has 'u\x1b]0;pwned\x07\x0aqopt: fake line' "$W/err"
+t "the error is one line, without ESC" eval '[ "$(wc -l <"$W/err")" = 1 ] && ! grep -q "$ESC" "$W/err"'
 
 done_testing

@@ -4,3 +4,9 @@
 TESTS += tests/hostile-load.sh tests/hostile-output.sh
 dist_check_SCRIPTS += tests/hostile-load.sh tests/hostile-output.sh
 EXTRA_DIST += tests/hostile-gen.py
+
+check_PROGRAMS += tests/hostile-scan
+TESTS += tests/hostile-scan
+tests_hostile_scan_SOURCES = tests/hostile-scan.c tests/tap.h
+tests_hostile_scan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ir
+tests_hostile_scan_LDADD = libqopt.la
