@@ -240,6 +240,16 @@ struct qopt_outfile *qopt_run_write_stats_json(const struct qopt_run *r,
 					       const char *input,
 					       qir_error *err);
 
+/* ---- core/guard.c: signals, crashes and exit() inside a pass ------ */
+
+/* Installs the handlers (once): SIGINT/SIGTERM/SIGHUP remove the
+ * temporary output files and re-raise; a crash or an exit() while a
+ * pass runs names the pass. Nonzero when atexit fails. */
+int qopt_guard_install(void);
+/* The pass running now, for those messages (the manager sets it). */
+void qopt_guard_enter(const char *pass);
+void qopt_guard_leave(void);
+
 /* ---- core/outfile.c: qopt's own outputs, atomically -------------- */
 
 /* A temporary file beside path (QIR_EUSAGE when path is there and is

@@ -17,7 +17,8 @@ libqopt_la_SOURCES += \
 	core/progress.c \
 	core/manager.c \
 	core/report.c \
-	core/outfile.c
+	core/outfile.c \
+	core/guard.c
 
 qopt_SOURCES += \
 	core/main.c \

@@ -26,6 +26,11 @@ int main(int argc, char **argv)
 		qopt_cli_free(&c);
 		return rc < 0 ? stdout_done(QOPT_EXIT_OK) : rc;
 	}
+	if (qopt_guard_install()) {
+		fprintf(stderr, "qopt: error: cannot install the exit handler\n");
+		qopt_cli_free(&c);
+		return QOPT_EXIT_FAIL;
+	}
 	qopt_msg_setup(c.quiet ? QOPT_LOG_WARN :
 		       c.verbose ? QOPT_LOG_DEBUG : QOPT_LOG_INFO, c.strict);
 	if (!strcmp(c.cmd, "dump"))

@@ -276,17 +276,69 @@ int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 	return 0;
 }
 
+/* Copies len bytes mapped at data, which are bytes [src_off, +len) of
+ * the file src maps, to fd at its current position: the source's holes
+ * (SEEK_DATA / SEEK_HOLE) are skipped with lseek, so they stay holes
+ * and a sparse 16 GiB file costs no disk. The file asked is the one
+ * checked at load (device and inode); otherwise, or where the file
+ * system cannot say, everything is copied. */
+static int copy_sparse(int fd, const uint8_t *data, uint64_t len,
+		       const qir_mapping *src, uint64_t src_off)
+{
+	const char *kind;
+	struct stat st;
+	uint64_t pos = src_off, end = src_off + len;
+	off_t out;
+	int in = qir__open_regular(src->path, O_NOFOLLOW, &st, &kind);
+
+	if (in < 0 || st.st_dev != src->dev || st.st_ino != src->ino) {
+		if (in >= 0)
+			close(in);
+		return qir__write_streamed(fd, data, len, 1);
+	}
+	while (pos < end) {
+		off_t d = lseek(in, (off_t)pos, SEEK_DATA), h;
+		uint64_t dat, hol;
+
+		if (d < 0 && errno != ENXIO) {
+			/* No hole support: copy the rest as it is. */
+			close(in);
+			return qir__write_streamed(fd, data + (pos - src_off),
+						   end - pos, 1);
+		}
+		dat = d < 0 || (uint64_t)d > end ? end : (uint64_t)d;
+		if (dat > pos && lseek(fd, (off_t)(dat - pos), SEEK_CUR) < 0)
+			goto fail;
+		pos = dat;
+		if (pos >= end)
+			break;
+		h = lseek(in, (off_t)pos, SEEK_HOLE);
+		hol = h < 0 || (uint64_t)h > end ? end : (uint64_t)h;
+		if (qir__write_streamed(fd, data + (pos - src_off), hol - pos, 1))
+			goto fail;
+		pos = hol;
+	}
+	close(in);
+	/* A trailing hole: the file must still reach its full size. */
+	out = lseek(fd, 0, SEEK_CUR);
+	return out < 0 || ftruncate(fd, out) < 0 ? -1 : 0;
+fail:
+	close(in);
+	return -1;
+}
+
 int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
+			const qir_mapping *src, uint64_t src_off,
 			uint64_t *offset, qir_error *err)
 {
 	uint64_t off = (w->size + QIR_EXT_ALIGN - 1) / QIR_EXT_ALIGN *
 		       QIR_EXT_ALIGN;
+	int rc;
 
 	if (!w->opened) {
 		size_t n = strlen(dir) + strlen(w->location) + 2;
 		char *path = malloc(n);
-		int rc;
 
 		if (!path)
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
@@ -297,8 +349,13 @@ int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			return -1;
 		w->opened = 1;
 	}
-	if (pad_to(w, off) ||
-	    qir__write_streamed(w->file.fd, data, len, from_map))
+	if (pad_to(w, off))
+		rc = -1;
+	else if (src)
+		rc = copy_sparse(w->file.fd, data, len, src, src_off);
+	else
+		rc = qir__write_streamed(w->file.fd, data, len, from_map);
+	if (rc)
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
 				w->file.final_path, strerror(errno));
 	w->size += len;

@@ -80,8 +80,11 @@ void qir__ext_writer_init(struct qir_ext_writer *w, const char *location);
  * from_map is set, data lies in a read-only file mapping whose pages are
  * dropped once written, so copying a large external tensor never holds
  * more than one chunk of it in memory. Never set it for heap memory. */
+/* src (may be NULL): the external file data lies in, at src_off; its
+ * holes are kept as holes in the copy. */
 int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
+			const qir_mapping *src, uint64_t src_off,
 			uint64_t *offset, qir_error *err);
 
 /* ---- ir/arena.c: allocations of one save, freed together --------- */

@@ -621,8 +621,14 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 				     qir_tensor_spilled(t) ||
 				     in_map(ctx, tp->raw_data.data, len));
 
+		const qir_mapping *src = t && t->storage == QIR_STORE_EXTERNAL &&
+					 QIR_TPRIV(t)->data == tp->raw_data.data ?
+					 QIR_TPRIV(t)->map : NULL;
+
 		if (qir__ext_writer_add(w, dir, tp->raw_data.data, len,
-					from_map, &off, ctx->err))
+					from_map, src,
+					src ? QIR_TPRIV(t)->ext_offset : 0,
+					&off, ctx->err))
 			return -1;
 		if (make_external(ctx, tp, w->location, off, len))
 			return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");

@@ -10,7 +10,7 @@
   hostile-gen.py ctrlerr OUT       an undefined input named with ESC, BEL
                                    and a newline
   hostile-gen.py big MIB OUT       one MIB-MiB float initializer, inline
-  hostile-gen.py sparse GIB OUT    90-byte-ish model, a GIB GiB sparse
+  hostile-gen.py sparse MIB OUT    a 140-byte model, a MIB MiB sparse
                                    external data file beside it
 """
 import os
@@ -102,15 +102,21 @@ def big(mib):
     return model(g)
 
 
-def sparse(gib, out):
-    n = gib * (1 << 30) // 4
+def sparse(mib, out):
+    # The tensor starts 12288 bytes into its file; 100000 random bytes
+    # sit at an odd offset inside it, the rest is one big hole.
+    n = mib * (1 << 20) // 4
     data = os.path.basename(out) + ".bin"
     ext = ld(13, ld(1, "location") + ld(2, data))
+    ext += ld(13, ld(1, "offset") + ld(2, "12288"))
     t = vint(1, n) + vint(2, 1) + ld(8, "w") + ext + vint(14, 1)
     g = graph([node(["x", "w"], ["y"], "Add")], "g", [vi("x", 1, (n,))],
               [vi("y", 1, (n,))], inits=ld(5, t))
     with open(os.path.join(os.path.dirname(out) or ".", data), "wb") as f:
-        f.truncate(n * 4)
+        f.truncate(12288 + n * 4)
+        if n * 4 > 6000000:
+            f.seek(12288 + 5000001)
+            f.write(os.urandom(100000))
     return model(g)
 
 

@@ -10,3 +10,11 @@ TESTS += tests/hostile-scan
 tests_hostile_scan_SOURCES = tests/hostile-scan.c tests/tap.h
 tests_hostile_scan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ir
 tests_hostile_scan_LDADD = libqopt.la
+
+check_LTLIBRARIES += tests/plugins/hostile.la
+tests_plugins_hostile_la_SOURCES = tests/plugins/hostile.c
+tests_plugins_hostile_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_hostile_la_LIBADD = libqopt.la
+
+TESTS += tests/hostile-signals.sh
+dist_check_SCRIPTS += tests/hostile-signals.sh
