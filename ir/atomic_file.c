@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -259,4 +260,33 @@ void qir__atomic_abort(struct qir_atomic_file *f)
 	f->tmp_path = NULL;
 	free(f->final_path);
 	f->final_path = NULL;
+}
+
+int qir__dir_lock(const char *dir, qir_error *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return qir_fail(err, QIR_EIO, "cannot open the folder '%s': %s",
+				dir, strerror(errno));
+	while (flock(fd, LOCK_EX) < 0) {
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		close(fd);
+		/* A file system without locks: commit unlocked, as
+		 * before. */
+		if (e == ENOLCK || e == EOPNOTSUPP || e == EINVAL)
+			return -2;
+		return qir_fail(err, QIR_EIO, "cannot lock the folder '%s': %s",
+				dir, strerror(e));
+	}
+	return fd;
+}
+
+void qir__dir_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
 }

@@ -30,6 +30,13 @@ int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err);
 int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err);
 /* Closes and unlinks the temporary file unless committed; frees. */
 void qir__atomic_abort(struct qir_atomic_file *f);
+/* Two runs writing one output: each takes an exclusive flock on the
+ * output's folder around its renames, so the model and its data file
+ * always come from the same run. Blocks while another holds it. The
+ * descriptor (>= 0), -2 where the file system has no locks, or -1
+ * with err set. */
+int qir__dir_lock(const char *dir, qir_error *err);
+void qir__dir_unlock(int fd);
 /* Unlinks every temporary file still open; async-signal-safe. */
 void qir__atomic_cleanup(void);
 /* "a FIFO", "a character device", ... for messages. */

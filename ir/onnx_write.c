@@ -789,6 +789,7 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		       struct qir_ext_writer *w, struct qir_atomic_file *f)
 {
 	Onnx__ModelProto *mp = model_pb(ctx, m);
+	int lock, rc;
 
 	if (!mp) {
 		if (!ctx->failed)
@@ -802,9 +803,14 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	    reread(f->fd, path, ctx->err) ||
 	    qir__atomic_sync(f, ctx->err))
 		return -1;
-	if (w->opened && qir__atomic_commit(&w->file, ctx->err))
+	lock = qir__dir_lock(dir, ctx->err);
+	if (lock == -1)
 		return -1;
-	return qir__atomic_commit(f, ctx->err);
+	rc = w->opened ? qir__atomic_commit(&w->file, ctx->err) : 0;
+	if (!rc)
+		rc = qir__atomic_commit(f, ctx->err);
+	qir__dir_unlock(lock);
+	return rc;
 }
 
 int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,

@@ -57,6 +57,24 @@ else
 fi
 rm -rf "$W/big.onnx" "$W/dest"
 
+# ---- two writers, one output: commits wait for the folder's lock
+mkdir "$W/lk"
+flock "$W/lk" sleep 3 &
+holder=$!
+sleep 0.5
+"$QOPT" "$W/m.onnx" -o "$W/lk/o.onnx" --external-threshold 1 2>"$W/err" &
+q=$!
+sleep 1.5
+t "while another run holds the output folder's lock, nothing is committed" \
+	eval '[ ! -e "$W/lk/o.onnx" ] && [ ! -e "$W/lk/o.onnx.data" ]'
+t "and qopt is still waiting" kill -0 $q
+wait $q
+rc=$?
+wait $holder
+t "once the lock is free, the run commits: exit 0" [ "$rc" = 0 ]
+t "the model and its data file are there" eval '[ -f "$W/lk/o.onnx" ] && [ -f "$W/lk/o.onnx.data" ]'
+rm -rf "$W/lk"
+
 # ---- sparse external data stays sparse
 mkdir "$W/sp"
 "$PY" "$GEN" sparse 64 "$W/sp/s.onnx"
