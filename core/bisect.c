@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "outpath.h"
 
 enum { T_GOOD, T_BAD, T_SKIP, T_ERROR };
 static const char *const tname[] = { "good", "bad", "skip", "error" };
@@ -36,6 +37,7 @@ struct bisect {
 	qir_save_opts so;
 	const char *dir;
 	char *cand;
+	qopt_outfile *logfile;	/* bisect.log, renamed in place at the end */
 	FILE *log;
 	int tests;
 	qir_model *good, *bad;
@@ -356,8 +358,51 @@ static void report(const struct bisect *b, int64_t npoints)
 	printf("log: %s/bisect.log\n", b->dir);
 }
 
+/* Bisect's folder holds only files it names; each must be absent or a
+ * regular file, and none may be the input model. Checked before any
+ * work (exit 2). */
+static const char *const dir_files[] = {
+	"candidate.onnx", "candidate.onnx.data", "last-good.onnx",
+	"last-good.onnx.data", "first-bad.onnx", "first-bad.onnx.data",
+	"bisect.log",
+};
+
+static int check_dir(const struct bisect *b)
+{
+	struct stat st;
+	size_t i;
+	int rc = 0;
+
+	if (!*b->dir) {
+		fprintf(stderr, "qopt: error: -o needs a folder name, got ''\n");
+		return QOPT_EXIT_USAGE;
+	}
+	if (stat(b->dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "qopt: error: bisect's -o '%s' is not a folder\n",
+			b->dir);
+		return QOPT_EXIT_USAGE;
+	}
+	for (i = 0; !rc && i < sizeof(dir_files) / sizeof(*dir_files); i++) {
+		char *p = path_in(b->dir, dir_files[i]);
+		int discard = 0;
+
+		if (!p)
+			return QOPT_EXIT_FAIL;
+		if (stat(b->dir, &st) == 0)
+			rc = qopt_outpath_check("bisect -o", p, &discard);
+		if (!rc && (discard || qopt_same_path(p, b->c->input))) {
+			fprintf(stderr, "qopt: error: bisect would write '%s', which is %s\n",
+				p, discard ? "a device" : "the input model");
+			rc = QOPT_EXIT_USAGE;
+		}
+		free(p);
+	}
+	return rc;
+}
+
 static int open_dir(struct bisect *b)
 {
+	qir_error err = { 0 };
 	char *log;
 
 	if (mkdir(b->dir, 0777) < 0 && errno != EEXIST) {
@@ -367,10 +412,10 @@ static int open_dir(struct bisect *b)
 	}
 	b->cand = path_in(b->dir, "candidate.onnx");
 	log = path_in(b->dir, "bisect.log");
-	b->log = log ? fopen(log, "w") : NULL;
-	if (!b->log || !b->cand) {
+	b->logfile = log ? qopt_outfile_open(log, &b->log, &err) : NULL;
+	if (!b->logfile || !b->cand) {
 		fprintf(stderr, "qopt: %s: error: cannot write bisect.log: %s\n",
-			b->dir, strerror(errno));
+			b->dir, err.msg[0] ? err.msg : "out of memory");
 		free(log);
 		return -1;
 	}
@@ -427,10 +472,18 @@ int qopt_cmd_bisect(struct qopt_cli *c)
 		if (!c->verbose)
 			qopt_msg_setup(QOPT_LOG_ERROR, b.o.strict);
 		qopt_cli_save_opts(c, &pl, &b.so);
-		rc = bisect(&b);
+		rc = check_dir(&b);
+		if (!rc)
+			rc = bisect(&b);
 	}
-	if (b.log)
-		fclose(b.log);
+	if (b.logfile) {
+		qir_error err = { 0 };
+
+		if (qopt_outfile_commit(b.logfile, &err) < 0 && !rc) {
+			fprintf(stderr, "qopt: error: %s\n", err.msg);
+			rc = QOPT_EXIT_FAIL;
+		}
+	}
 	qir_model_free(b.good);
 	qir_model_free(b.bad);
 	point_clear(&b.hi_point);

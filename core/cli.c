@@ -260,6 +260,14 @@ static int check_combination(struct qopt_cli *c)
 		return 0;
 	if (!c->input)
 		return usage_error("no input model given", NULL);
+	if (!*c->input)
+		return usage_error("the input model path is empty", NULL);
+	if (c->output && !*c->output)
+		return usage_error("-o needs a file name, got ''", NULL);
+	if (c->pipeline_file && !*c->pipeline_file)
+		return usage_error("-p needs a file name, got ''", NULL);
+	if (c->stats_json && !*c->stats_json)
+		return usage_error("--stats-json needs a file name, got ''", NULL);
 	if (!strcmp(c->cmd, "run") && !c->output && !c->dry_run)
 		return default_output(c);
 	return 0;

@@ -33,6 +33,7 @@ struct qopt_cli {
 	int list_passes, print_pipeline, verify_each, print_after_all;
 	int print_changed, time_passes, stats, strict, dry_run, all_inline;
 	int verbose, quiet, threads;
+	int out_discard, stats_discard;	/* -o / --stats-json /dev/null */
 };
 
 /* Fills c from argv; prints usage problems and returns QOPT_EXIT_USAGE,

@@ -3,11 +3,13 @@
  * plus the inspection options (--list-passes, --help-pass,
  * --print-pipeline).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "outpath.h"
 
 int qopt_cmd_list_passes(const struct qopt_registry *r)
 {
@@ -61,14 +63,6 @@ int qopt_cmd_help_pass(const struct qopt_registry *r, const char *name)
 	return QOPT_EXIT_OK;
 }
 
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* --print-after names a pass that is not in the pipeline: say so
  * rather than print nothing. */
 static int check_print_after(const struct qopt_cli *c,
@@ -93,10 +87,24 @@ static int check_print_after(const struct qopt_cli *c,
 	return 0;
 }
 
+/* Standard output carries the IR prints: a failure there (a full disk,
+ * a closed pipe) fails the run before anything is committed. */
+static int stdout_ok(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 1;
+	fprintf(stderr, "qopt: error: cannot write to standard output%s%s; no output written\n",
+		errno ? ": " : "", errno ? strerror(errno) : "");
+	return 0;
+}
+
+/* Everything that can fail is done before the model is renamed into
+ * place; the statistics file follows it (a rename in one folder). */
 static int finish(struct qopt_cli *c, struct qopt_run *run, qir_model *m)
 {
 	const struct qopt_pipeline *pl = run->pl;
 	qir_error err = { 0 };
+	qopt_outfile *stats = NULL;
 	qir_save_opts so;
 	double t0;
 
@@ -109,33 +117,97 @@ static int finish(struct qopt_cli *c, struct qopt_run *run, qir_model *m)
 			c->input, err.msg);
 		return QOPT_EXIT_FAIL;
 	}
-	if (c->dry_run)
-		return QOPT_EXIT_OK;
-	qopt_cli_save_opts(c, pl, &so);
-	t0 = qopt_now();
-	if (qir_model_save(m, c->output, &so, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: %s\n", c->output, err.msg);
+	errno = 0;
+	if (!stdout_ok())
+		return QOPT_EXIT_FAIL;
+	if (c->stats_json && !c->stats_discard &&
+	    !(stats = qopt_run_write_stats_json(run, c->stats_json, c->input,
+						&err))) {
+		fprintf(stderr, "qopt: %s: error: %s; no output written\n",
+			c->stats_json, err.msg);
 		return QOPT_EXIT_FAIL;
 	}
-	run->t_save = qopt_now() - t0;
-	qopt_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
-		 m->graph->nnodes, m->graph->ninits);
+	if (!c->dry_run && !c->out_discard) {
+		qopt_cli_save_opts(c, pl, &so);
+		t0 = qopt_now();
+		if (qir_model_save(m, c->output, &so, &err) < 0) {
+			fprintf(stderr, "qopt: %s: error: %s\n", c->output, err.msg);
+			qopt_outfile_abort(stats);
+			return QOPT_EXIT_FAIL;
+		}
+		run->t_save = qopt_now() - t0;
+		qopt_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
+			 m->graph->nnodes, m->graph->ninits);
+	}
+	if (c->out_discard)
+		qopt_msg(QOPT_LOG_INFO, c->output, "discarded (%zu nodes, %zu initializers)",
+			 m->graph->nnodes, m->graph->ninits);
+	if (stats && qopt_outfile_commit(stats, &err) < 0) {
+		fprintf(stderr, "qopt: %s: error: %s%s\n", c->stats_json, err.msg,
+			c->dry_run || c->out_discard ? "" :
+			" (the model was written)");
+		return QOPT_EXIT_FAIL;
+	}
 	return QOPT_EXIT_OK;
 }
 
 static int report(struct qopt_cli *c, struct qopt_run *run, int rc)
 {
-	qir_error err = { 0 };
-
 	if (c->stats)
 		qopt_run_print_stats(run, stderr);
 	if (c->time_passes)
 		qopt_run_print_times(run, stderr);
-	if (rc == QOPT_EXIT_OK && c->stats_json &&
-	    qopt_run_write_stats_json(run, c->stats_json, c->input, &err) < 0) {
-		fprintf(stderr, "qopt: error: %s\n", err.msg);
-		return QOPT_EXIT_FAIL;
+	return rc;
+}
+
+/* Every path qopt will write, checked before any work. */
+static int check_outputs(struct qopt_cli *c, const struct qopt_pipeline *pl)
+{
+	qir_save_opts so;
+	char *data = NULL;
+	int rc;
+
+	if (c->output && !c->dry_run) {
+		rc = qopt_outpath_check("-o", c->output, &c->out_discard);
+		if (rc)
+			return rc;
+		if (qopt_same_path(c->input, c->output)) {
+			fprintf(stderr, "qopt: error: output '%s' is the input model; qopt never modifies its input\n",
+				c->output);
+			return QOPT_EXIT_USAGE;
+		}
+		qopt_cli_save_opts(c, pl, &so);
+		data = c->out_discard ? NULL :
+		       qopt_data_path(c->output, so.external_name);
+		if (data && qopt_same_path(c->input, data)) {
+			fprintf(stderr, "qopt: error: the output's data file '%s' would be the input model\n",
+				data);
+			free(data);
+			return QOPT_EXIT_USAGE;
+		}
 	}
+	rc = 0;
+	if (c->stats_json) {
+		const char *clash = NULL;
+
+		rc = qopt_outpath_check("--stats-json", c->stats_json,
+					&c->stats_discard);
+		if (rc || c->stats_discard)
+			clash = NULL;
+		else if (qopt_same_path(c->stats_json, c->input))
+			clash = "the input model";
+		else if (c->output && !c->dry_run && !c->out_discard &&
+			 qopt_same_path(c->stats_json, c->output))
+			clash = "the output model";
+		else if (data && qopt_same_path(c->stats_json, data))
+			clash = "the output's data file";
+		if (clash) {
+			fprintf(stderr, "qopt: error: --stats-json '%s' is %s\n",
+				c->stats_json, clash);
+			rc = QOPT_EXIT_USAGE;
+		}
+	}
+	free(data);
 	return rc;
 }
 
@@ -202,11 +274,7 @@ int qopt_cmd_run(struct qopt_cli *c)
 		qopt_pipeline_print(&pl, stdout);
 	} else if (check_print_after(c, &pl) < 0) {
 		rc = QOPT_EXIT_USAGE;
-	} else if (c->output && same_file(c->input, c->output)) {
-		fprintf(stderr, "qopt: error: output '%s' is the input model; qopt never modifies its input\n",
-			c->output);
-		rc = QOPT_EXIT_USAGE;
-	} else {
+	} else if (!(rc = check_outputs(c, &pl))) {
 		rc = run_pipeline(c, &pl);
 	}
 out:

@@ -232,8 +232,36 @@ int qopt_run_model(struct qopt_run *r, qir_model *m);
 void qopt_run_fini(struct qopt_run *r);
 void qopt_run_print_stats(const struct qopt_run *r, FILE *f);
 void qopt_run_print_times(const struct qopt_run *r, FILE *f);
-int qopt_run_write_stats_json(const struct qopt_run *r, const char *path,
-			      const char *input, qir_error *err);
+/* Writes the statistics as JSON to a temporary file beside path and
+ * returns it written and synced but not yet in place: the caller
+ * commits it once the model is, so a failure leaves neither. */
+struct qopt_outfile *qopt_run_write_stats_json(const struct qopt_run *r,
+					       const char *path,
+					       const char *input,
+					       qir_error *err);
+
+/* ---- core/guard.c: signals, crashes and exit() inside a pass ------ */
+
+/* Installs the handlers (once): SIGINT/SIGTERM/SIGHUP remove the
+ * temporary output files and re-raise; a crash or an exit() while a
+ * pass runs names the pass. Nonzero when atexit fails. */
+int qopt_guard_install(void);
+/* The pass running now, for those messages (the manager sets it). */
+void qopt_guard_enter(const char *pass);
+void qopt_guard_leave(void);
+
+/* ---- core/outfile.c: qopt's own outputs, atomically -------------- */
+
+/* A temporary file beside path (QIR_EUSAGE when path is there and is
+ * not a regular file or a symlink); *fp writes to it. */
+typedef struct qopt_outfile qopt_outfile;
+qopt_outfile *qopt_outfile_open(const char *path, FILE **fp, qir_error *err);
+/* Closes *fp, checking every write, and syncs; still temporary. */
+int qopt_outfile_ready(qopt_outfile *o, qir_error *err);
+/* Ready, then renamed over its path; frees o either way. */
+int qopt_outfile_commit(qopt_outfile *o, qir_error *err);
+/* Removes the temporary file; frees o. NULL is fine. */
+void qopt_outfile_abort(qopt_outfile *o);
 double qopt_now(void);
 /* The gate for a whole pass run (core/gate.c); 1: run it. */
 int qopt_gate_pass(struct qopt_run *r, size_t stage);

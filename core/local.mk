@@ -16,7 +16,9 @@ libqopt_la_SOURCES += \
 	core/gate.c \
 	core/progress.c \
 	core/manager.c \
-	core/report.c
+	core/report.c \
+	core/outfile.c \
+	core/guard.c
 
 qopt_SOURCES += \
 	core/main.c \
@@ -25,4 +27,6 @@ qopt_SOURCES += \
 	core/setup.c \
 	core/cmd-run.c \
 	core/cmd-model.c \
-	core/bisect.c
+	core/bisect.c \
+	core/outpath.h \
+	core/outpath.c

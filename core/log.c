@@ -40,6 +40,22 @@ void qopt_msg_clear_bar(void)
 	}
 }
 
+/* One line each: control bytes from names in the model are shown as
+ * \xNN (ir/error.c does the same for error texts). */
+static void put_escaped(const char *fmt, va_list ap)
+{
+	char raw[8192];
+	const unsigned char *p = (const unsigned char *)raw;
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+}
+
 void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 {
 	const char *kind = "";
@@ -64,7 +80,7 @@ void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 		fprintf(stderr, "qopt: %s: %s", tag, kind);
 	else
 		fprintf(stderr, "qopt: %s", kind);
-	vfprintf(stderr, fmt, ap);
+	put_escaped(fmt, ap);
 	fprintf(stderr, "%s\n", tail);
 }
 

@@ -1,8 +1,21 @@
 /*
  * core/main.c - the qopt command: picks the subcommand.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "cli.h"
+
+/* A listing or dump that did not reach its reader is a failure. */
+static int stdout_done(int rc)
+{
+	errno = 0;
+	if ((fflush(stdout) == 0 && !ferror(stdout)) || rc)
+		return rc;	/* a failed run has said why */
+	fprintf(stderr, "qopt: error: cannot write to standard output%s%s\n",
+		errno ? ": " : "", errno ? strerror(errno) : "");
+	return QOPT_EXIT_FAIL;
+}
 
 int main(int argc, char **argv)
 {
@@ -11,7 +24,12 @@ int main(int argc, char **argv)
 
 	if (rc) {
 		qopt_cli_free(&c);
-		return rc < 0 ? QOPT_EXIT_OK : rc;
+		return rc < 0 ? stdout_done(QOPT_EXIT_OK) : rc;
+	}
+	if (qopt_guard_install()) {
+		fprintf(stderr, "qopt: error: cannot install the exit handler\n");
+		qopt_cli_free(&c);
+		return QOPT_EXIT_FAIL;
 	}
 	qopt_msg_setup(c.quiet ? QOPT_LOG_WARN :
 		       c.verbose ? QOPT_LOG_DEBUG : QOPT_LOG_INFO, c.strict);
@@ -24,5 +42,5 @@ int main(int argc, char **argv)
 	else
 		rc = qopt_cmd_run(&c);
 	qopt_cli_free(&c);
-	return rc;
+	return stdout_done(rc);
 }

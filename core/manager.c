@@ -145,7 +145,9 @@ static int run_stage(struct qopt_run *r, qir_model *m, size_t i)
 	if (!qopt_gate_pass(r, i))
 		return 0;
 	t0 = qopt_now();
+	qopt_guard_enter(st->name);
 	rc = st->pass->info->run(&ctx, m, &changed);
+	qopt_guard_leave();
 	res->seconds = qopt_now() - t0;
 	res->ran = 1;
 	qopt_ctx_finish_progress(&ctx);

@@ -88,12 +88,16 @@ static int parse_list(const char *text, struct qopt_value *v)
 		if (!*item) {
 			free(item);
 		} else {
-			grown = realloc(v->items, (v->nitems + 1) * sizeof(*grown));
-			if (!grown) {
-				free(item);
-				return -1;
+			/* Capacity: nitems rounded up to a power of two. */
+			if (!(v->nitems & (v->nitems - 1))) {
+				grown = realloc(v->items, (v->nitems ?
+						2 * v->nitems : 1) * sizeof(*grown));
+				if (!grown) {
+					free(item);
+					return -1;
+				}
+				v->items = grown;
 			}
-			v->items = grown;
 			v->items[v->nitems++] = item;
 			len += strlen(item) + 1;
 		}

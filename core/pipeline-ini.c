@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <ini.h>
 #include <qopt/pass.h>
 #include "core.h"
 #include "pipeline-internal.h"
+#include "../ir/atomic_file.h"
 
 struct ini_state {
 	struct qopt_pipeline *p;
@@ -29,6 +32,8 @@ struct ini_state {
 	int bad;
 	char *buf;
 	size_t cap;
+	char *cont;		/* the value continued lines extend... */
+	size_t cont_len, cont_cap;	/* ...its length and room */
 };
 
 static char *skip_blank(char *s)
@@ -138,12 +143,25 @@ static int stage_option(struct ini_state *st, const char *section,
 	 * previous key; for a list that means more items. */
 	last = s->nraw ? &s->raw[s->nraw - 1] : NULL;
 	if (last && st->indented && !strcmp(last->key, key)) {
-		joined = malloc(strlen(last->value) + strlen(value) + 2);
-		if (!joined)
-			return 1;
-		sprintf(joined, "%s,%s", last->value, value);
-		free(last->value);
-		last->value = joined;
+		/* Grown geometrically: a list of 100,000 lines must not
+		 * copy the whole value once per line. */
+		size_t have = last->value == st->cont ? st->cont_len :
+			      strlen(last->value);
+		size_t need = have + strlen(value) + 2;
+
+		joined = last->value;
+		if (last->value != st->cont || need > st->cont_cap) {
+			size_t cap = need * 2;
+
+			joined = realloc(last->value, cap);
+			if (!joined)
+				return 1;
+			st->cont_cap = cap;
+		}
+		joined[have] = ',';
+		memcpy(joined + have + 1, value, strlen(value) + 1);
+		last->value = st->cont = joined;
+		st->cont_len = need - 1;
 		return 0;
 	}
 	for (i = 0; i < s->nraw; i++) {
@@ -201,13 +219,23 @@ static int set_location(struct qopt_pipeline *p, const char *path)
 int qopt_pipeline_parse_ini(struct qopt_pipeline *p, const char *path)
 {
 	struct ini_state st = { .p = p, .stage = -1 };
-	int rc;
+	const char *kind;
+	struct stat sb;
+	int fd, rc;
 
-	st.f = fopen(path, "r");
+	fd = qir__open_regular(path, 0, &sb, &kind);
+	st.f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!st.f && fd >= 0)
+		close(fd);
 	if (!st.f || set_location(p, path) < 0) {
 		if (!p->file)
 			p->file = strdup(path);
-		qopt_pl_error(p, 0, "cannot read pipeline: %s", strerror(errno));
+		if (kind)
+			qopt_pl_error(p, 0, "cannot read pipeline: it is %s, not a regular file",
+				      kind);
+		else
+			qopt_pl_error(p, 0, "cannot read pipeline: %s",
+				      strerror(errno));
 		if (st.f)
 			fclose(st.f);
 		return 1;

@@ -81,15 +81,31 @@ void qopt_pl_error(const struct qopt_pipeline *p, int line,
 	fputc('\n', stderr);
 }
 
+/* Arrays grow geometrically: their capacity is n rounded up to a power
+ * of two, so room is made only when n is one (no capacity field, and
+ * 100,000 sections cost 17 reallocations, not 100,000 copies). */
+static int full(size_t n)
+{
+	return (n & (n - 1)) == 0;
+}
+
+static size_t grown_cap(size_t n)
+{
+	return n ? 2 * n : 1;
+}
+
 struct qopt_stage *qopt_pl_add_stage(struct qopt_pipeline *p,
 				     const char *name, int line)
 {
-	struct qopt_stage *grown;
+	struct qopt_stage *grown = p->stages;
 
-	grown = realloc(p->stages, (p->nstages + 1) * sizeof(*grown));
-	if (!grown)
-		return NULL;
-	p->stages = grown;
+	if (full(p->nstages)) {
+		grown = realloc(p->stages,
+				grown_cap(p->nstages) * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		p->stages = grown;
+	}
 	memset(&grown[p->nstages], 0, sizeof(*grown));
 	grown[p->nstages].name = strdup(name);
 	grown[p->nstages].line = line;
@@ -101,11 +117,14 @@ struct qopt_stage *qopt_pl_add_stage(struct qopt_pipeline *p,
 int qopt_pl_add_raw(struct qopt_rawopt **raw, size_t *n, const char *key,
 		    const char *value, int line)
 {
-	struct qopt_rawopt *grown = realloc(*raw, (*n + 1) * sizeof(*grown));
+	struct qopt_rawopt *grown = *raw;
 
-	if (!grown)
-		return -1;
-	*raw = grown;
+	if (full(*n)) {
+		grown = realloc(*raw, grown_cap(*n) * sizeof(*grown));
+		if (!grown)
+			return -1;
+		*raw = grown;
+	}
 	grown[*n].key = strdup(key);
 	grown[*n].value = strdup(value);
 	grown[*n].line = line;

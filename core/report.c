@@ -158,16 +158,16 @@ static void json_kernels(const struct qopt_run *r, FILE *f)
 	fprintf(f, "},\n");
 }
 
-int qopt_run_write_stats_json(const struct qopt_run *r, const char *path,
-			      const char *input, qir_error *err)
+qopt_outfile *qopt_run_write_stats_json(const struct qopt_run *r,
+					const char *path, const char *input,
+					qir_error *err)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f;
+	qopt_outfile *o = qopt_outfile_open(path, &f, err);
 	size_t i;
-	int bad;
 
-	if (!f)
-		return qir_fail(err, QIR_EIO, "%s: cannot write: %s", path,
-				strerror(errno));
+	if (!o)
+		return NULL;
 	fprintf(f, "{\n  \"qopt_version\": ");
 	json_str(f, PACKAGE_VERSION);
 	fprintf(f, ",\n  \"input\": ");
@@ -179,8 +179,9 @@ int qopt_run_write_stats_json(const struct qopt_run *r, const char *path,
 	for (i = 0; i < r->pl->nstages; i++)
 		json_stage(r, i, f);
 	fprintf(f, "  ]\n}\n");
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad)
-		return qir_fail(err, QIR_EIO, "%s: write failed", path);
-	return 0;
+	if (qopt_outfile_ready(o, err) < 0) {
+		qopt_outfile_abort(o);
+		return NULL;
+	}
+	return o;
 }

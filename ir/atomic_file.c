@@ -2,13 +2,20 @@
  * ir/atomic_file.c - outputs appear complete or not at all: written to
  * a temporary file in the target's folder (same file system, so the
  * final rename is atomic), fsync'd, then renamed over the target.
+ * Only a regular file (or a symlink, which is replaced, never
+ * followed) is ever renamed over; temporary files still open are
+ * listed for a signal handler to remove (qir__atomic_cleanup).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "onnx_io.h"
 
@@ -31,13 +38,143 @@ int qir__write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* Temporary files being written, for qir__atomic_cleanup (a signal
+ * handler): a slot holds the path from creation until the file is
+ * renamed or removed. Slots are claimed under a lock-free exchange so
+ * a handler never sees a half-written entry. */
+#define LIVE_SLOTS 32
+static char *volatile live[LIVE_SLOTS];
+
+static void live_add(char *path)
+{
+	for (int i = 0; i < LIVE_SLOTS; i++) {
+		char *expect = NULL;
+
+		if (__atomic_compare_exchange_n(&live[i], &expect, path, 0,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+static void live_del(const char *path)
+{
+	for (int i = 0; i < LIVE_SLOTS; i++) {
+		char *expect = (char *)path;
+
+		if (__atomic_compare_exchange_n(&live[i], &expect, NULL, 0,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+void qir__atomic_cleanup(void)
+{
+	int saved = errno;
+
+	for (int i = 0; i < LIVE_SLOTS; i++) {
+		char *p = __atomic_load_n(&live[i], __ATOMIC_SEQ_CST);
+
+		if (p)
+			unlink(p);
+	}
+	errno = saved;
+}
+
+const char *qir__file_kind(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
+/* Only regular files are replaced (a symlink is replaced by the new
+ * file; its target is left alone): a rename over /dev/null or a FIFO
+ * would put a regular file in its place. */
+static int target_ok(const char *path, qir_error *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 :
+		       qir_fail(err, QIR_EIO, "cannot write '%s': %s", path,
+				strerror(errno));
+	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		return 0;
+	return qir_fail(err, QIR_EUSAGE,
+			"cannot write '%s': it is %s; qopt only replaces regular files",
+			path, qir__file_kind(st.st_mode));
+}
+
+/* dir/.NAME.XXXXXX: NAME cut so the whole stays within NAME_MAX, so any
+ * legal output name has a legal temporary name. */
+static char *tmp_name(const char *final_path)
+{
+	char *copy1 = strdup(final_path), *copy2 = strdup(final_path);
+	char *out = NULL;
+	size_t n;
+
+	if (copy1 && copy2) {
+		const char *dir = dirname(copy1), *base = basename(copy2);
+
+		n = strlen(dir) + strlen(base) + 16;
+		out = malloc(n);
+		if (out)
+			snprintf(out, n, "%s/.%.*s.XXXXXX", dir,
+				 NAME_MAX - 8, base);
+	}
+	free(copy1);
+	free(copy2);
+	return out;
+}
+
+/* Fills the XXXXXX and creates the file; 0666 so the kernel applies the
+ * process umask (mkstemp's 0600 would need the umask read, and reading
+ * it means setting it). */
+static int create_tmp(char *path)
+{
+	static const char digits[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t n = strlen(path);
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		struct timespec ts;
+		uint64_t r;
+		int fd;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		r = (uint64_t)ts.tv_nsec * 2654435761u ^
+		    ((uint64_t)getpid() << 32) ^ (uint64_t)tries * 0x9e3779b97f4a7c15u;
+		for (int i = 0; i < 6; i++) {
+			path[n - 6 + i] = digits[r % 62];
+			r /= 62;
+		}
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+			  O_NOFOLLOW, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
 		     qir_error *err)
 {
-	char *copy1, *copy2;
 	struct stat st;
-	size_t n;
-	mode_t mask;
 
 	f->fd = -1;
 	f->tmp_path = NULL;
@@ -45,47 +182,30 @@ int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
 	/* Found now, not at the final rename: by then a data file may
 	 * already have been committed beside it. */
 	if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
-		return qir_fail(err, QIR_EIO, "cannot write '%s': it is a directory",
+		return qir_fail(err, QIR_EUSAGE, "cannot write '%s': it is a directory",
 				final_path);
-	copy1 = strdup(final_path);
-	copy2 = strdup(final_path);
+	if (target_ok(final_path, err))
+		return -1;
 	f->final_path = strdup(final_path);
-	if (!copy1 || !copy2 || !f->final_path)
-		goto nomem;
-	n = strlen(final_path) + 16;
-	f->tmp_path = malloc(n);
-	if (!f->tmp_path)
-		goto nomem;
-	snprintf(f->tmp_path, n, "%s/.%s.XXXXXX", dirname(copy1),
-		 basename(copy2));
-	free(copy1);
-	free(copy2);
-	f->fd = mkstemp(f->tmp_path);
+	f->tmp_path = tmp_name(final_path);
+	if (!f->final_path || !f->tmp_path) {
+		free(f->final_path);
+		free(f->tmp_path);
+		f->final_path = f->tmp_path = NULL;
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	}
+	f->fd = create_tmp(f->tmp_path);
 	if (f->fd < 0) {
 		int e = errno;
 
 		free(f->tmp_path);
-		f->tmp_path = NULL;
+		free(f->final_path);
+		f->final_path = f->tmp_path = NULL;
 		return qir_fail(err, QIR_EIO, "cannot create a file beside '%s': %s",
 				final_path, strerror(e));
 	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(f->fd, 0666 & ~mask) < 0) {
-		int e = errno;
-
-		qir__atomic_abort(f);
-		return qir_fail(err, QIR_EIO, "cannot set the mode of '%s': %s",
-				final_path, strerror(e));
-	}
+	live_add(f->tmp_path);
 	return 0;
-nomem:
-	free(copy1);
-	free(copy2);
-	free(f->final_path);
-	free(f->tmp_path);
-	f->final_path = f->tmp_path = NULL;
-	return qir_fail(err, QIR_ENOMEM, "out of memory");
 }
 
 int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err)
@@ -108,8 +228,13 @@ int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err)
 		goto fail;
 	}
 	f->fd = -1;
+	if (target_ok(f->final_path, err) < 0) {
+		qir__atomic_abort(f);
+		return -1;
+	}
 	if (rename(f->tmp_path, f->final_path) < 0)
 		goto fail;
+	live_del(f->tmp_path);
 	free(f->tmp_path);
 	free(f->final_path);
 	f->tmp_path = f->final_path = NULL;
@@ -127,10 +252,41 @@ void qir__atomic_abort(struct qir_atomic_file *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
-	if (f->tmp_path)
+	if (f->tmp_path) {
 		unlink(f->tmp_path);
+		live_del(f->tmp_path);
+	}
 	free(f->tmp_path);
 	f->tmp_path = NULL;
 	free(f->final_path);
 	f->final_path = NULL;
+}
+
+int qir__dir_lock(const char *dir, qir_error *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return qir_fail(err, QIR_EIO, "cannot open the folder '%s': %s",
+				dir, strerror(errno));
+	while (flock(fd, LOCK_EX) < 0) {
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		close(fd);
+		/* A file system without locks: commit unlocked, as
+		 * before. */
+		if (e == ENOLCK || e == EOPNOTSUPP || e == EINVAL)
+			return -2;
+		return qir_fail(err, QIR_EIO, "cannot lock the folder '%s': %s",
+				dir, strerror(e));
+	}
+	return fd;
+}
+
+void qir__dir_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
 }

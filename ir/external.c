@@ -12,6 +12,7 @@
  * renamed at the end like the model itself.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,14 +92,32 @@ static qir_mapping *register_map(qir_model *m, char *real, uint64_t size,
 	return map;
 }
 
+/* Where the open descriptor really lies (the kernel's view, after any
+ * swap of a folder in the path) is still inside root. Without /proc
+ * the realpath check made before the open stands alone. */
+static int opened_inside(int fd, const char *root)
+{
+	char link[64], *where;
+	int ok;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	where = realpath(link, NULL);
+	if (!where)
+		return 1;
+	ok = inside(root, where);
+	free(where);
+	return ok;
+}
+
 qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 			      const char *location, qir_error *err)
 {
-	const char *root;
+	const char *root, *kind;
 	char *full, *real;
 	qir_mapping *map;
 	struct stat st;
 	size_t n;
+	int fd;
 
 	if (!ctx->dir) {
 		qir_fail(err, QIR_EUNSAFE,
@@ -151,13 +170,31 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 		free(real);
 		return map;
 	}
-	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
-		qir_fail(err, QIR_EIO,
-			 "tensor '%s': external data location '%s' is not a regular file",
+	/* Opened once here, without following a symlink at the last
+	 * component; the file mapped later must be this one (device and
+	 * inode), so a swap after the check is refused. */
+	fd = qir__open_regular(real, O_NOFOLLOW, &st, &kind);
+	if (fd < 0) {
+		if (kind)
+			qir_fail(err, QIR_EIO,
+				 "tensor '%s': external data location '%s' is %s, not a regular file",
+				 what, location, kind);
+		else
+			qir_fail(err, QIR_EIO,
+				 "tensor '%s': external data file '%s' cannot be opened: %s",
+				 what, location, strerror(errno));
+		free(real);
+		return NULL;
+	}
+	if (!opened_inside(fd, root)) {
+		close(fd);
+		qir_fail(err, QIR_EUNSAFE,
+			 "tensor '%s': external data location '%s' escapes the model's folder (it changed while being opened)",
 			 what, location);
 		free(real);
 		return NULL;
 	}
+	close(fd);
 	/* realpath cannot see through a hard link: one made to a file
 	 * outside the folder (CVE-2024-27318) looks like any other file. */
 	if (st.st_nlink > 1) {
@@ -167,7 +204,12 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 		free(real);
 		return NULL;
 	}
-	return register_map(ctx->model, real, (uint64_t)st.st_size, what, err);
+	map = register_map(ctx->model, real, (uint64_t)st.st_size, what, err);
+	if (map) {
+		map->dev = st.st_dev;
+		map->ino = st.st_ino;
+	}
+	return map;
 }
 
 void qir__ext_free_maps(qir_model *m)
@@ -234,17 +276,69 @@ int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 	return 0;
 }
 
+/* Copies len bytes mapped at data, which are bytes [src_off, +len) of
+ * the file src maps, to fd at its current position: the source's holes
+ * (SEEK_DATA / SEEK_HOLE) are skipped with lseek, so they stay holes
+ * and a sparse 16 GiB file costs no disk. The file asked is the one
+ * checked at load (device and inode); otherwise, or where the file
+ * system cannot say, everything is copied. */
+static int copy_sparse(int fd, const uint8_t *data, uint64_t len,
+		       const qir_mapping *src, uint64_t src_off)
+{
+	const char *kind;
+	struct stat st;
+	uint64_t pos = src_off, end = src_off + len;
+	off_t out;
+	int in = qir__open_regular(src->path, O_NOFOLLOW, &st, &kind);
+
+	if (in < 0 || st.st_dev != src->dev || st.st_ino != src->ino) {
+		if (in >= 0)
+			close(in);
+		return qir__write_streamed(fd, data, len, 1);
+	}
+	while (pos < end) {
+		off_t d = lseek(in, (off_t)pos, SEEK_DATA), h;
+		uint64_t dat, hol;
+
+		if (d < 0 && errno != ENXIO) {
+			/* No hole support: copy the rest as it is. */
+			close(in);
+			return qir__write_streamed(fd, data + (pos - src_off),
+						   end - pos, 1);
+		}
+		dat = d < 0 || (uint64_t)d > end ? end : (uint64_t)d;
+		if (dat > pos && lseek(fd, (off_t)(dat - pos), SEEK_CUR) < 0)
+			goto fail;
+		pos = dat;
+		if (pos >= end)
+			break;
+		h = lseek(in, (off_t)pos, SEEK_HOLE);
+		hol = h < 0 || (uint64_t)h > end ? end : (uint64_t)h;
+		if (qir__write_streamed(fd, data + (pos - src_off), hol - pos, 1))
+			goto fail;
+		pos = hol;
+	}
+	close(in);
+	/* A trailing hole: the file must still reach its full size. */
+	out = lseek(fd, 0, SEEK_CUR);
+	return out < 0 || ftruncate(fd, out) < 0 ? -1 : 0;
+fail:
+	close(in);
+	return -1;
+}
+
 int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
+			const qir_mapping *src, uint64_t src_off,
 			uint64_t *offset, qir_error *err)
 {
 	uint64_t off = (w->size + QIR_EXT_ALIGN - 1) / QIR_EXT_ALIGN *
 		       QIR_EXT_ALIGN;
+	int rc;
 
 	if (!w->opened) {
 		size_t n = strlen(dir) + strlen(w->location) + 2;
 		char *path = malloc(n);
-		int rc;
 
 		if (!path)
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
@@ -255,8 +349,13 @@ int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			return -1;
 		w->opened = 1;
 	}
-	if (pad_to(w, off) ||
-	    qir__write_streamed(w->file.fd, data, len, from_map))
+	if (pad_to(w, off))
+		rc = -1;
+	else if (src)
+		rc = copy_sparse(w->file.fd, data, len, src, src_off);
+	else
+		rc = qir__write_streamed(w->file.fd, data, len, from_map);
+	if (rc)
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
 				w->file.final_path, strerror(errno));
 	w->size += len;

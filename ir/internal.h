@@ -11,6 +11,7 @@
 #ifndef QOPT_IR_INTERNAL_H
 #define QOPT_IR_INTERNAL_H
 
+#include <sys/types.h>
 #include <qopt/ir.h>
 
 /* Open-addressing string -> pointer map (ir/strmap.c). Keys are not
@@ -37,6 +38,9 @@ typedef struct qir_mapping {
 	char *path;		/* resolved absolute path */
 	const uint8_t *addr;	/* NULL until first use */
 	uint64_t size;
+	/* The file checked at load: mapping a different one is refused. */
+	dev_t dev;
+	ino_t ino;
 	struct qir_mapping *next;
 } qir_mapping;
 
@@ -138,6 +142,9 @@ void qir__mapping_close(qir_mapping *map);
 void qir__tensor_unspill(struct qir_tensor_priv *p);
 /* Closes the model's spill file (mappings stay valid). */
 void qir__spill_close(qir_model *m);
+/* Copies src into dst (cap bytes, always terminated) with bytes below
+ * 0x20 and 0x7f written as \xNN; returns the length written. */
+size_t qir__escape_ctl(char *dst, size_t cap, const char *src);
 /* Frees a graph and everything in it (subgraphs too). */
 void qir__graph_free(qir_graph *g);
 /* Frees everything the attribute owns (name, tensors, subgraphs, priv)

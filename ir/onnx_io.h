@@ -6,12 +6,24 @@
 #define QOPT_IR_ONNX_IO_H
 
 #include "internal.h"
+#include "atomic_file.h"
 #include "ir/onnx.pb-c.h"
 
 /* A single protobuf message may not exceed 2 GiB. */
 #define QIR_PB_LIMIT ((uint64_t)INT32_MAX)
 /* External data offsets are multiples of this (mmap friendly). */
 #define QIR_EXT_ALIGN 4096u
+
+/* protobuf C++'s default recursion limit: what ONNX Runtime loads. */
+#define QIR_PB_MAX_DEPTH 100
+
+/* ---- ir/onnx_scan.c: before unpacking ----------------------------- */
+
+/* Fails (QIR_EPARSE, with the byte offset) on messages nested deeper
+ * than QIR_PB_MAX_DEPTH, field number 0 and NUL bytes in string
+ * fields, anywhere in the ModelProto at buf. strict: any damage to the
+ * wire format fails too (used on what the writer produced). */
+int qir__pb_scan(const uint8_t *buf, size_t len, int strict, qir_error *err);
 
 /* ---- ir/onnx_check.c: sizes a TensorProto claims ---------------- */
 
@@ -41,27 +53,7 @@ struct qir_load_ctx {
 qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 
-/* ---- ir/atomic_file.c: temp file beside the target, then rename --- */
-
-struct qir_atomic_file {
-	char *final_path;
-	char *tmp_path;		/* NULL once committed or aborted */
-	int fd;
-};
-
-/* Creates a temporary file in final_path's folder (mode 0666 less the
- * umask, as a plain creat would give). */
-int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
-		     qir_error *err);
-/* fsync only: lets a caller make two files durable before renaming
- * either. */
-int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err);
-/* fsync, close, rename over final_path. */
-int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err);
-/* Closes and unlinks the temporary file unless committed; frees. */
-void qir__atomic_abort(struct qir_atomic_file *f);
-/* Writes all of buf (retrying short writes). */
-int qir__write_all(int fd, const void *buf, size_t len);
+/* ---- ir/atomic_file.c: see atomic_file.h ------------------------- */
 
 /* ---- ir/external.c: external data --------------------------------- */
 
@@ -88,8 +80,11 @@ void qir__ext_writer_init(struct qir_ext_writer *w, const char *location);
  * from_map is set, data lies in a read-only file mapping whose pages are
  * dropped once written, so copying a large external tensor never holds
  * more than one chunk of it in memory. Never set it for heap memory. */
+/* src (may be NULL): the external file data lies in, at src_off; its
+ * holes are kept as holes in the copy. */
 int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
+			const qir_mapping *src, uint64_t src_off,
 			uint64_t *offset, qir_error *err);
 
 /* ---- ir/arena.c: allocations of one save, freed together --------- */

@@ -712,6 +712,8 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 		qir_fail(err, QIR_EPARSE, "not a valid ONNX model (empty file)");
 		return NULL;
 	}
+	if (qir__pb_scan(buf, len, 0, err))
+		return NULL;
 	if (qir__skel_build(buf, len, &sk)) {
 		mp = onnx__model_proto__unpack(NULL, sk.len, sk.buf);
 		if (mp && qir__skel_resolve(mp, &sk, buf)) {
@@ -811,29 +813,20 @@ static char *dir_of(const char *path)
 int qir_model_load(const char *path, const qir_load_opts *opts,
 		   qir_model **out, qir_error *err)
 {
+	const char *kind;
 	struct stat st;
 	void *addr = NULL;
 	char *dir;
 	int fd, rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = qir__open_regular(path, 0, &st, &kind);
+	if (fd < 0 && kind)
+		return qir_fail(err, QIR_EIO, "'%s' is %s, not an ONNX model file",
+				path, kind);
 	if (fd < 0)
 		return qir_fail(err, QIR_EIO, "cannot open '%s': %s", path,
 				strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
-
-		close(fd);
-		return qir_fail(err, QIR_EIO, "cannot stat '%s': %s", path,
-				strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return qir_fail(err, QIR_EIO, "'%s' is %s, not an ONNX model file",
-				path, S_ISDIR(st.st_mode) ? "a directory" :
-				"not a regular file");
-	}
 	if (st.st_size > 0) {
 		addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 			    fd, 0);

@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "onnx_io.h"
 
@@ -619,8 +621,14 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 				     qir_tensor_spilled(t) ||
 				     in_map(ctx, tp->raw_data.data, len));
 
+		const qir_mapping *src = t && t->storage == QIR_STORE_EXTERNAL &&
+					 QIR_TPRIV(t)->data == tp->raw_data.data ?
+					 QIR_TPRIV(t)->map : NULL;
+
 		if (qir__ext_writer_add(w, dir, tp->raw_data.data, len,
-					from_map, &off, ctx->err))
+					from_map, src,
+					src ? QIR_TPRIV(t)->ext_offset : 0,
+					&off, ctx->err))
 			return -1;
 		if (make_external(ctx, tp, w->location, off, len))
 			return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
@@ -743,11 +751,45 @@ static char *data_name(const char *path, const qir_save_opts *opts,
 	return name;
 }
 
+/* The written model is read back before it is committed: if the
+ * writer ever produced bytes no parser accepts (an unknown field it
+ * could not represent, a size it got wrong), the save fails instead
+ * of leaving an unreadable file behind an exit status of 0. One walk
+ * over the mapped file, no allocation. */
+static int reread(int fd, const char *path, qir_error *err)
+{
+	struct stat st;
+	void *addr;
+	int rc;
+
+	if (fstat(fd, &st) < 0)
+		return qir_fail(err, QIR_EIO, "cannot read back '%s': %s", path,
+				strerror(errno));
+	if (st.st_size == 0 || (uint64_t)st.st_size > QIR_PB_LIMIT)
+		return 0;
+	addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (addr == MAP_FAILED)
+		return qir_fail(err, QIR_EIO, "cannot read back '%s': %s", path,
+				strerror(errno));
+	rc = qir__pb_scan(addr, (size_t)st.st_size, 1, err);
+	munmap(addr, (size_t)st.st_size);
+	if (rc && err) {
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		qir_fail(err, QIR_EINVALID,
+			 "the written model does not read back (%s); nothing written",
+			 msg);
+	}
+	return rc;
+}
+
 static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		       const qir_save_opts *opts, const char *dir,
 		       struct qir_ext_writer *w, struct qir_atomic_file *f)
 {
 	Onnx__ModelProto *mp = model_pb(ctx, m);
+	int lock, rc;
 
 	if (!mp) {
 		if (!ctx->failed)
@@ -758,11 +800,17 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	if (place_data(ctx, mp, opts, w, dir) ||
 	    qir__atomic_open(f, path, ctx->err) ||
 	    pack_to(ctx, f->fd, mp, path, ctx->err) ||
+	    reread(f->fd, path, ctx->err) ||
 	    qir__atomic_sync(f, ctx->err))
 		return -1;
-	if (w->opened && qir__atomic_commit(&w->file, ctx->err))
+	lock = qir__dir_lock(dir, ctx->err);
+	if (lock == -1)
 		return -1;
-	return qir__atomic_commit(f, ctx->err);
+	rc = w->opened ? qir__atomic_commit(&w->file, ctx->err) : 0;
+	if (!rc)
+		rc = qir__atomic_commit(f, ctx->err);
+	qir__dir_unlock(lock);
+	return rc;
 }
 
 int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,

@@ -10,6 +10,21 @@ static void pad(FILE *f, int indent)
 	fprintf(f, "%*s", indent, "");
 }
 
+/* Names come from the file: control bytes (ESC, newline, ...) are
+ * shown as \xNN, so a name can neither drive the terminal nor fake a
+ * line of the listing. UTF-8 passes through. */
+static void put_name(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch < 0x20 || ch == 0x7f || ch == '\\')
+			fprintf(f, "\\x%02x", ch);
+		else
+			fputc(ch, f);
+	}
+}
+
 static void print_value_type(const qir_value *v, FILE *f)
 {
 	const char *dt = qir_dtype_name(v->dtype);
@@ -25,7 +40,7 @@ static void print_value_type(const qir_value *v, FILE *f)
 		if (i)
 			fputc(',', f);
 		if (d->param && d->param[0])
-			fprintf(f, "%s", d->param);
+			put_name(f, d->param);
 		else if (d->value >= 0)
 			fprintf(f, "%" PRId64, d->value);
 		else
@@ -83,9 +98,12 @@ static void print_attr(qir_attr *a, FILE *f, int indent)
 {
 	size_t i;
 
-	fprintf(f, " %s=", a->name);
+	fputc(' ', f);
+	put_name(f, a->name);
+	fputc('=', f);
 	if (a->ref_attr_name) {
-		fprintf(f, "@%s", a->ref_attr_name);
+		fputc('@', f);
+		put_name(f, a->ref_attr_name);
 		return;
 	}
 	switch (a->type) {
@@ -151,21 +169,28 @@ static void print_node(qir_node *n, FILE *f, int indent)
 	size_t i;
 
 	pad(f, indent);
-	for (i = 0; i < n->noutputs; i++)
-		fprintf(f, "%s%s", i ? ", " : "",
-			n->outputs[i] ? n->outputs[i]->name : "_");
+	for (i = 0; i < n->noutputs; i++) {
+		fputs(i ? ", " : "", f);
+		put_name(f, n->outputs[i] ? n->outputs[i]->name : "_");
+	}
 	fprintf(f, "%s", n->noutputs ? " = " : "");
-	if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
-		fprintf(f, "%s::", n->domain);
-	fprintf(f, "%s(", n->op_type);
-	for (i = 0; i < n->ninputs; i++)
-		fprintf(f, "%s%s", i ? ", " : "",
-			n->inputs[i] ? n->inputs[i]->name : "_");
+	if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0) {
+		put_name(f, n->domain);
+		fputs("::", f);
+	}
+	put_name(f, n->op_type);
+	fputc('(', f);
+	for (i = 0; i < n->ninputs; i++) {
+		fputs(i ? ", " : "", f);
+		put_name(f, n->inputs[i] ? n->inputs[i]->name : "_");
+	}
 	fputc(')', f);
 	for (i = 0; i < n->nattrs; i++)
 		print_attr(&n->attrs[i], f, indent);
-	if (n->name[0])
-		fprintf(f, "  # %s", n->name);
+	if (n->name[0]) {
+		fputs("  # ", f);
+		put_name(f, n->name);
+	}
 	fputc('\n', f);
 }
 
@@ -180,7 +205,8 @@ static void print_values(const char *title, qir_value **vs, size_t n,
 	fprintf(f, "%s:\n", title);
 	for (i = 0; i < n; i++) {
 		pad(f, indent + 2);
-		fprintf(f, "%s: ", vs[i]->name);
+		put_name(f, vs[i]->name);
+		fputs(": ", f);
 		print_value_type(vs[i], f);
 		fputc('\n', f);
 	}
@@ -192,8 +218,9 @@ void qir_print_graph(qir_graph *g, FILE *f, int indent)
 	size_t i;
 
 	pad(f, indent);
-	fprintf(f, "graph %s (%zu nodes)\n", g->name[0] ? g->name : "\"\"",
-		g->nnodes);
+	fputs("graph ", f);
+	put_name(f, g->name[0] ? g->name : "\"\"");
+	fprintf(f, " (%zu nodes)\n", g->nnodes);
 	print_values("inputs", g->inputs, g->ninputs, f, indent);
 	print_values("outputs", g->outputs, g->noutputs, f, indent);
 	if (g->ninits) {
@@ -202,7 +229,8 @@ void qir_print_graph(qir_graph *g, FILE *f, int indent)
 	}
 	for (i = 0; i < g->ninits; i++) {
 		pad(f, indent + 2);
-		fprintf(f, "%s: ", g->inits[i]->name);
+		put_name(f, g->inits[i]->name);
+		fputs(": ", f);
 		print_tensor_brief(g->inits[i]->init, f);
 		fputc('\n', f);
 	}
@@ -220,23 +248,35 @@ void qir_print(qir_model *m, FILE *f)
 
 	fprintf(f, "ir_version: %" PRId64 "\n", m->ir_version);
 	fprintf(f, "opset_import:");
-	for (i = 0; i < m->nopsets; i++)
-		fprintf(f, " %s=%" PRId64,
-			m->opsets[i].domain && m->opsets[i].domain[0] ?
-			m->opsets[i].domain : "ai.onnx",
-			m->opsets[i].version);
+	for (i = 0; i < m->nopsets; i++) {
+		fputc(' ', f);
+		put_name(f, m->opsets[i].domain && m->opsets[i].domain[0] ?
+			 m->opsets[i].domain : "ai.onnx");
+		fprintf(f, "=%" PRId64, m->opsets[i].version);
+	}
 	fputc('\n', f);
 	if ((m->producer_name && m->producer_name[0]) ||
 	    (m->producer_version && m->producer_version[0]))
-		fprintf(f, "producer: %s %s\n",
-			m->producer_name ? m->producer_name : "",
-			m->producer_version ? m->producer_version : "");
-	if (m->domain && m->domain[0])
-		fprintf(f, "domain: %s\n", m->domain);
+	{
+		fputs("producer: ", f);
+		put_name(f, m->producer_name ? m->producer_name : "");
+		fputc(' ', f);
+		put_name(f, m->producer_version ? m->producer_version : "");
+		fputc('\n', f);
+	}
+	if (m->domain && m->domain[0]) {
+		fputs("domain: ", f);
+		put_name(f, m->domain);
+		fputc('\n', f);
+	}
 	if (m->model_version)
 		fprintf(f, "model_version: %" PRId64 "\n", m->model_version);
-	for (i = 0; i < m->nmetadata; i++)
-		fprintf(f, "metadata: %s = %s\n", m->metadata[i].key,
-			m->metadata[i].value);
+	for (i = 0; i < m->nmetadata; i++) {
+		fputs("metadata: ", f);
+		put_name(f, m->metadata[i].key);
+		fputs(" = ", f);
+		put_name(f, m->metadata[i].value);
+		fputc('\n', f);
+	}
 	qir_print_graph(m->graph, f, 0);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <qopt/kernels.h>
 #include "internal.h"
+#include "atomic_file.h"
 
 static const char *tname(const qir_tensor *t)
 {
@@ -212,27 +213,26 @@ void qir__tensor_set_external(qir_tensor *t, qir_mapping *map,
 int qir__mapping_open(qir_mapping *map, qir_error *err)
 {
 	static const uint8_t empty[1];
+	const char *kind;
 	struct stat st;
 	void *addr;
 	int fd;
 
 	if (map->addr)
 		return 0;
-	fd = open(map->path, O_RDONLY | O_CLOEXEC);
+	fd = qir__open_regular(map->path, O_NOFOLLOW, &st, &kind);
+	if (fd < 0 && kind)
+		return qir_fail(err, QIR_EIO,
+				"external data '%s': it is %s, not a regular file",
+				map->path, kind);
 	if (fd < 0)
 		return qir_fail(err, QIR_EIO, "external data '%s': %s",
 				map->path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
-
+	if ((map->dev || map->ino) &&
+	    (st.st_dev != map->dev || st.st_ino != map->ino)) {
 		close(fd);
-		return qir_fail(err, QIR_EIO, "external data '%s': %s",
-				map->path, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return qir_fail(err, QIR_EIO,
-				"external data '%s': not a regular file",
+		return qir_fail(err, QIR_EUNSAFE,
+				"external data '%s' was replaced by another file after the model was loaded",
 				map->path);
 	}
 	if (st.st_size == 0) {

@@ -100,20 +100,31 @@ save_fails() {
 		[ "$(listing "$dir")" = "$before" ]
 }
 
-save_fails "nonexistent folder" "$W/nope/o.onnx" \
-	"cannot create a file beside '$W/nope/o.onnx': No such file or directory" "$W"
+# usage_fails NAME OUT MESSAGE DIR [OPTIONS]: -o OUT is refused before
+# any work (exit 2) with "qopt: error: MESSAGE", DIR unchanged.
+usage_fails() {
+	name=$1 out=$2 what=$3 msg="qopt: error: $3" dir=$4
+	shift 4
+	before=$(listing "$dir")
+	run "$QOPT" "$M" -o "$out" "$@"
+	t "$name: exits 2" [ "$rc" = 2 ]
+	t "$name: says '$what'" says_prefix "$msg"
+	t "$name: nothing left in $(basename "$dir")" \
+		[ "$(listing "$dir")" = "$before" ]
+}
+
+usage_fails "nonexistent folder" "$W/nope/o.onnx" \
+	"-o '$W/nope/o.onnx': its folder does not exist" "$W"
 t "nonexistent folder: not created" [ ! -e "$W/nope" ]
 : >"$W/afile"
-save_fails "folder is a file" "$W/afile/o.onnx" \
-	"cannot create a file beside '$W/afile/o.onnx': Not a directory" "$W"
+usage_fails "folder is a file" "$W/afile/o.onnx" \
+	"-o '$W/afile/o.onnx': its folder is not a folder" "$W"
 
 mkdir "$O/o.onnx"
-save_fails "output is a folder" "$O/o.onnx" \
-	"cannot write '$O/o.onnx': it is a directory" "$O"
-# The data file is committed before the model: a model that cannot be
-# written must not leave a fresh o.onnx.data behind.
-save_fails "output is a folder, with external data" "$O/o.onnx" \
-	"cannot write '$O/o.onnx': it is a directory" "$O" \
+usage_fails "output is a folder" "$O/o.onnx" \
+	"-o '$O/o.onnx' is a directory; qopt only replaces regular files" "$O"
+usage_fails "output is a folder, with external data" "$O/o.onnx" \
+	"-o '$O/o.onnx' is a directory; qopt only replaces regular files" "$O" \
 	--external-threshold 1
 rmdir "$O/o.onnx"
 save_fails "external data in a nonexistent subfolder" "$O/o.onnx" \

@@ -1,0 +1,86 @@
+/*
+ * core/outfile.c - qopt's own output files (--stats-json, bisect's
+ * log) go through the IR's atomic file: written beside the target,
+ * renamed over it only when complete, removed by the signal handler
+ * while unfinished, never replacing anything but a regular file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core.h"
+#include "../ir/atomic_file.h"
+
+struct qopt_outfile {
+	struct qir_atomic_file f;
+	FILE *fp;
+};
+
+qopt_outfile *qopt_outfile_open(const char *path, FILE **fp, qir_error *err)
+{
+	qopt_outfile *o = calloc(1, sizeof(*o));
+	int fd;
+
+	if (!o) {
+		qir_fail(err, QIR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (qir__atomic_open(&o->f, path, err) < 0) {
+		free(o);
+		return NULL;
+	}
+	/* The stream gets its own descriptor: fclose must not close the
+	 * one the commit fsyncs. */
+	fd = dup(o->f.fd);
+	o->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!o->fp) {
+		if (fd >= 0)
+			close(fd);
+		qir_fail(err, QIR_ENOMEM, "out of memory");
+		qopt_outfile_abort(o);
+		return NULL;
+	}
+	*fp = o->fp;
+	return o;
+}
+
+/* Flushes the stream; the file stays temporary. */
+static int finish_stream(qopt_outfile *o, qir_error *err)
+{
+	int bad = ferror(o->fp);
+
+	if (fclose(o->fp) != 0)
+		bad = 1;
+	o->fp = NULL;
+	if (bad)
+		return qir_fail(err, QIR_EIO, "cannot write '%s'",
+				o->f.final_path);
+	return qir__atomic_sync(&o->f, err);
+}
+
+int qopt_outfile_ready(qopt_outfile *o, qir_error *err)
+{
+	if (!o->fp)
+		return 0;
+	return finish_stream(o, err);
+}
+
+int qopt_outfile_commit(qopt_outfile *o, qir_error *err)
+{
+	int rc = qopt_outfile_ready(o, err);
+
+	if (!rc)
+		rc = qir__atomic_commit(&o->f, err);
+	qopt_outfile_abort(o);
+	return rc;
+}
+
+void qopt_outfile_abort(qopt_outfile *o)
+{
+	if (!o)
+		return;
+	if (o->fp)
+		fclose(o->fp);
+	qir__atomic_abort(&o->f);
+	free(o);
+}

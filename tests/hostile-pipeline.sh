@@ -1,0 +1,29 @@
+#!/bin/sh
+# tests/hostile-pipeline.sh - huge pipeline files parse in linear time:
+# 100,000 sections, and one list option continued over 100,000 lines,
+# each within a time bound that a quadratic parser (over 60 s under
+# ASan before) cannot meet.
+. "$top_srcdir/tests/core-lib.sh"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$PYTHON3
+
+"$PY" -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(100000):
+        f.write("[cast-fold]\n")
+with open(sys.argv[2], "w") as f:
+    f.write("[nvfp4-weights]\ninclude = a0\n")
+    for i in range(1, 100000):
+        f.write("  a%d\n" % i)
+' "$W/sections.ini" "$W/lines.ini"
+
+run timeout 30 "$QOPT" --print-pipeline -p "$W/sections.ini"
+t "100,000 sections: parsed within 30 s" [ "$rc" = 0 ]
+t "100,000 sections: all printed" [ "$(grep -c '^\[cast-fold\]' "$W/out")" = 100000 ]
+run timeout 30 "$QOPT" --print-pipeline -p "$W/lines.ini"
+t "a list over 100,000 lines: parsed within 30 s" [ "$rc" = 0 ]
+t "a list over 100,000 lines: every item kept" has "a99998,a99999" "$W/out"
+t "a list over 100,000 lines: starts with the first" has "a0,a1,a2," "$W/out"
+
+done_testing

@@ -1,0 +1,20 @@
+# tests of hostile input and interrupted runs (issue: nothing crashes,
+# hangs, or is destroyed): hand-made adversarial files, odd output
+# paths, signals, misbehaving plugins.
+TESTS += tests/hostile-load.sh tests/hostile-output.sh
+dist_check_SCRIPTS += tests/hostile-load.sh tests/hostile-output.sh
+EXTRA_DIST += tests/hostile-gen.py
+
+check_PROGRAMS += tests/hostile-scan
+TESTS += tests/hostile-scan
+tests_hostile_scan_SOURCES = tests/hostile-scan.c tests/tap.h
+tests_hostile_scan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ir
+tests_hostile_scan_LDADD = libqopt.la
+
+check_LTLIBRARIES += tests/plugins/hostile.la
+tests_plugins_hostile_la_SOURCES = tests/plugins/hostile.c
+tests_plugins_hostile_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_hostile_la_LIBADD = libqopt.la
+
+TESTS += tests/hostile-signals.sh tests/hostile-pipeline.sh
+dist_check_SCRIPTS += tests/hostile-signals.sh tests/hostile-pipeline.sh

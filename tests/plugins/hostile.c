@@ -1,0 +1,40 @@
+/*
+ * tests/plugins/hostile.c - passes that end the process under qopt:
+ * "t-exit" calls exit(0) (qopt must not exit 0 without an output),
+ * "t-crash" dies of SIGSEGV (qopt must name the pass).
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <qopt/qopt.h>
+
+static int exit_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)ctx;
+	(void)m;
+	(void)changed;
+	exit(0);
+}
+
+static int crash_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)ctx;
+	(void)m;
+	(void)changed;
+	raise(SIGSEGV);
+	return 0;
+}
+
+static const qopt_pass_info passes[] = {
+	{ "t-exit", "calls exit(0)", NULL, exit_run, 0 },
+	{ "t-crash", "dies of SIGSEGV", NULL, crash_run, 0 },
+	{ 0 }
+};
+
+static const qopt_plugin_info info = {
+	QOPT_ABI_VERSION, "test-hostile", "1.0", passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &info;
+}
