@@ -1,9 +1,9 @@
 /*
  * core/core.h - private to core/ and the qopt binary (not installed).
  *
- * Everything here lives in libqopt next to the pass context API, so its
- * names carry the qopt_ prefix: libqopt exports only qir_/qopt_/qk_
- * symbols and the qopt binary links against the shared library.
+ * The pass manager: a static library linked into the qopt program. It
+ * uses libqopt's public API only, and gives passes their context
+ * through the ops table of core/ctx-ops.h.
  */
 #ifndef QOPT_CORE_H
 #define QOPT_CORE_H
@@ -212,7 +212,10 @@ struct qopt_run {
 	const char *failed_pass; /* first failure, for reports */
 };
 
+struct ctx_ops;
+/* The manager's pass context; starts as core/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
+	const struct ctx_ops *ops;	/* &qopt_ctx_ops */
 	struct qopt_run *run;
 	size_t stage;
 	const struct qopt_stage *st;
@@ -239,5 +242,11 @@ double qopt_now(void);
 int qopt_gate_pass(struct qopt_run *r, size_t stage);
 /* Ends a progress bar of the context's pass, if one is shown. */
 void qopt_ctx_finish_progress(qopt_ctx *ctx);
+/* The ops behind qopt_may_rewrite() and qopt_progress(). */
+int qopt_gate_rewrite(qopt_ctx *ctx, const char *desc);
+void qopt_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
+		       const char *what);
+/* The table every manager context points to (core/ctx.c). */
+extern const struct ctx_ops qopt_ctx_ops;
 
 #endif /* QOPT_CORE_H */

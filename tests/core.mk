@@ -32,7 +32,7 @@ tests_core_check_SOURCES = tests/core-check.c
 tests_core_check_LDADD = libqopt.la
 tests_core_unit_SOURCES = tests/core-unit.c tests/tap.h
 tests_core_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_core_unit_LDADD = libqopt.la
+tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 
 TESTS += tests/core-unit tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
