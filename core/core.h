@@ -64,8 +64,18 @@ struct qopt_plugin {
 	char *path;		/* as given (owned) */
 	char *real;		/* realpath (owned), to load each file once */
 	void *handle;
-	const qopt_plugin_info *info;
+	const qopt_plugin_info *info;	/* &info_copy */
+	/* The plugin's tables in this libqopt's layout (owned): read with
+	 * the entry sizes the plugin was built with, missing fields 0. */
+	qopt_plugin_info info_copy;
+	qopt_pass_info *passes;
+	qopt_option_spec **options;	/* per pass, or NULL */
 };
+
+/* Entry sizes of ABI 2.0, the smallest a plugin of this major has. */
+#define QOPT_PLUGIN_INFO_SIZE_2_0 sizeof(qopt_plugin_info)
+#define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
+#define QOPT_OPTION_SPEC_SIZE_2_0 sizeof(qopt_option_spec)
 
 struct qopt_pass {
 	const qopt_pass_info *info;

@@ -3,7 +3,8 @@
 # qopt command line (the binary).
 libqopt_la_SOURCES += \
 	core/ctx-ops.h \
-	core/ctx-api.c
+	core/ctx-api.c \
+	core/version.c
 
 noinst_LTLIBRARIES += core/libpassmgr.la
 core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)

@@ -6,7 +6,9 @@
 CORE_TEST_PLUGIN_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/bad-abi.la tests/plugins/no-entry.la \
-	tests/plugins/dup.la tests/plugins/malformed.la
+	tests/plugins/dup.la tests/plugins/malformed.la \
+	tests/plugins/abi1.la tests/plugins/newer-minor.la \
+	tests/plugins/needs-newer.la
 tests_plugins_good_la_SOURCES = tests/plugins/good.c
 tests_plugins_good_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_good_la_LIBADD = libqopt.la
@@ -24,6 +26,14 @@ tests_plugins_dup_la_LIBADD = libqopt.la
 tests_plugins_malformed_la_SOURCES = tests/plugins/malformed.c
 tests_plugins_malformed_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_malformed_la_LIBADD = libqopt.la
+tests_plugins_abi1_la_SOURCES = tests/plugins/abi1.c
+tests_plugins_abi1_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_newer_minor_la_SOURCES = tests/plugins/newer-minor.c
+tests_plugins_newer_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_newer_minor_la_LIBADD = libqopt.la
+tests_plugins_needs_newer_la_SOURCES = tests/plugins/needs-newer.c
+tests_plugins_needs_newer_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_needs_newer_la_LIBADD = libqopt.la
 
 check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit
 tests_core_mkmodel_SOURCES = tests/core-mkmodel.c

@@ -1,10 +1,11 @@
 /*
  * qopt/pass.h - the plugin contract: what a pass .so exports and the
- * context API it is given. Public, versioned.
+ * context API it is given. Public, versioned (qopt/version.h; the rules
+ * and how to port an ABI 1 plugin are in docs/plugin-abi.md).
  *
- * A plugin exports one C function, QOPT_PLUGIN_ENTRY_SYMBOL, returning
- * a pointer to a static qopt_plugin_info. The manager refuses plugins
- * whose abi_version differs from QOPT_ABI_VERSION.
+ * A plugin declares its tables and ends with QOPT_PLUGIN, which defines
+ * the exported entry function (QOPT_PLUGIN_ENTRY_SYMBOL) and records
+ * the ABI version and the size of each table entry it was built with:
  *
  *	static const qopt_option_spec my_opts[] = {
  *		{ "block_size", QOPT_OPT_INT, "16", "elements per block" },
@@ -14,11 +15,10 @@
  *		{ "my-pass", "does one thing", my_opts, my_run, 0 },
  *		{ 0 }
  *	};
- *	static const qopt_plugin_info info = {
- *		QOPT_ABI_VERSION, "my-plugin", "1.0", my_passes
- *	};
- *	QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
- *	{ return &info; }
+ *	QOPT_PLUGIN("my-plugin", "1.0", my_passes)
+ *
+ * The manager refuses a plugin of another ABI major, or of a newer
+ * minor than the running libqopt, naming both versions.
  *
  * A pass's run function rewrites the model in place, asks
  * qopt_may_rewrite() before every single rewrite (bisect), reports
@@ -33,12 +33,12 @@
 #include <stdint.h>
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
+#include <qopt/version.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define QOPT_ABI_VERSION 1
 #define QOPT_PLUGIN_ENTRY_SYMBOL "qopt_plugin_entry"
 #define QOPT_EXPORT __attribute__((visibility("default")))
 
@@ -50,6 +50,9 @@ typedef enum qopt_opt_type {
 	QOPT_OPT_LIST,		/* comma-separated strings (globs...) */
 } qopt_opt_type;
 
+/* Tables grow only at their end, in a new ABI minor; the loader reads
+ * each entry with the size the plugin was built with, and fields a
+ * plugin's version lacks read as zero. */
 typedef struct qopt_option_spec {
 	const char *name;	/* NULL ends the table */
 	qopt_opt_type type;
@@ -75,13 +78,37 @@ typedef struct qopt_pass_info {
 } qopt_pass_info;
 
 typedef struct qopt_plugin_info {
-	uint32_t abi_version;	/* QOPT_ABI_VERSION */
+	/* abi_major stays the first field in every ABI, so a plugin of
+	 * any version can be told apart (ABI 1 called it abi_version). */
+	uint32_t abi_major;	/* QOPT_ABI_MAJOR */
+	uint32_t abi_minor;	/* QOPT_ABI_MINOR */
+	uint32_t info_size;	/* sizeof(qopt_plugin_info) */
+	uint32_t pass_size;	/* sizeof(qopt_pass_info): stride of passes */
+	uint32_t option_size;	/* sizeof(qopt_option_spec): stride of options */
 	const char *name;
 	const char *version;
 	const qopt_pass_info *passes; /* NULL-name-terminated */
 } qopt_plugin_info;
 
 typedef const qopt_plugin_info *(*qopt_plugin_entry_fn)(void);
+
+/* Defined by the plugin (QOPT_PLUGIN does it), not by libqopt. */
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void);
+
+/* The entry tail of every plugin: QOPT_PLUGIN("name", "1.0", passes) at
+ * file scope, once per plugin. */
+#define QOPT_PLUGIN(plugin_name, plugin_version, pass_table)		\
+	static const qopt_plugin_info qopt_plugin_info_of_this_plugin = { \
+		QOPT_ABI_MAJOR, QOPT_ABI_MINOR,				\
+		(uint32_t)sizeof(qopt_plugin_info),			\
+		(uint32_t)sizeof(qopt_pass_info),			\
+		(uint32_t)sizeof(qopt_option_spec),			\
+		(plugin_name), (plugin_version), (pass_table)		\
+	};								\
+	QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)	\
+	{								\
+		return &qopt_plugin_info_of_this_plugin;		\
+	}
 
 /* ---- context: logging (tagged with the pass name) ---- */
 enum qopt_log_level {

@@ -369,11 +369,4 @@ static const qopt_pass_info nvfp4_passes[] = {
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
-static const qopt_plugin_info nvfp4_plugin = {
-	QOPT_ABI_VERSION, "nvfp4-weights", "1.0", nvfp4_passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &nvfp4_plugin;
-}
+QOPT_PLUGIN("nvfp4-weights", "1.0", nvfp4_passes)

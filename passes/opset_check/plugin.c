@@ -157,11 +157,4 @@ static const qopt_pass_info oc_passes[] = {
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
-static const qopt_plugin_info oc_plugin = {
-	QOPT_ABI_VERSION, "opset-check", "1.0", oc_passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &oc_plugin;
-}
+QOPT_PLUGIN("opset-check", "1.0", oc_passes)

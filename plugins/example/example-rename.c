@@ -102,11 +102,4 @@ static const qopt_pass_info passes[] = {
 	{ 0 }
 };
 
-static const qopt_plugin_info info = {
-	QOPT_ABI_VERSION, "example-rename", "1.0", passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &info;
-}
+QOPT_PLUGIN("example-rename", "1.0", passes)

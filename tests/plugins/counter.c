@@ -78,11 +78,4 @@ static const qopt_pass_info passes[] = {
 	{ 0 }
 };
 
-static const qopt_plugin_info info = {
-	QOPT_ABI_VERSION, "test-counter", "0.1", passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &info;
-}
+QOPT_PLUGIN("test-counter", "0.1", passes)

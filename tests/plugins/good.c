@@ -148,11 +148,4 @@ static const qopt_pass_info passes[] = {
 	{ 0 }
 };
 
-static const qopt_plugin_info info = {
-	QOPT_ABI_VERSION, "test-good", "1.2.3", passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &info;
-}
+QOPT_PLUGIN("test-good", "1.2.3", passes)
