@@ -2,3 +2,7 @@
 # older and newer ABI versions.
 TESTS += tests/abi-exports.sh tests/abi-plugins.sh
 dist_check_SCRIPTS += tests/abi-exports.sh tests/abi-plugins.sh
+check_PROGRAMS += tests/abi-helpers
+tests_abi_helpers_SOURCES = tests/abi-helpers.c tests/tap.h
+tests_abi_helpers_LDADD = libqopt.la
+TESTS += tests/abi-helpers
