@@ -8,6 +8,7 @@
 #ifndef QOPT_CORE_H
 #define QOPT_CORE_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <qopt/pass.h>
 
@@ -57,6 +58,9 @@ const char *qopt_opt_type_name(int type);
 int qopt_value_parse(const qopt_option_spec *spec, const char *text,
 		     struct qopt_value *v, char *why, size_t n);
 void qopt_value_clear(struct qopt_value *v);
+/* What spec accepts beyond its type ("one of: real, fake", "range: 1 to
+ * 64") into buf; 0 when nothing more. */
+int qopt_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
 int qopt_parse_bool(const char *s, int *out);
 
 /* ---- plugins and the pass registry (core/loader.c, discovery.c) ---- */
@@ -75,7 +79,7 @@ struct qopt_plugin {
 /* Entry sizes of ABI 2.0, the smallest a plugin of this major has. */
 #define QOPT_PLUGIN_INFO_SIZE_2_0 sizeof(qopt_plugin_info)
 #define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
-#define QOPT_OPTION_SPEC_SIZE_2_0 sizeof(qopt_option_spec)
+#define QOPT_OPTION_SPEC_SIZE_2_0 offsetof(qopt_option_spec, choices)
 
 struct qopt_pass {
 	const qopt_pass_info *info;

@@ -84,6 +84,13 @@ const char *qopt_opt_string(qopt_ctx *ctx, const char *name)
 	return o ? o->opt_string(ctx, name) : NULL;
 }
 
+int qopt_opt_enum(qopt_ctx *ctx, const char *name)
+{
+	const struct ctx_ops *o = ops_of(ctx);
+
+	return o ? o->opt_enum(ctx, name) : -1;
+}
+
 const char *const *qopt_opt_list(qopt_ctx *ctx, const char *name,
 				 size_t *count)
 {

@@ -24,6 +24,7 @@ struct ctx_ops {
 	int64_t (*opt_int)(qopt_ctx *ctx, const char *name);
 	double (*opt_float)(qopt_ctx *ctx, const char *name);
 	const char *(*opt_string)(qopt_ctx *ctx, const char *name);
+	int (*opt_enum)(qopt_ctx *ctx, const char *name);
 	const char *const *(*opt_list)(qopt_ctx *ctx, const char *name,
 				       size_t *count);
 	int (*opt_is_set)(qopt_ctx *ctx, const char *name);

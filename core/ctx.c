@@ -91,6 +91,13 @@ static const char *ctx_opt_string(qopt_ctx *ctx, const char *name)
 	return v && v->present ? v->text : NULL;
 }
 
+static int ctx_opt_enum(qopt_ctx *ctx, const char *name)
+{
+	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_ENUM);
+
+	return v && v->present ? (int)v->i : -1;
+}
+
 static const char *const *ctx_opt_list(qopt_ctx *ctx, const char *name,
 					size_t *count)
 {
@@ -156,6 +163,7 @@ const struct ctx_ops qopt_ctx_ops = {
 	.opt_int = ctx_opt_int,
 	.opt_float = ctx_opt_float,
 	.opt_string = ctx_opt_string,
+	.opt_enum = ctx_opt_enum,
 	.opt_list = ctx_opt_list,
 	.opt_is_set = ctx_opt_is_set,
 	.pipeline_setting = ctx_pipeline_setting,

@@ -86,6 +86,41 @@ static int valid_name(const char *s)
 	return 1;
 }
 
+/* choices and bounds make sense for the type (ABI 2.1 fields). */
+static int check_accepts(const char *path, const qopt_pass_info *pi,
+			 const qopt_option_spec *o, qir_error *err)
+{
+	size_t k;
+	int numeric = o->type == QOPT_OPT_INT || o->type == QOPT_OPT_FLOAT;
+
+	if (o->type == QOPT_OPT_ENUM && (!o->choices || !o->choices[0]))
+		return qir_fail(err, QIR_EINVALID,
+				"%s: pass '%s': enum option '%s' lists no choices",
+				path, pi->name, o->name);
+	if (o->choices && o->type != QOPT_OPT_ENUM &&
+	    o->type != QOPT_OPT_LIST)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: pass '%s': option '%s' (%s) cannot list choices",
+				path, pi->name, o->name,
+				qopt_opt_type_name(o->type));
+	for (k = 0; o->choices && o->choices[k]; k++)
+		if (!*o->choices[k] || strchr(o->choices[k], ','))
+			return qir_fail(err, QIR_EINVALID,
+					"%s: pass '%s': option '%s': choice %zu is empty or has a comma",
+					path, pi->name, o->name, k);
+	if ((o->flags & (QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX)) && !numeric)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: pass '%s': option '%s' (%s) cannot have a range",
+				path, pi->name, o->name,
+				qopt_opt_type_name(o->type));
+	if ((o->flags & QOPT_OPT_HAS_MIN) && (o->flags & QOPT_OPT_HAS_MAX) &&
+	    !(o->min <= o->max))
+		return qir_fail(err, QIR_EINVALID,
+				"%s: pass '%s': option '%s': min %g is above max %g",
+				path, pi->name, o->name, o->min, o->max);
+	return 0;
+}
+
 static int check_options(const char *path, const qopt_pass_info *pi,
 			 size_t *nopts, qir_error *err)
 {
@@ -111,6 +146,8 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 				return qir_fail(err, QIR_EINVALID,
 						"%s: pass '%s': option '%s' declared twice",
 						path, pi->name, o[i].name);
+		if (check_accepts(path, pi, &o[i], err) < 0)
+			return -1;
 		if (o[i].default_value &&
 		    qopt_value_parse(&o[i], o[i].default_value, &v, why,
 				     sizeof(why)) < 0) {

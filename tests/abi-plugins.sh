@@ -34,6 +34,26 @@ t "... the message names the file and the versions" \
 run "$QOPT" --load "$PL/good.so" --list-passes
 t "a plugin of this version loads" eval '[ $rc = 0 ] && grep -q "^t-opts " "$W/out"'
 
+# The porting tool on the SDK example as ABI 1 shipped it: the result
+# builds warning-free against today's headers and runs.
+if [ "$PYTHON3" != no ] && [ -x "$PYTHON3" ]; then
+	cp "$top_srcdir/tests/abi1-example.c" "$W/port.c"
+	run "$PYTHON3" "$top_srcdir/tools/qopt-port-abi1.py" "$W/port.c"
+	t "qopt-port-abi1.py ports the entry tail and the option table" \
+		eval '[ $rc = 0 ] && has "1 entry tail(s), 2 option(s) ported" "$W/out" && grep -q "^QOPT_PLUGIN(\"example-rename\", \"1.0\", passes)" "$W/port.c"'
+	run ${CC:-cc} -std=c11 -Wall -Wextra -Werror -fPIC -shared \
+		-I"$top_srcdir/include" -o "$W/port.so" "$W/port.c"
+	t "... the ported plugin builds with -Wall -Wextra -Werror" \
+		test "$rc" = 0
+	run "$QOPT" --load "$W/port.so" --passes 'example-rename:match=*' \
+		"$W/m.onnx" -o "$W/port.onnx"
+	t "... and loads and runs" \
+		eval '[ $rc = 0 ] && has "example-rename: done" "$W/err"'
+else
+	echo "ok $((n + 1)) # SKIP python3 not found"
+	n=$((n + 1))
+fi
+
 run "$QOPT" --version
 t "--version names the plugin ABI" has "plugin ABI $major" "$W/out"
 done_testing

@@ -48,7 +48,14 @@ typedef enum qopt_opt_type {
 	QOPT_OPT_FLOAT,		/* double */
 	QOPT_OPT_STRING,
 	QOPT_OPT_LIST,		/* comma-separated strings (globs...) */
+	QOPT_OPT_ENUM,		/* one word of .choices (ABI 2.1) */
 } qopt_opt_type;
+
+/* qopt_option_spec.flags (ABI 2.1) */
+enum qopt_opt_flags {
+	QOPT_OPT_HAS_MIN = 1u << 0,	/* INT/FLOAT: value >= .min */
+	QOPT_OPT_HAS_MAX = 1u << 1,	/* INT/FLOAT: value <= .max */
+};
 
 /* Tables grow only at their end, in a new ABI minor; the loader reads
  * each entry with the size the plugin was built with, and fields a
@@ -58,6 +65,15 @@ typedef struct qopt_option_spec {
 	qopt_opt_type type;
 	const char *default_value; /* as text; NULL = unset */
 	const char *help;
+	/* ---- ABI 2.1; zero in a 2.0 plugin, meaning "not checked" ----
+	 * The manager checks these before the pass runs (a bad value is a
+	 * pipeline error naming file, line and the allowed values), so a
+	 * pass reads its options without validating them again. */
+	/* ENUM: the allowed words; LIST: if set, the allowed items.
+	 * NULL-terminated. --help-pass lists them. */
+	const char *const *choices;
+	unsigned flags;		/* enum qopt_opt_flags */
+	double min, max;	/* inclusive bounds, with HAS_MIN/HAS_MAX */
 } qopt_option_spec;
 
 typedef struct qopt_ctx qopt_ctx;
@@ -135,6 +151,9 @@ int64_t qopt_opt_int(qopt_ctx *ctx, const char *name);
 double qopt_opt_float(qopt_ctx *ctx, const char *name);
 /* Borrowed; NULL when unset with no default. */
 const char *qopt_opt_string(qopt_ctx *ctx, const char *name);
+/* ENUM option: index of the value in the spec's choices, -1 when unset
+ * with no default (ABI 2.1). qopt_opt_string() gives the word. */
+int qopt_opt_enum(qopt_ctx *ctx, const char *name);
 /* Borrowed array of *count items (empty list: count 0). */
 const char *const *qopt_opt_list(qopt_ctx *ctx, const char *name,
 				 size_t *count);

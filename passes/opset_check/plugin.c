@@ -10,15 +10,17 @@
 #include "opset_check.h"
 
 static const qopt_option_spec oc_options[] = {
-	{ "require", QOPT_OPT_INT, NULL,
-	  "fail unless the model declares at least this default-domain "
+	{ .name = "require", .type = QOPT_OPT_INT, .default_value = NULL,
+	  .flags = QOPT_OPT_HAS_MIN, .min = 1,
+	  .help = "fail unless the model declares at least this default-domain "
 	  "opset and declares all it needs" },
-	{ "upgrade", QOPT_OPT_BOOL, "no",
-	  "raise the opset (and IR version) to what the model needs, or to "
+	{ .name = "upgrade", .type = QOPT_OPT_BOOL, .default_value = "no",
+	  .help = "raise the opset (and IR version) to what the model needs, or to "
 	  "`target`, rewriting the ops whose definition changed" },
-	{ "target", QOPT_OPT_INT, NULL,
-	  "opset to upgrade to (with upgrade = yes); at most 25" },
-	{ NULL, 0, NULL, NULL }
+	{ .name = "target", .type = QOPT_OPT_INT, .default_value = NULL,
+	  .flags = QOPT_OPT_HAS_MIN, .min = 1,
+	  .help = "opset to upgrade to (with upgrade = yes); at most 25" },
+	{ 0 }
 };
 
 static int max_int(int a, int b)
