@@ -141,6 +141,9 @@ struct qopt_globals {
 	int64_t external_threshold;
 	char *external_name;
 	int all_inline;
+	/* Opset policy, the same for every pass (qopt_policy_*()). */
+	int64_t max_opset;	/* -1: no limit */
+	int allow_upgrade;	/* -1: not given (yes) */
 };
 
 struct qopt_pipeline {
@@ -167,9 +170,6 @@ int qopt_pipeline_resolve(struct qopt_pipeline *p,
 			  const struct qopt_registry *r);
 /* INI text that parses back to the same pipeline. */
 void qopt_pipeline_print(const struct qopt_pipeline *p, FILE *f);
-/* Effective text of an option of the last stage running pass, or NULL. */
-const char *qopt_pipeline_value_text(const struct qopt_pipeline *p,
-				     const char *pass, const char *option);
 
 /* ---- running a pipeline (core/manager.c, ctx.c, report.c) ---- */
 struct qopt_run_opts {

@@ -110,14 +110,6 @@ int qopt_opt_is_set(qopt_ctx *ctx, const char *name)
 	return o ? o->opt_is_set(ctx, name) : 0;
 }
 
-const char *qopt_pipeline_setting(qopt_ctx *ctx, const char *pass,
-				  const char *option)
-{
-	const struct ctx_ops *o = ops_of(ctx);
-
-	return o ? o->pipeline_setting(ctx, pass, option) : NULL;
-}
-
 void qopt_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
 {
 	const struct ctx_ops *o = ops_of(ctx);
@@ -147,6 +139,20 @@ void qopt_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 
 	if (o)
 		o->progress(ctx, done, total, what);
+}
+
+int64_t qopt_policy_max_opset(qopt_ctx *ctx)
+{
+	const struct ctx_ops *o = ops_of(ctx);
+
+	return o ? o->max_opset(ctx) : 0;
+}
+
+int qopt_policy_allow_upgrade(qopt_ctx *ctx)
+{
+	const struct ctx_ops *o = ops_of(ctx);
+
+	return o ? o->allow_upgrade(ctx) : 1;
 }
 
 qk_ctx *qopt_kernels(qopt_ctx *ctx)

@@ -28,14 +28,14 @@ struct ctx_ops {
 	const char *const *(*opt_list)(qopt_ctx *ctx, const char *name,
 				       size_t *count);
 	int (*opt_is_set)(qopt_ctx *ctx, const char *name);
-	const char *(*pipeline_setting)(qopt_ctx *ctx, const char *pass,
-					const char *option);
 	void (*stat_add)(qopt_ctx *ctx, const char *counter, int64_t delta);
 	/* desc: the formatted rewrite description. */
 	int (*may_rewrite)(qopt_ctx *ctx, const char *desc);
 	void (*progress)(qopt_ctx *ctx, uint64_t done, uint64_t total,
 			 const char *what);
 	qk_ctx *(*kernels)(qopt_ctx *ctx);
+	int64_t (*max_opset)(qopt_ctx *ctx);
+	int (*allow_upgrade)(qopt_ctx *ctx);
 };
 
 /* Every context handed to a pass begins with this. */

@@ -117,12 +117,16 @@ static int ctx_opt_is_set(qopt_ctx *ctx, const char *name)
 	return v ? v->set : 0;
 }
 
-static const char *ctx_pipeline_setting(qopt_ctx *ctx, const char *pass,
-					const char *option)
+static int64_t ctx_max_opset(qopt_ctx *ctx)
 {
-	if (!ctx || !ctx->run)
-		return NULL;
-	return qopt_pipeline_value_text(ctx->run->pl, pass, option);
+	const struct qopt_globals *g = &ctx->run->pl->g;
+
+	return g->max_opset > 0 ? g->max_opset : 0;
+}
+
+static int ctx_allow_upgrade(qopt_ctx *ctx)
+{
+	return ctx->run->pl->g.allow_upgrade != 0;
 }
 
 static void ctx_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
@@ -166,9 +170,10 @@ const struct ctx_ops qopt_ctx_ops = {
 	.opt_enum = ctx_opt_enum,
 	.opt_list = ctx_opt_list,
 	.opt_is_set = ctx_opt_is_set,
-	.pipeline_setting = ctx_pipeline_setting,
 	.stat_add = ctx_stat_add,
 	.may_rewrite = qopt_gate_rewrite,
 	.progress = qopt_ctx_progress,
 	.kernels = ctx_kernels,
+	.max_opset = ctx_max_opset,
+	.allow_upgrade = ctx_allow_upgrade,
 };

@@ -141,7 +141,11 @@ void qopt_vlog(qopt_ctx *ctx, int level, const char *fmt, va_list ap);
 #define qopt_warn(ctx, ...) qopt_log((ctx), QOPT_LOG_WARN, __VA_ARGS__)
 #define qopt_info(ctx, ...) qopt_log((ctx), QOPT_LOG_INFO, __VA_ARGS__)
 #define qopt_debug(ctx, ...) qopt_log((ctx), QOPT_LOG_DEBUG, __VA_ARGS__)
-/* 1 under --strict (a pass may choose to fail early). */
+/* 1 under --strict. The manager owns the --strict policy: it shows
+ * every warning as an error and fails the pass once it returns (no
+ * output is written), so a pass reports with qopt_warn() and does not
+ * test this to do the same. Left for a pass that must stop before
+ * costly work it would otherwise do anyway. */
 int qopt_strict(const qopt_ctx *ctx);
 const char *qopt_pass_name(const qopt_ctx *ctx);
 
@@ -159,11 +163,17 @@ const char *const *qopt_opt_list(qopt_ctx *ctx, const char *name,
 				 size_t *count);
 /* 1 when the pipeline set the option explicitly. */
 int qopt_opt_is_set(qopt_ctx *ctx, const char *name);
-/* Settings of another pass in the same pipeline (e.g. nvfp4-weights
- * honouring opset-check's require/target): the value text of option
- * `option` of the last section of pass `pass`, or NULL. */
-const char *qopt_pipeline_setting(qopt_ctx *ctx, const char *pass,
-				  const char *option);
+
+/* ---- pipeline policy: [qopt] settings every pass obeys alike, so the
+ * same request gets the same answer whatever other passes run (ABI
+ * 2.1). A pass that would raise the model's default-domain opset asks
+ * these first, and names the setting when it refuses. ---- */
+/* [qopt] max_opset: the highest opset any pass may raise the model to;
+ * 0 when the pipeline sets no limit. */
+int64_t qopt_policy_max_opset(qopt_ctx *ctx);
+/* [qopt] allow_upgrade: 0 when the pipeline forbids raising the opset
+ * at all (default 1). */
+int qopt_policy_allow_upgrade(qopt_ctx *ctx);
 
 /* ---- statistics: "nvfp4-weights: 96 weights quantized, 2 skipped
  * (not constant)"; counters print in first-use order ---- */

@@ -79,6 +79,17 @@ static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 			   "model needs", target, nd->opset);
 		return -1;
 	}
+	if (target > declared && !qopt_policy_allow_upgrade(ctx)) {
+		qopt_error(ctx, "upgrade to opset %d: the pipeline has [qopt] "
+			   "allow_upgrade = no", target);
+		return -1;
+	}
+	if (qopt_policy_max_opset(ctx) && target > qopt_policy_max_opset(ctx)) {
+		qopt_error(ctx, "upgrade to opset %d: the pipeline has [qopt] "
+			   "max_opset = %lld", target,
+			   (long long)qopt_policy_max_opset(ctx));
+		return -1;
+	}
 	if (target > OC_MAX_OPSET) {
 		qopt_error(ctx, "target opset %d: operator changes are known "
 			   "only up to opset %d", target, OC_MAX_OPSET);
