@@ -54,12 +54,17 @@ int qopt_cmd_help_pass(const struct qopt_registry *r, const char *name)
 	}
 	printf("options:\n");
 	o = p->info->options;
-	for (i = 0; i < p->nopts; i++)
+	for (i = 0; i < p->nopts; i++) {
+		char acc[512];
+
 		printf("  %-20s %-6s default %-10s %s\n", o[i].name,
 		       qopt_opt_type_name(o[i].type),
 		       o[i].default_value ? (*o[i].default_value ?
 		       o[i].default_value : "''") : "(unset)",
 		       o[i].help ? o[i].help : "");
+		if (qopt_option_accepts(&o[i], acc, sizeof(acc)))
+			printf("  %-20s %s\n", "", acc);
+	}
 	return QOPT_EXIT_OK;
 }
 

@@ -1,13 +1,14 @@
 /*
  * core/core.h - private to core/ and the qopt binary (not installed).
  *
- * Everything here lives in libqopt next to the pass context API, so its
- * names carry the qopt_ prefix: libqopt exports only qir_/qopt_/qk_
- * symbols and the qopt binary links against the shared library.
+ * The pass manager: a static library linked into the qopt program. It
+ * uses libqopt's public API only, and gives passes their context
+ * through the ops table of core/ctx-ops.h.
  */
 #ifndef QOPT_CORE_H
 #define QOPT_CORE_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <qopt/pass.h>
 
@@ -57,6 +58,9 @@ const char *qopt_opt_type_name(int type);
 int qopt_value_parse(const qopt_option_spec *spec, const char *text,
 		     struct qopt_value *v, char *why, size_t n);
 void qopt_value_clear(struct qopt_value *v);
+/* What spec accepts beyond its type ("one of: real, fake", "range: 1 to
+ * 64") into buf; 0 when nothing more. */
+int qopt_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
 int qopt_parse_bool(const char *s, int *out);
 
 /* ---- plugins and the pass registry (core/loader.c, discovery.c) ---- */
@@ -64,8 +68,18 @@ struct qopt_plugin {
 	char *path;		/* as given (owned) */
 	char *real;		/* realpath (owned), to load each file once */
 	void *handle;
-	const qopt_plugin_info *info;
+	const qopt_plugin_info *info;	/* &info_copy */
+	/* The plugin's tables in this libqopt's layout (owned): read with
+	 * the entry sizes the plugin was built with, missing fields 0. */
+	qopt_plugin_info info_copy;
+	qopt_pass_info *passes;
+	qopt_option_spec **options;	/* per pass, or NULL */
 };
+
+/* Entry sizes of ABI 2.0, the smallest a plugin of this major has. */
+#define QOPT_PLUGIN_INFO_SIZE_2_0 sizeof(qopt_plugin_info)
+#define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
+#define QOPT_OPTION_SPEC_SIZE_2_0 offsetof(qopt_option_spec, choices)
 
 struct qopt_pass {
 	const qopt_pass_info *info;
@@ -127,6 +141,9 @@ struct qopt_globals {
 	int64_t external_threshold;
 	char *external_name;
 	int all_inline;
+	/* Opset policy, the same for every pass (qopt_policy_*()). */
+	int64_t max_opset;	/* -1: no limit */
+	int allow_upgrade;	/* -1: not given (yes) */
 };
 
 struct qopt_pipeline {
@@ -153,9 +170,6 @@ int qopt_pipeline_resolve(struct qopt_pipeline *p,
 			  const struct qopt_registry *r);
 /* INI text that parses back to the same pipeline. */
 void qopt_pipeline_print(const struct qopt_pipeline *p, FILE *f);
-/* Effective text of an option of the last stage running pass, or NULL. */
-const char *qopt_pipeline_value_text(const struct qopt_pipeline *p,
-				     const char *pass, const char *option);
 
 /* ---- running a pipeline (core/manager.c, ctx.c, report.c) ---- */
 struct qopt_run_opts {
@@ -212,7 +226,10 @@ struct qopt_run {
 	const char *failed_pass; /* first failure, for reports */
 };
 
+struct ctx_ops;
+/* The manager's pass context; starts as core/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
+	const struct ctx_ops *ops;	/* &qopt_ctx_ops */
 	struct qopt_run *run;
 	size_t stage;
 	const struct qopt_stage *st;
@@ -267,5 +284,11 @@ double qopt_now(void);
 int qopt_gate_pass(struct qopt_run *r, size_t stage);
 /* Ends a progress bar of the context's pass, if one is shown. */
 void qopt_ctx_finish_progress(qopt_ctx *ctx);
+/* The ops behind qopt_may_rewrite() and qopt_progress(). */
+int qopt_gate_rewrite(qopt_ctx *ctx, const char *desc);
+void qopt_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
+		       const char *what);
+/* The table every manager context points to (core/ctx.c). */
+extern const struct ctx_ops qopt_ctx_ops;
 
 #endif /* QOPT_CORE_H */

@@ -1,6 +1,7 @@
 /*
- * core/ctx.c - the context a pass sees: logging, options, statistics,
- * the rewrite gate and progress.
+ * core/ctx.c - the manager's side of the context a pass sees: logging,
+ * options, statistics; the rewrite gate (gate.c) and progress
+ * (progress.c) complete the ops table libqopt forwards to.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,8 +10,10 @@
 #include <unistd.h>
 #include <qopt/pass.h>
 #include "core.h"
+#include "ctx-ops.h"
 
-void qopt_vlog(qopt_ctx *ctx, int level, const char *fmt, va_list ap)
+static void ctx_vlog(qopt_ctx *ctx, int level, const char *fmt,
+		     va_list ap)
 {
 	const char *tag = ctx && ctx->st ? ctx->st->name : NULL;
 
@@ -21,21 +24,12 @@ void qopt_vlog(qopt_ctx *ctx, int level, const char *fmt, va_list ap)
 	qopt_vmsg(level, tag, fmt, ap);
 }
 
-void qopt_log(qopt_ctx *ctx, int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	qopt_vlog(ctx, level, fmt, ap);
-	va_end(ap);
-}
-
-int qopt_strict(const qopt_ctx *ctx)
+static int ctx_strict(const qopt_ctx *ctx)
 {
 	return ctx && ctx->run ? ctx->run->o.strict : 0;
 }
 
-const char *qopt_pass_name(const qopt_ctx *ctx)
+static const char *ctx_pass_name(const qopt_ctx *ctx)
 {
 	return ctx && ctx->st ? ctx->st->name : NULL;
 }
@@ -68,28 +62,28 @@ static const struct qopt_value *opt(qopt_ctx *ctx, const char *name,
 	return &ctx->st->vals[idx];
 }
 
-int qopt_opt_bool(qopt_ctx *ctx, const char *name)
+static int ctx_opt_bool(qopt_ctx *ctx, const char *name)
 {
 	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_BOOL);
 
 	return v && v->present ? v->b : 0;
 }
 
-int64_t qopt_opt_int(qopt_ctx *ctx, const char *name)
+static int64_t ctx_opt_int(qopt_ctx *ctx, const char *name)
 {
 	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_INT);
 
 	return v && v->present ? v->i : 0;
 }
 
-double qopt_opt_float(qopt_ctx *ctx, const char *name)
+static double ctx_opt_float(qopt_ctx *ctx, const char *name)
 {
 	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_FLOAT);
 
 	return v && v->present ? v->f : 0.0;
 }
 
-const char *qopt_opt_string(qopt_ctx *ctx, const char *name)
+static const char *ctx_opt_string(qopt_ctx *ctx, const char *name)
 {
 	/* Any option reads as its canonical text. */
 	const struct qopt_value *v = opt(ctx, name, 0);
@@ -97,8 +91,15 @@ const char *qopt_opt_string(qopt_ctx *ctx, const char *name)
 	return v && v->present ? v->text : NULL;
 }
 
-const char *const *qopt_opt_list(qopt_ctx *ctx, const char *name,
-				 size_t *count)
+static int ctx_opt_enum(qopt_ctx *ctx, const char *name)
+{
+	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_ENUM);
+
+	return v && v->present ? (int)v->i : -1;
+}
+
+static const char *const *ctx_opt_list(qopt_ctx *ctx, const char *name,
+					size_t *count)
 {
 	static const char *const empty[1] = { NULL };
 	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_LIST);
@@ -109,22 +110,26 @@ const char *const *qopt_opt_list(qopt_ctx *ctx, const char *name,
 	return (const char *const *)v->items;
 }
 
-int qopt_opt_is_set(qopt_ctx *ctx, const char *name)
+static int ctx_opt_is_set(qopt_ctx *ctx, const char *name)
 {
 	const struct qopt_value *v = opt(ctx, name, 0);
 
 	return v ? v->set : 0;
 }
 
-const char *qopt_pipeline_setting(qopt_ctx *ctx, const char *pass,
-				  const char *option)
+static int64_t ctx_max_opset(qopt_ctx *ctx)
 {
-	if (!ctx || !ctx->run)
-		return NULL;
-	return qopt_pipeline_value_text(ctx->run->pl, pass, option);
+	const struct qopt_globals *g = &ctx->run->pl->g;
+
+	return g->max_opset > 0 ? g->max_opset : 0;
 }
 
-void qopt_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
+static int ctx_allow_upgrade(qopt_ctx *ctx)
+{
+	return ctx->run->pl->g.allow_upgrade != 0;
+}
+
+static void ctx_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
 {
 	struct qopt_stage_result *r;
 	struct qopt_counter *grown;
@@ -149,7 +154,26 @@ void qopt_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
 		r->ncounters++;
 }
 
-qk_ctx *qopt_kernels(qopt_ctx *ctx)
+static qk_ctx *ctx_kernels(qopt_ctx *ctx)
 {
 	return ctx && ctx->run ? ctx->run->kctx : NULL;
 }
+
+const struct ctx_ops qopt_ctx_ops = {
+	.vlog = ctx_vlog,
+	.strict = ctx_strict,
+	.pass_name = ctx_pass_name,
+	.opt_bool = ctx_opt_bool,
+	.opt_int = ctx_opt_int,
+	.opt_float = ctx_opt_float,
+	.opt_string = ctx_opt_string,
+	.opt_enum = ctx_opt_enum,
+	.opt_list = ctx_opt_list,
+	.opt_is_set = ctx_opt_is_set,
+	.stat_add = ctx_stat_add,
+	.may_rewrite = qopt_gate_rewrite,
+	.progress = qopt_ctx_progress,
+	.kernels = ctx_kernels,
+	.max_opset = ctx_max_opset,
+	.allow_upgrade = ctx_allow_upgrade,
+};

@@ -58,20 +58,12 @@ int qopt_gate_pass(struct qopt_run *r, size_t stage)
 	return ok;
 }
 
-int qopt_may_rewrite(qopt_ctx *ctx, const char *fmt, ...)
+int qopt_gate_rewrite(qopt_ctx *ctx, const char *desc)
 {
-	struct qopt_run *r;
-	char desc[512];
-	va_list ap;
+	struct qopt_run *r = ctx->run;
 	int64_t num;
 	int ok;
 
-	if (!ctx || !ctx->run)
-		return 1;
-	r = ctx->run;
-	va_start(ap, fmt);
-	vsnprintf(desc, sizeof(desc), fmt, ap);
-	va_end(ap);
 	num = ++r->counter;
 	ok = allowed(r, num);
 	if (ok)

@@ -15,6 +15,8 @@
 #include <qopt/pass.h>
 #include "core.h"
 
+static void free_tables(struct qopt_plugin *pl);
+
 struct qopt_registry *qopt_registry_new(void)
 {
 	return calloc(1, sizeof(struct qopt_registry));
@@ -29,6 +31,7 @@ void qopt_registry_free(struct qopt_registry *r)
 	for (i = 0; i < r->npasses; i++)
 		free(r->passes[i]);
 	for (i = 0; i < r->nplugins; i++) {
+		free_tables(r->plugins[i]);
 		free(r->plugins[i]->path);
 		free(r->plugins[i]->real);
 		free(r->plugins[i]);
@@ -83,6 +86,41 @@ static int valid_name(const char *s)
 	return 1;
 }
 
+/* choices and bounds make sense for the type (ABI 2.1 fields). */
+static int check_accepts(const char *path, const qopt_pass_info *pi,
+			 const qopt_option_spec *o, qir_error *err)
+{
+	size_t k;
+	int numeric = o->type == QOPT_OPT_INT || o->type == QOPT_OPT_FLOAT;
+
+	if (o->type == QOPT_OPT_ENUM && (!o->choices || !o->choices[0]))
+		return qir_fail(err, QIR_EINVALID,
+				"%s: pass '%s': enum option '%s' lists no choices",
+				path, pi->name, o->name);
+	if (o->choices && o->type != QOPT_OPT_ENUM &&
+	    o->type != QOPT_OPT_LIST)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: pass '%s': option '%s' (%s) cannot list choices",
+				path, pi->name, o->name,
+				qopt_opt_type_name(o->type));
+	for (k = 0; o->choices && o->choices[k]; k++)
+		if (!*o->choices[k] || strchr(o->choices[k], ','))
+			return qir_fail(err, QIR_EINVALID,
+					"%s: pass '%s': option '%s': choice %zu is empty or has a comma",
+					path, pi->name, o->name, k);
+	if ((o->flags & (QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX)) && !numeric)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: pass '%s': option '%s' (%s) cannot have a range",
+				path, pi->name, o->name,
+				qopt_opt_type_name(o->type));
+	if ((o->flags & QOPT_OPT_HAS_MIN) && (o->flags & QOPT_OPT_HAS_MAX) &&
+	    !(o->min <= o->max))
+		return qir_fail(err, QIR_EINVALID,
+				"%s: pass '%s': option '%s': min %g is above max %g",
+				path, pi->name, o->name, o->min, o->max);
+	return 0;
+}
+
 static int check_options(const char *path, const qopt_pass_info *pi,
 			 size_t *nopts, qir_error *err)
 {
@@ -108,6 +146,8 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 				return qir_fail(err, QIR_EINVALID,
 						"%s: pass '%s': option '%s' declared twice",
 						path, pi->name, o[i].name);
+		if (check_accepts(path, pi, &o[i], err) < 0)
+			return -1;
 		if (o[i].default_value &&
 		    qopt_value_parse(&o[i], o[i].default_value, &v, why,
 				     sizeof(why)) < 0) {
@@ -209,27 +249,31 @@ static int already_loaded(const struct qopt_registry *r, const char *real)
 	return 0;
 }
 
+/* Takes over tmp's tables, also on failure. */
 static int register_plugin(struct qopt_registry *r, const char *path,
-			   const char *real, void *h,
-			   const qopt_plugin_info *info, size_t n,
-			   qir_error *err)
+			   const char *real, void *h, struct qopt_plugin *tmp,
+			   size_t n, qir_error *err)
 {
 	struct qopt_plugin *pl = calloc(1, sizeof(*pl));
 	struct qopt_plugin **grown;
 
 	grown = realloc(r->plugins, (r->nplugins + 1) * sizeof(*grown));
+	if (grown)
+		r->plugins = grown;
 	if (!pl || !grown) {
 		free(pl);
+		free_tables(tmp);
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	}
-	r->plugins = grown;
+	*pl = *tmp;
 	pl->path = strdup(path);
 	pl->real = strdup(real);
 	pl->handle = h;
-	pl->info = info;
+	pl->info = &pl->info_copy;
 	if (!pl->path || !pl->real) {
 		free(pl->path);
 		free(pl->real);
+		free_tables(pl);
 		free(pl);
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	}
@@ -237,12 +281,173 @@ static int register_plugin(struct qopt_registry *r, const char *path,
 	return add_passes(r, pl, n, err);
 }
 
+/* dlerror()'s "...: undefined symbol: NAME" for a public-prefix NAME:
+ * the plugin uses a function this libqopt does not have. */
+static const char *missing_api_symbol(const char *dlerr, char *buf, size_t n)
+{
+	const char *p = dlerr ? strstr(dlerr, "undefined symbol: ") : NULL;
+	size_t len;
+
+	if (!p)
+		return NULL;
+	p += strlen("undefined symbol: ");
+	len = strcspn(p, " ,()\n");
+	if (len >= n || !(!strncmp(p, "qopt_", 5) || !strncmp(p, "qir_", 4) ||
+			  !strncmp(p, "qk_", 3)))
+		return NULL;
+	memcpy(buf, p, len);
+	buf[len] = 0;
+	return buf;
+}
+
+/* The plugin's first field: its ABI major in every version. */
+static int check_version(const char *path, const qopt_plugin_info *info,
+			 qir_error *err)
+{
+	if (info->abi_major != QOPT_ABI_MAJOR)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: plugin ABI version %u does not match qopt's plugin ABI version %u.%u (qopt %s): rebuild the plugin against this qopt%s",
+				path, (unsigned)info->abi_major,
+				QOPT_ABI_MAJOR, QOPT_ABI_MINOR, qopt_version(),
+				info->abi_major < QOPT_ABI_MAJOR ?
+				"; see 'Porting a plugin from ABI 1' in docs/plugin-abi.md" :
+				"");
+	if (info->abi_minor > QOPT_ABI_MINOR)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: plugin needs qopt plugin ABI %u.%u, this qopt (%s) provides %u.%u: upgrade qopt",
+				path, (unsigned)info->abi_major,
+				(unsigned)info->abi_minor, qopt_version(),
+				QOPT_ABI_MAJOR, QOPT_ABI_MINOR);
+	if (info->info_size < QOPT_PLUGIN_INFO_SIZE_2_0 ||
+	    info->pass_size < QOPT_PASS_INFO_SIZE_2_0 ||
+	    info->option_size < QOPT_OPTION_SPEC_SIZE_2_0)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: malformed plugin table: entry sizes %u/%u/%u are smaller than ABI %u.0's",
+				path, (unsigned)info->info_size,
+				(unsigned)info->pass_size,
+				(unsigned)info->option_size, QOPT_ABI_MAJOR);
+	return 0;
+}
+
+/* Reads the plugin's tables with the entry sizes it was built with into
+ * today's layout (fields it lacks are zero). Caller owns *out. */
+static int import_tables(const char *path, const qopt_plugin_info *info,
+			 struct qopt_plugin *pl, qir_error *err)
+{
+	const char *src = (const char *)info->passes;
+	size_t np = 0, i, no;
+
+	memcpy(&pl->info_copy, info,
+	       info->info_size < sizeof(pl->info_copy) ? info->info_size :
+							  sizeof(pl->info_copy));
+	if (!src)
+		return 0;
+	while (((const qopt_pass_info *)(const void *)
+		(src + np * info->pass_size))->name)
+		np++;
+	pl->passes = calloc(np + 1, sizeof(*pl->passes));
+	pl->options = calloc(np + 1, sizeof(*pl->options));
+	if (!pl->passes || !pl->options)
+		return qir_fail(err, QIR_ENOMEM, "%s: out of memory", path);
+	for (i = 0; i < np; i++) {
+		const char *osrc;
+
+		memcpy(&pl->passes[i], src + i * info->pass_size,
+		       info->pass_size < sizeof(qopt_pass_info) ?
+		       info->pass_size : sizeof(qopt_pass_info));
+		osrc = (const char *)pl->passes[i].options;
+		if (!osrc)
+			continue;
+		for (no = 0; ((const qopt_option_spec *)(const void *)
+			      (osrc + no * info->option_size))->name; no++)
+			;
+		pl->options[i] = calloc(no + 1, sizeof(qopt_option_spec));
+		if (!pl->options[i])
+			return qir_fail(err, QIR_ENOMEM, "%s: out of memory",
+					path);
+		while (no--)
+			memcpy(&pl->options[i][no],
+			       osrc + no * info->option_size,
+			       info->option_size < sizeof(qopt_option_spec) ?
+			       info->option_size : sizeof(qopt_option_spec));
+		pl->passes[i].options = pl->options[i];
+	}
+	pl->info_copy.passes = pl->passes;
+	return 0;
+}
+
+static void free_tables(struct qopt_plugin *pl)
+{
+	size_t i;
+
+	for (i = 0; pl->options && pl->passes && pl->passes[i].name; i++)
+		free(pl->options[i]);
+	free(pl->options);
+	free(pl->passes);
+	pl->options = NULL;
+	pl->passes = NULL;
+}
+
+/* Opens the file and finds its table. A plugin needing a function this
+ * libqopt lacks fails RTLD_NOW; it is opened again lazily to tell the
+ * user which version it wants. */
+static void *open_plugin(const char *path, const char *real,
+			 const qopt_plugin_info **info, qir_error *err)
+{
+	qopt_plugin_entry_fn entry;
+	char sym[256], why[1024];
+	const char *missing;
+	void *h;
+
+	*info = NULL;
+	h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(why, sizeof(why), "%s", dlerror());
+		missing = missing_api_symbol(why, sym, sizeof(sym));
+		h = missing ? dlopen(real, RTLD_LAZY | RTLD_LOCAL) : NULL;
+		if (h) {
+			*(void **)&entry = dlsym(h, QOPT_PLUGIN_ENTRY_SYMBOL);
+			*info = entry ? entry() : NULL;
+		}
+		if (*info && check_version(path, *info, err) < 0) {
+			size_t len = err ? strlen(err->msg) : 0;
+
+			/* Appended in place: err->msg has room to spare. */
+			if (missing && err && len + strlen(missing) + 48 <
+					      sizeof(err->msg))
+				sprintf(err->msg + len,
+					"; it uses %s(), which this libqopt lacks",
+					missing);
+			return NULL;
+		}
+		if (missing)
+			return qir_fail(err, QIR_EINVALID,
+					"%s: plugin uses %s(), which this libqopt (qopt %s, plugin ABI %u.%u) does not provide: it was built against a later qopt",
+					path, missing, qopt_version(),
+					QOPT_ABI_MAJOR, QOPT_ABI_MINOR),
+			       NULL;
+		return qir_fail(err, QIR_EIO, "%s: cannot open plugin: %s",
+				path, why), NULL;
+	}
+	*(void **)&entry = dlsym(h, QOPT_PLUGIN_ENTRY_SYMBOL);
+	if (!entry)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: not a qopt plugin: entry symbol '%s' not found",
+				path, QOPT_PLUGIN_ENTRY_SYMBOL), NULL;
+	*info = entry();
+	if (!*info)
+		return qir_fail(err, QIR_EINVALID,
+				"%s: malformed plugin: %s() returned NULL",
+				path, QOPT_PLUGIN_ENTRY_SYMBOL), NULL;
+	return h;
+}
+
 int qopt_registry_load_file(struct qopt_registry *r, const char *path,
 			    qir_error *err)
 {
 	char real[PATH_MAX];
-	qopt_plugin_entry_fn entry;
 	const qopt_plugin_info *info;
+	struct qopt_plugin tmp = { 0 };
 	size_t n = 0;
 	void *h;
 
@@ -253,30 +458,19 @@ int qopt_registry_load_file(struct qopt_registry *r, const char *path,
 		return 0;
 	/* dlopen() searches the library path for names without '/':
 	 * the user named a file, so make it one. */
-	h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	h = open_plugin(path, real, &info, err);
 	if (!h)
-		return qir_fail(err, QIR_EIO, "%s: cannot open plugin: %s",
-				path, dlerror());
-	*(void **)&entry = dlsym(h, QOPT_PLUGIN_ENTRY_SYMBOL);
-	if (!entry)
-		return qir_fail(err, QIR_EINVALID,
-				"%s: not a qopt plugin: entry symbol '%s' not found",
-				path, QOPT_PLUGIN_ENTRY_SYMBOL);
-	info = entry();
-	if (!info)
-		return qir_fail(err, QIR_EINVALID,
-				"%s: malformed plugin: %s() returned NULL",
-				path, QOPT_PLUGIN_ENTRY_SYMBOL);
-	/* Only abi_version is known to sit where we look before this
-	 * check: the rest of a foreign version's struct may differ. */
-	if (info->abi_version != QOPT_ABI_VERSION)
-		return qir_fail(err, QIR_EINVALID,
-				"%s: plugin ABI version %u does not match qopt's ABI version %u",
-				path, (unsigned)info->abi_version,
-				(unsigned)QOPT_ABI_VERSION);
-	if (check_table(r, path, info, &n, err) < 0)
 		return -1;
-	return register_plugin(r, path, real, h, info, n, err);
+	/* Only abi_major is known to sit where we look before this check:
+	 * the rest of a foreign version's table may differ. */
+	if (check_version(path, info, err) < 0)
+		return -1;
+	if (import_tables(path, info, &tmp, err) < 0 ||
+	    check_table(r, path, &tmp.info_copy, &n, err) < 0) {
+		free_tables(&tmp);
+		return -1;
+	}
+	return register_plugin(r, path, real, h, &tmp, n, err);
 }
 
 static int by_name(const void *a, const void *b)

@@ -1,7 +1,17 @@
-# core: pass manager, plugin loader, pipelines, pass context (libqopt),
-# and the qopt command line (the binary).
+# core: the pass context API (part of libqopt), the pass manager (a
+# static library: plugin loader, pipelines, running passes) and the
+# qopt command line (the binary).
 libqopt_la_SOURCES += \
+	core/ctx-ops.h \
+	core/ctx-api.c \
+	core/version.c
+
+noinst_LTLIBRARIES += core/libpassmgr.la
+core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
+core_libpassmgr_la_LIBADD = $(INIH_LIBS)
+core_libpassmgr_la_SOURCES = \
 	core/core.h \
+	core/ctx-ops.h \
 	core/pipeline-internal.h \
 	core/log.c \
 	core/suggest.c \

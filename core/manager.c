@@ -135,7 +135,7 @@ static int run_stage(struct qopt_run *r, qir_model *m, size_t i)
 {
 	const struct qopt_stage *st = &r->pl->stages[i];
 	struct qopt_stage_result *res = &r->res[i];
-	qopt_ctx ctx = { .run = r, .stage = i, .st = st, .res = res,
+	qopt_ctx ctx = { .ops = &qopt_ctx_ops, .run = r, .stage = i, .st = st, .res = res,
 			 .bar_pct = -1 };
 	int hashed = r->o.print_changed;
 	uint64_t h0 = hashed ? qir_model_hash(m) : 0;

@@ -18,6 +18,7 @@ const char *qopt_opt_type_name(int type)
 	case QOPT_OPT_FLOAT: return "float";
 	case QOPT_OPT_STRING: return "string";
 	case QOPT_OPT_LIST: return "list";
+	case QOPT_OPT_ENUM: return "enum";
 	}
 	return NULL;
 }
@@ -130,9 +131,98 @@ static void fmt_double(char *buf, size_t n, double x)
 	snprintf(buf, n, "%.17g", x);
 }
 
+static size_t count_choices(const qopt_option_spec *spec)
+{
+	size_t k = 0;
+
+	while (spec->choices && spec->choices[k])
+		k++;
+	return k;
+}
+
+/* "real, fake" into buf. */
+static void join_choices(const qopt_option_spec *spec, char *buf, size_t n)
+{
+	size_t k, used = 0;
+
+	buf[0] = 0;
+	for (k = 0; spec->choices && spec->choices[k] && used < n; k++)
+		used += snprintf(buf + used, n - used, "%s%s", k ? ", " : "",
+				 spec->choices[k]);
+}
+
+static int choice_index(const qopt_option_spec *spec, const char *word)
+{
+	size_t k;
+
+	for (k = 0; spec->choices && spec->choices[k]; k++)
+		if (!strcmp(spec->choices[k], word))
+			return (int)k;
+	return -1;
+}
+
+static int not_a_choice(const qopt_option_spec *spec, const char *word,
+			char *why, size_t n)
+{
+	char list[512];
+
+	join_choices(spec, list, sizeof(list));
+	snprintf(why, n, "expects one of %s, got '%s'%s", list, word,
+		 qopt_did_you_mean(word, spec->choices, count_choices(spec)));
+	return -1;
+}
+
+static int out_of_range(const qopt_option_spec *spec, double x)
+{
+	return ((spec->flags & QOPT_OPT_HAS_MIN) && x < spec->min) ||
+	       ((spec->flags & QOPT_OPT_HAS_MAX) && x > spec->max);
+}
+
+int qopt_option_accepts(const qopt_option_spec *spec, char *buf, size_t n)
+{
+	char lo[32], hi[32];
+	int has_min = (spec->flags & QOPT_OPT_HAS_MIN) != 0;
+	int has_max = (spec->flags & QOPT_OPT_HAS_MAX) != 0;
+
+	buf[0] = 0;
+	if (spec->choices && (spec->type == QOPT_OPT_ENUM ||
+			      spec->type == QOPT_OPT_LIST)) {
+		size_t used = snprintf(buf, n, "%s", spec->type ==
+				       QOPT_OPT_ENUM ? "one of: " : "items: ");
+
+		if (used < n)
+			join_choices(spec, buf + used, n - used);
+		return 1;
+	}
+	if (spec->type != QOPT_OPT_INT && spec->type != QOPT_OPT_FLOAT)
+		return 0;
+	fmt_double(lo, sizeof(lo), spec->min);
+	fmt_double(hi, sizeof(hi), spec->max);
+	if (has_min && has_max)
+		snprintf(buf, n, "range: %s to %s", lo, hi);
+	else if (has_min)
+		snprintf(buf, n, "range: at least %s", lo);
+	else if (has_max)
+		snprintf(buf, n, "range: at most %s", hi);
+	return has_min || has_max;
+}
+
+static int range_error(const qopt_option_spec *spec, const char *text,
+		       char *why, size_t n)
+{
+	char acc[128];
+
+	qopt_option_accepts(spec, acc, sizeof(acc));
+	snprintf(why, n, "is out of range: %s (%s)", text, acc);
+	return -1;
+}
+
 int qopt_value_parse(const qopt_option_spec *spec, const char *text,
 		     struct qopt_value *v, char *why, size_t n)
 {
+	size_t k;
+	int idx;
+
 	char buf[64];
 	char *end;
 
@@ -153,6 +243,8 @@ int qopt_value_parse(const qopt_option_spec *spec, const char *text,
 			snprintf(why, n, "expects an integer, got '%s'", text);
 			return -1;
 		}
+		if (out_of_range(spec, (double)v->i))
+			return range_error(spec, text, why, n);
 		snprintf(buf, sizeof(buf), "%lld", (long long)v->i);
 		break;
 	case QOPT_OPT_FLOAT:
@@ -161,8 +253,18 @@ int qopt_value_parse(const qopt_option_spec *spec, const char *text,
 			snprintf(why, n, "expects a number, got '%s'", text);
 			return -1;
 		}
+		if (out_of_range(spec, v->f))
+			return range_error(spec, text, why, n);
 		fmt_double(buf, sizeof(buf), v->f);
 		break;
+	case QOPT_OPT_ENUM:
+		idx = choice_index(spec, text);
+		if (idx < 0)
+			return not_a_choice(spec, text, why, n);
+		v->i = idx;
+		v->text = strdup(spec->choices[idx]);
+		v->present = 1;
+		return v->text ? 0 : -1;
 	case QOPT_OPT_STRING:
 		v->text = strdup(text);
 		v->present = 1;
@@ -172,6 +274,9 @@ int qopt_value_parse(const qopt_option_spec *spec, const char *text,
 			snprintf(why, n, "out of memory");
 			return -1;
 		}
+		for (k = 0; spec->choices && k < v->nitems; k++)
+			if (choice_index(spec, v->items[k]) < 0)
+				return not_a_choice(spec, v->items[k], why, n);
 		v->present = 1;
 		return 0;
 	default:

@@ -12,7 +12,8 @@
 
 static const char *const global_keys[] = {
 	"plugin_path", "load", "verify_each", "strict", "device",
-	"external_threshold", "external_name", "all_inline",
+	"external_threshold", "external_name", "all_inline", "max_opset",
+	"allow_upgrade",
 };
 #define NKEYS (sizeof(global_keys) / sizeof(global_keys[0]))
 
@@ -85,6 +86,23 @@ static int set_bytes(struct qopt_pipeline *p, const char *value, int line)
 	return 0;
 }
 
+static int set_max_opset(struct qopt_pipeline *p, const char *value, int line)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(value, &end, 10);
+	if (!*value || *end || errno || v < 1 || v > 1000) {
+		qopt_pl_error(p, line,
+			      "[qopt] max_opset expects an opset number, got '%s'",
+			      value);
+		return 1;
+	}
+	p->g.max_opset = v;
+	return 0;
+}
+
 static int set_string(char **dst, const char *value)
 {
 	free(*dst);
@@ -112,6 +130,10 @@ int qopt_pl_global(struct qopt_pipeline *p, const char *key,
 		return set_bool(p, &g->all_inline, key, value, line);
 	if (!strcmp(key, "external_threshold"))
 		return set_bytes(p, value, line);
+	if (!strcmp(key, "max_opset"))
+		return set_max_opset(p, value, line);
+	if (!strcmp(key, "allow_upgrade"))
+		return set_bool(p, &g->allow_upgrade, key, value, line);
 	if (!strcmp(key, "external_name"))
 		return set_string(&g->external_name, value);
 	if (!strcmp(key, "device")) {

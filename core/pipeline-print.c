@@ -24,7 +24,8 @@ static void print_globals(const struct qopt_globals *g, FILE *f)
 {
 	if (!g->nplugin_path && !g->nload && g->verify_each < 0 &&
 	    g->strict < 0 && !g->device && g->external_threshold < 0 &&
-	    !g->external_name && g->all_inline < 0)
+	    !g->external_name && g->all_inline < 0 && g->max_opset < 0 &&
+	    g->allow_upgrade < 0)
 		return;
 	fprintf(f, "[qopt]\n");
 	print_list(f, "plugin_path", g->plugin_path, g->nplugin_path);
@@ -42,6 +43,11 @@ static void print_globals(const struct qopt_globals *g, FILE *f)
 		fprintf(f, "external_name = %s\n", g->external_name);
 	if (g->all_inline >= 0)
 		fprintf(f, "all_inline = %s\n", g->all_inline ? "yes" : "no");
+	if (g->max_opset >= 0)
+		fprintf(f, "max_opset = %lld\n", (long long)g->max_opset);
+	if (g->allow_upgrade >= 0)
+		fprintf(f, "allow_upgrade = %s\n",
+			g->allow_upgrade ? "yes" : "no");
 	fputc('\n', f);
 }
 

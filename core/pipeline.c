@@ -18,6 +18,8 @@ void qopt_pipeline_init(struct qopt_pipeline *p)
 	p->g.strict = -1;
 	p->g.external_threshold = -1;
 	p->g.all_inline = -1;
+	p->g.max_opset = -1;
+	p->g.allow_upgrade = -1;
 }
 
 static void free_strv(char **v, size_t n)
@@ -264,23 +266,4 @@ int qopt_pipeline_resolve(struct qopt_pipeline *p,
 	for (i = 0; i < p->nstages; i++)
 		bad += resolve_stage(p, &p->stages[i], r);
 	return bad;
-}
-
-const char *qopt_pipeline_value_text(const struct qopt_pipeline *p,
-				     const char *pass, const char *option)
-{
-	size_t i = p->nstages;
-	int idx;
-
-	while (i-- > 0) {
-		const struct qopt_stage *s = &p->stages[i];
-
-		if (!s->pass || strcmp(s->name, pass))
-			continue;
-		idx = qopt_pass_option_index(s->pass, option);
-		if (idx < 0 || !s->vals[idx].present)
-			return NULL;
-		return s->vals[idx].text;
-	}
-	return NULL;
 }

@@ -27,8 +27,8 @@ static int want_bar(void)
 	return tty && qopt_msg_level() >= QOPT_LOG_INFO;
 }
 
-void qopt_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
-		   const char *what)
+void qopt_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
+		       const char *what)
 {
 	double now;
 	int pct, fill, i;

@@ -259,3 +259,14 @@ char *qir_node_label(const qir_node *n, char *buf, size_t size)
 	snprintf(buf, size, "node %s", qir__node_label(n, inner, sizeof(inner)));
 	return buf;
 }
+
+int qir_domain_is_default(const char *domain)
+{
+	return !domain || !*domain || !strcmp(domain, "ai.onnx");
+}
+
+int qir_node_is(const qir_node *n, const char *op_type)
+{
+	return n && op_type && !strcmp(n->op_type, op_type) &&
+	       qir_domain_is_default(n->domain);
+}

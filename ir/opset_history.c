@@ -230,7 +230,7 @@ static const struct qir__op_history history[] = {
 
 int qir__default_domain(const char *domain)
 {
-	return !domain || !*domain || !strcmp(domain, "ai.onnx");
+	return qir_domain_is_default(domain);
 }
 
 const struct qir__op_history *qir__op_history(const char *op)

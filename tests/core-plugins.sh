@@ -24,7 +24,7 @@ t "--help-pass of an unknown pass suggests one (exit 2)" \
 
 run "$QOPT" --load "$PL/bad-abi.so" --list-passes
 t "wrong ABI: refused naming the file and both versions" \
-	eval '[ $rc = 1 ] && has "$PL/bad-abi.so" "$W/err" && has "ABI version 42" "$W/err" && has "ABI version 1" "$W/err"'
+	eval '[ $rc = 1 ] && has "$PL/bad-abi.so" "$W/err" && has "ABI version 42" "$W/err" && has "plugin ABI version 2." "$W/err"'
 run "$QOPT" --load "$PL/no-entry.so" --list-passes
 t "missing entry symbol: refused naming the file and the symbol" \
 	eval '[ $rc = 1 ] && has "$PL/no-entry.so" "$W/err" && has "qopt_plugin_entry" "$W/err"'

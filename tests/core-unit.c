@@ -9,7 +9,7 @@
 
 static int parses(int type, const char *text, const char *canon)
 {
-	qopt_option_spec spec = { "o", (qopt_opt_type)type, NULL, NULL };
+	qopt_option_spec spec = { .name = "o", .type = (qopt_opt_type)type };
 	struct qopt_value v = { 0 };
 	char why[256];
 	int ok = qopt_value_parse(&spec, text, &v, why, sizeof(why)) == 0 &&
@@ -25,7 +25,7 @@ int main(void)
 {
 	static const char *const opts[] = { "block_size", "exclude", "axis" };
 	struct qopt_value v = { 0 };
-	qopt_option_spec list = { "l", QOPT_OPT_LIST, NULL, NULL };
+	qopt_option_spec list = { .name = "l", .type = QOPT_OPT_LIST };
 	char why[256];
 
 	tap_ok(qopt_edit_distance("kitten", "sitting") == 3, "levenshtein");

@@ -6,7 +6,10 @@
 CORE_TEST_PLUGIN_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/bad-abi.la tests/plugins/no-entry.la \
-	tests/plugins/dup.la tests/plugins/malformed.la
+	tests/plugins/dup.la tests/plugins/malformed.la \
+	tests/plugins/abi1.la tests/plugins/newer-minor.la \
+	tests/plugins/needs-newer.la tests/plugins/typed.la \
+	tests/plugins/bad-enum.la tests/plugins/old-minor.la
 tests_plugins_good_la_SOURCES = tests/plugins/good.c
 tests_plugins_good_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_good_la_LIBADD = libqopt.la
@@ -24,6 +27,23 @@ tests_plugins_dup_la_LIBADD = libqopt.la
 tests_plugins_malformed_la_SOURCES = tests/plugins/malformed.c
 tests_plugins_malformed_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_malformed_la_LIBADD = libqopt.la
+tests_plugins_abi1_la_SOURCES = tests/plugins/abi1.c
+tests_plugins_abi1_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_newer_minor_la_SOURCES = tests/plugins/newer-minor.c
+tests_plugins_newer_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_newer_minor_la_LIBADD = libqopt.la
+tests_plugins_needs_newer_la_SOURCES = tests/plugins/needs-newer.c
+tests_plugins_needs_newer_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_needs_newer_la_LIBADD = libqopt.la
+tests_plugins_typed_la_SOURCES = tests/plugins/typed.c
+tests_plugins_typed_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_typed_la_LIBADD = libqopt.la
+tests_plugins_bad_enum_la_SOURCES = tests/plugins/bad-enum.c
+tests_plugins_bad_enum_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_bad_enum_la_LIBADD = libqopt.la
+tests_plugins_old_minor_la_SOURCES = tests/plugins/old-minor.c
+tests_plugins_old_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_old_minor_la_LIBADD = libqopt.la
 
 check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit
 tests_core_mkmodel_SOURCES = tests/core-mkmodel.c
@@ -32,7 +52,7 @@ tests_core_check_SOURCES = tests/core-check.c
 tests_core_check_LDADD = libqopt.la
 tests_core_unit_SOURCES = tests/core-unit.c tests/tap.h
 tests_core_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_core_unit_LDADD = libqopt.la
+tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 
 TESTS += tests/core-unit tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \

@@ -10,7 +10,7 @@ tests_ir_dtype_SOURCES = tests/ir-dtype.c tests/tap.h
 tests_ir_dtype_LDADD = libqopt.la
 tests_ir_tensor_SOURCES = tests/ir-tensor.c tests/tap.h
 tests_ir_tensor_CPPFLAGS = $(IR_TEST_CPPFLAGS)
-tests_ir_tensor_LDADD = libqopt.la
+tests_ir_tensor_LDADD = $(LIBQOPT_INTERNALS)
 tests_ir_graph_SOURCES = tests/ir-graph.c tests/tap.h
 tests_ir_graph_LDADD = libqopt.la
 tests_ir_order_SOURCES = tests/ir-order.c tests/tap.h
@@ -41,7 +41,7 @@ tests_io_external_LDADD = libqopt.la
 # io-zerocopy checks where tensor bytes live (ir/internal.h, onnx_io.h).
 tests_io_zerocopy_SOURCES = tests/io-zerocopy.c tests/io-util.h tests/tap.h
 tests_io_zerocopy_CPPFLAGS = $(IR_TEST_CPPFLAGS)
-tests_io_zerocopy_LDADD = libqopt.la
+tests_io_zerocopy_LDADD = $(LIBQOPT_INTERNALS)
 # io-cli-errors.sh: every bad model io-mkbad writes, through the qopt
 # command (run, verify, dump); save failures; --external-threshold.
 check_PROGRAMS += tests/io-mkbad

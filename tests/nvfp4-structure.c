@@ -740,16 +740,61 @@ static void t_opset_check(void)
 		return;
 	}
 	build_init("opset", QIR_FLOAT);
+	/* The limit is the pipeline's [qopt] policy, nothing else. */
 	tap_ok(run("opset", "opset-no",
-		   "[nvfp4-weights]\nmin_size = 0\n"
-		   "[opset-check]\nupgrade = no\n", NULL) != 0 &&
+		   "[qopt]\nallow_upgrade = no\n"
+		   "[nvfp4-weights]\nmin_size = 0\n", NULL) != 0 &&
 	       strstr(slurp("opset-no", "err"), "opset 23") &&
+	       strstr(slurp("opset-no", "err"), "allow_upgrade = no") &&
 	       !exists("opset-no"),
-	       "opset: upgrade = no in opset-check forbids raising to 23");
+	       "opset: [qopt] allow_upgrade = no forbids raising to 23");
+	tap_ok(run("opset", "opset-max",
+		   "[qopt]\nmax_opset = 21\n"
+		   "[nvfp4-weights]\nmin_size = 0\n", NULL) != 0 &&
+	       strstr(slurp("opset-max", "err"), "max_opset = 21") &&
+	       !exists("opset-max"),
+	       "opset: [qopt] max_opset = 21 forbids raising to 23");
 	tap_ok(run("opset", "opset-fake",
-		   "[nvfp4-weights]\nmin_size = 0\nmode = fake\n"
-		   "[opset-check]\nupgrade = no\n", NULL) == 0,
+		   "[qopt]\nallow_upgrade = no\n"
+		   "[nvfp4-weights]\nmin_size = 0\nmode = fake\n", NULL) == 0,
 	       "opset: fake mode needs no new opset");
+	/* The same request gets the same answer with and without an
+	 * unrelated [opset-check] (whose upgrade defaults to no). */
+	{
+		static const char *const with[] = {
+			"", "[opset-check]\n", "[opset-check]\nupgrade = no\n",
+		};
+		static const char *const names[] = {
+			"opset-alone", "opset-with-check", "opset-with-check-no",
+		};
+		char ini[256];
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			qir_model *m;
+
+			snprintf(ini, sizeof(ini), "%s%s", with[k],
+				 "[nvfp4-weights]\nmin_size = 0\n");
+			m = run("opset", names[k], ini, NULL) == 0 ?
+			    load(names[k]) : NULL;
+			tap_ok(m && qir_model_opset(m, "") == 23 &&
+			       count_op(m, "DequantizeLinear") == 2,
+			       "opset: %s: raised to 23 and quantized",
+			       names[k]);
+			qir_model_free(m);
+		}
+	}
+	/* The upgrade is a bisect point of its own: point 1 is the pass,
+	 * 2 the upgrade, 3 the weight. */
+	tap_ok(run("opset", "opset-bisect", PL(""), "--bisect-limit=2") == 0 &&
+	       strstr(slurp("opset-bisect", "err"),
+		      "BISECT: running rewrite (2) nvfp4-weights: upgrade opset 17 -> 23") &&
+	       strstr(slurp("opset-bisect", "err"), "BISECT: NOT running rewrite (3)"),
+	       "opset: the whole-model upgrade is its own bisect point");
+	tap_ok(run("opset", "opset-bisect1", PL(""), "--bisect-limit=1") == 0 &&
+	       strstr(slurp("opset-bisect1", "err"),
+		      "BISECT: NOT running rewrite (2) nvfp4-weights: upgrade opset"),
+	       "opset: without the upgrade point no weight is rewritten");
 }
 
 /* Opset 9: MatMul -> Clip(min, max attributes). FLOAT4E2M1 needs 23,

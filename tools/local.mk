@@ -5,3 +5,4 @@ tools/qopt-ort-check: $(top_srcdir)/tools/qopt-ort-check.js
 	$(AM_V_GEN)$(MKDIR_P) tools && cp $(top_srcdir)/tools/qopt-ort-check.js $@ && chmod +x $@
 CLEANFILES += tools/qopt-ort-check
 EXTRA_DIST += tools/qopt-ort-check.js
+EXTRA_DIST += tools/qopt-port-abi1.py

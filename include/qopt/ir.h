@@ -271,6 +271,18 @@ qir_node **qir_node_consumers(qir_node *n, size_t *count);
 /* "node 'fc1' (MatMul)", or "node MatMul producing 'y'" for an unnamed
  * node: how messages name a node. Writes into buf and returns it. */
 char *qir_node_label(const qir_node *n, char *buf, size_t size);
+/* The label in a temporary that lives until the end of the enclosing
+ * block: printf("%s", QIR_NODE_LABEL(n)) with no buffer to declare. */
+#define QIR_NODE_LABEL_SIZE 256
+#define QIR_NODE_LABEL(n) \
+	qir_node_label((n), (char[QIR_NODE_LABEL_SIZE]){ 0 }, \
+		       QIR_NODE_LABEL_SIZE)
+
+/* 1 for the default ONNX domain: NULL, "" or "ai.onnx". */
+int qir_domain_is_default(const char *domain);
+/* 1 when n is op_type of the default domain (what passes usually mean
+ * by "a MatMul"): a custom domain's op of the same name is not. */
+int qir_node_is(const qir_node *n, const char *op_type);
 
 /* Attribute access. get returns NULL when absent. */
 qir_attr *qir_node_attr(const qir_node *n, const char *name);

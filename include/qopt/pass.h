@@ -1,10 +1,11 @@
 /*
  * qopt/pass.h - the plugin contract: what a pass .so exports and the
- * context API it is given. Public, versioned.
+ * context API it is given. Public, versioned (qopt/version.h; the rules
+ * and how to port an ABI 1 plugin are in docs/plugin-abi.md).
  *
- * A plugin exports one C function, QOPT_PLUGIN_ENTRY_SYMBOL, returning
- * a pointer to a static qopt_plugin_info. The manager refuses plugins
- * whose abi_version differs from QOPT_ABI_VERSION.
+ * A plugin declares its tables and ends with QOPT_PLUGIN, which defines
+ * the exported entry function (QOPT_PLUGIN_ENTRY_SYMBOL) and records
+ * the ABI version and the size of each table entry it was built with:
  *
  *	static const qopt_option_spec my_opts[] = {
  *		{ "block_size", QOPT_OPT_INT, "16", "elements per block" },
@@ -14,11 +15,10 @@
  *		{ "my-pass", "does one thing", my_opts, my_run, 0 },
  *		{ 0 }
  *	};
- *	static const qopt_plugin_info info = {
- *		QOPT_ABI_VERSION, "my-plugin", "1.0", my_passes
- *	};
- *	QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
- *	{ return &info; }
+ *	QOPT_PLUGIN("my-plugin", "1.0", my_passes)
+ *
+ * The manager refuses a plugin of another ABI major, or of a newer
+ * minor than the running libqopt, naming both versions.
  *
  * A pass's run function rewrites the model in place, asks
  * qopt_may_rewrite() before every single rewrite (bisect), reports
@@ -33,12 +33,12 @@
 #include <stdint.h>
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
+#include <qopt/version.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define QOPT_ABI_VERSION 1
 #define QOPT_PLUGIN_ENTRY_SYMBOL "qopt_plugin_entry"
 #define QOPT_EXPORT __attribute__((visibility("default")))
 
@@ -48,13 +48,32 @@ typedef enum qopt_opt_type {
 	QOPT_OPT_FLOAT,		/* double */
 	QOPT_OPT_STRING,
 	QOPT_OPT_LIST,		/* comma-separated strings (globs...) */
+	QOPT_OPT_ENUM,		/* one word of .choices (ABI 2.1) */
 } qopt_opt_type;
 
+/* qopt_option_spec.flags (ABI 2.1) */
+enum qopt_opt_flags {
+	QOPT_OPT_HAS_MIN = 1u << 0,	/* INT/FLOAT: value >= .min */
+	QOPT_OPT_HAS_MAX = 1u << 1,	/* INT/FLOAT: value <= .max */
+};
+
+/* Tables grow only at their end, in a new ABI minor; the loader reads
+ * each entry with the size the plugin was built with, and fields a
+ * plugin's version lacks read as zero. */
 typedef struct qopt_option_spec {
 	const char *name;	/* NULL ends the table */
 	qopt_opt_type type;
 	const char *default_value; /* as text; NULL = unset */
 	const char *help;
+	/* ---- ABI 2.1; zero in a 2.0 plugin, meaning "not checked" ----
+	 * The manager checks these before the pass runs (a bad value is a
+	 * pipeline error naming file, line and the allowed values), so a
+	 * pass reads its options without validating them again. */
+	/* ENUM: the allowed words; LIST: if set, the allowed items.
+	 * NULL-terminated. --help-pass lists them. */
+	const char *const *choices;
+	unsigned flags;		/* enum qopt_opt_flags */
+	double min, max;	/* inclusive bounds, with HAS_MIN/HAS_MAX */
 } qopt_option_spec;
 
 typedef struct qopt_ctx qopt_ctx;
@@ -75,13 +94,37 @@ typedef struct qopt_pass_info {
 } qopt_pass_info;
 
 typedef struct qopt_plugin_info {
-	uint32_t abi_version;	/* QOPT_ABI_VERSION */
+	/* abi_major stays the first field in every ABI, so a plugin of
+	 * any version can be told apart (ABI 1 called it abi_version). */
+	uint32_t abi_major;	/* QOPT_ABI_MAJOR */
+	uint32_t abi_minor;	/* QOPT_ABI_MINOR */
+	uint32_t info_size;	/* sizeof(qopt_plugin_info) */
+	uint32_t pass_size;	/* sizeof(qopt_pass_info): stride of passes */
+	uint32_t option_size;	/* sizeof(qopt_option_spec): stride of options */
 	const char *name;
 	const char *version;
 	const qopt_pass_info *passes; /* NULL-name-terminated */
 } qopt_plugin_info;
 
 typedef const qopt_plugin_info *(*qopt_plugin_entry_fn)(void);
+
+/* Defined by the plugin (QOPT_PLUGIN does it), not by libqopt. */
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void);
+
+/* The entry tail of every plugin: QOPT_PLUGIN("name", "1.0", passes) at
+ * file scope, once per plugin. */
+#define QOPT_PLUGIN(plugin_name, plugin_version, pass_table)		\
+	static const qopt_plugin_info qopt_plugin_info_of_this_plugin = { \
+		QOPT_ABI_MAJOR, QOPT_ABI_MINOR,				\
+		(uint32_t)sizeof(qopt_plugin_info),			\
+		(uint32_t)sizeof(qopt_pass_info),			\
+		(uint32_t)sizeof(qopt_option_spec),			\
+		(plugin_name), (plugin_version), (pass_table)		\
+	};								\
+	QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)	\
+	{								\
+		return &qopt_plugin_info_of_this_plugin;		\
+	}
 
 /* ---- context: logging (tagged with the pass name) ---- */
 enum qopt_log_level {
@@ -98,7 +141,11 @@ void qopt_vlog(qopt_ctx *ctx, int level, const char *fmt, va_list ap);
 #define qopt_warn(ctx, ...) qopt_log((ctx), QOPT_LOG_WARN, __VA_ARGS__)
 #define qopt_info(ctx, ...) qopt_log((ctx), QOPT_LOG_INFO, __VA_ARGS__)
 #define qopt_debug(ctx, ...) qopt_log((ctx), QOPT_LOG_DEBUG, __VA_ARGS__)
-/* 1 under --strict (a pass may choose to fail early). */
+/* 1 under --strict. The manager owns the --strict policy: it shows
+ * every warning as an error and fails the pass once it returns (no
+ * output is written), so a pass reports with qopt_warn() and does not
+ * test this to do the same. Left for a pass that must stop before
+ * costly work it would otherwise do anyway. */
 int qopt_strict(const qopt_ctx *ctx);
 const char *qopt_pass_name(const qopt_ctx *ctx);
 
@@ -108,16 +155,25 @@ int64_t qopt_opt_int(qopt_ctx *ctx, const char *name);
 double qopt_opt_float(qopt_ctx *ctx, const char *name);
 /* Borrowed; NULL when unset with no default. */
 const char *qopt_opt_string(qopt_ctx *ctx, const char *name);
+/* ENUM option: index of the value in the spec's choices, -1 when unset
+ * with no default (ABI 2.1). qopt_opt_string() gives the word. */
+int qopt_opt_enum(qopt_ctx *ctx, const char *name);
 /* Borrowed array of *count items (empty list: count 0). */
 const char *const *qopt_opt_list(qopt_ctx *ctx, const char *name,
 				 size_t *count);
 /* 1 when the pipeline set the option explicitly. */
 int qopt_opt_is_set(qopt_ctx *ctx, const char *name);
-/* Settings of another pass in the same pipeline (e.g. nvfp4-weights
- * honouring opset-check's require/target): the value text of option
- * `option` of the last section of pass `pass`, or NULL. */
-const char *qopt_pipeline_setting(qopt_ctx *ctx, const char *pass,
-				  const char *option);
+
+/* ---- pipeline policy: [qopt] settings every pass obeys alike, so the
+ * same request gets the same answer whatever other passes run (ABI
+ * 2.1). A pass that would raise the model's default-domain opset asks
+ * these first, and names the setting when it refuses. ---- */
+/* [qopt] max_opset: the highest opset any pass may raise the model to;
+ * 0 when the pipeline sets no limit. */
+int64_t qopt_policy_max_opset(qopt_ctx *ctx);
+/* [qopt] allow_upgrade: 0 when the pipeline forbids raising the opset
+ * at all (default 1). */
+int qopt_policy_allow_upgrade(qopt_ctx *ctx);
 
 /* ---- statistics: "nvfp4-weights: 96 weights quantized, 2 skipped
  * (not constant)"; counters print in first-use order ---- */

@@ -9,5 +9,6 @@
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
 #include <qopt/pass.h>
+#include <qopt/version.h>
 
 #endif

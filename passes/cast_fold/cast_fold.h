@@ -33,8 +33,6 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast);
 int cf_fold_redundant(struct cf_state *s, qir_node *cast);
 
 /* util.c */
-int cf_is_op(const qir_node *n, const char *op);
-const char *cf_label(const qir_node *n);
 /* Element type of v as far as the model says (value type or constant). */
 /* Constant FLOAT tensor behind v, or NULL. */
 qir_tensor *cf_const_f32(qir_value *v);

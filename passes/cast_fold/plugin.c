@@ -118,11 +118,4 @@ static const qopt_pass_info cf_passes[] = {
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
-static const qopt_plugin_info cf_plugin = {
-	QOPT_ABI_VERSION, "cast-fold", "1.0", cf_passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &cf_plugin;
-}
+QOPT_PLUGIN("cast-fold", "1.0", cf_passes)

@@ -23,12 +23,12 @@ static int opset_gate(struct cf_state *s, const qir_node *cast,
 	qopt_stat_add(s->ctx, "skipped (opset < 19)", 1);
 	if (qopt_strict(s->ctx)) {
 		qopt_error(s->ctx, "%s: %s needs opset >= 19 (FLOAT16 "
-			   "scales), model has %d", cf_label(cast), pattern,
+			   "scales), model has %d", QIR_NODE_LABEL(cast), pattern,
 			   s->opset);
 		return -1;
 	}
 	qopt_debug(s->ctx, "%s: %s left alone: opset %d < 19",
-		   cf_label(cast), pattern, s->opset);
+		   QIR_NODE_LABEL(cast), pattern, s->opset);
 	return 0;
 }
 
@@ -103,7 +103,7 @@ static int dq_scale(qir_node *dq, qir_tensor **t, qir_node **dq1,
 	if ((*t = cf_const_f32(sc)))
 		return 1;
 	p = sc->producer;
-	if (!cf_is_op(p, "DequantizeLinear") || sc->producer_index != 0 ||
+	if (!qir_node_is(p, "DequantizeLinear") || sc->producer_index != 0 ||
 	    p->ninputs < 2 || qir_node_attr(p, "output_dtype"))
 		return 0;
 	if (!p->inputs[0] || !qir_value_const(p->inputs[0]))
@@ -134,7 +134,7 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 	int gate;
 
 	if ((to != QIR_FLOAT16 && to != QIR_BFLOAT16) || !out ||
-	    !cf_is_op(dq, "DequantizeLinear") || in->producer_index != 0)
+	    !qir_node_is(dq, "DequantizeLinear") || in->producer_index != 0)
 		return 0;
 	if (!dq_scale(dq, &t, &dq1, &g))
 		return 0;
@@ -166,7 +166,7 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 		return 0;
 	}
 	if (!qopt_may_rewrite(s->ctx, "fold %s into DequantizeLinear '%s' "
-			      "(scale '%s' -> %s)", cf_label(cast),
+			      "(scale '%s' -> %s)", QIR_NODE_LABEL(cast),
 			      dq->name, scale_name, qir_dtype_name(to))) {
 		qir_tensor_free(conv);
 		return CF_DECLINED;
@@ -199,7 +199,7 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 		   dq1 ? " (two-level scale chain retyped)" : "");
 	return 1;
 oom:
-	qopt_error(s->ctx, "%s: out of memory", cf_label(cast));
+	qopt_error(s->ctx, "%s: out of memory", QIR_NODE_LABEL(cast));
 	return -1;
 }
 
@@ -214,7 +214,7 @@ static int all_uses_q(qir_value *out)
 	for (i = 0; i < out->nuses; i++) {
 		qir_node *q = out->uses[i].node;
 
-		if (!cf_is_op(q, "QuantizeLinear") || out->uses[i].index != 0 ||
+		if (!qir_node_is(q, "QuantizeLinear") || out->uses[i].index != 0 ||
 		    q->ninputs < 2 || !cf_const_f32(q->inputs[1]) ||
 		    qir_node_attr(q, "precision"))
 			return 0;
@@ -246,7 +246,7 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 	newv = calloc(n, sizeof(*newv));
 	olds = calloc(n, sizeof(*olds));
 	if (!uses || !conv || !newv || !olds) {
-		qopt_error(s->ctx, "%s: out of memory", cf_label(cast));
+		qopt_error(s->ctx, "%s: out of memory", QIR_NODE_LABEL(cast));
 		ret = -1;
 		goto out;
 	}
@@ -274,7 +274,7 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 	if (s->report)
 		goto out;
 	if (!qopt_may_rewrite(s->ctx, "fold %s into %zu QuantizeLinear "
-			      "node(s) (scales -> %s)", cf_label(cast), n,
+			      "node(s) (scales -> %s)", QIR_NODE_LABEL(cast), n,
 			      qir_dtype_name(xdt))) {
 		ret = CF_DECLINED;
 		goto out;
@@ -295,7 +295,7 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 		}
 		if (!newv[i]) {
 			qopt_error(s->ctx, "%s: cannot add the converted scale",
-				   cf_label(q));
+				   QIR_NODE_LABEL(q));
 			ret = -1;
 			goto out;
 		}
@@ -311,7 +311,7 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 	}
 	if (qir_node_erase(cast, NULL) < 0) {
 		qopt_error(s->ctx, "%s: still used after folding",
-			   cf_label(cast));
+			   QIR_NODE_LABEL(cast));
 		ret = -1;
 		goto out;
 	}

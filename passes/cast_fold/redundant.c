@@ -71,7 +71,7 @@ static int fold_identity(struct cf_state *s, qir_node *c)
 	if (s->report)
 		return 0;
 	if (!qopt_may_rewrite(s->ctx, "remove %s: input '%s' is already %s",
-			      cf_label(c), x->name, qir_dtype_name(to)))
+			      QIR_NODE_LABEL(c), x->name, qir_dtype_name(to)))
 		return CF_DECLINED;
 	if (out->is_output) {
 		if (cf_take_over(s, c, out, x) < 0)
@@ -94,7 +94,7 @@ static int fold_chain(struct cf_state *s, qir_node *c)
 	qir_value *x;
 	int a, b;
 
-	if (!cf_is_op(c1, "Cast") || !c1->ninputs || !(x = c1->inputs[0]))
+	if (!qir_node_is(c1, "Cast") || !c1->ninputs || !(x = c1->inputs[0]))
 		return 0;
 	a = qir_value_elem_type(x);
 	b = cast_to(c1);
@@ -104,7 +104,7 @@ static int fold_chain(struct cf_state *s, qir_node *c)
 		return 0;
 	if (!qopt_may_rewrite(s->ctx, "%s reads '%s' (%s) directly: the "
 			      "Cast producing '%s' only widens to %s",
-			      cf_label(c), x->name, qir_dtype_name(a),
+			      QIR_NODE_LABEL(c), x->name, qir_dtype_name(a),
 			      mid->name, qir_dtype_name(b)))
 		return CF_DECLINED;
 	qir_node_set_input(c, 0, x);
@@ -214,7 +214,7 @@ static int fold_const(struct cf_state *s, qir_node *c)
 	if (!ct)
 		return 0;
 	if (!qopt_may_rewrite(s->ctx, "fold %s of constant '%s' into a %s "
-			      "constant", cf_label(c), x->name,
+			      "constant", QIR_NODE_LABEL(c), x->name,
 			      qir_dtype_name(to))) {
 		qir_tensor_free(ct);
 		return CF_DECLINED;

@@ -9,19 +9,6 @@
 
 #include "cast_fold.h"
 
-int cf_is_op(const qir_node *n, const char *op)
-{
-	return n && !strcmp(n->op_type, op) &&
-	       (!n->domain || !*n->domain || !strcmp(n->domain, "ai.onnx"));
-}
-
-const char *cf_label(const qir_node *n)
-{
-	static __thread char buf[256];
-
-	return qir_node_label(n, buf, sizeof(buf));
-}
-
 qir_tensor *cf_const_f32(qir_value *v)
 {
 	qir_tensor *t = v ? qir_value_const(v) : NULL;
@@ -201,10 +188,10 @@ void cf_sweep(struct cf_state *s)
 				if (!ins[k])
 					continue;
 				if (ins[k]->producer &&
-				    cf_is_op(ins[k]->producer, "DequantizeLinear"))
+				    qir_node_is(ins[k]->producer, "DequantizeLinear"))
 					cf_maybe_dead(s, ins[k]->producer);
 				else if (ins[k]->producer &&
-					 cf_is_op(ins[k]->producer, "Constant"))
+					 qir_node_is(ins[k]->producer, "Constant"))
 					cf_maybe_dead(s, ins[k]->producer);
 				else
 					cf_drop_if_unused(ins[k]);

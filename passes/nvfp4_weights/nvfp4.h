@@ -39,6 +39,7 @@ struct nvfp4_cfg {
 	uint64_t *include_hits;	/* per glob: weights it matched */
 	uint64_t *exclude_hits;
 	int opset_done;		/* opset 23 / IR 11 checked and raised */
+	int opset_denied;	/* the bisect gate said no to the upgrade */
 	int spill_failed;	/* warned once; results stay in memory */
 };
 
@@ -91,6 +92,9 @@ int nvfp4_glob_report(struct nvfp4_cfg *cfg);
 int nvfp4_op_selected(const struct nvfp4_cfg *cfg, const char *op);
 
 /* opset.c */
+/* Real mode: opset 23 / IR 11, raised once if the policy allows.
+ * 0 done, 1 the bisect gate skipped the upgrade (skip the weight), -1
+ * error (reported). */
 int nvfp4_prepare_opset(struct nvfp4_cfg *cfg);
 
 /* rewrite.c: quantizes one weight whose bytes t holds (w->tensor, or,

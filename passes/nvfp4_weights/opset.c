@@ -1,57 +1,43 @@
 /*
  * passes/nvfp4_weights/opset.c - FLOAT4E2M1 DequantizeLinear needs
- * opset 23 and IR 11 (formats.md). The pass raises both when the
- * pipeline allows it; the opset-check pass's settings say whether it
- * does (its options as the opset-check pass defines them):
- *   upgrade = no  set explicitly: the model's opset must not change;
- *   target = N    the pipeline converts to opset N: N < 23 forbids;
- *   require = N   a minimum the model must declare: never in the way.
+ * opset 23 and IR 11 (docs/formats.md). The pass raises both when the
+ * pipeline's opset policy allows it: [qopt] max_opset below 23 or
+ * allow_upgrade = no forbid it (qopt_policy_*). Nothing else does: the
+ * answer never depends on which other passes run or how they are set.
  * Raising is a real upgrade (qir_model_upgrade_opset): every op whose
  * definition changed on the way is rewritten to keep its meaning, or,
  * when one cannot be, the pass fails with the model as it was: a bare
- * renumbering could silently change what older ops compute.
+ * renumbering could silently change what older ops compute. The
+ * upgrade is one bisect point of its own, asked once per run.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "nvfp4.h"
 
 #define NVFP4_OPSET 23
 #define NVFP4_IR 11
 
-static int is_no(const char *s)
+static int policy_forbids(struct nvfp4_cfg *cfg, int64_t opset)
 {
-	return !strcasecmp(s, "no") || !strcasecmp(s, "false") ||
-	       !strcasecmp(s, "off") || !strcmp(s, "0");
-}
+	int64_t max = qopt_policy_max_opset(cfg->ctx);
 
-static int forbids(struct nvfp4_cfg *cfg, const char *opt, int64_t opset)
-{
-	const char *v = qopt_pipeline_setting(cfg->ctx, "opset-check", opt);
-	char *end;
-	long long n;
-
-	if (!v || !v[0])
-		return 0;
-	if (!strcmp(opt, "upgrade")) {
-		if (!is_no(v))
-			return 0;
+	if (max && max < NVFP4_OPSET) {
 		qopt_error(cfg->ctx,
 			   "mode = real needs opset %d (FLOAT4E2M1 DequantizeLinear) "
-			   "but the model is at opset %lld and opset-check has "
-			   "upgrade = %s; use mode = fake or allow the upgrade",
-			   NVFP4_OPSET, (long long)opset, v);
+			   "but the pipeline has [qopt] max_opset = %lld; use "
+			   "mode = fake or raise it", NVFP4_OPSET, (long long)max);
 		return 1;
 	}
-	n = strtoll(v, &end, 10);
-	if (*end || n >= NVFP4_OPSET)
-		return 0;
-	qopt_error(cfg->ctx,
-		   "mode = real needs opset %d (FLOAT4E2M1 DequantizeLinear) "
-		   "but opset-check has %s = %s; use mode = fake or raise it",
-		   NVFP4_OPSET, opt, v);
-	return 1;
+	if (opset < NVFP4_OPSET && !qopt_policy_allow_upgrade(cfg->ctx)) {
+		qopt_error(cfg->ctx,
+			   "mode = real needs opset %d (FLOAT4E2M1 DequantizeLinear) "
+			   "but the model is at opset %lld and the pipeline has "
+			   "[qopt] allow_upgrade = no; use mode = fake or allow "
+			   "the upgrade", NVFP4_OPSET, (long long)opset);
+		return 1;
+	}
+	return 0;
 }
 
 static void on_rewrite(void *arg, const char *node, const char *op, int step,
@@ -93,10 +79,18 @@ int nvfp4_prepare_opset(struct nvfp4_cfg *cfg)
 
 	if (cfg->opset_done)
 		return 0;
-	if (forbids(cfg, "target", opset))
+	if (cfg->opset_denied)
+		return 1;
+	if (policy_forbids(cfg, opset))
 		return -1;
 	if (opset < NVFP4_OPSET) {
-		if (forbids(cfg, "upgrade", opset) || upgrade(cfg, opset))
+		if (!qopt_may_rewrite(cfg->ctx, "upgrade opset %lld -> %d for "
+				      "FLOAT4E2M1", (long long)opset,
+				      NVFP4_OPSET)) {
+			cfg->opset_denied = 1;
+			return 1;
+		}
+		if (upgrade(cfg, opset))
 			return -1;
 	}
 	/* No setter exists for the IR version: it is a plain field. */

@@ -12,69 +12,45 @@
 
 #include "nvfp4.h"
 
-static const qopt_option_spec nvfp4_opts[] = {
-	{ "include", QOPT_OPT_LIST, "*",
-	  "globs over consumer node names and weight names to quantize" },
-	{ "exclude", QOPT_OPT_LIST, NULL,
-	  "globs over the same names to leave alone (wins over include)" },
-	{ "op_types", QOPT_OPT_LIST, "MatMul,Gemm",
-	  "consumers whose weight input is quantized: MatMul, Gemm, Conv "
-	  "(Conv blocks along the input channels)" },
-	{ "min_size", QOPT_OPT_INT, "4096",
-	  "weights with fewer elements are left alone" },
-	{ "mode", QOPT_OPT_STRING, "real",
-	  "real: FLOAT4E2M1 + FP8 scales + DequantizeLinear (opset 23); "
-	  "fake: dequantized values in the weight's own type" },
-	{ "constant_threshold", QOPT_OPT_INT, "65536",
-	  "Constant tensors over this many bytes become initializers "
-	  "(-1: never)" },
-	{ "block_size", QOPT_OPT_INT, "16",
-	  "NVFP4 block along K; the format fixes it at 16" },
-	{ NULL, 0, NULL, NULL }
-};
-
 static const char *const known_ops[] = { "MatMul", "Gemm", "Conv", NULL };
+/* Indexed by enum nvfp4_mode. */
+static const char *const modes[] = { "real", "fake", NULL };
 
-static int check_op_types(struct nvfp4_cfg *cfg)
-{
-	size_t i;
-	int j;
-
-	for (i = 0; i < cfg->nop_types; i++) {
-		for (j = 0; known_ops[j]; j++)
-			if (!strcmp(cfg->op_types[i], known_ops[j]))
-				break;
-		if (!known_ops[j]) {
-			qopt_error(cfg->ctx, "op_types: '%s' is not one of "
-				   "MatMul, Gemm, Conv", cfg->op_types[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
+static const qopt_option_spec nvfp4_opts[] = {
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
+	  .help = "globs over consumer node names and weight names to quantize" },
+	{ .name = "exclude", .type = QOPT_OPT_LIST, .default_value = NULL,
+	  .help = "globs over the same names to leave alone (wins over include)" },
+	{ .name = "op_types", .type = QOPT_OPT_LIST,
+	  .default_value = "MatMul,Gemm", .choices = known_ops,
+	  .help = "consumers whose weight input is quantized "
+	  "(Conv blocks along the input channels)" },
+	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "4096",
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
+	  .help = "weights with fewer elements are left alone" },
+	{ .name = "mode", .type = QOPT_OPT_ENUM, .default_value = "real",
+	  .choices = modes,
+	  .help = "real: FLOAT4E2M1 + FP8 scales + DequantizeLinear (opset 23); "
+	  "fake: dequantized values in the weight's own type" },
+	{ .name = "constant_threshold", .type = QOPT_OPT_INT,
+	  .default_value = "65536", .flags = QOPT_OPT_HAS_MIN, .min = -1,
+	  .help = "Constant tensors over this many bytes become initializers "
+	  "(-1: never)" },
+	{ .name = "block_size", .type = QOPT_OPT_INT, .default_value = "16",
+	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX,
+	  .min = QK_NVFP4_BLOCK, .max = QK_NVFP4_BLOCK,
+	  .help = "NVFP4 block along K; the format fixes it at 16" },
+	{ 0 }
+};
 
 static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 {
-	const char *mode = qopt_opt_string(ctx, "mode");
-
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ctx = ctx;
 	cfg->m = m;
 	cfg->qk = qopt_kernels(ctx);
-	if (!mode || !strcmp(mode, "real")) {
-		cfg->mode = NVFP4_REAL;
-	} else if (!strcmp(mode, "fake")) {
-		cfg->mode = NVFP4_FAKE;
-	} else {
-		qopt_error(ctx, "mode: '%s' is not real or fake", mode);
-		return -1;
-	}
-	if (qopt_opt_int(ctx, "block_size") != QK_NVFP4_BLOCK) {
-		qopt_error(ctx, "block_size: NVFP4 blocks are %d elements, "
-			   "got %lld", QK_NVFP4_BLOCK,
-			   (long long)qopt_opt_int(ctx, "block_size"));
-		return -1;
-	}
+	/* The manager has checked mode's word and block_size's range. */
+	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? NVFP4_FAKE : NVFP4_REAL;
 	cfg->include = qopt_opt_list(ctx, "include", &cfg->ninclude);
 	cfg->exclude = qopt_opt_list(ctx, "exclude", &cfg->nexclude);
 	cfg->op_types = qopt_opt_list(ctx, "op_types", &cfg->nop_types);
@@ -91,7 +67,7 @@ static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 		qopt_error(ctx, "no kernel context");
 		return -1;
 	}
-	if (check_op_types(cfg) || nvfp4_glob_setup(cfg))
+	if (nvfp4_glob_setup(cfg))
 		return -1;
 	return 0;
 }
@@ -254,6 +230,13 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		check_tensor(cfg, w, t);
 	if (w->skip)
 		goto skipped;
+	rc = cfg->mode == NVFP4_REAL ? nvfp4_prepare_opset(cfg) : 0;
+	if (rc < 0)
+		goto failed;
+	if (rc > 0) {
+		skip(w, "skipped (bisect)", "the opset upgrade it needs did not run");
+		goto skipped;
+	}
 	if (!qopt_may_rewrite(cfg->ctx, "quantize weight '%s' to NVFP4 (K axis %d)",
 			      w->stored->name, w->kaxis)) {
 		skip(w, "skipped (bisect)", "the rewrite gate said no");
@@ -280,6 +263,10 @@ skipped:
 		qir_tensor_free(t);
 	report_skip(cfg, w);
 	return 0;
+failed:
+	if (w->folded && t)
+		qir_tensor_free(t);
+	return -1;
 }
 
 /* A placeholder that is still there has no standard replacement:
@@ -292,13 +279,9 @@ static int leftover_placeholders(qir_graph *g, void *arg)
 	qir_graph_for_each_node(g, n) {
 		if (!nvfp4_is_placeholder(n))
 			continue;
-		qopt_log(cfg->ctx, qopt_strict(cfg->ctx) ? QOPT_LOG_ERROR :
-			 QOPT_LOG_WARN,
-			 "trt::TRT_FP4QDQ node '%s' was not replaced (see the "
-			 "skipped weight above)", n->name);
+		qopt_warn(cfg->ctx, "trt::TRT_FP4QDQ node '%s' was not "
+			  "replaced (see the skipped weight above)", n->name);
 		qopt_stat_add(cfg->ctx, "TRT_FP4QDQ placeholders left", 1);
-		if (qopt_strict(cfg->ctx))
-			return 1;
 	}
 	return 0;
 }
@@ -369,11 +352,4 @@ static const qopt_pass_info nvfp4_passes[] = {
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
-static const qopt_plugin_info nvfp4_plugin = {
-	QOPT_ABI_VERSION, "nvfp4-weights", "1.0", nvfp4_passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &nvfp4_plugin;
-}
+QOPT_PLUGIN("nvfp4-weights", "1.0", nvfp4_passes)

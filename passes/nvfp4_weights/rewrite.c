@@ -406,7 +406,7 @@ static int rewrite_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	char *name;
 	int dtype = t->dtype;
 
-	if (nvfp4_prepare_opset(cfg))
+	if (nvfp4_prepare_opset(cfg))	/* done before the weight's gate */
 		return -1;
 	if (quantize_real(cfg, w, t, l, &rt))
 		return -1;

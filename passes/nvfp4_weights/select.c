@@ -155,24 +155,20 @@ out:
 
 int nvfp4_glob_report(struct nvfp4_cfg *cfg)
 {
-	int bad = 0;
 	size_t i;
 
 	for (i = 0; i < cfg->ninclude; i++) {
 		if (cfg->include_hits[i] || !cfg->include_explicit)
 			continue;
-		qopt_log(cfg->ctx, qopt_strict(cfg->ctx) ? QOPT_LOG_ERROR :
-			 QOPT_LOG_WARN,
-			 "include pattern '%s' matches no weight", cfg->include[i]);
-		bad = 1;
+		qopt_warn(cfg->ctx, "include pattern '%s' matches no weight",
+			  cfg->include[i]);
 	}
 	for (i = 0; i < cfg->nexclude; i++) {
 		if (cfg->exclude_hits[i])
 			continue;
-		qopt_log(cfg->ctx, qopt_strict(cfg->ctx) ? QOPT_LOG_ERROR :
-			 QOPT_LOG_WARN,
-			 "exclude pattern '%s' matches no weight", cfg->exclude[i]);
-		bad = 1;
+		qopt_warn(cfg->ctx, "exclude pattern '%s' matches no weight",
+			  cfg->exclude[i]);
 	}
-	return bad && qopt_strict(cfg->ctx) ? -1 : 0;
+	/* --strict turns these warnings into a failed pass (the manager). */
+	return 0;
 }

@@ -9,16 +9,6 @@
 
 #include "nvfp4.h"
 
-static int is_default_domain(const char *d)
-{
-	return !d || !d[0] || !strcmp(d, "ai.onnx");
-}
-
-static int is_op(const qir_node *n, const char *op)
-{
-	return is_default_domain(n->domain) && !strcmp(n->op_type, op);
-}
-
 int nvfp4_is_placeholder(const qir_node *n)
 {
 	return n->domain && !strcmp(n->domain, "trt") &&
@@ -29,7 +19,7 @@ int nvfp4_is_placeholder(const qir_node *n)
  * through, since the quantized weight is a float. */
 static int is_float_cast(const qir_node *n)
 {
-	return is_op(n, "Cast") &&
+	return qir_node_is(n, "Cast") &&
 	       qir_dtype_is_float((int)qir_node_attr_int(n, "to", 0)) &&
 	       qir_dtype_bits((int)qir_node_attr_int(n, "to", 0)) >= 16;
 }
@@ -41,10 +31,10 @@ int nvfp4_is_layout_node(const qir_node *n)
 		return 0;
 	if (nvfp4_is_placeholder(n))
 		return 1;
-	if (is_op(n, "Identity") || is_float_cast(n))
+	if (qir_node_is(n, "Identity") || is_float_cast(n))
 		return n->ninputs == 1;
 	/* Transpose-1 and -13 take the perm as an attribute only. */
-	return is_op(n, "Transpose") && n->ninputs == 1;
+	return qir_node_is(n, "Transpose") && n->ninputs == 1;
 }
 
 /* The input slot holding the weight, or -1. MatMul(x, W), Gemm(A, B),
@@ -53,7 +43,8 @@ int nvfp4_is_layout_node(const qir_node *n)
  * weights on B). */
 int nvfp4_weight_slot(const qir_node *n)
 {
-	if (is_op(n, "MatMul") || is_op(n, "Gemm") || is_op(n, "Conv"))
+	if (qir_node_is(n, "MatMul") || qir_node_is(n, "Gemm") ||
+	    qir_node_is(n, "Conv"))
 		return n->ninputs >= 2 ? 1 : -1;
 	return -1;
 }
@@ -62,18 +53,18 @@ int nvfp4_weight_slot(const qir_node *n)
  * or -1 when the layout is not one we block. */
 int nvfp4_consumer_axis(const qir_node *n, int rank)
 {
-	if (is_op(n, "MatMul")) {
+	if (qir_node_is(n, "MatMul")) {
 		/* B is [..., K, N]; a rank-1 B is [K]. */
 		if (rank == 1)
 			return 0;
 		return rank >= 2 ? rank - 2 : -1;
 	}
-	if (is_op(n, "Gemm")) {
+	if (qir_node_is(n, "Gemm")) {
 		if (rank != 2)
 			return -1;
 		return qir_node_attr_int(n, "transB", 0) ? 1 : 0;
 	}
-	if (is_op(n, "Conv")) {
+	if (qir_node_is(n, "Conv")) {
 		/* W is [M, C/group, k...]: the input channels reduce. */
 		return rank >= 3 ? 1 : -1;
 	}
@@ -104,7 +95,7 @@ int nvfp4_is_const_expr(qir_value *v, int depth)
 		return 1;
 	p = v->producer;
 	if (!p || depth <= 0 || !p->ninputs)
-		return p && !p->ninputs && is_op(p, "Constant");
+		return p && !p->ninputs && qir_node_is(p, "Constant");
 	for (i = 0; i < p->ninputs; i++)
 		if (!nvfp4_is_const_expr(p->inputs[i], depth - 1))
 			return 0;

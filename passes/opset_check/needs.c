@@ -23,19 +23,6 @@ struct scan {
 static void reason(struct scan *s, int opset, int ir, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* 1 for "" and "ai.onnx". */
-static int default_domain(const char *domain)
-{
-	return !domain || !*domain || !strcmp(domain, "ai.onnx");
-}
-
-static const char *node_label(const qir_node *n)
-{
-	static __thread char buf[256];
-
-	return qir_node_label(n, buf, sizeof(buf));
-}
-
 static void reason(struct scan *s, int opset, int ir, const char *fmt, ...)
 {
 	char msg[512];
@@ -106,7 +93,7 @@ static void check_value(struct scan *s, qir_value *v, const char *what)
 static void check_qdq(struct scan *s, qir_node *n)
 {
 	int is_q = !strcmp(n->op_type, "QuantizeLinear");
-	const char *lbl = node_label(n);
+	const char *lbl = QIR_NODE_LABEL(n);
 	qir_value *x = n->ninputs > 0 ? n->inputs[0] : NULL;
 	qir_value *sc = n->ninputs > 1 ? n->inputs[1] : NULL;
 	qir_value *zp = n->ninputs > 2 ? n->inputs[2] : NULL;
@@ -153,14 +140,14 @@ static void check_node(struct scan *s, qir_node *n)
 			check_type(s, a->tensors[k]->dtype,
 				   "attribute tensor", a->name);
 	}
-	if (!default_domain(n->domain))
+	if (!qir_domain_is_default(n->domain))
 		return;
 	if (!strcmp(n->op_type, "Cast") || !strcmp(n->op_type, "CastLike")) {
 		int to = (int)qir_node_attr_int(n, "to", 0);
 
 		if (dtype_opset(to))
 			reason(s, dtype_opset(to), qir_dtype_min_ir_version(to),
-			       "%s casts to %s", node_label(n),
+			       "%s casts to %s", QIR_NODE_LABEL(n),
 			       qir_dtype_name(to));
 	}
 	if (!strcmp(n->op_type, "QuantizeLinear") ||
@@ -169,13 +156,13 @@ static void check_node(struct scan *s, qir_node *n)
 	first = qir_op_first_opset(n->op_type);
 	if (!first) {
 		qopt_warn(s->ctx, "%s: %s is not an ai.onnx operator known "
-			  "up to opset %d", node_label(n), n->op_type,
+			  "up to opset %d", QIR_NODE_LABEL(n), n->op_type,
 			  OC_MAX_OPSET);
 		return;
 	}
 	if (first > s->declared)
 		reason(s, (int)first, 0, "%s exists only from opset %lld",
-		       node_label(n), (long long)first);
+		       QIR_NODE_LABEL(n), (long long)first);
 }
 
 static int scan_graph(qir_graph *g, void *arg)
@@ -227,7 +214,7 @@ static int scan_domains(qir_graph *g, void *arg)
 		for (i = 0; trt_ops[i].op; i++)
 			if (!strcmp(n->op_type, trt_ops[i].op))
 				d->counts[i]++;
-		if (default_domain(n->domain))
+		if (qir_domain_is_default(n->domain))
 			continue;
 		for (i = 0; i < d->nseen; i++)
 			if (!strcmp(d->seen[i], n->domain))
@@ -255,7 +242,7 @@ static void report_domains(qopt_ctx *ctx, qir_model *m,
 	for (i = 0; i < m->nopsets; i++) {
 		const qir_opset *o = &m->opsets[i];
 
-		if (default_domain(o->domain))
+		if (qir_domain_is_default(o->domain))
 			continue;
 		qopt_info(ctx, "%s domain '%s' version %lld imported",
 			  standard_domain(o->domain) ? "standard" :

@@ -10,15 +10,17 @@
 #include "opset_check.h"
 
 static const qopt_option_spec oc_options[] = {
-	{ "require", QOPT_OPT_INT, NULL,
-	  "fail unless the model declares at least this default-domain "
+	{ .name = "require", .type = QOPT_OPT_INT, .default_value = NULL,
+	  .flags = QOPT_OPT_HAS_MIN, .min = 1,
+	  .help = "fail unless the model declares at least this default-domain "
 	  "opset and declares all it needs" },
-	{ "upgrade", QOPT_OPT_BOOL, "no",
-	  "raise the opset (and IR version) to what the model needs, or to "
+	{ .name = "upgrade", .type = QOPT_OPT_BOOL, .default_value = "no",
+	  .help = "raise the opset (and IR version) to what the model needs, or to "
 	  "`target`, rewriting the ops whose definition changed" },
-	{ "target", QOPT_OPT_INT, NULL,
-	  "opset to upgrade to (with upgrade = yes); at most 25" },
-	{ NULL, 0, NULL, NULL }
+	{ .name = "target", .type = QOPT_OPT_INT, .default_value = NULL,
+	  .flags = QOPT_OPT_HAS_MIN, .min = 1,
+	  .help = "opset to upgrade to (with upgrade = yes); at most 25" },
+	{ 0 }
 };
 
 static int max_int(int a, int b)
@@ -75,6 +77,17 @@ static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 	if (target < nd->opset) {
 		qopt_error(ctx, "target opset %d is below the opset %d the "
 			   "model needs", target, nd->opset);
+		return -1;
+	}
+	if (target > declared && !qopt_policy_allow_upgrade(ctx)) {
+		qopt_error(ctx, "upgrade to opset %d: the pipeline has [qopt] "
+			   "allow_upgrade = no", target);
+		return -1;
+	}
+	if (qopt_policy_max_opset(ctx) && target > qopt_policy_max_opset(ctx)) {
+		qopt_error(ctx, "upgrade to opset %d: the pipeline has [qopt] "
+			   "max_opset = %lld", target,
+			   (long long)qopt_policy_max_opset(ctx));
 		return -1;
 	}
 	if (target > OC_MAX_OPSET) {
@@ -157,11 +170,4 @@ static const qopt_pass_info oc_passes[] = {
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
-static const qopt_plugin_info oc_plugin = {
-	QOPT_ABI_VERSION, "opset-check", "1.0", oc_passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &oc_plugin;
-}
+QOPT_PLUGIN("opset-check", "1.0", oc_passes)

@@ -14,8 +14,10 @@
 #include <qopt/qopt.h>
 
 static const qopt_option_spec options[] = {
-	{ "match", QOPT_OPT_LIST, "*", "globs of value names to rename" },
-	{ "prefix", QOPT_OPT_STRING, "renamed_", "text put before the name" },
+	{ .name = "match", .type = QOPT_OPT_LIST, .default_value = "*",
+	  .help = "globs of value names to rename" },
+	{ .name = "prefix", .type = QOPT_OPT_STRING, .default_value = "renamed_",
+	  .help = "text put before the name" },
 	{ 0 }
 };
 
@@ -102,11 +104,4 @@ static const qopt_pass_info passes[] = {
 	{ 0 }
 };
 
-static const qopt_plugin_info info = {
-	QOPT_ABI_VERSION, "example-rename", "1.0", passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &info;
-}
+QOPT_PLUGIN("example-rename", "1.0", passes)

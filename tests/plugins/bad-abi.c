@@ -1,4 +1,4 @@
-/* tests/plugins/bad-abi.c - a plugin built for another ABI version. */
+/* tests/plugins/bad-abi.c - a plugin built for a later ABI major. */
 #include <qopt/qopt.h>
 
 static int run(qopt_ctx *ctx, qir_model *m, int *changed)
@@ -15,7 +15,9 @@ static const qopt_pass_info passes[] = {
 };
 
 static const qopt_plugin_info info = {
-	QOPT_ABI_VERSION + 41, "test-bad-abi", "9", passes
+	QOPT_ABI_MAJOR + 40, 0, sizeof(qopt_plugin_info),
+	sizeof(qopt_pass_info), sizeof(qopt_option_spec),
+	"test-bad-abi", "9", passes
 };
 
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)

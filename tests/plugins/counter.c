@@ -7,9 +7,12 @@
 #include <qopt/qopt.h>
 
 static const qopt_option_spec count_opts[] = {
-	{ "count", QOPT_OPT_INT, "20", "rewrites per run" },
-	{ "prefix", QOPT_OPT_STRING, "count", "metadata key prefix" },
-	{ "bad", QOPT_OPT_INT, "0", "rewrite (1-based) that corrupts; 0: none" },
+	{ .name = "count", .type = QOPT_OPT_INT, .default_value = "20",
+	  .help = "rewrites per run" },
+	{ .name = "prefix", .type = QOPT_OPT_STRING, .default_value = "count",
+	  .help = "metadata key prefix" },
+	{ .name = "bad", .type = QOPT_OPT_INT, .default_value = "0",
+	  .help = "rewrite (1-based) that corrupts; 0: none" },
 	{ 0 }
 };
 
@@ -78,11 +81,4 @@ static const qopt_pass_info passes[] = {
 	{ 0 }
 };
 
-static const qopt_plugin_info info = {
-	QOPT_ABI_VERSION, "test-counter", "0.1", passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &info;
-}
+QOPT_PLUGIN("test-counter", "0.1", passes)

@@ -9,11 +9,16 @@
 #include <qopt/qopt.h>
 
 static const qopt_option_spec opts_opts[] = {
-	{ "flag", QOPT_OPT_BOOL, "no", "a bool" },
-	{ "block_size", QOPT_OPT_INT, "16", "an int" },
-	{ "ratio", QOPT_OPT_FLOAT, "0.5", "a float" },
-	{ "label", QOPT_OPT_STRING, NULL, "a string" },
-	{ "names", QOPT_OPT_LIST, "", "a list" },
+	{ .name = "flag", .type = QOPT_OPT_BOOL, .default_value = "no",
+	  .help = "a bool" },
+	{ .name = "block_size", .type = QOPT_OPT_INT, .default_value = "16",
+	  .help = "an int" },
+	{ .name = "ratio", .type = QOPT_OPT_FLOAT, .default_value = "0.5",
+	  .help = "a float" },
+	{ .name = "label", .type = QOPT_OPT_STRING, .default_value = NULL,
+	  .help = "a string" },
+	{ .name = "names", .type = QOPT_OPT_LIST, .default_value = "",
+	  .help = "a list" },
 	{ 0 }
 };
 
@@ -82,7 +87,8 @@ static int break_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_option_spec targets_opts[] = {
-	{ "match", QOPT_OPT_LIST, "", "node name prefixes to tag" },
+	{ .name = "match", .type = QOPT_OPT_LIST, .default_value = "",
+	  .help = "node name prefixes to tag" },
 	{ 0 }
 };
 
@@ -118,7 +124,8 @@ static int lazy_run(qopt_ctx *ctx, qir_model *m, int *changed)
 /* Progress for a terminal; and an option it never declared (with
  * misuse=yes), which must fail the pass. */
 static const qopt_option_spec misuse_opts[] = {
-	{ "misuse", QOPT_OPT_BOOL, "no", "read an undeclared option" },
+	{ .name = "misuse", .type = QOPT_OPT_BOOL, .default_value = "no",
+	  .help = "read an undeclared option" },
 	{ 0 }
 };
 
@@ -148,11 +155,4 @@ static const qopt_pass_info passes[] = {
 	{ 0 }
 };
 
-static const qopt_plugin_info info = {
-	QOPT_ABI_VERSION, "test-good", "1.2.3", passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &info;
-}
+QOPT_PLUGIN("test-good", "1.2.3", passes)

@@ -1,0 +1,23 @@
+/* tests/plugins/bad-enum.c - an enum option without choices. */
+#include <qopt/qopt.h>
+
+static const qopt_option_spec opts[] = {
+	{ .name = "mode", .type = QOPT_OPT_ENUM, .default_value = NULL,
+	  .help = "no words" },
+	{ 0 }
+};
+
+static int run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)ctx;
+	(void)m;
+	*changed = 0;
+	return 0;
+}
+
+static const qopt_pass_info passes[] = {
+	{ "t-bad-enum", "malformed option", opts, run, 0 },
+	{ 0 }
+};
+
+QOPT_PLUGIN("test-bad-enum", "1", passes)

@@ -1,0 +1,27 @@
+/* tests/plugins/newer-minor.c - a plugin built against a later minor of
+ * this ABI than the running libqopt (it may use what this one lacks). */
+#include <qopt/qopt.h>
+
+static int run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)ctx;
+	(void)m;
+	(void)changed;
+	return 0;
+}
+
+static const qopt_pass_info passes[] = {
+	{ "t-newer-minor", "from a later minor", NULL, run, 0 },
+	{ 0 }
+};
+
+static const qopt_plugin_info info = {
+	QOPT_ABI_MAJOR, QOPT_ABI_MINOR + 1, sizeof(qopt_plugin_info),
+	sizeof(qopt_pass_info), sizeof(qopt_option_spec),
+	"test-newer-minor", "1", passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &info;
+}
