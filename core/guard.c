@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "core.h"
-#include "../ir/atomic_file.h"
+#include <qopt/file.h>
 
 static const char *volatile running_pass;
 static volatile sig_atomic_t guarded;
@@ -78,7 +78,7 @@ static void reraise(int sig)
 
 static void on_stop(int sig)
 {
-	qir__atomic_cleanup();
+	qir_outfile_remove_all();
 	reraise(sig);
 }
 
@@ -99,7 +99,7 @@ static void on_fatal(int sig)
 		put(sig_name(sig));
 		put("); no output written\n");
 	}
-	qir__atomic_cleanup();
+	qir_outfile_remove_all();
 	reraise(sig);
 }
 
@@ -112,7 +112,7 @@ static void on_exit_call(void)
 	put("qopt: error: pass '");
 	put(pass);
 	put("' ended the process (it called exit); no output written\n");
-	qir__atomic_cleanup();
+	qir_outfile_remove_all();
 	_exit(1);
 }
 

@@ -9,10 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "core.h"
-#include "../ir/atomic_file.h"
+#include <qopt/file.h>
 
 struct qopt_outfile {
-	struct qir_atomic_file f;
+	qir_outfile *f;
+	char *path;
 	FILE *fp;
 };
 
@@ -25,13 +26,18 @@ qopt_outfile *qopt_outfile_open(const char *path, FILE **fp, qir_error *err)
 		qir_fail(err, QIR_ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (qir__atomic_open(&o->f, path, err) < 0) {
+	o->path = strdup(path);
+	o->f = o->path ? qir_outfile_open(path, err) : NULL;
+	if (!o->f) {
+		if (!o->path)
+			qir_fail(err, QIR_ENOMEM, "out of memory");
+		free(o->path);
 		free(o);
 		return NULL;
 	}
 	/* The stream gets its own descriptor: fclose must not close the
 	 * one the commit fsyncs. */
-	fd = dup(o->f.fd);
+	fd = dup(qir_outfile_fd(o->f));
 	o->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o->fp) {
 		if (fd >= 0)
@@ -54,8 +60,8 @@ static int finish_stream(qopt_outfile *o, qir_error *err)
 	o->fp = NULL;
 	if (bad)
 		return qir_fail(err, QIR_EIO, "cannot write '%s'",
-				o->f.final_path);
-	return qir__atomic_sync(&o->f, err);
+				o->path);
+	return qir_outfile_sync(o->f, err);
 }
 
 int qopt_outfile_ready(qopt_outfile *o, qir_error *err)
@@ -69,8 +75,10 @@ int qopt_outfile_commit(qopt_outfile *o, qir_error *err)
 {
 	int rc = qopt_outfile_ready(o, err);
 
-	if (!rc)
-		rc = qir__atomic_commit(&o->f, err);
+	if (!rc) {
+		rc = qir_outfile_commit(o->f, err);
+		o->f = NULL;
+	}
 	qopt_outfile_abort(o);
 	return rc;
 }
@@ -81,6 +89,7 @@ void qopt_outfile_abort(qopt_outfile *o)
 		return;
 	if (o->fp)
 		fclose(o->fp);
-	qir__atomic_abort(&o->f);
+	qir_outfile_abort(o->f);
+	free(o->path);
 	free(o);
 }

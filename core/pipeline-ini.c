@@ -20,7 +20,7 @@
 #include <qopt/pass.h>
 #include "core.h"
 #include "pipeline-internal.h"
-#include "../ir/atomic_file.h"
+#include <qopt/file.h>
 
 struct ini_state {
 	struct qopt_pipeline *p;
@@ -223,7 +223,7 @@ int qopt_pipeline_parse_ini(struct qopt_pipeline *p, const char *path)
 	struct stat sb;
 	int fd, rc;
 
-	fd = qir__open_regular(path, 0, &sb, &kind);
+	fd = qir_open_regular(path, 0, &sb, &kind);
 	st.f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!st.f && fd >= 0)
 		close(fd);

@@ -14,7 +14,7 @@ libqopt_la_SOURCES += ir/opset_upgrade.h ir/opset_history.c \
 # own ir/onnx.proto; AM_CPPFLAGS finds them as "ir/onnx.pb-c.h".
 libqopt_la_SOURCES += ir/onnx_io.h ir/onnx_check.c ir/onnx_tensor.c \
 	ir/onnx_read.c ir/onnx_scan.c ir/onnx_skeleton.c ir/onnx_write.c ir/external.c \
-	ir/atomic_file.h ir/atomic_file.c ir/open_regular.c ir/arena.c
+	ir/atomic_file.h ir/atomic_file.c ir/open_regular.c ir/outfile.c ir/arena.c
 nodist_libqopt_la_SOURCES += ir/onnx.pb-c.c ir/onnx.pb-c.h
 BUILT_SOURCES += ir/onnx.pb-c.c ir/onnx.pb-c.h
 CLEANFILES += ir/onnx.pb-c.c ir/onnx.pb-c.h

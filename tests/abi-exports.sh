@@ -7,7 +7,11 @@
 
 so="$top_builddir/.libs/libqopt.so"
 cc=${CC:-cc}
-printf '#include <qopt/qopt.h>\n' >"$W/all.c"
+# Every installed header (qopt.h is the plugins' umbrella; file.h is
+# for programs built on libqopt).
+for h in "$top_srcdir"/include/qopt/*.h; do
+	printf '#include <qopt/%s>\n' "${h##*/}"
+done >"$W/all.c"
 if ! $cc -I"$top_srcdir/include" -aux-info "$W/aux" -fsyntax-only \
 	"$W/all.c" 2>"$W/err"; then
 	echo "1..0 # SKIP the compiler has no -aux-info (not GCC)"

@@ -9,7 +9,7 @@ check_PROGRAMS += tests/hostile-scan
 TESTS += tests/hostile-scan
 tests_hostile_scan_SOURCES = tests/hostile-scan.c tests/tap.h
 tests_hostile_scan_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ir
-tests_hostile_scan_LDADD = libqopt.la
+tests_hostile_scan_LDADD = $(LIBQOPT_INTERNALS)
 
 check_LTLIBRARIES += tests/plugins/hostile.la
 tests_plugins_hostile_la_SOURCES = tests/plugins/hostile.c

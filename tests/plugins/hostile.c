@@ -30,11 +30,4 @@ static const qopt_pass_info passes[] = {
 	{ 0 }
 };
 
-static const qopt_plugin_info info = {
-	QOPT_ABI_VERSION, "test-hostile", "1.0", passes
-};
-
-QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
-{
-	return &info;
-}
+QOPT_PLUGIN("test-hostile", "1.0", passes)

@@ -1,0 +1,55 @@
+/*
+ * qopt/file.h - files written whole or not at all, and inputs that must
+ * be regular files.
+ *
+ * For programs built on libqopt (the qopt command uses it for
+ * --stats-json and bisect's folder). Passes never write files. The
+ * model writer (qir_model_save) goes through the same mechanism, so one
+ * qir_outfile_remove_all() in a signal handler removes every temporary
+ * file the process is writing, the model's included.
+ */
+#ifndef QOPT_FILE_H
+#define QOPT_FILE_H
+
+#include <sys/stat.h>
+#include <qopt/ir.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct qir_outfile qir_outfile;
+
+/* Starts writing path: a temporary file beside it, replaced over path
+ * only by qir_outfile_commit. Refuses (QIR_EUSAGE, naming the kind) a
+ * path that exists and is not a regular file or a symlink. The handle
+ * belongs to the caller until qir_outfile_commit or qir_outfile_abort
+ * frees it. NULL with err set on failure. */
+qir_outfile *qir_outfile_open(const char *path, qir_error *err);
+/* The temporary file's descriptor; stays owned by the handle. */
+int qir_outfile_fd(const qir_outfile *f);
+/* fsync only, so a caller can make several files durable before
+ * renaming any of them. */
+int qir_outfile_sync(qir_outfile *f, qir_error *err);
+/* fsync, close and rename over the final path; frees f either way. */
+int qir_outfile_commit(qir_outfile *f, qir_error *err);
+/* Closes and removes the temporary file unless committed; frees f.
+ * NULL is a no-op. */
+void qir_outfile_abort(qir_outfile *f);
+/* Removes every temporary file of this process still being written.
+ * Async-signal-safe: meant for SIGINT/SIGTERM/SIGHUP handlers. */
+void qir_outfile_remove_all(void);
+
+/* Opens path read-only only if it is a regular file, checked before
+ * the open so a FIFO never blocks (flags may add O_NOFOLLOW). Returns
+ * the descriptor (the caller closes it), or -1 with *kind naming what
+ * the path is instead ("a FIFO", "a directory", ...), or with *kind
+ * NULL and errno set. st receives the file's status. */
+int qir_open_regular(const char *path, int flags, struct stat *st,
+		     const char **kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QOPT_FILE_H */
