@@ -7,3 +7,7 @@ bench_hadamard_bench_LDADD = libqopt.la
 BENCH_TARGETS += bench-hadamard
 bench-hadamard: bench/hadamard-bench$(EXEEXT)
 	./bench/hadamard-bench$(EXEEXT)
+
+# ---- the pass ----
+TESTS += tests/hadamard-rotate.sh
+EXTRA_DIST += tests/hadamard-rotate.sh tests/hadamard-models.py
