@@ -4,7 +4,8 @@
  * and BFLOAT16 in and out, against single-thread memcpy of the same
  * bytes (`make bench`). GB/s = bytes of the tensor in its own type /
  * best wall time of several runs; the ratio is what issue 13 asks to
- * stay at or above 0.5.
+ * stay at or above 0.5. Each type's tensor holds values of N(0, 1/12)
+ * scale, converted from FLOAT.
  *
  * Usage: hadamard-bench [MiB]   (tensor size in FLOAT; default 128)
  */
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 	memset(y, 0, n * 4);
 	for (int d = 0; d < 3; d++)
 		mc[d] = best_memcpy(y, x, d ? n * 2 : n * 4);
+	memcpy(y, x, n * 4);
 	printf("qk_hadamard, 1 thread, inner = 1, %zu MiB of FLOAT (%zu MiB "
 	       "of FLOAT16/BFLOAT16); GB/s of the tensor in its own type, "
 	       "best of %d runs; memcpy of the same bytes: %.2f GB/s (FLOAT), "
@@ -85,7 +87,14 @@ int main(int argc, char **argv)
 		printf("| %zu |", b);
 		for (int d = 0; d < 3; d++) {
 			size_t bytes = d ? n * 2 : n * 4;
-			double t = best_had(c, dts[d], x, n, b), r;
+			double t, r;
+
+			/* valid values of the type (no subnormals, whose
+			 * arithmetic is slow): y converted; the transform
+			 * is its own inverse, so they stay in range */
+			if (qk_convert(c, dts[d], x, QIR_FLOAT, y, n))
+				return 1;
+			t = best_had(c, dts[d], x, n, b);
 
 			if (t <= 0) {
 				printf(" failed (%s) | |", dtn[d]);
