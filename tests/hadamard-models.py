@@ -2,9 +2,10 @@
 hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
 
   mlp PATH K N M           MatMul [K,N] initializer, Relu, Gemm transB [M,N]
-  decoder PATH D           RMSNorm, single-head attention, SiLU MLP; the
+  decoder PATH D [OUT]     RMSNorm, single-head attention, SiLU MLP; the
                            weights as initializer, Constant node and
-                           Transpose of an initializer
+                           Transpose of an initializer; OUT > 0 makes 4
+                           input channels of every weight OUT times larger
   exporter PATH K          x @ (H_K / sqrt K) baked in as a constant,
                            then a MatMul by a weight (an exporter's form)
   check ORIG NEW W AXIS B  the rotated weight in NEW equals R W along
@@ -28,8 +29,19 @@ def save(nodes, inputs, outputs, inits, path):
     onnx.save(m, path)
 
 
+OUTLIER = [0.0]
+
+
 def w(*shape):
-    return (rng.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+    m = rng.standard_normal(shape) / np.sqrt(shape[0])
+    if OUTLIER[0] > 0:
+        m[rng.choice(shape[0], 4, replace=False), :] *= OUTLIER[0]
+    return m.astype(np.float32)
+
+
+def wt(*shape):
+    """w(K, N) stored transposed ([N, K]), outliers along K."""
+    return np.ascontiguousarray(w(shape[1], shape[0]).T)
 
 
 def mlp(path, k, n, m):
@@ -82,7 +94,7 @@ def decoder(path, d):
              nh.from_array((1 + 0.1 * rng.standard_normal(d)).astype(np.float32), "g1"),
              nh.from_array((1 + 0.1 * rng.standard_normal(d)).astype(np.float32), "g2"),
              nh.from_array(np.array(1 / np.sqrt(d), np.float32), "scale"),
-             nh.from_array(w(d, d), "Wq"), nh.from_array(w(d, d), "WvT"),
+             nh.from_array(w(d, d), "Wq"), nh.from_array(wt(d, d), "WvT"),
              nh.from_array(w(d, d), "Wo"), nh.from_array(w(d, f), "Wg"),
              nh.from_array(w(d, f), "Wu"), nh.from_array(w(f, d), "Wd")]
     save(nodes, [h.make_tensor_value_info("x", T.FLOAT, [1, 8, d])],
@@ -143,6 +155,7 @@ cmd = sys.argv[1]
 if cmd == "mlp":
     mlp(sys.argv[2], *map(int, sys.argv[3:6]))
 elif cmd == "decoder":
+    OUTLIER[0] = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
     decoder(sys.argv[2], int(sys.argv[3]))
 elif cmd == "exporter":
     exporter(sys.argv[2], int(sys.argv[3]))

@@ -10,4 +10,5 @@ bench-hadamard: bench/hadamard-bench$(EXEEXT)
 
 # ---- the pass ----
 TESTS += tests/hadamard-rotate.sh
-EXTRA_DIST += tests/hadamard-rotate.sh tests/hadamard-models.py
+EXTRA_DIST += tests/hadamard-rotate.sh tests/hadamard-models.py \
+	tests/hadamard-accuracy.js
