@@ -10,6 +10,10 @@ hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
                            then a MatMul by a weight (an exporter's form)
   check ORIG NEW W AXIS B  the rotated weight in NEW equals R W along
                            AXIS (explicit Sylvester matrix, float64)
+  rotback ORIG NEW W AXIS  nvfp4-weights rotate = rotate_back stored
+                           R fq(R W) for W (fq: NVFP4 fake quantization as
+                           tests/nvfp4-check.py computes it from the
+                           format; R along AXIS in blocks of K & -K)
   added ORIG NEW K         constants the pass added (rotated weights
                            aside): total elements, largest 2-D side;
                            fails above K sqrt(K) or a side above 256
@@ -140,6 +144,33 @@ def check(orig, new, wname, axis, b):
     sys.exit(0 if err < 1e-6 else 1)
 
 
+def rotback(orig, new, wname, axis):
+    import importlib.util
+    import os
+    spec = importlib.util.spec_from_file_location(
+        "nvfp4_check", os.path.join(os.path.dirname(__file__), "nvfp4-check.py"))
+    nv = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nv)
+    wo = inits(orig)[wname].astype(np.float64)
+    got = inits(new)[wname].astype(np.float64)
+    k = wo.shape[axis]
+    b = k & -k
+    R = np.kron(np.eye(k // b), sylvester(b))
+    along = lambda m: np.moveaxis(np.tensordot(R, np.moveaxis(m, axis, 0), 1), 0, axis)
+    rw = along(wo).astype(np.float32)
+    g, sc, codes = nv.reference(rw, axis)
+    mag = nv.E2M1_GRID[codes & 7] * np.where(codes & 8, -1.0, 1.0)
+    scale = np.vectorize(nv.e4m3_value)(np.repeat(sc, 16, axis=axis))
+    want = along(mag * scale * float(g))
+    tol = 1e-5 * np.abs(want).max()
+    bad = np.abs(got - want) > tol
+    print("%d of %d elements differ by more than %.2g (max %.3g)" %
+          (bad.sum(), bad.size, tol, np.abs(got - want).max()))
+    # an FP32 rounding of R W (kernel) vs float64 (here) may move a
+    # value across an E2M1 rounding boundary: allow 0.5 % such elements
+    sys.exit(0 if bad.sum() <= 0.005 * bad.size else 1)
+
+
 def added(orig, new, k):
     a, r = inits(orig), inits(new)
     extra = {n: v for n, v in r.items() if n not in a and "_hadamard" not in n}
@@ -161,6 +192,8 @@ elif cmd == "exporter":
     exporter(sys.argv[2], int(sys.argv[3]))
 elif cmd == "check":
     check(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
+elif cmd == "rotback":
+    rotback(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
 elif cmd == "added":
     added(sys.argv[2], sys.argv[3], int(sys.argv[4]))
 else:

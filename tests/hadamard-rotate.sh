@@ -43,6 +43,7 @@ same_in_ort() { # same_in_ort A B DESCRIPTION
 }
 
 ini rot '[hadamard-rotate]\nmin_size = 0'
+ini nv '[nvfp4-weights]\nmode = fake\nmin_size = 0'
 
 # MLP, K a power of two (4096) and not (48, block 16)
 for shape in "4096 48 32" "48 64 40"; do
@@ -146,7 +147,6 @@ same_in_ort "$work/dg.onnx" "$work/dg-q.onnx" "quantizer = nvfp4 result"
 # error against the FP32 model in ORT over 5 input seeds, on a decoder
 # whose weights have 4 outlier input channels (x16) and on a Gaussian one
 if [ -z "$ort" ]; then
-	ini nv '[nvfp4-weights]\nmode = fake\nmin_size = 0'
 	for o in 16 0; do
 		"$py" "$models" decoder "$work/do$o.onnx" 256 $o
 		"$QOPT" -q -p "$work/nv.ini" "$work/do$o.onnx" \
@@ -166,6 +166,39 @@ if [ -z "$ort" ]; then
 		check $rc "decoder D=256, outliers x$o, NVFP4: $(cat "$work/acc")"
 	done
 fi
+
+# nvfp4-weights rotate = rotate_back: fake weights = R fq(R W), checked
+# by NumPy with nvfp4-check.py's NVFP4 reference; real mode refuses it
+ini rb '[nvfp4-weights]\nmode = fake\nmin_size = 0\nrotate = rotate_back'
+"$QOPT" -q -p "$work/rb.ini" "$work/mlp48.onnx" -o "$work/rb.onnx" \
+	>"$work/log" 2>&1
+check $? "rotate_back (fake): qopt runs"
+for wa in "W1 0" "W2 1"; do
+	"$py" "$models" rotback "$work/mlp48.onnx" "$work/rb.onnx" $wa \
+		>"$work/log" 2>&1
+	check $? "rotate_back: ${wa% *} = R fq(R W) along axis ${wa#* }: $(cat "$work/log")"
+done
+"$QOPT" -q -p "$work/nv.ini" "$work/mlp48.onnx" -o "$work/nv48.onnx" \
+	>"$work/log" 2>&1
+! "$py" "$models" rotback "$work/mlp48.onnx" "$work/nv48.onnx" W1 0 \
+	>"$work/log" 2>&1
+check $? "rotate_back check rejects plain fake NVFP4 weights (it can fail)"
+same_in_ort_loose() {
+	[ -n "$ort" ] && return
+	qopt_node "$top_srcdir/tests/ort/run-compare.js" --rtol 0.5 \
+		--atol 0.5 "$1" "$2" >"$work/log" 2>&1
+	check $? "$3"
+}
+same_in_ort_loose "$work/mlp48.onnx" "$work/rb.onnx" "rotate_back model runs in ORT (outputs within 0.5 of FP32: NVFP4 error)"
+ini rbr '[nvfp4-weights]\nmin_size = 0\nrotate = rotate_back'
+rm -f "$work/out.onnx"
+"$QOPT" -p "$work/rbr.ini" "$work/mlp48.onnx" -o "$work/out.onnx" \
+	>"$work/out" 2>&1
+rc=$?
+cp "$work/out" "$work/log"
+[ $rc != 0 ] && [ ! -e "$work/out.onnx" ] &&
+	grep -q 'rotate = rotate_back needs mode = fake' "$work/out"
+check $? "rotate_back in real mode: refused with the reason, nothing written"
 
 # bad options and --strict: an error naming the problem, no output
 ini bad1 '[hadamard-rotate]\nblock_size = 3'

@@ -30,6 +30,10 @@ static const qopt_option_spec nvfp4_opts[] = {
 	  "(-1: never)" },
 	{ "block_size", QOPT_OPT_INT, "16",
 	  "NVFP4 block along K; the format fixes it at 16" },
+	{ "rotate", QOPT_OPT_STRING, "no",
+	  "rotate_back (fake mode only): quantize R W (normalized Hadamard "
+	  "along K, block K & -K) and store R fq(R W), so that no "
+	  "activation rotation is needed" },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -75,6 +79,8 @@ static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 			   (long long)qopt_opt_int(ctx, "block_size"));
 		return -1;
 	}
+	if (nvfp4_rotate_option(cfg, qopt_opt_string(ctx, "rotate")))
+		return -1;
 	cfg->include = qopt_opt_list(ctx, "include", &cfg->ninclude);
 	cfg->exclude = qopt_opt_list(ctx, "exclude", &cfg->nexclude);
 	cfg->op_types = qopt_opt_list(ctx, "op_types", &cfg->nop_types);
