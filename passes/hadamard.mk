@@ -8,6 +8,7 @@ passes_hadamard_rotate_la_SOURCES = \
 	passes/hadamard_rotate/once.c \
 	passes/hadamard_rotate/weight.c \
 	passes/hadamard_rotate/activation.c \
+	passes/hadamard_rotate/fold.c \
 	passes/hadamard_rotate/quantizer.c \
 	passes/hadamard_rotate/memo.c
 passes_hadamard_rotate_la_LDFLAGS = $(PASS_LDFLAGS)

@@ -6,6 +6,9 @@ hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
                            weights as initializer, Constant node and
                            Transpose of an initializer; OUT > 0 makes 4
                            input channels of every weight OUT times larger
+  chain PATH K             MatMul + Add bias, Gemm (transB, bias), MatMul,
+                           Relu, MatMul: rotations fold into producers
+                           except at the input and after the Relu
   exporter PATH K          x @ (H_K / sqrt K) baked in as a constant,
                            then a MatMul by a weight (an exporter's form)
   check ORIG NEW W AXIS B  the rotated weight in NEW equals R W along
@@ -105,6 +108,20 @@ def decoder(path, d):
          [h.make_tensor_value_info("y", T.FLOAT, [1, 8, d])], inits, path)
 
 
+def chain(path, k):
+    save([h.make_node("MatMul", ["x", "W1"], ["m1"], name="l1"),
+          h.make_node("Add", ["m1", "b1"], ["a1"], name="l1_bias"),
+          h.make_node("Gemm", ["a1", "W2", "b2"], ["a2"], name="l2", transB=1),
+          h.make_node("MatMul", ["a2", "W3"], ["a3"], name="l3"),
+          h.make_node("Relu", ["a3"], ["r3"], name="relu"),
+          h.make_node("MatMul", ["r3", "W4"], ["y"], name="l4")],
+         [h.make_tensor_value_info("x", T.FLOAT, [6, k])],
+         [h.make_tensor_value_info("y", T.FLOAT, [6, k])],
+         [nh.from_array(w(k, k), "W1"), nh.from_array(w(k), "b1"),
+          nh.from_array(w(k, k), "W2"), nh.from_array(w(k), "b2"),
+          nh.from_array(w(k, k), "W3"), nh.from_array(w(k, k), "W4")], path)
+
+
 def sylvester(b):
     m = np.ones((1, 1))
     while m.shape[0] < b:
@@ -188,6 +205,8 @@ if cmd == "mlp":
 elif cmd == "decoder":
     OUTLIER[0] = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
     decoder(sys.argv[2], int(sys.argv[3]))
+elif cmd == "chain":
+    chain(sys.argv[2], int(sys.argv[3]))
 elif cmd == "exporter":
     exporter(sys.argv[2], int(sys.argv[3]))
 elif cmd == "check":

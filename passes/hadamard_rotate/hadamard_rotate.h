@@ -39,6 +39,7 @@ struct hr_cfg {
 	size_t ninclude, nexclude, nop_types;
 	int64_t min_size, block;
 	int quantizer;
+	int fold;		/* fold = yes */
 	const char *prior;	/* HR_META_KEY as loaded, or NULL */
 	char *record;		/* entries this run adds (owned) */
 	size_t record_len;
@@ -89,6 +90,11 @@ void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner);
 /* activation.c: x R in standard ops, before t->node; the rotated value
  * (shared between targets reading the same activation), or NULL. */
 qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t);
+
+/* fold.c: folds t's activation rotation into the producer of t->act
+ * (1: done, why names the producer; 0: not possible, why says why;
+ * -1: error, reported). */
+int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len);
 
 /* quantizer.c: decides whether rotating t->w lowers its reconstruction
  * error in cfg->quantizer's format: 1 rotate, 0 leave (t->why says the

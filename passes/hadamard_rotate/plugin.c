@@ -17,6 +17,10 @@ static const qopt_option_spec hr_opts[] = {
 	{ "block_size", QOPT_OPT_INT, "0",
 	  "Hadamard block along K: 0 = K when a power of two, else its "
 	  "largest power-of-two divisor; else a power of two dividing K" },
+	{ "fold", QOPT_OPT_BOOL, "yes",
+	  "fold an activation's rotation into its producer (a constant-"
+	  "weight MatMul/Gemm and its bias, or through attention's P @ V) "
+	  "when every consumer is rotated the same way; no: always online" },
 	{ "quantizer", QOPT_OPT_STRING, "none",
 	  "none: rotate every target; nvfp4 or fp8: rotate only where it "
 	  "lowers the weight's reconstruction error in that format" },

@@ -46,6 +46,7 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 		}
 	}
 	cfg->min_size = qopt_opt_int(ctx, "min_size");
+	cfg->fold = qopt_opt_bool(ctx, "fold");
 	cfg->block = qopt_opt_int(ctx, "block_size");
 	if (cfg->block < 0 || cfg->block == 1 ||
 	    (cfg->block & (cfg->block - 1))) {
@@ -89,11 +90,45 @@ static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
 	return 0;
 }
 
+/* t's activation, rotated: already (shared), folded into its producer,
+ * or online; how says which. NULL on error (reported). */
+static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
+			     char *how, size_t len)
+{
+	char key[600], why[300] = "fold = no";
+	qir_value *a;
+	int rc;
+
+	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
+	a = hr_memo_get(&cfg->memo, key);
+	if (a) {
+		snprintf(how, len, "already rotated for another consumer");
+		return a;
+	}
+	if (cfg->fold && cfg->quantizer == HR_Q_NONE) {
+		rc = hr_fold(cfg, t, why, sizeof(why));
+		if (rc < 0)
+			return NULL;
+		if (rc == 1) {
+			qopt_stat_add(cfg->ctx, "rotations folded", 1);
+			snprintf(how, len, "rotation folded into %s", why);
+			return t->act;
+		}
+	} else if (cfg->fold) {
+		snprintf(why, sizeof(why), "the quantizer may leave other "
+			 "consumers unrotated");
+	}
+	qopt_stat_add(cfg->ctx, "rotations online", 1);
+	snprintf(how, len, "rotated online (not folded: %s)", why);
+	return hr_rotate_activation(cfg, t);
+}
+
 static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 {
 	qir_value *old = t->wv, *w, *a;
 	qir_error err = { 0 };
 	int axis = t->kaxis;
+	char how[400];
 
 	if (!qopt_may_rewrite(cfg->ctx, "rotate node '%s' (weight '%s', K %lld, "
 			      "block %zu)", t->node->name, old->name,
@@ -102,7 +137,7 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 		snprintf(t->why, sizeof(t->why), "the rewrite gate said no");
 		return report_skip(cfg, t);
 	}
-	a = hr_rotate_activation(cfg, t);
+	a = activation(cfg, t, how, sizeof(how));
 	w = a ? hr_rotate_weight(cfg, t) : NULL;
 	if (!w)
 		return -1;
@@ -119,9 +154,8 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 	*changed = 1;
 	qopt_stat_add(cfg->ctx, "weights rotated", 1);
 	qopt_info(cfg->ctx, "node '%s': weight '%s' rotated along axis %d "
-		  "(K %lld, block %zu); activation '%s' rotated online",
-		  t->node->name, w->name, axis, (long long)t->k, t->block,
-		  t->act->name);
+		  "(K %lld, block %zu); activation '%s' %s", t->node->name,
+		  w->name, axis, (long long)t->k, t->block, t->act->name, how);
 	return 0;
 }
 
