@@ -11,4 +11,4 @@ bench-hadamard: bench/hadamard-bench$(EXEEXT)
 # ---- the pass ----
 TESTS += tests/hadamard-rotate.sh
 EXTRA_DIST += tests/hadamard-rotate.sh tests/hadamard-models.py \
-	tests/hadamard-accuracy.js
+	tests/hadamard-accuracy.js docs/hadamard-rotate.md
