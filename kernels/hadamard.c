@@ -436,24 +436,85 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 	return v;
 }
 
+/* Four vectors per step: four independent dependency chains (each
+ * stage waits for the one before), so the core overlaps them. */
+#define QKI_IN512(LOAD)                                                   \
+	do {                                                              \
+		size_t j = 0;                                             \
+                                                                          \
+		for (; j + 64 <= n; j += 64) {                            \
+			__m512 v0 = LOAD(j), v1 = LOAD(j + 16);           \
+			__m512 v2 = LOAD(j + 32), v3 = LOAD(j + 48);      \
+                                                                          \
+			_mm512_storeu_ps(t + j, qki_lanes512(v0));        \
+			_mm512_storeu_ps(t + j + 16, qki_lanes512(v1));   \
+			_mm512_storeu_ps(t + j + 32, qki_lanes512(v2));   \
+			_mm512_storeu_ps(t + j + 48, qki_lanes512(v3));   \
+		}                                                         \
+		for (; j < n; j += 16)                                    \
+			_mm512_storeu_ps(t + j, qki_lanes512(LOAD(j)));   \
+	} while (0)
+#define QKI_LD_F32(j) _mm512_loadu_ps(src + 4 * (j))
+#define QKI_LD_F16(j) \
+	_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + 2 * (j))))
+#define QKI_LD_BF16(j)                                                    \
+	_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(        \
+		_mm256_loadu_si256((const __m256i *)(src + 2 * (j)))), 16))
+
 QKI_512 static void qki_in512(int dtype, const unsigned char *src, float *t,
 			      size_t n)
 {
-	for (size_t j = 0; j < n; j += 16) {
-		__m512 v;
-
-		if (dtype == QK_T_FLOAT)
-			v = _mm512_loadu_ps(src + 4 * j);
-		else if (dtype == QK_T_FLOAT16)
-			v = _mm512_cvtph_ps(_mm256_loadu_si256(
-				(const __m256i *)(src + 2 * j)));
-		else
-			v = _mm512_castsi512_ps(_mm512_slli_epi32(
-				_mm512_cvtepu16_epi32(_mm256_loadu_si256(
-					(const __m256i *)(src + 2 * j))), 16));
-		_mm512_storeu_ps(t + j, qki_lanes512(v));
-	}
+	if (dtype == QK_T_FLOAT)
+		QKI_IN512(QKI_LD_F32);
+	else if (dtype == QK_T_FLOAT16)
+		QKI_IN512(QKI_LD_F16);
+	else
+		QKI_IN512(QKI_LD_BF16);
 }
+
+QKI_512 static inline __m512 qki_scale512(const float *t, __m512 sc)
+{
+	const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(QK_NAN_BITS));
+	__m512 y = _mm512_mul_ps(_mm512_loadu_ps(t), sc);
+
+	return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), qnan);
+}
+
+QKI_512 static inline __m256i qki_bf16_512(__m512 y)
+{
+	__m512i u = _mm512_castps_si512(y);
+
+	u = _mm512_add_epi32(u, _mm512_add_epi32(
+			_mm512_set1_epi32(0x7fff),
+			_mm512_and_si512(_mm512_srli_epi32(u, 16),
+					 _mm512_set1_epi32(1))));
+	return _mm512_cvtepi32_epi16(_mm512_srli_epi32(u, 16));
+}
+
+#define QKI_ST_F32(j, y) _mm512_storeu_ps(dst + 4 * (j), (y))
+#define QKI_ST_F16(j, y)                                                  \
+	_mm256_storeu_si256((__m256i *)(dst + 2 * (j)),                   \
+			    _mm512_cvtps_ph((y), _MM_FROUND_TO_NEAREST_INT))
+#define QKI_ST_BF16(j, y) \
+	_mm256_storeu_si256((__m256i *)(dst + 2 * (j)), qki_bf16_512(y))
+#define QKI_OUT512(STORE)                                                 \
+	do {                                                              \
+		size_t j = 0;                                             \
+                                                                          \
+		for (; j + 64 <= n; j += 64) {                            \
+			__m512 y0 = qki_scale512(t + j, sc);              \
+			__m512 y1 = qki_scale512(t + j + 16, sc);         \
+			__m512 y2 = qki_scale512(t + j + 32, sc);         \
+			__m512 y3 = qki_scale512(t + j + 48, sc);         \
+                                                                          \
+			STORE(j, y0);                                     \
+			STORE(j + 16, y1);                                \
+			STORE(j + 32, y2);                                \
+			STORE(j + 48, y3);                                \
+		}                                                         \
+		for (; j < n; j += 16)                                    \
+			STORE(j, qki_scale512(t + j, sc));                \
+	} while (0)
 
 /* bf16: the rounding of qk_enc_bf16; NaN is canonical by then and
  * 0x7fc00000 rounds to 0x7fc0, the same code qk_enc_bf16 gives it. */
@@ -461,30 +522,13 @@ QKI_512 static void qki_out512(int dtype, unsigned char *dst, const float *t,
 			       size_t n, float scale)
 {
 	const __m512 sc = _mm512_set1_ps(scale);
-	const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(QK_NAN_BITS));
-	const __m512i one = _mm512_set1_epi32(1), half = _mm512_set1_epi32(0x7fff);
 
-	for (size_t j = 0; j < n; j += 16) {
-		__m512 y = _mm512_mul_ps(_mm512_loadu_ps(t + j), sc);
-		__m512i u;
-
-		y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q),
-				       qnan);
-		if (dtype == QK_T_FLOAT) {
-			_mm512_storeu_ps(dst + 4 * j, y);
-			continue;
-		}
-		if (dtype == QK_T_FLOAT16) {
-			_mm256_storeu_si256((__m256i *)(dst + 2 * j),
-					    _mm512_cvtps_ph(y, _MM_FROUND_TO_NEAREST_INT));
-			continue;
-		}
-		u = _mm512_castps_si512(y);
-		u = _mm512_add_epi32(u, _mm512_add_epi32(half, _mm512_and_si512(
-						 _mm512_srli_epi32(u, 16), one)));
-		_mm256_storeu_si256((__m256i *)(dst + 2 * j),
-				    _mm512_cvtepi32_epi16(_mm512_srli_epi32(u, 16)));
-	}
+	if (dtype == QK_T_FLOAT)
+		QKI_OUT512(QKI_ST_F32);
+	else if (dtype == QK_T_FLOAT16)
+		QKI_OUT512(QKI_ST_F16);
+	else
+		QKI_OUT512(QKI_ST_BF16);
 }
 #endif
 
