@@ -7,6 +7,7 @@ passes_nvfp4_weights_la_SOURCES = \
 	passes/nvfp4_weights/select.c \
 	passes/nvfp4_weights/opset.c \
 	passes/nvfp4_weights/rewrite.c \
-	passes/nvfp4_weights/constants.c
+	passes/nvfp4_weights/constants.c \
+	passes/nvfp4_weights/rotate.c
 passes_nvfp4_weights_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_nvfp4_weights_la_LIBADD = $(PASS_LIBADD)

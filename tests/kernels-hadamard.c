@@ -226,6 +226,114 @@ static void threads(void)
 	free(z);
 }
 
+/* The documented operation order, one column at a time in scalar FP32:
+ * stages h = 1 .. b/2 of (u + v, u - v), then one multiplication by
+ * 2^-(k/2) (times the float 1/sqrt(2) when k = log2 b is odd), NaN
+ * canonical. The CUDA kernel follows the same order, so bit equality
+ * here is what makes CPU and GPU agree. */
+static float order_scale(size_t b)
+{
+	int k = 0;
+	float s;
+
+	while (((size_t)1 << k) < b)
+		k++;
+	s = ldexpf(1.0f, -(k / 2));
+	return k & 1 ? s * 0.70710678118654752440f : s;
+}
+
+static void ref_order(float *col, size_t b)
+{
+	float s = order_scale(b);
+
+	for (size_t h = 1; h < b; h <<= 1)
+		for (size_t j = 0; j < b; j++)
+			if (!(j & h)) {
+				float u = col[j], v = col[j + h];
+
+				col[j] = u + v;
+				col[j + h] = u - v;
+			}
+	for (size_t j = 0; j < b; j++) {
+		col[j] *= s;
+		if (isnan(col[j]))
+			col[j] = NAN;
+	}
+}
+
+static float dt_get(int dt, const void *x, size_t i)
+{
+	if (dt == QIR_FLOAT)
+		return ((const float *)x)[i];
+	return dt == QIR_FLOAT16 ? qk_f16_to_f32(((const uint16_t *)x)[i]) :
+				   qk_bf16_to_f32(((const uint16_t *)x)[i]);
+}
+
+static int dt_same(int dt, const void *x, size_t i, float v)
+{
+	uint32_t a, b;
+
+	if (dt == QIR_FLOAT) {
+		memcpy(&a, (const float *)x + i, 4);
+		memcpy(&b, &v, 4);
+		return a == b;
+	}
+	return ((const uint16_t *)x)[i] ==
+	       (dt == QIR_FLOAT16 ? qk_f32_to_f16(v) : qk_f32_to_bf16(v));
+}
+
+static void stage_order(qk_ctx *ctx)
+{
+	static const size_t cases[][4] = {
+		{ 300, 16, 1, 16 }, { 5, 2048, 1, 256 }, { 2, 8192, 1, 8192 },
+		{ 1, 32768, 1, 32768 }, { 3, 20, 1, 4 }, { 2, 64, 5, 64 },
+		{ 1, 8192, 16, 8192 }, { 1, 1024, 33, 512 },
+	};
+	static const int dts[3] = { QIR_FLOAT, QIR_FLOAT16, QIR_BFLOAT16 };
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t o = cases[c][0], n = cases[c][1], in = cases[c][2];
+		size_t b = cases[c][3], tot = o * n * in;
+		int bad = 0;
+
+		for (int d = 0; d < 3; d++) {
+			size_t sz = d ? 2 : 4;
+			unsigned char *x = malloc(tot * sz), *y = malloc(tot * sz);
+			float *col = malloc(b * sizeof(float));
+
+			for (size_t i = 0; i < tot; i++) {
+				float v = (float)kt_student(3);
+				uint16_t h = d == 1 ? qk_f32_to_f16(v) :
+						      qk_f32_to_bf16(v);
+
+				if (d)
+					memcpy(x + 2 * i, &h, 2);
+				else
+					memcpy(x + 4 * i, &v, 4);
+			}
+			memcpy(y, x, tot * sz);
+			bad += qk_hadamard(ctx, dts[d], y, o, n, in, b) != 0;
+			for (size_t oo = 0; oo < o; oo++)
+				for (size_t t = 0; t < in; t++)
+					for (size_t bl = 0; bl < n; bl += b) {
+						size_t e0 = (oo * n + bl) * in + t;
+
+						for (size_t j = 0; j < b; j++)
+							col[j] = dt_get(dts[d], x, e0 + j * in);
+						ref_order(col, b);
+						for (size_t j = 0; j < b; j++)
+							bad += !dt_same(dts[d], y, e0 + j * in, col[j]);
+					}
+			free(x);
+			free(y);
+			free(col);
+		}
+		tap_ok(!bad, "[%zu,%zu,%zu] block %zu: FLOAT, FLOAT16, BFLOAT16 "
+		       "bit-identical to the documented stage order", o, n,
+		       in, b);
+	}
+}
+
 int main(void)
 {
 	qk_ctx *ctx;
@@ -241,6 +349,7 @@ int main(void)
 	default_block(ctx);
 	nan_canonical(ctx);
 	threads();
+	stage_order(ctx);
 	qk_ctx_free(ctx);
 	return tap_done();
 }

@@ -41,6 +41,7 @@ struct nvfp4_cfg {
 	int opset_done;		/* opset 23 / IR 11 checked and raised */
 	int opset_denied;	/* the bisect gate said no to the upgrade */
 	int spill_failed;	/* warned once; results stay in memory */
+	int rotate_back;	/* fake mode: store R fq(R W) */
 };
 
 /* One consumer input reached from a stored weight. */
@@ -102,6 +103,13 @@ int nvfp4_prepare_opset(struct nvfp4_cfg *cfg);
  * here). Returns 0, or -1 after qopt_error. */
 int nvfp4_rewrite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		  qir_tensor *t);
+
+/* rotate.c: option rotate = no | rotate_back (refused in real mode);
+ * and the fake values R fq(R W) of src into dst (t's type). */
+int nvfp4_rotate_option(struct nvfp4_cfg *cfg, const char *v);
+int nvfp4_fake_rotated(struct nvfp4_cfg *cfg, const char *name, int dtype,
+		       const void *src, size_t outer, size_t k, size_t inner,
+		       void *dst);
 
 /* constants.c: Constant tensors over the threshold -> initializers. */
 int nvfp4_move_constants(struct nvfp4_cfg *cfg, int *changed);

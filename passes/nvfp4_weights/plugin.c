@@ -15,6 +15,7 @@
 static const char *const known_ops[] = { "MatMul", "Gemm", "Conv", NULL };
 /* Indexed by enum nvfp4_mode. */
 static const char *const modes[] = { "real", "fake", NULL };
+static const char *const rotations[] = { "no", "rotate_back", NULL };
 
 static const qopt_option_spec nvfp4_opts[] = {
 	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
@@ -40,6 +41,11 @@ static const qopt_option_spec nvfp4_opts[] = {
 	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX,
 	  .min = QK_NVFP4_BLOCK, .max = QK_NVFP4_BLOCK,
 	  .help = "NVFP4 block along K; the format fixes it at 16" },
+	{ .name = "rotate", .type = QOPT_OPT_ENUM, .default_value = "no",
+	  .choices = rotations,
+	  .help = "rotate_back (fake mode only): quantize R W (normalized "
+	  "Hadamard along K, block K & -K) and store R fq(R W), so that no "
+	  "activation rotation is needed" },
 	{ 0 }
 };
 
@@ -51,6 +57,8 @@ static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	cfg->qk = qopt_kernels(ctx);
 	/* The manager has checked mode's word and block_size's range. */
 	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? NVFP4_FAKE : NVFP4_REAL;
+	if (nvfp4_rotate_option(cfg, qopt_opt_string(ctx, "rotate")))
+		return -1;
 	cfg->include = qopt_opt_list(ctx, "include", &cfg->ninclude);
 	cfg->exclude = qopt_opt_list(ctx, "exclude", &cfg->nexclude);
 	cfg->op_types = qopt_opt_list(ctx, "op_types", &cfg->nop_types);

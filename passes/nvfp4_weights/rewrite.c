@@ -442,6 +442,11 @@ static int fake_values(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		irerr(cfg, w->stored->name, &err);
 		goto out;
 	}
+	if (cfg->rotate_back) {
+		rc = nvfp4_fake_rotated(cfg, w->stored->name, t->dtype, src,
+					l->outer, l->k, l->inner, dst);
+		goto out;
+	}
 	rc = qk_nvfp4_quantize(cfg->qk, t->dtype, src, l->outer, l->k,
 			       l->inner, codes, scales, &g);
 	if (rc) {

@@ -1,0 +1,112 @@
+/*
+ * passes/hadamard_rotate/hadamard_rotate.h - what the files of the
+ * hadamard-rotate pass share (not installed; public API only).
+ *
+ * For MatMul(A[.., K], B[K, N]) the pass writes A' = A R and B' = R B,
+ * R = I_{K/b} (x) H_b / sqrt(b) in Sylvester order: symmetric and
+ * orthogonal, so A' B' = A B.
+ */
+#ifndef HR_HADAMARD_ROTATE_H
+#define HR_HADAMARD_ROTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <qopt/qopt.h>
+
+/* Metadata property recording every rotation the pass made. */
+#define HR_META_KEY "qopt.hadamard_rotate"
+/* A dense rotation constant is never larger than this (per side). */
+#define HR_DENSE_MAX 256
+/* Bound on a constant subgraph the pass evaluates to find a weight. */
+#define HR_FOLD_MAX_BYTES ((uint64_t)1 << 31)
+
+enum hr_quantizer { HR_Q_NONE = 0, HR_Q_NVFP4, HR_Q_FP8 };
+
+/* A string -> value map (rotated weights, rotated activations, the
+ * constants the rotations add): each is made once and shared. */
+struct hr_memo {
+	char **keys;
+	qir_value **vals;
+	size_t n, cap;
+};
+
+struct hr_cfg {
+	qopt_ctx *ctx;
+	qir_model *m;
+	qk_ctx *qk;
+	const char *const *include, *const *exclude, *const *op_types;
+	size_t ninclude, nexclude, nop_types;
+	int64_t min_size, block;
+	int quantizer;
+	int fold;		/* fold = yes */
+	const char *prior;	/* HR_META_KEY as loaded, or NULL */
+	char *record;		/* entries this run adds (owned) */
+	size_t record_len;
+	struct hr_memo memo;
+	/* totals over weights the quantizer judged (relative L2 error
+	 * squared, weighted by the weight's squared norm) */
+	double q_err_plain, q_err_rot, q_norm;
+};
+
+/* One MatMul/Gemm the pass may rotate. */
+struct hr_target {
+	qir_node *node;
+	qir_value *act;		/* input A */
+	qir_value *wv;		/* input B as the node reads it */
+	qir_tensor *w;		/* B's value: borrowed constant or folded */
+	int folded;		/* w is owned (evaluated constant subgraph) */
+	int kaxis;		/* K's axis in w */
+	int64_t k;
+	size_t block;
+	const char *skip;	/* counter when skipped */
+	char why[256];
+};
+
+/* select.c: 1 = a target (t filled), 0 = skipped (t->skip, t->why),
+ * -1 = error (reported). Frees nothing; hr_target_release does. */
+int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t);
+void hr_target_release(struct hr_target *t);
+int hr_match(const char *const *globs, size_t n, const char *a,
+	     const char *b);
+
+/* once.c: exactly-once bookkeeping. */
+int hr_recorded(const struct hr_cfg *cfg, const char *weight);
+int hr_record(struct hr_cfg *cfg, const char *weight, int axis, size_t block);
+int hr_record_flush(struct hr_cfg *cfg);
+/* 1 when t (a [b, b] constant) is H_b / sqrt(b) in Sylvester order. */
+int hr_is_sylvester(qir_tensor *t);
+/* The node of an activation rotation already feeding v (a MatMul by a
+ * normalized Sylvester constant, through Reshape), or NULL. */
+qir_node *hr_upstream_hadamard(qir_value *v);
+
+/* weight.c: B' = R B along t->kaxis; the new value (an initializer,
+ * shared between targets reading the same weight with the same block),
+ * or NULL (reported). */
+qir_value *hr_rotate_weight(struct hr_cfg *cfg, struct hr_target *t);
+/* Element layout [outer, K, inner] of t->w around t->kaxis. */
+void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner);
+
+/* activation.c: x R in standard ops, before t->node; the rotated value
+ * (shared between targets reading the same activation), or NULL. */
+qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t);
+
+/* fold.c: folds t's activation rotation into the producer of t->act
+ * (1: done, why names the producer; 0: not possible, why says why;
+ * -1: error, reported). */
+int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len);
+
+/* quantizer.c: decides whether rotating t->w lowers its reconstruction
+ * error in cfg->quantizer's format: 1 rotate, 0 leave (t->why says the
+ * figures), -1 error. */
+int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t);
+
+/* memo.c */
+qir_value *hr_memo_get(const struct hr_memo *m, const char *key);
+int hr_memo_put(struct hr_memo *m, const char *key, qir_value *v);
+void hr_memo_free(struct hr_memo *m);
+
+/* run.c: the pass. */
+int hr_run(qopt_ctx *ctx, qir_model *m, int *changed);
+
+#endif /* HR_HADAMARD_ROTATE_H */

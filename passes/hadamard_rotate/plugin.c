@@ -1,0 +1,45 @@
+/*
+ * passes/hadamard_rotate/plugin.c - the plugin's entry table and the
+ * pass's options (kept apart from the pass so that an ABI change
+ * touches this file only).
+ */
+#include "hadamard_rotate.h"
+
+static const char *const hr_ops[] = { "MatMul", "Gemm", NULL };
+static const char *const hr_quantizers[] = { "none", "nvfp4", "fp8", NULL };
+
+static const qopt_option_spec hr_opts[] = {
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
+	  .help = "globs over consumer node names and weight names to rotate" },
+	{ .name = "exclude", .type = QOPT_OPT_LIST,
+	  .help = "globs over the same names to leave alone (wins over include)" },
+	{ .name = "op_types", .type = QOPT_OPT_LIST,
+	  .default_value = "MatMul,Gemm", .choices = hr_ops,
+	  .help = "consumers whose weight is rotated" },
+	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "4096",
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
+	  .help = "weights with fewer elements are left alone" },
+	{ .name = "block_size", .type = QOPT_OPT_INT, .default_value = "0",
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
+	  .help = "Hadamard block along K: 0 = K when a power of two, else its "
+	  "largest power-of-two divisor; else a power of two dividing K" },
+	{ .name = "fold", .type = QOPT_OPT_BOOL, .default_value = "yes",
+	  .help = "fold an activation's rotation into its producer (a constant-"
+	  "weight MatMul/Gemm and its bias, or through attention's P @ V) "
+	  "when every consumer is rotated the same way; no: always online" },
+	{ .name = "quantizer", .type = QOPT_OPT_ENUM, .default_value = "none",
+	  .choices = hr_quantizers,
+	  .help = "none: rotate every target; nvfp4 or fp8: rotate only where it "
+	  "lowers the weight's reconstruction error in that format" },
+	{ 0 }
+};
+
+static const qopt_pass_info hr_passes[] = {
+	{ "hadamard-rotate",
+	  "rotate MatMul/Gemm reduction axes by a normalized Hadamard "
+	  "matrix (weights offline, activations in standard ops)",
+	  hr_opts, hr_run, QOPT_PASS_HAS_TARGETS },
+	{ 0 }
+};
+
+QOPT_PLUGIN("hadamard-rotate", "1.0", hr_passes)

@@ -1,0 +1,210 @@
+/*
+ * passes/hadamard_rotate/run.c - the hadamard-rotate pass: options,
+ * the walk over MatMul/Gemm nodes (top-level graph), one rewrite per
+ * target (weight offline, activation online), the exactly-once record
+ * and the report.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hadamard_rotate.h"
+
+static const char *const known_ops[] = { "MatMul", "Gemm", NULL };
+
+static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
+{
+	const char *q = qopt_opt_string(ctx, "quantizer");
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ctx = ctx;
+	cfg->m = m;
+	cfg->qk = qopt_kernels(ctx);
+	if (!cfg->qk) {
+		qopt_error(ctx, "no kernel context");
+		return -1;
+	}
+	cfg->include = qopt_opt_list(ctx, "include", &cfg->ninclude);
+	cfg->exclude = qopt_opt_list(ctx, "exclude", &cfg->nexclude);
+	cfg->op_types = qopt_opt_list(ctx, "op_types", &cfg->nop_types);
+	if (!cfg->include)
+		cfg->ninclude = 0;
+	if (!cfg->exclude)
+		cfg->nexclude = 0;
+	if (!cfg->op_types)
+		cfg->nop_types = 0;
+	for (size_t i = 0; i < cfg->nop_types; i++) {
+		int j;
+
+		for (j = 0; known_ops[j]; j++)
+			if (!strcmp(cfg->op_types[i], known_ops[j]))
+				break;
+		if (!known_ops[j]) {
+			qopt_error(ctx, "op_types: '%s' is not one of MatMul, "
+				   "Gemm", cfg->op_types[i]);
+			return -1;
+		}
+	}
+	cfg->min_size = qopt_opt_int(ctx, "min_size");
+	cfg->fold = qopt_opt_bool(ctx, "fold");
+	cfg->block = qopt_opt_int(ctx, "block_size");
+	if (cfg->block < 0 || cfg->block == 1 ||
+	    (cfg->block & (cfg->block - 1))) {
+		qopt_error(ctx, "block_size: %lld is not 0 (automatic) or a "
+			   "power of two >= 2", (long long)cfg->block);
+		return -1;
+	}
+	if (!q || !strcmp(q, "none")) {
+		cfg->quantizer = HR_Q_NONE;
+	} else if (!strcmp(q, "nvfp4")) {
+		cfg->quantizer = HR_Q_NVFP4;
+	} else if (!strcmp(q, "fp8")) {
+		cfg->quantizer = HR_Q_FP8;
+	} else {
+		qopt_error(ctx, "quantizer: '%s' is not none, nvfp4 or fp8", q);
+		return -1;
+	}
+	for (size_t i = 0; i < m->nmetadata; i++)
+		if (!strcmp(m->metadata[i].key, HR_META_KEY))
+			cfg->prior = m->metadata[i].value;
+	return 0;
+}
+
+/* A skip: info (debug for the plain not-selected ones); under --strict
+ * a target whose K cannot take the block is an error. */
+static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
+{
+	int quiet = !strcmp(t->skip, "skipped (not included)") ||
+		    !strcmp(t->skip, "skipped (op type not selected)");
+	int hard = !strcmp(t->skip, "skipped (K odd)") ||
+		   !strcmp(t->skip, "skipped (block does not divide K)");
+
+	qopt_stat_add(cfg->ctx, t->skip, 1);
+	if (hard && qopt_strict(cfg->ctx)) {
+		qopt_error(cfg->ctx, "node '%s' %s: %s", t->node->name,
+			   t->skip, t->why);
+		return -1;
+	}
+	qopt_log(cfg->ctx, quiet ? QOPT_LOG_DEBUG : QOPT_LOG_INFO,
+		 "node '%s' %s: %s", t->node->name, t->skip, t->why);
+	return 0;
+}
+
+/* t's activation, rotated: already (shared), folded into its producer,
+ * or online; how says which. NULL on error (reported). */
+static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
+			     char *how, size_t len)
+{
+	char key[600], why[300] = "fold = no";
+	qir_value *a;
+	int rc;
+
+	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
+	a = hr_memo_get(&cfg->memo, key);
+	if (a) {
+		snprintf(how, len, "already rotated for another consumer");
+		return a;
+	}
+	if (cfg->fold && cfg->quantizer == HR_Q_NONE) {
+		rc = hr_fold(cfg, t, why, sizeof(why));
+		if (rc < 0)
+			return NULL;
+		if (rc == 1) {
+			qopt_stat_add(cfg->ctx, "rotations folded", 1);
+			snprintf(how, len, "rotation folded into %s", why);
+			return t->act;
+		}
+	} else if (cfg->fold) {
+		snprintf(why, sizeof(why), "the quantizer may leave other "
+			 "consumers unrotated");
+	}
+	qopt_stat_add(cfg->ctx, "rotations online", 1);
+	snprintf(how, len, "rotated online (not folded: %s)", why);
+	return hr_rotate_activation(cfg, t);
+}
+
+static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
+{
+	qir_value *old = t->wv, *w, *a;
+	qir_error err = { 0 };
+	int axis = t->kaxis;
+	char how[400];
+
+	if (!qopt_may_rewrite(cfg->ctx, "rotate node '%s' (weight '%s', K %lld, "
+			      "block %zu)", t->node->name, old->name,
+			      (long long)t->k, t->block)) {
+		t->skip = "skipped (bisect)";
+		snprintf(t->why, sizeof(t->why), "the rewrite gate said no");
+		return report_skip(cfg, t);
+	}
+	a = activation(cfg, t, how, sizeof(how));
+	w = a ? hr_rotate_weight(cfg, t) : NULL;
+	if (!w)
+		return -1;
+	qir_node_set_input(t->node, 0, a);
+	qir_node_set_input(t->node, 1, w);
+	if (hr_record(cfg, w->name, axis, t->block)) {
+		qopt_error(cfg->ctx, "out of memory");
+		return -1;
+	}
+	/* the original weight goes when nothing else reads it */
+	if (!old->nuses && old->init && !old->is_output && !old->producer &&
+	    qir_graph_remove_initializer(old->graph, old, &err))
+		qopt_debug(cfg->ctx, "'%s' kept: %s", old->name, err.msg);
+	*changed = 1;
+	qopt_stat_add(cfg->ctx, "weights rotated", 1);
+	qopt_info(cfg->ctx, "node '%s': weight '%s' rotated along axis %d "
+		  "(K %lld, block %zu); activation '%s' %s", t->node->name,
+		  w->name, axis, (long long)t->k, t->block, t->act->name, how);
+	return 0;
+}
+
+static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
+{
+	struct hr_target t;
+	int rc = hr_select(cfg, n, &t);
+
+	if (rc == 1 && cfg->quantizer != HR_Q_NONE) {
+		rc = hr_quantizer_says(cfg, &t);
+		if (rc == 0 && !t.skip)
+			rc = 1;
+	}
+	if (rc == 1)
+		rc = rotate(cfg, &t, changed);
+	else if (rc == 0 && t.skip)
+		rc = report_skip(cfg, &t);
+	hr_target_release(&t);
+	return rc;
+}
+
+int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	struct hr_cfg cfg;
+	qir_node *n, *next;
+	qir_error err = { 0 };
+	int rc = -1;
+
+	*changed = 0;
+	if (cfg_init(&cfg, ctx, m))
+		return -1;
+	for (n = m->graph->first; n; n = next) {
+		next = n->next;
+		if (one(&cfg, n, changed))
+			goto out;
+	}
+	if (*changed && (hr_record_flush(&cfg) ||
+			 qir_graph_toposort(m->graph, &err))) {
+		qopt_error(ctx, "%s", err.code ? err.msg : "out of memory");
+		goto out;
+	}
+	if (cfg.quantizer != HR_Q_NONE && cfg.q_norm > 0)
+		qopt_info(ctx, "%s reconstruction error over the judged "
+			  "weights: %.4g unrotated, %.4g with the chosen "
+			  "rotations", cfg.quantizer == HR_Q_NVFP4 ? "NVFP4" :
+			  "FP8", cfg.q_err_plain, cfg.q_err_rot);
+	rc = 0;
+out:
+	hr_memo_free(&cfg.memo);
+	free(cfg.record);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/*
+ * passes/nvfp4_weights/rotate.c - rotate = rotate_back: quantize each
+ * weight in a Hadamard-rotated basis and rotate back, W' = R fq(R W)
+ * (R the normalized Walsh-Hadamard transform along K in blocks of
+ * K & -K: symmetric and orthogonal, its own inverse), so that the model
+ * keeps its activations unrotated. Only fake mode can store that: real
+ * NVFP4 codes hold fq(R W) and would need the inverse rotation at run
+ * time, so real mode refuses the option rather than drop the inverse.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfp4.h"
+
+int nvfp4_rotate_option(struct nvfp4_cfg *cfg, const char *v)
+{
+	if (!v || !strcmp(v, "no"))
+		return 0;
+	if (strcmp(v, "rotate_back")) {
+		qopt_error(cfg->ctx, "rotate: '%s' is not no or rotate_back", v);
+		return -1;
+	}
+	if (cfg->mode != NVFP4_FAKE) {
+		qopt_error(cfg->ctx, "rotate = rotate_back needs mode = fake: "
+			   "real NVFP4 weights would hold the rotated values "
+			   "and the inverse rotation would be lost");
+		return -1;
+	}
+	cfg->rotate_back = 1;
+	return 0;
+}
+
+/* FP32 throughout, one rounding to dtype at the end. */
+int nvfp4_fake_rotated(struct nvfp4_cfg *cfg, const char *name, int dtype,
+		       const void *src, size_t outer, size_t k, size_t inner,
+		       void *dst)
+{
+	size_t n = outer * k * inner;
+	float *x = malloc(n * sizeof(float) + 1), *y = malloc(n * sizeof(float) + 1);
+	uint8_t *codes = malloc(n / 2 + 1), *scales = malloc(n / 16 + 1);
+	const char *step = "out of memory";
+	float g;
+	int rc = QK_ENOMEM;
+
+	if (!x || !y || !codes || !scales)
+		goto out;
+	step = "conversion to FP32";
+	rc = qk_convert(cfg->qk, QIR_FLOAT, x, dtype, src, n);
+	if (rc)
+		goto out;
+	step = "Hadamard rotation";
+	rc = qk_hadamard(cfg->qk, QIR_FLOAT, x, outer, k, inner, 0);
+	if (rc)
+		goto out;
+	step = "NVFP4 quantization";
+	rc = qk_nvfp4_quantize(cfg->qk, QIR_FLOAT, x, outer, k, inner, codes,
+			       scales, &g);
+	if (rc)
+		goto out;
+	step = "NVFP4 dequantization";
+	rc = qk_nvfp4_dequantize(cfg->qk, codes, scales, g, outer, k, inner,
+				 QIR_FLOAT, y);
+	if (rc)
+		goto out;
+	step = "inverse Hadamard rotation";
+	rc = qk_hadamard(cfg->qk, QIR_FLOAT, y, outer, k, inner, 0);
+	if (rc)
+		goto out;
+	step = "conversion to the weight's type";
+	rc = qk_convert(cfg->qk, dtype, dst, QIR_FLOAT, y, n);
+out:
+	if (rc)
+		qopt_error(cfg->ctx, "weight '%s': rotate_back: %s: %s", name,
+			   step, qk_strerror(rc));
+	free(x);
+	free(y);
+	free(codes);
+	free(scales);
+	return rc ? -1 : 0;
+}
