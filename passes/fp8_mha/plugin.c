@@ -1,0 +1,42 @@
+/*
+ * passes/fp8_mha/plugin.c - the plugin's entry table and options (the
+ * pass itself is in run.c).
+ */
+#include "fp8mha.h"
+
+static const qopt_option_spec fp8mha_opts[] = {
+	{ "convert_custom_ops", QOPT_OPT_BOOL, "yes",
+	  "trt::TRT_FP8QuantizeLinear/DequantizeLinear -> standard Q/DQ with "
+	  "a FLOAT8E4M3FN zero point, opset raised to 19 (exact)" },
+	{ "compress_weights", QOPT_OPT_BOOL, "yes",
+	  "Q(constant W) -> DQ becomes an FP8 initializer -> DQ; a Transpose "
+	  "after it (consumers all MatMul) is folded into the stored weight "
+	  "(exact)" },
+	{ "move_transpose", QOPT_OPT_BOOL, "yes",
+	  "Q -> DQ -> Transpose -> MatMul becomes Transpose -> Q -> DQ -> "
+	  "MatMul (exact)" },
+	{ "move_scale", QOPT_OPT_BOOL, "yes",
+	  "Q -> DQ -> Mul(scalar c) -> MatMul becomes Mul(c) -> Q -> DQ -> "
+	  "MatMul with Q/DQ scales times |c| (exact up to float rounding)" },
+	{ "softmax_qdq", QOPT_OPT_BOOL, "yes",
+	  "Q/DQ (scale 1/448, FLOAT8E4M3FN) after each Softmax feeding only "
+	  "MatMul (adds quantization)" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const qopt_pass_info fp8mha_passes[] = {
+	{ "fp8-mha",
+	  "exported FP8 models into the form TensorRT's fused FP8 attention "
+	  "needs, with an attention report",
+	  fp8mha_opts, fp8mha_run, 0 },
+	{ NULL, NULL, NULL, NULL, 0 }
+};
+
+static const qopt_plugin_info fp8mha_plugin = {
+	QOPT_ABI_VERSION, "fp8-mha", "1.0", fp8mha_passes
+};
+
+QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
+{
+	return &fp8mha_plugin;
+}
