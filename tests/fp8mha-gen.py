@@ -15,6 +15,10 @@
   mask=1               an additive causal mask before the Softmax
   seed=N
   hd=N                 head size (default 16; D = 2 * hd)
+  wscale=init|const|axis
+                       weight scales as initializers, as a constant
+                       subgraph Div(Constant amax, Constant 448), or per
+                       output channel (axis 0, std form only)
   bad=LIST             ';'-separated defects in block 0 (last for nov):
      dqbranch   the query DQ output is also read by a ReduceSum (output)
      trbranch   the key Transpose output is also read by a ReduceSum
@@ -71,9 +75,37 @@ class Builder:
         self.inits.append(t)
         return nm
 
-    def qdq(self, x, amax, base, scale_dtype=None, qshare=False):
+    def qdq_axis(self, x, amax, base):
+        s = self.init(base + '_scale', (amax / 448.0).astype(np.float32))
+        nm = self.name('zp')
+        t = TensorProto()
+        t.name = nm
+        t.data_type = F8
+        t.dims.extend([len(amax)])
+        t.raw_data = bytes(len(amax))
+        self.inits.append(t)
+        q = self.node('QuantizeLinear', [x, s, nm], base + '_q', axis=0)
+        return self.node('DequantizeLinear', [q, s, nm], base + '_dq', axis=0)
+
+    def constant(self, base, arr):
+        out = self.name(base)
+        self.nodes.append(helper.make_node(
+            'Constant', [], [out], name=out + '_n',
+            value=numpy_helper.from_array(arr)))
+        return out
+
+    def qdq(self, x, amax, base, scale_dtype=None, qshare=False,
+            const=False):
         sd = scale_dtype or self.act
-        s = self.init(base + '_scale', np.array(amax / 448.0, dtype=sd))
+        if const:
+            # What exporters write for amax / 448 without folding it.
+            s = self.node('Div', [self.constant(base + '_amax',
+                                                np.array(amax, sd)),
+                                  self.constant(base + '_fp8max',
+                                                np.array(448.0, sd))],
+                          base + '_scale')
+        else:
+            s = self.init(base + '_scale', np.array(amax / 448.0, dtype=sd))
         if self.o['form'] == 'custom':
             extra = {}
             if 'qattr' in self.o['bad'] and not self.n_qdq:
@@ -108,8 +140,12 @@ class Builder:
         if not self.f16:
             wd = w.astype(np.float32)
         wi = self.init(base + '_w', wd)
-        wdq = self.qdq(wi, float(np.abs(w).max()), base + '_w',
-                       scale_dtype=np.float32, qshare=qshare)
+        if self.o['wscale'] == 'axis':
+            wdq = self.qdq_axis(wi, np.abs(w).max(axis=1), base + '_w')
+        else:
+            wdq = self.qdq(wi, float(np.abs(w).max()), base + '_w',
+                           scale_dtype=np.float32, qshare=qshare,
+                           const=self.o['wscale'] == 'const')
         if wbranch:
             self.probe(wdq)
         if self.f16:
@@ -224,7 +260,7 @@ class Builder:
 
 def main():
     opts = {'form': 'std', 'attn': 'sdpa', 'blocks': '1', 'dtype': 'f32',
-            'mask': '1', 'seed': '1', 'bad': '', 'hd': '16'}
+            'mask': '1', 'seed': '1', 'bad': '', 'hd': '16', 'wscale': 'init'}
     for a in sys.argv[2:]:
         k, v = a.split('=', 1)
         if k not in opts:

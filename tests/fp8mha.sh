@@ -108,6 +108,15 @@ has wbr1 "pre-transposes skipped (consumer off the path)" &&
 	has wbr1 "is also read by node 'probe" &&
 	has wbr1 "5 weights pre-transposed"
 check $? "rewrite 2: no pre-transpose where the DQ output has a second reader"
+gen wconst form=std blocks=2 wscale=const
+run wconst wconst1 $P fp8-mha:softmax_qdq=no
+has wconst1 "12 weights compressed" && form wconst1
+check $? "rewrite 2: weight scales from a constant Div(Constant, Constant)"
+gen waxis form=std blocks=2 wscale=axis
+run waxis waxis1 $P fp8-mha:softmax_qdq=no
+has waxis1 "12 weights compressed" && has waxis1 "12 weights pre-transposed" &&
+	form waxis1
+check $? "rewrite 2: per-axis weight scales, axis moved with the transpose"
 run std nocomp $P fp8-mha:compress_weights=no
 has nocomp "weights skipped" && ! grep -q "weights compressed" "$work/nocomp.log"
 check $? "compress_weights = no leaves the weights"
@@ -193,6 +202,8 @@ for a in vit eager; do
 	run o$a o${a}ns $P fp8-mha:softmax_qdq=no
 	ort o$a o${a}ns 1e-5 f32 "ORT: $a attention: softmax_qdq = no is neutral"
 done
+ort wconst wconst1 1e-5 f32 "ORT: constant-subgraph weight scales: neutral"
+ort waxis waxis1 1e-5 f32 "ORT: per-axis weight scales, pre-transposed: neutral"
 gen of16 form=std dtype=f16 blocks=2
 run of16 of16ns $P fp8-mha:softmax_qdq=no
 ort of16 of16ns 1e-5 f16 "ORT: FP16 graph: softmax_qdq = no is neutral"

@@ -207,7 +207,8 @@ static int out_type(const qir_node *n)
 	if (fp8mha_is_q(n))
 		return fp8mha_q_fp8_type(n);
 	t = (int)qir_node_attr_int(n, "output_dtype", 0);
-	return t ? t : qir_value_elem_type(n->inputs[1]);
+	/* A scale computed by Div(amax, 448) has no declared type. */
+	return t ? t : fp8mha_float_type(n->inputs[1], FP8MHA_MAX_HOPS);
 }
 
 static int type_graph(qir_graph *g, void *arg)

@@ -197,8 +197,11 @@ static int apply(struct fp8mha_cfg *cfg, struct pt *p)
 	qir_node_set_input(p->dq, 0, nv);
 	fp8mha_erase_unused(p->w);
 	last = p->cast ? p->cast->outputs[0] : p->dq->outputs[0];
-	if (qir_value_set_type(p->dq->outputs[0], p->dq->outputs[0]->dtype,
-			       p->rank, p->dims, &err) ||
+	/* An untyped DQ output stays untyped (a shape with no element
+	 * type cannot be written). */
+	if ((p->dq->outputs[0]->dtype &&
+	     qir_value_set_type(p->dq->outputs[0], p->dq->outputs[0]->dtype,
+				p->rank, p->dims, &err)) ||
 	    (p->cast && qir_value_set_type(last, (int)qir_node_attr_int(
 					   p->cast, "to", 0), p->rank,
 					   p->dims, &err)))
