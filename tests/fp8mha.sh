@@ -88,6 +88,13 @@ r=$?
 echo "# $(tail -n1 "$work/log")"
 check $r "rewrite 2: FP8 codes equal numpy's fp8(W / scale) (transposed)"
 
+# D = 10: weight sides not multiples of 8 (the transpose's ragged edges).
+gen odd form=custom blocks=1 hd=5
+run odd odd1 $P fp8-mha
+"$py" "$top_srcdir/tests/fp8mha-check.py" codes "$work/odd.onnx" \
+	"$work/odd1.onnx" >"$work/log" 2>&1
+check $? "rewrite 2: codes exact for [10, 10], [20, 10], [10, 20] weights"
+
 gen qattr form=custom blocks=1 bad=qattr
 run qattr qattr1 $P fp8-mha
 has qattr1 "custom ops skipped: unknown attribute 'axis'" &&

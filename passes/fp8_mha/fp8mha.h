@@ -103,6 +103,9 @@ int fp8mha_type_qdq(struct fp8mha_cfg *cfg, int *changed);
 int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed);
 /* pretranspose.c (rewrite 2, second half) */
 int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed);
+/* The same for one DQ right after its weight was compressed (so the
+ * untransposed codes never leave the heap): 1 done, 0 not, -1 error. */
+int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq);
 
 /* motion.c (rewrite 3) */
 int fp8mha_move_transposes(struct fp8mha_cfg *cfg, int *changed);

@@ -116,6 +116,68 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct pt *p)
 /* Output element j (row-major over dims) reads input element at
  * sum(idx[k] * stride[perm[k]]). The innermost output axis is walked
  * in a tight loop. */
+/* 8 x 8 bytes transposed in registers: rows a[0..7] (byte k of a[i] is
+ * element (i, k) on a little-endian host) swap 4-, 2-, then 1-byte
+ * blocks across the diagonal. */
+static void t8x8(uint64_t a[8])
+{
+	uint64_t t;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		t = ((a[i] >> 32) ^ a[i + 4]) & UINT64_C(0x00000000FFFFFFFF);
+		a[i] ^= t << 32;
+		a[i + 4] ^= t;
+	}
+	for (i = 0; i < 8; i += (i & 1) ? 3 : 1) {
+		t = ((a[i] >> 16) ^ a[i + 2]) & UINT64_C(0x0000FFFF0000FFFF);
+		a[i] ^= t << 16;
+		a[i + 2] ^= t;
+	}
+	for (i = 0; i < 8; i += 2) {
+		t = ((a[i] >> 8) ^ a[i + 1]) & UINT64_C(0x00FF00FF00FF00FF);
+		a[i] ^= t << 8;
+		a[i + 1] ^= t;
+	}
+}
+
+/* One 8 x 8 block at row i0, column j0. */
+static void block8(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
+		   int64_t i0, int64_t j0)
+{
+	uint64_t a[8];
+	int k;
+
+	for (k = 0; k < 8; k++)
+		memcpy(&a[k], src + (i0 + k) * c + j0, 8);
+	t8x8(a);
+	for (k = 0; k < 8; k++)
+		memcpy(dst + (j0 + k) * r + i0, &a[k], 8);
+}
+
+/* [R, C] -> [C, R] by 8 x 8 blocks inside 64 x 64 tiles, so the lines
+ * read and written stay in cache (a byte-wise walk down a column with
+ * a power-of-two row length misses on every byte); the ragged edges,
+ * and big-endian hosts, byte by byte. */
+#define TILE 64
+static void transpose2d(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c)
+{
+	int64_t r8 = 0, c8 = 0, i0, j0, i, j;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	r8 = r & ~(int64_t)7;
+	c8 = c & ~(int64_t)7;
+	for (i0 = 0; i0 < r8; i0 += TILE)
+		for (j0 = 0; j0 < c8; j0 += TILE)
+			for (i = i0; i < i0 + TILE && i < r8; i += 8)
+				for (j = j0; j < j0 + TILE && j < c8; j += 8)
+					block8(src, dst, r, c, i, j);
+#endif
+	for (i = 0; i < r; i++)
+		for (j = i < r8 ? c8 : 0; j < c; j++)
+			dst[j * r + i] = src[i * c + j];
+}
+
 static void permute(const uint8_t *src, uint8_t *dst, const struct pt *p)
 {
 	int64_t stride[MAXRANK], idx[MAXRANK] = { 0 };
@@ -123,6 +185,10 @@ static void permute(const uint8_t *src, uint8_t *dst, const struct pt *p)
 	uint64_t total = 1, done = 0;
 	int64_t inner, step;
 
+	if (r == 2 && p->perm[0] == 1) {
+		transpose2d(src, dst, p->t->dims[0], p->t->dims[1]);
+		return;
+	}
 	stride[r - 1] = 1;
 	for (k = r - 2; k >= 0; k--)
 		stride[k] = stride[k + 1] * p->t->dims[k + 1];
@@ -211,6 +277,15 @@ static int apply(struct fp8mha_cfg *cfg, struct pt *p)
 		return fp8mha_fail(cfg, p->tr, &err);
 	qopt_stat_add(cfg->ctx, "weights pre-transposed", 1);
 	return 1;
+}
+
+int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq)
+{
+	struct pt p;
+
+	if (!cfg->compress_weights || match(cfg, dq, &p) <= 0)
+		return 0;
+	return apply(cfg, &p);
 }
 
 int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed)

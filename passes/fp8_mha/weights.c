@@ -173,7 +173,6 @@ static int quantize(struct fp8mha_cfg *cfg, struct cand *c, qir_value **out)
 	}
 	/* The source's pages are not needed again (a hint). */
 	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
-	spill(cfg, t);
 	*out = fp8mha_add_init(c->dq->graph, t);
 	return *out ? 0 : fp8mha_fail(cfg, c->dq, NULL);
 }
@@ -234,8 +233,13 @@ int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed)
 			if (!cfg->compress_weights)
 				fp8mha_skip(cfg, dqs[i], "weights skipped",
 					    "compress_weights = no");
-			else if ((rc = compress(cfg, &c)) > 0)
+			else if ((rc = compress(cfg, &c)) > 0) {
 				*changed = 1;
+				rc = fp8mha_pretranspose_dq(cfg, dqs[i]);
+				/* Left as it is: its bytes leave the heap now. */
+				if (!rc)
+					spill(cfg, dqs[i]->inputs[0]->init);
+			}
 		}
 		cand_free(&c);
 		qopt_progress(cfg->ctx, i + 1, count, "fp8 weights");
