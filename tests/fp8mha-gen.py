@@ -26,6 +26,7 @@
      wbranch    the query weight's DQ output is also read by a ReduceSum
      qshare     the query weight's Q output feeds two DQs
      qattr      the first custom Q carries an attribute (axis = 0)
+     vcast      a Cast (to the same type) between the value's DQ and BMM2
      nov        the value of the LAST block has no Q/DQ
 No ONNX checker run: onnx 1.12 does not know the FP8 types.
 """
@@ -216,6 +217,8 @@ class Builder:
         if 'smbranch' in bad:
             self.probe(p)
         vd = v if ('nov' in bad and last) else self.qdq(v, 4.0, base + '_va')
+        if 'vcast' in bad:
+            vd = self.node('Cast', [vd], base + '_vcast', to=self.act_t)
         o = self.node('MatMul', [p, vd], base + '_bmm2')
         o = self.node('Transpose', [o], base + '_ot', perm=[0, 2, 1, 3])
         shp = self.init(base + '_oshape', np.array([1, S, D], np.int64))

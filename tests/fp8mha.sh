@@ -173,6 +173,11 @@ check $? "report: 3 of 4, the block without Q/DQ on V named"
 run nov nov2 --strict $P fp8-mha
 [ "$rc" != 0 ] && [ ! -f "$work/nov2.onnx" ]
 check $? "--strict fails on a block that is not fusible, writes nothing"
+gen vcast form=std blocks=1 bad=vcast
+run vcast vcast1 $P fp8-mha
+has vcast1 "not fusible: a Cast node 'b0_vcast" &&
+	has vcast1 "between DQ and BMM2 input B (value)"
+check $? "report: a Cast between V's DQ and BMM2 named"
 gen hd4 form=std blocks=1 hd=4
 run hd4 hd41 $P fp8-mha
 has hd41 "head size 4 outside 9..256"
@@ -220,6 +225,22 @@ ort of16 of16ns 1e-5 f16 "ORT: FP16 graph: softmax_qdq = no is neutral"
 ort std cus1 0.1 f32 "ORT: with Softmax Q/DQ the error stays within 0.1"
 run of16 of16q $P fp8-mha
 ort of16 of16q 0.1 f16 "ORT: FP16 with Softmax Q/DQ within 0.1"
+
+# qopt-ort-check (the bisect checker) runs at level basic by default;
+# at `all` ORT's QGemm fusion refuses the FP8 model.
+if [ -n "$ortwhy" ]; then
+	n=$((n + 2))
+	echo "ok $((n - 1)) - qopt-ort-check on FP8 models # SKIP $ortwhy"
+	echo "ok $n - qopt-ort-check --opt-level all # SKIP $ortwhy"
+else
+	"$top_builddir/tools/qopt-ort-check" "$work/std.onnx" \
+		"$work/stdns.onnx" >"$work/log" 2>&1
+	check $? "qopt-ort-check: FP8 models compared at graph optimization basic"
+	"$top_builddir/tools/qopt-ort-check" --opt-level all "$work/std.onnx" \
+		"$work/stdns.onnx" >"$work/log" 2>&1
+	[ $? = 2 ] && grep -q QGemm "$work/log"
+	check $? "qopt-ort-check --opt-level all: ORT's QGemm has no FP8 kernel"
+fi
 
 # ---- nothing to do; bad input ----
 "$py" - "$work/plain.onnx" <<'EOF'
