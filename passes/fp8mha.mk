@@ -14,3 +14,4 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/report.c
 passes_fp8_mha_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_fp8_mha_la_LIBADD = $(PASS_LIBADD) -lm
+EXTRA_DIST += docs/fp8-mha.md

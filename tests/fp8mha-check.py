@@ -109,6 +109,24 @@ def to_e4m3(x):
     return (code | np.where(np.signbit(x), 0x80, 0)).astype(np.uint8)
 
 
+def perm_after(m, q):
+    """perm of the Transpose behind Q -> DQ -> [Cast] -> Transpose."""
+    users = {}
+    for n in m.graph.node:
+        for i in n.input:
+            users.setdefault(i, []).append(n)
+    v = q.output[0]
+    for _ in range(3):
+        (u,) = users[v]
+        if u.op_type == 'Transpose':
+            for a in u.attribute:
+                if a.name == 'perm':
+                    return list(a.ints)
+            return None
+        v = u.output[0]
+    raise ValueError('no Transpose after ' + q.name)
+
+
 def codes(orig, out):
     """Weights of ORIG behind Q(W, s) whose compressed codes in OUT are
     named W_fp8 (or W_fp8_T when pre-transposed)."""
@@ -129,7 +147,7 @@ def codes(orig, out):
         want = to_e4m3((w.astype(np.float32) / np.float32(s))
                        .astype(np.float64))
         if t.name.endswith('_T'):
-            want = want.T
+            want = want.transpose(perm_after(orig, qs[wname]))
         got = np.frombuffer(t.raw_data, np.uint8).reshape(tuple(t.dims))
         checked += 1
         if want.shape != got.shape or not np.array_equal(want, got):

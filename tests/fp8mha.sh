@@ -95,6 +95,34 @@ run odd odd1 $P fp8-mha
 	"$work/odd1.onnx" >"$work/log" 2>&1
 check $? "rewrite 2: codes exact for [10, 10], [20, 10], [10, 20] weights"
 
+# A batched [2, 8, 16] weight read through Transpose(perm 0, 2, 1).
+"$py" - "$work/w3.onnx" <<'EOF'
+import sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+w = (np.random.default_rng(5).standard_normal((2, 8, 16)) * 0.3).astype(np.float32)
+zp = TensorProto()
+zp.name, zp.data_type, zp.raw_data = 'zp', 17, b'\x00'
+nodes = [helper.make_node('QuantizeLinear', ['w', 's', 'zp'], ['q']),
+         helper.make_node('DequantizeLinear', ['q', 's', 'zp'], ['dq']),
+         helper.make_node('Transpose', ['dq'], ['wt'], perm=[0, 2, 1]),
+         helper.make_node('MatMul', ['x', 'wt'], ['y'])]
+g = helper.make_graph(nodes, 'w3',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 8, 16])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2, 8, 8])],
+    [numpy_helper.from_array(w, 'w'),
+     numpy_helper.from_array(np.array(np.abs(w).max() / 448, np.float32), 's'),
+     zp])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 19)])
+m.ir_version = 9
+onnx.save(m, sys.argv[1])
+EOF
+run w3 w31 $P fp8-mha
+"$py" "$top_srcdir/tests/fp8mha-check.py" codes "$work/w3.onnx" \
+	"$work/w31.onnx" >"$work/log" 2>&1 && has w31 "1 weights pre-transposed"
+check $? "rewrite 2: a rank-3 weight pre-transposed by perm (0, 2, 1), codes exact"
+
 gen qattr form=custom blocks=1 bad=qattr
 run qattr qattr1 $P fp8-mha
 has qattr1 "custom ops skipped: unknown attribute 'axis'" &&
@@ -216,6 +244,11 @@ for a in vit eager; do
 done
 ort wconst wconst1 1e-5 f32 "ORT: constant-subgraph weight scales: neutral"
 ort waxis waxis1 1e-5 f32 "ORT: per-axis weight scales, pre-transposed: neutral"
+if [ -z "$ortwhy" ]; then
+	qopt_node "$top_srcdir/tests/fp8mha-ort.js" "$work/w3.onnx" \
+		"$work/w31.onnx" 1e-5 f32 16 >"$work/log" 2>&1
+	check $? "ORT: the rank-3 pre-transposed weight: $(head -n1 "$work/log")"
+fi
 gen of16 form=std dtype=f16 blocks=2
 run of16 of16ns $P fp8-mha:softmax_qdq=no
 ort of16 of16ns 1e-5 f16 "ORT: FP16 graph: softmax_qdq = no is neutral"

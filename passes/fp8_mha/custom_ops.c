@@ -226,6 +226,10 @@ static int type_graph(qir_graph *g, void *arg)
 		o = n->outputs[0];
 		x = n->inputs[0];
 		t = out_type(n);
+		if (fp8mha_is_q(n) ? t != 0 :
+		    qir_dtype_bits(qir_value_elem_type(x)) == 8 &&
+		    qir_dtype_is_float(qir_value_elem_type(x)))
+			cfg->found = 1;	/* FP8 Q/DQ: the pass has work */
 		if (!t || (o->dtype == t && same_shape(o, x)))
 			continue;
 		/* Keep a known shape rather than erase it with an unknown. */
