@@ -26,7 +26,6 @@ static qir_node *qdq_above(qir_value *v, qir_node *n, char *why, size_t len)
 	qir_node *dq = v->producer, *q;
 	char label[160];
 
-	(void)n;
 	if (!fp8mha_is_dq(dq))
 		return NULL;
 	q = dq->inputs[0]->producer;
@@ -47,7 +46,8 @@ static qir_node *qdq_above(qir_value *v, qir_node *n, char *why, size_t len)
 			 dq->outputs[0]->name,
 			 i < dq->outputs[0]->nuses ?
 			 qir_node_label(dq->outputs[0]->uses[i].node, label,
-					sizeof(label)) : "a graph output");
+					sizeof(label)) : dq->outputs[0]->is_output ?
+			 "a graph output" : "another input of the same node");
 		return dq;
 	}
 	why[0] = 0;

@@ -108,7 +108,6 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct cand *c)
 {
 	qir_node *q = dq->inputs[0]->producer;
 	const char *why = NULL;
-	char buf[200];
 
 	memset(c, 0, sizeof(*c));
 	if (!fp8mha_is_q(q) || !(c->fp8 = fp8mha_q_fp8_type(q)))
@@ -120,8 +119,6 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct cand *c)
 		return 0;	/* an activation */
 	cfg->found = 1;
 	if (fp8mha_sole_user(q->outputs[0]) != dq) {
-		fp8mha_all_users_are(q->outputs[0], "DequantizeLinear", buf,
-				     sizeof(buf));
 		fp8mha_skip(cfg, dq, "weights skipped (Q output shared)",
 			    "weight '%s': Q output has %zu consumers%s",
 			    q->inputs[0]->name, q->outputs[0]->nuses,
@@ -131,6 +128,8 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct cand *c)
 	}
 	if (!fp8mha_is_float(c->w->dtype))
 		why = "weight is not FLOAT, FLOAT16 or BFLOAT16";
+	else if (!qir_tensor_numel(c->w))
+		why = "weight is empty";
 	else if (fp8mha_scale_f32(q, &c->scales, &c->nscales))
 		why = "Q scale is not a constant per-tensor or per-axis float";
 	else if (!zero_point_is_zero(q))
