@@ -316,7 +316,8 @@ static int move_mul(struct fp8mha_cfg *cfg, struct mulpat *p)
 	qir_node_set_input(p->dq, 1, nds);
 	qir_node_move_before(p->mul, p->q);
 	fp8mha_erase_unused(qs);
-	fp8mha_erase_unused(ds);
+	if (ds != qs)	/* else freed just now */
+		fp8mha_erase_unused(ds);
 	/* mout keeps its type: Mul by a scalar keeps x's shape, and x has
 	 * the DQ output's type (Q's input and scale share one). */
 	qopt_stat_add(cfg->ctx, "scale Muls moved above Q", 1);
