@@ -198,6 +198,11 @@ run nov nov1 $P fp8-mha
 has nov1 "attention: 3 of 4 blocks fusible" &&
 	has nov1 "not fusible: no FP8 Q/DQ on BMM2 input B (value)"
 check $? "report: 3 of 4, the block without Q/DQ on V named"
+"$QOPT" -q --stats-json "$work/nov.json" $P fp8-mha "$work/nov.onnx" \
+	-o "$work/nov3.onnx" >"$work/log" 2>&1
+grep -q '"attention blocks fusible": *3' "$work/nov.json" &&
+	grep -q '"attention blocks not fusible (value)": *1' "$work/nov.json"
+check $? "--stats-json: 3 fusible, 1 not fusible for its value"
 run nov nov2 --strict $P fp8-mha
 [ "$rc" != 0 ] && [ ! -f "$work/nov2.onnx" ]
 check $? "--strict fails on a block that is not fusible, writes nothing"

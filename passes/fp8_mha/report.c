@@ -159,34 +159,48 @@ static int64_t head_size(qir_node *bmm1)
 struct block {
 	qir_node *bmm1, *sm, *bmm2;
 	int64_t head;
-	const char *why;
+	const char *why, *kind;
 	char buf[512];
+	char kindbuf[64];
 };
 
+/* The first reason, and its kind for the stats counter (so
+ * --stats-json tells the reasons apart without parsing the log). */
 static void judge(const struct fp8mha_cfg *cfg, struct block *b)
 {
+	static const char *const what[] = { "BMM1 input A (query)",
+		"BMM1 input B (key)", NULL, "BMM2 input B (value)" };
+	static const char *const kinds[] = { "query", "key", "softmax",
+		"value" };
+	qir_value *in[4];
 	char tmp[512];
+	int k;
 
 	b->why = NULL;
+	b->kind = NULL;
 	b->head = head_size(b->bmm1);
 	if (b->head >= 0 && (b->head < HEAD_MIN || b->head > HEAD_MAX)) {
 		snprintf(b->buf, sizeof(b->buf), "head size %lld outside %d..%d",
 			 (long long)b->head, HEAD_MIN, HEAD_MAX);
 		b->why = b->buf;
-	} else if ((b->why = input_reason(cfg, b->bmm1->inputs[0],
-					  "BMM1 input A (query)", tmp,
-					  sizeof(tmp))) ||
-		   (b->why = input_reason(cfg, b->bmm1->inputs[1],
-					  "BMM1 input B (key)", tmp,
-					  sizeof(tmp))) ||
-		   (b->why = softmax_reason(cfg, b->sm, b->bmm2, tmp,
-					    sizeof(tmp))) ||
-		   (b->why = input_reason(cfg, b->bmm2->inputs[1],
-					  "BMM2 input B (value)", tmp,
-					  sizeof(tmp)))) {
-		snprintf(b->buf, sizeof(b->buf), "%s", tmp);
-		b->why = b->buf;
+		b->kind = "attention blocks not fusible (head size)";
+		return;
 	}
+	in[0] = b->bmm1->inputs[0];
+	in[1] = b->bmm1->inputs[1];
+	in[2] = NULL;
+	in[3] = b->bmm2->inputs[1];
+	for (k = 0; k < 4 && !b->why; k++)
+		b->why = what[k] ? input_reason(cfg, in[k], what[k], tmp,
+						sizeof(tmp)) :
+			 softmax_reason(cfg, b->sm, b->bmm2, tmp, sizeof(tmp));
+	if (!b->why)
+		return;
+	snprintf(b->buf, sizeof(b->buf), "%s", tmp);
+	b->why = b->buf;
+	snprintf(b->kindbuf, sizeof(b->kindbuf),
+		 "attention blocks not fusible (%s)", kinds[k - 1]);
+	b->kind = b->kindbuf;
 }
 
 static void print_block(struct fp8mha_cfg *cfg, size_t i, const struct block *b)
@@ -239,6 +253,8 @@ int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 		qopt_stat_add(cfg->ctx, "attention blocks", 1);
 		qopt_stat_add(cfg->ctx, "attention blocks fusible", !b.why);
 		qopt_stat_add(cfg->ctx, "attention blocks not fusible", !!b.why);
+		if (b.kind)
+			qopt_stat_add(cfg->ctx, b.kind, 1);
 		if (!b.why)
 			++*fusible;
 	}
