@@ -53,17 +53,18 @@ form() {
 		>"$work/log" 2>&1
 }
 
-# ort BEFORE AFTER BOUND [f16] DESCRIPTION...
+# ort BEFORE AFTER BOUND f32|f16 [WIDTH] DESCRIPTION...
 ort() {
-	b=$1 a=$2 bound=$3 dt=$4
+	b=$1 a=$2 bound=$3 dt=$4 width=32
 	shift 4
+	case $1 in [0-9]*) width=$1; shift;; esac
 	if [ -n "$ortwhy" ]; then
 		n=$((n + 1))
 		echo "ok $n - $* # SKIP $ortwhy"
 		return
 	fi
 	qopt_node "$top_srcdir/tests/fp8mha-ort.js" "$work/$b.onnx" \
-		"$work/$a.onnx" "$bound" "$dt" >"$work/log" 2>&1
+		"$work/$a.onnx" "$bound" "$dt" "$width" >"$work/log" 2>&1
 	r=$?
 	echo "# $*: $(head -n1 "$work/log")"
 	check $r "$*: $(head -n1 "$work/log")"
@@ -95,22 +96,27 @@ run odd odd1 $P fp8-mha
 	"$work/odd1.onnx" >"$work/log" 2>&1
 check $? "rewrite 2: codes exact for [10, 10], [20, 10], [10, 20] weights"
 
-# A batched [2, 8, 16] weight read through Transpose(perm 0, 2, 1).
-"$py" - "$work/w3.onnx" <<'EOF'
+# Weights of other shapes through Transpose: batched [2, 8, 16] by perm
+# (0, 2, 1); [192, 136] and [130, 75] (64 x 64 tiles, 8 x 8 blocks and
+# ragged edges of the 2-D transpose). Input x is [1, 8, K].
+wmodel() {
+	"$py" - "$work/$1.onnx" "$2" "$3" <<'EOF'
 import sys
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto
-w = (np.random.default_rng(5).standard_normal((2, 8, 16)) * 0.3).astype(np.float32)
+shape = [int(d) for d in sys.argv[2].split(',')]
+perm = [int(d) for d in sys.argv[3].split(',')]
+w = (np.random.default_rng(5).standard_normal(shape) * 0.3).astype(np.float32)
 zp = TensorProto()
 zp.name, zp.data_type, zp.raw_data = 'zp', 17, b'\x00'
 nodes = [helper.make_node('QuantizeLinear', ['w', 's', 'zp'], ['q']),
          helper.make_node('DequantizeLinear', ['q', 's', 'zp'], ['dq']),
-         helper.make_node('Transpose', ['dq'], ['wt'], perm=[0, 2, 1]),
+         helper.make_node('Transpose', ['dq'], ['wt'], perm=perm),
          helper.make_node('MatMul', ['x', 'wt'], ['y'])]
-g = helper.make_graph(nodes, 'w3',
-    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 8, 16])],
-    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2, 8, 8])],
+g = helper.make_graph(nodes, 'w',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 8, shape[-1]])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)],
     [numpy_helper.from_array(w, 'w'),
      numpy_helper.from_array(np.array(np.abs(w).max() / 448, np.float32), 's'),
      zp])
@@ -118,10 +124,17 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 19)])
 m.ir_version = 9
 onnx.save(m, sys.argv[1])
 EOF
-run w3 w31 $P fp8-mha
-"$py" "$top_srcdir/tests/fp8mha-check.py" codes "$work/w3.onnx" \
-	"$work/w31.onnx" >"$work/log" 2>&1 && has w31 "1 weights pre-transposed"
-check $? "rewrite 2: a rank-3 weight pre-transposed by perm (0, 2, 1), codes exact"
+}
+wmodel w3 2,8,16 0,2,1
+wmodel w192 192,136 1,0
+wmodel w130 130,75 1,0
+for w in w3 w192 w130; do
+	run $w ${w}1 $P fp8-mha
+	"$py" "$top_srcdir/tests/fp8mha-check.py" codes "$work/$w.onnx" \
+		"$work/${w}1.onnx" >"$work/log" 2>&1 &&
+		has ${w}1 "1 weights pre-transposed"
+	check $? "rewrite 2: weight $w pre-transposed, codes exact"
+done
 
 gen qattr form=custom blocks=1 bad=qattr
 run qattr qattr1 $P fp8-mha
@@ -249,11 +262,8 @@ for a in vit eager; do
 done
 ort wconst wconst1 1e-5 f32 "ORT: constant-subgraph weight scales: neutral"
 ort waxis waxis1 1e-5 f32 "ORT: per-axis weight scales, pre-transposed: neutral"
-if [ -z "$ortwhy" ]; then
-	qopt_node "$top_srcdir/tests/fp8mha-ort.js" "$work/w3.onnx" \
-		"$work/w31.onnx" 1e-5 f32 16 >"$work/log" 2>&1
-	check $? "ORT: the rank-3 pre-transposed weight: $(head -n1 "$work/log")"
-fi
+ort w3 w31 1e-5 f32 16 "ORT: the pre-transposed [2, 8, 16] weight"
+ort w130 w1301 1e-5 f32 75 "ORT: the pre-transposed [130, 75] weight"
 gen of16 form=std dtype=f16 blocks=2
 run of16 of16ns $P fp8-mha:softmax_qdq=no
 ort of16 of16ns 1e-5 f16 "ORT: FP16 graph: softmax_qdq = no is neutral"

@@ -155,24 +155,50 @@ static void block8(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
 		memcpy(dst + (j0 + k) * r + i0, &a[k], 8);
 }
 
-/* [R, C] -> [C, R] by 8 x 8 blocks inside 64 x 64 tiles, so the lines
- * read and written stay in cache (a byte-wise walk down a column with
- * a power-of-two row length misses on every byte); the ragged edges,
- * and big-endian hosts, byte by byte. */
+/* One 64 x 64 tile through two 4 KiB buffers: each line of the source
+ * and of the destination is then read or written whole, once. With a
+ * power-of-two row length, rows read or written in place would all map
+ * to the same cache set and evict each other. */
 #define TILE 64
+static void tile64(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
+		   int64_t i0, int64_t j0)
+{
+	uint8_t in[TILE * TILE], out[TILE * TILE];
+	int i, j;
+
+	for (i = 0; i < TILE; i++)
+		memcpy(in + i * TILE, src + (i0 + i) * c + j0, TILE);
+	for (i = 0; i < TILE; i += 8)
+		for (j = 0; j < TILE; j += 8)
+			block8(in, out, TILE, TILE, i, j);
+	for (j = 0; j < TILE; j++)
+		memcpy(dst + (j0 + j) * r + i0, out + j * TILE, TILE);
+}
+
+/* [R, C] -> [C, R]: whole 64 x 64 tiles, then 8 x 8 blocks, then the
+ * ragged edges (and big-endian hosts) byte by byte. */
 static void transpose2d(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c)
 {
-	int64_t r8 = 0, c8 = 0, i0, j0, i, j;
+	int64_t r8 = 0, c8 = 0, r64 = 0, c64 = 0, i, j;
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	r64 = r & ~(int64_t)(TILE - 1);
+	c64 = c & ~(int64_t)(TILE - 1);
 	r8 = r & ~(int64_t)7;
 	c8 = c & ~(int64_t)7;
-	for (i0 = 0; i0 < r8; i0 += TILE)
-		for (j0 = 0; j0 < c8; j0 += TILE)
-			for (i = i0; i < i0 + TILE && i < r8; i += 8)
-				for (j = j0; j < j0 + TILE && j < c8; j += 8)
-					block8(src, dst, r, c, i, j);
+	for (i = 0; i < r64; i += TILE)
+		for (j = 0; j < c64; j += TILE)
+			tile64(src, dst, r, c, i, j);
+	/* The 8-aligned rest: right of the tiles, then below them. */
+	for (i = 0; i < r64; i += 8)
+		for (j = c64; j < c8; j += 8)
+			block8(src, dst, r, c, i, j);
+	for (i = r64; i < r8; i += 8)
+		for (j = 0; j < c8; j += 8)
+			block8(src, dst, r, c, i, j);
 #endif
+	(void)r64;
+	(void)c64;
 	for (i = 0; i < r; i++)
 		for (j = i < r8 ? c8 : 0; j < c; j++)
 			dst[j * r + i] = src[i * c + j];
