@@ -13,6 +13,8 @@
                        with a Cast(FLOAT16) between each weight's DQ and its
                        Transpose (an FP16 conversion after export)
   mask=1               an additive causal mask before the Softmax
+  spelling=trt|alt      custom op names TRT_FP8QuantizeLinear, or
+                       TRT_FP8_QuantizeLinear in domain trt.plugins
   seed=N
   hd=N                 head size (default 16; D = 2 * hd)
   wscale=init|const|axis
@@ -112,13 +114,19 @@ class Builder:
             if 'qattr' in self.o['bad'] and not self.n_qdq:
                 extra['axis'] = 0
             self.n_qdq += 1
-            q = self.node('TRT_FP8QuantizeLinear', [x, s], base + '_q',
-                          domain='trt', **extra)
-            dq = self.node('TRT_FP8DequantizeLinear', [q, s], base + '_dq',
-                           domain='trt')
+            alt = self.o['spelling'] == 'alt'
+            qop = 'TRT_FP8_QuantizeLinear' if alt else 'TRT_FP8QuantizeLinear'
+            dqop = 'TRT_FP8_DequantizeLinear' if alt else \
+                'TRT_FP8DequantizeLinear'
+            dom = 'trt.plugins' if alt else 'trt'
+            q = self.node(qop, [x, s], base + '_q', domain=dom, **extra)
+            # The exporter types the custom Q output uint8.
+            self.vinfo.append(helper.make_tensor_value_info(
+                q, TensorProto.UINT8, None))
+            dq = self.node(dqop, [q, s], base + '_dq', domain=dom)
             if qshare:
-                self.probe(self.node('TRT_FP8DequantizeLinear', [q, s],
-                                     base + '_dq2', domain='trt'))
+                self.probe(self.node(dqop, [q, s], base + '_dq2',
+                                     domain=dom))
             return dq
         z = self.zero_point()
         q = self.node('QuantizeLinear', [x, s, z], base + '_q')
@@ -254,7 +262,8 @@ class Builder:
         custom = self.o['form'] == 'custom'
         ops = [helper.make_opsetid('', 17 if custom else 19)]
         if custom:
-            ops.append(helper.make_opsetid('trt', 1))
+            ops.append(helper.make_opsetid(
+                'trt.plugins' if self.o['spelling'] == 'alt' else 'trt', 1))
         m = helper.make_model(g, opset_imports=ops,
                               producer_name='fp8mha-gen')
         m.ir_version = 8 if custom else 9
@@ -263,7 +272,7 @@ class Builder:
 
 def main():
     opts = {'form': 'std', 'attn': 'sdpa', 'blocks': '1', 'dtype': 'f32',
-            'mask': '1', 'seed': '1', 'bad': '', 'hd': '16', 'wscale': 'init'}
+            'mask': '1', 'seed': '1', 'bad': '', 'hd': '16', 'wscale': 'init', 'spelling': 'trt'}
     for a in sys.argv[2:]:
         k, v = a.split('=', 1)
         if k not in opts:

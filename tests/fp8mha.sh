@@ -136,6 +136,12 @@ for w in w3 w192 w130; do
 	check $? "rewrite 2: weight $w pre-transposed, codes exact"
 done
 
+gen alt form=custom blocks=1 spelling=alt
+run alt alt1 $P fp8-mha
+has alt1 "15 custom Q converted, 15 custom DQ converted" &&
+	has alt1 "opset import 'trt.plugins' removed" && form alt1
+check $? "rewrite 1: trt.plugins::TRT_FP8_QuantizeLinear spelling converted too"
+
 gen qattr form=custom blocks=1 bad=qattr
 run qattr qattr1 $P fp8-mha
 has qattr1 "custom ops skipped: unknown attribute 'axis'" &&
