@@ -9,7 +9,7 @@
                        (scaled_dot_product_attention), Div after BMM1 (HF
                        ViT), or Mul after BMM1 (eager attention)
   blocks=N             transformer blocks (attention + GELU MLP, LayerNorm)
-  dtype=f32|f16        graph float type; f16 keeps FP32 weights and scales
+  dtype=f32|f16|bf16   graph float type; f16/bf16 keep FP32 weights and scales
                        with a Cast(FLOAT16) between each weight's DQ and its
                        Transpose (an FP16 conversion after export)
   mask=1               an additive causal mask before the Softmax
@@ -50,9 +50,13 @@ class Builder:
         self.n_qdq = 0
         self.n = 0
         self.rng = np.random.default_rng(int(opts['seed']))
-        self.f16 = opts['dtype'] == 'f16'
+        # bf16: arrays are built as float16 and written as BFLOAT16 (numpy
+        # has no bfloat16; nothing else is float16 in that mode).
+        self.bf16 = opts['dtype'] == 'bf16'
+        self.f16 = opts['dtype'] in ('f16', 'bf16')
         self.act = np.float16 if self.f16 else np.float32
-        self.act_t = TensorProto.FLOAT16 if self.f16 else TensorProto.FLOAT
+        self.act_t = TensorProto.BFLOAT16 if self.bf16 else \
+            TensorProto.FLOAT16 if self.f16 else TensorProto.FLOAT
 
     def name(self, base):
         self.n += 1
@@ -60,6 +64,16 @@ class Builder:
 
     def init(self, base, arr):
         nm = self.name(base)
+        if self.bf16 and arr.dtype == np.float16:
+            f = np.asarray(arr, np.float32).reshape(-1).view(np.uint32)
+            # round to nearest even on the upper 16 bits
+            b = ((f + 0x7FFF + ((f >> 16) & 1)) >> 16).astype('<u2')
+            t = TensorProto()
+            t.name, t.data_type = nm, TensorProto.BFLOAT16
+            t.dims.extend(arr.shape)
+            t.raw_data = b.tobytes()
+            self.inits.append(t)
+            return nm
         self.inits.append(numpy_helper.from_array(arr, nm))
         return nm
 

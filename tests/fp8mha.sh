@@ -242,6 +242,13 @@ run f16 f161 $P fp8-mha
 	has f161 "12 weights pre-transposed"
 check $? "FP16 graph (weights Cast after DQ): full form, 2 of 2 fusible"
 
+gen bf16 form=custom dtype=bf16 blocks=2
+run bf16 bf161 $P fp8-mha
+[ "$rc" = 0 ] && form bf161 && has bf161 "attention: 2 of 2 blocks fusible" &&
+	has bf161 "2 Softmax Q/DQ inserted" &&
+	"$QOPT" dump "$work/bf161.onnx" | grep -q "softmax.*fp8_scale.*: BFLOAT16\[\]"
+check $? "BFLOAT16 graph: full form, Softmax Q/DQ scale in BFLOAT16"
+
 # ---- idempotence ----
 for m in cus1 f161 r4vit1; do
 	run $m ${m}again $P fp8-mha
