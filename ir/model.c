@@ -113,6 +113,23 @@ int qir_model_set_opset(qir_model *m, const char *domain, int64_t version)
 	return 0;
 }
 
+int qir_model_remove_opset(qir_model *m, const char *domain)
+{
+	const char *d = norm_domain(domain);
+	size_t i;
+
+	for (i = 0; i < m->nopsets; i++) {
+		if (strcmp(norm_domain(m->opsets[i].domain), d))
+			continue;
+		free(m->opsets[i].domain);
+		memmove(&m->opsets[i], &m->opsets[i + 1],
+			(m->nopsets - i - 1) * sizeof(m->opsets[0]));
+		m->nopsets--;
+		return 1;
+	}
+	return 0;
+}
+
 int qir_model_set_metadata(qir_model *m, const char *key, const char *value)
 {
 	qir_kv kv;

@@ -86,6 +86,26 @@ fail:
 	return NULL;
 }
 
+int qir_node_set_op(qir_node *n, const char *op_type, const char *domain)
+{
+	char *op, *d;
+
+	if (!op_type)
+		return -1;
+	op = strdup(op_type);
+	d = strdup(domain ? domain : "");
+	if (!op || !d) {
+		free(op);
+		free(d);
+		return -1;
+	}
+	free(n->op_type);
+	free(n->domain);
+	n->op_type = op;
+	n->domain = d;
+	return 0;
+}
+
 int qir_node_add_input(qir_node *n, qir_value *v)
 {
 	qir_value *none = NULL;

@@ -280,6 +280,41 @@ int qir_value_set_type(qir_value *v, int dtype, int rank,
 	return 0;
 }
 
+int qir_value_copy_shape(qir_value *v, const qir_value *from, int dtype,
+			 qir_error *err)
+{
+	qir_dim *nd = NULL;
+	int i, rank = from->rank;
+
+	if (dtype != QIR_UNDEFINED && !qir_dtype_name(dtype))
+		return qir_fail(err, QIR_EUSAGE,
+				"value '%s': unknown data type %d", v->name, dtype);
+	if (rank > 0) {
+		nd = calloc(rank, sizeof(*nd));
+		if (!nd)
+			goto nomem;
+		for (i = 0; i < rank; i++) {
+			nd[i].value = from->dims[i].value;
+			if (from->dims[i].param &&
+			    !(nd[i].param = strdup(from->dims[i].param)))
+				goto nomem;
+		}
+	}
+	free_dims(v);
+	v->dtype = dtype;
+	v->rank = rank < 0 ? -1 : rank;
+	v->dims = nd;
+	if (v->producer && !v->is_output)
+		QIR_VPRIV(v)->in_value_info = 1;
+	return 0;
+nomem:
+	if (nd)
+		for (i = 0; i < rank; i++)
+			free(nd[i].param);
+	free(nd);
+	return qir_fail(err, QIR_ENOMEM, "value '%s': out of memory", v->name);
+}
+
 int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 {
 	struct qir_graph_priv *gp = QIR_GPRIV(v->graph);

@@ -5,13 +5,16 @@
 //
 //   qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [--rtol R] [--atol A]
 //       [--inputs DIR] [--seed S] [--dim NAME=VALUE]...
+//       [--opt-level disabled|basic|extended|all]
 //
 // Exit: 0 outputs match (good), 1 they differ (bad), 125 ORT cannot
 // load or run the candidate (skip), 2 usage error or the original
 // cannot run. Inputs: DIR/input_N.pb (TensorProto, ONNX test layout)
 // or seeded random data shaped from the model (symbolic dims: --dim,
 // else 1). onnxruntime-node is taken from $QOPT_ORT_DIR (a folder with
-// node_modules/) or normal module resolution.
+// node_modules/) or normal module resolution. Graph optimization is
+// `basic` unless --opt-level says otherwise: ORT's higher levels fuse
+// DequantizeLinear -> MatMul + Add into QGemm, which has no FP8 kernel.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -255,7 +258,8 @@ function readTensorProto(ort, file) {
 }
 
 function parseArgs(argv) {
-	const a = { files: [], rtol: 1e-3, atol: 1e-4, inputs: null, seed: 1, dims: {} };
+	const a = { files: [], rtol: 1e-3, atol: 1e-4, inputs: null, seed: 1, dims: {},
+		opt: 'basic' };
 	for (let i = 0; i < argv.length; i++) {
 		const k = argv[i], next = () => {
 			if (i + 1 >= argv.length)
@@ -270,13 +274,18 @@ function parseArgs(argv) {
 			a.inputs = next();
 		else if (k === '--seed')
 			a.seed = Number(next());
+		else if (k === '--opt-level') {
+			a.opt = next();
+			if (!['disabled', 'basic', 'extended', 'all'].includes(a.opt))
+				die('--opt-level is disabled, basic, extended or all');
+		}
 		else if (k === '--dim') {
 			const m = /^([^=]+)=(\d+)$/.exec(next());
 			if (!m)
 				die('--dim expects NAME=VALUE');
 			a.dims[m[1]] = Number(m[2]);
 		} else if (k === '-h' || k === '--help') {
-			process.stdout.write('usage: qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [--rtol R] [--atol A] [--inputs DIR] [--seed S] [--dim NAME=VALUE]\n');
+			process.stdout.write('usage: qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [--rtol R] [--atol A] [--inputs DIR] [--seed S] [--dim NAME=VALUE] [--opt-level L]\n');
 			process.exit(0);
 		} else if (k.startsWith('-'))
 			die(`unknown option ${k}`);
@@ -349,12 +358,14 @@ async function main() {
 	const ort = loadOrt();
 	let ref, cand;
 	try {
-		ref = await ort.InferenceSession.create(a.files[0]);
+		ref = await ort.InferenceSession.create(a.files[0],
+			{ graphOptimizationLevel: a.opt });
 	} catch (e) {
 		die(`${a.files[0]}: ORT cannot load the original: ${e.message}`);
 	}
 	try {
-		cand = await ort.InferenceSession.create(a.files[1]);
+		cand = await ort.InferenceSession.create(a.files[1],
+			{ graphOptimizationLevel: a.opt });
 	} catch (e) {
 		process.stderr.write(`qopt-ort-check: ${a.files[1]}: ORT cannot load it: ${e.message}\n`);
 		process.exit(125);

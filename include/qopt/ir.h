@@ -181,6 +181,10 @@ qir_value *qir_value_new(qir_graph *g, const char *hint);
  * rank -1); value_info is written for typed intermediate values. */
 int qir_value_set_type(qir_value *v, int dtype, int rank,
 		       const int64_t *dims, qir_error *err);
+/* Sets v's element type to dtype and its shape to from's (symbolic
+ * dimension names included; rank -1 when from's is unknown). */
+int qir_value_copy_shape(qir_value *v, const qir_value *from, int dtype,
+			 qir_error *err);
 /* Renames a value (fails if the name is taken). */
 int qir_value_rename(qir_value *v, const char *name, qir_error *err);
 /* Every use of from becomes a use of to (graph outputs too: the
@@ -252,6 +256,10 @@ struct qir_node {
  * is made unique among node names. domain NULL = "". Borrowed. */
 qir_node *qir_node_new(qir_graph *g, const char *op_type,
 		       const char *domain, const char *name);
+/* Changes n's operator in place (name, inputs, outputs and attributes
+ * stay): converting a custom op to its standard twin. domain NULL = "".
+ * -1 when out of memory (n unchanged). */
+int qir_node_set_op(qir_node *n, const char *op_type, const char *domain);
 /* Inputs: append, or set slot i (v may be NULL for an empty input). */
 int qir_node_add_input(qir_node *n, qir_value *v);
 int qir_node_set_input(qir_node *n, size_t i, qir_value *v);
@@ -406,6 +414,10 @@ void qir_model_free(qir_model *m);
 /* Version of the default domain ("" / "ai.onnx"), or 0. */
 int64_t qir_model_opset(const qir_model *m, const char *domain);
 int qir_model_set_opset(qir_model *m, const char *domain, int64_t version);
+/* Drops the opset import of domain ("" / "ai.onnx": the default);
+ * 1 when one was dropped, 0 when there was none. The caller checks
+ * that no node still uses the domain. */
+int qir_model_remove_opset(qir_model *m, const char *domain);
 int qir_model_set_metadata(qir_model *m, const char *key, const char *value);
 
 typedef struct qir_load_opts {

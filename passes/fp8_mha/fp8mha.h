@@ -1,0 +1,123 @@
+/*
+ * passes/fp8_mha/fp8mha.h - shared by the files of the fp8-mha pass
+ * (not installed; the pass sees only qopt/qopt.h).
+ *
+ * The pass runs its rewrites in a fixed order, each over a snapshot of
+ * the graph: custom Q/DQ to standard ones, Q/DQ typing, weight
+ * compression and pre-transpose, Transpose and scale motion above Q,
+ * Softmax Q/DQ, then the attention report. Every rewrite checks that
+ * each consumer it affects is on its path and asks the bisect gate
+ * first; a rewrite that cannot be proven safe is skipped with a reason
+ * (a stats counter, a log line, and a note the report can quote).
+ */
+#ifndef QOPT_PASSES_FP8MHA_H
+#define QOPT_PASSES_FP8MHA_H
+
+#include <qopt/qopt.h>
+
+#define FP8MHA_OPSET 19		/* FP8 QuantizeLinear/DequantizeLinear */
+#define FP8MHA_IR 9
+#define FP8MHA_FOLD_MAX_BYTES (UINT64_C(8) << 30)
+#define FP8MHA_MAX_HOPS 8	/* layout nodes looked through */
+
+/* A skipped rewrite, kept so the attention report can name why a
+ * block stayed out of the fused form. */
+struct fp8mha_note {
+	const qir_node *node;	/* where the rewrite was tried */
+	char why[256];
+};
+
+struct fp8mha_cfg {
+	qopt_ctx *ctx;
+	qir_model *m;
+	qk_ctx *qk;
+	int convert_custom_ops, compress_weights, move_scale,
+	    move_transpose, softmax_qdq;
+	int opset_done;
+	int opset_denied;	/* bisect refused the upgrade */
+	int spill_failed;
+	int found;		/* anything the pass applies to was seen */
+	int typed;
+	struct fp8mha_note *notes;	/* owned */
+	size_t nnotes, capnotes;
+};
+
+/* run.c */
+int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed);
+
+/* util.c: matching */
+int fp8mha_is_op(const qir_node *n, const char *op);
+int fp8mha_is_q(const qir_node *n);
+int fp8mha_is_dq(const qir_node *n);
+int fp8mha_is_float(int dtype);	/* FLOAT, FLOAT16, BFLOAT16 */
+/* The only consumer of v (a single use, not a graph output), else NULL. */
+qir_node *fp8mha_sole_user(qir_value *v);
+/* 1 when every use of v is a node with op_type op (and v is not a
+ * graph output and has uses); else 0 with the first other consumer
+ * described in why. */
+int fp8mha_all_users_are(qir_value *v, const char *op, char *why,
+			 size_t n);
+/* The constant behind v: borrowed (*owned = 0) or folded by the IR's
+ * constant folder (*owned = 1, caller frees). NULL when not constant. */
+qir_tensor *fp8mha_const(qir_value *v, int *owned);
+/* A scalar float constant (one element), 0 with *out; -1 otherwise. */
+int fp8mha_scalar(qir_value *v, double *out);
+/* Scale of a Q/DQ as FP32 values (caller frees *out), with the layout
+ * mode: -1 when not a constant float tensor or blocked. */
+int fp8mha_scale_f32(qir_node *qdq, float **out, uint64_t *count);
+/* Element type of v, declared or, where exported custom ops left it
+ * unknown, found by following type-keeping ops back (at most depth
+ * hops) to a DQ or Cast; 0 when unknown. */
+int fp8mha_float_type(qir_value *v, int depth);
+/* FP8 element type a Q node produces (zero point type or
+ * output_dtype), or 0 when not FP8. */
+int fp8mha_q_fp8_type(const qir_node *q);
+/* Notes for the report (a no-op when out of memory). */
+void fp8mha_note(struct fp8mha_cfg *cfg, const qir_node *n,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n);
+/* Skip: a stats counter, an info line naming the node, and a note. */
+void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
+		 const char *counter, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A new constant tensor as an initializer of g (takes t). */
+qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t);
+/* A scalar (rank 0 when rank0, else [1]) of dtype holding x. */
+qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
+				 int rank, const int64_t *dims);
+/* A zero FP8 tensor shaped like ref. */
+qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
+			      const int64_t *dims);
+void fp8mha_erase_unused(qir_value *v);
+int fp8mha_fail(struct fp8mha_cfg *cfg, const qir_node *n,
+		const qir_error *e);
+
+/* opset.c: raises the opset to 19 (and IR to 9) once, when the
+ * pipeline allows it. */
+/* 0 when the model is at opset 19 or above, 1 when bisect refused the
+ * upgrade (skip the rewrite), -1 on error (reported). */
+int fp8mha_prepare_opset(struct fp8mha_cfg *cfg);
+
+/* custom_ops.c (rewrite 1) and typing */
+int fp8mha_convert_custom_ops(struct fp8mha_cfg *cfg, int *changed);
+int fp8mha_type_qdq(struct fp8mha_cfg *cfg, int *changed);
+
+/* weights.c (rewrite 2) */
+int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed);
+/* pretranspose.c (rewrite 2, second half) */
+int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed);
+/* The same for one DQ right after its weight was compressed (so the
+ * untransposed codes never leave the heap): 1 done, 0 not, -1 error. */
+int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq);
+
+/* motion.c (rewrite 3) */
+int fp8mha_move_transposes(struct fp8mha_cfg *cfg, int *changed);
+int fp8mha_move_scales(struct fp8mha_cfg *cfg, int *changed);
+
+/* softmax.c (rewrite 4) */
+int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed);
+
+/* report.c (the attention report); sets *blocks and *fusible. */
+int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible);
+
+#endif

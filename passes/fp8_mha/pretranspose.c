@@ -1,0 +1,342 @@
+/*
+ * passes/fp8_mha/pretranspose.c - rewrite 2, second half: an FP8 weight
+ * whose DequantizeLinear feeds only a Transpose (possibly behind one
+ * float Cast) whose consumers are all MatMul is stored transposed, and
+ * the Transpose goes. A per-axis `axis` moves with its dimension.
+ * Moving bytes is exact; the weight must have no other reader.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp8mha.h"
+
+#define MAXRANK 8
+
+struct pt {
+	qir_node *dq, *cast, *tr;
+	qir_value *w;
+	qir_tensor *t;
+	int rank;
+	int64_t perm[MAXRANK], dims[MAXRANK];
+};
+
+static int get_perm(const qir_node *tr, int rank, int64_t *perm)
+{
+	const qir_attr *a = qir_node_attr(tr, "perm");
+	int i, j;
+
+	if (!a) {
+		for (i = 0; i < rank; i++)
+			perm[i] = rank - 1 - i;
+		return 0;
+	}
+	if (a->type != QIR_ATTR_INTS || (int)a->n != rank)
+		return -1;
+	for (i = 0; i < rank; i++) {
+		perm[i] = a->ints[i] < 0 ? a->ints[i] + rank : a->ints[i];
+		if (perm[i] < 0 || perm[i] >= rank)
+			return -1;
+		for (j = 0; j < i; j++)
+			if (perm[j] == perm[i])
+				return -1;
+	}
+	return 0;
+}
+
+static int is_float_cast(const qir_node *n)
+{
+	return fp8mha_is_op(n, "Cast") && n->ninputs == 1 &&
+	       fp8mha_is_float((int)qir_node_attr_int(n, "to", 0));
+}
+
+/* 1 candidate, 0 not this pattern, -1 skipped (reported). */
+static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct pt *p)
+{
+	qir_node *u;
+	char why[256];
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->dq = dq;
+	p->w = dq->inputs[0];
+	p->t = qir_value_const(p->w);
+	if (!p->t || p->w->producer || (p->t->dtype != QIR_FLOAT8E4M3FN &&
+					p->t->dtype != QIR_FLOAT8E5M2))
+		return 0;
+	cfg->found = 1;
+	u = fp8mha_sole_user(dq->outputs[0]);
+	if (u && is_float_cast(u)) {
+		p->cast = u;
+		u = fp8mha_sole_user(u->outputs[0]);
+	}
+	if (!u) {
+		qir_value *v = p->cast ? p->cast->outputs[0] : dq->outputs[0];
+		size_t i;
+
+		/* A Transpose among several readers: it cannot be folded
+		 * into the weight without changing what the others see. */
+		for (i = 0; i < v->nuses; i++)
+			if (fp8mha_is_op(v->uses[i].node, "Transpose"))
+				break;
+		if (i == v->nuses)
+			return 0;
+		fp8mha_all_users_are(v, "Transpose", why, sizeof(why));
+		fp8mha_skip(cfg, v->uses[i].node, "pre-transposes skipped "
+			    "(consumer off the path)", "weight '%s': %s",
+			    p->w->name, why);
+		return -1;
+	}
+	if (!fp8mha_is_op(u, "Transpose") || u->ninputs != 1)
+		return 0;	/* no Transpose: nothing to do */
+	p->tr = u;
+	p->rank = p->t->rank;
+	if (p->rank > MAXRANK || get_perm(u, p->rank, p->perm)) {
+		fp8mha_skip(cfg, u, "pre-transposes skipped",
+			    "weight '%s': perm does not fit rank %d",
+			    p->w->name, p->rank);
+		return -1;
+	}
+	if (!fp8mha_all_users_are(u->outputs[0], "MatMul", why, sizeof(why))) {
+		fp8mha_skip(cfg, u, "pre-transposes skipped (consumer not "
+			    "MatMul)", "weight '%s': %s", p->w->name, why);
+		return -1;
+	}
+	if (p->w->nuses != 1 || p->w->is_output) {
+		fp8mha_skip(cfg, u, "pre-transposes skipped (weight shared)",
+			    "weight '%s' has %zu readers", p->w->name,
+			    p->w->nuses);
+		return -1;
+	}
+	for (i = 0; i < p->rank; i++)
+		p->dims[i] = p->t->dims[p->perm[i]];
+	return 1;
+}
+
+/* Output element j (row-major over dims) reads input element at
+ * sum(idx[k] * stride[perm[k]]). The innermost output axis is walked
+ * in a tight loop. */
+/* 8 x 8 bytes transposed in registers: rows a[0..7] (byte k of a[i] is
+ * element (i, k) on a little-endian host) swap 4-, 2-, then 1-byte
+ * blocks across the diagonal. */
+static void t8x8(uint64_t a[8])
+{
+	uint64_t t;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		t = ((a[i] >> 32) ^ a[i + 4]) & UINT64_C(0x00000000FFFFFFFF);
+		a[i] ^= t << 32;
+		a[i + 4] ^= t;
+	}
+	for (i = 0; i < 8; i += (i & 1) ? 3 : 1) {
+		t = ((a[i] >> 16) ^ a[i + 2]) & UINT64_C(0x0000FFFF0000FFFF);
+		a[i] ^= t << 16;
+		a[i + 2] ^= t;
+	}
+	for (i = 0; i < 8; i += 2) {
+		t = ((a[i] >> 8) ^ a[i + 1]) & UINT64_C(0x00FF00FF00FF00FF);
+		a[i] ^= t << 8;
+		a[i + 1] ^= t;
+	}
+}
+
+/* One 8 x 8 block at row i0, column j0. */
+static void block8(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
+		   int64_t i0, int64_t j0)
+{
+	uint64_t a[8];
+	int k;
+
+	for (k = 0; k < 8; k++)
+		memcpy(&a[k], src + (i0 + k) * c + j0, 8);
+	t8x8(a);
+	for (k = 0; k < 8; k++)
+		memcpy(dst + (j0 + k) * r + i0, &a[k], 8);
+}
+
+/* One 64 x 64 tile through two 4 KiB buffers: each line of the source
+ * and of the destination is then read or written whole, once. With a
+ * power-of-two row length, rows read or written in place would all map
+ * to the same cache set and evict each other. */
+#define TILE 64
+static void tile64(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
+		   int64_t i0, int64_t j0)
+{
+	uint8_t in[TILE * TILE], out[TILE * TILE];
+	int i, j;
+
+	for (i = 0; i < TILE; i++)
+		memcpy(in + i * TILE, src + (i0 + i) * c + j0, TILE);
+	for (i = 0; i < TILE; i += 8)
+		for (j = 0; j < TILE; j += 8)
+			block8(in, out, TILE, TILE, i, j);
+	for (j = 0; j < TILE; j++)
+		memcpy(dst + (j0 + j) * r + i0, out + j * TILE, TILE);
+}
+
+/* [R, C] -> [C, R]: whole 64 x 64 tiles, then 8 x 8 blocks, then the
+ * ragged edges (and big-endian hosts) byte by byte. */
+static void transpose2d(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c)
+{
+	int64_t r8 = 0, c8 = 0, r64 = 0, c64 = 0, i, j;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	r64 = r & ~(int64_t)(TILE - 1);
+	c64 = c & ~(int64_t)(TILE - 1);
+	r8 = r & ~(int64_t)7;
+	c8 = c & ~(int64_t)7;
+	for (i = 0; i < r64; i += TILE)
+		for (j = 0; j < c64; j += TILE)
+			tile64(src, dst, r, c, i, j);
+	/* The 8-aligned rest: right of the tiles, then below them. */
+	for (i = 0; i < r64; i += 8)
+		for (j = c64; j < c8; j += 8)
+			block8(src, dst, r, c, i, j);
+	for (i = r64; i < r8; i += 8)
+		for (j = 0; j < c8; j += 8)
+			block8(src, dst, r, c, i, j);
+#endif
+	(void)r64;
+	(void)c64;
+	for (i = 0; i < r; i++)
+		for (j = i < r8 ? c8 : 0; j < c; j++)
+			dst[j * r + i] = src[i * c + j];
+}
+
+static void permute(const uint8_t *src, uint8_t *dst, const struct pt *p)
+{
+	int64_t stride[MAXRANK], idx[MAXRANK] = { 0 };
+	int r = p->rank, k;
+	uint64_t total = 1, done = 0;
+	int64_t inner, step;
+
+	if (r == 2 && p->perm[0] == 1) {
+		transpose2d(src, dst, p->t->dims[0], p->t->dims[1]);
+		return;
+	}
+	stride[r - 1] = 1;
+	for (k = r - 2; k >= 0; k--)
+		stride[k] = stride[k + 1] * p->t->dims[k + 1];
+	for (k = 0; k < r; k++)
+		total *= (uint64_t)p->dims[k];
+	inner = p->dims[r - 1];
+	step = stride[p->perm[r - 1]];
+	while (done < total) {
+		int64_t off = 0, j;
+
+		for (k = 0; k < r - 1; k++)
+			off += idx[k] * stride[p->perm[k]];
+		for (j = 0; j < inner; j++)
+			dst[done + (uint64_t)j] = src[off + j * step];
+		done += (uint64_t)inner;
+		for (k = r - 2; k >= 0; k--) {
+			if (++idx[k] < p->dims[k])
+				break;
+			idx[k] = 0;
+		}
+	}
+}
+
+static int remap_axis(struct pt *p)
+{
+	int64_t axis;
+	qir_tensor *s = qir_value_const(p->dq->inputs[1]);
+	int i;
+
+	if (s && qir_tensor_numel(s) == 1)
+		return 0;
+	axis = qir_node_attr_int(p->dq, "axis", 1);
+	if (axis < 0)
+		axis += p->rank;
+	for (i = 0; i < p->rank; i++)
+		if (p->perm[i] == axis)
+			return qir_node_set_attr_int(p->dq, "axis", i);
+	return -1;
+}
+
+static int apply(struct fp8mha_cfg *cfg, struct pt *p)
+{
+	qir_error err = { 0 };
+	qir_tensor *nt;
+	qir_value *nv, *last;
+	const uint8_t *src;
+	uint8_t *dst;
+	char name[512];
+
+	if (!qopt_may_rewrite(cfg->ctx, "store weight '%s' transposed, drop "
+			      "Transpose '%s'", p->w->name, p->tr->name))
+		return 0;
+	snprintf(name, sizeof(name), "%s_T", p->w->name);
+	nt = qir_tensor_new(name, p->t->dtype, p->rank, p->dims, &err);
+	src = nt ? qir_tensor_data(p->t, &err) : NULL;
+	dst = src ? qir_tensor_mutable_data(nt, &err) : NULL;
+	if (!dst && p->t->nbytes) {
+		qir_tensor_free(nt);
+		return fp8mha_fail(cfg, p->tr, &err);
+	}
+	if (p->t->nbytes)
+		permute(src, dst, p);
+	(void)qir_tensor_advise(p->t, QIR_ADVISE_DONE, NULL);
+	if (nt->nbytes >= (64u << 10) && !cfg->spill_failed &&
+	    qir_tensor_spill(cfg->m, nt, &err)) {
+		qopt_warn(cfg->ctx, "%s; weights stay in memory", err.msg);
+		cfg->spill_failed = 1;
+	}
+	nv = fp8mha_add_init(p->dq->graph, nt);
+	if (!nv || remap_axis(p))
+		return fp8mha_fail(cfg, p->tr, NULL);
+	qir_node_set_input(p->dq, 0, nv);
+	fp8mha_erase_unused(p->w);
+	last = p->cast ? p->cast->outputs[0] : p->dq->outputs[0];
+	/* An untyped DQ output stays untyped (a shape with no element
+	 * type cannot be written). */
+	if ((p->dq->outputs[0]->dtype &&
+	     qir_value_set_type(p->dq->outputs[0], p->dq->outputs[0]->dtype,
+				p->rank, p->dims, &err)) ||
+	    (p->cast && qir_value_set_type(last, (int)qir_node_attr_int(
+					   p->cast, "to", 0), p->rank,
+					   p->dims, &err)))
+		return fp8mha_fail(cfg, p->tr, &err);
+	qir_value_replace_all_uses(p->tr->outputs[0], last);
+	if (qir_node_erase(p->tr, &err))
+		return fp8mha_fail(cfg, p->tr, &err);
+	qopt_stat_add(cfg->ctx, "weights pre-transposed", 1);
+	return 1;
+}
+
+int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq)
+{
+	struct pt p;
+
+	if (!cfg->compress_weights || match(cfg, dq, &p) <= 0)
+		return 0;
+	return apply(cfg, &p);
+}
+
+int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed)
+{
+	qir_node **dqs;
+	size_t i, count;
+	qir_error err = { 0 };
+	int rc = 0;
+
+	if (qir_graph_nodes(cfg->m->graph, "", "DequantizeLinear", 1, &dqs,
+			    &count, &err))
+		return fp8mha_fail(cfg, NULL, &err);
+	for (i = 0; i < count && rc >= 0; i++) {
+		struct pt p;
+
+		if (!fp8mha_is_dq(dqs[i]) || match(cfg, dqs[i], &p) <= 0)
+			continue;
+		if (!cfg->compress_weights) {
+			fp8mha_skip(cfg, p.tr, "pre-transposes skipped",
+				    "compress_weights = no");
+			continue;
+		}
+		if ((rc = apply(cfg, &p)) > 0)
+			*changed = 1;
+	}
+	free(dqs);
+	return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,263 @@
+/*
+ * passes/fp8_mha/report.c - the attention report. An attention block is
+ * BMM1 = MatMul -> [Mul|Div by a constant] -> [Add mask] -> Softmax ->
+ * BMM2 = MatMul (Softmax output as its first input), with Reshape,
+ * Transpose, Cast, Identity, Squeeze, Unsqueeze allowed on the way.
+ * It is in the form TensorRT's fused FP8 attention needs when a
+ * per-tensor FP8 DequantizeLinear feeds both BMM1 inputs and V directly,
+ * Q/DQ sit between the Softmax and BMM2, and the head size is in
+ * 9..256. For each block the first reason it is not is printed, quoting
+ * the note a skipped rewrite left on the node in the way.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp8mha.h"
+
+#define HEAD_MIN 9
+#define HEAD_MAX 256
+
+static int is_layout(const qir_node *n)
+{
+	static const char *const ops[] = { "Reshape", "Transpose", "Cast",
+		"Identity", "Squeeze", "Unsqueeze", NULL };
+	int i;
+
+	for (i = 0; ops[i]; i++)
+		if (fp8mha_is_op(n, ops[i]))
+			return n->ninputs >= 1 && n->inputs[0];
+	return 0;
+}
+
+static qir_node *back_to_bmm1(qir_value *v, int depth)
+{
+	qir_node *p = v ? v->producer : NULL;
+	double c;
+	qir_node *r;
+
+	if (!p || depth <= 0)
+		return NULL;
+	if (fp8mha_is_op(p, "MatMul"))
+		return p;
+	if (is_layout(p))
+		return back_to_bmm1(p->inputs[0], depth - 1);
+	if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
+	    p->ninputs == 2) {
+		if (!fp8mha_scalar(p->inputs[1], &c))
+			return back_to_bmm1(p->inputs[0], depth - 1);
+		if (fp8mha_is_op(p, "Mul") && !fp8mha_scalar(p->inputs[0], &c))
+			return back_to_bmm1(p->inputs[1], depth - 1);
+		return NULL;
+	}
+	if (fp8mha_is_op(p, "Add") && p->ninputs == 2) {
+		r = back_to_bmm1(p->inputs[0], depth - 1);
+		return r ? r : back_to_bmm1(p->inputs[1], depth - 1);
+	}
+	return NULL;
+}
+
+static qir_node *forward_to_bmm2(qir_value *v, int depth)
+{
+	size_t i;
+
+	if (depth <= 0)
+		return NULL;
+	for (i = 0; i < v->nuses; i++)
+		if (fp8mha_is_op(v->uses[i].node, "MatMul") &&
+		    v->uses[i].index == 0)
+			return v->uses[i].node;
+	for (i = 0; i < v->nuses; i++) {
+		qir_node *u = v->uses[i].node;
+
+		if ((fp8mha_is_q(u) || fp8mha_is_dq(u) || is_layout(u)) &&
+		    u->noutputs >= 1 && u->outputs[0])
+			return forward_to_bmm2(u->outputs[0], depth - 1);
+	}
+	return NULL;
+}
+
+static int fp8_dq(const qir_node *p)
+{
+	int t;
+
+	if (!fp8mha_is_dq(p))
+		return 0;
+	t = qir_value_elem_type(p->inputs[0]);
+	return t == QIR_FLOAT8E4M3FN || t == QIR_FLOAT8E5M2;
+}
+
+/* Why the input of `at` named `what` is not fed by an FP8 DQ directly,
+ * or NULL when it is. */
+static const char *input_reason(const struct fp8mha_cfg *cfg, qir_value *v,
+				const char *what, char *buf, size_t len)
+{
+	qir_node *p = v->producer, *first = p;
+	qir_tensor *s;
+	const char *note;
+	char label[160];
+	int hops;
+	double c;
+
+	if (fp8_dq(p)) {
+		s = qir_value_const(p->inputs[1]);
+		if (s && qir_tensor_numel(s) != 1) {
+			snprintf(buf, len, "per-axis Q/DQ on %s", what);
+			return buf;
+		}
+		return NULL;
+	}
+	for (hops = 0; p && hops < FP8MHA_MAX_HOPS && !fp8_dq(p); hops++) {
+		int k = 0;
+
+		if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
+		    p->ninputs == 2 && !fp8mha_scalar(p->inputs[0], &c))
+			k = 1;
+		if (!(is_layout(p) || fp8mha_is_op(p, "Mul") ||
+		      fp8mha_is_op(p, "Div")) || !p->inputs[k])
+			break;
+		p = p->inputs[k]->producer;
+	}
+	if (!fp8_dq(p)) {
+		snprintf(buf, len, "no FP8 Q/DQ on %s", what);
+		return buf;
+	}
+	note = fp8mha_note_for(cfg, first);
+	snprintf(buf, len, "%s%s between DQ and %s%s%s",
+		 fp8mha_is_op(first, "Cast") ? "a Cast " : "",
+		 qir_node_label(first, label, sizeof(label)), what,
+		 note ? " (" : "", note ? note : "");
+	if (note && strlen(buf) + 2 < len)
+		strcat(buf, ")");
+	return buf;
+}
+
+static const char *softmax_reason(const struct fp8mha_cfg *cfg,
+				  qir_node *sm, qir_node *bmm2, char *buf,
+				  size_t len)
+{
+	qir_node *dq = bmm2->inputs[0]->producer, *q;
+	const char *note;
+
+	if (fp8_dq(dq) && (q = dq->inputs[0]->producer) && fp8mha_is_q(q))
+		return NULL;
+	note = fp8mha_note_for(cfg, sm);
+	snprintf(buf, len, "no Q/DQ between Softmax and BMM2%s%s%s",
+		 note ? " (" : "", note ? note : "", note ? ")" : "");
+	return buf;
+}
+
+static int64_t head_size(qir_node *bmm1)
+{
+	qir_value *q = bmm1->inputs[0];
+
+	if (!q || q->rank < 1)
+		return -1;
+	return q->dims[q->rank - 1].value;
+}
+
+struct block {
+	qir_node *bmm1, *sm, *bmm2;
+	int64_t head;
+	const char *why, *kind;
+	char buf[512];
+	char kindbuf[64];
+};
+
+/* The first reason, and its kind for the stats counter (so
+ * --stats-json tells the reasons apart without parsing the log). */
+static void judge(const struct fp8mha_cfg *cfg, struct block *b)
+{
+	static const char *const what[] = { "BMM1 input A (query)",
+		"BMM1 input B (key)", NULL, "BMM2 input B (value)" };
+	static const char *const kinds[] = { "query", "key", "softmax",
+		"value" };
+	qir_value *in[4];
+	char tmp[512];
+	int k;
+
+	b->why = NULL;
+	b->kind = NULL;
+	b->head = head_size(b->bmm1);
+	if (b->head >= 0 && (b->head < HEAD_MIN || b->head > HEAD_MAX)) {
+		snprintf(b->buf, sizeof(b->buf), "head size %lld outside %d..%d",
+			 (long long)b->head, HEAD_MIN, HEAD_MAX);
+		b->why = b->buf;
+		b->kind = "attention blocks not fusible (head size)";
+		return;
+	}
+	in[0] = b->bmm1->inputs[0];
+	in[1] = b->bmm1->inputs[1];
+	in[2] = NULL;
+	in[3] = b->bmm2->inputs[1];
+	for (k = 0; k < 4 && !b->why; k++)
+		b->why = what[k] ? input_reason(cfg, in[k], what[k], tmp,
+						sizeof(tmp)) :
+			 softmax_reason(cfg, b->sm, b->bmm2, tmp, sizeof(tmp));
+	if (!b->why)
+		return;
+	snprintf(b->buf, sizeof(b->buf), "%s", tmp);
+	b->why = b->buf;
+	snprintf(b->kindbuf, sizeof(b->kindbuf),
+		 "attention blocks not fusible (%s)", kinds[k - 1]);
+	b->kind = b->kindbuf;
+}
+
+static void print_block(struct fp8mha_cfg *cfg, size_t i, const struct block *b)
+{
+	char head[32];
+
+	if (b->head >= 0)
+		snprintf(head, sizeof(head), "%lld", (long long)b->head);
+	else
+		snprintf(head, sizeof(head), "unknown");
+	if (!b->why) {
+		qopt_info(cfg->ctx, "attention block %zu (BMM1 '%s', Softmax "
+			  "'%s', BMM2 '%s', head size %s): fusible", i,
+			  b->bmm1->name, b->sm->name, b->bmm2->name, head);
+		return;
+	}
+	/* A warning: --strict fails on a block TensorRT will not fuse. */
+	qopt_warn(cfg->ctx, "attention block %zu (BMM1 '%s', Softmax '%s', "
+		  "BMM2 '%s', head size %s): not fusible: %s", i,
+		  b->bmm1->name, b->sm->name, b->bmm2->name, head, b->why);
+}
+
+int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
+{
+	qir_node **sms;
+	size_t i, count;
+	qir_error err = { 0 };
+
+	*blocks = *fusible = 0;
+	if (qir_graph_nodes(cfg->m->graph, "", "Softmax", 1, &sms, &count,
+			    &err))
+		return fp8mha_fail(cfg, NULL, &err);
+	for (i = 0; i < count; i++) {
+		struct block b;
+
+		memset(&b, 0, sizeof(b));
+		b.sm = sms[i];
+		if (b.sm->ninputs < 1 || !b.sm->inputs[0] ||
+		    b.sm->noutputs != 1 || !b.sm->outputs[0])
+			continue;
+		b.bmm1 = back_to_bmm1(b.sm->inputs[0], FP8MHA_MAX_HOPS);
+		b.bmm2 = forward_to_bmm2(b.sm->outputs[0], FP8MHA_MAX_HOPS);
+		if (!b.bmm1 || !b.bmm2 || b.bmm1->ninputs != 2 ||
+		    b.bmm2->ninputs != 2)
+			continue;
+		cfg->found = 1;
+		judge(cfg, &b);
+		++*blocks;
+		print_block(cfg, *blocks, &b);
+		qopt_stat_add(cfg->ctx, "attention blocks", 1);
+		qopt_stat_add(cfg->ctx, "attention blocks fusible", !b.why);
+		qopt_stat_add(cfg->ctx, "attention blocks not fusible", !!b.why);
+		if (b.kind)
+			qopt_stat_add(cfg->ctx, b.kind, 1);
+		if (!b.why)
+			++*fusible;
+	}
+	free(sms);
+	return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * passes/fp8_mha/run.c - the fp8-mha pass: its rewrites in order, then
+ * the attention report.
+ *
+ * Order matters: custom ops first (the other rewrites match standard
+ * Q/DQ), weights before motion (a compressed weight has no Q left to
+ * move a Transpose above), Transposes before scales (the K path
+ * Q -> DQ -> Transpose -> Mul becomes Transpose -> Q -> DQ -> Mul, whose
+ * Mul then moves), Softmax Q/DQ last so the report sees the final form.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp8mha.h"
+
+int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	struct fp8mha_cfg cfg;
+	size_t blocks = 0, fusible = 0;
+	int rc = -1;
+
+	*changed = 0;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.ctx = ctx;
+	cfg.m = m;
+	cfg.qk = qopt_kernels(ctx);
+	cfg.convert_custom_ops = qopt_opt_bool(ctx, "convert_custom_ops");
+	cfg.compress_weights = qopt_opt_bool(ctx, "compress_weights");
+	cfg.move_transpose = qopt_opt_bool(ctx, "move_transpose");
+	cfg.move_scale = qopt_opt_bool(ctx, "move_scale");
+	cfg.softmax_qdq = qopt_opt_bool(ctx, "softmax_qdq");
+	if (!cfg.qk) {
+		qopt_error(ctx, "no kernel context");
+		return -1;
+	}
+	if (fp8mha_convert_custom_ops(&cfg, changed) ||
+	    fp8mha_type_qdq(&cfg, changed) ||
+	    fp8mha_compress_weights(&cfg, changed) ||
+	    fp8mha_pretranspose(&cfg, changed) ||
+	    fp8mha_move_transposes(&cfg, changed) ||
+	    fp8mha_move_scales(&cfg, changed) ||
+	    fp8mha_softmax_qdq(&cfg, changed) ||
+	    fp8mha_report(&cfg, &blocks, &fusible))
+		goto out;
+	if (!cfg.found)
+		qopt_warn(ctx, "no FP8 Q/DQ, custom FP8 op or attention block "
+			  "found: nothing to do");
+	else if (blocks)
+		qopt_info(ctx, "attention: %zu of %zu blocks fusible", fusible,
+			  blocks);
+	rc = 0;
+out:
+	free(cfg.notes);
+	return rc;
+}

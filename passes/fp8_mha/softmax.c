@@ -1,0 +1,148 @@
+/*
+ * passes/fp8_mha/softmax.c - rewrite 4: Q/DQ after each Softmax whose
+ * consumers are all MatMul (BMM2 of attention). The Softmax output lies
+ * in [0, 1], so a fixed scale of 1/448 maps 1.0 onto E4M3FN's largest
+ * value: no calibration. The scale is in the Softmax's own float type,
+ * the zero point FLOAT8E4M3FN 0, saturate = 1. This rewrite adds
+ * quantization (it is the only one that changes what the model
+ * computes beyond float rounding).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp8mha.h"
+
+#define SOFTMAX_SCALE (1.0 / 448.0)
+
+static int already_quantized(qir_value *v)
+{
+	size_t i;
+
+	if (!v->nuses || v->is_output)
+		return 0;
+	for (i = 0; i < v->nuses; i++)
+		if (!fp8mha_is_q(v->uses[i].node))
+			return 0;
+	return 1;
+}
+
+static qir_node *add_qdq_node(qir_graph *g, const char *op, const char *hint,
+			      qir_value *x, qir_value *s, qir_value *zp)
+{
+	qir_node *n = qir_node_new(g, op, NULL, hint);
+
+	if (!n || qir_node_add_input(n, x) || qir_node_add_input(n, s) ||
+	    qir_node_add_input(n, zp) || !qir_node_add_output(n, NULL, hint))
+		return NULL;
+	return n;
+}
+
+static int insert(struct fp8mha_cfg *cfg, qir_node *sm, int dtype)
+{
+	qir_value *out = sm->outputs[0], *s, *zp;
+	qir_graph *g = sm->graph;
+	qir_node *q, *dq;
+	qir_use *uses;
+	qir_error err = { 0 };
+	char hint[512];
+	const char *base = sm->name[0] ? sm->name : out->name;
+	size_t i, n = out->nuses;
+	int rc;
+
+	rc = fp8mha_prepare_opset(cfg);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	uses = malloc(n * sizeof(*uses));
+	if (!uses)
+		return fp8mha_fail(cfg, sm, NULL);
+	memcpy(uses, out->uses, n * sizeof(*uses));
+	snprintf(hint, sizeof(hint), "%s_fp8_scale", base);
+	s = fp8mha_add_init(g, fp8mha_scalar_tensor(hint, dtype, SOFTMAX_SCALE,
+						    0, NULL));
+	snprintf(hint, sizeof(hint), "%s_fp8_zero_point", base);
+	zp = fp8mha_add_init(g, fp8mha_zero_point(hint, QIR_FLOAT8E4M3FN, 0,
+						  NULL));
+	snprintf(hint, sizeof(hint), "%s_q", base);
+	q = s && zp ? add_qdq_node(g, "QuantizeLinear", hint, out, s, zp) : NULL;
+	snprintf(hint, sizeof(hint), "%s_dq", base);
+	dq = q ? add_qdq_node(g, "DequantizeLinear", hint, q->outputs[0], s,
+			      zp) : NULL;
+	if (!dq || qir_node_set_attr_int(q, "saturate", 1) ||
+	    qir_value_copy_shape(q->outputs[0], out, QIR_FLOAT8E4M3FN, &err) ||
+	    qir_value_copy_shape(dq->outputs[0], out, dtype, &err)) {
+		free(uses);
+		return fp8mha_fail(cfg, sm, &err);
+	}
+	qir_node_move_after(q, sm);
+	qir_node_move_after(dq, q);
+	for (i = 0; i < n; i++)
+		qir_value_replace_use(out, uses[i], dq->outputs[0]);
+	free(uses);
+	qopt_stat_add(cfg->ctx, "Softmax Q/DQ inserted", 1);
+	return 1;
+}
+
+static int any_matmul(const qir_value *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nuses; i++)
+		if (fp8mha_is_op(v->uses[i].node, "MatMul"))
+			return 1;
+	return 0;
+}
+
+static int one(struct fp8mha_cfg *cfg, qir_node *sm)
+{
+	qir_value *out;
+	char why[256];
+	int dtype;
+
+	if (sm->ninputs < 1 || !sm->inputs[0] || sm->noutputs != 1 ||
+	    !(out = sm->outputs[0]))
+		return 0;
+	/* Not attention (a classifier's Softmax), or done before. */
+	if (!any_matmul(out) || already_quantized(out))
+		return 0;
+	dtype = qir_value_elem_type(out);
+	if (!dtype)
+		dtype = fp8mha_float_type(sm->inputs[0], 16);
+	if (!fp8mha_all_users_are(out, "MatMul", why, sizeof(why))) {
+		fp8mha_skip(cfg, sm, "Softmax Q/DQ skipped (consumer not "
+			    "MatMul)", "%s", why);
+		return 0;
+	}
+	cfg->found = 1;
+	if (!fp8mha_is_float(dtype)) {
+		fp8mha_skip(cfg, sm, "Softmax Q/DQ skipped", "type %s is not "
+			    "FLOAT, FLOAT16 or BFLOAT16", dtype ?
+			    qir_dtype_name(dtype) : "unknown");
+		return 0;
+	}
+	if (!cfg->softmax_qdq) {
+		fp8mha_note(cfg, sm, "softmax_qdq = no");
+		return 0;
+	}
+	if (!qopt_may_rewrite(cfg->ctx, "Q/DQ (scale 1/448) after Softmax '%s'",
+			      sm->name))
+		return 0;
+	return insert(cfg, sm, dtype);
+}
+
+int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed)
+{
+	qir_node **nodes;
+	size_t i, count;
+	qir_error err = { 0 };
+	int rc = 0;
+
+	if (qir_graph_nodes(cfg->m->graph, "", "Softmax", 1, &nodes, &count,
+			    &err))
+		return fp8mha_fail(cfg, NULL, &err);
+	for (i = 0; i < count && rc >= 0; i++)
+		if ((rc = one(cfg, nodes[i])) > 0)
+			*changed = 1;
+	free(nodes);
+	return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,335 @@
+/*
+ * passes/fp8_mha/util.c - matching helpers, constants, skip notes.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp8mha.h"
+
+int fp8mha_is_op(const qir_node *n, const char *op)
+{
+	return n && (!n->domain || !n->domain[0] ||
+		     !strcmp(n->domain, "ai.onnx")) && !strcmp(n->op_type, op);
+}
+
+int fp8mha_is_q(const qir_node *n)
+{
+	return fp8mha_is_op(n, "QuantizeLinear") && n->ninputs >= 2 &&
+	       n->inputs[0] && n->inputs[1] && n->noutputs >= 1 &&
+	       n->outputs[0];
+}
+
+int fp8mha_is_dq(const qir_node *n)
+{
+	return fp8mha_is_op(n, "DequantizeLinear") && n->ninputs >= 2 &&
+	       n->inputs[0] && n->inputs[1] && n->noutputs >= 1 &&
+	       n->outputs[0];
+}
+
+int fp8mha_is_float(int dtype)
+{
+	return dtype == QIR_FLOAT || dtype == QIR_FLOAT16 ||
+	       dtype == QIR_BFLOAT16;
+}
+
+qir_node *fp8mha_sole_user(qir_value *v)
+{
+	if (!v || v->is_output || v->nuses != 1)
+		return NULL;
+	return v->uses[0].node;
+}
+
+int fp8mha_all_users_are(qir_value *v, const char *op, char *why, size_t n)
+{
+	char label[160];
+	size_t i;
+
+	if (v->is_output) {
+		snprintf(why, n, "'%s' is a graph output", v->name);
+		return 0;
+	}
+	if (!v->nuses) {
+		snprintf(why, n, "'%s' has no consumer", v->name);
+		return 0;
+	}
+	for (i = 0; i < v->nuses; i++) {
+		if (!fp8mha_is_op(v->uses[i].node, op)) {
+			snprintf(why, n, "'%s' is also read by %s", v->name,
+				 qir_node_label(v->uses[i].node, label,
+						sizeof(label)));
+			return 0;
+		}
+	}
+	return 1;
+}
+
+qir_tensor *fp8mha_const(qir_value *v, int *owned)
+{
+	qir_tensor *t = qir_value_const(v);
+	qir_error err = { 0 };
+
+	*owned = 0;
+	if (t)
+		return t;
+	if (!v->producer)
+		return NULL;
+	if (qir_const_eval(v, FP8MHA_FOLD_MAX_BYTES, &t, &err))
+		return NULL;
+	*owned = 1;
+	return t;
+}
+
+int fp8mha_scalar(qir_value *v, double *out)
+{
+	int owned;
+	qir_tensor *t = fp8mha_const(v, &owned);
+	int rc = -1;
+
+	if (!t)
+		return -1;
+	if (fp8mha_is_float(t->dtype) && qir_tensor_numel(t) == 1 &&
+	    !qir_tensor_get_f64(t, 0, out, NULL))
+		rc = 0;
+	if (owned)
+		qir_tensor_free(t);
+	return rc;
+}
+
+int fp8mha_scale_f32(qir_node *qdq, float **out, uint64_t *count)
+{
+	int owned;
+	qir_tensor *t = fp8mha_const(qdq->inputs[1], &owned);
+	uint64_t i, n;
+	float *f = NULL;
+	int rc = -1;
+
+	*out = NULL;
+	if (!t)
+		return -1;
+	n = qir_tensor_numel(t);
+	if (!fp8mha_is_float(t->dtype) || t->rank > 1 || n == 0 ||
+	    qir_node_attr_int(qdq, "block_size", 0))
+		goto out;
+	f = malloc(n * sizeof(*f));
+	if (!f)
+		goto out;
+	for (i = 0; i < n; i++) {
+		double d;
+
+		if (qir_tensor_get_f64(t, i, &d, NULL))
+			goto out;
+		f[i] = (float)d;
+	}
+	*out = f;
+	*count = n;
+	f = NULL;
+	rc = 0;
+out:
+	free(f);
+	if (owned)
+		qir_tensor_free(t);
+	return rc;
+}
+
+int fp8mha_q_fp8_type(const qir_node *q)
+{
+	int t = 0;
+
+	if (q->ninputs >= 3 && q->inputs[2])
+		t = qir_value_elem_type(q->inputs[2]);
+	else
+		t = (int)qir_node_attr_int(q, "output_dtype", 0);
+	return t == QIR_FLOAT8E4M3FN || t == QIR_FLOAT8E5M2 ? t : 0;
+}
+
+static void vnote(struct fp8mha_cfg *cfg, const qir_node *n,
+		  const char *fmt, va_list ap)
+{
+	struct fp8mha_note *nn;
+
+	if (cfg->nnotes == cfg->capnotes) {
+		size_t cap = cfg->capnotes ? 2 * cfg->capnotes : 16;
+
+		nn = realloc(cfg->notes, cap * sizeof(*nn));
+		if (!nn)
+			return;
+		cfg->notes = nn;
+		cfg->capnotes = cap;
+	}
+	nn = &cfg->notes[cfg->nnotes++];
+	nn->node = n;
+	vsnprintf(nn->why, sizeof(nn->why), fmt, ap);
+}
+
+void fp8mha_note(struct fp8mha_cfg *cfg, const qir_node *n,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(cfg, n, fmt, ap);
+	va_end(ap);
+}
+
+const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n)
+{
+	size_t i;
+
+	for (i = cfg->nnotes; i > 0; i--)
+		if (cfg->notes[i - 1].node == n)
+			return cfg->notes[i - 1].why;
+	return NULL;
+}
+
+void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
+		 const char *counter, const char *fmt, ...)
+{
+	char label[160], why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	qopt_stat_add(cfg->ctx, counter, 1);
+	qopt_info(cfg->ctx, "%s: %s: %s",
+		  qir_node_label(n, label, sizeof(label)), counter, why);
+	fp8mha_note(cfg, n, "%s: %s", counter, why);
+}
+
+qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t)
+{
+	qir_value *v;
+
+	if (!t)
+		return NULL;
+	v = qir_graph_add_initializer(g, t);
+	if (!v)
+		qir_tensor_free(t);
+	return v;
+}
+
+qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
+				 int rank, const int64_t *dims)
+{
+	qir_tensor *t = qir_tensor_new(name, dtype, rank, dims, NULL);
+	void *p = t ? qir_tensor_mutable_data(t, NULL) : NULL;
+	uint64_t i, n;
+
+	if (!p) {
+		qir_tensor_free(t);
+		return NULL;
+	}
+	n = qir_tensor_numel(t);
+	for (i = 0; i < n; i++) {
+		if (dtype == QIR_FLOAT)
+			((float *)p)[i] = (float)x;
+		else if (dtype == QIR_FLOAT16)
+			((uint16_t *)p)[i] = qk_f32_to_f16((float)x);
+		else if (dtype == QIR_BFLOAT16)
+			((uint16_t *)p)[i] = qk_f32_to_bf16((float)x);
+		else {
+			qir_tensor_free(t);
+			return NULL;
+		}
+	}
+	return t;
+}
+
+qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
+			      const int64_t *dims)
+{
+	/* qir_tensor_new zeroes the bytes: code 0 is +0 in every FP8 type. */
+	return qir_tensor_new(name, fp8, rank, dims, NULL);
+}
+
+int fp8mha_fail(struct fp8mha_cfg *cfg, const qir_node *n, const qir_error *e)
+{
+	char label[160];
+
+	qopt_error(cfg->ctx, "%s: %s", n ? qir_node_label(n, label,
+		   sizeof(label)) : "model", e && e->msg[0] ? e->msg :
+		   "out of memory");
+	return -1;
+}
+
+/* v and what only it kept alive, once nothing reads v: its producer
+ * when every output is unused, or its initializer. DequantizeLinear
+ * nodes are never erased here (the rewrites walk snapshots of them). */
+void fp8mha_erase_unused(qir_value *v)
+{
+	qir_node *p;
+	qir_value *in[8];
+	qir_error err = { 0 };
+	size_t i, n;
+
+	if (!v || v->nuses || v->is_output || v->is_input)
+		return;
+	p = v->producer;
+	if (!p) {
+		if (v->init)
+			qir_graph_remove_initializer(v->graph, v, &err);
+		return;
+	}
+	if (fp8mha_is_op(p, "DequantizeLinear"))
+		return;
+	for (i = 0; i < p->noutputs; i++)
+		if (p->outputs[i] && (p->outputs[i]->nuses ||
+				      p->outputs[i]->is_output))
+			return;
+	n = p->ninputs < 8 ? p->ninputs : 8;
+	for (i = 0; i < n; i++)
+		in[i] = p->inputs[i];
+	if (qir_node_erase(p, &err))
+		return;
+	for (i = 0; i < n; i++) {
+		size_t j;
+
+		/* An input listed twice is visited once. */
+		for (j = 0; j < i; j++)
+			if (in[j] == in[i])
+				break;
+		if (j == i)
+			fp8mha_erase_unused(in[i]);
+	}
+}
+
+/* Ops whose output has the element type of their first input. */
+static int keeps_type(const qir_node *n)
+{
+	static const char *const ops[] = { "Add", "Sub", "Mul", "Div",
+		"MatMul", "Softmax", "Reshape", "Transpose", "Identity",
+		"Squeeze", "Unsqueeze", "Where", "LayerNormalization", "Erf",
+		NULL };
+	int i;
+
+	for (i = 0; ops[i]; i++)
+		if (fp8mha_is_op(n, ops[i]))
+			return 1;
+	return 0;
+}
+
+int fp8mha_float_type(qir_value *v, int depth)
+{
+	qir_node *p;
+	int t = v ? qir_value_elem_type(v) : 0;
+	size_t i;
+
+	if (t || !v || depth <= 0 || !(p = v->producer))
+		return t;
+	if (fp8mha_is_dq(p)) {
+		t = (int)qir_node_attr_int(p, "output_dtype", 0);
+		return t ? t : qir_value_elem_type(p->inputs[1]);
+	}
+	if (fp8mha_is_op(p, "Cast"))
+		return (int)qir_node_attr_int(p, "to", 0);
+	if (!keeps_type(p))
+		return 0;
+	/* Where's condition is BOOL: its values come after it. */
+	for (i = fp8mha_is_op(p, "Where") ? 1 : 0; i < p->ninputs; i++)
+		if ((t = fp8mha_float_type(p->inputs[i], depth - 1)) &&
+		    fp8mha_is_float(t))
+			return t;
+	return 0;
+}

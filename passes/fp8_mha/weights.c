@@ -1,0 +1,248 @@
+/*
+ * passes/fp8_mha/weights.c - rewrite 2, first half: a constant weight
+ * behind `QuantizeLinear -> DequantizeLinear` is quantized once, here,
+ * and stored as an FP8 initializer feeding the DequantizeLinear (the Q
+ * node goes). The codes are those QuantizeLinear would compute
+ * (x / scale, round-half-to-even, saturating as its attribute says), so
+ * the DQ output is unchanged bit for bit.
+ *
+ * Weights are handled one at a time and their results spilled, so peak
+ * memory stays near the largest weight.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp8mha.h"
+
+#define FP8MHA_SPILL_MIN (64u << 10)
+
+static void spill(struct fp8mha_cfg *cfg, qir_tensor *t)
+{
+	qir_error err = { 0 };
+
+	if (cfg->spill_failed || t->nbytes < FP8MHA_SPILL_MIN)
+		return;
+	if (qir_tensor_spill(cfg->m, t, &err)) {
+		qopt_warn(cfg->ctx, "%s; FP8 weights stay in memory until the "
+			  "model is saved", err.msg);
+		cfg->spill_failed = 1;
+	}
+}
+
+static int zero_point_is_zero(qir_node *q)
+{
+	qir_tensor *t;
+	const uint8_t *p;
+	uint64_t i;
+
+	if (q->ninputs < 3 || !q->inputs[2])
+		return 1;
+	t = qir_value_const(q->inputs[2]);
+	if (!t)
+		return 0;
+	p = t->nbytes ? qir_tensor_data(t, NULL) : NULL;
+	if (t->nbytes && !p)
+		return 0;
+	/* +0 only: -0 (0x80) would still dequantize to 0, but a zero point
+	 * other than 0x00 is not what the exporters write. */
+	for (i = 0; i < t->nbytes; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Layout of the scales over the weight; -1 with why when unusable. */
+static int layout(qir_node *q, const qir_tensor *w, uint64_t nscales,
+		  qk_qlayout *lay, const char **why)
+{
+	int64_t axis;
+	int i;
+
+	memset(lay, 0, sizeof(*lay));
+	lay->outer = 1;
+	lay->axis = (size_t)qir_tensor_numel(w);
+	lay->inner = 1;
+	if (nscales == 1) {
+		lay->mode = QK_SCALE_TENSOR;
+		return 0;
+	}
+	axis = qir_node_attr_int(q, "axis", 1);
+	if (axis < 0)
+		axis += w->rank;
+	if (axis < 0 || axis >= w->rank || w->dims[axis] != (int64_t)nscales) {
+		*why = "per-axis scale does not match the weight's axis";
+		return -1;
+	}
+	lay->mode = QK_SCALE_AXIS;
+	lay->outer = lay->inner = 1;
+	for (i = 0; i < w->rank; i++) {
+		if (i < axis)
+			lay->outer *= (size_t)w->dims[i];
+		else if (i > axis)
+			lay->inner *= (size_t)w->dims[i];
+	}
+	lay->axis = (size_t)w->dims[axis];
+	return 0;
+}
+
+struct cand {
+	qir_node *q, *dq;
+	qir_tensor *w;		/* the weight's bytes */
+	int owned;		/* w folded: freed here */
+	float *scales;
+	uint64_t nscales;
+	qk_qlayout lay;
+	int fp8;
+};
+
+static void cand_free(struct cand *c)
+{
+	if (c->owned)
+		qir_tensor_free(c->w);
+	free(c->scales);
+}
+
+/* 1 when c is a candidate, 0 when dq is not a weight's, -1 skipped. */
+static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct cand *c)
+{
+	qir_node *q = dq->inputs[0]->producer;
+	const char *why = NULL;
+
+	memset(c, 0, sizeof(*c));
+	if (!fp8mha_is_q(q) || !(c->fp8 = fp8mha_q_fp8_type(q)))
+		return 0;
+	c->q = q;
+	c->dq = dq;
+	c->w = fp8mha_const(q->inputs[0], &c->owned);
+	if (!c->w)
+		return 0;	/* an activation */
+	cfg->found = 1;
+	if (fp8mha_sole_user(q->outputs[0]) != dq) {
+		fp8mha_skip(cfg, dq, "weights skipped (Q output shared)",
+			    "weight '%s': Q output has %zu consumers%s",
+			    q->inputs[0]->name, q->outputs[0]->nuses,
+			    q->outputs[0]->is_output ? " and is a graph output" :
+			    "");
+		return -1;
+	}
+	if (!fp8mha_is_float(c->w->dtype))
+		why = "weight is not FLOAT, FLOAT16 or BFLOAT16";
+	else if (!qir_tensor_numel(c->w))
+		why = "weight is empty";
+	else if (fp8mha_scale_f32(q, &c->scales, &c->nscales))
+		why = "Q scale is not a constant per-tensor or per-axis float";
+	else if (!zero_point_is_zero(q))
+		why = "Q zero point is not a constant 0";
+	else
+		layout(q, c->w, c->nscales, &c->lay, &why);
+	if (why) {
+		fp8mha_skip(cfg, dq, "weights skipped (unsupported)",
+			    "weight '%s': %s", q->inputs[0]->name, why);
+		return -1;
+	}
+	return 1;
+}
+
+static int quantize(struct fp8mha_cfg *cfg, struct cand *c, qir_value **out)
+{
+	qir_error err = { 0 };
+	char name[512];
+	qir_tensor *t;
+	const void *src;
+	void *dst;
+	int rc;
+
+	snprintf(name, sizeof(name), "%s_fp8", c->q->inputs[0]->name);
+	t = qir_tensor_new(name, c->fp8, c->w->rank, c->w->dims, &err);
+	src = t ? qir_tensor_data(c->w, &err) : NULL;
+	dst = src ? qir_tensor_mutable_data(t, &err) : NULL;
+	if (!dst && qir_tensor_numel(c->w)) {
+		qir_tensor_free(t);
+		return fp8mha_fail(cfg, c->dq, &err);
+	}
+	rc = qk_fp8_quantize(cfg->qk, c->fp8, dst, c->w->dtype, src,
+			     c->scales, &c->lay,
+			     (int)qir_node_attr_int(c->q, "saturate", 1));
+	if (rc) {
+		qir_tensor_free(t);
+		qopt_error(cfg->ctx, "FP8 quantization of weight '%s' failed: %s",
+			   c->q->inputs[0]->name, qk_strerror(rc));
+		return -1;
+	}
+	/* The source's pages are not needed again (a hint). */
+	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
+	*out = fp8mha_add_init(c->dq->graph, t);
+	return *out ? 0 : fp8mha_fail(cfg, c->dq, NULL);
+}
+
+static int compress(struct fp8mha_cfg *cfg, struct cand *c)
+{
+	qir_value *w = c->q->inputs[0], *scale = c->q->inputs[1];
+	qir_value *zp = c->q->ninputs >= 3 ? c->q->inputs[2] : NULL;
+	qir_value *codes;
+	qir_error err = { 0 };
+	uint64_t before = c->w->nbytes;
+
+	if (!qopt_may_rewrite(cfg->ctx, "store weight '%s' as %s for '%s'",
+			      w->name, qir_dtype_name(c->fp8), c->dq->name))
+		return 0;
+	if (quantize(cfg, c, &codes))
+		return -1;
+	qir_node_set_input(c->dq, 0, codes);
+	if (qir_node_erase(c->q, &err))
+		return fp8mha_fail(cfg, c->dq, &err);
+	fp8mha_erase_unused(w);
+	fp8mha_erase_unused(scale);
+	fp8mha_erase_unused(zp);
+	qopt_stat_add(cfg->ctx, "weights compressed", 1);
+	qopt_stat_add(cfg->ctx, "weight bytes before", (int64_t)before);
+	qopt_stat_add(cfg->ctx, "weight bytes after",
+		      (int64_t)codes->init->nbytes);
+	return 1;
+}
+
+static void read_ahead(qir_node *dq)
+{
+	qir_node *q = dq->inputs[0] ? dq->inputs[0]->producer : NULL;
+	qir_tensor *t = fp8mha_is_q(q) ? qir_value_const(q->inputs[0]) : NULL;
+
+	if (t)
+		(void)qir_tensor_advise(t, QIR_ADVISE_WILLNEED, NULL);
+}
+
+int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed)
+{
+	qir_node **dqs;
+	size_t i, count;
+	qir_error err = { 0 };
+	int rc = 0;
+
+	if (qir_graph_nodes(cfg->m->graph, "", "DequantizeLinear", 1, &dqs,
+			    &count, &err))
+		return fp8mha_fail(cfg, NULL, &err);
+	for (i = 0; i < count && rc >= 0; i++) {
+		struct cand c;
+
+		if (!fp8mha_is_dq(dqs[i]))
+			continue;
+		if (i + 1 < count && fp8mha_is_dq(dqs[i + 1]))
+			read_ahead(dqs[i + 1]);
+		if (match(cfg, dqs[i], &c) > 0) {
+			if (!cfg->compress_weights)
+				fp8mha_skip(cfg, dqs[i], "weights skipped",
+					    "compress_weights = no");
+			else if ((rc = compress(cfg, &c)) > 0) {
+				*changed = 1;
+				rc = fp8mha_pretranspose_dq(cfg, dqs[i]);
+				/* Left as it is: its bytes leave the heap now. */
+				if (!rc)
+					spill(cfg, dqs[i]->inputs[0]->init);
+			}
+		}
+		cand_free(&c);
+		qopt_progress(cfg->ctx, i + 1, count, "fp8 weights");
+	}
+	free(dqs);
+	return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,17 @@
+# fp8-mha pass: its own module, public headers only (qopt/qopt.h).
+passes_LTLIBRARIES += passes/fp8-mha.la
+passes_fp8_mha_la_SOURCES = \
+	passes/fp8_mha/fp8mha.h \
+	passes/fp8_mha/plugin.c \
+	passes/fp8_mha/run.c \
+	passes/fp8_mha/util.c \
+	passes/fp8_mha/opset.c \
+	passes/fp8_mha/custom_ops.c \
+	passes/fp8_mha/weights.c \
+	passes/fp8_mha/pretranspose.c \
+	passes/fp8_mha/motion.c \
+	passes/fp8_mha/softmax.c \
+	passes/fp8_mha/report.c
+passes_fp8_mha_la_LDFLAGS = $(PASS_LDFLAGS)
+passes_fp8_mha_la_LIBADD = $(PASS_LIBADD) -lm
+EXTRA_DIST += docs/fp8-mha.md

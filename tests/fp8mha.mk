@@ -1,0 +1,17 @@
+# tests of fp8-mha (fragment of the top Makefile.am).
+check_PROGRAMS += tests/fp8mha-ir
+tests_fp8mha_ir_SOURCES = tests/fp8mha-ir.c tests/tap.h
+tests_fp8mha_ir_LDADD = libqopt.la
+TESTS += tests/fp8mha-ir tests/fp8mha.sh
+EXTRA_DIST += tests/fp8mha.sh tests/fp8mha-gen.py tests/fp8mha-check.py \
+	tests/fp8mha-ort.js
+
+# make bench-fp8mha: 1 GiB of FLOAT16 weights behind Q/DQ, end to end.
+check_PROGRAMS += bench/fp8mha-gen
+bench_fp8mha_gen_SOURCES = bench/fp8mha-gen.c
+bench_fp8mha_gen_LDADD = libqopt.la
+EXTRA_DIST += bench/fp8mha-bench.sh
+BENCH_TARGETS += bench-fp8mha
+bench-fp8mha: all bench/fp8mha-gen$(EXEEXT)
+	. $(top_builddir)/tests/env.sh; \
+	$(SHELL) $(top_srcdir)/bench/fp8mha-bench.sh

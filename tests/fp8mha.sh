@@ -1,0 +1,340 @@
+#!/bin/sh
+# tests/fp8mha.sh - the fp8-mha pass on exporter-shaped models made by
+# tests/fp8mha-gen.py: each rewrite fires on its pattern and is skipped,
+# with its reason, when one consumer is elsewhere; the output has the
+# form TensorRT fuses (tests/fp8mha-check.py); ONNX Runtime (graph
+# optimization basic) shows the rewrites neutral; a second run changes
+# nothing; the attention report counts and names what is not fusible.
+. "$top_srcdir/tests/ort/common.sh"
+
+py=
+for p in /usr/bin/python3 "$PYTHON3"; do
+	if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
+		py=$p
+		break
+	fi
+done
+if [ -z "$py" ]; then
+	echo "1..0 # SKIP no python3 with numpy and onnx"
+	exit 0
+fi
+qopt_workdir fp8mha
+ortwhy=$(qopt_ort_missing)
+
+# gen NAME KEY=VAL...: a model.
+gen() {
+	name=$1
+	shift
+	"$py" "$top_srcdir/tests/fp8mha-gen.py" "$work/$name.onnx" "$@" ||
+		{ echo "Bail out! cannot generate $name"; exit 1; }
+}
+
+# run NAME OUT [QOPT ARGS...]: fp8-mha with --stats; log in $work/OUT.log;
+# the exit status in $rc.
+run() {
+	in=$1 out=$2
+	shift 2
+	"$QOPT" --stats "$@" "$work/$in.onnx" -o "$work/$out.onnx" \
+		>"$work/$out.log" 2>&1
+	rc=$?
+}
+
+# has OUT TEXT: the log of OUT holds TEXT (a fixed string).
+has() {
+	grep -F -q -- "$2" "$work/$1.log" || {
+		echo "missing: $2" >"$work/log"
+		sed 's/^/  /' "$work/$1.log" | head -n 20 >>"$work/log"
+		return 1
+	}
+}
+
+form() {
+	"$py" "$top_srcdir/tests/fp8mha-check.py" form "$work/$1.onnx" \
+		>"$work/log" 2>&1
+}
+
+# ort BEFORE AFTER BOUND f32|f16 [WIDTH] DESCRIPTION...
+ort() {
+	b=$1 a=$2 bound=$3 dt=$4 width=32
+	shift 4
+	case $1 in [0-9]*) width=$1; shift;; esac
+	if [ -n "$ortwhy" ]; then
+		n=$((n + 1))
+		echo "ok $n - $* # SKIP $ortwhy"
+		return
+	fi
+	qopt_node "$top_srcdir/tests/fp8mha-ort.js" "$work/$b.onnx" \
+		"$work/$a.onnx" "$bound" "$dt" "$width" >"$work/log" 2>&1
+	r=$?
+	echo "# $*: $(head -n1 "$work/log")"
+	check $r "$*: $(head -n1 "$work/log")"
+}
+
+P=--passes
+
+# ---- rewrite 1: custom ops, opset, typing; full form ----
+gen cus form=custom attn=sdpa blocks=2
+gen std form=std attn=sdpa blocks=2
+run cus cus1 $P fp8-mha
+check $rc "custom sdpa model: fp8-mha runs"
+has cus1 "30 custom Q converted, 30 custom DQ converted"
+check $? "rewrite 1: 30 custom Q and 30 custom DQ converted"
+has cus1 "upgraded ai.onnx opset 17 -> 19" && has cus1 "opset import 'trt' removed"
+check $? "rewrite 1: opset raised through the upgrade, trt import dropped"
+form cus1
+check $? "output form: no custom op, opset >= 19, Q/DQ typed, FP8 weights feed MatMul"
+"$py" "$top_srcdir/tests/fp8mha-check.py" codes "$work/cus.onnx" \
+	"$work/cus1.onnx" >"$work/log" 2>&1
+r=$?
+echo "# $(tail -n1 "$work/log")"
+check $r "rewrite 2: FP8 codes equal numpy's fp8(W / scale) (transposed)"
+
+# D = 10: weight sides not multiples of 8 (the transpose's ragged edges).
+gen odd form=custom blocks=1 hd=5
+run odd odd1 $P fp8-mha
+"$py" "$top_srcdir/tests/fp8mha-check.py" codes "$work/odd.onnx" \
+	"$work/odd1.onnx" >"$work/log" 2>&1
+check $? "rewrite 2: codes exact for [10, 10], [20, 10], [10, 20] weights"
+
+# Weights of other shapes through Transpose: batched [2, 8, 16] by perm
+# (0, 2, 1); [192, 136] and [130, 75] (64 x 64 tiles, 8 x 8 blocks and
+# ragged edges of the 2-D transpose). Input x is [1, 8, K].
+wmodel() {
+	"$py" - "$work/$1.onnx" "$2" "$3" <<'EOF'
+import sys
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+shape = [int(d) for d in sys.argv[2].split(',')]
+perm = [int(d) for d in sys.argv[3].split(',')]
+w = (np.random.default_rng(5).standard_normal(shape) * 0.3).astype(np.float32)
+zp = TensorProto()
+zp.name, zp.data_type, zp.raw_data = 'zp', 17, b'\x00'
+nodes = [helper.make_node('QuantizeLinear', ['w', 's', 'zp'], ['q']),
+         helper.make_node('DequantizeLinear', ['q', 's', 'zp'], ['dq']),
+         helper.make_node('Transpose', ['dq'], ['wt'], perm=perm),
+         helper.make_node('MatMul', ['x', 'wt'], ['y'])]
+g = helper.make_graph(nodes, 'w',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 8, shape[-1]])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)],
+    [numpy_helper.from_array(w, 'w'),
+     numpy_helper.from_array(np.array(np.abs(w).max() / 448, np.float32), 's'),
+     zp])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 19)])
+m.ir_version = 9
+onnx.save(m, sys.argv[1])
+EOF
+}
+wmodel w3 2,8,16 0,2,1
+wmodel w192 192,136 1,0
+wmodel w130 130,75 1,0
+for w in w3 w192 w130; do
+	run $w ${w}1 $P fp8-mha
+	"$py" "$top_srcdir/tests/fp8mha-check.py" codes "$work/$w.onnx" \
+		"$work/${w}1.onnx" >"$work/log" 2>&1 &&
+		has ${w}1 "1 weights pre-transposed"
+	check $? "rewrite 2: weight $w pre-transposed, codes exact"
+done
+
+gen alt form=custom blocks=1 spelling=alt
+run alt alt1 $P fp8-mha
+has alt1 "15 custom Q converted, 15 custom DQ converted" &&
+	has alt1 "opset import 'trt.plugins' removed" && form alt1
+check $? "rewrite 1: trt.plugins::TRT_FP8_QuantizeLinear spelling converted too"
+
+gen qattr form=custom blocks=1 bad=qattr
+run qattr qattr1 $P fp8-mha
+has qattr1 "custom ops skipped: unknown attribute 'axis'" &&
+	! form qattr1 && grep -q "opset import 'trt' left" "$work/log"
+check $? "rewrite 1 skipped for a custom Q with an attribute; trt import kept"
+
+# ---- rewrite 2: weights ----
+has cus1 "12 weights compressed" && has cus1 "12 weights pre-transposed"
+check $? "rewrite 2: 12 weights compressed and pre-transposed"
+gen qshare form=std blocks=1 bad=qshare
+run qshare qshare1 $P fp8-mha
+has qshare1 "weights skipped (Q output shared)" &&
+	has qshare1 "5 weights compressed"
+check $? "rewrite 2 skipped where the weight's Q output feeds two DQs"
+gen wbr form=std blocks=1 bad=wbranch
+run wbr wbr1 $P fp8-mha
+has wbr1 "pre-transposes skipped (consumer off the path)" &&
+	has wbr1 "is also read by node 'probe" &&
+	has wbr1 "5 weights pre-transposed"
+check $? "rewrite 2: no pre-transpose where the DQ output has a second reader"
+gen wconst form=std blocks=2 wscale=const
+run wconst wconst1 $P fp8-mha:softmax_qdq=no
+has wconst1 "12 weights compressed" && form wconst1
+check $? "rewrite 2: weight scales from a constant Div(Constant, Constant)"
+gen waxis form=std blocks=2 wscale=axis
+run waxis waxis1 $P fp8-mha:softmax_qdq=no
+has waxis1 "12 weights compressed" && has waxis1 "12 weights pre-transposed" &&
+	form waxis1
+check $? "rewrite 2: per-axis weight scales, axis moved with the transpose"
+run std nocomp $P fp8-mha:compress_weights=no
+has nocomp "weights skipped" && ! grep -q "weights compressed" "$work/nocomp.log"
+check $? "compress_weights = no leaves the weights"
+
+# ---- rewrite 3: Transpose and scale motion ----
+has cus1 "2 Transposes moved above Q" && has cus1 "4 scale Muls moved above Q"
+check $? "rewrite 3: K Transposes and q/k scale Muls moved above Q"
+gen dqb form=std blocks=1 bad=dqbranch
+run dqb dqb1 $P fp8-mha
+has dqb1 "scale Muls not moved (consumer off the path)" &&
+	has dqb1 "is also read by node 'probe" &&
+	has dqb1 "1 scale Muls moved above Q"
+check $? "rewrite 3: no scale move where the DQ output has a second reader"
+has dqb1 "not fusible: node 'b0_qs" &&
+	has dqb1 "between DQ and BMM1 input A (query) (scale Muls not moved"
+check $? "report: the blocked scale Mul named as the reason"
+gen trb form=std blocks=1 bad=trbranch
+run trb trb1 $P fp8-mha
+has trb1 "Transposes not moved (consumer off the path)" &&
+	has trb1 "0 attention blocks fusible"
+check $? "rewrite 3: no Transpose move where its output has a second reader"
+run std nomove $P fp8-mha:move_scale=no:move_transpose=no
+has nomove "move_scale = no" && has nomove "move_transpose = no"
+check $? "move_scale = no and move_transpose = no leave the path"
+
+# ---- rewrite 4: Softmax Q/DQ ----
+has cus1 "2 Softmax Q/DQ inserted"
+check $? "rewrite 4: Q/DQ after both Softmax"
+gen smb form=std blocks=1 bad=smbranch
+run smb smb1 $P fp8-mha
+has smb1 "Softmax Q/DQ skipped (consumer not MatMul)" &&
+	has smb1 "no Q/DQ between Softmax and BMM2 (Softmax Q/DQ skipped"
+check $? "rewrite 4 skipped where the Softmax output has a second reader"
+
+# ---- rewrite 5: the attention report ----
+for a in sdpa vit eager; do
+	gen r4$a form=custom attn=$a blocks=4
+	run r4$a r4${a}1 $P fp8-mha
+	has r4${a}1 "attention: 4 of 4 blocks fusible"
+	check $? "report: 4 of 4 blocks fusible ($a attention)"
+done
+gen nov form=custom attn=vit blocks=4 bad=nov
+run nov nov1 $P fp8-mha
+has nov1 "attention: 3 of 4 blocks fusible" &&
+	has nov1 "not fusible: no FP8 Q/DQ on BMM2 input B (value)"
+check $? "report: 3 of 4, the block without Q/DQ on V named"
+"$QOPT" -q --stats-json "$work/nov.json" $P fp8-mha "$work/nov.onnx" \
+	-o "$work/nov3.onnx" >"$work/log" 2>&1
+grep -q '"attention blocks fusible": *3' "$work/nov.json" &&
+	grep -q '"attention blocks not fusible (value)": *1' "$work/nov.json"
+check $? "--stats-json: 3 fusible, 1 not fusible for its value"
+run nov nov2 --strict $P fp8-mha
+[ "$rc" != 0 ] && [ ! -f "$work/nov2.onnx" ]
+check $? "--strict fails on a block that is not fusible, writes nothing"
+gen vcast form=std blocks=1 bad=vcast
+run vcast vcast1 $P fp8-mha
+has vcast1 "not fusible: a Cast node 'b0_vcast" &&
+	has vcast1 "between DQ and BMM2 input B (value)"
+check $? "report: a Cast between V's DQ and BMM2 named"
+gen hd4 form=std blocks=1 hd=4
+run hd4 hd41 $P fp8-mha
+has hd41 "head size 4 outside 9..256"
+check $? "report: head size outside 9..256 named"
+
+# ---- FP16 graphs with Casts ----
+gen f16 form=custom dtype=f16 blocks=2
+run f16 f161 $P fp8-mha
+[ "$rc" = 0 ] && form f161 && has f161 "attention: 2 of 2 blocks fusible" &&
+	has f161 "12 weights pre-transposed"
+check $? "FP16 graph (weights Cast after DQ): full form, 2 of 2 fusible"
+
+gen bf16 form=custom dtype=bf16 blocks=2
+run bf16 bf161 $P fp8-mha
+[ "$rc" = 0 ] && form bf161 && has bf161 "attention: 2 of 2 blocks fusible" &&
+	has bf161 "2 Softmax Q/DQ inserted" &&
+	"$QOPT" dump "$work/bf161.onnx" | grep -q "softmax.*fp8_scale.*: BFLOAT16\[\]"
+check $? "BFLOAT16 graph: full form, Softmax Q/DQ scale in BFLOAT16"
+
+# ---- idempotence ----
+for m in cus1 f161 r4vit1; do
+	run $m ${m}again $P fp8-mha
+	# The IR listing (nodes, types, shapes, constants) must match; the
+	# files differ only in the order the writer lists value_info.
+	"$QOPT" dump "$work/$m.onnx" >"$work/a.txt" 2>&1 &&
+		"$QOPT" dump "$work/${m}again.onnx" >"$work/b.txt" 2>&1 &&
+		cmp -s "$work/a.txt" "$work/b.txt" &&
+		! grep -q "converted\|compressed\|transposed\|moved\|inserted\|typed" \
+			"$work/${m}again.log"
+	check $? "idempotence: a second run on $m changes nothing"
+done
+
+# ---- neutrality in ONNX Runtime (graph optimization basic) ----
+# Exact rewrites: the bound is float rounding, 1e-5 of max |y|.
+run std stdns $P fp8-mha:softmax_qdq=no
+ort std stdns 1e-5 f32 "ORT: sdpa, standard Q/DQ: softmax_qdq = no is neutral"
+run cus cusns $P fp8-mha:softmax_qdq=no
+ort std cusns 1e-5 f32 "ORT: sdpa, custom ops converted: equals the standard model"
+for a in vit eager; do
+	gen o$a form=std attn=$a blocks=2
+	run o$a o${a}ns $P fp8-mha:softmax_qdq=no
+	ort o$a o${a}ns 1e-5 f32 "ORT: $a attention: softmax_qdq = no is neutral"
+done
+ort wconst wconst1 1e-5 f32 "ORT: constant-subgraph weight scales: neutral"
+ort waxis waxis1 1e-5 f32 "ORT: per-axis weight scales, pre-transposed: neutral"
+ort w3 w31 1e-5 f32 16 "ORT: the pre-transposed [2, 8, 16] weight"
+ort w130 w1301 1e-5 f32 75 "ORT: the pre-transposed [130, 75] weight"
+gen of16 form=std dtype=f16 blocks=2
+run of16 of16ns $P fp8-mha:softmax_qdq=no
+ort of16 of16ns 1e-5 f16 "ORT: FP16 graph: softmax_qdq = no is neutral"
+# Softmax Q/DQ adds quantization of the probabilities (E4M3, scale
+# 1/448: relative step 2^-3 near 1); measured 7.1e-2 of max |y| on both
+# 2-block models; bound 0.1.
+ort std cus1 0.1 f32 "ORT: with Softmax Q/DQ the error stays within 0.1"
+run of16 of16q $P fp8-mha
+ort of16 of16q 0.1 f16 "ORT: FP16 with Softmax Q/DQ within 0.1"
+
+# qopt-ort-check (the bisect checker) runs at level basic by default;
+# at `all` ORT's QGemm fusion refuses the FP8 model.
+if [ -n "$ortwhy" ]; then
+	n=$((n + 2))
+	echo "ok $((n - 1)) - qopt-ort-check on FP8 models # SKIP $ortwhy"
+	echo "ok $n - qopt-ort-check --opt-level all # SKIP $ortwhy"
+else
+	"$top_builddir/tools/qopt-ort-check" "$work/std.onnx" \
+		"$work/stdns.onnx" >"$work/log" 2>&1
+	check $? "qopt-ort-check: FP8 models compared at graph optimization basic"
+	"$top_builddir/tools/qopt-ort-check" --opt-level all "$work/std.onnx" \
+		"$work/stdns.onnx" >"$work/log" 2>&1
+	[ $? = 2 ] && grep -q QGemm "$work/log"
+	check $? "qopt-ort-check --opt-level all: ORT's QGemm has no FP8 kernel"
+fi
+
+# ---- nothing to do; bad input ----
+"$py" - "$work/plain.onnx" <<'EOF'
+import sys
+from onnx import helper, TensorProto
+g = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2])])
+import onnx
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]),
+          sys.argv[1])
+EOF
+run plain plain1 $P fp8-mha
+[ "$rc" = 0 ] && has plain1 "warning: no FP8 Q/DQ, custom FP8 op or attention block found"
+check $? "a model with nothing to do: a warning"
+run plain plain2 --strict $P fp8-mha
+[ "$rc" != 0 ]
+check $? "--strict: nothing to do fails"
+printf '[qopt]\nallow_upgrade = no\n[opset-check]\n[fp8-mha]\n' >"$work/noup.ini"
+run cus noup -p "$work/noup.ini"
+[ "$rc" != 0 ] && [ ! -f "$work/noup.onnx" ] &&
+	has noup "need opset 19 but the model is at opset 17 and the pipeline has [qopt] allow_upgrade = no"
+check $? "opset upgrade forbidden by the pipeline: clear error, no output"
+cp "$work/cus.onnx" "$work/cus.copy"
+cmp -s "$work/cus.onnx" "$work/cus.copy" && run cus cus3 $P fp8-mha &&
+	cmp -s "$work/cus.onnx" "$work/cus.copy"
+check $? "the input model is left untouched"
+# The pass itself counts as one step and the opset upgrade as another:
+# 4 lets two conversions through.
+run cus bis --bisect-limit 4 $P fp8-mha
+[ "$rc" = 0 ] && has bis "1 custom Q converted, 1 custom DQ converted" &&
+	! grep -q "weights compressed" "$work/bis.log"
+check $? "bisect gate: --bisect-limit stops the rewrites part way"
+
+echo "1..$n"
+exit $failed
