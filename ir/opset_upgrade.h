@@ -58,14 +58,24 @@ const struct qir__rule *qir__rule_find(const char *op, int step);
  * <op>-<step>: <why>"; returns -1. */
 int qir__up_fail(struct qir__up *u, const qir_node *n, int step,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Sets u->err (QIR_ENOMEM) to "out of memory rewriting <node>";
+ * returns -1. For the IR edits a rule makes after its dry run passed,
+ * which fail only for want of memory. */
+int qir__up_nomem(struct qir__up *u, const qir_node *n);
 /* "node 'name' (Op)" or "Op node producing 'out'" (thread-local
  * buffer, valid until the next call). */
 const char *qir__up_label(const qir_node *n);
 qir_value *qir__up_const_i64(struct qir__up *u, qir_graph *g,
 			     const char *hint, const int64_t *v,
 			     size_t count, int scalar);
+/* A scalar initializer of type dtype holding v; refused (NULL,
+ * QIR_EUNSUPPORTED) unless v converts exactly (qir__up_scalar_fits). */
 qir_value *qir__up_const_scalar(struct qir__up *u, qir_graph *g,
 				const char *hint, int dtype, double v);
+/* 1 when v converts to dtype without undefined behaviour or change:
+ * integer types need an integral v in range; FLOAT a v within its
+ * range (or inf/NaN); the other float types take any v. */
+int qir__up_scalar_fits(int dtype, double v);
 /* Element type of v, following type-preserving producers; 0 unknown. */
 int qir__up_infer_dtype(qir_value *v);
 /* Rebuilds *n as op_type with the given inputs, the same attributes
