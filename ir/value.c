@@ -280,11 +280,27 @@ int qir_value_set_type(qir_value *v, int dtype, int rank,
 	return 0;
 }
 
+static int defines_name(qir_graph *g, void *name)
+{
+	return qir_strmap_get(&QIR_GPRIV(g)->values, name) != NULL;
+}
+
+/* Whether a value named name is visible from g or would be shadowed by
+ * it: defined in g, an enclosing graph, or a graph nested in g. Values
+ * of sibling scopes (the other branch of an If) do not count. */
+static int name_taken_at(qir_graph *g, const char *name)
+{
+	if (!qir_strmap_get(&QIR_MPRIV(g->model)->names, name))
+		return 0;
+	if (qir_graph_find_value(g, name))
+		return 1;
+	return qir_graph_walk(g, defines_name, (void *)name) != 0;
+}
+
 int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 {
 	struct qir_graph_priv *gp = QIR_GPRIV(v->graph);
 	struct qir_model_priv *mp = QIR_MPRIV(v->graph->model);
-	const void *other;
 	char *nn, *tn = NULL;
 
 	if (!name || !name[0])
@@ -292,10 +308,7 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 				v->name);
 	if (strcmp(name, v->name) == 0)
 		return 0;
-	other = qir_strmap_get(&mp->names, name);
-	if (!other)
-		other = qir_graph_find_value(v->graph, name);
-	if (other)
+	if (name_taken_at(v->graph, name))
 		return qir_fail(err, QIR_EUSAGE,
 				"cannot rename value '%s' to '%s': name taken",
 				v->name, name);

@@ -169,7 +169,9 @@ typedef struct qir_use {
 } qir_use;
 
 struct qir_value {
-	char *name;		/* owned, unique in the model */
+	char *name;		/* owned; unique in its graph, its enclosing
+				 * graphs and the graphs nested in it (the
+				 * branches of an If may reuse a name) */
 	int dtype;		/* element type; QIR_UNDEFINED when unknown */
 	int rank;		/* -1 when the shape is unknown */
 	qir_dim *dims;		/* owned, rank entries */
@@ -195,7 +197,10 @@ qir_value *qir_value_new(qir_graph *g, const char *hint);
  * rank -1); value_info is written for typed intermediate values. */
 QIR_MUST_CHECK int qir_value_set_type(qir_value *v, int dtype, int rank,
 		       const int64_t *dims, qir_error *err);
-/* Renames a value (fails if the name is taken). */
+/* Renames a value; fails if the name is taken where v lives: in its
+ * graph, an enclosing graph or a graph nested in it (ONNX scoping;
+ * sibling subgraphs, such as the two branches of an If, may reuse a
+ * name). */
 QIR_MUST_CHECK int qir_value_rename(qir_value *v, const char *name, qir_error *err);
 /* Every use of from becomes a use of to (graph outputs too: the
  * output list then names to). -1 only when out of memory, and then
