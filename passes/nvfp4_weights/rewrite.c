@@ -365,6 +365,7 @@ static qir_value *build_chain(struct nvfp4_weight *w, struct real_tensors *rt,
 	qir_node *dq1 = NULL, *dq2 = NULL, *cast = NULL, *at;
 	qir_value *v4, *vs, *vg, *s32, *out;
 
+	w->written = rt->f4->nbytes + rt->s8->nbytes + rt->g->nbytes;
 	v4 = add_init(g, rt->f4);
 	vs = add_init(g, rt->s8);
 	vg = add_init(g, rt->g);
@@ -492,6 +493,7 @@ static int rewrite_fake_init(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		free(buf);
 		return irerr(cfg, w->stored->name, &err);
 	}
+	w->written = t->nbytes;
 	spill(cfg, t);
 	return 0;
 }
@@ -518,6 +520,7 @@ static int rewrite_fake_folded(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	 * after the weight (made unique until the original is gone). */
 	free(t->name);
 	t->name = strdup(name);
+	w->written = t->nbytes;
 	v = t->name ? add_init(w->graph, t) : (qir_tensor_free(t), NULL);
 	if (!v) {
 		free(name);
