@@ -7,7 +7,7 @@ libqopt_la_SOURCES += ir/internal.h ir/dtype.c ir/strmap.c ir/error.c \
 # Opset upgrade: operator history, per-change rules, their graph
 # helpers and the driver (qir_model_upgrade_opset).
 libqopt_la_SOURCES += ir/opset_upgrade.h ir/opset_history.c \
-	ir/opset_rules.c ir/opset_rewrite.c ir/opset_upgrade.c
+	ir/opset_rules.c ir/opset_keep.c ir/opset_rewrite.c ir/opset_upgrade.c
 
 # ---- ONNX reading and writing (owner: ONNX I/O) ----
 # The protobuf-c bindings are generated into the build tree from our

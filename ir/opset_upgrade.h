@@ -25,6 +25,8 @@ int qir__op_version_at(const struct qir__op_history *h, int opset);
 /* First since_version of the op after version v (exclusive) and not
  * above limit; 0 when none. */
 int qir__op_next_change(const struct qir__op_history *h, int v, int limit);
+/* Entry i of the history (ascending names), NULL past the end. */
+const struct qir__op_history *qir__op_history_at(size_t i);
 /* 1 for "" and "ai.onnx". */
 int qir__default_domain(const char *domain);
 
@@ -49,8 +51,16 @@ struct qir__rule {
 	qir__rule_fn fn;	/* NULL: unsupported, fail */
 	const char *rename;	/* the op the node becomes, or NULL */
 	const char *what;	/* for messages and the report callback */
+	int keep;		/* 1: the node crosses unchanged (opset_keep.c) */
 };
+/* The row for op's change at step: a rewrite, a refusal (fn NULL,
+ * keep 0) or a keep row; NULL when the table has none, which the
+ * upgrade refuses. */
 const struct qir__rule *qir__rule_find(const char *op, int step);
+/* opset_keep.c: the keep rows, ending with a NULL op. */
+extern const struct qir__rule qir__keep_rules[];
+/* opset_rules.c: the rewrite and refusal rows, ending with a NULL op. */
+const struct qir__rule *qir__rules(void);
 
 /* ---- opset_rewrite.c: graph-building helpers for the rules ---- */
 
