@@ -12,7 +12,7 @@ libqopt_la_SOURCES += ir/opset_upgrade.h ir/opset_history.c \
 # ---- ONNX reading and writing (owner: ONNX I/O) ----
 # The protobuf-c bindings are generated into the build tree from our
 # own ir/onnx.proto; AM_CPPFLAGS finds them as "ir/onnx.pb-c.h".
-libqopt_la_SOURCES += ir/onnx_io.h ir/onnx_check.c ir/onnx_tensor.c \
+libqopt_la_SOURCES += ir/onnx_io.h ir/onnx_check.c ir/onnx_tensor.c ir/onnx_sparse.c \
 	ir/onnx_read.c ir/onnx_skeleton.c ir/onnx_write.c ir/external.c \
 	ir/atomic_file.c ir/arena.c
 nodist_libqopt_la_SOURCES += ir/onnx.pb-c.c ir/onnx.pb-c.h

@@ -40,7 +40,7 @@ ort_same() {
 	check $? "$1"
 }
 
-echo "1..28"
+echo "1..30"
 
 "$QOPT" "$work/unsorted.onnx" -o "$work/unsorted.out.onnx" >"$work/log" 2>&1
 rc=$?
@@ -108,6 +108,10 @@ check $? "upgrade refuses Pad-2 value 1000 on INT8 (no wrap to -24)"
 	-o "$work/pad.onnx" >"$work/log" 2>&1 &&
 	"$QOPT" dump "$work/pad.onnx" 2>>"$work/log" | grep -q "INT8\[\] (1 bytes, inline) {100}"
 check $? "upgrade carries Pad-2 value 100 on INT8 as an INT8 input"
+refuse sparse-attr "a sparse attribute index out of range" \
+	"sparse tensor sparse_value: index 7 out of range (2 elements)"
+refuse sparse-init "a sparse initializer coordinate out of range" \
+	"sparse tensor 's' (graph 'g'): index 5 of dim 1 (size 3) out of range"
 refuse attr-type0 "an attribute of type UNDEFINED" "attribute 'odd' has unknown type 0"
 refuse attr-type99 "an attribute of unknown type 99" "attribute 'odd' has unknown type 99"
 
