@@ -85,6 +85,10 @@ int qopt_may_rewrite(qopt_ctx *ctx, const char *fmt, ...)
 	va_end(ap);
 	num = ++r->counter;
 	ok = allowed(r, num) && !r->lost_record;
+	/* Not done when it cannot be recorded: the run fails after the
+	 * pass. */
+	if (record(r, num, 1, ctx->stage, ctx->res->point, ok, desc) < 0)
+		ok = 0;
 	if (ok)
 		ctx->res->rewrites++;
 	else
@@ -94,7 +98,5 @@ int qopt_may_rewrite(qopt_ctx *ctx, const char *fmt, ...)
 		fprintf(stderr, "BISECT: %srunning rewrite (%lld) %s: %s\n",
 			ok ? "" : "NOT ", (long long)num, ctx->st->name, desc);
 	}
-	if (record(r, num, 1, ctx->stage, ctx->res->point, ok, desc) < 0)
-		return 0;	/* not done: the run fails after the pass */
 	return ok;
 }
