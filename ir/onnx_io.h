@@ -50,6 +50,10 @@ struct qir_load_ctx {
  * live as long as the tensor); typed fields are converted into an
  * owned little-endian buffer; external data is checked and bound to
  * the model's shared mapping of its file. */
+/* ir/onnx_sparse.c: every index of a sparse tensor addresses an
+ * element of its dense shape. what names it in the message. */
+int qir__sparse_check(const Onnx__SparseTensorProto *sp, const char *what,
+		      qir_error *err);
 qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 

@@ -59,7 +59,7 @@ int qki_is_real(int dtype)
  * quiets it), so blocks holding a NaN take qk_dec_f16, which keeps the
  * payload as it is. */
 __attribute__((target("avx2,f16c"))) static void
-qki_f16_load_f16c(const uint16_t *restrict h, size_t n, float *restrict out)
+qki_f16_load_f16c(const qki_u16u *restrict h, size_t n, float *restrict out)
 {
 	const __m128i mag = _mm_set1_epi16(0x7fff);
 	const __m128i inf = _mm_set1_epi16(0x7c00);
@@ -79,13 +79,13 @@ qki_f16_load_f16c(const uint16_t *restrict h, size_t n, float *restrict out)
 }
 #endif
 
-QKI_HOT static void qki_bf16_load(const uint16_t *restrict h, size_t n,
+QKI_HOT static void qki_bf16_load(const qki_u16u *restrict h, size_t n,
 				  float *restrict out)
 {
 	QKI_FOR_VEC(j, n, out[j] = qk_dec_bf16(h[j]));
 }
 
-QKI_HOT static void qki_f16_load(const uint16_t *restrict h, size_t n,
+QKI_HOT static void qki_f16_load(const qki_u16u *restrict h, size_t n,
 				 float *restrict out)
 {
 	QKI_FOR_VEC(j, n, out[j] = qk_dec_f16(h[j]));
@@ -94,11 +94,12 @@ QKI_HOT static void qki_f16_load(const uint16_t *restrict h, size_t n,
 void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
 		  float *restrict out)
 {
-	const uint16_t *restrict h = (const uint16_t *)src + i;
+	const qki_u16u *restrict h = (const qki_u16u *)src + i;
 
 	switch (dtype) {
 	case QK_T_FLOAT:
-		memcpy(out, (const float *)src + i, n * sizeof(float));
+		memcpy(out, (const char *)src + i * sizeof(float),
+		       n * sizeof(float));
 		break;
 	case QK_T_FLOAT16:
 #if QKI_HAVE_F16C
@@ -118,11 +119,11 @@ void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
 QKI_HOT void qki_store_f32(int dtype, void *dst, size_t i, size_t n,
 		   const float *restrict x)
 {
-	uint16_t *restrict h = (uint16_t *)dst + i;
+	qki_u16u *restrict h = (qki_u16u *)dst + i;
 
 	switch (dtype) {
 	case QK_T_FLOAT:
-		memcpy((float *)dst + i, x, n * sizeof(float));
+		memcpy((char *)dst + i * sizeof(float), x, n * sizeof(float));
 		break;
 	case QK_T_FLOAT16:
 		QKI_FOR_VEC(j, n, h[j] = (uint16_t)qk_enc_f16(x[j]));
