@@ -16,5 +16,7 @@ tests_plugins_hostile_la_SOURCES = tests/plugins/hostile.c
 tests_plugins_hostile_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_hostile_la_LIBADD = libqopt.la
 
-TESTS += tests/hostile-signals.sh tests/hostile-pipeline.sh
-dist_check_SCRIPTS += tests/hostile-signals.sh tests/hostile-pipeline.sh
+TESTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
+	tests/hostile-fuzz-regress.sh
+dist_check_SCRIPTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
+	tests/hostile-fuzz-regress.sh
