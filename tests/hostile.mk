@@ -20,3 +20,8 @@ TESTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
 	tests/hostile-fuzz-regress.sh
 dist_check_SCRIPTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
 	tests/hostile-fuzz-regress.sh
+
+check_PROGRAMS += tests/hostile-external
+TESTS += tests/hostile-external
+tests_hostile_external_SOURCES = tests/hostile-external.c tests/io-util.h tests/tap.h
+tests_hostile_external_LDADD = libqopt.la
