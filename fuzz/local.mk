@@ -14,7 +14,8 @@ FUZZ_LIB_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(libqopt_la_SOURCES)))
 	fuzz/obj/ir/onnx.pb-c.o
 FUZZ_LIBS = $(PROTOBUF_C_LIBS) $(INIH_LIBS) $(LIBS) -pthread
 FUZZ_TARGETS = fuzz/fuzz-load fuzz/fuzz-ini
-EXTRA_DIST += fuzz/fuzz-load.c fuzz/fuzz-ini.c fuzz/run.sh fuzz/regress
+EXTRA_DIST += fuzz/fuzz-load.c fuzz/fuzz-ini.c fuzz/run.sh fuzz/regress \
+	fuzz/open
 
 fuzz: $(FUZZ_TARGETS)
 

@@ -33,14 +33,22 @@ for t in load ini; do
 	echo "fuzz-$t: fuzzing for $secs s"
 	seeds="$work/seed-$t"
 	[ -d "$reg" ] && seeds="$seeds $reg"
+	# Long runs (over a minute) go on past a finding and collect them
+	# all as $work/crash-*; short ones stop at the first.
+	keep=
+	[ "$secs" -gt 60 ] && keep="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
 	# shellcheck disable=SC2086
 	./fuzz/fuzz-$t -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 \
-		-close_fd_mask=2 -print_final_stats=1 \
+		-close_fd_mask=2 -print_final_stats=1 $keep \
 		-artifact_prefix="$work/crash-$t-" "$work/$t" $seeds \
 		>"$work/$t.log" 2>&1 || {
 		tail -40 "$work/$t.log"
 		rc=1
 	}
+	if ls "$work"/crash-$t-* >/dev/null 2>&1; then
+		echo "fuzz-$t: inputs that fail: $(ls "$work"/crash-$t-* | wc -l) (in $work)"
+		rc=1
+	fi
 	grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$work/$t.log" | tail -2
 done
 exit $rc

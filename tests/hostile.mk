@@ -25,3 +25,4 @@ check_PROGRAMS += tests/hostile-external
 TESTS += tests/hostile-external
 tests_hostile_external_SOURCES = tests/hostile-external.c tests/io-util.h tests/tap.h
 tests_hostile_external_LDADD = libqopt.la
+EXTRA_DIST += docs/hostile-input.md
