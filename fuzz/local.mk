@@ -17,7 +17,12 @@ FUZZ_TARGETS = fuzz/fuzz-load fuzz/fuzz-ini
 EXTRA_DIST += fuzz/fuzz-load.c fuzz/fuzz-ini.c fuzz/run.sh fuzz/regress \
 	fuzz/open
 
-fuzz: $(FUZZ_TARGETS)
+fuzz: fuzz-cc $(FUZZ_TARGETS)
+
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { \
+		echo "make fuzz needs $(FUZZ_CC) (Debian: clang libclang-rt-14-dev)"; \
+		exit 1; }
 
 fuzz/obj/ir/onnx.pb-c.o: ir/onnx.pb-c.c ir/onnx.pb-c.h
 	@$(MKDIR_P) $(@D)
@@ -41,5 +46,5 @@ clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf fuzz/obj fuzz/work $(FUZZ_TARGETS)
 
-.PHONY: fuzz fuzz-smoke fuzz-run clean-fuzz
+.PHONY: fuzz fuzz-cc fuzz-smoke fuzz-run clean-fuzz
 .SECONDARY: $(FUZZ_LIB_OBJS)
