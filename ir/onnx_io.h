@@ -69,6 +69,10 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
  * not empty, not absolute, no ".." component. */
 int qir__ext_location_ok(const char *location);
 void qir__ext_free_maps(qir_model *m);
+/* 1 when path is one of the external data files m reads from (renaming
+ * a new file over it would leave the source model pointing at bytes of
+ * another layout). */
+int qir__ext_is_source(qir_model *m, const char *path);
 
 /* Data file written on save: appended to at aligned offsets. */
 struct qir_ext_writer {

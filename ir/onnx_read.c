@@ -197,6 +197,14 @@ static int read_initializers(struct qir_load_ctx *ctx, qir_graph *g,
 	return 0;
 }
 
+static int is_graph_input(const qir_graph *g, const qir_value *v)
+{
+	for (size_t i = 0; i < g->ninputs; i++)
+		if (g->inputs[i] == v)
+			return 1;
+	return 0;
+}
+
 static int read_outputs(qir_graph *g, const Onnx__GraphProto *gp,
 			qir_error *err)
 {
@@ -209,7 +217,12 @@ static int read_outputs(qir_graph *g, const Onnx__GraphProto *gp,
 					"graph '%s': output %zu without a name",
 					g->name, i);
 		v = lookup(g, name, err);
-		if (!v || apply_type(v, gp->output[i], err))
+		if (!v)
+			return -1;
+		/* A graph input passed straight out keeps the input's
+		 * declaration: the writer keeps both as the file has
+		 * them, so the IR must not depend on which came last. */
+		if (!is_graph_input(g, v) && apply_type(v, gp->output[i], err))
 			return -1;
 		if (qir_graph_add_output(g, v))
 			return nomem(err);

@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #if QKI_HAVE_F16C
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* Asked once per process; threads racing to ask first store the same
@@ -20,9 +21,13 @@ static int qki_cpu_f16c(void)
 	int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
 
 	if (h < 0) {
+		unsigned a, b, c, d;
+
+		/* clang's __builtin_cpu_supports knows no "f16c": read
+		 * CPUID leaf 1 (ECX bit 29) as both compilers can. */
 		__builtin_cpu_init();
 		h = __builtin_cpu_supports("avx2") &&
-		    __builtin_cpu_supports("f16c");
+		    __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
 		__atomic_store_n(&have, h, __ATOMIC_RELAXED);
 	}
 	return h;
