@@ -830,6 +830,7 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		       struct qir_ext_writer *w, struct qir_atomic_file *f)
 {
 	Onnx__ModelProto *mp = model_pb(ctx, m);
+	sigset_t held;
 	int lock, rc;
 
 	if (!mp) {
@@ -848,9 +849,13 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	lock = qir__dir_lock(dir, ctx->err);
 	if (lock == -1)
 		return -1;
+	/* A stop between the two renames would leave a new data file
+	 * beside an old model: the pair commits whole, then the signal. */
+	qir__stops_hold(&held);
 	rc = w->opened ? qir__atomic_commit(&w->file, ctx->err) : 0;
 	if (!rc)
 		rc = qir__atomic_commit(f, ctx->err);
+	qir__stops_release(&held);
 	qir__dir_unlock(lock);
 	return rc;
 }
