@@ -1,7 +1,7 @@
 /*
  * qopt/ir.h - the qopt IR: a small, mutable view of an ONNX model.
  *
- * Public and versioned (QOPT_ABI_VERSION in qopt/pass.h). Structs are
+ * Public and versioned (qopt/version.h, docs/plugin-abi.md). Structs are
  * transparent so passes can read them directly; mutate only through
  * the functions below, which keep the use lists, producers and name
  * tables consistent.
