@@ -71,11 +71,11 @@ static void print_string(const char *s, size_t len, FILE *f)
 
 static void print_tensor_brief(qir_tensor *t, FILE *f)
 {
-	char buf[256];
+	char buf[256], where[4200];
 
 	fprintf(f, "%s (%" PRIu64 " bytes, %s)",
 		qir_tensor_type_str(t->dtype, t->rank, t->dims, buf, sizeof(buf)),
-		t->nbytes, qir_tensor_location(t));
+		t->nbytes, qir_tensor_location(t, where, sizeof(where)));
 	/* Small numeric tensors are worth seeing (shapes, axes, scales). */
 	if (qir_tensor_numel(t) <= 8 && t->dtype != QIR_STRING &&
 	    t->storage != QIR_STORE_NONE) {

@@ -1,7 +1,7 @@
 /*
  * qopt/ir.h - the qopt IR: a small, mutable view of an ONNX model.
  *
- * Public and versioned (QOPT_ABI_VERSION in qopt/pass.h). Structs are
+ * Public and versioned (qopt/version.h, docs/plugin-abi.md). Structs are
  * transparent so passes can read them directly; mutate only through
  * the functions below, which keep the use lists, producers and name
  * tables consistent.
@@ -145,8 +145,9 @@ enum qir_advice {
 };
 int qir_tensor_advise(qir_tensor *t, int advice, qir_error *err);
 /* Where the bytes live, for listings: "inline", "owned", "owned (spilled)",
- * "external:<location>@<offset>" (static or thread-local buffer). */
-const char *qir_tensor_location(const qir_tensor *t);
+ * "external:<location>@<offset>", written into buf (truncated to size)
+ * and returned. */
+char *qir_tensor_location(const qir_tensor *t, char *buf, size_t size);
 /* Reads element i of a FLOAT, FLOAT16, BFLOAT16, DOUBLE, INTn, UINTn or BOOL
  * tensor as double (small constants: shapes, scales, axes). */
 int qir_tensor_get_f64(qir_tensor *t, uint64_t i, double *out, qir_error *err);
