@@ -40,7 +40,7 @@ ort_same() {
 	check $? "$1"
 }
 
-echo "1..30"
+echo "1..31"
 
 "$QOPT" "$work/unsorted.onnx" -o "$work/unsorted.out.onnx" >"$work/log" 2>&1
 rc=$?
@@ -128,4 +128,10 @@ check $? "the sorted Cast comes first"
 "$QOPT" -q "$work/unsorted.onnx" -o "$work/q.onnx" >"$work/log" 2>&1
 ! grep -q note "$work/log"
 check $? "-q silences the note"
+
+# The README's example (under make check-sanitize: with no report).
+"$QOPT" -p "$top_srcdir/examples/quantize.ini" "$top_srcdir/examples/mlp.onnx" \
+	-o "$work/readme.onnx" >"$work/log" 2>&1 &&
+	"$QOPT" verify "$work/readme.onnx" >>"$work/log" 2>&1
+check $? "the README example runs and its output verifies"
 exit $failed
