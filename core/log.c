@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <qopt/pass.h>
 #include "core.h"
+#include "../ir/internal.h"
 
 static int max_level = QOPT_LOG_INFO;
 static int strict_mode;
@@ -48,11 +49,15 @@ static void put_escaped(const char *fmt, va_list ap)
 	const unsigned char *p = (const unsigned char *)raw;
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
-	for (; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
+	while (*p) {
+		size_t k = qir__utf8_shown((const char *)p);
+
+		if (k) {
+			fwrite(p, 1, k, stderr);
+			p += k;
+		} else {
+			fprintf(stderr, "\\x%02x", *p++);
+		}
 	}
 }
 
