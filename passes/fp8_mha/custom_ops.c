@@ -235,6 +235,9 @@ static int type_graph(qir_graph *g, void *arg)
 		/* Keep a known shape rather than erase it with an unknown. */
 		if (x->rank < 0 && o->dtype == t)
 			continue;
+		if (!qopt_may_rewrite(cfg->ctx, "type '%s' as %s from '%s'",
+				      o->name, qir_dtype_name(t), x->name))
+			continue;
 		if (qir_value_copy_shape(o, x, t, &err)) {
 			fp8mha_fail(cfg, n, &err);
 			return 1;
