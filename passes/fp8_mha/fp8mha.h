@@ -102,6 +102,30 @@ int fp8mha_type_qdq(struct fp8mha_cfg *cfg, int *changed);
 /* weights.c (rewrite 2) */
 int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed);
 /* pretranspose.c (rewrite 2, second half) */
+#define FP8MHA_PT_MAXRANK 8
+struct fp8mha_pt {
+	qir_node *dq, *cast, *tr;	/* the path: DQ [-> Cast] -> Transpose */
+	qir_value *w;			/* the weight (for names) */
+	qir_tensor *t;			/* its FP8 codes, when stored */
+	int rank;
+	int64_t perm[FP8MHA_PT_MAXRANK], dims[FP8MHA_PT_MAXRANK];
+};
+/* For a float [R, C] weight t (value w) about to be compressed for dq:
+ * 1 when its codes can be written transposed at once (the path is
+ * Transpose(perm 1, 0) -> MatMul only); fills *p, dims = [C, R]. Silent:
+ * when not, the later fp8mha_pretranspose_dq reports why. */
+int fp8mha_pretranspose_plan(struct fp8mha_cfg *cfg, qir_node *dq,
+			     qir_value *w, const qir_tensor *t,
+			     struct fp8mha_pt *p);
+/* The bisect gate of one pre-transpose. */
+int fp8mha_pretranspose_gate(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p);
+/* Stores nt (transposed codes; taken) as dq's input and drops the
+ * Transpose: 1, or -1 after an error. */
+int fp8mha_pretranspose_finish(struct fp8mha_cfg *cfg, struct fp8mha_pt *p,
+			       qir_tensor *nt);
+/* [r, c] bytes -> [c, r] with destination row length ds. */
+void fp8mha_transpose_rows(const uint8_t *src, uint8_t *dst, int64_t r,
+			   int64_t c, int64_t ds);
 int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed);
 /* The same for one DQ right after its weight was compressed (so the
  * untransposed codes never leave the heap): 1 done, 0 not, -1 error. */
