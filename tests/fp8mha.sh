@@ -338,6 +338,11 @@ run cus noup -p "$work/noup.ini"
 [ "$rc" != 0 ] && [ ! -f "$work/noup.onnx" ] &&
 	has noup "need opset 19 but the model is at opset 17 and opset-check has upgrade = no"
 check $? "opset upgrade forbidden by the pipeline: clear error, no output"
+printf '[opset-check]\nupgrade = yes\ntarget = 17\n[fp8-mha]\n' >"$work/t17.ini"
+run cus t17 -p "$work/t17.ini"
+[ "$rc" != 0 ] && [ ! -f "$work/t17.onnx" ] &&
+	has t17 "need opset 19 but opset-check has target = 17"
+check $? "opset-check target below 19: clear error, no output"
 cp "$work/cus.onnx" "$work/cus.copy"
 cmp -s "$work/cus.onnx" "$work/cus.copy" && run cus cus3 $P fp8-mha &&
 	cmp -s "$work/cus.onnx" "$work/cus.copy"
