@@ -178,6 +178,11 @@ gen wconst form=std blocks=2 wscale=const
 run wconst wconst1 $P fp8-mha:softmax_qdq=no
 has wconst1 "12 weights compressed" && form wconst1
 check $? "rewrite 2: weight scales from a constant Div(Constant, Constant)"
+gen cconst form=custom blocks=2 wscale=const
+run cconst cconst1 $P fp8-mha:softmax_qdq=no
+has cconst1 "30 custom Q converted" && has cconst1 "12 weights compressed" &&
+	form cconst1
+check $? "rewrites 1-2: custom ops whose scale is Div(Constant, Constant)"
 gen waxis form=std blocks=2 wscale=axis
 run waxis waxis1 $P fp8-mha:softmax_qdq=no
 has waxis1 "12 weights compressed" && has waxis1 "12 weights pre-transposed" &&
@@ -287,6 +292,7 @@ for a in vit eager; do
 done
 ort wconst wconst1 1e-5 f32 "ORT: constant-subgraph weight scales: neutral"
 ort waxis waxis1 1e-5 f32 "ORT: per-axis weight scales, pre-transposed: neutral"
+ort wconst cconst1 1e-5 f32 "ORT: custom ops with computed scales: equals the standard model"
 ort w3 w31 1e-5 f32 16 "ORT: the pre-transposed [2, 8, 16] weight"
 ort w130 w1301 1e-5 f32 75 "ORT: the pre-transposed [130, 75] weight"
 ort wbig wbig1 1e-5 f32 64 "ORT: the [70000, 64] per-row weight in two strips"
