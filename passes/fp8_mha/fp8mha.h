@@ -44,7 +44,7 @@ struct fp8mha_cfg {
 /* run.c */
 int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed);
 
-/* util.c: matching */
+/* match.c, notes.c, build.c */
 int fp8mha_is_op(const qir_node *n, const char *op);
 int fp8mha_is_q(const qir_node *n);
 int fp8mha_is_dq(const qir_node *n);
