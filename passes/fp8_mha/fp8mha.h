@@ -44,7 +44,7 @@ struct fp8mha_cfg {
 /* run.c */
 int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed);
 
-/* match.c, notes.c, build.c */
+/* match.c */
 int fp8mha_is_op(const qir_node *n, const char *op);
 int fp8mha_is_q(const qir_node *n);
 int fp8mha_is_dq(const qir_node *n);
@@ -61,8 +61,8 @@ int fp8mha_all_users_are(qir_value *v, const char *op, char *why,
 qir_tensor *fp8mha_const(qir_value *v, int *owned);
 /* A scalar float constant (one element), 0 with *out; -1 otherwise. */
 int fp8mha_scalar(qir_value *v, double *out);
-/* Scale of a Q/DQ as FP32 values (caller frees *out), with the layout
- * mode: -1 when not a constant float tensor or blocked. */
+/* Scale of a Q/DQ as FP32 values (caller frees *out, *count of them):
+ * -1 when not a constant float tensor of rank <= 1, or blocked. */
 int fp8mha_scale_f32(qir_node *qdq, float **out, uint64_t *count);
 /* Element type of v, declared or, where exported custom ops left it
  * unknown, found by following type-keeping ops back (at most depth
@@ -71,7 +71,8 @@ int fp8mha_float_type(qir_value *v, int depth);
 /* FP8 element type a Q node produces (zero point type or
  * output_dtype), or 0 when not FP8. */
 int fp8mha_q_fp8_type(const qir_node *q);
-/* Notes for the report (a no-op when out of memory). */
+
+/* notes.c: notes for the report (a no-op when out of memory). */
 void fp8mha_note(struct fp8mha_cfg *cfg, const qir_node *n,
 		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n);
@@ -79,17 +80,22 @@ const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n);
 void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
 		 const char *counter, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* A new constant tensor as an initializer of g (takes t). */
-qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t);
-/* A scalar (rank 0 when rank0, else [1]) of dtype holding x. */
-qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
-				 int rank, const int64_t *dims);
-/* A zero FP8 tensor shaped like ref. */
-qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
-			      const int64_t *dims);
-void fp8mha_erase_unused(qir_value *v);
+/* Errors: "node ...: message" (n may be NULL); returns -1. */
 int fp8mha_fail(struct fp8mha_cfg *cfg, const qir_node *n,
 		const qir_error *e);
+
+/* build.c: a new constant tensor as an initializer of g (takes t; NULL
+ * when t is NULL or on failure, t freed). */
+qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t);
+/* Caller owns: a tensor of dtype (FLOAT, FLOAT16, BFLOAT16) and the
+ * given shape, every element x. */
+qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
+				 int rank, const int64_t *dims);
+/* Caller owns: an FP8 tensor of zeros of the given shape. */
+qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
+			      const int64_t *dims);
+/* Removes v once nothing reads it, and what only it kept alive. */
+void fp8mha_erase_unused(qir_value *v);
 
 /* opset.c: raises the opset to 19 (and IR to 9) once, when the
  * pipeline allows it. */
