@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <qopt/pass.h>
 #include "core.h"
-#include "../ir/internal.h"
 
 static int max_level = QOPT_LOG_INFO;
 static int strict_mode;
@@ -45,20 +44,12 @@ void qopt_msg_clear_bar(void)
  * \xNN (ir/error.c does the same for error texts). */
 static void put_escaped(const char *fmt, va_list ap)
 {
-	char raw[8192];
-	const unsigned char *p = (const unsigned char *)raw;
+	/* Each byte may grow to four (\xNN). */
+	char raw[8192], esc[4 * sizeof(raw)];
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
-	while (*p) {
-		size_t k = qir__utf8_shown((const char *)p);
-
-		if (k) {
-			fwrite(p, 1, k, stderr);
-			p += k;
-		} else {
-			fprintf(stderr, "\\x%02x", *p++);
-		}
-	}
+	qir_escape_text(esc, sizeof(esc), raw);
+	fputs(esc, stderr);
 }
 
 void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap)

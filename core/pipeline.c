@@ -10,7 +10,6 @@
 #include <qopt/pass.h>
 #include "core.h"
 #include "pipeline-internal.h"
-#include "../ir/internal.h"
 
 void qopt_pipeline_init(struct qopt_pipeline *p)
 {
@@ -83,7 +82,7 @@ void qopt_pl_error(const struct qopt_pipeline *p, int line,
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	/* Text quoted from the file may hold control bytes. */
-	qir__escape_ctl(esc, sizeof(esc), raw);
+	qir_escape_text(esc, sizeof(esc), raw);
 	fprintf(stderr, "%s\n", esc);
 }
 

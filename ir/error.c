@@ -85,3 +85,8 @@ int qir_fail(qir_error *err, int code, const char *fmt, ...)
 	qir__escape_ctl(err->msg, sizeof(err->msg), raw);
 	return -1;
 }
+
+size_t qir_escape_text(char *dst, size_t cap, const char *src)
+{
+	return qir__escape_ctl(dst, cap, src);
+}

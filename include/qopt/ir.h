@@ -309,6 +309,12 @@ char *qir_node_label(const qir_node *n, char *buf, size_t size);
 	qir_node_label((n), (char[QIR_NODE_LABEL_SIZE]){ 0 }, \
 		       QIR_NODE_LABEL_SIZE)
 
+/* Copies text taken from a model (a name, a doc string) into dst for
+ * printing: control bytes, DEL, C1 controls and broken UTF-8 become
+ * \xNN, well-formed UTF-8 stays. cap bytes at most, always terminated.
+ * Returns the length written. */
+size_t qir_escape_text(char *dst, size_t cap, const char *src);
+
 /* 1 for the default ONNX domain: NULL, "" or "ai.onnx". */
 int qir_domain_is_default(const char *domain);
 /* 1 when n is op_type of the default domain (what passes usually mean
