@@ -166,7 +166,7 @@ rc=$?
 cp "$work/out" "$work/log"
 check $rc "quantizer = nvfp4: qopt runs"
 cp "$work/out" "$work/log"
-awk '/unrotated, .* rotated/ {
+awk '/relative error .* unrotated, .* rotated/ {
 	for (i = 1; i <= NF; i++) {
 		if ($i == "unrotated,") a = $(i - 1) + 0
 		if ($i == "rotated" && $(i - 1) != "") b = $(i - 1) + 0
@@ -177,7 +177,18 @@ awk '/unrotated, .* rotated/ {
 }
 END { exit !(judged == 7 && !bad) }' "$work/out"
 check $? "quantizer = nvfp4: 7 weights judged; rotated only where the error drops, never where it rises"
+sed -n 's/.* \([0-9]*\) ppm total error unrotated, \([0-9]*\) ppm total error as rotated.*/\1 \2/p' \
+	"$work/out" | tail -n 1 >"$work/ppm"
+read -r u r <"$work/ppm" && [ "$r" -le "$u" ]
+check $? "quantizer = nvfp4: --stats totals (ppm) $(cat "$work/ppm"): chosen <= unrotated"
 same_in_ort "$work/dg.onnx" "$work/dg-q.onnx" "quantizer = nvfp4 result"
+ini q8 '[hadamard-rotate]\nmin_size = 0\nquantizer = fp8'
+"$QOPT" --stats -p "$work/q8.ini" "$work/dg.onnx" -o "$work/dg-q8.onnx" \
+	>"$work/out" 2>&1 && grep -q '7 weights judged by the quantizer' "$work/out" &&
+	grep -q 'FP8 relative error' "$work/out"
+rc=$?
+cp "$work/out" "$work/log"
+check $rc "quantizer = fp8: every weight judged with FP8 E4M3 figures"
 
 # accuracy: NVFP4 fake weights with and without the rotation, output
 # error against the FP32 model in ORT over 5 input seeds, on a decoder

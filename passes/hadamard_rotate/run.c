@@ -197,11 +197,17 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_error(ctx, "%s", err.code ? err.msg : "out of memory");
 		goto out;
 	}
-	if (cfg.quantizer != HR_Q_NONE && cfg.q_norm > 0)
+	if (cfg.quantizer != HR_Q_NONE && cfg.q_norm > 0) {
 		qopt_info(ctx, "%s reconstruction error over the judged "
 			  "weights: %.4g unrotated, %.4g with the chosen "
 			  "rotations", cfg.quantizer == HR_Q_NVFP4 ? "NVFP4" :
 			  "FP8", cfg.q_err_plain, cfg.q_err_rot);
+		/* counters are integers: parts per million */
+		qopt_stat_add(ctx, "ppm total error unrotated",
+			      (int64_t)(cfg.q_err_plain * 1e6 + 0.5));
+		qopt_stat_add(ctx, "ppm total error as rotated",
+			      (int64_t)(cfg.q_err_rot * 1e6 + 0.5));
+	}
 	rc = 0;
 out:
 	hr_memo_free(&cfg.memo);
