@@ -9,6 +9,8 @@ hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
   chain PATH K             MatMul + Add bias, Gemm (transB, bias), MatMul,
                            Relu, MatMul: rotations fold into producers
                            except at the input and after the Relu
+  shared PATH K            one weight read by MatMuls m1, m2 and m3
+  inits PATH               prints the initializer names, sorted
   exporter PATH K          x @ (H_K / sqrt K) baked in as a constant,
                            then a MatMul by a weight (an exporter's form)
   check ORIG NEW W AXIS B  the rotated weight in NEW equals R W along
@@ -122,6 +124,15 @@ def chain(path, k):
           nh.from_array(w(k, k), "W3"), nh.from_array(w(k, k), "W4")], path)
 
 
+def shared(path, k):
+    save([h.make_node("MatMul", ["x1", "W"], ["y1"], name="m1"),
+          h.make_node("MatMul", ["x2", "W"], ["y2"], name="m2"),
+          h.make_node("MatMul", ["x3", "W"], ["y3"], name="m3")],
+         [h.make_tensor_value_info(n, T.FLOAT, [2, k]) for n in ("x1", "x2", "x3")],
+         [h.make_tensor_value_info(n, T.FLOAT, [2, 8]) for n in ("y1", "y2", "y3")],
+         [nh.from_array(w(k, 8), "W")], path)
+
+
 def sylvester(b):
     m = np.ones((1, 1))
     while m.shape[0] < b:
@@ -207,6 +218,10 @@ elif cmd == "decoder":
     decoder(sys.argv[2], int(sys.argv[3]))
 elif cmd == "chain":
     chain(sys.argv[2], int(sys.argv[3]))
+elif cmd == "shared":
+    shared(sys.argv[2], int(sys.argv[3]))
+elif cmd == "inits":
+    print(" ".join(sorted(inits(sys.argv[2]))))
 elif cmd == "exporter":
     exporter(sys.argv[2], int(sys.argv[3]))
 elif cmd == "check":

@@ -88,6 +88,25 @@ for d in 64 96; do
 	same_in_ort "$work/dec$d.onnx" "$work/dec$d-r.onnx" "decoder D=$d"
 done
 
+# a weight read by several MatMuls: one rotated copy for all rotated
+# users; the original stays only while another user still reads it
+"$py" "$models" shared "$work/sh.onnx" 32
+ini shx '[hadamard-rotate]\nmin_size = 0\nexclude = m3'
+for f in rot shx; do
+	"$QOPT" -q -p "$work/$f.ini" "$work/sh.onnx" -o "$work/sh-$f.onnx" \
+		>"$work/log" 2>&1
+	"$py" "$models" inits "$work/sh-$f.onnx" >"$work/names"
+	same_in_ort "$work/sh.onnx" "$work/sh-$f.onnx" "shared weight ($f)"
+	cp "$work/names" "$work/log"
+	if [ $f = rot ]; then
+		grep -qx 'W_hadamard32 hadamard_32_f32 hadamard_shape' "$work/names"
+		check $? "shared weight, all users rotated: rotated once, original dropped ($(cat "$work/names"))"
+	else
+		grep -qx 'W W_hadamard32 hadamard_32_f32 hadamard_shape' "$work/names"
+		check $? "shared weight, m3 excluded: one rotated copy, original kept for m3 ($(cat "$work/names"))"
+	fi
+done
+
 # folding (fold = yes, the default) versus online (fold = no)
 "$py" "$models" chain "$work/ch.onnx" 48
 ini nofold '[hadamard-rotate]\nmin_size = 0\nfold = no'
