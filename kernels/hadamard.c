@@ -436,23 +436,37 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 	return v;
 }
 
-/* Four vectors per step: four independent dependency chains (each
- * stage waits for the one before), so the core overlaps them. */
+/* Four vectors (64 floats) per step: four independent dependency
+ * chains (each stage waits for the one before), so the core overlaps
+ * them; for blocks of 32 and more, stages 16 and 32 are butterflies
+ * between those vectors, done before they are stored. */
+#define QKI_BF512(a, c)                                                   \
+	do {                                                              \
+		__m512 u_ = (a);                                          \
+		(a) = _mm512_add_ps(u_, (c));                             \
+		(c) = _mm512_sub_ps(u_, (c));                             \
+	} while (0)
 #define QKI_IN512(LOAD)                                                   \
 	do {                                                              \
-		size_t j = 0;                                             \
+		for (size_t j = 0; j < n; j += 64) {                      \
+			__m512 v0 = qki_lanes512(LOAD(j));                \
+			__m512 v1 = qki_lanes512(LOAD(j + 16));           \
+			__m512 v2 = qki_lanes512(LOAD(j + 32));           \
+			__m512 v3 = qki_lanes512(LOAD(j + 48));           \
                                                                           \
-		for (; j + 64 <= n; j += 64) {                            \
-			__m512 v0 = LOAD(j), v1 = LOAD(j + 16);           \
-			__m512 v2 = LOAD(j + 32), v3 = LOAD(j + 48);      \
-                                                                          \
-			_mm512_storeu_ps(t + j, qki_lanes512(v0));        \
-			_mm512_storeu_ps(t + j + 16, qki_lanes512(v1));   \
-			_mm512_storeu_ps(t + j + 32, qki_lanes512(v2));   \
-			_mm512_storeu_ps(t + j + 48, qki_lanes512(v3));   \
+			if (b >= 32) {                                    \
+				QKI_BF512(v0, v1);                        \
+				QKI_BF512(v2, v3);                        \
+			}                                                 \
+			if (b >= 64) {                                    \
+				QKI_BF512(v0, v2);                        \
+				QKI_BF512(v1, v3);                        \
+			}                                                 \
+			_mm512_storeu_ps(t + j, v0);                      \
+			_mm512_storeu_ps(t + j + 16, v1);                 \
+			_mm512_storeu_ps(t + j + 32, v2);                 \
+			_mm512_storeu_ps(t + j + 48, v3);                 \
 		}                                                         \
-		for (; j < n; j += 16)                                    \
-			_mm512_storeu_ps(t + j, qki_lanes512(LOAD(j)));   \
 	} while (0)
 #define QKI_LD_F32(j) _mm512_loadu_ps(src + 4 * (j))
 #define QKI_LD_F16(j) \
@@ -461,8 +475,9 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 	_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(        \
 		_mm256_loadu_si256((const __m256i *)(src + 2 * (j)))), 16))
 
-QKI_512 static void qki_in512(int dtype, const unsigned char *src, float *t,
-			      size_t n)
+/* n % 64 == 0, b >= 16; returns the first stage left to do. */
+QKI_512 static size_t qki_in512(int dtype, const unsigned char *src,
+				float *t, size_t n, size_t b)
 {
 	if (dtype == QK_T_FLOAT)
 		QKI_IN512(QKI_LD_F32);
@@ -470,6 +485,7 @@ QKI_512 static void qki_in512(int dtype, const unsigned char *src, float *t,
 		QKI_IN512(QKI_LD_F16);
 	else
 		QKI_IN512(QKI_LD_BF16);
+	return b < 64 ? b : 64;
 }
 
 QKI_512 static inline __m512 qki_scale512(const float *t, __m512 sc)
@@ -580,10 +596,8 @@ static size_t qki_in(int dtype, const void *x, size_t i, size_t n,
 		return 1;
 	}
 #if QKI_HAVE_F16C
-	if (qki_have_avx512()) {
-		qki_in512(dtype, src + i * qki_dtype_size(dtype), t, n);
-		return 16;
-	}
+	if (n % 64 == 0 && qki_have_avx512())
+		return qki_in512(dtype, src + i * qki_dtype_size(dtype), t, n, b);
 #endif
 	switch (dtype) {
 	case QK_T_FLOAT:
