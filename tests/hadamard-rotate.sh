@@ -275,8 +275,10 @@ check $? "rotate_back in real mode: refused with the reason, nothing written"
 ini bad1 '[hadamard-rotate]\nblock_size = 3'
 ini bad2 '[hadamard-rotate]\nquantizer = int3'
 ini bad3 '[hadamard-rotate]\nmin_size = 0\nblock_size = 64'
+ini bad4 '[hadamard-rotate]\nmin_size = 0\ninclude = fc1,fcX'
 for c in "bad1:block_size: 3 is not 0" "bad2:quantizer: 'int3' is not" \
-	 "bad3:skipped (block does not divide K)"; do
+	 "bad3:skipped (block does not divide K)" \
+	 "bad4:include glob 'fcX' matched no MatMul/Gemm node"; do
 	name=${c%%:*}
 	msg=${c#*:}
 	rm -f "$work/out.onnx"

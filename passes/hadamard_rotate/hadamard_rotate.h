@@ -37,6 +37,7 @@ struct hr_cfg {
 	qk_ctx *qk;
 	const char *const *include, *const *exclude, *const *op_types;
 	size_t ninclude, nexclude, nop_types;
+	uint64_t *include_hits, *exclude_hits; /* per glob (owned) */
 	int64_t min_size, block;
 	int quantizer;
 	int fold;		/* fold = yes */
@@ -67,8 +68,10 @@ struct hr_target {
  * -1 = error (reported). Frees nothing; hr_target_release does. */
 int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t);
 void hr_target_release(struct hr_target *t);
+/* 1 when a glob matches a or b; every matching glob counts a hit in
+ * hits (may be NULL). */
 int hr_match(const char *const *globs, size_t n, const char *a,
-	     const char *b);
+	     const char *b, uint64_t *hits);
 
 /* once.c: exactly-once bookkeeping. */
 int hr_recorded(const struct hr_cfg *cfg, const char *weight);

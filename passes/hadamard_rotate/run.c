@@ -45,6 +45,12 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 			return -1;
 		}
 	}
+	cfg->include_hits = calloc(cfg->ninclude + 1, sizeof(uint64_t));
+	cfg->exclude_hits = calloc(cfg->nexclude + 1, sizeof(uint64_t));
+	if (!cfg->include_hits || !cfg->exclude_hits) {
+		qopt_error(ctx, "out of memory");
+		return -1;
+	}
 	cfg->min_size = qopt_opt_int(ctx, "min_size");
 	cfg->fold = qopt_opt_bool(ctx, "fold");
 	cfg->block = qopt_opt_int(ctx, "block_size");
@@ -68,6 +74,32 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 		if (!strcmp(m->metadata[i].key, HR_META_KEY))
 			cfg->prior = m->metadata[i].value;
 	return 0;
+}
+
+/* Globs the pipeline set that matched nothing: a warning (an error
+ * under --strict), so that a misspelt name does not pass silently. */
+static int unmatched_globs(struct hr_cfg *cfg)
+{
+	static const char *const opt[2] = { "include", "exclude" };
+	const char *const *g[2] = { cfg->include, cfg->exclude };
+	const uint64_t *hits[2] = { cfg->include_hits, cfg->exclude_hits };
+	size_t n[2] = { cfg->ninclude, cfg->nexclude };
+	int bad = 0;
+
+	for (int k = 0; k < 2; k++) {
+		if (!qopt_opt_is_set(cfg->ctx, opt[k]))
+			continue;
+		for (size_t i = 0; i < n[k]; i++) {
+			if (hits[k][i])
+				continue;
+			qopt_log(cfg->ctx, qopt_strict(cfg->ctx) ?
+				 QOPT_LOG_ERROR : QOPT_LOG_WARN,
+				 "%s glob '%s' matched no MatMul/Gemm node or "
+				 "weight name", opt[k], g[k][i]);
+			bad = 1;
+		}
+	}
+	return bad && qopt_strict(cfg->ctx) ? -1 : 0;
 }
 
 /* A skip: info (debug for the plain not-selected ones); under --strict
@@ -186,7 +218,7 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 
 	*changed = 0;
 	if (cfg_init(&cfg, ctx, m))
-		return -1;
+		goto out;
 	for (n = m->graph->first; n; n = next) {
 		next = n->next;
 		if (one(&cfg, n, changed))
@@ -208,8 +240,10 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_stat_add(ctx, "ppm total error as rotated",
 			      (int64_t)(cfg.q_err_rot * 1e6 + 0.5));
 	}
-	rc = 0;
+	rc = unmatched_globs(&cfg);
 out:
+	free(cfg.include_hits);
+	free(cfg.exclude_hits);
 	hr_memo_free(&cfg.memo);
 	free(cfg.record);
 	return rc;

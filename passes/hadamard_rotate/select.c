@@ -26,13 +26,20 @@ static int skip(struct hr_target *t, const char *counter, const char *fmt, ...)
 	return 0;
 }
 
-int hr_match(const char *const *globs, size_t n, const char *a, const char *b)
+int hr_match(const char *const *globs, size_t n, const char *a, const char *b,
+	     uint64_t *hits)
 {
+	int any = 0;
+
 	for (size_t i = 0; i < n; i++)
 		if ((a && !fnmatch(globs[i], a, 0)) ||
-		    (b && !fnmatch(globs[i], b, 0)))
-			return 1;
-	return 0;
+		    (b && !fnmatch(globs[i], b, 0))) {
+			any = 1;
+			if (!hits)
+				break;
+			hits[i]++;
+		}
+	return any;
 }
 
 void hr_target_release(struct hr_target *t)
@@ -160,13 +167,15 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 	t->act = n->inputs[0];
 	t->wv = n->inputs[1];
 	wname = t->wv->name;
-	if (!hr_match(cfg->op_types, cfg->nop_types, n->op_type, NULL))
+	if (!hr_match(cfg->op_types, cfg->nop_types, n->op_type, NULL, NULL))
 		return skip(t, "skipped (op type not selected)", "%s",
 			    n->op_type);
-	if (!hr_match(cfg->include, cfg->ninclude, n->name, wname))
+	if (!hr_match(cfg->include, cfg->ninclude, n->name, wname,
+		      cfg->include_hits))
 		return skip(t, "skipped (not included)", "no include glob "
 			    "matches '%s' or '%s'", n->name, wname);
-	if (hr_match(cfg->exclude, cfg->nexclude, n->name, wname))
+	if (hr_match(cfg->exclude, cfg->nexclude, n->name, wname,
+		     cfg->exclude_hits))
 		return skip(t, "skipped (excluded)", "an exclude glob matches "
 			    "'%s' or '%s'", n->name, wname);
 	if (qir_value_const(t->act) && hr_is_sylvester(qir_value_const(t->act)))
