@@ -9,6 +9,10 @@ hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
   chain PATH K             MatMul + Add bias, Gemm (transB, bias), MatMul,
                            Relu, MatMul: rotations fold into producers
                            except at the input and after the Relu
+  qdq PATH K               x -> QuantizeLinear -> DequantizeLinear (INT8, per
+                           tensor) -> two MatMuls
+  qdqcheck PATH            the QuantizeLinear's input comes from the
+                           rotation (a Reshape), not from x
   shared PATH K            one weight read by MatMuls m1, m2 and m3
   inits PATH               prints the initializer names, sorted
   exporter PATH K          x @ (H_K / sqrt K) baked in as a constant,
@@ -133,6 +137,27 @@ def shared(path, k):
          [nh.from_array(w(k, 8), "W")], path)
 
 
+def qdq(path, k):
+    save([h.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="q"),
+          h.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"], name="dq"),
+          h.make_node("MatMul", ["xd", "W1"], ["y1"], name="m1"),
+          h.make_node("MatMul", ["xd", "W2"], ["y2"], name="m2")],
+         [h.make_tensor_value_info("x", T.FLOAT, [4, k])],
+         [h.make_tensor_value_info(n, T.FLOAT, [4, 16]) for n in ("y1", "y2")],
+         [nh.from_array(np.array(0.02, np.float32), "s"),
+          nh.from_array(np.array(0, np.int8), "z"),
+          nh.from_array(w(k, 16), "W1"), nh.from_array(w(k, 16), "W2")], path)
+
+
+def qdqcheck(path):
+    m = onnx.load(path)
+    prod = {o: n for n in m.graph.node for o in n.output}
+    q = [n for n in m.graph.node if n.op_type == "QuantizeLinear"][0]
+    p = prod.get(q.input[0])
+    print("QuantizeLinear input '%s' from %s" % (q.input[0], p.op_type if p else "the graph"))
+    sys.exit(0 if p is not None and p.op_type == "Reshape" else 1)
+
+
 def sylvester(b):
     m = np.ones((1, 1))
     while m.shape[0] < b:
@@ -218,6 +243,10 @@ elif cmd == "decoder":
     decoder(sys.argv[2], int(sys.argv[3]))
 elif cmd == "chain":
     chain(sys.argv[2], int(sys.argv[3]))
+elif cmd == "qdq":
+    qdq(sys.argv[2], int(sys.argv[3]))
+elif cmd == "qdqcheck":
+    qdqcheck(sys.argv[2])
 elif cmd == "shared":
     shared(sys.argv[2], int(sys.argv[3]))
 elif cmd == "inits":

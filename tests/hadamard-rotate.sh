@@ -107,6 +107,24 @@ for f in rot shx; do
 	fi
 done
 
+# an activation behind a per-tensor Q/DQ: rotated before the Q
+"$py" "$models" qdq "$work/qdq.onnx" 64
+"$QOPT" --stats -p "$work/rot.ini" "$work/qdq.onnx" -o "$work/qdq-r.onnx" \
+	>"$work/out" 2>&1
+rc=$?
+cp "$work/out" "$work/log"
+grep -q "activation 'xd' rotated online before QuantizeLinear 'q'" "$work/out" &&
+	grep -q "activation 'xd' already rotated for another consumer" "$work/out" &&
+	grep -q '2 weights rotated' "$work/out"
+check $? "Q/DQ activation: both MatMuls rotated, one rotation placed before the QuantizeLinear"
+"$py" "$models" qdqcheck "$work/qdq-r.onnx" >"$work/log" 2>&1
+check $? "Q/DQ activation: $(cat "$work/log")"
+if [ -z "$ort" ]; then
+	qopt_node "$top_srcdir/tests/ort/run-compare.js" --rtol 0.05 \
+		--atol 0.05 "$work/qdq.onnx" "$work/qdq-r.onnx" >"$work/log" 2>&1
+	check $? "Q/DQ activation: runs in ORT, outputs within the INT8 grid's error (0.05)"
+fi
+
 # folding (fold = yes, the default) versus online (fold = no)
 "$py" "$models" chain "$work/ch.onnx" 48
 ini nofold '[hadamard-rotate]\nmin_size = 0\nfold = no'

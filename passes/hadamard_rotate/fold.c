@@ -116,12 +116,9 @@ static int find_site(qir_value *x, int64_t k, struct fold_site *s,
 	return 1;
 }
 
-/* Every consumer of x is a target rotated with t's block. */
-static int consumers_agree(struct hr_cfg *cfg, struct hr_target *t,
-			   char *why, size_t len)
+int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
+		       char *why, size_t len)
 {
-	qir_value *x = t->act;
-
 	if (x->is_output) {
 		snprintf(why, len, "'%s' is a graph output", x->name);
 		return 0;
@@ -187,7 +184,7 @@ int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len)
 	char key[600];
 	qir_tensor *w;
 
-	if (!consumers_agree(cfg, t, why, len) ||
+	if (!hr_consumers_agree(cfg, t, t->act, why, len) ||
 	    !find_site(t->act, t->k, &s, why, len, 0))
 		return 0;
 	w = qir_value_const(s.mm->inputs[1]);

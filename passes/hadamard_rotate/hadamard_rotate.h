@@ -60,6 +60,8 @@ struct hr_target {
 	int kaxis;		/* K's axis in w */
 	int64_t k;
 	size_t block;
+	qir_node *quant;	/* A = DQ(Q(x)): the QuantizeLinear whose input
+				 * gets the rotation, else NULL */
 	const char *skip;	/* counter when skipped */
 	char why[256];
 };
@@ -90,14 +92,20 @@ qir_value *hr_rotate_weight(struct hr_cfg *cfg, struct hr_target *t);
 /* Element layout [outer, K, inner] of t->w around t->kaxis. */
 void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner);
 
-/* activation.c: x R in standard ops, before t->node; the rotated value
- * (shared between targets reading the same activation), or NULL. */
-qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t);
+/* activation.c: x R in standard ops (x of t's type, K columns), placed
+ * before node `before`; the rotated value (shared between targets
+ * reading the same x with the same block), or NULL (reported). */
+qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t,
+				qir_value *x, qir_node *before);
 
 /* fold.c: folds t's activation rotation into the producer of t->act
  * (1: done, why names the producer; 0: not possible, why says why;
  * -1: error, reported). */
 int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len);
+/* 1 when every consumer of x but t->node is a target rotated with t's
+ * block and x is no graph output; else 0 with why. */
+int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
+		       char *why, size_t len);
 
 /* quantizer.c: decides whether rotating t->w lowers its reconstruction
  * error in cfg->quantizer's format: 1 rotate, 0 leave (t->why says the

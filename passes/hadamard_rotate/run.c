@@ -122,6 +122,34 @@ static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
 	return 0;
 }
 
+/* A = DQ(Q(x)): x R goes in front of the Q, shared by every consumer of
+ * the DQ (all of them must be rotated alike). */
+static qir_value *before_quant(struct hr_cfg *cfg, struct hr_target *t,
+			       char *how, size_t len)
+{
+	char key[600], why[200];
+	qir_value *xr;
+
+	if (!hr_consumers_agree(cfg, t, t->act, why, sizeof(why))) {
+		t->skip = "skipped (quantized activation)";
+		snprintf(t->why, sizeof(t->why), "%s", why);
+		return NULL;
+	}
+	xr = hr_rotate_activation(cfg, t, t->quant->inputs[0], t->quant);
+	if (!xr)
+		return NULL;
+	qir_node_set_input(t->quant, 0, xr);
+	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
+	if (hr_memo_put(&cfg->memo, key, t->act)) {
+		qopt_error(cfg->ctx, "out of memory");
+		return NULL;
+	}
+	qopt_stat_add(cfg->ctx, "rotations online", 1);
+	snprintf(how, len, "rotated online before QuantizeLinear '%s'",
+		 t->quant->name);
+	return t->act;
+}
+
 /* t's activation, rotated: already (shared), folded into its producer,
  * or online; how says which. NULL on error (reported). */
 static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
@@ -137,6 +165,8 @@ static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
 		snprintf(how, len, "already rotated for another consumer");
 		return a;
 	}
+	if (t->quant)
+		return before_quant(cfg, t, how, len);
 	if (cfg->fold && cfg->quantizer == HR_Q_NONE) {
 		rc = hr_fold(cfg, t, why, sizeof(why));
 		if (rc < 0)
@@ -152,7 +182,7 @@ static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
 	}
 	qopt_stat_add(cfg->ctx, "rotations online", 1);
 	snprintf(how, len, "rotated online (not folded: %s)", why);
-	return hr_rotate_activation(cfg, t);
+	return hr_rotate_activation(cfg, t, t->act, t->node);
 }
 
 static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
@@ -170,6 +200,8 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 		return report_skip(cfg, t);
 	}
 	a = activation(cfg, t, how, sizeof(how));
+	if (!a && t->skip)
+		return report_skip(cfg, t);
 	w = a ? hr_rotate_weight(cfg, t) : NULL;
 	if (!w)
 		return -1;
