@@ -138,7 +138,7 @@ for f in rot nofold; do
 	if [ $f = rot ]; then
 		grep -q "activation 'a1' rotation folded into MatMul 'l1'" "$work/out" &&
 		grep -q "activation 'a2' rotation folded into Gemm 'l2'" "$work/out" &&
-		grep -q "'r3' comes from Relu 'relu' (not linear along K)" "$work/out" &&
+		grep -q "'r3' comes from Relu 'relu' (not linear along K" "$work/out" &&
 		grep -q '2 rotations online, 4 weights rotated, 2 rotations folded' "$work/out"
 		check $? "chain: folded into MatMul + Add bias and Gemm + bias, online at the input and after the Relu"
 	else
@@ -159,6 +159,25 @@ check $? "decoder: the rotation of o = P @ V folds through attention into v_proj
 	-o "$work/dec96-nf.onnx" >"$work/log" 2>&1
 check $? "decoder D=96, fold = no: qopt runs"
 same_in_ort "$work/dec96.onnx" "$work/dec96-nf.onnx" "decoder D=96, fold = no"
+
+# multi-head attention: o_proj's rotation folds through the head merge,
+# P @ V and the head split into v_proj when the block divides the head
+# size (16), and stays online when it does not (64)
+"$py" "$models" mha "$work/mha.onnx" 64 4
+for bs in 16 64; do
+	ini mha$bs "[hadamard-rotate]\nmin_size = 0\nblock_size = $bs\ninclude = o_proj"
+	"$QOPT" -p "$work/mha$bs.ini" "$work/mha.onnx" -o "$work/mha-$bs.onnx" \
+		>"$work/out" 2>&1
+	cp "$work/out" "$work/log"
+	if [ $bs = 16 ]; then
+		grep -q "activation 'o' rotation folded into MatMul 'v_proj'" "$work/out"
+		check $? "multi-head attention, block 16 (head size 16): folded into v_proj"
+	else
+		grep -q "activation 'o' rotated online (not folded: 'o' comes from Reshape" "$work/out"
+		check $? "multi-head attention, block 64 > head size: online, with the reason"
+	fi
+	same_in_ort "$work/mha.onnx" "$work/mha-$bs.onnx" "multi-head attention, block $bs"
+done
 
 # twice: the second run changes nothing and says why
 "$QOPT" --stats -p "$work/rot.ini" "$work/dec64-r.onnx" \
