@@ -546,6 +546,75 @@ QKI_512 static void qki_out512(int dtype, unsigned char *dst, const float *t,
 	else
 		QKI_OUT512(QKI_ST_BF16);
 }
+
+/* The last r stages (stride s floats, s % 16 == 0) fused with the
+ * scaled, rounded store: the values go from registers to dst. */
+#define QKI_LASTPASS(STORE, R)                                            \
+	for (size_t base = 0; base < n; base += s << (R))                 \
+		for (size_t f = base; f < base + s; f += 16) {            \
+			__m512 a[8];                                      \
+                                                                          \
+			a[0] = _mm512_loadu_ps(t + f);                    \
+			a[1] = _mm512_loadu_ps(t + f + s);                \
+			if ((R) >= 2) {                                   \
+				a[2] = _mm512_loadu_ps(t + f + 2 * s);    \
+				a[3] = _mm512_loadu_ps(t + f + 3 * s);    \
+			}                                                 \
+			if ((R) == 3) {                                   \
+				a[4] = _mm512_loadu_ps(t + f + 4 * s);    \
+				a[5] = _mm512_loadu_ps(t + f + 5 * s);    \
+				a[6] = _mm512_loadu_ps(t + f + 6 * s);    \
+				a[7] = _mm512_loadu_ps(t + f + 7 * s);    \
+				QKI_R8(a);                                \
+			} else if ((R) == 2) {                            \
+				QKI_R4(a);                                \
+			} else {                                          \
+				QKI_BF512(a[0], a[1]);                    \
+			}                                                 \
+			STORE(f, qki_sc512(a[0], sc));                    \
+			STORE(f + s, qki_sc512(a[1], sc));                \
+			if ((R) >= 2) {                                   \
+				STORE(f + 2 * s, qki_sc512(a[2], sc));    \
+				STORE(f + 3 * s, qki_sc512(a[3], sc));    \
+			}                                                 \
+			if ((R) == 3) {                                   \
+				STORE(f + 4 * s, qki_sc512(a[4], sc));    \
+				STORE(f + 5 * s, qki_sc512(a[5], sc));    \
+				STORE(f + 6 * s, qki_sc512(a[6], sc));    \
+				STORE(f + 7 * s, qki_sc512(a[7], sc));    \
+			}                                                 \
+		}
+
+QKI_512 static inline __m512 qki_sc512(__m512 v, __m512 sc)
+{
+	const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(QK_NAN_BITS));
+	__m512 y = _mm512_mul_ps(v, sc);
+
+	return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), qnan);
+}
+
+#define QKI_LAST_R(STORE)                                                 \
+	do {                                                              \
+		if (r == 3)                                               \
+			QKI_LASTPASS(STORE, 3)                            \
+		else if (r == 2)                                          \
+			QKI_LASTPASS(STORE, 2)                            \
+		else                                                      \
+			QKI_LASTPASS(STORE, 1)                            \
+	} while (0)
+
+QKI_512 static void qki_last512(int dtype, unsigned char *dst, const float *t,
+				size_t n, size_t s, int r, float scale)
+{
+	const __m512 sc = _mm512_set1_ps(scale);
+
+	if (dtype == QK_T_FLOAT)
+		QKI_LAST_R(QKI_ST_F32);
+	else if (dtype == QK_T_FLOAT16)
+		QKI_LAST_R(QKI_ST_F16);
+	else
+		QKI_LAST_R(QKI_ST_BF16);
+}
 #endif
 
 /* dst[i..i+n) = t[0..n) times scale, NaN canonical, rounded once to
@@ -664,6 +733,23 @@ static void qki_had_rows(const struct qki_had *a, size_t u, float *t)
 	if (cnt > a->rows_per)
 		cnt = a->rows_per;
 	lo = qki_in(a->dtype, a->x, rb * a->b, cnt * a->b, a->b, t);
+#if QKI_HAVE_F16C
+	/* whole blocks in L1, at least one stage left with 16-float
+	 * strides: the last (up to three) stages go straight to x */
+	if (a->b <= QKI_HL1 && lo >= 16 && lo < a->b && qki_have_avx512()) {
+		size_t n = cnt * a->b, h = lo;
+		int left = 0, r;
+
+		while (h < a->b)
+			h <<= 1, left++;
+		r = left % 3 ? left % 3 : 3;
+		qki_stages(t, n, 1, lo, a->b >> r);
+		qki_last512(a->dtype, (unsigned char *)a->x +
+			    rb * a->b * qki_dtype_size(a->dtype), t, n,
+			    a->b >> r, r, a->scale);
+		return;
+	}
+#endif
 	qki_fwht(t, cnt * a->b, a->b, 1, lo);
 	qki_out(a->dtype, a->x, rb * a->b, cnt * a->b, t, a->scale);
 }
