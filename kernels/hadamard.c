@@ -11,15 +11,17 @@
  * without changing a bit. kernels/cuda-hadamard.cu computes the same
  * stages in the same order, so both agree bit for bit.
  *
- * Speed (issue 13: memory bound, one pass over memory): work is loaded
- * into an FP32 buffer (FLOAT16 and BFLOAT16 converted exactly), all
- * stages run there, and the result is scaled, rounded once to the
- * element type and stored. Inside the buffer the stages are cache
- * blocked: those that stay within QKI_HL1 floats run chunk by chunk in
- * the L1 cache, the rest (b > QKI_HL1) over the whole block, which is
- * at most 128 KiB and stays in L2. Stages are fused three at a time
- * (eight vectors in registers); stages 1, 2 and 4 of a contiguous row
- * are lane shuffles inside one 8-float vector.
+ * Speed (memory bound, one pass over memory): work is loaded into an
+ * FP32 buffer (FLOAT16 and BFLOAT16 converted exactly), all stages run
+ * there, and the result is scaled, rounded once to the element type and
+ * stored. Inside the buffer the stages are cache blocked: those that
+ * stay within QKI_HL1 floats run chunk by chunk in the L1 cache, the
+ * rest (b > QKI_HL1) over the whole block, which stays in L2 up to
+ * b = 65536. Stages are fused three at a time (eight vectors in
+ * registers). For rows, the first stages are done while loading (lane
+ * shuffles inside a vector for h < 16, butterflies between the loaded
+ * vectors for 16 and 32 on AVX-512), and on AVX-512 the last ones while
+ * storing.
  *
  * Layouts: inner == 1 transforms rows, several whole row blocks per
  * buffer. inner > 1 gathers b rows of up to QKI_HCOLS inner columns
