@@ -735,6 +735,18 @@ static void qki_had_rows(const struct qki_had *a, size_t u, float *t)
 	if (cnt > a->rows_per)
 		cnt = a->rows_per;
 	lo = qki_in(a->dtype, a->x, rb * a->b, cnt * a->b, a->b, t);
+	/* The stages below touch no memory outside the buffer: meanwhile
+	 * the next unit's bytes come in (toward L2), instead of the core
+	 * waiting for them after its last store. */
+	if (rb + cnt < a->nrb) {
+		size_t sz = qki_dtype_size(a->dtype);
+		size_t nx = a->nrb - rb - cnt < a->rows_per ?
+				    a->nrb - rb - cnt : a->rows_per;
+		const char *p = (const char *)a->x + (rb + cnt) * a->b * sz;
+
+		for (size_t l = 0; l < nx * a->b * sz; l += 64)
+			__builtin_prefetch(p + l, 0, 1);
+	}
 #if QKI_HAVE_F16C
 	/* whole blocks in L1, at least one stage left with 16-float
 	 * strides: the last (up to three) stages go straight to x */
