@@ -45,9 +45,9 @@ struct hr_cfg {
 	char *record;		/* entries this run adds (owned) */
 	size_t record_len;
 	struct hr_memo memo;
-	/* totals over weights the quantizer judged (relative L2 error
-	 * squared, weighted by the weight's squared norm) */
-	double q_err_plain, q_err_rot, q_norm;
+	/* over weights the quantizer judged: sums of squared errors
+	 * unrotated and as finally stored, and of squared norms */
+	double q_sum_plain, q_sum_rot, q_norm;
 };
 
 /* One MatMul/Gemm the pass may rotate. */
@@ -62,6 +62,9 @@ struct hr_target {
 	size_t block;
 	qir_node *quant;	/* A = DQ(Q(x)): the QuantizeLinear whose input
 				 * gets the rotation, else NULL */
+	int judged;		/* the quantizer computed q_e0, q_e1 */
+	double q_e0, q_e1, q_nn;	/* squared errors unrotated, rotated;
+					 * squared norm */
 	const char *skip;	/* counter when skipped */
 	char why[256];
 };

@@ -4,6 +4,7 @@
  * target (weight offline, activation online), the exactly-once record
  * and the report.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,11 @@ static qir_value *before_quant(struct hr_cfg *cfg, struct hr_target *t,
 	char key[600], why[200];
 	qir_value *xr;
 
-	if (!hr_consumers_agree(cfg, t, t->act, why, sizeof(why))) {
+	if (cfg->quantizer != HR_Q_NONE && t->act->nuses > 1)
+		snprintf(why, sizeof(why), "'%s' has other readers and the "
+			 "quantizer may leave them unrotated", t->act->name);
+	if ((cfg->quantizer != HR_Q_NONE && t->act->nuses > 1) ||
+	    !hr_consumers_agree(cfg, t, t->act, why, sizeof(why))) {
 		t->skip = "skipped (quantized activation)";
 		snprintf(t->why, sizeof(t->why), "%s", why);
 		return NULL;
@@ -237,6 +242,12 @@ static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
 		rc = rotate(cfg, &t, changed);
 	else if (rc == 0 && t.skip)
 		rc = report_skip(cfg, &t);
+	if (rc == 0 && t.judged) {
+		/* what is finally stored: rotated unless skipped */
+		cfg->q_sum_plain += t.q_e0;
+		cfg->q_sum_rot += t.skip ? t.q_e0 : t.q_e1;
+		cfg->q_norm += t.q_nn;
+	}
 	hr_target_release(&t);
 	return rc;
 }
@@ -262,15 +273,18 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		goto out;
 	}
 	if (cfg.quantizer != HR_Q_NONE && cfg.q_norm > 0) {
+		double plain = sqrt(cfg.q_sum_plain / cfg.q_norm);
+		double rot = sqrt(cfg.q_sum_rot / cfg.q_norm);
+
 		qopt_info(ctx, "%s reconstruction error over the judged "
-			  "weights: %.4g unrotated, %.4g with the chosen "
-			  "rotations", cfg.quantizer == HR_Q_NVFP4 ? "NVFP4" :
-			  "FP8", cfg.q_err_plain, cfg.q_err_rot);
+			  "weights: %.4g unrotated, %.4g as stored",
+			  cfg.quantizer == HR_Q_NVFP4 ? "NVFP4" : "FP8", plain,
+			  rot);
 		/* counters are integers: parts per million */
 		qopt_stat_add(ctx, "ppm total error unrotated",
-			      (int64_t)(cfg.q_err_plain * 1e6 + 0.5));
+			      (int64_t)(plain * 1e6 + 0.5));
 		qopt_stat_add(ctx, "ppm total error as rotated",
-			      (int64_t)(cfg.q_err_rot * 1e6 + 0.5));
+			      (int64_t)(rot * 1e6 + 0.5));
 	}
 	rc = unmatched_globs(&cfg);
 out:
