@@ -217,6 +217,7 @@ static int rotate_input(struct hr_cfg *cfg, qir_node *n, int slot, int axis,
 		qir_tensor_free(c);
 		return -1;
 	}
+	hr_spill(cfg, c);
 	qir_node_set_input(n, (size_t)slot, nv);
 	if (!v->nuses && v->init && !v->is_output && !v->producer)
 		(void)qir_graph_remove_initializer(v->graph, v, NULL);

@@ -45,6 +45,7 @@ struct hr_cfg {
 	char *record;		/* entries this run adds (owned) */
 	size_t record_len;
 	struct hr_memo memo;
+	int spill_failed;	/* warned once; results stay in memory */
 	/* over weights the quantizer judged: sums of squared errors
 	 * unrotated and as finally stored, and of squared norms */
 	double q_sum_plain, q_sum_rot, q_norm;
@@ -109,6 +110,10 @@ int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len);
  * block and x is no graph output; else 0 with why. */
 int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
 		       char *why, size_t len);
+
+/* Moves a rotated tensor's bytes to the spill file (big models keep
+ * their resident set near one weight); a failure only warns, once. */
+void hr_spill(struct hr_cfg *cfg, qir_tensor *t);
 
 /* quantizer.c: decides whether rotating t->w lowers its reconstruction
  * error in cfg->quantizer's format: 1 rotate, 0 leave (t->why says the
