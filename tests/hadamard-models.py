@@ -18,6 +18,7 @@ hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
   mha PATH D H             multi-head attention: v_proj -> Reshape [1,8,H,D/H]
                            -> Transpose -> P @ V -> Transpose -> Reshape
                            [1,8,D] -> o_proj
+  half PATH K              one FLOAT16 MatMul [K, 32]
   exporter PATH K          x @ (H_K / sqrt K) baked in as a constant,
                            then a MatMul by a weight (an exporter's form)
   check ORIG NEW W AXIS B  the rotated weight in NEW equals R W along
@@ -194,6 +195,13 @@ def mha(path, d, heads):
     onnx.save(m, path)
 
 
+def half(path, k):
+    save([h.make_node("MatMul", ["x", "W"], ["y"], name="fc")],
+         [h.make_tensor_value_info("x", T.FLOAT16, [4, k])],
+         [h.make_tensor_value_info("y", T.FLOAT16, [4, 32])],
+         [nh.from_array(w(k, 32).astype(np.float16), "W")], path)
+
+
 def sylvester(b):
     m = np.ones((1, 1))
     while m.shape[0] < b:
@@ -289,6 +297,8 @@ elif cmd == "inits":
     print(" ".join(sorted(inits(sys.argv[2]))))
 elif cmd == "mha":
     mha(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+elif cmd == "half":
+    half(sys.argv[2], int(sys.argv[3]))
 elif cmd == "exporter":
     exporter(sys.argv[2], int(sys.argv[3]))
 elif cmd == "check":

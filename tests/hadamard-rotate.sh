@@ -179,6 +179,17 @@ for bs in 16 64; do
 	same_in_ort "$work/mha.onnx" "$work/mha-$bs.onnx" "multi-head attention, block $bs"
 done
 
+# FLOAT16: weight rotated in FP32 and rounded once, FLOAT16 constants
+"$py" "$models" half "$work/h16.onnx" 512
+"$QOPT" -q -p "$work/rot.ini" "$work/h16.onnx" -o "$work/h16-r.onnx" \
+	>"$work/log" 2>&1
+check $? "FLOAT16 MatMul (K 512, two-factor rotation): qopt runs"
+if [ -z "$ort" ]; then
+	qopt_node "$top_srcdir/tests/ort/run-compare.js" --rtol 1e-2 \
+		--atol 1e-2 "$work/h16.onnx" "$work/h16-r.onnx" >"$work/log" 2>&1
+	check $? "FLOAT16 MatMul: ORT outputs agree within FLOAT16 rounding (1e-2)"
+fi
+
 # twice: the second run changes nothing and says why
 "$QOPT" --stats -p "$work/rot.ini" "$work/dec64-r.onnx" \
 	-o "$work/dec64-rr.onnx" >"$work/out" 2>&1
