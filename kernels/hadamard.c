@@ -415,26 +415,26 @@ static int qki_have_avx512(void)
 	return v;
 }
 
+/* Stages 1, 2, 4, 8 of 16 lanes: v <- p + s * v with p the partner
+ * lanes and s = -1 on the second lane of each pair. s * v is exact, so
+ * the fused multiply-add rounds p + (-v) = p - v (or p + v) once, as
+ * the butterfly's subtraction (or addition) does: the same bits (a NaN
+ * may differ in payload; it becomes the canonical NaN at the end). */
 QKI_512 static inline __m512 qki_lanes512(__m512 v)
 {
-	const __m512i m1 = _mm512_set_epi32(QKI_S, 0, QKI_S, 0, QKI_S, 0,
-					    QKI_S, 0, QKI_S, 0, QKI_S, 0,
-					    QKI_S, 0, QKI_S, 0);
-	const __m512i m2 = _mm512_set_epi32(QKI_S, QKI_S, 0, 0, QKI_S, QKI_S,
-					    0, 0, QKI_S, QKI_S, 0, 0, QKI_S,
-					    QKI_S, 0, 0);
-	const __m512i m4 = _mm512_set_epi32(QKI_S, QKI_S, QKI_S, QKI_S, 0, 0,
-					    0, 0, QKI_S, QKI_S, QKI_S, QKI_S,
-					    0, 0, 0, 0);
-	const __m512i m8 = _mm512_set_epi32(QKI_S, QKI_S, QKI_S, QKI_S, QKI_S,
-					    QKI_S, QKI_S, QKI_S, 0, 0, 0, 0,
-					    0, 0, 0, 0);
-#define QKI_X(v, m) _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), (m)))
-	v = _mm512_add_ps(_mm512_permute_ps(v, 0xb1), QKI_X(v, m1));
-	v = _mm512_add_ps(_mm512_permute_ps(v, 0x4e), QKI_X(v, m2));
-	v = _mm512_add_ps(_mm512_shuffle_f32x4(v, v, 0xb1), QKI_X(v, m4));
-	v = _mm512_add_ps(_mm512_shuffle_f32x4(v, v, 0x4e), QKI_X(v, m8));
-#undef QKI_X
+	const __m512 s1 = _mm512_set_ps(-1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1,
+					1, -1, 1, -1, 1);
+	const __m512 s2 = _mm512_set_ps(-1, -1, 1, 1, -1, -1, 1, 1, -1, -1, 1,
+					1, -1, -1, 1, 1);
+	const __m512 s4 = _mm512_set_ps(-1, -1, -1, -1, 1, 1, 1, 1, -1, -1,
+					-1, -1, 1, 1, 1, 1);
+	const __m512 s8 = _mm512_set_ps(-1, -1, -1, -1, -1, -1, -1, -1, 1, 1,
+					1, 1, 1, 1, 1, 1);
+
+	v = _mm512_fmadd_ps(v, s1, _mm512_permute_ps(v, 0xb1));
+	v = _mm512_fmadd_ps(v, s2, _mm512_permute_ps(v, 0x4e));
+	v = _mm512_fmadd_ps(v, s4, _mm512_shuffle_f32x4(v, v, 0xb1));
+	v = _mm512_fmadd_ps(v, s8, _mm512_shuffle_f32x4(v, v, 0x4e));
 	return v;
 }
 
@@ -470,6 +470,24 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 			_mm512_storeu_ps(t + j + 48, v3);                 \
 		}                                                         \
 	} while (0)
+/* 256 floats per step for blocks of 256 and more: stages 1 .. 128 all
+ * in registers (sixteen vectors; stage h pairs vectors h/16 apart). */
+#define QKI_UNROLL _Pragma("GCC unroll 16")
+#define QKI_IN512_256(LOAD)                                               \
+	do {                                                              \
+		for (size_t j = 0; j < n; j += 256) {                     \
+			__m512 v[16];                                     \
+                                                                          \
+			QKI_UNROLL for (int k = 0; k < 16; k++)           \
+				v[k] = qki_lanes512(LOAD(j + 16 * k));    \
+			QKI_UNROLL for (int d = 1; d < 16; d <<= 1)       \
+				QKI_UNROLL for (int k = 0; k < 16; k++)   \
+					if (!(k & d))                     \
+						QKI_BF512(v[k], v[k + d]); \
+			QKI_UNROLL for (int k = 0; k < 16; k++)           \
+				_mm512_storeu_ps(t + j + 16 * k, v[k]);   \
+		}                                                         \
+	} while (0)
 #define QKI_LD_F32(j) _mm512_loadu_ps(src + 4 * (j))
 #define QKI_LD_F16(j) \
 	_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + 2 * (j))))
@@ -481,6 +499,15 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 QKI_512 static size_t qki_in512(int dtype, const unsigned char *src,
 				float *t, size_t n, size_t b)
 {
+	if (b >= 256 && n % 256 == 0) {
+		if (dtype == QK_T_FLOAT)
+			QKI_IN512_256(QKI_LD_F32);
+		else if (dtype == QK_T_FLOAT16)
+			QKI_IN512_256(QKI_LD_F16);
+		else
+			QKI_IN512_256(QKI_LD_BF16);
+		return 256;
+	}
 	if (dtype == QK_T_FLOAT)
 		QKI_IN512(QKI_LD_F32);
 	else if (dtype == QK_T_FLOAT16)
