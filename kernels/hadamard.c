@@ -775,14 +775,19 @@ static void qki_had_rows(const struct qki_had *a, size_t u, float *t)
 			__builtin_prefetch(p + l, 0, 1);
 	}
 #if QKI_HAVE_F16C
-	/* whole blocks in L1, at least one stage left with 16-float
-	 * strides: the last (up to three) stages go straight to x */
-	if (a->b <= QKI_HL1 && lo >= 16 && lo < a->b && qki_have_avx512()) {
-		size_t n = cnt * a->b, h = lo;
+	/* at least one stage left with 16-float strides: the last (up
+	 * to three) stages go straight to x */
+	if (lo >= 16 && lo < a->b && qki_have_avx512()) {
+		size_t n = cnt * a->b, c = a->b < QKI_HL1 ? a->b : QKI_HL1, h;
 		int left = 0, r;
 
-		while (h < a->b)
-			h <<= 1, left++;
+		/* blocks larger than a chunk: the stages inside a chunk
+		 * first, chunk by chunk in L1 */
+		for (size_t off = 0; c < a->b && off < n; off += c)
+			qki_stages(t + off, c, 1, lo, c);
+		lo = c < a->b ? c : lo;
+		for (h = lo; h < a->b; h <<= 1)
+			left++;
 		r = left % 3 ? left % 3 : 3;
 		qki_stages(t, n, 1, lo, a->b >> r);
 		qki_last512(a->dtype, (unsigned char *)a->x +
