@@ -178,7 +178,7 @@ static int act_ok(struct hr_target *t)
 			    qir_dtype_name(t->w->dtype)), 1;
 	if (a->rank >= 1 && a->dims[a->rank - 1].value >= 0 &&
 	    a->dims[a->rank - 1].value != t->k)
-		return skip(t, "skipped (activation shape unknown)",
+		return skip(t, "skipped (activation shape mismatch)",
 			    "A '%s' ends in %lld, K is %lld", a->name,
 			    (long long)a->dims[a->rank - 1].value,
 			    (long long)t->k), 1;
