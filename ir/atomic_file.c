@@ -4,7 +4,7 @@
  * final rename is atomic), fsync'd, then renamed over the target.
  * Only a regular file (or a symlink, which is replaced, never
  * followed) is ever renamed over; temporary files still open are
- * listed for a signal handler to remove (qir__atomic_cleanup).
+ * listed for a signal handler to remove (ir_atomic_cleanup).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include "onnx_io.h"
 
-int qir__write_all(int fd, const void *buf, size_t len)
+int ir_write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
@@ -40,7 +40,7 @@ int qir__write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Temporary files being written, for qir__atomic_cleanup (a signal
+/* Temporary files being written, for ir_atomic_cleanup (a signal
  * handler): a slot holds the path from creation until the file is
  * renamed or removed. Slots are claimed under a lock-free exchange so
  * a handler never sees a half-written entry. */
@@ -71,7 +71,7 @@ static void live_del(const char *path)
 	}
 }
 
-void qir__atomic_cleanup(void)
+void ir_atomic_cleanup(void)
 {
 	int saved = errno;
 
@@ -84,7 +84,7 @@ void qir__atomic_cleanup(void)
 	errno = saved;
 }
 
-const char *qir__file_kind(mode_t mode)
+const char *ir_file_kind(mode_t mode)
 {
 	if (S_ISREG(mode))
 		return "a regular file";
@@ -118,7 +118,7 @@ static int target_ok(const char *path, qir_error *err)
 		return 0;
 	return qir_fail(err, QIR_EUSAGE,
 			"cannot write '%s': it is %s; qopt only replaces regular files",
-			path, qir__file_kind(st.st_mode));
+			path, ir_file_kind(st.st_mode));
 }
 
 /* dir/.NAME.XXXXXX: NAME cut so the whole stays within NAME_MAX, so any
@@ -173,7 +173,7 @@ static int create_tmp(char *path)
 	return -1;
 }
 
-void qir__stops_hold(sigset_t *old)
+void ir_stops_hold(sigset_t *old)
 {
 	sigset_t stops;
 
@@ -184,7 +184,7 @@ void qir__stops_hold(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &stops, old);
 }
 
-void qir__stops_release(const sigset_t *old)
+void ir_stops_release(const sigset_t *old)
 {
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
@@ -197,17 +197,17 @@ static int create_tmp_listed(char *path)
 	sigset_t old;
 	int fd, e;
 
-	qir__stops_hold(&old);
+	ir_stops_hold(&old);
 	fd = create_tmp(path);
 	e = errno;
 	if (fd >= 0)
 		live_add(path);
-	qir__stops_release(&old);
+	ir_stops_release(&old);
 	errno = e;
 	return fd;
 }
 
-int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
+int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
 		     qir_error *err)
 {
 	struct stat st;
@@ -243,7 +243,7 @@ int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
 	return 0;
 }
 
-int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err)
+int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err)
 {
 	if (fsync(f->fd) == 0)
 		return 0;
@@ -252,7 +252,7 @@ int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err)
 	return -1;
 }
 
-int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err)
+int ir_atomic_commit(struct qir_atomic_file *f, qir_error *err)
 {
 	int e;
 
@@ -264,7 +264,7 @@ int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err)
 	}
 	f->fd = -1;
 	if (target_ok(f->final_path, err) < 0) {
-		qir__atomic_abort(f);
+		ir_atomic_abort(f);
 		return -1;
 	}
 	if (rename(f->tmp_path, f->final_path) < 0)
@@ -278,11 +278,11 @@ fail:
 	e = errno;
 	qir_fail(err, QIR_EIO, "cannot write '%s': %s", f->final_path,
 		 strerror(e));
-	qir__atomic_abort(f);
+	ir_atomic_abort(f);
 	return -1;
 }
 
-void qir__atomic_abort(struct qir_atomic_file *f)
+void ir_atomic_abort(struct qir_atomic_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
@@ -297,7 +297,7 @@ void qir__atomic_abort(struct qir_atomic_file *f)
 	f->final_path = NULL;
 }
 
-int qir__dir_lock(const char *dir, qir_error *err)
+int ir_dir_lock(const char *dir, qir_error *err)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -320,7 +320,7 @@ int qir__dir_lock(const char *dir, qir_error *err)
 	return fd;
 }
 
-void qir__dir_unlock(int fd)
+void ir_dir_unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd);	/* releases the flock */

@@ -22,41 +22,41 @@ struct qir_atomic_file {
  * umask, as a plain creat would give). Fails (QIR_EUSAGE, naming the
  * kind) when final_path exists and is neither a regular file nor a
  * symlink; the commit checks again. */
-int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
+int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
 		     qir_error *err);
 /* fsync only: lets a caller make two files durable before renaming
  * either. */
-int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err);
+int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err);
 /* fsync, close, rename over final_path. */
-int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err);
+int ir_atomic_commit(struct qir_atomic_file *f, qir_error *err);
 /* Closes and unlinks the temporary file unless committed; frees. */
-void qir__atomic_abort(struct qir_atomic_file *f);
+void ir_atomic_abort(struct qir_atomic_file *f);
 /* Two runs writing one output: each takes an exclusive flock on the
  * output's folder around its renames, so the model and its data file
  * always come from the same run. Blocks while another holds it. The
  * descriptor (>= 0), -2 where the file system has no locks, or -1
  * with err set. */
-int qir__dir_lock(const char *dir, qir_error *err);
-void qir__dir_unlock(int fd);
+int ir_dir_lock(const char *dir, qir_error *err);
+void ir_dir_unlock(int fd);
 /* Holds SIGINT, SIGTERM and SIGHUP back (old receives the previous
- * mask) until qir__stops_release: around steps a stop must not split,
+ * mask) until ir_stops_release: around steps a stop must not split,
  * such as committing a model and its data file. */
-void qir__stops_hold(sigset_t *old);
-void qir__stops_release(const sigset_t *old);
+void ir_stops_hold(sigset_t *old);
+void ir_stops_release(const sigset_t *old);
 /* Unlinks every temporary file still open; async-signal-safe. */
-void qir__atomic_cleanup(void);
+void ir_atomic_cleanup(void);
 /* "a FIFO", "a character device", ... for messages. */
-const char *qir__file_kind(mode_t mode);
+const char *ir_file_kind(mode_t mode);
 /* ---- ir/open_regular.c: inputs ---------------------------------- */
 
 /* Opens path read-only if it is a regular file (checked before the
  * open, so a FIFO never blocks; flags may add O_NOFOLLOW). -1 with
  * *kind naming what it is instead ("a FIFO", ...), or with *kind NULL
  * and errno set. */
-int qir__open_regular(const char *path, int flags, struct stat *st,
+int ir_open_regular(const char *path, int flags, struct stat *st,
 		      const char **kind);
 
 /* Writes all of buf (retrying short writes). */
-int qir__write_all(int fd, const void *buf, size_t len);
+int ir_write_all(int fd, const void *buf, size_t len);
 
 #endif /* QOPT_IR_ATOMIC_FILE_H */

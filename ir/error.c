@@ -6,7 +6,7 @@
 #include <string.h>
 #include "internal.h"
 
-size_t qir__utf8_shown(const char *s)
+size_t ir_utf8_shown(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	unsigned cp;
@@ -38,7 +38,7 @@ size_t qir__utf8_shown(const char *s)
 	return n;
 }
 
-size_t qir__escape_ctl(char *dst, size_t cap, const char *src)
+size_t ir_escape_ctl(char *dst, size_t cap, const char *src)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t n = 0;
@@ -46,7 +46,7 @@ size_t qir__escape_ctl(char *dst, size_t cap, const char *src)
 	if (!cap)
 		return 0;
 	while (*src) {
-		size_t k = qir__utf8_shown(src);
+		size_t k = ir_utf8_shown(src);
 
 		if (!k) {
 			unsigned char ch = (unsigned char)*src++;
@@ -82,11 +82,11 @@ int qir_fail(qir_error *err, int code, const char *fmt, ...)
 	va_end(ap);
 	/* Messages are one line: a name holding ESC or a newline (from
 	 * the file) is shown escaped, not passed to the terminal. */
-	qir__escape_ctl(err->msg, sizeof(err->msg), raw);
+	ir_escape_ctl(err->msg, sizeof(err->msg), raw);
 	return -1;
 }
 
 size_t qir_escape_text(char *dst, size_t cap, const char *src)
 {
-	return qir__escape_ctl(dst, cap, src);
+	return ir_escape_ctl(dst, cap, src);
 }

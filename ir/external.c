@@ -5,7 +5,7 @@
  * spelling (relative, no "..") and by what it resolves to (symlinks):
  * ONNX runtimes had path-traversal CVEs here (CVE-2022-25882,
  * CVE-2024-27318). Tensors in one file share one qir_mapping,
- * registered in the model and mapped lazily (qir__mapping_open).
+ * registered in the model and mapped lazily (ir_mapping_open).
  *
  * Saving: tensors are appended to one data file at 4096-aligned
  * offsets (so each can be mmap'ed in place), through a temporary file
@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include "onnx_io.h"
 
-int qir__ext_location_ok(const char *loc)
+int ir_ext_location_ok(const char *loc)
 {
 	const char *p = loc;
 
@@ -109,7 +109,7 @@ static int opened_inside(int fd, const char *root)
 	return ok;
 }
 
-qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
+qir_mapping *ir_ext_resolve(struct qir_load_ctx *ctx, const char *what,
 			      const char *location, qir_error *err)
 {
 	const char *root, *kind;
@@ -131,7 +131,7 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 			 what, location);
 		return NULL;
 	}
-	if (!qir__ext_location_ok(location)) {
+	if (!ir_ext_location_ok(location)) {
 		qir_fail(err, QIR_EUNSAFE,
 			 "tensor '%s': external data location '%s' escapes the model's folder",
 			 what, location);
@@ -173,7 +173,7 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 	/* Opened once here, without following a symlink at the last
 	 * component; the file mapped later must be this one (device and
 	 * inode), so a swap after the check is refused. */
-	fd = qir__open_regular(real, O_NOFOLLOW, &st, &kind);
+	fd = ir_open_regular(real, O_NOFOLLOW, &st, &kind);
 	if (fd < 0) {
 		if (kind)
 			qir_fail(err, QIR_EIO,
@@ -212,7 +212,7 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 	return map;
 }
 
-int qir__ext_is_source(qir_model *m, const char *path)
+int ir_ext_is_source(qir_model *m, const char *path)
 {
 	qir_mapping *map;
 	struct stat st;
@@ -225,20 +225,20 @@ int qir__ext_is_source(qir_model *m, const char *path)
 	return 0;
 }
 
-void qir__ext_free_maps(qir_model *m)
+void ir_ext_free_maps(qir_model *m)
 {
 	qir_mapping *map = QIR_MPRIV(m)->maps, *next;
 
 	for (; map; map = next) {
 		next = map->next;
-		qir__mapping_close(map);
+		ir_mapping_close(map);
 		free(map->path);
 		free(map);
 	}
 	QIR_MPRIV(m)->maps = NULL;
 }
 
-void qir__ext_writer_init(struct qir_ext_writer *w, const char *location)
+void ir_ext_writer_init(struct qir_ext_writer *w, const char *location)
 {
 	memset(w, 0, sizeof(*w));
 	w->file.fd = -1;
@@ -254,7 +254,7 @@ static int pad_to(struct qir_ext_writer *w, uint64_t off)
 
 		if (n > sizeof(zeros))
 			n = sizeof(zeros);
-		if (qir__write_all(w->file.fd, zeros, n))
+		if (ir_write_all(w->file.fd, zeros, n))
 			return -1;
 		w->size += n;
 	}
@@ -266,14 +266,14 @@ static int pad_to(struct qir_ext_writer *w, uint64_t off)
 /* Writes len bytes; with from_map, drops each written chunk's pages
  * (clean pages of a private read-only file mapping: they are re-read
  * from the file if touched again, nothing is lost). */
-int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
+int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 
 	while (len) {
 		size_t n = len > QIR_EXT_CHUNK ? QIR_EXT_CHUNK : (size_t)len;
 
-		if (qir__write_all(fd, p, n))
+		if (ir_write_all(fd, p, n))
 			return -1;
 		if (from_map && pg > 0) {
 			uintptr_t lo = ((uintptr_t)p + (uintptr_t)pg - 1) &
@@ -302,12 +302,12 @@ static int copy_sparse(int fd, const uint8_t *data, uint64_t len,
 	struct stat st;
 	uint64_t pos = src_off, end = src_off + len;
 	off_t out;
-	int in = qir__open_regular(src->path, O_NOFOLLOW, &st, &kind);
+	int in = ir_open_regular(src->path, O_NOFOLLOW, &st, &kind);
 
 	if (in < 0 || st.st_dev != src->dev || st.st_ino != src->ino) {
 		if (in >= 0)
 			close(in);
-		return qir__write_streamed(fd, data, len, 1);
+		return ir_write_streamed(fd, data, len, 1);
 	}
 	while (pos < end) {
 		off_t d = lseek(in, (off_t)pos, SEEK_DATA), h;
@@ -316,7 +316,7 @@ static int copy_sparse(int fd, const uint8_t *data, uint64_t len,
 		if (d < 0 && errno != ENXIO) {
 			/* No hole support: copy the rest as it is. */
 			close(in);
-			return qir__write_streamed(fd, data + (pos - src_off),
+			return ir_write_streamed(fd, data + (pos - src_off),
 						   end - pos, 1);
 		}
 		dat = d < 0 || (uint64_t)d > end ? end : (uint64_t)d;
@@ -327,7 +327,7 @@ static int copy_sparse(int fd, const uint8_t *data, uint64_t len,
 			break;
 		h = lseek(in, (off_t)pos, SEEK_HOLE);
 		hol = h < 0 || (uint64_t)h > end ? end : (uint64_t)h;
-		if (qir__write_streamed(fd, data + (pos - src_off), hol - pos, 1))
+		if (ir_write_streamed(fd, data + (pos - src_off), hol - pos, 1))
 			goto fail;
 		pos = hol;
 	}
@@ -340,7 +340,7 @@ fail:
 	return -1;
 }
 
-int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
+int ir_ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
 			const qir_mapping *src, uint64_t src_off,
 			uint64_t *offset, qir_error *err)
@@ -356,7 +356,7 @@ int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 		if (!path)
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
 		snprintf(path, n, "%s/%s", dir, w->location);
-		rc = qir__atomic_open(&w->file, path, err);
+		rc = ir_atomic_open(&w->file, path, err);
 		free(path);
 		if (rc)
 			return -1;
@@ -367,7 +367,7 @@ int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 	else if (src)
 		rc = copy_sparse(w->file.fd, data, len, src, src_off);
 	else
-		rc = qir__write_streamed(w->file.fd, data, len, from_map);
+		rc = ir_write_streamed(w->file.fd, data, len, from_map);
 	if (rc)
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
 				w->file.final_path, strerror(errno));

@@ -23,16 +23,16 @@
  * than QIR_PB_MAX_DEPTH, field number 0 and NUL bytes in string
  * fields, anywhere in the ModelProto at buf. strict: any damage to the
  * wire format fails too (used on what the writer produced). */
-int qir__pb_scan(const uint8_t *buf, size_t len, int strict, qir_error *err);
+int ir_pb_scan(const uint8_t *buf, size_t len, int strict, qir_error *err);
 
 /* ---- ir/onnx_check.c: sizes a TensorProto claims ---------------- */
 
 /* Checks data_type and dims (known type, no negative dim, no
  * overflow) and sets *nbytes / *numel. what names the tensor. */
-int qir__pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
+int ir_pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
 			uint64_t *numel, uint64_t *nbytes, qir_error *err);
 /* Fails unless have == need, with "<field> has N bytes, T needs M". */
-int qir__pb_check_len(const Onnx__TensorProto *tp, const char *what,
+int ir_pb_check_len(const Onnx__TensorProto *tp, const char *what,
 		      const char *field, uint64_t have, uint64_t need,
 		      const char *unit, qir_error *err);
 
@@ -52,9 +52,9 @@ struct qir_load_ctx {
  * the model's shared mapping of its file. */
 /* ir/onnx_sparse.c: every index of a sparse tensor addresses an
  * element of its dense shape. what names it in the message. */
-int qir__sparse_check(const Onnx__SparseTensorProto *sp, const char *what,
+int ir_sparse_check(const Onnx__SparseTensorProto *sp, const char *what,
 		      qir_error *err);
-qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
+qir_tensor *ir_tensor_from_pb(struct qir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 
 /* ---- ir/atomic_file.c: see atomic_file.h ------------------------- */
@@ -63,16 +63,16 @@ qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
 
 /* The shared mapping of location (relative to ctx->dir) after the
  * path-safety checks; registered in the model's priv maps list. */
-qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
+qir_mapping *ir_ext_resolve(struct qir_load_ctx *ctx, const char *what,
 			      const char *location, qir_error *err);
 /* A relative location that stays inside its folder syntactically:
  * not empty, not absolute, no ".." component. */
-int qir__ext_location_ok(const char *location);
-void qir__ext_free_maps(qir_model *m);
+int ir_ext_location_ok(const char *location);
+void ir_ext_free_maps(qir_model *m);
 /* 1 when path is one of the external data files m reads from (renaming
  * a new file over it would leave the source model pointing at bytes of
  * another layout). */
-int qir__ext_is_source(qir_model *m, const char *path);
+int ir_ext_is_source(qir_model *m, const char *path);
 
 /* Data file written on save: appended to at aligned offsets. */
 struct qir_ext_writer {
@@ -83,14 +83,14 @@ struct qir_ext_writer {
 };
 
 /* Opens (on first add) dir/location through a temporary file. */
-void qir__ext_writer_init(struct qir_ext_writer *w, const char *location);
+void ir_ext_writer_init(struct qir_ext_writer *w, const char *location);
 /* Appends len bytes at the next aligned offset; sets *offset. When
  * from_map is set, data lies in a read-only file mapping whose pages are
  * dropped once written, so copying a large external tensor never holds
  * more than one chunk of it in memory. Never set it for heap memory. */
 /* src (may be NULL): the external file data lies in, at src_off; its
  * holes are kept as holes in the copy. */
-int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
+int ir_ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
 			const qir_mapping *src, uint64_t src_off,
 			uint64_t *offset, qir_error *err);
@@ -133,28 +133,28 @@ struct qir_skeleton {
 };
 
 /* Rewrites the ModelProto at src into sk (caller frees with
- * qir__skel_free) with every large raw_data the reader turns into a
+ * ir_skel_free) with every large raw_data the reader turns into a
  * tensor replaced by a token. 0 (sk empty) when there is nothing to
  * replace, or src does not parse cleanly, or memory is short: the
  * caller then unpacks src itself, and protobuf-c reports any error. */
-int qir__skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk);
+int ir_skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk);
 /* After unpacking sk->buf: points each token's raw_data at its payload
  * in src (its original length), freeing the token. -1 when a token
  * does not resolve (the message must then be freed with
- * qir__pb_model_free and src unpacked as is). */
-int qir__skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
+ * ir_pb_model_free and src unpacked as is). */
+int ir_skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
 		      const uint8_t *src);
-void qir__skel_free(struct qir_skeleton *sk);
+void ir_skel_free(struct qir_skeleton *sk);
 /* Frees an unpacked message whose bytes fields may point into
  * [base, base + len) (those are left alone); base may be NULL. */
-void qir__pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len);
+void ir_pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len);
 /* Writes len bytes to fd; with from_map, drops each written chunk's
  * pages (data must lie in a private read-only file mapping). */
-int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map);
+int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map);
 
 /* ---- ir/onnx_read.c ------------------------------------------------ */
 
 /* Model priv release hook: frees the parsed message and the maps. */
-void qir__onnx_release(qir_model *m);
+void ir_onnx_release(qir_model *m);
 
 #endif /* QOPT_IR_ONNX_IO_H */

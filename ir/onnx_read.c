@@ -134,7 +134,7 @@ static qir_value *named_value(qir_graph *g, const char *name,
 			 g->name, what);
 		return NULL;
 	}
-	v = qir__value_get_or_make(g, name);
+	v = ir_value_get_or_make(g, name);
 	if (!v)
 		nomem(err);
 	return v;
@@ -147,7 +147,7 @@ static qir_value *lookup(qir_graph *g, const char *name, qir_error *err)
 {
 	qir_value *v = qir_graph_find_value(g, name);
 
-	if (!v && !(v = qir__value_get_or_make(g, name)))
+	if (!v && !(v = ir_value_get_or_make(g, name)))
 		nomem(err);
 	return v;
 }
@@ -181,10 +181,10 @@ static int read_initializers(struct qir_load_ctx *ctx, qir_graph *g,
 			return qir_fail(err, QIR_EINVALID,
 					"graph '%s': initializer '%s' appears twice",
 					g->name, v->name);
-		t = qir__tensor_from_pb(ctx, tp, err);
+		t = ir_tensor_from_pb(ctx, tp, err);
 		if (!t)
 			return -1;
-		if (qir__array_push(&g->inits, &g->ninits, sizeof(v), &v)) {
+		if (ir_array_push(&g->inits, &g->ninits, sizeof(v), &v)) {
 			qir_tensor_free(t);
 			return nomem(err);
 		}
@@ -290,7 +290,7 @@ static int attr_type(const Onnx__AttributeProto *ap)
 static qir_graph *read_subgraph(struct qir_load_ctx *ctx, qir_node *n,
 				const Onnx__GraphProto *gp, qir_error *err)
 {
-	qir_graph *sg = qir__graph_new(n->graph->model, n->graph, n,
+	qir_graph *sg = ir_graph_new(n->graph->model, n->graph, n,
 				       gp->name ? gp->name : "");
 
 	if (!sg) {
@@ -298,7 +298,7 @@ static qir_graph *read_subgraph(struct qir_load_ctx *ctx, qir_node *n,
 		return NULL;
 	}
 	if (read_graph(ctx, sg, gp, err)) {
-		qir__graph_free(sg);
+		ir_graph_free(sg);
 		return NULL;
 	}
 	return sg;
@@ -354,7 +354,7 @@ static int read_attr_lists(struct qir_load_ctx *ctx, qir_node *n,
 		if (!a->tensors)
 			return nomem(err);
 		for (; a->n < ap->n_tensors; a->n++) {
-			a->tensors[a->n] = qir__tensor_from_pb(ctx,
+			a->tensors[a->n] = ir_tensor_from_pb(ctx,
 							       ap->tensors[a->n], err);
 			if (!a->tensors[a->n])
 				return -1;
@@ -373,7 +373,7 @@ static int read_attr_lists(struct qir_load_ctx *ctx, qir_node *n,
 		return 0;
 	case QIR_ATTR_SPARSE_TENSORS:
 		for (size_t i = 0; i < ap->n_sparse_tensors; i++)
-			if (qir__sparse_check(ap->sparse_tensors[i], a->name, err))
+			if (ir_sparse_check(ap->sparse_tensors[i], a->name, err))
 				return -1;
 		return 0;
 	default:
@@ -412,13 +412,13 @@ static int read_attr(struct qir_load_ctx *ctx, qir_node *n, qir_attr *a,
 			return qir_fail(err, QIR_EINVALID,
 					"attribute '%s': type TENSOR without a tensor",
 					a->name);
-		a->t = qir__tensor_from_pb(ctx, ap->t, err);
+		a->t = ir_tensor_from_pb(ctx, ap->t, err);
 		return a->t ? 0 : -1;
 	case QIR_ATTR_SPARSE_TENSOR:
 		/* Kept verbatim whatever it holds; checked when it holds a
 		 * sparse tensor. */
 		if (ap->sparse_tensor &&
-		    qir__sparse_check(ap->sparse_tensor, a->name, err))
+		    ir_sparse_check(ap->sparse_tensor, a->name, err))
 			return -1;
 		return 0;
 	case QIR_ATTR_GRAPH:
@@ -445,7 +445,7 @@ static int add_null_output(qir_node *n, qir_error *err)
 {
 	qir_value *none = NULL;
 
-	if (qir__array_push(&n->outputs, &n->noutputs, sizeof(none), &none))
+	if (ir_array_push(&n->outputs, &n->noutputs, sizeof(none), &none))
 		return nomem(err);
 	return 0;
 }
@@ -502,7 +502,7 @@ static qir_node *read_node_outputs(qir_graph *g, const Onnx__NodeProto *np,
 				return NULL;
 			continue;
 		}
-		v = qir__value_get_or_make(g, name);
+		v = ir_value_get_or_make(g, name);
 		if (!v) {
 			nomem(err);
 			return NULL;
@@ -584,7 +584,7 @@ static int check_sparse_inits(qir_graph *g, const Onnx__GraphProto *gp,
 		snprintf(what, sizeof(what), "'%s' (graph '%s')",
 			 sp->values && sp->values->name ? sp->values->name : "",
 			 g->name);
-		if (qir__sparse_check(sp, what, err))
+		if (ir_sparse_check(sp, what, err))
 			return -1;
 	}
 	return 0;
@@ -626,7 +626,7 @@ static void clear_header(qir_model *m)
 	free(m->domain);
 	m->producer_name = m->producer_version = m->domain = NULL;
 	if (m->graph)
-		qir__graph_free(m->graph);
+		ir_graph_free(m->graph);
 	m->graph = NULL;
 }
 
@@ -667,18 +667,18 @@ static int read_header(qir_model *m, const Onnx__ModelProto *mp,
 	return 0;
 }
 
-void qir__onnx_release(qir_model *m)
+void ir_onnx_release(qir_model *m)
 {
 	struct qir_model_priv *p = QIR_MPRIV(m);
 
-	qir__pb_model_free((Onnx__ModelProto *)p->pb, p->pb_borrow,
+	ir_pb_model_free((Onnx__ModelProto *)p->pb, p->pb_borrow,
 			   p->pb_borrow_len);
 	p->pb = NULL;
 	p->pb_borrow = NULL;
 	if (p->file_addr)
 		munmap((void *)p->file_addr, p->file_size);
 	p->file_addr = NULL;
-	qir__ext_free_maps(m);
+	ir_ext_free_maps(m);
 	free(p->dir);
 	p->dir = NULL;
 }
@@ -758,16 +758,16 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 		qir_fail(err, QIR_EPARSE, "not a valid ONNX model (empty file)");
 		return NULL;
 	}
-	if (qir__pb_scan(buf, len, 0, err))
+	if (ir_pb_scan(buf, len, 0, err))
 		return NULL;
-	if (qir__skel_build(buf, len, &sk)) {
+	if (ir_skel_build(buf, len, &sk)) {
 		mp = onnx__model_proto__unpack(NULL, sk.len, sk.buf);
-		if (mp && qir__skel_resolve(mp, &sk, buf)) {
-			qir__pb_model_free(mp, buf, len);
+		if (mp && ir_skel_resolve(mp, &sk, buf)) {
+			ir_pb_model_free(mp, buf, len);
 			mp = NULL;
 		}
 		*borrows = mp != NULL;
-		qir__skel_free(&sk);
+		ir_skel_free(&sk);
 	}
 	if (!mp)
 		mp = onnx__model_proto__unpack(NULL, len, buf);
@@ -778,7 +778,7 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 		return NULL;
 	}
 	if (!mp->graph) {
-		qir__pb_model_free(mp, buf, len);
+		ir_pb_model_free(mp, buf, len);
 		qir_fail(err, QIR_EPARSE,
 			 "not a valid ONNX model (no graph in %zu bytes)", len);
 		return NULL;
@@ -802,7 +802,7 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 		return -1;
 	m = qir_model_new(mp->has_ir_version ? mp->ir_version : 0, 1, err);
 	if (!m) {
-		qir__pb_model_free(mp, buf, len);
+		ir_pb_model_free(mp, buf, len);
 		return -1;
 	}
 	p = QIR_MPRIV(m);
@@ -811,7 +811,7 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 		p->pb_borrow = buf;
 		p->pb_borrow_len = len;
 	}
-	p->release = qir__onnx_release;
+	p->release = ir_onnx_release;
 	if (dir && !(p->dir = strdup(dir)))
 		goto nomem;
 	ctx.model = m;
@@ -819,7 +819,7 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 	ctx.no_external = no_external;
 	if (read_header(m, mp, err))
 		goto fail;
-	m->graph = qir__graph_new(m, NULL, NULL,
+	m->graph = ir_graph_new(m, NULL, NULL,
 				  mp->graph->name ? mp->graph->name : "");
 	if (!m->graph)
 		goto nomem;
@@ -866,7 +866,7 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 	int fd, rc;
 
 	*out = NULL;
-	fd = qir__open_regular(path, 0, &st, &kind);
+	fd = ir_open_regular(path, 0, &st, &kind);
 	if (fd < 0 && kind)
 		return qir_fail(err, QIR_EIO, "'%s' is %s, not an ONNX model file",
 				path, kind);

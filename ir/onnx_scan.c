@@ -188,7 +188,7 @@ static int scan_msg(struct scan *s, enum msg k, size_t off, size_t end,
 	return 0;
 }
 
-int qir__pb_scan(const uint8_t *buf, size_t len, int strict, qir_error *err)
+int ir_pb_scan(const uint8_t *buf, size_t len, int strict, qir_error *err)
 {
 	struct scan s = { buf, err, strict };
 

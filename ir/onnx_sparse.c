@@ -31,7 +31,7 @@ static uint64_t count_of(const Onnx__TensorProto *ix)
 	       ix->has_raw_data ? ix->raw_data.len / 8 : 0;
 }
 
-int qir__sparse_check(const Onnx__SparseTensorProto *sp, const char *what,
+int ir_sparse_check(const Onnx__SparseTensorProto *sp, const char *what,
 		      qir_error *err)
 {
 	const Onnx__TensorProto *ix = sp->indices;

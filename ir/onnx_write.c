@@ -625,7 +625,7 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 					 QIR_TPRIV(t)->data == tp->raw_data.data ?
 					 QIR_TPRIV(t)->map : NULL;
 
-		if (qir__ext_writer_add(w, dir, tp->raw_data.data, len,
+		if (ir_ext_writer_add(w, dir, tp->raw_data.data, len,
 					from_map, src,
 					src ? QIR_TPRIV(t)->ext_offset : 0,
 					&off, ctx->err))
@@ -674,7 +674,7 @@ struct file_sink {
 
 static void sink_flush(struct file_sink *s)
 {
-	if (!s->failed && s->used && qir__write_all(s->fd, s->buf, s->used))
+	if (!s->failed && s->used && ir_write_all(s->fd, s->buf, s->used))
 		s->failed = errno ? errno : EIO;
 	s->used = 0;
 }
@@ -689,7 +689,7 @@ static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 		sink_flush(s);
 		if (len >= sizeof(s->buf)) {
 			/* Tensor bytes: straight from their memory. */
-			if (qir__write_streamed(s->fd, data, len,
+			if (ir_write_streamed(s->fd, data, len,
 						in_map(s->ctx, data, len)))
 				s->failed = errno ? errno : EIO;
 			return;
@@ -735,7 +735,7 @@ static char *data_name(const char *path, const qir_save_opts *opts,
 	}
 	base = basename(copy);
 	if (opts && opts->external_name) {
-		if (!qir__ext_location_ok(opts->external_name) ||
+		if (!ir_ext_location_ok(opts->external_name) ||
 		    !strcmp(opts->external_name, base))
 			qir_fail(err, QIR_EUSAGE,
 				 "external data name '%s' must be a relative path inside the output's folder, without '..', and not the model file itself",
@@ -771,7 +771,7 @@ static int reread(int fd, const char *path, qir_error *err)
 	if (addr == MAP_FAILED)
 		return qir_fail(err, QIR_EIO, "cannot read back '%s': %s", path,
 				strerror(errno));
-	rc = qir__pb_scan(addr, (size_t)st.st_size, 1, err);
+	rc = ir_pb_scan(addr, (size_t)st.st_size, 1, err);
 	munmap(addr, (size_t)st.st_size);
 	if (rc && err) {
 		char msg[sizeof(err->msg)];
@@ -812,9 +812,9 @@ static int source_clash(qir_model *m, const char *path,
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
 		snprintf(data, n, "%s/%s", dir, w->location);
 	}
-	if (qir__ext_is_source(m, path))
+	if (ir_ext_is_source(m, path))
 		hit = path;
-	else if (data && qir__ext_is_source(m, data) &&
+	else if (data && ir_ext_is_source(m, data) &&
 		 !(m->path && same_inode(path, m->path)))
 		hit = data;
 	if (hit)
@@ -841,22 +841,22 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	}
 	if (place_data(ctx, mp, opts, w, dir) ||
 	    source_clash(m, path, w, dir, ctx->err) ||
-	    qir__atomic_open(f, path, ctx->err) ||
+	    ir_atomic_open(f, path, ctx->err) ||
 	    pack_to(ctx, f->fd, mp, path, ctx->err) ||
 	    reread(f->fd, path, ctx->err) ||
-	    qir__atomic_sync(f, ctx->err))
+	    ir_atomic_sync(f, ctx->err))
 		return -1;
-	lock = qir__dir_lock(dir, ctx->err);
+	lock = ir_dir_lock(dir, ctx->err);
 	if (lock == -1)
 		return -1;
 	/* A stop between the two renames would leave a new data file
 	 * beside an old model: the pair commits whole, then the signal. */
-	qir__stops_hold(&held);
-	rc = w->opened ? qir__atomic_commit(&w->file, ctx->err) : 0;
+	ir_stops_hold(&held);
+	rc = w->opened ? ir_atomic_commit(&w->file, ctx->err) : 0;
 	if (!rc)
-		rc = qir__atomic_commit(f, ctx->err);
-	qir__stops_release(&held);
-	qir__dir_unlock(lock);
+		rc = ir_atomic_commit(f, ctx->err);
+	ir_stops_release(&held);
+	ir_dir_unlock(lock);
 	return rc;
 }
 
@@ -888,10 +888,10 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 		ctx.map_lo = (uintptr_t)QIR_MPRIV(m)->file_addr;
 		ctx.map_len = QIR_MPRIV(m)->file_size;
 	}
-	qir__ext_writer_init(&w, name);
+	ir_ext_writer_init(&w, name);
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
-	qir__atomic_abort(&f);
-	qir__atomic_abort(&w.file);
+	ir_atomic_abort(&f);
+	ir_atomic_abort(&w.file);
 	qir_arena_free(&ctx.a);
 	free(ctx.refs);
 	free(name);

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "atomic_file.h"
 
-int qir__open_regular(const char *path, int flags, struct stat *st,
+int ir_open_regular(const char *path, int flags, struct stat *st,
 		      const char **kind)
 {
 	struct stat before;
@@ -21,7 +21,7 @@ int qir__open_regular(const char *path, int flags, struct stat *st,
 	     stat(path, &before)) < 0)
 		return -1;
 	if (!S_ISREG(before.st_mode)) {
-		*kind = qir__file_kind(before.st_mode);
+		*kind = ir_file_kind(before.st_mode);
 		return -1;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags);
@@ -39,7 +39,7 @@ int qir__open_regular(const char *path, int flags, struct stat *st,
 		close(fd);
 		*kind = S_ISREG(st->st_mode) ?
 			"a file that changed while being opened" :
-			qir__file_kind(st->st_mode);
+			ir_file_kind(st->st_mode);
 		return -1;
 	}
 	/* Reads block normally from here on. */

@@ -23,7 +23,7 @@
 #define K24(op, v) KEEP(op, v, "type-only: FLOAT8E8M0 (or BFLOAT16) added")
 #define K25(op, v) KEEP(op, v, "type-only: INT2/UINT2 added")
 
-const struct qir__rule qir__keep_rules[] = {
+const struct ir_rule ir_keep_rules[] = {
 	K6("Abs", 6), K("Abs", 13), K("Acos", 22), K("Acosh", 22),
 	K6("Add", 6), K("Add", 13), K("Add", 14), K("ArgMax", 11),
 	K("ArgMax", 12), K("ArgMax", 13), K("ArgMin", 11), K("ArgMin", 12),

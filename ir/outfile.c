@@ -18,7 +18,7 @@ qir_outfile *qir_outfile_open(const char *path, qir_error *err)
 		qir_fail(err, QIR_ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (qir__atomic_open(&o->f, path, err) < 0) {
+	if (ir_atomic_open(&o->f, path, err) < 0) {
 		free(o);
 		return NULL;
 	}
@@ -32,12 +32,12 @@ int qir_outfile_fd(const qir_outfile *o)
 
 int qir_outfile_sync(qir_outfile *o, qir_error *err)
 {
-	return qir__atomic_sync(&o->f, err);
+	return ir_atomic_sync(&o->f, err);
 }
 
 int qir_outfile_commit(qir_outfile *o, qir_error *err)
 {
-	int rc = qir__atomic_commit(&o->f, err);
+	int rc = ir_atomic_commit(&o->f, err);
 
 	qir_outfile_abort(o);
 	return rc;
@@ -47,17 +47,17 @@ void qir_outfile_abort(qir_outfile *o)
 {
 	if (!o)
 		return;
-	qir__atomic_abort(&o->f);
+	ir_atomic_abort(&o->f);
 	free(o);
 }
 
 void qir_outfile_remove_all(void)
 {
-	qir__atomic_cleanup();
+	ir_atomic_cleanup();
 }
 
 int qir_open_regular(const char *path, int flags, struct stat *st,
 		     const char **kind)
 {
-	return qir__open_regular(path, flags, st, kind);
+	return ir_open_regular(path, flags, st, kind);
 }

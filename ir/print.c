@@ -17,7 +17,7 @@ static void pad(FILE *f, int indent)
 static void put_name(FILE *f, const char *s)
 {
 	while (*s) {
-		size_t k = *s == '\\' ? 0 : qir__utf8_shown(s);
+		size_t k = *s == '\\' ? 0 : ir_utf8_shown(s);
 
 		if (k) {
 			fwrite(s, 1, k, f);

@@ -145,7 +145,7 @@ static int cycle_error(qir_graph *g, qir_node **left, size_t nn,
 	do {
 		int w = snprintf(msg + len, sizeof(msg) - len, "%s%s",
 				 len ? " <- " : "",
-				 qir__node_label(n, lbl, sizeof(lbl)));
+				 ir_node_label(n, lbl, sizeof(lbl)));
 
 		if (w < 0 || (size_t)w >= sizeof(msg) - len)
 			break;
@@ -210,7 +210,7 @@ static int sort_one(qir_graph *g, size_t *moved, qir_error *err)
 		if (for_each_succ(g, nodes[i], indeg, 1, NULL) < 0) {
 			rc = qir_fail(err, QIR_EVERIFY,
 				      "cycle in graph '%s': node %s consumes its own output",
-				      g->name, qir__node_label(nodes[i], lbl,
+				      g->name, ir_node_label(nodes[i], lbl,
 							       sizeof(lbl)));
 			goto out;
 		}

@@ -26,7 +26,7 @@ struct vctx {
 
 static const char *label(struct vctx *c, const qir_node *n)
 {
-	return qir__node_label(n, c->lbl, sizeof(c->lbl));
+	return ir_node_label(n, c->lbl, sizeof(c->lbl));
 }
 
 static int in_scope(const qir_graph *vg, const qir_graph *g)
@@ -110,7 +110,7 @@ static int check_inputs(struct vctx *c, qir_graph *g, qir_node *n)
 		if (!defined(c, v, g)) {
 			char why[700], nl[512];
 
-			qir__node_label(n, nl, sizeof(nl));
+			ir_node_label(n, nl, sizeof(nl));
 			return qir_fail(c->err, QIR_EVERIFY,
 					"graph '%s': node %s input %zu '%s' %s",
 					g->name, nl, i, v->name,

@@ -20,7 +20,7 @@ static const uint8_t good[] = {
 static int scan(const uint8_t *b, size_t n, int strict, const char *want)
 {
 	qir_error err = { 0 };
-	int rc = qir__pb_scan(b, n, strict, &err);
+	int rc = ir_pb_scan(b, n, strict, &err);
 
 	if (!want)
 		return rc == 0;

@@ -12,7 +12,7 @@
 
 static int in_history(const char *op, int step)
 {
-	const struct qir__op_history *h = qir__op_history(op);
+	const struct ir_op_history *h = ir_op_history(op);
 	int i;
 
 	for (i = 1; h && i < (int)(sizeof(h->since) / sizeof(h->since[0])) &&
@@ -22,7 +22,7 @@ static int in_history(const char *op, int step)
 	return 0;
 }
 
-static size_t rows_for(const struct qir__rule *t, const char *op, int step)
+static size_t rows_for(const struct ir_rule *t, const char *op, int step)
 {
 	size_t n = 0;
 
@@ -33,17 +33,17 @@ static size_t rows_for(const struct qir__rule *t, const char *op, int step)
 
 int main(void)
 {
-	const struct qir__op_history *h;
-	const struct qir__rule *r;
+	const struct ir_op_history *h;
+	const struct ir_rule *r;
 	size_t i, steps = 0, missing = 0, doubled = 0, stale = 0, keeps = 0;
 	size_t unsaid = 0;
 	int k;
 
-	for (i = 0; (h = qir__op_history_at(i)); i++) {
+	for (i = 0; (h = ir_op_history_at(i)); i++) {
 		for (k = 1; k < (int)(sizeof(h->since) / sizeof(h->since[0])) &&
 			    h->since[k]; k++) {
-			size_t n = rows_for(qir__rules(), h->op, h->since[k]) +
-				   rows_for(qir__keep_rules, h->op, h->since[k]);
+			size_t n = rows_for(ir_rules(), h->op, h->since[k]) +
+				   rows_for(ir_keep_rules, h->op, h->since[k]);
 
 			steps++;
 			if (n == 0) {
@@ -60,12 +60,12 @@ int main(void)
 	       i, steps);
 	tap_ok(missing == 0, "every step has a row (%zu missing)", missing);
 	tap_ok(doubled == 0, "no step has two rows (%zu doubled)", doubled);
-	for (r = qir__rules(); r->op; r++)
+	for (r = ir_rules(); r->op; r++)
 		if (!in_history(r->op, r->step)) {
 			stale++;
 			tap_diag("rule %s-%d: no such step", r->op, r->step);
 		}
-	for (r = qir__keep_rules; r->op; r++, keeps++) {
+	for (r = ir_keep_rules; r->op; r++, keeps++) {
 		if (!in_history(r->op, r->step)) {
 			stale++;
 			tap_diag("keep row %s-%d: no such step", r->op, r->step);
@@ -77,12 +77,12 @@ int main(void)
 	       stale);
 	tap_ok(keeps > 0 && unsaid == 0,
 	       "%zu keep rows, each saying why the node is unchanged", keeps);
-	r = qir__rule_find("Abs", 25);
+	r = ir_rule_find("Abs", 25);
 	tap_ok(!r, "a step that does not exist has no row");
-	r = qir__rule_find("Cast", 24);
+	r = ir_rule_find("Cast", 24);
 	tap_ok(r && r->keep && strstr(r->what, "type-only"),
 	       "Cast-24 is a type-only keep row");
-	r = qir__rule_find("Pad", 11);
+	r = ir_rule_find("Pad", 11);
 	tap_ok(r && !r->keep && r->fn, "Pad-11 is a rewrite");
 	return tap_done();
 }
