@@ -31,13 +31,13 @@ struct point_info {
 };
 
 struct bisect {
-	struct qopt_cli *c;
-	struct qopt_pipeline *pl;
-	struct qopt_run_opts o;
+	struct pm_cli *c;
+	struct pm_pipeline *pl;
+	struct pm_run_opts o;
 	qir_save_opts so;
 	const char *dir;
 	char *cand;
-	qopt_outfile *logfile;	/* bisect.log, renamed in place at the end */
+	pm_outfile *logfile;	/* bisect.log, renamed in place at the end */
 	FILE *log;
 	int tests;
 	qir_model *good, *bad;
@@ -62,13 +62,13 @@ static void point_clear(struct point_info *pi)
 	memset(pi, 0, sizeof(*pi));
 }
 
-static void keep_point(struct bisect *b, const struct qopt_run *run,
+static void keep_point(struct bisect *b, const struct pm_run *run,
 		       int64_t num, struct point_info *out)
 {
 	size_t i;
 
 	for (i = 0; i < run->npoints; i++) {
-		const struct qopt_point *p = &run->points[i];
+		const struct pm_point *p = &run->points[i];
 
 		if (p->num != num)
 			continue;
@@ -87,19 +87,19 @@ static void keep_point(struct bisect *b, const struct qopt_run *run,
 static qir_model *run_at(struct bisect *b, int64_t limit, int64_t *count,
 			 struct point_info *pi)
 {
-	struct qopt_run_opts o = b->o;
-	struct qopt_run run;
+	struct pm_run_opts o = b->o;
+	struct pm_run run;
 	qir_error err = { 0 };
 	qir_model *m;
 
 	o.bisect_limit = limit;
 	o.record_points = pi != NULL;
-	if (qopt_run_init(&run, b->pl, &o, &err) < 0) {
+	if (pm_run_init(&run, b->pl, &o, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return NULL;
 	}
-	m = qopt_cli_load(b->c->input);
-	if (m && qopt_run_model(&run, m) < 0) {
+	m = cli_load(b->c->input);
+	if (m && pm_run_model(&run, m) < 0) {
 		qir_model_free(m);
 		m = NULL;
 	}
@@ -107,7 +107,7 @@ static qir_model *run_at(struct bisect *b, int64_t limit, int64_t *count,
 		*count = run.counter;
 	if (m && pi)
 		keep_point(b, &run, limit < 0 ? run.counter : limit, pi);
-	qopt_run_fini(&run);
+	pm_run_fini(&run);
 	return m;
 }
 
@@ -389,8 +389,8 @@ static int check_dir(const struct bisect *b)
 		if (!p)
 			return QOPT_EXIT_FAIL;
 		if (stat(b->dir, &st) == 0)
-			rc = qopt_outpath_check("bisect -o", p, &discard);
-		if (!rc && (discard || qopt_same_path(p, b->c->input))) {
+			rc = pm_outpath_check("bisect -o", p, &discard);
+		if (!rc && (discard || pm_same_path(p, b->c->input))) {
 			fprintf(stderr, "qopt: error: bisect would write '%s', which is %s\n",
 				p, discard ? "a device" : "the input model");
 			rc = QOPT_EXIT_USAGE;
@@ -412,7 +412,7 @@ static int open_dir(struct bisect *b)
 	}
 	b->cand = path_in(b->dir, "candidate.onnx");
 	log = path_in(b->dir, "bisect.log");
-	b->logfile = log ? qopt_outfile_open(log, &b->log, &err) : NULL;
+	b->logfile = log ? pm_outfile_open(log, &b->log, &err) : NULL;
 	if (!b->logfile || !b->cand) {
 		fprintf(stderr, "qopt: %s: error: cannot write bisect.log: %s\n",
 			b->dir, err.msg[0] ? err.msg : "out of memory");
@@ -449,29 +449,29 @@ static int bisect(struct bisect *b)
 	return QOPT_EXIT_OK;
 }
 
-int qopt_cmd_bisect(struct qopt_cli *c)
+int cmd_bisect(struct pm_cli *c)
 {
-	struct qopt_pipeline pl;
-	struct qopt_registry *reg = NULL;
+	struct pm_pipeline pl;
+	struct pm_registry *reg = NULL;
 	struct bisect b = { .c = c, .pl = &pl };
 	int rc;
 
-	qopt_pipeline_init(&pl);
-	rc = qopt_cli_setup(c, &pl, &reg);
+	pm_pipeline_init(&pl);
+	rc = cli_setup(c, &pl, &reg);
 	if (!rc && !pl.nstages) {
 		fprintf(stderr, "qopt: error: bisect needs a pipeline (-p or --passes)\n");
 		rc = QOPT_EXIT_USAGE;
 	}
 	if (!rc)
-		rc = qopt_cli_run_opts(c, &pl, &b.o);
+		rc = cli_run_opts(c, &pl, &b.o);
 	if (!rc) {
 		b.dir = c->output ? c->output : "qopt-bisect";
 		/* Pass chatter from every candidate run would drown the
 		 * search; -v brings it (and the BISECT: lines) back. */
 		b.o.bisect_print = c->verbose > 0;
 		if (!c->verbose)
-			qopt_msg_setup(QOPT_LOG_ERROR, b.o.strict);
-		qopt_cli_save_opts(c, &pl, &b.so);
+			pm_msg_setup(QOPT_LOG_ERROR, b.o.strict);
+		cli_save_opts(c, &pl, &b.so);
 		rc = check_dir(&b);
 		if (!rc)
 			rc = bisect(&b);
@@ -479,7 +479,7 @@ int qopt_cmd_bisect(struct qopt_cli *c)
 	if (b.logfile) {
 		qir_error err = { 0 };
 
-		if (qopt_outfile_commit(b.logfile, &err) < 0 && !rc) {
+		if (pm_outfile_commit(b.logfile, &err) < 0 && !rc) {
 			fprintf(stderr, "qopt: error: %s\n", err.msg);
 			rc = QOPT_EXIT_FAIL;
 		}
@@ -489,7 +489,7 @@ int qopt_cmd_bisect(struct qopt_cli *c)
 	point_clear(&b.hi_point);
 	free(b.skipped);
 	free(b.cand);
-	qopt_pipeline_free(&pl);
-	qopt_registry_free(reg);
+	pm_pipeline_free(&pl);
+	pm_registry_free(reg);
 	return rc;
 }

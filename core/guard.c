@@ -19,12 +19,12 @@
 static const char *volatile running_pass;
 static volatile sig_atomic_t guarded;
 
-void qopt_guard_enter(const char *pass)
+void pm_guard_enter(const char *pass)
 {
 	running_pass = pass;
 }
 
-void qopt_guard_leave(void)
+void pm_guard_leave(void)
 {
 	running_pass = NULL;
 }
@@ -116,7 +116,7 @@ static void on_exit_call(void)
 	_exit(1);
 }
 
-int qopt_guard_install(void)
+int pm_guard_install(void)
 {
 	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };

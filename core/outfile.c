@@ -11,15 +11,15 @@
 #include "core.h"
 #include <qopt/file.h>
 
-struct qopt_outfile {
+struct pm_outfile {
 	qir_outfile *f;
 	char *path;
 	FILE *fp;
 };
 
-qopt_outfile *qopt_outfile_open(const char *path, FILE **fp, qir_error *err)
+pm_outfile *pm_outfile_open(const char *path, FILE **fp, qir_error *err)
 {
-	qopt_outfile *o = calloc(1, sizeof(*o));
+	pm_outfile *o = calloc(1, sizeof(*o));
 	int fd;
 
 	if (!o) {
@@ -43,7 +43,7 @@ qopt_outfile *qopt_outfile_open(const char *path, FILE **fp, qir_error *err)
 		if (fd >= 0)
 			close(fd);
 		qir_fail(err, QIR_ENOMEM, "out of memory");
-		qopt_outfile_abort(o);
+		pm_outfile_abort(o);
 		return NULL;
 	}
 	*fp = o->fp;
@@ -51,7 +51,7 @@ qopt_outfile *qopt_outfile_open(const char *path, FILE **fp, qir_error *err)
 }
 
 /* Flushes the stream; the file stays temporary. */
-static int finish_stream(qopt_outfile *o, qir_error *err)
+static int finish_stream(pm_outfile *o, qir_error *err)
 {
 	int bad = ferror(o->fp);
 
@@ -64,26 +64,26 @@ static int finish_stream(qopt_outfile *o, qir_error *err)
 	return qir_outfile_sync(o->f, err);
 }
 
-int qopt_outfile_ready(qopt_outfile *o, qir_error *err)
+int pm_outfile_ready(pm_outfile *o, qir_error *err)
 {
 	if (!o->fp)
 		return 0;
 	return finish_stream(o, err);
 }
 
-int qopt_outfile_commit(qopt_outfile *o, qir_error *err)
+int pm_outfile_commit(pm_outfile *o, qir_error *err)
 {
-	int rc = qopt_outfile_ready(o, err);
+	int rc = pm_outfile_ready(o, err);
 
 	if (!rc) {
 		rc = qir_outfile_commit(o->f, err);
 		o->f = NULL;
 	}
-	qopt_outfile_abort(o);
+	pm_outfile_abort(o);
 	return rc;
 }
 
-void qopt_outfile_abort(qopt_outfile *o)
+void pm_outfile_abort(pm_outfile *o)
 {
 	if (!o)
 		return;

@@ -43,7 +43,7 @@ static int is_dev_null(const struct stat *st)
 	       S_ISCHR(dn.st_mode) && dn.st_rdev == st->st_rdev;
 }
 
-int qopt_outpath_check(const char *opt, const char *path, int *discard)
+int pm_outpath_check(const char *opt, const char *path, int *discard)
 {
 	struct stat st;
 	char *copy;
@@ -103,7 +103,7 @@ static char *canonical(const char *path)
 	return out;
 }
 
-int qopt_same_path(const char *a, const char *b)
+int pm_same_path(const char *a, const char *b)
 {
 	struct stat sa, sb;
 	char *ca, *cb;
@@ -119,7 +119,7 @@ int qopt_same_path(const char *a, const char *b)
 	return same;
 }
 
-char *qopt_data_path(const char *output, const char *external_name)
+char *pm_data_path(const char *output, const char *external_name)
 {
 	char *c1 = strdup(output), *c2 = strdup(output), *out = NULL;
 

@@ -8,12 +8,12 @@
  * absent with an existing folder, a regular file or a symlink are
  * fine; /dev/null sets *discard; anything else prints a usage error
  * naming its kind and returns QOPT_EXIT_USAGE. */
-int qopt_outpath_check(const char *opt, const char *path, int *discard);
+int pm_outpath_check(const char *opt, const char *path, int *discard);
 /* 1 when a and b name one file (existing: device and inode; else the
  * same place once the folders are resolved). */
-int qopt_same_path(const char *a, const char *b);
+int pm_same_path(const char *a, const char *b);
 /* Where the model saved at output puts its external data (as
  * qir_model_save names it); caller frees. */
-char *qopt_data_path(const char *output, const char *external_name);
+char *pm_data_path(const char *output, const char *external_name);
 
 #endif

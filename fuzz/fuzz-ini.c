@@ -16,7 +16,7 @@ static char path[256];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct qopt_pipeline p;
+	struct pm_pipeline p;
 	char *text;
 	int fd;
 
@@ -30,18 +30,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 	/* Pipeline messages go to stderr; libFuzzer's -close_fd_mask=2
 	 * silences them on long runs. */
-	qopt_pipeline_init(&p);
-	qopt_pipeline_parse_ini(&p, path);
-	qopt_pipeline_free(&p);
+	pm_pipeline_init(&p);
+	pm_pipeline_parse_ini(&p, path);
+	pm_pipeline_free(&p);
 
 	text = malloc(size + 1);
 	if (!text)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = 0;
-	qopt_pipeline_init(&p);
-	qopt_pipeline_parse_inline(&p, text);
-	qopt_pipeline_free(&p);
+	pm_pipeline_init(&p);
+	pm_pipeline_parse_inline(&p, text);
+	pm_pipeline_free(&p);
 	free(text);
 	unlink(path);
 	return 0;

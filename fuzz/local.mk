@@ -10,7 +10,8 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/ir -I$(top_srcdir)/core $(PROTOBUF_C_CFLAGS) \
 	$(INIH_CFLAGS) -pthread
-FUZZ_LIB_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(libqopt_la_SOURCES))) \
+FUZZ_LIB_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(libqopt_la_SOURCES) \
+	$(core_libpassmgr_la_SOURCES))) \
 	fuzz/obj/ir/onnx.pb-c.o
 FUZZ_LIBS = $(PROTOBUF_C_LIBS) $(INIH_LIBS) $(LIBS) -pthread
 FUZZ_TARGETS = fuzz/fuzz-load fuzz/fuzz-ini

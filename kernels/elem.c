@@ -15,7 +15,7 @@
 
 /* Asked once per process; threads racing to ask first store the same
  * answer. */
-static int qki_cpu_f16c(void)
+int qki_cpu_f16c(void)
 {
 	static int have = -1;
 	int h = __atomic_load_n(&have, __ATOMIC_RELAXED);

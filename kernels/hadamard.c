@@ -379,19 +379,6 @@ qki_out_f16c(uint16_t *h, const float *t, size_t n, float scale)
 	qki_out_f16(h + j, t + j, n - j, scale);
 }
 
-static int qki_have_f16c(void)
-{
-	static int have = -1;
-	int v = __atomic_load_n(&have, __ATOMIC_RELAXED);
-
-	if (v < 0) {
-		__builtin_cpu_init();
-		v = __builtin_cpu_supports("avx2") &&
-		    __builtin_cpu_supports("f16c");
-		__atomic_store_n(&have, v, __ATOMIC_RELAXED);
-	}
-	return v;
-}
 #endif
 
 #if QKI_HAVE_F16C
@@ -667,7 +654,7 @@ static void qki_out(int dtype, void *dst, size_t i, size_t n, float *t,
 		break;
 	case QK_T_FLOAT16:
 #if QKI_HAVE_F16C
-		if (qki_have_f16c()) {
+		if (qki_cpu_f16c()) {
 			qki_out_f16c(h, t, n, scale);
 			break;
 		}
@@ -706,7 +693,7 @@ static size_t qki_in(int dtype, const void *x, size_t i, size_t n,
 		break;
 	default:
 #if QKI_HAVE_F16C
-		if (qki_have_f16c()) {
+		if (qki_cpu_f16c()) {
 			qki_in_f16c(src + 2 * i, t, n);
 			break;
 		}

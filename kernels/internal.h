@@ -72,6 +72,10 @@
 #else
 #define QKI_HAVE_F16C 0
 #endif
+#if QKI_HAVE_F16C
+/* AVX2 and F16C both present (kernels/elem.c); asked once. */
+int qki_cpu_f16c(void);
+#endif
 #endif
 
 struct qk_ctx {

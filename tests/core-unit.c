@@ -10,14 +10,14 @@
 static int parses(int type, const char *text, const char *canon)
 {
 	qopt_option_spec spec = { .name = "o", .type = (qopt_opt_type)type };
-	struct qopt_value v = { 0 };
+	struct pm_value v = { 0 };
 	char why[256];
-	int ok = qopt_value_parse(&spec, text, &v, why, sizeof(why)) == 0 &&
+	int ok = pm_value_parse(&spec, text, &v, why, sizeof(why)) == 0 &&
 		 canon && !strcmp(v.text, canon);
 
 	if (!canon)
-		ok = qopt_value_parse(&spec, text, &v, why, sizeof(why)) < 0;
-	qopt_value_clear(&v);
+		ok = pm_value_parse(&spec, text, &v, why, sizeof(why)) < 0;
+	pm_value_clear(&v);
 	return ok;
 }
 
@@ -26,8 +26,8 @@ static int parses(int type, const char *text, const char *canon)
  * leaving a hole that would make `qopt bisect` blame the wrong rewrite. */
 static void lost_points(void)
 {
-	struct qopt_stage_result res[1];
-	struct qopt_run r;
+	struct pm_stage_result res[1];
+	struct pm_run r;
 	struct qopt_ctx ctx;
 
 	memset(res, 0, sizeof(res));
@@ -37,16 +37,16 @@ static void lost_points(void)
 	r.o.record_points = 1;
 	r.o.bisect_limit = -1;
 	/* Full, and too big to double: record() fails without allocating. */
-	r.npoints = r.cappoints = SIZE_MAX / 2 / sizeof(struct qopt_point) + 1;
-	tap_ok(qopt_gate_pass(&r, 0) == 0 && r.lost_record,
+	r.npoints = r.cappoints = SIZE_MAX / 2 / sizeof(struct pm_point) + 1;
+	tap_ok(pm_gate_pass(&r, 0) == 0 && r.lost_record,
 	       "unrecordable pass point: the pass does not run, the run fails");
 	r.lost_record = 0;
 	ctx.run = &r;
 	ctx.res = res;
-	tap_ok(qopt_gate_rewrite(&ctx, "x") == 0 && r.lost_record &&
+	tap_ok(pm_gate_rewrite(&ctx, "x") == 0 && r.lost_record &&
 	       res[0].rewrites == 0,
 	       "unrecordable rewrite point: the rewrite is refused, the run fails");
-	tap_ok(qopt_gate_rewrite(&ctx, "y") == 0,
+	tap_ok(pm_gate_rewrite(&ctx, "y") == 0,
 	       "after a lost point no rewrite goes ahead");
 	r.npoints = r.cappoints = 0;
 }
@@ -54,19 +54,19 @@ static void lost_points(void)
 int main(void)
 {
 	static const char *const opts[] = { "block_size", "exclude", "axis" };
-	struct qopt_value v = { 0 };
+	struct pm_value v = { 0 };
 	qopt_option_spec list = { .name = "l", .type = QOPT_OPT_LIST };
 	char why[256];
 
-	tap_ok(qopt_edit_distance("kitten", "sitting") == 3, "levenshtein");
-	tap_ok(qopt_edit_distance("blcok", "block") == 1,
+	tap_ok(pm_edit_distance("kitten", "sitting") == 3, "levenshtein");
+	tap_ok(pm_edit_distance("blcok", "block") == 1,
 	       "a transposition costs 1");
-	tap_ok(qopt_edit_distance("", "abc") == 3, "empty string");
-	TAP_IS_STR(qopt_suggest("blocksize", opts, 3), "block_size",
+	tap_ok(pm_edit_distance("", "abc") == 3, "empty string");
+	TAP_IS_STR(pm_suggest("blocksize", opts, 3), "block_size",
 		   "suggests block_size for blocksize");
-	tap_ok(qopt_suggest("zzzzzz", opts, 3) == NULL,
+	tap_ok(pm_suggest("zzzzzz", opts, 3) == NULL,
 	       "no suggestion for something unrelated");
-	TAP_IS_STR(qopt_did_you_mean("exlcude", opts, 3),
+	TAP_IS_STR(pm_did_you_mean("exlcude", opts, 3),
 		   " (did you mean 'exclude'?)", "did-you-mean text");
 
 	tap_ok(parses(QOPT_OPT_BOOL, "On", "yes"), "bool On");
@@ -86,11 +86,11 @@ int main(void)
 	tap_ok(parses(QOPT_OPT_LIST, " a, b ,,c ", "a,b,c"),
 	       "list items trimmed, empty ones dropped");
 
-	tap_ok(qopt_value_parse(&list, "x,y", &v, why, sizeof(why)) == 0 &&
+	tap_ok(pm_value_parse(&list, "x,y", &v, why, sizeof(why)) == 0 &&
 	       v.nitems == 2 && !strcmp(v.items[1], "y"), "list items");
-	qopt_value_parse(&list, "", &v, why, sizeof(why));
+	pm_value_parse(&list, "", &v, why, sizeof(why));
 	tap_ok(v.nitems == 0 && v.present, "empty list is present, 0 items");
-	qopt_value_clear(&v);
+	pm_value_clear(&v);
 	lost_points();
 	return tap_done();
 }
