@@ -207,7 +207,7 @@ static int create_tmp_listed(char *path)
 	return fd;
 }
 
-int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
+int ir_atomic_open(struct ir_atomic_file *f, const char *final_path,
 		     qir_error *err)
 {
 	struct stat st;
@@ -243,7 +243,7 @@ int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
 	return 0;
 }
 
-int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err)
+int ir_atomic_sync(struct ir_atomic_file *f, qir_error *err)
 {
 	if (fsync(f->fd) == 0)
 		return 0;
@@ -252,7 +252,7 @@ int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err)
 	return -1;
 }
 
-int ir_atomic_commit(struct qir_atomic_file *f, qir_error *err)
+int ir_atomic_commit(struct ir_atomic_file *f, qir_error *err)
 {
 	int e;
 
@@ -282,7 +282,7 @@ fail:
 	return -1;
 }
 
-void ir_atomic_abort(struct qir_atomic_file *f)
+void ir_atomic_abort(struct ir_atomic_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <qopt/ir.h>
 
-struct qir_atomic_file {
+struct ir_atomic_file {
 	char *final_path;
 	char *tmp_path;		/* NULL once committed or aborted */
 	int fd;
@@ -22,15 +22,15 @@ struct qir_atomic_file {
  * umask, as a plain creat would give). Fails (QIR_EUSAGE, naming the
  * kind) when final_path exists and is neither a regular file nor a
  * symlink; the commit checks again. */
-int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
+int ir_atomic_open(struct ir_atomic_file *f, const char *final_path,
 		     qir_error *err);
 /* fsync only: lets a caller make two files durable before renaming
  * either. */
-int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err);
+int ir_atomic_sync(struct ir_atomic_file *f, qir_error *err);
 /* fsync, close, rename over final_path. */
-int ir_atomic_commit(struct qir_atomic_file *f, qir_error *err);
+int ir_atomic_commit(struct ir_atomic_file *f, qir_error *err);
 /* Closes and unlinks the temporary file unless committed; frees. */
-void ir_atomic_abort(struct qir_atomic_file *f);
+void ir_atomic_abort(struct ir_atomic_file *f);
 /* Two runs writing one output: each takes an exclusive flock on the
  * output's folder around its renames, so the model and its data file
  * always come from the same run. Blocks while another holds it. The

@@ -34,7 +34,7 @@ struct tensor_ref {
 };
 
 struct save_ctx {
-	struct qir_arena a;
+	struct ir_arena a;
 	qir_error *err;
 	struct tensor_ref *refs;	/* byte-carrying tensors */
 	size_t nrefs, caprefs;
@@ -59,7 +59,7 @@ static char empty_str[] = "";
 static void *new_msg(struct save_ctx *ctx, size_t size,
 		     const ProtobufCMessageDescriptor *desc)
 {
-	void *p = qir_arena_alloc(&ctx->a, size);
+	void *p = ir_arena_alloc(&ctx->a, size);
 
 	if (p)
 		protobuf_c_message_init(desc, p);
@@ -71,7 +71,7 @@ static void *new_msg(struct save_ctx *ctx, size_t size,
 
 static void *arr(struct save_ctx *ctx, size_t n, size_t size)
 {
-	return qir_arena_alloc(&ctx->a, (n ? n : 1) * size);
+	return ir_arena_alloc(&ctx->a, (n ? n : 1) * size);
 }
 
 /* Keeps what the IR does not model: protobuf-c repacks these. */
@@ -435,7 +435,7 @@ static Onnx__NodeProto *node_pb(struct save_ctx *ctx, const qir_node *n)
 static int graph_values(struct save_ctx *ctx, Onnx__GraphProto *gp,
 			qir_graph *g)
 {
-	struct qir_graph_priv *p = QIR_GPRIV(g);
+	struct ir_graph_priv *p = QIR_GPRIV(g);
 	size_t n = 0;
 
 	gp->initializer = arr(ctx, g->ninits, sizeof(*gp->initializer));
@@ -571,7 +571,7 @@ static char *u64_str(struct save_ctx *ctx, uint64_t v)
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return qir_arena_strdup(&ctx->a, buf);
+	return ir_arena_strdup(&ctx->a, buf);
 }
 
 static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
@@ -583,7 +583,7 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 	char *vals[3];
 	Onnx__StringStringEntryProto **l = arr(ctx, 3, sizeof(*l));
 
-	vals[0] = qir_arena_strdup(&ctx->a, location);
+	vals[0] = ir_arena_strdup(&ctx->a, location);
 	vals[1] = u64_str(ctx, offset);
 	vals[2] = u64_str(ctx, len);
 	if (!l || !vals[0] || !vals[1] || !vals[2])
@@ -606,7 +606,7 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 	return 0;
 }
 
-static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
+static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 		       const char *dir, uint64_t threshold)
 {
 	for (size_t i = 0; i < ctx->nrefs; i++) {
@@ -621,7 +621,7 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 				     qir_tensor_spilled(t) ||
 				     in_map(ctx, tp->raw_data.data, len));
 
-		const qir_mapping *src = t && t->storage == QIR_STORE_EXTERNAL &&
+		const ir_mapping *src = t && t->storage == QIR_STORE_EXTERNAL &&
 					 QIR_TPRIV(t)->data == tp->raw_data.data ?
 					 QIR_TPRIV(t)->map : NULL;
 
@@ -639,7 +639,7 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 /* Places tensors inline or in the data file, per opts; fails when the
  * protobuf would still exceed its 2 GiB limit. */
 static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
-		      const qir_save_opts *opts, struct qir_ext_writer *w,
+		      const qir_save_opts *opts, struct ir_ext_writer *w,
 		      const char *dir)
 {
 	uint64_t threshold = opts && !opts->all_inline ?
@@ -797,7 +797,7 @@ static int same_inode(const char *a, const char *b)
  * exception is saving a model over itself, data file included, which
  * replaces both together. */
 static int source_clash(qir_model *m, const char *path,
-			const struct qir_ext_writer *w, const char *dir,
+			const struct ir_ext_writer *w, const char *dir,
 			qir_error *err)
 {
 	const char *hit = NULL;
@@ -827,7 +827,7 @@ static int source_clash(qir_model *m, const char *path,
 
 static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		       const qir_save_opts *opts, const char *dir,
-		       struct qir_ext_writer *w, struct qir_atomic_file *f)
+		       struct ir_ext_writer *w, struct ir_atomic_file *f)
 {
 	Onnx__ModelProto *mp = model_pb(ctx, m);
 	sigset_t held;
@@ -864,8 +864,8 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 		   qir_error *err)
 {
 	struct save_ctx ctx = { .err = err };
-	struct qir_atomic_file f = { .fd = -1 };
-	struct qir_ext_writer w;
+	struct ir_atomic_file f = { .fd = -1 };
+	struct ir_ext_writer w;
 	char *copy, *dir = NULL, *name;
 	int rc;
 
@@ -892,7 +892,7 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
 	ir_atomic_abort(&f);
 	ir_atomic_abort(&w.file);
-	qir_arena_free(&ctx.a);
+	ir_arena_free(&ctx.a);
 	free(ctx.refs);
 	free(name);
 	free(dir);

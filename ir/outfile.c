@@ -7,7 +7,7 @@
 #include "atomic_file.h"
 
 struct qir_outfile {
-	struct qir_atomic_file f;
+	struct ir_atomic_file f;
 };
 
 qir_outfile *qir_outfile_open(const char *path, qir_error *err)

@@ -31,9 +31,9 @@ struct hint_entry {
 	char key[];
 };
 
-char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint)
+char *ir_unique_name(qir_model *m, const ir_strmap *map, const char *hint)
 {
-	struct qir_model_priv *mp = QIR_MPRIV(m);
+	struct ir_model_priv *mp = QIR_MPRIV(m);
 	struct hint_entry *e;
 	size_t len, cap;
 	uint64_t k;
@@ -41,17 +41,17 @@ char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint)
 
 	if (!hint || !hint[0])
 		hint = "v";
-	if (!qir_strmap_get(map, hint))
+	if (!ir_strmap_get(map, hint))
 		return strdup(hint);
 	len = strlen(hint);
 	cap = len + 24;
 	buf = malloc(cap);
 	if (!buf)
 		return NULL;
-	e = qir_strmap_get(&mp->hint_next, hint);
+	e = ir_strmap_get(&mp->hint_next, hint);
 	for (k = e ? e->next : 1;; k++) {
 		snprintf(buf, cap, "%s_%" PRIu64, hint, k);
-		if (!qir_strmap_get(map, buf))
+		if (!ir_strmap_get(map, buf))
 			break;
 	}
 	if (!e) {
@@ -59,7 +59,7 @@ char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint)
 		e = malloc(sizeof(*e) + len + 1);
 		if (e) {
 			memcpy(e->key, hint, len + 1);
-			if (qir_strmap_put(&mp->hint_next, e->key, e) < 0) {
+			if (ir_strmap_put(&mp->hint_next, e->key, e) < 0) {
 				free(e);
 				e = NULL;
 			}
@@ -78,9 +78,9 @@ struct name_entry {
 	char key[];
 };
 
-static int name_ref(struct qir_model_priv *mp, const char *name)
+static int name_ref(struct ir_model_priv *mp, const char *name)
 {
-	struct name_entry *e = qir_strmap_get(&mp->names, name);
+	struct name_entry *e = ir_strmap_get(&mp->names, name);
 	size_t len;
 
 	if (e) {
@@ -93,35 +93,35 @@ static int name_ref(struct qir_model_priv *mp, const char *name)
 		return -1;
 	e->count = 1;
 	memcpy(e->key, name, len + 1);
-	if (qir_strmap_put(&mp->names, e->key, e) < 0) {
+	if (ir_strmap_put(&mp->names, e->key, e) < 0) {
 		free(e);
 		return -1;
 	}
 	return 0;
 }
 
-void ir_name_unref(struct qir_model_priv *mp, const char *name)
+void ir_name_unref(struct ir_model_priv *mp, const char *name)
 {
-	struct name_entry *e = qir_strmap_get(&mp->names, name);
+	struct name_entry *e = ir_strmap_get(&mp->names, name);
 
 	if (e && --e->count == 0) {
-		qir_strmap_del(&mp->names, name);
+		ir_strmap_del(&mp->names, name);
 		free(e);
 	}
 }
 
-void ir_names_free(struct qir_model_priv *mp)
+void ir_names_free(struct ir_model_priv *mp)
 {
 	size_t it = 0;
 	void *e;
 
-	while (qir_strmap_next(&mp->names, &it, NULL, &e))
+	while (ir_strmap_next(&mp->names, &it, NULL, &e))
 		free(e);
-	qir_strmap_free(&mp->names);
+	ir_strmap_free(&mp->names);
 }
 
 /* Position of v in its graph's creation-ordered array. */
-static size_t all_index(struct qir_graph_priv *gp, const qir_value *v)
+static size_t all_index(struct ir_graph_priv *gp, const qir_value *v)
 {
 	size_t lo = 0, hi = gp->nall, want = QIR_VPRIV(v)->order;
 
@@ -143,13 +143,13 @@ static size_t all_index(struct qir_graph_priv *gp, const qir_value *v)
 
 qir_value *ir_value_make(qir_graph *g, const char *name)
 {
-	struct qir_graph_priv *gp = QIR_GPRIV(g);
-	struct qir_model_priv *mp = QIR_MPRIV(g->model);
+	struct ir_graph_priv *gp = QIR_GPRIV(g);
+	struct ir_model_priv *mp = QIR_MPRIV(g->model);
 	qir_value *v = calloc(1, sizeof(*v));
 
 	if (!v)
 		return NULL;
-	v->priv = calloc(1, sizeof(struct qir_value_priv));
+	v->priv = calloc(1, sizeof(struct ir_value_priv));
 	v->name = strdup(name);
 	if (!v->priv || !v->name)
 		goto fail;
@@ -162,10 +162,10 @@ qir_value *ir_value_make(qir_graph *g, const char *name)
 		gp->all = a;
 		gp->capall = cap;
 	}
-	if (qir_strmap_put(&gp->values, v->name, v) < 0)
+	if (ir_strmap_put(&gp->values, v->name, v) < 0)
 		goto fail;
 	if (name_ref(mp, v->name) < 0) {
-		qir_strmap_del(&gp->values, v->name);
+		ir_strmap_del(&gp->values, v->name);
 		goto fail;
 	}
 	v->rank = -1;
@@ -182,7 +182,7 @@ fail:
 
 qir_value *ir_value_get_or_make(qir_graph *g, const char *name)
 {
-	qir_value *v = qir_strmap_get(&QIR_GPRIV(g)->values, name);
+	qir_value *v = ir_strmap_get(&QIR_GPRIV(g)->values, name);
 
 	return v ? v : ir_value_make(g, name);
 }
@@ -224,12 +224,12 @@ void ir_value_free_mem(qir_value *v)
 void ir_value_free(qir_value *v)
 {
 	qir_graph *g = v->graph;
-	struct qir_graph_priv *gp = QIR_GPRIV(g);
-	struct qir_model_priv *mp = QIR_MPRIV(g->model);
+	struct ir_graph_priv *gp = QIR_GPRIV(g);
+	struct ir_model_priv *mp = QIR_MPRIV(g->model);
 	size_t i;
 
-	if (qir_strmap_get(&gp->values, v->name) == v)
-		qir_strmap_del(&gp->values, v->name);
+	if (ir_strmap_get(&gp->values, v->name) == v)
+		ir_strmap_del(&gp->values, v->name);
 	ir_name_unref(mp, v->name);
 	i = all_index(gp, v);
 	if (i != (size_t)-1) {
@@ -243,7 +243,7 @@ void ir_value_free(qir_value *v)
 qir_value *qir_graph_find_value(qir_graph *g, const char *name)
 {
 	for (; g; g = g->parent) {
-		qir_value *v = qir_strmap_get(&QIR_GPRIV(g)->values, name);
+		qir_value *v = ir_strmap_get(&QIR_GPRIV(g)->values, name);
 
 		if (v)
 			return v;
@@ -317,7 +317,7 @@ nomem:
 
 static int defines_name(qir_graph *g, void *name)
 {
-	return qir_strmap_get(&QIR_GPRIV(g)->values, name) != NULL;
+	return ir_strmap_get(&QIR_GPRIV(g)->values, name) != NULL;
 }
 
 /* Whether a value named name is visible from g or would be shadowed by
@@ -325,7 +325,7 @@ static int defines_name(qir_graph *g, void *name)
  * of sibling scopes (the other branch of an If) do not count. */
 static int name_taken_at(qir_graph *g, const char *name)
 {
-	if (!qir_strmap_get(&QIR_MPRIV(g->model)->names, name))
+	if (!ir_strmap_get(&QIR_MPRIV(g->model)->names, name))
 		return 0;
 	if (qir_graph_find_value(g, name))
 		return 1;
@@ -334,8 +334,8 @@ static int name_taken_at(qir_graph *g, const char *name)
 
 int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 {
-	struct qir_graph_priv *gp = QIR_GPRIV(v->graph);
-	struct qir_model_priv *mp = QIR_MPRIV(v->graph->model);
+	struct ir_graph_priv *gp = QIR_GPRIV(v->graph);
+	struct ir_model_priv *mp = QIR_MPRIV(v->graph->model);
 	char *nn, *tn = NULL;
 
 	if (!name || !name[0])
@@ -356,16 +356,16 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 		return qir_fail(err, QIR_ENOMEM, "value '%s': out of memory",
 				v->name);
 	}
-	if (qir_strmap_put(&gp->values, nn, v) < 0 || name_ref(mp, nn) < 0) {
-		if (qir_strmap_get(&gp->values, nn) == v)
-			qir_strmap_del(&gp->values, nn);
+	if (ir_strmap_put(&gp->values, nn, v) < 0 || name_ref(mp, nn) < 0) {
+		if (ir_strmap_get(&gp->values, nn) == v)
+			ir_strmap_del(&gp->values, nn);
 		free(nn);
 		free(tn);
 		return qir_fail(err, QIR_ENOMEM, "value '%s': out of memory",
 				v->name);
 	}
-	if (qir_strmap_get(&gp->values, v->name) == v)
-		qir_strmap_del(&gp->values, v->name);
+	if (ir_strmap_get(&gp->values, v->name) == v)
+		ir_strmap_del(&gp->values, v->name);
 	ir_name_unref(mp, v->name);
 	free(v->name);
 	v->name = nn;
@@ -378,7 +378,7 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 
 int ir_use_add(qir_value *v, qir_node *n, int index)
 {
-	struct qir_value_priv *p = QIR_VPRIV(v);
+	struct ir_value_priv *p = QIR_VPRIV(v);
 
 	if (v->nuses == p->uses_cap) {
 		size_t cap = p->uses_cap ? p->uses_cap * 2 : 4;
@@ -441,7 +441,7 @@ static void replace_in_outputs(qir_graph *g, qir_value *from, qir_value *to)
  * fail half-way. */
 static int use_reserve(qir_value *v, size_t extra)
 {
-	struct qir_value_priv *p = QIR_VPRIV(v);
+	struct ir_value_priv *p = QIR_VPRIV(v);
 	qir_use *u;
 
 	if (v->nuses + extra <= p->uses_cap)

@@ -259,7 +259,7 @@ static int check_node(struct vctx *c, qir_graph *g, qir_node *n)
 
 static int check_uses(struct vctx *c, qir_graph *g)
 {
-	struct qir_graph_priv *gp = QIR_GPRIV(g);
+	struct ir_graph_priv *gp = QIR_GPRIV(g);
 	size_t i, k;
 
 	for (i = 0; i < gp->nall; i++) {

@@ -4,7 +4,7 @@
  *
  * Per transformed column the operations are fixed: for stages
  * h = 1, 2, 4 .. b/2, each pair (j, j + h) with bit h of j clear becomes
- * (u + v, u - v); then one multiplication by qk_hadamard_scale(b); a NaN
+ * (u + v, u - v); then one multiplication by qki_hadamard_scale(b); a NaN
  * result becomes the canonical NaN. Every value of a stage depends only
  * on two values of the previous stage, so the pairs of a stage may be
  * computed in any grouping and several stages may be fused in registers
@@ -322,11 +322,11 @@ QKI_HOT static void qki_lanes_all(float *t, size_t n, size_t b)
 
 QKI_HOT static void qki_scale(float *restrict x, size_t n, float scale)
 {
-	QKI_FOR_VEC(j, n, x[j] = qk_canon(QK_FMUL(x[j], scale)));
+	QKI_FOR_VEC(j, n, x[j] = qki_canon(QK_FMUL(x[j], scale)));
 }
 
 /* The last step fused with the store: h[j] = bf16(canon(t[j] * scale)),
- * qk_enc_bf16's rounding (to nearest even) on 8 lanes at a time; the
+ * qki_enc_bf16's rounding (to nearest even) on 8 lanes at a time; the
  * canonical NaN 0x7fc00000 encodes as 0x7fc0. */
 QKI_HOT static void qki_out_bf16(uint16_t *restrict h, const float *restrict t,
 				 size_t n, float scale)
@@ -347,21 +347,21 @@ QKI_HOT static void qki_out_bf16(uint16_t *restrict h, const float *restrict t,
 		r = __builtin_convertvector(u, qki_h8);
 		memcpy(h + j, &r, sizeof(r));
 	}
-	QKI_FOR_VEC(k, n - j, h[j + k] = (uint16_t)qk_enc_bf16(
-				      qk_canon(QK_FMUL(t[j + k], scale))));
+	QKI_FOR_VEC(k, n - j, h[j + k] = (uint16_t)qki_enc_bf16(
+				      qki_canon(QK_FMUL(t[j + k], scale))));
 }
 
 QKI_HOT static void qki_out_f16(uint16_t *restrict h, const float *restrict t,
 				size_t n, float scale)
 {
-	QKI_FOR_VEC(j, n, h[j] = (uint16_t)qk_enc_f16(
-				  qk_canon(QK_FMUL(t[j], scale))));
+	QKI_FOR_VEC(j, n, h[j] = (uint16_t)qki_enc_f16(
+				  qki_canon(QK_FMUL(t[j], scale))));
 }
 
 #if QKI_HAVE_F16C
 /* F16C's conversion with immediate rounding 0 is IEEE round to nearest
  * even, independent of MXCSR, and turns the canonical NaN into 0x7e00:
- * the same half as qk_enc_f16. */
+ * the same half as qki_enc_f16. */
 __attribute__((target("avx2,f16c"))) static void
 qki_out_f16c(uint16_t *h, const float *t, size_t n, float scale)
 {
@@ -548,8 +548,8 @@ QKI_512 static inline __m256i qki_bf16_512(__m512 y)
 			STORE(j, qki_scale512(t + j, sc));                \
 	} while (0)
 
-/* bf16: the rounding of qk_enc_bf16; NaN is canonical by then and
- * 0x7fc00000 rounds to 0x7fc0, the same code qk_enc_bf16 gives it. */
+/* bf16: the rounding of qki_enc_bf16; NaN is canonical by then and
+ * 0x7fc00000 rounds to 0x7fc0, the same code qki_enc_bf16 gives it. */
 QKI_512 static void qki_out512(int dtype, unsigned char *dst, const float *t,
 			       size_t n, float scale)
 {
@@ -831,7 +831,7 @@ int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 {
 	struct qki_had a = { .dtype = dtype, .x = x, .n = n, .inner = inner };
 	size_t total, units, sz = qki_dtype_size(dtype);
-	const struct qk_cuda_ops *ops;
+	const struct qki_cuda_ops *ops;
 	int rc;
 
 	if (!qki_is_real(dtype))
@@ -862,7 +862,7 @@ int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 	a.nchunk = (inner + QKI_HCOLS - 1) / QKI_HCOLS;
 	a.nrb = outer * a.nblk;
 	a.rows_per = block >= QKI_HL1 ? 1 : QKI_HL1 / block;
-	a.scale = qk_hadamard_scale(block);
+	a.scale = qki_hadamard_scale(block);
 	units = inner == 1 ? (a.nrb + a.rows_per - 1) / a.rows_per :
 			     a.nrb * a.nchunk;
 	if (total)
