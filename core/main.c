@@ -20,7 +20,10 @@ static int stdout_done(int rc)
 int main(int argc, char **argv)
 {
 	struct pm_cli c;
-	int rc = cli_parse(&c, argc, argv);
+	int rc;
+
+	pm_use_build_tree_modules();
+	rc = cli_parse(&c, argc, argv);
 
 	if (rc) {
 		cli_free(&c);
