@@ -58,6 +58,8 @@ int qopt_cmd_run(struct qopt_cli *c);
 int qopt_cmd_dump(struct qopt_cli *c);
 int qopt_cmd_verify(struct qopt_cli *c);
 int qopt_cmd_bisect(struct qopt_cli *c);
+/* qopt calibrate ARGS (argv[0] is "calibrate"): exit status. */
+int qopt_cmd_calibrate(int argc, char **argv);
 int qopt_cmd_list_passes(const struct qopt_registry *r);
 int qopt_cmd_help_pass(const struct qopt_registry *r, const char *name);
 

@@ -20,7 +20,14 @@ static int stdout_done(int rc)
 int main(int argc, char **argv)
 {
 	struct qopt_cli c;
-	int rc = qopt_cli_parse(&c, argc, argv);
+	int rc;
+
+	/* calibrate has options of its own (core/cmd-calibrate.c) */
+	if (argc >= 2 && !strcmp(argv[1], "calibrate")) {
+		qopt_msg_setup(QOPT_LOG_INFO, 0);
+		return stdout_done(qopt_cmd_calibrate(argc - 1, argv + 1));
+	}
+	rc = qopt_cli_parse(&c, argc, argv);
 
 	if (rc) {
 		qopt_cli_free(&c);

@@ -395,4 +395,9 @@ async function main() {
 	process.exit(bad);
 }
 
-main().catch((e) => die(e.stack || String(e)));
+// Run as a program, or required for its readers (qopt-calibrate-ort).
+if (require.main === module)
+	main().catch((e) => die(e.stack || String(e)));
+else
+	module.exports = { loadOrt, readTensorProto, randomTensor, mulberry32,
+		asNumbers, TYPES };
