@@ -2,7 +2,8 @@
 """tests/calib-gen.py - plain FP32 models and sample folders for
 tests/calib.sh (qopt calibrate, fp8-mha calibration = FILE).
 
-  calib-gen.py model KIND OUT.onnx         KIND: exact, vit, decoder
+  calib-gen.py model KIND OUT.onnx         KIND: exact, vit, decoder,
+                                           smallhead, shuffled
   calib-gen.py samples KIND DIR N SEED     N sample folders (input_0.pb)
   calib-gen.py amax KIND DIR [PERCENTILE]  JSON of amax per calibrated
                                            tensor, computed in NumPy
@@ -197,6 +198,24 @@ def decoder_model(path):
     finish(nodes, inits, [B, S, D], [B, S, VOCAB], path, "decoder")
 
 
+def smallhead_model(path):
+    # head size 8: attention TensorRT does not fuse, left in float
+    global H, HD
+    H, HD = 8, 8
+    decoder_model(path)
+
+
+def shuffled_model(path):
+    # the decoder with its nodes listed backwards (valid ONNX; qopt sorts
+    # them at load, and the hash is taken after that)
+    decoder_model(path)
+    m = onnx.load(path)
+    nodes = list(m.graph.node)[::-1]
+    del m.graph.node[:]
+    m.graph.node.extend(nodes)
+    onnx.save(m, path)
+
+
 def shape_of(kind):
     return [3, 8] if kind == "exact" else [B, S, D]
 
@@ -253,8 +272,9 @@ def amax(kind, d, pct):
 def main():
     cmd, kind = sys.argv[1], sys.argv[2]
     if cmd == "model":
-        {"exact": exact_model, "vit": vit_model,
-         "decoder": decoder_model}[kind](sys.argv[3])
+        {"exact": exact_model, "vit": vit_model, "decoder": decoder_model,
+         "smallhead": smallhead_model,
+         "shuffled": shuffled_model}[kind](sys.argv[3])
     elif cmd == "samples":
         samples(kind, sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "amax":

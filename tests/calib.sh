@@ -27,14 +27,14 @@ export QOPT_NODE QOPT_CALIBRATE_ORT
 gen() { "$py" "$top_srcdir/tests/calib-gen.py" "$@" ||
 	{ echo "Bail out! calib-gen.py $*"; exit 1; }; }
 
-for k in exact vit decoder; do gen model $k "$work/$k.onnx"; done
+for k in exact vit decoder smallhead shuffled; do gen model $k "$work/$k.onnx"; done
 gen samples exact "$work/cal_exact" 6 1
 gen samples vit "$work/cal_vit" 16 2
 gen samples vit "$work/held_vit" 16 3
 gen samples decoder "$work/cal_dec" 16 4
 gen samples decoder "$work/held_dec" 16 5
 
-echo "1..21"
+echo "1..24"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -188,5 +188,41 @@ fp8 --passes "fp8-mha:calibration=$work/dec.json:exclude=d0_fc*" \
 	"$work/decoder.onnx" -o "$work/excl.onnx" &&
 	grep -q "calibration: 2 nodes left out by include/exclude" "$work/log"
 check $? "fp8-mha calibration: exclude leaves the matching MatMuls in float"
+
+# Head size 8: the attention block stays in float, saying so.
+cal "$work/smallhead.onnx" --data "$work/cal_dec" -o "$work/small.json" &&
+fp8 --passes "fp8-mha:calibration=$work/small.json" "$work/smallhead.onnx" \
+	-o "$work/small.fp8.onnx" &&
+	grep -q "attention at Softmax 'd0_softmax' left unquantized: head size 8 outside 9..256" "$work/log" &&
+	grep -q "1 calibration: attention left unquantized (head size)" "$work/log" &&
+	! grep -q "Softmax Q/DQ inserted" "$work/log" &&
+	"$py" - "$work/small.fp8.onnx" >>"$work/log" 2>&1 <<'PY'
+import sys, onnx
+g = onnx.load(sys.argv[1]).graph
+prod = {o: n for n in g.node for o in n.output}
+for n in g.node:
+    if n.name in ("d0_bmm1", "d0_bmm2"):
+        for x in n.input:
+            if x in prod and prod[x].op_type == "DequantizeLinear":
+                sys.exit("%s: %s from a DQ" % (n.name, x))
+    if n.name == "d0_q" and prod[n.input[0]].op_type != "DequantizeLinear":
+        sys.exit("projection d0_q not quantized")
+PY
+check $? "fp8-mha calibration: attention with head size 8 left in float, with the reason"
+
+# Nodes listed out of order: qopt calibrate hashes the model as qopt
+# loads it (sorted), which is what fp8-mha sees.
+cal "$work/shuffled.onnx" --data "$work/cal_dec" -o "$work/shuf.json" &&
+fp8 --passes "fp8-mha:calibration=$work/shuf.json" "$work/shuffled.onnx" \
+	-o "$work/shuf.fp8.onnx" && grep -q "attention: 1 of 1 blocks fusible" "$work/log"
+check $? "calibrate + fp8-mha on a model whose nodes are out of order: hashes agree"
+
+# After a pass that changed the model (hadamard-rotate rotates the
+# weights): the file no longer describes it, refused.
+fp8 --passes "hadamard-rotate,fp8-mha:calibration=$work/dec.json" \
+	"$work/decoder.onnx" -o "$work/late.onnx"
+[ $? = 1 ] && grep -q "hadamard-rotate: done: .*rotated" "$work/log" &&
+	grep -q "is for model hash" "$work/log" && [ ! -e "$work/late.onnx" ]
+check $? "fp8-mha calibration after a pass that changed the model: refused"
 
 exit $failed

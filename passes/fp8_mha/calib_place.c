@@ -18,8 +18,9 @@
  *   that are not selected keep reading the float tensor;
  * - a Softmax output: left to rewrite 4 (fixed scale 1/448).
  * A tensor missing from the file, or with an amax that is not a positive
- * finite number, is skipped with the reason: never guessed. MatMuls of
- * an attention block whose head size is outside 9..256 are left alone.
+ * finite number, is skipped with the reason: never guessed. An attention
+ * block whose head size is outside 9..256 is left in float (its MatMuls
+ * here, its Softmax in rewrite 4).
  */
 #include <fnmatch.h>
 #include <math.h>
@@ -111,7 +112,20 @@ static struct placed *find_done(struct place *p, const qir_value *v)
 	return NULL;
 }
 
-/* Attention blocks with a head size TensorRT does not fuse. */
+static int keep_softmax(struct fp8mha_cfg *cfg, const qir_node *sm)
+{
+	const qir_node **g = realloc(cfg->calib_left, (cfg->ncalib_left + 1) *
+				     sizeof(*g));
+
+	if (!g)
+		return -1;
+	cfg->calib_left = g;
+	g[cfg->ncalib_left++] = sm;
+	return 0;
+}
+
+/* Attention blocks with a head size TensorRT does not fuse: both
+ * MatMuls and the Softmax stay in float. */
 static int find_left(struct place *p)
 {
 	qir_node **sms, *b[2], **g;
@@ -137,6 +151,10 @@ static int find_left(struct place *p)
 			  sms[i]->name, (long long)head, HEAD_MIN, HEAD_MAX);
 		qopt_stat_add(p->cfg->ctx, "calibration: attention left "
 			      "unquantized (head size)", 1);
+		if (keep_softmax(p->cfg, sms[i])) {
+			free(sms);
+			return fp8mha_fail(p->cfg, NULL, NULL);
+		}
 		for (k = 0; k < 2; k++) {
 			if (p->nleft == p->capleft) {
 				p->capleft = p->capleft ? 2 * p->capleft : 8;

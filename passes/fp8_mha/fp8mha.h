@@ -38,6 +38,10 @@ struct fp8mha_cfg {
 	int spill_failed;
 	int found;		/* anything the pass applies to was seen */
 	int typed;
+	/* Softmax nodes of attention the calibrated placement left in
+	 * float (head size): rewrite 4 leaves them too. Owned. */
+	const qir_node **calib_left;
+	size_t ncalib_left;
 	struct fp8mha_note *notes;	/* owned */
 	size_t nnotes, capnotes;
 };

@@ -52,5 +52,6 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	rc = 0;
 out:
 	free(cfg.notes);
+	free(cfg.calib_left);
 	return rc;
 }
