@@ -34,7 +34,7 @@ gen samples vit "$work/held_vit" 16 3
 gen samples decoder "$work/cal_dec" 16 4
 gen samples decoder "$work/held_dec" 16 5
 
-echo "1..24"
+echo "1..25"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -188,6 +188,11 @@ fp8 --passes "fp8-mha:calibration=$work/dec.json:exclude=d0_fc*" \
 	"$work/decoder.onnx" -o "$work/excl.onnx" &&
 	grep -q "calibration: 2 nodes left out by include/exclude" "$work/log"
 check $? "fp8-mha calibration: exclude leaves the matching MatMuls in float"
+
+fp8 --passes "fp8-mha:calibration=$work/dec.json:include=nothing*" \
+	"$work/decoder.onnx" -o "$work/none.onnx" &&
+	grep -q "warning: calibration: no MatMul/Gemm matches include/exclude/op_types" "$work/log"
+check $? "fp8-mha calibration: include matching nothing warns"
 
 # Head size 8: the attention block stays in float, saying so.
 cal "$work/smallhead.onnx" --data "$work/cal_dec" -o "$work/small.json" &&

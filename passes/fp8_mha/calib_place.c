@@ -438,7 +438,7 @@ static int one(struct place *p, qir_node *n)
 static int place_all(struct place *p, int *changed)
 {
 	qir_node **nodes;
-	size_t i, count, unselected = 0;
+	size_t i, count, unselected = 0, selected = 0;
 	qir_error err = { 0 };
 	int rc = 0;
 
@@ -453,6 +453,7 @@ static int place_all(struct place *p, int *changed)
 			unselected++;
 			continue;
 		}
+		selected++;
 		rc = fp8mha_prepare_opset(p->cfg);
 		if (rc)
 			break;	/* refused (said so) or failed */
@@ -460,6 +461,10 @@ static int place_all(struct place *p, int *changed)
 			*changed = 1;
 	}
 	free(nodes);
+	if (!selected && rc >= 0)
+		qopt_warn(p->cfg->ctx, "calibration: no %s matches include/"
+			  "exclude/op_types: nothing placed", unselected ?
+			  "MatMul/Gemm" : "node of op_types");
 	if (unselected)
 		qopt_info(p->cfg->ctx, "calibration: %zu node%s left out by "
 			  "include/exclude", unselected, unselected == 1 ? "" :
