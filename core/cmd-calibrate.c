@@ -15,6 +15,7 @@
 #include "config.h"
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,33 +326,56 @@ static const char *script_path(void)
 	return buf;
 }
 
+/* Like system(): while the script runs, qopt ignores the terminal's
+ * SIGINT/SIGQUIT (the script gets them and dies), so qopt lives on to
+ * remove its temporary folder. */
 static int run_script(const char *job)
 {
 	const char *node = getenv("QOPT_NODE");
 	const char *script = script_path();
+	struct sigaction ign, old_int, old_quit;
 	pid_t pid;
-	int st;
+	int st, rc;
 
 	if (!node || !*node)
 		node = "node";
 	fflush(NULL);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "qopt calibrate: error: fork: %s\n",
 			strerror(errno));
-		return -1;
+		rc = -1;
+		goto out;
 	}
 	if (!pid) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
 		execlp(node, node, script, job, (char *)NULL);
 		fprintf(stderr, "qopt calibrate: error: cannot run %s (%s): %s; "
 			"set QOPT_NODE to node's path\n", node, script,
 			strerror(errno));
 		_exit(127);
 	}
+	rc = 0;
 	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+		if (errno != EINTR) {
+			rc = -1;
+			break;
+		}
+	if (!rc && WIFSIGNALED(st))
+		fprintf(stderr, "qopt calibrate: error: %s ended by signal %d\n",
+			script, WTERMSIG(st));
+	if (!rc && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		rc = -1;
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return rc;
 }
 
 static void default_output(const char *model, char *buf, size_t n)

@@ -34,7 +34,7 @@ gen samples vit "$work/held_vit" 16 3
 gen samples decoder "$work/cal_dec" 16 4
 gen samples decoder "$work/held_dec" 16 5
 
-echo "1..25"
+echo "1..28"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -82,6 +82,17 @@ for c in "name:the model has no input 'z'" \
 	[ $rc = 1 ] && grep -q "$msg" "$work/log" && [ ! -e "$work/bad.json" ]
 	check $? "calibrate: a sample with the wrong $what is refused by name"
 done
+mkdir -p "$work/no_x/s"
+cal "$work/exact.onnx" --data "$work/no_x" -o "$work/bad.json"
+[ $? = 1 ] && grep -q "no_x/s: no data for input 'x' (FLOAT\[3,8\])" "$work/log" &&
+	[ ! -e "$work/bad.json" ]
+check $? "calibrate: a sample missing an input is refused by name"
+cal "$work/exact.onnx" --data "$work/cal_exact" --percentile 101
+[ $? = 2 ] && grep -q "percentile takes a number from 50 to 100, got 101" "$work/log"
+check $? "calibrate: --percentile out of range is a usage error"
+cal "$work/missing.onnx" --data "$work/cal_exact" -o "$work/bad.json"
+[ $? = 1 ] && grep -q "missing.onnx" "$work/log" && [ ! -e "$work/bad.json" ]
+check $? "calibrate: a missing model is named"
 cal "$work/exact.onnx" --random 2 --seed 3 -o "$work/rand.json"
 [ $? = 0 ] && grep -q "smoke test only" "$work/log" &&
 	grep -q '"source": "random (seed 3): smoke test only' "$work/rand.json"
