@@ -3,7 +3,7 @@
 tests/calib.sh (qopt calibrate, fp8-mha calibration = FILE).
 
   calib-gen.py model KIND OUT.onnx         KIND: exact, vit, decoder,
-                                           smallhead, shuffled
+                                           smallhead, shuffled, decoder16
   calib-gen.py samples KIND DIR N SEED     N sample folders (input_0.pb)
   calib-gen.py amax KIND DIR [PERCENTILE]  JSON of amax per calibrated
                                            tensor, computed in NumPy
@@ -205,6 +205,23 @@ def smallhead_model(path):
     decoder_model(path)
 
 
+def decoder16_model(path):
+    # the decoder in FLOAT16: weights, input, output and every activation
+    decoder_model(path)
+    m = onnx.load(path)
+    g = m.graph
+    for t in g.initializer:
+        if t.data_type == TensorProto.FLOAT:
+            t.CopyFrom(numpy_helper.from_array(
+                numpy_helper.to_array(t).astype(np.float16), t.name))
+    for v in list(g.input) + list(g.output):
+        v.type.tensor_type.elem_type = TensorProto.FLOAT16
+    del g.value_info[:]
+    m = onnx.shape_inference.infer_shapes(m)
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+
+
 def shuffled_model(path):
     # the decoder with its nodes listed backwards (valid ONNX; qopt sorts
     # them at load, and the hash is taken after that)
@@ -225,7 +242,7 @@ def sample(kind, r):
         return r.randint(-4, 5, size=shape_of(kind)).astype(np.float32)
     x = r.randn(*shape_of(kind)).astype(np.float32)
     x[..., 3] *= 6  # an outlier channel, as real activations have
-    return x
+    return x.astype(np.float16) if kind == "decoder16" else x
 
 
 def samples(kind, d, n, seed):
@@ -273,7 +290,7 @@ def main():
     cmd, kind = sys.argv[1], sys.argv[2]
     if cmd == "model":
         {"exact": exact_model, "vit": vit_model, "decoder": decoder_model,
-         "smallhead": smallhead_model,
+         "smallhead": smallhead_model, "decoder16": decoder16_model,
          "shuffled": shuffled_model}[kind](sys.argv[3])
     elif cmd == "samples":
         samples(kind, sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))

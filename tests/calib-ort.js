@@ -19,7 +19,9 @@ async function main() {
 		const t = check.readTensorProto(ort, path.join(dir, s, 'input_0.pb'));
 		const feeds = { [t.name || ref.inputNames[0]]: t.tensor };
 		const name = ref.outputNames[0];
-		const a = (await ref.run(feeds))[name], b = (await cand.run(feeds))[name];
+		const ta = (await ref.run(feeds))[name], tb = (await cand.run(feeds))[name];
+		const a = { data: check.asNumbers(ta), dims: ta.dims };
+		const b = { data: check.asNumbers(tb) };
 		let big = 0, diff = 0;
 		for (let i = 0; i < a.data.length; i++) {
 			big = Math.max(big, Math.abs(a.data[i]));

@@ -27,14 +27,16 @@ export QOPT_NODE QOPT_CALIBRATE_ORT
 gen() { "$py" "$top_srcdir/tests/calib-gen.py" "$@" ||
 	{ echo "Bail out! calib-gen.py $*"; exit 1; }; }
 
-for k in exact vit decoder smallhead shuffled; do gen model $k "$work/$k.onnx"; done
+for k in exact vit decoder smallhead shuffled decoder16; do gen model $k "$work/$k.onnx"; done
 gen samples exact "$work/cal_exact" 6 1
 gen samples vit "$work/cal_vit" 16 2
 gen samples vit "$work/held_vit" 16 3
 gen samples decoder "$work/cal_dec" 16 4
 gen samples decoder "$work/held_dec" 16 5
+gen samples decoder16 "$work/cal_dec16" 16 4
+gen samples decoder16 "$work/held_dec16" 16 5
 
-echo "1..28"
+echo "1..31"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -169,6 +171,23 @@ structure "$work/dec.fp8.onnx" 7
 check $? "fp8-mha calibration: decoder, per-channel FP8 weights, shared Q/DQ"
 accuracy "$work/decoder.onnx" "$work/dec.fp8.onnx" "$work/held_dec" 0.12 0.9
 check $? "fp8-mha calibration: decoder in ORT on held-back inputs: max rel. error <= 0.12, top-1 >= 90%"
+
+# FLOAT16: amax read from FLOAT16 outputs, scales in FLOAT16.
+cal "$work/decoder16.onnx" --data "$work/cal_dec16" -o "$work/dec16.json" &&
+fp8 --passes "fp8-mha:calibration=$work/dec16.json" "$work/decoder16.onnx" \
+	-o "$work/dec16.fp8.onnx" && grep -q "attention: 1 of 1 blocks fusible" "$work/log"
+check $? "fp8-mha calibration: FLOAT16 decoder, fusible"
+structure "$work/dec16.fp8.onnx" && "$py" - "$work/dec16.fp8.onnx" >>"$work/log" 2>&1 <<'PY'
+import sys, onnx
+g = onnx.load(sys.argv[1]).graph
+inits = {i.name: i for i in g.initializer}
+bad = [n.input[1] for n in g.node if n.op_type in ("QuantizeLinear", "DequantizeLinear")
+       and inits[n.input[1]].data_type != 10]
+sys.exit("scales not FLOAT16: %s" % bad if bad else 0)
+PY
+check $? "fp8-mha calibration: FLOAT16 decoder, every scale FLOAT16 (no Cast before MatMul)"
+accuracy "$work/decoder16.onnx" "$work/dec16.fp8.onnx" "$work/held_dec16" 0.12 0.9
+check $? "fp8-mha calibration: FLOAT16 decoder in ORT: max rel. error <= 0.12, top-1 >= 90%"
 
 # A file made for another model.
 fp8 --passes "fp8-mha:calibration=$work/vit.json" "$work/decoder.onnx" \
