@@ -36,7 +36,7 @@ gen samples decoder "$work/held_dec" 16 5
 gen samples decoder16 "$work/cal_dec16" 16 4
 gen samples decoder16 "$work/held_dec16" 16 5
 
-echo "1..31"
+echo "1..33"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -95,6 +95,16 @@ check $? "calibrate: --percentile out of range is a usage error"
 cal "$work/missing.onnx" --data "$work/cal_exact" -o "$work/bad.json"
 [ $? = 1 ] && grep -q "missing.onnx" "$work/log" && [ ! -e "$work/bad.json" ]
 check $? "calibrate: a missing model is named"
+QOPT_ORT_DIR="$work/no-ort" cal "$work/exact.onnx" --data "$work/cal_exact" \
+	-o "$work/bad.json"
+[ $? = 1 ] && grep -q "qopt calibrate: error: onnxruntime-node not found" "$work/log" &&
+	[ ! -e "$work/bad.json" ]
+check $? "calibrate: no ONNX Runtime is a clear error"
+"$py" -c 'import onnx, sys; m = onnx.load(sys.argv[1]); del m.graph.value_info[:]; onnx.save(m, sys.argv[2])' \
+	"$work/exact.onnx" "$work/untyped.onnx"
+cal "$work/untyped.onnx" --data "$work/cal_exact" -o "$work/untyped.json" &&
+	same "$work/untyped.json" "$(gen amax exact "$work/cal_exact")"
+check $? "calibrate: a model without value_info (untyped intermediates), same amax"
 cal "$work/exact.onnx" --random 2 --seed 3 -o "$work/rand.json"
 [ $? = 0 ] && grep -q "smoke test only" "$work/log" &&
 	grep -q '"source": "random (seed 3): smoke test only' "$work/rand.json"

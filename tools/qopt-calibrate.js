@@ -37,6 +37,7 @@ function loadCheck() {
 	die(`qopt-ort-check not found beside ${__filename}`);
 }
 const check = loadCheck();
+check.setName(`${ME}: error`);
 
 const ELEM_NAMES = { 1: 'FLOAT', 2: 'UINT8', 3: 'INT8', 4: 'UINT16', 5: 'INT16',
 	6: 'INT32', 7: 'INT64', 9: 'BOOL', 10: 'FLOAT16', 11: 'DOUBLE',
