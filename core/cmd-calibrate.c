@@ -30,7 +30,6 @@ struct calib_args {
 	size_t ndims;
 	double percentile;	/* 100: plain max */
 	long random, seed;
-	int quiet;
 };
 
 static int calib_usage(const char *msg, const char *arg)
@@ -67,7 +66,6 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 		{ "random", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "dim", required_argument, NULL, 'D' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -79,11 +77,10 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 	a->seed = 1;
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:o:qh", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:o:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'd': a->data = optarg; break;
 		case 'o': a->output = optarg; break;
-		case 'q': a->quiet = 1; break;
 		case 'P':
 			if (parse_number(optarg, 50.0, 100.0, &a->percentile))
 				return calib_usage("--percentile takes a number "
@@ -103,8 +100,11 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 			a->seed = (long)v;
 			break;
 		case 'D':
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return calib_usage("--dim expects NAME=VALUE, got",
+			if (!strchr(optarg, '=') || optarg[0] == '=' ||
+			    parse_number(strchr(optarg, '=') + 1, 1, 1e9, &v) ||
+			    v != (long)v)
+				return calib_usage("--dim expects NAME=VALUE with a "
+						   "positive integer VALUE, got",
 						   optarg);
 			nd = realloc(a->dims, (a->ndims + 1) * sizeof(*nd));
 			if (!nd)
@@ -271,7 +271,7 @@ static int write_job(const char *path, const struct calib_args *a,
 				 (int)(eq - a->dims[i]), a->dims[i]);
 			fprintf(f, "%s", i ? ", " : "");
 			json_str(f, name);
-			fprintf(f, ": %s", *(eq + 1) ? eq + 1 : "null");
+			fprintf(f, ": %ld", strtol(eq + 1, NULL, 10));
 		}
 		fputc('}', f);
 	}

@@ -36,7 +36,7 @@ gen samples decoder "$work/held_dec" 16 5
 gen samples decoder16 "$work/cal_dec16" 16 4
 gen samples decoder16 "$work/held_dec16" 16 5
 
-echo "1..33"
+echo "1..35"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -109,6 +109,20 @@ cal "$work/exact.onnx" --random 2 --seed 3 -o "$work/rand.json"
 [ $? = 0 ] && grep -q "smoke test only" "$work/log" &&
 	grep -q '"source": "random (seed 3): smoke test only' "$work/rand.json"
 check $? "calibrate: --random is labelled a smoke test, in the log and the file"
+cal "$work/exact.onnx" --random 1 --dim n=x
+[ $? = 2 ] && grep -q "dim expects NAME=VALUE with a positive integer VALUE, got n=x" "$work/log"
+check $? "calibrate: a --dim that is not a positive integer is a usage error"
+# The progress bar shows on a terminal (script(1) gives it one).
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$QOPT' calibrate '$work/exact.onnx' --data '$work/cal_exact' -o '$work/tty.json'" \
+		/dev/null 2>&1 | tr '\r' '\n' >"$work/log"
+	grep -q "^qopt calibrate: \[#*\] 6/6 samples" "$work/log" &&
+		grep -q "^qopt calibrate: \[#* *\] 1/6 samples" "$work/log"
+	check $? "calibrate: a progress bar over samples on a terminal"
+else
+	n=$((n + 1))
+	echo "ok $n # SKIP script(1) not installed"
+fi
 cal "$work/exact.onnx"
 [ $? = 2 ] && grep -q "give either --data DIR or --random N" "$work/log"
 check $? "calibrate: no samples given is a usage error"
