@@ -35,20 +35,18 @@ static qir_value *node1(qir_graph *g, const char *op, const char *name,
 			qir_value *a, qir_value *b, qir_value *c, int dtype)
 {
 	qir_node *n = qir_node_new(g, op, NULL, name);
+	int64_t perm[2] = { 1, 0 };
 	qir_value *o;
 
-	qir_node_add_input(n, a);
-	if (b)
-		qir_node_add_input(n, b);
-	if (c)
-		qir_node_add_input(n, c);
+	if (!n || !a || qir_node_add_input(n, a) ||
+	    (b && qir_node_add_input(n, b)) || (c && qir_node_add_input(n, c)))
+		return NULL;
 	o = qir_node_add_output(n, NULL, name);
-	qir_value_set_type(o, dtype, -1, NULL, NULL);
-	if (!strcmp(op, "Transpose")) {
-		int64_t perm[2] = { 1, 0 };
-
-		qir_node_set_attr_ints(n, "perm", perm, 2);
-	}
+	if (!o || qir_value_set_type(o, dtype, -1, NULL, NULL))
+		return NULL;
+	if (!strcmp(op, "Transpose") &&
+	    qir_node_set_attr_ints(n, "perm", perm, 2))
+		return NULL;
 	return o;
 }
 
@@ -80,8 +78,9 @@ int main(int argc, char **argv)
 	if (!m)
 		goto fail;
 	x = qir_value_new(m->graph, "x");
-	qir_value_set_type(x, QIR_FLOAT16, 2, dx, NULL);
-	qir_graph_add_input(m->graph, x);
+	if (!x || qir_value_set_type(x, QIR_FLOAT16, 2, dx, &err) ||
+	    qir_graph_add_input(m->graph, x))
+		goto fail;
 	for (i = 0; i < count; i++) {
 		char name[64];
 		qir_tensor *t;
@@ -94,6 +93,8 @@ int main(int argc, char **argv)
 		if (!t)
 			goto fail;
 		p = qir_tensor_mutable_data(t, &err);
+		if (!p)
+			goto fail;
 		n = qir_tensor_numel(t);
 		for (j = 0; j < n; j++) {
 			rng = rng * 1664525u + 1013904223u;
@@ -118,7 +119,8 @@ int main(int argc, char **argv)
 			  QIR_FLOAT16);
 		snprintf(name, sizeof(name), "mm%d", i);
 		v = node1(m->graph, "MatMul", name, x, v, NULL, QIR_FLOAT16);
-		qir_graph_add_output(m->graph, v);
+		if (!v || qir_graph_add_output(m->graph, v))
+			goto fail;
 	}
 	so.external_threshold = 1024;
 	if (qir_model_save(m, argv[1], &so, &err))

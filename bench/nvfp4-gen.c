@@ -40,8 +40,9 @@ int main(int argc, char **argv)
 	if (!m)
 		goto fail;
 	x = qir_value_new(m->graph, "x");
-	qir_value_set_type(x, QIR_FLOAT16, 2, dx, NULL);
-	qir_graph_add_input(m->graph, x);
+	if (!x || qir_value_set_type(x, QIR_FLOAT16, 2, dx, &err) < 0 ||
+	    qir_graph_add_input(m->graph, x) < 0)
+		goto fail;
 	for (i = 0; i < count; i++) {
 		char name[64];
 		qir_tensor *t;
@@ -55,6 +56,8 @@ int main(int argc, char **argv)
 		if (!t)
 			goto fail;
 		p = qir_tensor_mutable_data(t, &err);
+		if (!p)
+			goto fail;
 		n = qir_tensor_numel(t);
 		for (j = 0; j < n; j++) {
 			rng = rng * 1664525u + 1013904223u;
@@ -63,11 +66,14 @@ int main(int argc, char **argv)
 		}
 		snprintf(name, sizeof(name), "mm%d", i);
 		mm = qir_node_new(m->graph, "MatMul", NULL, name);
-		qir_node_add_input(mm, x);
-		qir_node_add_input(mm, qir_graph_add_initializer(m->graph, t));
+		if (!mm || qir_node_add_input(mm, x) < 0 ||
+		    qir_node_add_input(mm, qir_graph_add_initializer(m->graph,
+								     t)) < 0)
+			goto fail;
 		y = qir_node_add_output(mm, NULL, name);
-		qir_value_set_type(y, QIR_FLOAT16, -1, NULL, NULL);
-		qir_graph_add_output(m->graph, y);
+		if (!y || qir_value_set_type(y, QIR_FLOAT16, -1, NULL, &err) < 0 ||
+		    qir_graph_add_output(m->graph, y) < 0)
+			goto fail;
 	}
 	so.external_threshold = 1024;
 	if (qir_model_save(m, argv[1], &so, &err))

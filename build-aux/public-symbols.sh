@@ -26,6 +26,8 @@ awk '
 	}
 	function emit(s,   name) {
 		if (s ~ /^[ \t]*typedef[ \t]/) return
+		# attributes (warn_unused_result, format...) are not names
+		gsub(/__attribute__[ \t]*\(\([^()]*(\([^()]*\)[^()]*)*\)\)/, "", s)
 		if (!match(s, /[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/)) return
 		name = substr(s, RSTART, RLENGTH)
 		sub(/[ \t]*\($/, "", name)

@@ -169,6 +169,7 @@ static int report(struct qopt_cli *c, struct qopt_run *run, int rc)
 static int check_outputs(struct qopt_cli *c, const struct qopt_pipeline *pl)
 {
 	qir_save_opts so;
+	struct stat st;
 	char *data = NULL;
 	int rc;
 
@@ -189,6 +190,16 @@ static int check_outputs(struct qopt_cli *c, const struct qopt_pipeline *pl)
 				data);
 			free(data);
 			return QOPT_EXIT_USAGE;
+		}
+		if (data && lstat(data, &st) == 0) {
+			int ignored;
+
+			rc = qopt_outpath_check("the output's data file", data,
+						&ignored);
+			if (rc) {
+				free(data);
+				return rc;
+			}
 		}
 	}
 	rc = 0;

@@ -224,6 +224,10 @@ struct qopt_run {
 	double t_load, t_save, t_verify;
 	unsigned warnings;
 	const char *failed_pass; /* first failure, for reports */
+	/* A bisect point or statistic could not be recorded (out of
+	 * memory): the run fails after the pass, since a dropped point
+	 * would make `qopt bisect` blame the wrong rewrite. */
+	int lost_record;
 };
 
 struct ctx_ops;

@@ -146,12 +146,18 @@ static void ctx_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
 	}
 	grown = realloc(r->counters, (r->ncounters + 1) * sizeof(*grown));
 	if (!grown)
-		return;
+		goto lost;
 	r->counters = grown;
 	grown[r->ncounters].name = strdup(counter);
 	grown[r->ncounters].value = delta;
-	if (grown[r->ncounters].name)
-		r->ncounters++;
+	if (!grown[r->ncounters].name)
+		goto lost;
+	r->ncounters++;
+	return;
+lost:
+	/* A statistic silently missing would misreport the run. */
+	if (ctx->run)
+		ctx->run->lost_record = 1;
 }
 
 static qk_ctx *ctx_kernels(qopt_ctx *ctx)

@@ -11,29 +11,39 @@
 #include <qopt/pass.h>
 #include "core.h"
 
-static void record(struct qopt_run *r, int64_t num, int is_rewrite,
-		   size_t stage, int64_t pass_point, int ran, const char *desc)
+/* 0, or -1 (and r->lost_record set) when out of memory. */
+static int record(struct qopt_run *r, int64_t num, int is_rewrite,
+		  size_t stage, int64_t pass_point, int ran, const char *desc)
 {
 	struct qopt_point *grown, *p;
+	char *d = NULL;
 
 	if (!r->o.record_points)
-		return;
+		return 0;
 	if (r->npoints == r->cappoints) {
 		size_t cap = r->cappoints ? 2 * r->cappoints : 64;
 
+		if (r->cappoints > SIZE_MAX / 2 / sizeof(*grown))
+			goto lost;
 		grown = realloc(r->points, cap * sizeof(*grown));
 		if (!grown)
-			return;
+			goto lost;
 		r->points = grown;
 		r->cappoints = cap;
 	}
+	if (desc && !(d = strdup(desc)))
+		goto lost;
 	p = &r->points[r->npoints++];
 	p->num = num;
 	p->is_rewrite = is_rewrite;
 	p->stage = stage;
 	p->pass_point = pass_point;
 	p->ran = ran;
-	p->desc = desc ? strdup(desc) : NULL;
+	p->desc = d;
+	return 0;
+lost:
+	r->lost_record = 1;
+	return -1;
 }
 
 static int allowed(const struct qopt_run *r, int64_t num)
@@ -54,7 +64,8 @@ int qopt_gate_pass(struct qopt_run *r, size_t stage)
 			ok ? "" : "NOT ", (long long)num,
 			r->pl->stages[stage].name);
 	}
-	record(r, num, 0, stage, num, ok, NULL);
+	if (record(r, num, 0, stage, num, ok, NULL) < 0)
+		return 0;	/* the run fails: see lost_record */
 	return ok;
 }
 
@@ -65,7 +76,11 @@ int qopt_gate_rewrite(qopt_ctx *ctx, const char *desc)
 	int ok;
 
 	num = ++r->counter;
-	ok = allowed(r, num);
+	ok = allowed(r, num) && !r->lost_record;
+	/* Not done when it cannot be recorded: the run fails after the
+	 * pass. */
+	if (record(r, num, 1, ctx->stage, ctx->res->point, ok, desc) < 0)
+		ok = 0;
 	if (ok)
 		ctx->res->rewrites++;
 	else
@@ -75,6 +90,5 @@ int qopt_gate_rewrite(qopt_ctx *ctx, const char *desc)
 		fprintf(stderr, "BISECT: %srunning rewrite (%lld) %s: %s\n",
 			ok ? "" : "NOT ", (long long)num, ctx->st->name, desc);
 	}
-	record(r, num, 1, ctx->stage, ctx->res->point, ok, desc);
 	return ok;
 }

@@ -142,8 +142,13 @@ static int run_stage(struct qopt_run *r, qir_model *m, size_t i)
 	int changed = 0, rc;
 	double t0;
 
-	if (!qopt_gate_pass(r, i))
-		return 0;
+	if (!qopt_gate_pass(r, i)) {
+		if (!r->lost_record)
+			return 0;
+		qopt_msg(QOPT_LOG_ERROR, st->name,
+			 "out of memory recording a bisect point; the run cannot be trusted");
+		return -1;
+	}
 	t0 = qopt_now();
 	qopt_guard_enter(st->name);
 	rc = st->pass->info->run(&ctx, m, &changed);
@@ -161,6 +166,11 @@ static int run_stage(struct qopt_run *r, qir_model *m, size_t i)
 	if (ctx.misuse) {
 		qopt_msg(QOPT_LOG_ERROR, st->name,
 			 "pass misused the qopt API (see above)");
+		return -1;
+	}
+	if (r->lost_record) {
+		qopt_msg(QOPT_LOG_ERROR, st->name,
+			 "out of memory recording a bisect point or statistic; the run cannot be trusted");
 		return -1;
 	}
 	res->changed = judge_change(&ctx, changed != 0, hashed, h0, m);

@@ -7,6 +7,8 @@
  * listed for a signal handler to remove (qir__atomic_cleanup).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -171,6 +173,40 @@ static int create_tmp(char *path)
 	return -1;
 }
 
+void qir__stops_hold(sigset_t *old)
+{
+	sigset_t stops;
+
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stops, old);
+}
+
+void qir__stops_release(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* Creates the file and lists it for the signal handler with the stop
+ * signals held back, so that a stop between the two cannot leave a
+ * file the handler does not know about. */
+static int create_tmp_listed(char *path)
+{
+	sigset_t old;
+	int fd, e;
+
+	qir__stops_hold(&old);
+	fd = create_tmp(path);
+	e = errno;
+	if (fd >= 0)
+		live_add(path);
+	qir__stops_release(&old);
+	errno = e;
+	return fd;
+}
+
 int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
 		     qir_error *err)
 {
@@ -194,7 +230,7 @@ int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
 		f->final_path = f->tmp_path = NULL;
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	}
-	f->fd = create_tmp(f->tmp_path);
+	f->fd = create_tmp_listed(f->tmp_path);
 	if (f->fd < 0) {
 		int e = errno;
 
@@ -204,7 +240,6 @@ int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
 		return qir_fail(err, QIR_EIO, "cannot create a file beside '%s': %s",
 				final_path, strerror(e));
 	}
-	live_add(f->tmp_path);
 	return 0;
 }
 

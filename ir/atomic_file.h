@@ -6,6 +6,7 @@
 #ifndef QOPT_IR_ATOMIC_FILE_H
 #define QOPT_IR_ATOMIC_FILE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -37,6 +38,11 @@ void qir__atomic_abort(struct qir_atomic_file *f);
  * with err set. */
 int qir__dir_lock(const char *dir, qir_error *err);
 void qir__dir_unlock(int fd);
+/* Holds SIGINT, SIGTERM and SIGHUP back (old receives the previous
+ * mask) until qir__stops_release: around steps a stop must not split,
+ * such as committing a model and its data file. */
+void qir__stops_hold(sigset_t *old);
+void qir__stops_release(const sigset_t *old);
 /* Unlinks every temporary file still open; async-signal-safe. */
 void qir__atomic_cleanup(void);
 /* "a FIFO", "a character device", ... for messages. */

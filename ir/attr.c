@@ -2,6 +2,7 @@
  * ir/attr.c - node attributes: lookup, typed getters and setters, and
  * the constant behind a Constant node.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -51,6 +52,17 @@ int64_t qir_node_attr_int(const qir_node *n, const char *name, int64_t dflt)
 	qir_attr *a = qir_node_attr(n, name);
 
 	return a && a->type == QIR_ATTR_INT ? a->i : dflt;
+}
+
+int qir_node_attr_dtype(const qir_node *n, const char *name)
+{
+	qir_attr *a = qir_node_attr(n, name);
+
+	/* Checked as int64: a plain (int) would read 2^32 + 10 as 10. */
+	if (!a || a->type != QIR_ATTR_INT || a->i <= 0 || a->i > INT_MAX ||
+	    !qir_dtype_name((int)a->i))
+		return QIR_UNDEFINED;
+	return (int)a->i;
 }
 
 float qir_node_attr_float(const qir_node *n, const char *name, float dflt)

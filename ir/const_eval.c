@@ -930,7 +930,7 @@ static int op_matmul(struct ce *c, qir_tensor **in, size_t nin,
 static int op_cast(struct ce *c, qir_tensor **in, size_t nin,
 		   qir_tensor **out)
 {
-	int to = (int)qir_node_attr_int(c->node, "to", -1);
+	int to = qir_node_attr_dtype(c->node, "to");
 	const uint8_t *src;
 	qir_tensor *x, *t;
 	uint64_t k, n;

@@ -212,6 +212,19 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 	return map;
 }
 
+int qir__ext_is_source(qir_model *m, const char *path)
+{
+	qir_mapping *map;
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return 0;
+	for (map = QIR_MPRIV(m)->maps; map; map = map->next)
+		if (map->dev == st.st_dev && map->ino == st.st_ino)
+			return 1;
+	return 0;
+}
+
 void qir__ext_free_maps(qir_model *m)
 {
 	qir_mapping *map = QIR_MPRIV(m)->maps, *next;

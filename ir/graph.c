@@ -163,6 +163,10 @@ int qir_graph_constant_to_initializer(qir_graph *g, qir_node *c,
 	if (!t)
 		return qir_fail(err, QIR_EUNSUPPORTED,
 				"Constant %s holds no tensor value", lbl);
+	/* First the one step that may fail: the type is the tensor's
+	 * whatever happens next. */
+	if (qir_value_set_type(v, t->dtype, t->rank, t->dims, err) < 0)
+		return -1;
 	/* Steal the tensor out of its attribute. */
 	if ((a = qir_node_attr(c, "value")) && a->t == t) {
 		a->t = NULL;
@@ -185,7 +189,6 @@ int qir_graph_constant_to_initializer(qir_graph *g, qir_node *c,
 	v->init = own;
 	v->producer = NULL;
 	v->producer_index = 0;
-	qir_value_set_type(v, own->dtype, own->rank, own->dims, NULL);
 	QIR_VPRIV(v)->in_value_info = 0;
 	c->outputs[0] = NULL;
 	qir__node_unlink(c);

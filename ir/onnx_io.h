@@ -50,6 +50,10 @@ struct qir_load_ctx {
  * live as long as the tensor); typed fields are converted into an
  * owned little-endian buffer; external data is checked and bound to
  * the model's shared mapping of its file. */
+/* ir/onnx_sparse.c: every index of a sparse tensor addresses an
+ * element of its dense shape. what names it in the message. */
+int qir__sparse_check(const Onnx__SparseTensorProto *sp, const char *what,
+		      qir_error *err);
 qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 
@@ -65,6 +69,10 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
  * not empty, not absolute, no ".." component. */
 int qir__ext_location_ok(const char *location);
 void qir__ext_free_maps(qir_model *m);
+/* 1 when path is one of the external data files m reads from (renaming
+ * a new file over it would leave the source model pointing at bytes of
+ * another layout). */
+int qir__ext_is_source(qir_model *m, const char *path);
 
 /* Data file written on save: appended to at aligned offsets. */
 struct qir_ext_writer {

@@ -197,6 +197,14 @@ static int read_initializers(struct qir_load_ctx *ctx, qir_graph *g,
 	return 0;
 }
 
+static int is_graph_input(const qir_graph *g, const qir_value *v)
+{
+	for (size_t i = 0; i < g->ninputs; i++)
+		if (g->inputs[i] == v)
+			return 1;
+	return 0;
+}
+
 static int read_outputs(qir_graph *g, const Onnx__GraphProto *gp,
 			qir_error *err)
 {
@@ -209,7 +217,12 @@ static int read_outputs(qir_graph *g, const Onnx__GraphProto *gp,
 					"graph '%s': output %zu without a name",
 					g->name, i);
 		v = lookup(g, name, err);
-		if (!v || apply_type(v, gp->output[i], err))
+		if (!v)
+			return -1;
+		/* A graph input passed straight out keeps the input's
+		 * declaration: the writer keeps both as the file has
+		 * them, so the IR must not depend on which came last. */
+		if (!is_graph_input(g, v) && apply_type(v, gp->output[i], err))
 			return -1;
 		if (qir_graph_add_output(g, v))
 			return nomem(err);
@@ -358,6 +371,11 @@ static int read_attr_lists(struct qir_load_ctx *ctx, qir_node *n,
 				return -1;
 		}
 		return 0;
+	case QIR_ATTR_SPARSE_TENSORS:
+		for (size_t i = 0; i < ap->n_sparse_tensors; i++)
+			if (qir__sparse_check(ap->sparse_tensors[i], a->name, err))
+				return -1;
+		return 0;
 	default:
 		/* Sparse tensors, type protos, unknown types: kept in the
 		 * message (priv pb) and written back from it. */
@@ -396,6 +414,13 @@ static int read_attr(struct qir_load_ctx *ctx, qir_node *n, qir_attr *a,
 					a->name);
 		a->t = qir__tensor_from_pb(ctx, ap->t, err);
 		return a->t ? 0 : -1;
+	case QIR_ATTR_SPARSE_TENSOR:
+		/* Kept verbatim whatever it holds; checked when it holds a
+		 * sparse tensor. */
+		if (ap->sparse_tensor &&
+		    qir__sparse_check(ap->sparse_tensor, a->name, err))
+			return -1;
+		return 0;
 	case QIR_ATTR_GRAPH:
 		if (!ap->g)
 			return qir_fail(err, QIR_EINVALID,
@@ -546,10 +571,31 @@ static int read_nodes(struct qir_load_ctx *ctx, qir_graph *g,
 	return 0;
 }
 
+/* Sparse initializers stay in the message; their indices must be in
+ * range all the same. */
+static int check_sparse_inits(qir_graph *g, const Onnx__GraphProto *gp,
+			      qir_error *err)
+{
+	char what[600];
+
+	for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
+		const Onnx__SparseTensorProto *sp = gp->sparse_initializer[i];
+
+		snprintf(what, sizeof(what), "'%s' (graph '%s')",
+			 sp->values && sp->values->name ? sp->values->name : "",
+			 g->name);
+		if (qir__sparse_check(sp, what, err))
+			return -1;
+	}
+	return 0;
+}
+
 static int read_graph(struct qir_load_ctx *ctx, qir_graph *g,
 		      const Onnx__GraphProto *gp, qir_error *err)
 {
 	QIR_GPRIV(g)->pb = gp;
+	if (check_sparse_inits(g, gp, err))
+		return -1;
 	if (read_inputs(g, gp, err) || read_initializers(ctx, g, gp, err) ||
 	    read_nodes(ctx, g, gp, err) || read_outputs(g, gp, err) ||
 	    read_value_info(g, gp, err))

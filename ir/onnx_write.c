@@ -784,11 +784,53 @@ static int reread(int fd, const char *path, qir_error *err)
 	return rc;
 }
 
+static int same_inode(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A file written may not be an external data file the model reads
+ * from, or the source model is left pointing at other bytes: the one
+ * exception is saving a model over itself, data file included, which
+ * replaces both together. */
+static int source_clash(qir_model *m, const char *path,
+			const struct qir_ext_writer *w, const char *dir,
+			qir_error *err)
+{
+	const char *hit = NULL;
+	char *data = NULL;
+	int rc = 0;
+
+	if (w->opened) {
+		size_t n = strlen(dir) + strlen(w->location) + 2;
+
+		data = malloc(n);
+		if (!data)
+			return qir_fail(err, QIR_ENOMEM, "out of memory");
+		snprintf(data, n, "%s/%s", dir, w->location);
+	}
+	if (qir__ext_is_source(m, path))
+		hit = path;
+	else if (data && qir__ext_is_source(m, data) &&
+		 !(m->path && same_inode(path, m->path)))
+		hit = data;
+	if (hit)
+		rc = qir_fail(err, QIR_EUSAGE,
+			      "'%s' holds external data of the model being saved; write to another name",
+			      hit);
+	free(data);
+	return rc;
+}
+
 static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		       const qir_save_opts *opts, const char *dir,
 		       struct qir_ext_writer *w, struct qir_atomic_file *f)
 {
 	Onnx__ModelProto *mp = model_pb(ctx, m);
+	sigset_t held;
 	int lock, rc;
 
 	if (!mp) {
@@ -798,6 +840,7 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		return -1;
 	}
 	if (place_data(ctx, mp, opts, w, dir) ||
+	    source_clash(m, path, w, dir, ctx->err) ||
 	    qir__atomic_open(f, path, ctx->err) ||
 	    pack_to(ctx, f->fd, mp, path, ctx->err) ||
 	    reread(f->fd, path, ctx->err) ||
@@ -806,9 +849,13 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	lock = qir__dir_lock(dir, ctx->err);
 	if (lock == -1)
 		return -1;
+	/* A stop between the two renames would leave a new data file
+	 * beside an old model: the pair commits whole, then the signal. */
+	qir__stops_hold(&held);
 	rc = w->opened ? qir__atomic_commit(&w->file, ctx->err) : 0;
 	if (!rc)
 		rc = qir__atomic_commit(f, ctx->err);
+	qir__stops_release(&held);
 	qir__dir_unlock(lock);
 	return rc;
 }

@@ -233,6 +233,12 @@ int qir__default_domain(const char *domain)
 	return qir_domain_is_default(domain);
 }
 
+const struct qir__op_history *qir__op_history_at(size_t i)
+{
+	return i < sizeof(history) / sizeof(history[0]) && history[i].op ?
+	       &history[i] : NULL;
+}
+
 const struct qir__op_history *qir__op_history(const char *op)
 {
 	const struct qir__op_history *h;

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include <qopt/kernels.h>
@@ -15,6 +17,12 @@ const char *qir__up_label(const qir_node *n)
 	static __thread char buf[256];
 
 	return qir_node_label(n, buf, sizeof(buf));
+}
+
+int qir__up_nomem(struct qir__up *u, const qir_node *n)
+{
+	return qir_fail(u->err, QIR_ENOMEM, "out of memory rewriting %s",
+			qir__up_label(n));
 }
 
 int qir__up_fail(struct qir__up *u, const qir_node *n, int step,
@@ -63,8 +71,35 @@ qir_value *qir__up_const_i64(struct qir__up *u, qir_graph *g,
 	return val;
 }
 
+int qir__up_scalar_fits(int dtype, double v)
+{
+	double lo, hi;	/* the integer type's range: lo <= v < hi */
+
+	switch (dtype) {
+	case QIR_FLOAT:
+		return !(v == v) || fabs(v) <= FLT_MAX || isinf(v);
+	case QIR_DOUBLE: case QIR_FLOAT16: case QIR_BFLOAT16:
+		return 1;	/* IEEE conversions: defined for all values */
+	case QIR_INT8: lo = -128.0; hi = 128.0; break;
+	case QIR_UINT8: lo = 0; hi = 256.0; break;
+	case QIR_INT16: lo = -32768.0; hi = 32768.0; break;
+	case QIR_UINT16: lo = 0; hi = 65536.0; break;
+	case QIR_INT32: lo = -2147483648.0; hi = 2147483648.0; break;
+	case QIR_UINT32: lo = 0; hi = 4294967296.0; break;
+	case QIR_INT64: lo = -9223372036854775808.0;
+		hi = 9223372036854775808.0; break;
+	case QIR_UINT64: lo = 0; hi = 18446744073709551616.0; break;
+	default:
+		return 0;
+	}
+	/* Integers: only what converts exactly (NaN fails both tests). */
+	return v >= lo && v < hi && v == trunc(v);
+}
+
 static int put_scalar(void *d, int dtype, double v)
 {
+	if (!qir__up_scalar_fits(dtype, v))
+		return -1;
 	switch (dtype) {
 	case QIR_FLOAT: { float f = (float)v; memcpy(d, &f, 4); return 0; }
 	case QIR_DOUBLE: memcpy(d, &v, 8); return 0;
@@ -104,9 +139,9 @@ qir_value *qir__up_const_scalar(struct qir__up *u, qir_graph *g,
 	d = qir_tensor_mutable_data(t, &err);
 	if (!d || put_scalar(d, dtype, v) < 0) {
 		qir_tensor_free(t);
-		qir_fail(u->err, QIR_EUNSUPPORTED, "constant '%s' of type %s",
-			 hint, qir_dtype_name(dtype) ? qir_dtype_name(dtype) :
-			 "?");
+		qir_fail(u->err, QIR_EUNSUPPORTED,
+			 "constant '%s': %.17g is not a value of type %s", hint,
+			 v, qir_dtype_name(dtype) ? qir_dtype_name(dtype) : "?");
 		return NULL;
 	}
 	val = qir_graph_add_initializer(g, t);
@@ -165,7 +200,7 @@ static int infer(qir_value *v, int depth)
 	if (!p || !qir__default_domain(p->domain) || !p->ninputs)
 		return 0;
 	if (!strcmp(p->op_type, "Cast"))
-		return (int)qir_node_attr_int(p, "to", 0);
+		return qir_node_attr_dtype(p, "to");
 	if (v->producer_index != 0 || !in_list(same_type_ops, p->op_type))
 		return 0;
 	if ((dt = infer(p->inputs[0], depth + 1)))
@@ -265,9 +300,12 @@ static int erase_keeping_names(struct qir__up *u, qir_node *n,
 		rc = qir_fail(u->err, err.code, "%s", err.msg);
 		goto out;
 	}
-	for (i = 0; i < k; i++)
-		if (names[i])
-			qir_value_rename(repl[i], names[i], NULL);
+	for (i = 0; i < k; i++) {
+		if (names[i] && qir_value_rename(repl[i], names[i], &err) < 0) {
+			rc = qir_fail(u->err, err.code, "%s", err.msg);
+			goto out;
+		}
+	}
 	if (heir)
 		take_node_name(heir, name);
 	goto out;
@@ -344,10 +382,13 @@ int qir__up_rebuild(struct qir__up *u, qir_node **np, const char *op_type,
 				for (r = 0; r < o->rank; r++)
 					d[r] = o->dims[r].value;
 			}
-			qir_value_set_type(no, o->dtype, o->rank, d, NULL);
+			r = qir_value_set_type(no, o->dtype, o->rank, d, NULL);
 			free(d);
+			if (r < 0)
+				goto oom;
 		}
-		qir_value_replace_all_uses(o, no);
+		if (qir_value_replace_all_uses(o, no) < 0)
+			goto oom;
 	}
 	if (take_names(u, n, nn, nout) < 0)
 		return -1;
@@ -371,15 +412,18 @@ int qir__up_replace(struct qir__up *u, qir_node *n, qir_value *const *repl,
 
 		if (!o || !repl[i])
 			continue;
-		if (o->dtype && !repl[i]->dtype)
-			qir_value_set_type(repl[i], o->dtype, -1, NULL, NULL);
-		qir_value_replace_all_uses(o, repl[i]);
+		if ((o->dtype && !repl[i]->dtype &&
+		     qir_value_set_type(repl[i], o->dtype, -1, NULL, NULL) < 0) ||
+		    qir_value_replace_all_uses(o, repl[i]) < 0)
+			return qir__up_nomem(u, n);
 	}
 	return erase_keeping_names(u, n, heir, repl, k);
 }
 
 void qir__up_drop_if_unused(qir_value *v)
 {
-	if (v && v->init && !v->nuses && !v->is_output && !v->is_input)
-		qir_graph_remove_initializer(v->graph, v, NULL);
+	/* Its conditions are the only reasons removal fails. */
+	if (v && v->init && !v->nuses && !v->is_output && !v->is_input &&
+	    qir_graph_remove_initializer(v->graph, v, NULL) < 0)
+		return;
 }

@@ -2,11 +2,9 @@
  * ir/opset_rules.c - what each operator change between two opsets means
  * for an existing node, and the rewrite that keeps its meaning.
  *
- * A version step not listed in rules[] was reviewed against the
- * operator changelog as one that only widens types, accepts negative
- * axes, or adds an attribute or optional input whose default keeps the
- * old behaviour: the node is kept as it is. The table in
- * passes/opset_check/README.md mirrors this file.
+ * The steps that keep a node as it is have their rows in
+ * opset_keep.c; a step with a row in neither table is refused. The
+ * table in passes/opset_check/README.md mirrors this file.
  */
 #include <math.h>
 #include <stdio.h>
@@ -110,8 +108,9 @@ static int r_cast6(struct qir__up *u, qir_node **np, int step)
 	if (dt <= 0)
 		return qir__up_fail(u, n, step,
 				    "unknown type name '%s'", to->s);
-	if (!u->dry)
-		qir_node_set_attr_int(n, "to", dt);
+	if (!u->dry &&
+	    qir_node_set_attr_int(n, "to", dt) < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -128,6 +127,11 @@ static int r_clip11(struct qir__up *u, qir_node **np, int step)
 		return qir__up_fail(u, n, step, "element type of input '%s' "
 				    "unknown (needed for the min/max inputs)",
 				    n->inputs[0] ? n->inputs[0]->name : "");
+	if ((mn && !qir__up_scalar_fits(dt, mn->f)) ||
+	    (mx && !qir__up_scalar_fits(dt, mx->f)))
+		return qir__up_fail(u, n, step, "min/max %g/%g not values of the input's type %s",
+				    mn ? mn->f : 0.0, mx ? mx->f : 0.0,
+				    qir_dtype_name(dt) ? qir_dtype_name(dt) : "?");
 	if (u->dry || (!mn && !mx))
 		return 0;
 	if (mn && !(vmin = qir__up_const_scalar(u, G(n), "clip_min", dt,
@@ -137,9 +141,11 @@ static int r_clip11(struct qir__up *u, qir_node **np, int step)
 						mx->f)))
 		return -1;
 	remove_attrs(n, attrs);
-	qir_node_add_input(n, vmin);
-	if (vmax)
-		qir_node_add_input(n, vmax);
+	if (qir_node_add_input(n, vmin) < 0)
+		return qir__up_nomem(u, n);
+	if (vmax &&
+	    qir_node_add_input(n, vmax) < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -147,8 +153,9 @@ static int r_concat4(struct qir__up *u, qir_node **np, int step)
 {
 	(void)step;
 	/* Concat-1 defaulted to axis 1; from 4 on the axis is required. */
-	if (!u->dry && !qir_node_attr(*np, "axis"))
-		qir_node_set_attr_int(*np, "axis", 1);
+	if (!u->dry && !qir_node_attr(*np, "axis") &&
+	    qir_node_set_attr_int(*np, "axis", 1) < 0)
+		return qir__up_nomem(u, *np);
 	return 0;
 }
 
@@ -178,7 +185,8 @@ static int r_dropout12(struct qir__up *u, qir_node **np, int step)
 	if (!v)
 		return -1;
 	remove_attrs(n, attrs);
-	qir_node_add_input(n, v);
+	if (qir_node_add_input(n, v) < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -189,12 +197,13 @@ static int r_lppool2(struct qir__up *u, qir_node **np, int step)
 
 	if (!p || p->type != QIR_ATTR_FLOAT)
 		return 0;
-	if (p->f != floorf(p->f) || p->f < 1)
+	if (p->f != floorf(p->f) || p->f < 1 || p->f > 1e9f)
 		return qir__up_fail(u, n, step,
-				    "p=%g is not a positive integer",
+				    "p=%g is not a positive integer (up to 1e9)",
 				    (double)p->f);
-	if (!u->dry)
-		qir_node_set_attr_int(n, "p", (int64_t)p->f);
+	if (!u->dry &&
+	    qir_node_set_attr_int(n, "p", (int64_t)p->f) < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -222,7 +231,8 @@ static int r_pad2(struct qir__up *u, qir_node **np, int step)
 	(void)step;
 	if (u->dry || !p)
 		return 0;
-	qir_node_set_attr_ints(n, "pads", p->ints, p->n);
+	if (qir_node_set_attr_ints(n, "pads", p->ints, p->n) < 0)
+		return qir__up_nomem(u, n);
 	remove_attrs(n, attrs);
 	return 0;
 }
@@ -244,6 +254,11 @@ static int r_pad11(struct qir__up *u, qir_node **np, int step)
 		return qir__up_fail(u, n, step, "element type of input '%s' "
 				    "unknown (needed for the pad value)",
 				    n->inputs[0] ? n->inputs[0]->name : "");
+	/* Pad-2 converted value to T in implementations (a plain cast,
+	 * undefined out of range): carry only what converts exactly. */
+	if (value != 0.0f && !qir__up_scalar_fits(dt, value))
+		return qir__up_fail(u, n, step, "pad value %g is not a value of the input's type %s",
+				    value, qir_dtype_name(dt) ? qir_dtype_name(dt) : "?");
 	if (u->dry)
 		return 0;
 	vp = qir__up_const_i64(u, G(n), "pads", pads->ints, pads->n, 0);
@@ -253,9 +268,11 @@ static int r_pad11(struct qir__up *u, qir_node **np, int step)
 	    !(vv = qir__up_const_scalar(u, G(n), "pad_value", dt, value)))
 		return -1;
 	remove_attrs(n, attrs);
-	qir_node_add_input(n, vp);
-	if (vv)
-		qir_node_add_input(n, vv);
+	if (qir_node_add_input(n, vp) < 0)
+		return qir__up_nomem(u, n);
+	if (vv &&
+	    qir_node_add_input(n, vv) < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -299,7 +316,8 @@ static int r_prelu7(struct qir__up *u, qir_node **np, int step)
 	if (!nv)
 		return qir__up_fail(u, n, step,
 				    "cannot add the reshaped slope");
-	qir_node_set_input(n, 1, nv);
+	if (qir_node_set_input(n, 1, nv) < 0)
+		return qir__up_nomem(u, n);
 	qir__up_drop_if_unused(s);
 	return 0;
 }
@@ -319,7 +337,8 @@ static int r_reshape5(struct qir__up *u, qir_node **np, int step)
 	if (!v)
 		return -1;
 	remove_attrs(n, attrs);
-	qir_node_add_input(n, v);
+	if (qir_node_add_input(n, v) < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -353,12 +372,16 @@ static int r_resize11(struct qir__up *u, qir_node **np, int step)
 	if (!t || !(roi = qir_graph_add_initializer(G(n), t)))
 		return qir__up_fail(u, n, step, "cannot add roi: %s", err.msg);
 	scales = n->inputs[1];
-	qir_node_set_input(n, 1, roi);
-	qir_node_add_input(n, scales);
-	qir_node_set_attr_string(n, "coordinate_transformation_mode",
-				 "asymmetric");
-	if (!strcmp(mode, "nearest"))
-		qir_node_set_attr_string(n, "nearest_mode", "floor");
+	if (qir_node_set_input(n, 1, roi) < 0)
+		return qir__up_nomem(u, n);
+	if (qir_node_add_input(n, scales) < 0)
+		return qir__up_nomem(u, n);
+	if (qir_node_set_attr_string(n, "coordinate_transformation_mode",
+				 "asymmetric") < 0)
+		return qir__up_nomem(u, n);
+	if (!strcmp(mode, "nearest") &&
+	    qir_node_set_attr_string(n, "nearest_mode", "floor") < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -381,8 +404,9 @@ static int r_roialign16(struct qir__up *u, qir_node **np, int step)
 	(void)step;
 	/* RoiAlign-10 did not shift by half a pixel; 16's default does. */
 	if (!u->dry && !qir_node_attr(*np, "coordinate_transformation_mode"))
-		qir_node_set_attr_string(*np, "coordinate_transformation_mode",
-					 "output_half_pixel");
+		if (qir_node_set_attr_string(*np, "coordinate_transformation_mode",
+					 "output_half_pixel") < 0)
+			return qir__up_nomem(u, *np);
 	return 0;
 }
 
@@ -428,7 +452,8 @@ static int r_upsample9(struct qir__up *u, qir_node **np, int step)
 	if (!(v = qir_graph_add_initializer(G(n), t)))
 		return qir__up_fail(u, n, step, "cannot add scales");
 	remove_attrs(n, attrs);
-	qir_node_add_input(n, v);
+	if (qir_node_add_input(n, v) < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -493,7 +518,8 @@ static int r_split2(struct qir__up *u, qir_node **np, int step)
 		free(sp);
 		return -1;
 	}
-	qir_node_set_attr_ints(*np, "split", sp, cnt);
+	if (qir_node_set_attr_ints(*np, "split", sp, cnt) < 0)
+		return qir__up_nomem(u, *np);
 	free(sp);
 	qir__up_drop_if_unused(sv);
 	return 0;
@@ -515,8 +541,9 @@ static int r_split18(struct qir__up *u, qir_node **np, int step)
 	/* Split-18 needs either the sizes or num_outputs. */
 	if (!u->dry && (n->ninputs < 2 || !n->inputs[1]) &&
 	    !qir_node_attr(n, "num_outputs"))
-		qir_node_set_attr_int(n, "num_outputs",
-				      (int64_t)n->noutputs);
+		if (qir_node_set_attr_int(n, "num_outputs",
+				      (int64_t)n->noutputs) < 0)
+			return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -541,10 +568,13 @@ static int r_slice10(struct qir__up *u, qir_node **np, int step)
 	if (!vs || !ve || (ax && !va))
 		return -1;
 	remove_attrs(n, attrs);
-	qir_node_add_input(n, vs);
-	qir_node_add_input(n, ve);
-	if (va)
-		qir_node_add_input(n, va);
+	if (qir_node_add_input(n, vs) < 0)
+		return qir__up_nomem(u, n);
+	if (qir_node_add_input(n, ve) < 0)
+		return qir__up_nomem(u, n);
+	if (va &&
+	    qir_node_add_input(n, va) < 0)
+		return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -579,8 +609,9 @@ static int r_softmax13(struct qir__up *u, qir_node **np, int step)
 
 	(void)step;
 	if (axis == -1 || (x->rank >= 0 && axis == x->rank - 1)) {
-		if (!u->dry)
-			qir_node_set_attr_int(n, "axis", axis);
+		if (!u->dry &&
+		    qir_node_set_attr_int(n, "axis", axis) < 0)
+			return qir__up_nomem(u, n);
 		return 0;
 	}
 	if (u->dry)
@@ -595,16 +626,23 @@ static int r_softmax13(struct qir__up *u, qir_node **np, int step)
 	qir_node_move_before(fl, n);
 	qir_node_move_before(op, n);
 	qir_node_move_before(rs, n);
-	qir_node_add_input(sh, x);
+	if (qir_node_add_input(sh, x) < 0)
+		return qir__up_nomem(u, sh);
 	vs = qir_node_add_output(sh, NULL, "softmax_shape");
-	qir_node_add_input(fl, x);
-	qir_node_set_attr_int(fl, "axis", axis);
+	if (qir_node_add_input(fl, x) < 0)
+		return qir__up_nomem(u, fl);
+	if (qir_node_set_attr_int(fl, "axis", axis) < 0)
+		return qir__up_nomem(u, fl);
 	vf = qir_node_add_output(fl, NULL, "softmax_2d");
-	qir_node_add_input(op, vf);
-	qir_node_set_attr_int(op, "axis", 1);
+	if (qir_node_add_input(op, vf) < 0)
+		return qir__up_nomem(u, op);
+	if (qir_node_set_attr_int(op, "axis", 1) < 0)
+		return qir__up_nomem(u, op);
 	vo = qir_node_add_output(op, NULL, "softmax_out2d");
-	qir_node_add_input(rs, vo);
-	qir_node_add_input(rs, vs);
+	if (qir_node_add_input(rs, vo) < 0)
+		return qir__up_nomem(u, rs);
+	if (qir_node_add_input(rs, vs) < 0)
+		return qir__up_nomem(u, rs);
 	vr = qir_node_add_output(rs, NULL, "softmax_out");
 	if (!vs || !vf || !vo || !vr)
 		return qir__up_fail(u, n, step, "out of memory");
@@ -622,10 +660,12 @@ static int r_gridsample20(struct qir__up *u, qir_node **np, int step)
 	(void)step;
 	if (u->dry)
 		return 0;
-	if (!strcmp(mode, "bilinear"))
-		qir_node_set_attr_string(n, "mode", "linear");
+	if (!strcmp(mode, "bilinear") &&
+	    qir_node_set_attr_string(n, "mode", "linear") < 0)
+		return qir__up_nomem(u, n);
 	else if (!strcmp(mode, "bicubic"))
-		qir_node_set_attr_string(n, "mode", "cubic");
+		if (qir_node_set_attr_string(n, "mode", "cubic") < 0)
+			return qir__up_nomem(u, n);
 	return 0;
 }
 
@@ -643,13 +683,14 @@ static int r_dft20(struct qir__up *u, qir_node **np, int step)
 	if (!v)
 		return -1;
 	remove_attrs(n, attrs);
-	if (n->ninputs < 2)
-		qir_node_add_input(n, NULL);
+	if (n->ninputs < 2 &&
+	    qir_node_add_input(n, NULL) < 0)
+		return qir__up_nomem(u, n);
 	return qir_node_add_input(n, v);
 }
 
-#define R(op, v, fn, what) { op, v, fn, NULL, what }
-#define RN(op, v, fn, to, what) { op, v, fn, to, what }
+#define R(op, v, fn, what) { op, v, fn, NULL, what, 0 }
+#define RN(op, v, fn, to, what) { op, v, fn, to, what, 0 }
 #define BC(op) R(op, 7, r_broadcast7, "drop legacy broadcast/axis " \
 		 "(fails unless trailing-aligned)")
 #define AX13(op) R(op, 13, r_axes13, "axes attribute -> input")
@@ -717,14 +758,22 @@ static const struct qir__rule rules[] = {
 	R("Attention", 24, NULL, "change at opset 24 (KV-cache update "
 	  "semantics) not verified"),
 	R("Attention", 25, NULL, "change at opset 25 not verified"),
-	{ NULL, 0, NULL, NULL, NULL }
+	{ NULL, 0, NULL, NULL, NULL, 0 }
 };
+
+const struct qir__rule *qir__rules(void)
+{
+	return rules;
+}
 
 const struct qir__rule *qir__rule_find(const char *op, int step)
 {
 	const struct qir__rule *r;
 
 	for (r = rules; r->op; r++)
+		if (r->step == step && !strcmp(r->op, op))
+			return r;
+	for (r = qir__keep_rules; r->op; r++)
 		if (r->step == step && !strcmp(r->op, op))
 			return r;
 	return NULL;

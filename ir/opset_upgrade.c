@@ -48,31 +48,38 @@ static int upgrade_node(struct qir__up *u, qir_node *n, int from,
 	while ((next = qir__op_next_change(h, cur, u->to))) {
 		const struct qir__rule *r = qir__rule_find(op, next);
 
+		if (!r)
+			return qir_fail(u->err, QIR_EUNSUPPORTED,
+					"cannot upgrade %s from %s-%d to %s-%d: "
+					"no rule for that change",
+					qir__up_label(n), op, cur, op, next);
 		if (next == 6 && !u->dry && qir_node_attr(n, "consumed_inputs"))
 			qir_node_remove_attr(n, "consumed_inputs");
-		if (r && !r->fn)
+		if (r->keep) {
+			cur = next;
+			continue;
+		}
+		if (!r->fn)
 			return qir_fail(u->err, QIR_EUNSUPPORTED,
 					"cannot upgrade %s from %s-%d to "
 					"%s-%d: unsupported: %s",
 					qir__up_label(n), op, cur, op, next,
 					r->what);
-		if (r) {
-			/* The rule may replace the node: name it first. */
-			snprintf(label, sizeof(label), "%s", qir__up_label(n));
-			if (r->fn(u, &n, next) < 0)
-				return -1;
-			if (!u->dry) {
-				(*rewritten)++;
-				report_rule(rep, label, r, next);
-			}
-			if (r->rename) {
-				op = r->rename;
-				h = qir__op_history(op);
-				if (!h)
-					return qir_fail(u->err, QIR_EUSAGE,
-							"%s: %s has no history",
-							label, op);
-			}
+		/* The rule may replace the node: name it first. */
+		snprintf(label, sizeof(label), "%s", qir__up_label(n));
+		if (r->fn(u, &n, next) < 0)
+			return -1;
+		if (!u->dry) {
+			(*rewritten)++;
+			report_rule(rep, label, r, next);
+		}
+		if (r->rename) {
+			op = r->rename;
+			h = qir__op_history(op);
+			if (!h)
+				return qir_fail(u->err, QIR_EUSAGE,
+						"%s: %s has no history",
+						label, op);
 		}
 		cur = next;
 	}

@@ -25,6 +25,8 @@ int qir__op_version_at(const struct qir__op_history *h, int opset);
 /* First since_version of the op after version v (exclusive) and not
  * above limit; 0 when none. */
 int qir__op_next_change(const struct qir__op_history *h, int v, int limit);
+/* Entry i of the history (ascending names), NULL past the end. */
+const struct qir__op_history *qir__op_history_at(size_t i);
 /* 1 for "" and "ai.onnx". */
 int qir__default_domain(const char *domain);
 
@@ -49,8 +51,16 @@ struct qir__rule {
 	qir__rule_fn fn;	/* NULL: unsupported, fail */
 	const char *rename;	/* the op the node becomes, or NULL */
 	const char *what;	/* for messages and the report callback */
+	int keep;		/* 1: the node crosses unchanged (opset_keep.c) */
 };
+/* The row for op's change at step: a rewrite, a refusal (fn NULL,
+ * keep 0) or a keep row; NULL when the table has none, which the
+ * upgrade refuses. */
 const struct qir__rule *qir__rule_find(const char *op, int step);
+/* opset_keep.c: the keep rows, ending with a NULL op. */
+extern const struct qir__rule qir__keep_rules[];
+/* opset_rules.c: the rewrite and refusal rows, ending with a NULL op. */
+const struct qir__rule *qir__rules(void);
 
 /* ---- opset_rewrite.c: graph-building helpers for the rules ---- */
 
@@ -58,14 +68,24 @@ const struct qir__rule *qir__rule_find(const char *op, int step);
  * <op>-<step>: <why>"; returns -1. */
 int qir__up_fail(struct qir__up *u, const qir_node *n, int step,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Sets u->err (QIR_ENOMEM) to "out of memory rewriting <node>";
+ * returns -1. For the IR edits a rule makes after its dry run passed,
+ * which fail only for want of memory. */
+int qir__up_nomem(struct qir__up *u, const qir_node *n);
 /* "node 'name' (Op)" or "Op node producing 'out'" (thread-local
  * buffer, valid until the next call). */
 const char *qir__up_label(const qir_node *n);
 qir_value *qir__up_const_i64(struct qir__up *u, qir_graph *g,
 			     const char *hint, const int64_t *v,
 			     size_t count, int scalar);
+/* A scalar initializer of type dtype holding v; refused (NULL,
+ * QIR_EUNSUPPORTED) unless v converts exactly (qir__up_scalar_fits). */
 qir_value *qir__up_const_scalar(struct qir__up *u, qir_graph *g,
 				const char *hint, int dtype, double v);
+/* 1 when v converts to dtype without undefined behaviour or change:
+ * integer types need an integral v in range; FLOAT a v within its
+ * range (or inf/NaN); the other float types take any v. */
+int qir__up_scalar_fits(int dtype, double v);
 /* Element type of v, following type-preserving producers; 0 unknown. */
 int qir__up_infer_dtype(qir_value *v);
 /* Rebuilds *n as op_type with the given inputs, the same attributes

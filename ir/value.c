@@ -315,11 +315,27 @@ nomem:
 	return qir_fail(err, QIR_ENOMEM, "value '%s': out of memory", v->name);
 }
 
+static int defines_name(qir_graph *g, void *name)
+{
+	return qir_strmap_get(&QIR_GPRIV(g)->values, name) != NULL;
+}
+
+/* Whether a value named name is visible from g or would be shadowed by
+ * it: defined in g, an enclosing graph, or a graph nested in g. Values
+ * of sibling scopes (the other branch of an If) do not count. */
+static int name_taken_at(qir_graph *g, const char *name)
+{
+	if (!qir_strmap_get(&QIR_MPRIV(g->model)->names, name))
+		return 0;
+	if (qir_graph_find_value(g, name))
+		return 1;
+	return qir_graph_walk(g, defines_name, (void *)name) != 0;
+}
+
 int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 {
 	struct qir_graph_priv *gp = QIR_GPRIV(v->graph);
 	struct qir_model_priv *mp = QIR_MPRIV(v->graph->model);
-	const void *other;
 	char *nn, *tn = NULL;
 
 	if (!name || !name[0])
@@ -327,10 +343,7 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 				v->name);
 	if (strcmp(name, v->name) == 0)
 		return 0;
-	other = qir_strmap_get(&mp->names, name);
-	if (!other)
-		other = qir_graph_find_value(v->graph, name);
-	if (other)
+	if (name_taken_at(v->graph, name))
 		return qir_fail(err, QIR_EUSAGE,
 				"cannot rename value '%s' to '%s': name taken",
 				v->name, name);
@@ -424,24 +437,49 @@ static void replace_in_outputs(qir_graph *g, qir_value *from, qir_value *to)
 		}
 }
 
-void qir_value_replace_all_uses(qir_value *from, qir_value *to)
+/* Room for extra more uses of v, so that moving uses onto it cannot
+ * fail half-way. */
+static int use_reserve(qir_value *v, size_t extra)
+{
+	struct qir_value_priv *p = QIR_VPRIV(v);
+	qir_use *u;
+
+	if (v->nuses + extra <= p->uses_cap)
+		return 0;
+	if (extra > SIZE_MAX / sizeof(*u) - v->nuses)
+		return -1;
+	u = realloc(v->uses, (v->nuses + extra) * sizeof(*u));
+	if (!u)
+		return -1;
+	v->uses = u;
+	p->uses_cap = v->nuses + extra;
+	return 0;
+}
+
+int qir_value_replace_all_uses(qir_value *from, qir_value *to)
 {
 	if (from == to || !from || !to)
-		return;
+		return 0;
+	if (use_reserve(to, from->nuses) < 0)
+		return -1;
 	while (from->nuses) {
 		qir_use u = from->uses[0];
 
-		qir_node_set_input(u.node, u.index, to);
+		/* Cannot fail: the slot exists and to has room. */
+		if (qir_node_set_input(u.node, u.index, to) < 0)
+			return -1;
 	}
 	if (from->is_output)
 		replace_in_outputs(from->graph, from, to);
+	return 0;
 }
 
-void qir_value_replace_use(qir_value *from, qir_use use, qir_value *to)
+int qir_value_replace_use(qir_value *from, qir_use use, qir_value *to)
 {
 	if (use.node && use.index >= 0 && (size_t)use.index < use.node->ninputs &&
 	    use.node->inputs[use.index] == from)
-		qir_node_set_input(use.node, use.index, to);
+		return qir_node_set_input(use.node, use.index, to);
+	return 0;
 }
 
 int qir_value_elem_type(qir_value *v)

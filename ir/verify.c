@@ -199,6 +199,30 @@ static int check_required(struct vctx *c, qir_graph *g, qir_node *n)
 	return 0;
 }
 
+/* Attributes that name an element type (an int64 in the file; read as
+ * an int, 2^32 + 10 would pass for FLOAT16). 0 means "unset" where the
+ * op allows it (QuantizeLinear's output_dtype). */
+static int check_dtype_attrs(struct vctx *c, qir_graph *g, qir_node *n)
+{
+	static const char *const names[] = { "to", "dtype", "output_dtype" };
+	size_t i;
+
+	if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
+		return 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const qir_attr *a = qir_node_attr(n, names[i]);
+
+		if (!a || a->type != QIR_ATTR_INT || (a->i == 0 && i == 2))
+			continue;
+		if (!qir_node_attr_dtype(n, names[i]))
+			return qir_fail(c->err, QIR_EVERIFY,
+					"graph '%s': node %s attribute '%s' = %lld is not a data type",
+					g->name, label(c, n), names[i],
+					(long long)a->i);
+	}
+	return 0;
+}
+
 static int check_node(struct vctx *c, qir_graph *g, qir_node *n)
 {
 	size_t i;
@@ -211,8 +235,8 @@ static int check_node(struct vctx *c, qir_graph *g, qir_node *n)
 		return qir_fail(c->err, QIR_EVERIFY,
 				"node %s uses domain '%s' with no opset import",
 				label(c, n), n->domain[0] ? n->domain : "ai.onnx");
-	if (check_required(c, g, n) < 0 || check_inputs(c, g, n) < 0 ||
-	    check_attrs(c, g, n) < 0)
+	if (check_required(c, g, n) < 0 || check_dtype_attrs(c, g, n) < 0 ||
+	    check_inputs(c, g, n) < 0 || check_attrs(c, g, n) < 0)
 		return -1;
 	for (i = 0; i < n->noutputs; i++) {
 		qir_value *v = n->outputs[i];

@@ -8,7 +8,7 @@
 #include "internal.h"
 
 /* max over qk_abs_bits(x[0..n)), 16 lanes wide. */
-QKI_HOT static uint32_t qki_maxbits(const float *restrict x, size_t n)
+QKI_HOT static uint32_t qki_maxbits(const qki_f32u *restrict x, size_t n)
 {
 	uint32_t acc[QKI_VEC] = { 0 }, m = 0;
 	size_t j = 0, k;
@@ -31,7 +31,7 @@ QKI_HOT static uint32_t qki_maxbits(const float *restrict x, size_t n)
 
 /* m[0..16) = amax of the 16 blocks of 16 floats in x: |x| as
  * non-negative floats with NaN zeroed, so a float max is exact. */
-QKI_HOT void qki_amax16(const float *restrict x, float *restrict m)
+QKI_HOT void qki_amax16(const qki_f32u *restrict x, float *restrict m)
 {
 	float ab[QKI_AMAX16 * 16];
 	size_t b, j;
@@ -58,7 +58,7 @@ QKI_HOT void qki_amax16(const float *restrict x, float *restrict m)
  * the conversion to float is monotonic, so this is the amax's bits in
  * the source type: the tensor-wide amax of 16-bit weights needs no
  * conversion (it was half the time of an NVFP4 FLOAT16 quantization). */
-QKI_HOT static uint16_t qki_maxbits16(const uint16_t *restrict h, size_t n,
+QKI_HOT static uint16_t qki_maxbits16(const qki_u16u *restrict h, size_t n,
 				      uint32_t nan)
 {
 	uint32_t acc[QKI_VEC] = { 0 }, m = 0, v;
@@ -84,7 +84,7 @@ QKI_HOT static uint16_t qki_maxbits16(const uint16_t *restrict h, size_t n,
 /* The same over elements [i, i+n) of a real dtype. */
 static uint32_t qki_maxbits_at(int dtype, const void *x, size_t i, size_t n)
 {
-	const uint16_t *h = (const uint16_t *)x + i;
+	const qki_u16u *h = (const qki_u16u *)x + i;
 
 	switch (dtype) {
 	case QK_T_FLOAT16:
@@ -92,7 +92,7 @@ static uint32_t qki_maxbits_at(int dtype, const void *x, size_t i, size_t n)
 	case QK_T_BFLOAT16:
 		return qk_f2u(qk_dec_bf16(qki_maxbits16(h, n, 0x7f80u)));
 	default:
-		return qki_maxbits((const float *)x + i, n);
+		return qki_maxbits((const qki_f32u *)x + i, n);
 	}
 }
 
@@ -196,13 +196,13 @@ static void qki_amaxb_unit(const struct qki_amaxb *a, size_t u)
 static void qki_amaxb_16(const struct qki_amaxb *a, size_t lo, size_t hi)
 {
 	float buf[QKI_AMAX16 * 16], m[QKI_AMAX16];
-	const float *x;
+	const qki_f32u *x;
 	size_t n;
 
 	for (; lo < hi; lo += n) {
 		n = hi - lo < QKI_AMAX16 ? hi - lo : QKI_AMAX16;
 		if (a->dtype == QK_T_FLOAT && n == QKI_AMAX16) {
-			x = (const float *)a->x + lo * 16;
+			x = (const qki_f32u *)a->x + lo * 16;
 		} else {
 			for (size_t j = 0; j < QKI_AMAX16 * 16; j++)
 				buf[j] = 0.0f;

@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #if QKI_HAVE_F16C
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* Asked once per process; threads racing to ask first store the same
@@ -20,9 +21,13 @@ static int qki_cpu_f16c(void)
 	int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
 
 	if (h < 0) {
+		unsigned a, b, c, d;
+
+		/* clang's __builtin_cpu_supports knows no "f16c": read
+		 * CPUID leaf 1 (ECX bit 29) as both compilers can. */
 		__builtin_cpu_init();
 		h = __builtin_cpu_supports("avx2") &&
-		    __builtin_cpu_supports("f16c");
+		    __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
 		__atomic_store_n(&have, h, __ATOMIC_RELAXED);
 	}
 	return h;
@@ -59,7 +64,7 @@ int qki_is_real(int dtype)
  * quiets it), so blocks holding a NaN take qk_dec_f16, which keeps the
  * payload as it is. */
 __attribute__((target("avx2,f16c"))) static void
-qki_f16_load_f16c(const uint16_t *restrict h, size_t n, float *restrict out)
+qki_f16_load_f16c(const qki_u16u *restrict h, size_t n, float *restrict out)
 {
 	const __m128i mag = _mm_set1_epi16(0x7fff);
 	const __m128i inf = _mm_set1_epi16(0x7c00);
@@ -79,13 +84,13 @@ qki_f16_load_f16c(const uint16_t *restrict h, size_t n, float *restrict out)
 }
 #endif
 
-QKI_HOT static void qki_bf16_load(const uint16_t *restrict h, size_t n,
+QKI_HOT static void qki_bf16_load(const qki_u16u *restrict h, size_t n,
 				  float *restrict out)
 {
 	QKI_FOR_VEC(j, n, out[j] = qk_dec_bf16(h[j]));
 }
 
-QKI_HOT static void qki_f16_load(const uint16_t *restrict h, size_t n,
+QKI_HOT static void qki_f16_load(const qki_u16u *restrict h, size_t n,
 				 float *restrict out)
 {
 	QKI_FOR_VEC(j, n, out[j] = qk_dec_f16(h[j]));
@@ -94,11 +99,12 @@ QKI_HOT static void qki_f16_load(const uint16_t *restrict h, size_t n,
 void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
 		  float *restrict out)
 {
-	const uint16_t *restrict h = (const uint16_t *)src + i;
+	const qki_u16u *restrict h = (const qki_u16u *)src + i;
 
 	switch (dtype) {
 	case QK_T_FLOAT:
-		memcpy(out, (const float *)src + i, n * sizeof(float));
+		memcpy(out, (const char *)src + i * sizeof(float),
+		       n * sizeof(float));
 		break;
 	case QK_T_FLOAT16:
 #if QKI_HAVE_F16C
@@ -118,11 +124,11 @@ void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
 QKI_HOT void qki_store_f32(int dtype, void *dst, size_t i, size_t n,
 		   const float *restrict x)
 {
-	uint16_t *restrict h = (uint16_t *)dst + i;
+	qki_u16u *restrict h = (qki_u16u *)dst + i;
 
 	switch (dtype) {
 	case QK_T_FLOAT:
-		memcpy((float *)dst + i, x, n * sizeof(float));
+		memcpy((char *)dst + i * sizeof(float), x, n * sizeof(float));
 		break;
 	case QK_T_FLOAT16:
 		QKI_FOR_VEC(j, n, h[j] = (uint16_t)qk_enc_f16(x[j]));

@@ -13,7 +13,7 @@ struct qki_fp8 {
 	int quant, sat, mode;
 	const void *src;   /* real (quantize) or FP8 (dequantize) */
 	void *dst;
-	const float *scales;
+	const qki_f32u *scales;	/* the caller's, at any address */
 	size_t axis, inner, block, nb;
 	size_t ssz;        /* bytes per source element */
 };
@@ -26,7 +26,7 @@ static size_t qki_min(size_t a, size_t b)
 /* The run that starts at flat index i (at most hi - i long) over which
  * the scale is one value (*sv NULL, *s set) or runs along sv[0..len). */
 static size_t qki_fp8_run(const struct qki_fp8 *f, size_t i, size_t hi,
-			  float *s, const float **sv)
+			  float *s, const qki_f32u **sv)
 {
 	size_t len = hi - i, row, t, a, o;
 
@@ -69,7 +69,7 @@ static size_t qki_fp8_run(const struct qki_fp8 *f, size_t i, size_t hi,
 
 QKI_HOT static void qki_fp8_q(int fmt, int sat, uint8_t *restrict q,
 			      const float *restrict x, float s,
-			      const float *restrict sv, size_t n)
+			      const qki_f32u *restrict sv, size_t n)
 {
 	if (fmt == QK_T_E4M3FN && sat)
 		QKI_FP8_Q(qk_quant_e4m3, 1);
@@ -82,7 +82,7 @@ QKI_HOT static void qki_fp8_q(int fmt, int sat, uint8_t *restrict q,
 }
 
 QKI_HOT static void qki_fp8_dq(float *restrict y, float s,
-			       const float *restrict sv, size_t n)
+			       const qki_f32u *restrict sv, size_t n)
 {
 	if (sv)
 		QKI_FOR_VEC(j, n, y[j] = qk_canon(QK_FMUL(y[j], sv[j])));
@@ -91,7 +91,7 @@ QKI_HOT static void qki_fp8_dq(float *restrict y, float s,
 }
 
 static void qki_fp8_chunk(const struct qki_fp8 *f, size_t i, size_t n,
-				  float s, const float *sv)
+				  float s, const qki_f32u *sv)
 {
 	float buf[QKI_CHUNK];
 
@@ -108,7 +108,7 @@ static void qki_fp8_chunk(const struct qki_fp8 *f, size_t i, size_t n,
 static int qki_fp8_range(void *arg, unsigned part, size_t lo, size_t hi)
 {
 	const struct qki_fp8 *f = arg;
-	const float *sv;
+	const qki_f32u *sv;
 	size_t len, c, j;
 	float s = 0.0f;
 

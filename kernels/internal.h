@@ -105,10 +105,19 @@ void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in);
 int qki_cuda_result(qk_ctx *ctx, const struct qk_cuda_ops *ops, int rc,
 		    size_t bytes_in);
 
+/* Elements at any address. Tensor bytes borrowed from a mapped model
+ * file or external data sit wherever the file put them (kernels.h):
+ * the kernels read and write caller buffers through these types, whose
+ * loads compile to the same (unaligned) vector loads on x86-64 and
+ * AArch64, so the aligned path loses nothing. Internal buffers keep
+ * the plain types. */
+typedef float qki_f32u __attribute__((aligned(1)));
+typedef uint16_t qki_u16u __attribute__((aligned(1)));
+
 /* m[b] = max |x| over block b, for QKI_AMAX16 blocks of 16 floats
  * (NaN ignored). */
 #define QKI_AMAX16 16
-void qki_amax16(const float *restrict x, float *restrict m);
+void qki_amax16(const qki_f32u *restrict x, float *restrict m);
 
 /* max |x| over n elements of a real dtype on the CPU, as float bits
  * (NaN ignored). */

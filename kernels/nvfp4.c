@@ -38,7 +38,7 @@ struct qki_nv {
  * a time: the first stores every block's amax (qki_amax16, the global
  * amax is their max), the second encodes. Each phase is a fixed-size
  * loop the vectorizer takes. */
-QKI_HOT static void qki_nv_q_blocks(const float *restrict x,
+QKI_HOT static void qki_nv_q_blocks(const qki_f32u *restrict x,
 				    const float *restrict m, float g,
 				    uint8_t *restrict codes,
 				    uint8_t *restrict scales)
@@ -65,11 +65,11 @@ QKI_HOT static void qki_nv_q_blocks(const float *restrict x,
 
 /* QKI_NVB blocks starting at block b as floats: W itself when it is
  * FLOAT and whole, else converted into buf (zero-padded past n). */
-static const float *qki_nv_rows_at(const struct qki_nv *a, size_t b,
-				   size_t n, float *buf)
+static const qki_f32u *qki_nv_rows_at(const struct qki_nv *a, size_t b,
+				      size_t n, float *buf)
 {
 	if (a->dtype == QK_T_FLOAT && n == QKI_NVB)
-		return (const float *)a->w + b * QK_NVFP4_BLOCK;
+		return (const qki_f32u *)a->w + b * QK_NVFP4_BLOCK;
 	if (n < QKI_NVB)
 		memset(buf, 0, QKI_NVB * QK_NVFP4_BLOCK * sizeof(float));
 	qki_load_f32(a->dtype, a->w, b * QK_NVFP4_BLOCK, n * QK_NVFP4_BLOCK,

@@ -16,9 +16,9 @@ static qir_value *node1(qir_graph *g, const char *op, const char *name,
 
 	if (!n)
 		return NULL;
-	qir_node_add_input(n, a);
-	if (b)
-		qir_node_add_input(n, b);
+	if (qir_node_add_input(n, a) < 0 ||
+	    (b && qir_node_add_input(n, b) < 0))
+		return NULL;
 	v = qir_node_add_output(n, NULL, out);
 	if (v && qir_value_set_type(v, QIR_FLOAT, 2, dims, NULL) < 0)
 		return NULL;
@@ -47,7 +47,8 @@ int main(int argc, char **argv)
 	x = qir_value_new(g, "X");
 	if (!x || qir_value_set_type(x, QIR_FLOAT, 2, dims, &err) < 0)
 		goto fail;
-	qir_graph_add_input(g, x);
+	if (qir_graph_add_input(g, x) < 0)
+		goto fail;
 	t = qir_tensor_new("W", QIR_FLOAT, 1, wdims, &err);
 	if (!t)
 		goto fail;
@@ -60,7 +61,8 @@ int main(int argc, char **argv)
 	y = b ? node1(g, "Identity", "out_id", b, NULL, "Y") : NULL;
 	if (!w || !y)
 		goto fail;
-	qir_graph_add_output(g, y);
+	if (qir_graph_add_output(g, y) < 0)
+		goto fail;
 	if (qir_model_save(m, argv[1], NULL, &err) < 0)
 		goto fail;
 	qir_model_free(m);

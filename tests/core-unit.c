@@ -21,6 +21,36 @@ static int parses(int type, const char *text, const char *canon)
 	return ok;
 }
 
+/* A bisect point that cannot be recorded (the point list cannot grow)
+ * stops the pass and the rewrite and marks the run failed, instead of
+ * leaving a hole that would make `qopt bisect` blame the wrong rewrite. */
+static void lost_points(void)
+{
+	struct qopt_stage_result res[1];
+	struct qopt_run r;
+	struct qopt_ctx ctx;
+
+	memset(res, 0, sizeof(res));
+	memset(&r, 0, sizeof(r));
+	memset(&ctx, 0, sizeof(ctx));
+	r.res = res;
+	r.o.record_points = 1;
+	r.o.bisect_limit = -1;
+	/* Full, and too big to double: record() fails without allocating. */
+	r.npoints = r.cappoints = SIZE_MAX / 2 / sizeof(struct qopt_point) + 1;
+	tap_ok(qopt_gate_pass(&r, 0) == 0 && r.lost_record,
+	       "unrecordable pass point: the pass does not run, the run fails");
+	r.lost_record = 0;
+	ctx.run = &r;
+	ctx.res = res;
+	tap_ok(qopt_gate_rewrite(&ctx, "x") == 0 && r.lost_record &&
+	       res[0].rewrites == 0,
+	       "unrecordable rewrite point: the rewrite is refused, the run fails");
+	tap_ok(qopt_gate_rewrite(&ctx, "y") == 0,
+	       "after a lost point no rewrite goes ahead");
+	r.npoints = r.cappoints = 0;
+}
+
 int main(void)
 {
 	static const char *const opts[] = { "block_size", "exclude", "axis" };
@@ -61,5 +91,6 @@ int main(void)
 	qopt_value_parse(&list, "", &v, why, sizeof(why));
 	tap_ok(v.nitems == 0 && v.present, "empty list is present, 0 items");
 	qopt_value_clear(&v);
+	lost_points();
 	return tap_done();
 }

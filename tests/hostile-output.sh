@@ -115,6 +115,12 @@ rm -f "$long"
 (umask 027 && "$QOPT" m.onnx -o masked.onnx 2>/dev/null)
 t "umask 027: the output is mode 640" [ "$(stat -c %a masked.onnx)" = 640 ]
 rm -f masked.onnx
+if command -v nm >/dev/null && [ -f "$top_builddir/.libs/libqopt.so" ]; then
+	t "libqopt never calls umask (it would race other threads)" \
+		eval '! nm -D "$top_builddir/.libs/libqopt.so" | grep -qw umask'
+else
+	ok 0 "# SKIP no nm or no shared libqopt"
+fi
 
 # Inputs that are not regular files: refused at once, never read.
 run timeout 20 "$QOPT" fifo -o o.onnx

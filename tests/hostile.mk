@@ -16,5 +16,13 @@ tests_plugins_hostile_la_SOURCES = tests/plugins/hostile.c
 tests_plugins_hostile_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_hostile_la_LIBADD = libqopt.la
 
-TESTS += tests/hostile-signals.sh tests/hostile-pipeline.sh
-dist_check_SCRIPTS += tests/hostile-signals.sh tests/hostile-pipeline.sh
+TESTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
+	tests/hostile-fuzz-regress.sh
+dist_check_SCRIPTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
+	tests/hostile-fuzz-regress.sh
+
+check_PROGRAMS += tests/hostile-external
+TESTS += tests/hostile-external
+tests_hostile_external_SOURCES = tests/hostile-external.c tests/io-util.h tests/tap.h
+tests_hostile_external_LDADD = libqopt.la
+EXTRA_DIST += docs/hostile-input.md

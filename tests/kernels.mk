@@ -26,3 +26,9 @@ tests_kernels_cuda_SOURCES = tests/kernels-cuda.c $(KERNELS_TEST_HDRS)
 tests_kernels_cuda_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_dump_fp8_SOURCES = tests/kernels-dump-fp8.c $(KERNELS_TEST_HDRS)
 tests_kernels_dump_fp8_LDADD = $(KERNELS_TEST_LIBS)
+
+# Kernels on buffers at any address (bytes borrowed from mapped files).
+check_PROGRAMS += tests/kernels-align
+TESTS += tests/kernels-align
+tests_kernels_align_SOURCES = tests/kernels-align.c $(KERNELS_TEST_HDRS)
+tests_kernels_align_LDADD = $(KERNELS_TEST_LIBS)

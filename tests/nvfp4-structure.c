@@ -885,6 +885,27 @@ static void t_upgrade(void)
 	       "legacy6: mode = fake needs no upgrade and runs");
 }
 
+/* "bytes after" is what the rewrite wrote: FP4 codes, FP8 scales and
+ * the global scale in real mode; the dequantized weight, in its own
+ * type, in fake mode (not the real form's size). */
+static void t_bytes(void)
+{
+	/* W FLOAT[64,32]: 8192 bytes; 2048 codes in 1024 bytes, 128 block
+	 * scales, 4 bytes of global scale. */
+	tap_ok(run("init", "bytes-real", PL(""), "--stats") == 0 &&
+	       strstr(slurp("bytes-real", "err"),
+		      "8192 bytes before, 1156 bytes after"),
+	       "real mode: bytes after = codes + scales + global scale");
+	tap_ok(run("init", "bytes-fake", PL("mode = fake\n"), "--stats") == 0 &&
+	       strstr(slurp("bytes-fake", "err"),
+		      "8192 bytes before, 8192 bytes after"),
+	       "fake mode: bytes after = the FLOAT weight written");
+	tap_ok(run("fp16", "bytes-fake16", PL("mode = fake\n"), "--stats") == 0 &&
+	       strstr(slurp("bytes-fake16", "err"),
+		      "4096 bytes before, 4096 bytes after"),
+	       "fake mode: bytes after = the FLOAT16 weight written");
+}
+
 int main(void)
 {
 	const char *bd = getenv("top_builddir");
@@ -908,5 +929,6 @@ int main(void)
 	t_constants();
 	t_opset_check();
 	t_upgrade();
+	t_bytes();
 	return tap_done();
 }

@@ -60,7 +60,7 @@ static void test_dq_cast(void)
 	tap_ok(pu_qopt("--stats --passes cast-fold", "dqc.onnx",
 		       "dqc.out.onnx") == 0, "DQ->Cast: qopt runs");
 	o = pu_load("dqc.out.onnx");
-	if (!o)
+	if (!tap_ok(o != NULL, "dqc.out.onnx loads"))
 		return;
 	dq = pu_find(o, "DequantizeLinear", 0);
 	q = pu_find(o, "QuantizeLinear", 0);
@@ -92,7 +92,7 @@ static void test_dq_other_consumer(void)
 	tap_ok(pu_qopt("--passes cast-fold", "dqr.onnx", "dqr.out.onnx") == 0,
 	       "DQ with another consumer: qopt runs");
 	o = pu_load("dqr.out.onnx");
-	if (!o)
+	if (!tap_ok(o != NULL, "dqr.out.onnx loads"))
 		return;
 	r = pu_find(o, "Relu", 0);
 	tap_ok(pu_count(o, "Cast") == 0 &&
@@ -180,7 +180,7 @@ static void test_cast_q(void)
 	tap_ok(pu_qopt("--passes cast-fold", "cq.onnx", "cq.out.onnx") == 0,
 	       "Cast->Q: qopt runs");
 	o = pu_load("cq.out.onnx");
-	if (!o)
+	if (!tap_ok(o != NULL, "cq.out.onnx loads"))
 		return;
 	q = pu_find(o, "QuantizeLinear", 0);
 	tap_ok(pu_count(o, "Cast") == 0, "Cast->Q: Cast removed");
@@ -236,7 +236,7 @@ static void test_nvfp4_chain(float gval, int expect_fold)
 		       "nv.out.onnx") == 0, "NVFP4 chain (g=%g): qopt runs",
 	       (double)gval);
 	o = pu_load("nv.out.onnx");
-	if (!o)
+	if (!tap_ok(o != NULL, "nv.out.onnx loads"))
 		return;
 	d2 = pu_find(o, "MatMul", 0)->inputs[1]->producer;
 	if (expect_fold) {
@@ -293,7 +293,7 @@ static void test_redundant(void)
 	tap_ok(pu_qopt("--stats --passes cast-fold", "red.onnx",
 		       "red.out.onnx") == 0, "redundant casts: qopt runs");
 	o = pu_load("red.out.onnx");
-	if (!o)
+	if (!tap_ok(o != NULL, "red.out.onnx loads"))
 		return;
 	r = pu_find(o, "Relu", 0);
 	add = pu_find(o, "Add", 0);
@@ -328,9 +328,43 @@ static void test_redundant(void)
 	qir_model_free(o);
 }
 
+/* The round cap says when it stopped the pass: one round on a chain
+ * of two redundant Casts still rewrites, so the cap is hit. */
+static void test_round_cap(void)
+{
+	qir_model *m = qir_model_new(8, 13, NULL);
+	qir_graph *g = m->graph;
+	int64_t d3 = 3;
+	qir_value *x = pu_input(g, "x", QIR_FLOAT, 1, &d3);
+	qir_node *c1, *c2;
+
+	c1 = pu_node(g, "Cast", "c1", x, NULL);
+	qir_node_set_attr_int(c1, "to", QIR_FLOAT);
+	c2 = pu_node(g, "Cast", "c2", c1->outputs[0], NULL);
+	qir_node_set_attr_int(c2, "to", QIR_FLOAT);
+	pu_output(c2->outputs[0], QIR_FLOAT, 1, &d3);
+	pu_save(m, "cap.onnx");
+	qir_model_free(m);
+	tap_ok(pu_qopt("--passes cast-fold:max_rounds=1", "cap.onnx",
+		       "cap.out.onnx") == 0 &&
+	       pu_log_has("cap.out.onnx.log", "stopped after 1 round(s)"),
+	       "max_rounds=1: the cap is reported");
+	tap_ok(pu_qopt("--strict --passes cast-fold:max_rounds=1", "cap.onnx",
+		       "cap2.out.onnx") != 0 && !pu_exists("cap2.out.onnx"),
+	       "max_rounds=1 with --strict: the cap fails the run");
+	tap_ok(pu_qopt("--passes cast-fold", "cap.onnx", "cap3.out.onnx") == 0 &&
+	       !pu_log_has("cap3.out.onnx.log", "stopped after"),
+	       "default cap: no warning when the rounds run out of work");
+	tap_ok(pu_qopt("--passes cast-fold:max_rounds=0", "cap.onnx",
+		       "cap4.out.onnx") != 0 &&
+	       pu_log_has("cap4.out.onnx.log", "option 'max_rounds' of pass 'cast-fold' is out of range: 0"),
+	       "max_rounds=0 refused");
+}
+
 int main(void)
 {
 	pu_init("passes-cast-fold");
+	test_round_cap();
 	test_dq_cast();
 	test_dq_other_consumer();
 	test_cast_q();

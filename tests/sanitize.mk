@@ -17,3 +17,9 @@ check-sanitize:
 	$(MAKE) && \
 	ASAN_OPTIONS=detect_leaks=1 QOPT_SKIP_BIG=1 $(MAKE) check
 .PHONY: check-sanitize
+
+# The gate's own test: it SKIPs outside a sanitizer build.
+check_PROGRAMS += tests/san-ub
+tests_san_ub_SOURCES = tests/san-ub.c
+TESTS += tests/san-gate.sh
+dist_check_SCRIPTS += tests/san-gate.sh

@@ -105,6 +105,34 @@ save(plain(vi=[helper.make_tensor_value_info("x2", F, [-3])],
      "negative-dim", check=False)
 save(plain(opset=-1), "opset-negative", check=False)
 save(plain(ir=1 << 40), "ir-absurd", check=False)
+# Cast to = 2^32 + 10: read as an int it would be FLOAT16 (10).
+save(plain([helper.make_node("Cast", ["x"], ["y"], name="c", to=2**32 + 10)]),
+     "cast-to-wide", check=False)
+# Pad-2 with value 1000 on INT8: no INT8 holds it; the upgrade to 11
+# (value becomes an input of the input's type) must refuse.
+I8 = TensorProto.INT8
+g = helper.make_graph(
+    [helper.make_node("Pad", ["x"], ["y"], name="pad", pads=[1, 1],
+                      value=1000.0)], "pad",
+    [helper.make_tensor_value_info("x", I8, [2])],
+    [helper.make_tensor_value_info("y", I8, [4])])
+save(model(g, opset=2, ir=3), "pad-int8-1000", check=False)
+g.node[0].attribute[1].f = 100.0
+save(model(g, opset=2, ir=3), "pad-int8-100", check=False)
+# Sparse tensors whose indices leave the dense shape: a Constant's
+# sparse_value with a linear index, a sparse initializer with [NNZ, rank]
+# coordinates.
+def sparse(name, dims, idx, idx_dims):
+    vals = numpy_helper.from_array(np.ones(len(idx) // (idx_dims[1] if len(idx_dims) > 1 else 1), np.float32), name)
+    ind = numpy_helper.from_array(np.array(idx, np.int64).reshape(idx_dims), "")
+    return helper.make_sparse_tensor(vals, ind, dims)
+save(plain([helper.make_node("Constant", [], ["k"], name="const",
+                             sparse_value=sparse("k", [2], [0, 7], [2])),
+            helper.make_node("Add", ["x", "k"], ["y"], name="add")]),
+     "sparse-attr", check=False)
+sp_init = plain()
+sp_init.graph.sparse_initializer.append(sparse("s", [2, 3], [0, 1, 1, 5], [2, 2]))
+save(sp_init, "sparse-init", check=False)
 # Attribute types: UNDEFINED (0), and 99, which python's protobuf only
 # takes as raw bytes (field 20, varint 99, last one wins).
 bad_attr = plain()

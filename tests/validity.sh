@@ -40,7 +40,7 @@ ort_same() {
 	check $? "$1"
 }
 
-echo "1..25"
+echo "1..30"
 
 "$QOPT" "$work/unsorted.onnx" -o "$work/unsorted.out.onnx" >"$work/log" 2>&1
 rc=$?
@@ -96,6 +96,22 @@ refuse empty-required "an empty name for a required input" "'mm' (MatMul)" "requ
 refuse negative-dim "a negative dim in value_info" "'x2'" "dim 0 is -3"
 refuse opset-negative "a negative opset version" "opset import" "version -1"
 refuse ir-absurd "an absurd IR version" "IR version 1099511627776"
+refuse cast-to-wide "Cast to = 2^32 + 10 is not read as FLOAT16" \
+	"'c' (Cast)" "attribute 'to' = 4294967306 is not a data type"
+rm -f "$work/pad.onnx"
+"$QOPT" --passes opset-check:upgrade=yes:target=11 "$work/pad-int8-1000.onnx" \
+	-o "$work/pad.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && [ ! -e "$work/pad.onnx" ] &&
+	grep -q "'pad' (Pad).*pad value 1000 is not a value of the input's type INT8" "$work/log"
+check $? "upgrade refuses Pad-2 value 1000 on INT8 (no wrap to -24)"
+"$QOPT" --passes opset-check:upgrade=yes:target=11 "$work/pad-int8-100.onnx" \
+	-o "$work/pad.onnx" >"$work/log" 2>&1 &&
+	"$QOPT" dump "$work/pad.onnx" 2>>"$work/log" | grep -q "INT8\[\] (1 bytes, inline) {100}"
+check $? "upgrade carries Pad-2 value 100 on INT8 as an INT8 input"
+refuse sparse-attr "a sparse attribute index out of range" \
+	"sparse tensor sparse_value: index 7 out of range (2 elements)"
+refuse sparse-init "a sparse initializer coordinate out of range" \
+	"sparse tensor 's' (graph 'g'): index 5 of dim 1 (size 3) out of range"
 refuse attr-type0 "an attribute of type UNDEFINED" "attribute 'odd' has unknown type 0"
 refuse attr-type99 "an attribute of unknown type 99" "attribute 'odd' has unknown type 99"
 

@@ -47,6 +47,14 @@ enum qir_errcode {
 	QIR_EUNSUPPORTED = 8,	/* constant folder: op or type not handled */
 };
 
+/* On the IR's fallible mutators: a failed edit ignored by its caller
+ * would leave a half-rewritten model reported as success. */
+#if defined(__GNUC__) || defined(__clang__)
+#define QIR_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define QIR_MUST_CHECK
+#endif
+
 /* Sets err (when non-NULL) and returns -1; printf-style. */
 int qir_fail(qir_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -88,7 +96,13 @@ uint64_t qir_tensor_numel(const qir_tensor *t);
 /* The tensor's bytes (raw, little-endian, sub-byte types packed),
  * mapping external data on first use. NULL with err on failure, or
  * when nbytes == 0 (then err->code stays 0). Borrowed pointer, valid
- * until the tensor's data is replaced or the model is freed. */
+ * until the tensor's data is replaced or the model is freed.
+ * Alignment: none promised. Bytes borrowed from the mapped file or
+ * external data sit wherever the file put them (copying to align would
+ * lose the zero-copy load): read them with memcpy, qir_tensor_get_f64 /
+ * _i64, or the kernels (qopt/kernels.h), which accept any address.
+ * qir_tensor_mutable_data and qir_tensor_new give malloc'd bytes,
+ * aligned for every element type. */
 const void *qir_tensor_data(qir_tensor *t, qir_error *err);
 /* Caller owns: a new tensor with zeroed, owned data of the right size.
  * name may be NULL. Returns NULL on overflow or allocation failure. */
@@ -99,10 +113,10 @@ qir_tensor *qir_tensor_clone(qir_tensor *t, qir_error *err);
 void qir_tensor_free(qir_tensor *t);
 /* Writable bytes: converts borrowed/external storage into an owned
  * copy first. */
-void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err);
+QIR_MUST_CHECK void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err);
 /* Replaces dtype, dims and data; on success takes ownership of data (malloc'd,
  * nbytes must equal what dtype and dims need). */
-int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
+QIR_MUST_CHECK int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
 		     void *data, uint64_t nbytes, qir_error *err);
 /* Moves an owned tensor's bytes out of the heap: they are written to
  * the model's spill file (an unlinked temporary file in $QOPT_SPILL_DIR,
@@ -114,7 +128,7 @@ int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
  * no owned bytes (borrowed, external, empty, STRING) are left as they
  * are. On failure (-1, err set: no space, no folder) the tensor is
  * unchanged. */
-int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err);
+QIR_MUST_CHECK int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err);
 /* 1 when t's bytes are in the spill file. */
 int qir_tensor_spilled(const qir_tensor *t);
 /* Access hints for a tensor whose bytes are mapped from a file
@@ -155,7 +169,9 @@ typedef struct qir_use {
 } qir_use;
 
 struct qir_value {
-	char *name;		/* owned, unique in the model */
+	char *name;		/* owned; unique in its graph, its enclosing
+				 * graphs and the graphs nested in it (the
+				 * branches of an If may reuse a name) */
 	int dtype;		/* element type; QIR_UNDEFINED when unknown */
 	int rank;		/* -1 when the shape is unknown */
 	qir_dim *dims;		/* owned, rank entries */
@@ -179,19 +195,25 @@ qir_value *qir_graph_find_value(qir_graph *g, const char *name);
 qir_value *qir_value_new(qir_graph *g, const char *hint);
 /* Sets element type and shape (dims may be NULL for rank 0 or
  * rank -1); value_info is written for typed intermediate values. */
-int qir_value_set_type(qir_value *v, int dtype, int rank,
+QIR_MUST_CHECK int qir_value_set_type(qir_value *v, int dtype, int rank,
 		       const int64_t *dims, qir_error *err);
 /* Sets v's element type to dtype and its shape to from's (symbolic
  * dimension names included; rank -1 when from's is unknown). */
-int qir_value_copy_shape(qir_value *v, const qir_value *from, int dtype,
-			 qir_error *err);
-/* Renames a value (fails if the name is taken). */
-int qir_value_rename(qir_value *v, const char *name, qir_error *err);
+QIR_MUST_CHECK int qir_value_copy_shape(qir_value *v, const qir_value *from,
+					int dtype, qir_error *err);
+/* Renames a value; fails if the name is taken where v lives: in its
+ * graph, an enclosing graph or a graph nested in it (ONNX scoping;
+ * sibling subgraphs, such as the two branches of an If, may reuse a
+ * name). */
+QIR_MUST_CHECK int qir_value_rename(qir_value *v, const char *name, qir_error *err);
 /* Every use of from becomes a use of to (graph outputs too: the
- * output list then names to). */
-void qir_value_replace_all_uses(qir_value *from, qir_value *to);
-/* Only the given use. */
-void qir_value_replace_use(qir_value *from, qir_use use, qir_value *to);
+ * output list then names to). -1 only when out of memory, and then
+ * nothing has changed. */
+QIR_MUST_CHECK int qir_value_replace_all_uses(qir_value *from, qir_value *to);
+/* Only the given use (nothing when use is not a use of from); -1 when
+ * out of memory, nothing changed. */
+QIR_MUST_CHECK int qir_value_replace_use(qir_value *from, qir_use use,
+					 qir_value *to);
 /* Constant tensor behind v, or NULL: an initializer (that is not also
  * a graph input), or the output of a Constant node whose value is a
  * tensor (value, value_float(s), value_int(s)). Borrowed. */
@@ -261,17 +283,17 @@ qir_node *qir_node_new(qir_graph *g, const char *op_type,
  * -1 when out of memory (n unchanged). */
 int qir_node_set_op(qir_node *n, const char *op_type, const char *domain);
 /* Inputs: append, or set slot i (v may be NULL for an empty input). */
-int qir_node_add_input(qir_node *n, qir_value *v);
-int qir_node_set_input(qir_node *n, size_t i, qir_value *v);
+QIR_MUST_CHECK int qir_node_add_input(qir_node *n, qir_value *v);
+QIR_MUST_CHECK int qir_node_set_input(qir_node *n, size_t i, qir_value *v);
 /* Outputs: append v (v must have no producer), or a new value named
  * after hint when v is NULL. Returns the output value, or NULL. */
-qir_value *qir_node_add_output(qir_node *n, qir_value *v, const char *hint);
+QIR_MUST_CHECK qir_value *qir_node_add_output(qir_node *n, qir_value *v, const char *hint);
 void qir_node_move_before(qir_node *n, qir_node *before);
 void qir_node_move_after(qir_node *n, qir_node *after);
 /* Removes n from its graph and frees it. Fails (QIR_EUSAGE) while an
  * output still has uses or is a graph output. Its output values are
  * freed; its inputs lose the use. */
-int qir_node_erase(qir_node *n, qir_error *err);
+QIR_MUST_CHECK int qir_node_erase(qir_node *n, qir_error *err);
 /* Nodes that consume any output of n (deduplicated). Caller owns the
  * array (free()). */
 qir_node **qir_node_consumers(qir_node *n, size_t *count);
@@ -296,28 +318,32 @@ int qir_node_is(const qir_node *n, const char *op_type);
 qir_attr *qir_node_attr(const qir_node *n, const char *name);
 int64_t qir_node_attr_int(const qir_node *n, const char *name, int64_t dflt);
 float qir_node_attr_float(const qir_node *n, const char *name, float dflt);
+/* An INT attribute naming an element type (Cast's "to", "dtype",
+ * "output_dtype"): the type, or QIR_UNDEFINED when absent, not an INT
+ * or not a known type. Reads the whole int64, never a truncation. */
+int qir_node_attr_dtype(const qir_node *n, const char *name);
 const char *qir_node_attr_string(const qir_node *n, const char *name,
 				 const char *dflt);
 /* Setters replace an existing attribute of that name. */
-int qir_node_set_attr_int(qir_node *n, const char *name, int64_t v);
-int qir_node_set_attr_float(qir_node *n, const char *name, float v);
-int qir_node_set_attr_string(qir_node *n, const char *name, const char *v);
-int qir_node_set_attr_ints(qir_node *n, const char *name,
+QIR_MUST_CHECK int qir_node_set_attr_int(qir_node *n, const char *name, int64_t v);
+QIR_MUST_CHECK int qir_node_set_attr_float(qir_node *n, const char *name, float v);
+QIR_MUST_CHECK int qir_node_set_attr_string(qir_node *n, const char *name, const char *v);
+QIR_MUST_CHECK int qir_node_set_attr_ints(qir_node *n, const char *name,
 			   const int64_t *v, size_t count);
-int qir_node_set_attr_floats(qir_node *n, const char *name,
+QIR_MUST_CHECK int qir_node_set_attr_floats(qir_node *n, const char *name,
 			     const float *v, size_t count);
 /* Takes ownership of t. */
-int qir_node_set_attr_tensor(qir_node *n, const char *name, qir_tensor *t);
+QIR_MUST_CHECK int qir_node_set_attr_tensor(qir_node *n, const char *name, qir_tensor *t);
 int qir_node_remove_attr(qir_node *n, const char *name);
 /* Copies attribute a (from any node) onto n, replacing one of the same
  * name: scalars, strings (bytes kept), lists, tensors (cloned).
  * Subgraph, sparse and type-proto attributes: QIR_EUNSUPPORTED. */
-int qir_node_copy_attr(qir_node *n, const qir_attr *a, qir_error *err);
+QIR_MUST_CHECK int qir_node_copy_attr(qir_node *n, const qir_attr *a, qir_error *err);
 /* A new empty subgraph held in attribute attr_name (type GRAPH,
  * replacing any attribute of that name); its parent is n's graph, so
  * its nodes may use values visible at n. graph_name NULL: attr_name.
  * Borrowed (owned by the attribute). */
-qir_graph *qir_node_add_subgraph(qir_node *n, const char *attr_name,
+QIR_MUST_CHECK qir_graph *qir_node_add_subgraph(qir_node *n, const char *attr_name,
 				 const char *graph_name, qir_error *err);
 
 /* ------------------------------------------------------------------ */
@@ -344,18 +370,18 @@ struct qir_graph {
 
 /* Takes ownership of t; the value is named t->name made unique (the
  * tensor is renamed to match). Borrowed result. */
-qir_value *qir_graph_add_initializer(qir_graph *g, qir_tensor *t);
+QIR_MUST_CHECK qir_value *qir_graph_add_initializer(qir_graph *g, qir_tensor *t);
 /* Drops the initializer behind v (v must have no uses and not be an
  * output). */
-int qir_graph_remove_initializer(qir_graph *g, qir_value *v, qir_error *err);
+QIR_MUST_CHECK int qir_graph_remove_initializer(qir_graph *g, qir_value *v, qir_error *err);
 /* Turns the output of a Constant node into an initializer of the same
  * name and erases the node. */
-int qir_graph_constant_to_initializer(qir_graph *g, qir_node *constant,
+QIR_MUST_CHECK int qir_graph_constant_to_initializer(qir_graph *g, qir_node *constant,
 				      qir_error *err);
 /* Graph inputs/outputs lists. */
-int qir_graph_add_input(qir_graph *g, qir_value *v);
-int qir_graph_add_output(qir_graph *g, qir_value *v);
-int qir_graph_set_output(qir_graph *g, size_t i, qir_value *v);
+QIR_MUST_CHECK int qir_graph_add_input(qir_graph *g, qir_value *v);
+QIR_MUST_CHECK int qir_graph_add_output(qir_graph *g, qir_value *v);
+QIR_MUST_CHECK int qir_graph_set_output(qir_graph *g, size_t i, qir_value *v);
 /* A snapshot of g's nodes in graph order (with recurse, each nested
  * subgraph's after its parent graph's), keeping those whose domain is
  * domain (NULL: any; "" and "ai.onnx" both mean the default domain) and
@@ -369,10 +395,10 @@ int qir_graph_nodes(qir_graph *g, const char *domain, const char *op_type,
  * an already sorted graph), in g and every nested subgraph. QIR_EVERIFY
  * on a cycle, naming the nodes on it (the nodes stay in the graph, the
  * cyclic ones after the sorted ones). */
-int qir_graph_toposort(qir_graph *g, qir_error *err);
+QIR_MUST_CHECK int qir_graph_toposort(qir_graph *g, qir_error *err);
 /* Same; *moved (may be NULL) gets how many nodes changed place: those
  * outside a longest run that kept its relative order. */
-int qir_graph_toposort_count(qir_graph *g, size_t *moved, qir_error *err);
+QIR_MUST_CHECK int qir_graph_toposort_count(qir_graph *g, size_t *moved, qir_error *err);
 /* Removes nodes none of whose outputs are used or graph outputs, and
  * initializers no one uses, repeatedly; subgraphs too. Returns the
  * number removed. */
@@ -413,12 +439,12 @@ qir_model *qir_model_new(int64_t ir_version, int64_t opset, qir_error *err);
 void qir_model_free(qir_model *m);
 /* Version of the default domain ("" / "ai.onnx"), or 0. */
 int64_t qir_model_opset(const qir_model *m, const char *domain);
-int qir_model_set_opset(qir_model *m, const char *domain, int64_t version);
+QIR_MUST_CHECK int qir_model_set_opset(qir_model *m, const char *domain, int64_t version);
 /* Drops the opset import of domain ("" / "ai.onnx": the default);
  * 1 when one was dropped, 0 when there was none. The caller checks
  * that no node still uses the domain. */
 int qir_model_remove_opset(qir_model *m, const char *domain);
-int qir_model_set_metadata(qir_model *m, const char *key, const char *value);
+QIR_MUST_CHECK int qir_model_set_metadata(qir_model *m, const char *key, const char *value);
 
 typedef struct qir_load_opts {
 	int no_external;	/* refuse external data (for fuzzing) */
@@ -523,7 +549,7 @@ typedef struct qir_upgrade_report {
  * failure during the rewrite itself can leave it partly rewritten
  * (then it must not be saved). target equal to the declared opset:
  * nothing changes. rep may be NULL. */
-int qir_model_upgrade_opset(qir_model *m, int64_t target,
+QIR_MUST_CHECK int qir_model_upgrade_opset(qir_model *m, int64_t target,
 			    qir_upgrade_report *rep, qir_error *err);
 
 /* Constant folding of small subgraphs: if v is computed only from

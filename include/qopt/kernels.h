@@ -13,6 +13,16 @@
  * Errors: functions returning int return 0 on success or a negative
  * QK_E* code; qk_strerror() names it. Nothing here prints.
  *
+ * Alignment: element buffers may sit at any address. Tensor bytes the
+ * IR hands out (qir_tensor_data) are borrowed from the mapped model file
+ * or external data wherever the file put them, so the CPU kernels read
+ * and write src, dst, x, w and the FP8 scales through unaligned-safe
+ * loads and stores, which compile to the same vector instructions on
+ * the aligned path; nothing is copied to align it. Exceptions: the
+ * small float outputs (amax, out, gscale) and qk_hadamard's x (written
+ * in place, so a writable copy the caller owns) must be aligned for
+ * their element type.
+ *
  * Contexts: a ctx is used by one thread at a time (the kernels start
  * their own threads). A NULL ctx means CPU, one thread, no statistics.
  * Device choice: CPU always works. QK_DEVICE_AUTO uses CUDA for calls

@@ -46,7 +46,8 @@ qir_tensor *cf_convert_scale(struct cf_state *s, qir_tensor *t,
  * with one fresh output per output of n. */
 qir_node *cf_clone_node(qir_node *n, qir_node *before);
 /* Sets v's type to dtype with the shape of like (or unknown). */
-void cf_set_type_like(qir_value *v, int dtype, const qir_value *like);
+QIR_MUST_CHECK int cf_set_type_like(qir_value *v, int dtype,
+				    const qir_value *like);
 /* Makes repl take the place of `old` (an output of n): its uses, graph
  * output slots and name; erases n. */
 int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,

@@ -85,17 +85,26 @@ static int cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	struct cf_state s = { 0 };
 	struct cast_list declined = { 0 };
-	int round, r = 0, total = 0;
+	int r = 0, total = 0;
+	int64_t round, max;
 
 	s.ctx = ctx;
 	s.m = m;
 	s.opset = (int)qir_model_opset(m, "");
-	for (round = 0; round < CF_MAX_ROUNDS; round++) {
+	/* The manager has checked max_rounds >= 1. */
+	max = qopt_opt_is_set(ctx, "max_rounds") ?
+	      qopt_opt_int(ctx, "max_rounds") : CF_MAX_ROUNDS;
+	for (round = 0; round < max; round++) {
 		r = round_once(&s, &declined);
 		if (r <= 0)
 			break;
 		total += r;
 	}
+	/* Still rewriting when the cap stopped it: more may be foldable. */
+	if (round == max && r > 0)
+		qopt_warn(ctx, "stopped after %lld round(s) with the last one "
+			  "still rewriting (%d); run cast-fold again or raise "
+			  "max_rounds", (long long)max, r);
 	if (r >= 0) {
 		s.report = 1;
 		r = round_once(&s, &declined);
@@ -112,10 +121,21 @@ static int cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return 0;
 }
 
+static const qopt_option_spec cf_opts[] = {
+	{ .name = "max_rounds", .type = QOPT_OPT_INT, .default_value = "16",
+	  .flags = QOPT_OPT_HAS_MIN, .min = 1,
+	  .help = "rounds over the model before giving up (a warning says so)" },
+	{ 0 }
+};
+
 static const qopt_pass_info cf_passes[] = {
 	{ "cast-fold", "fold Casts into Q/DQ scales (opset >= 19) and remove "
-	  "redundant Casts", NULL, cf_run, 0 },
-	{ NULL, NULL, NULL, NULL, 0 }
+	  "redundant Casts; not exact for Cast(FLOAT16->FLOAT)->"
+	  "QuantizeLinear: the scale is rounded to FLOAT16 (relative error "
+	  "<= 2^-11 in its normal range), which can move a quantized value q "
+	  "by up to |q| * 2^-11 + 1 steps (one step for 8-bit outputs)",
+	  cf_opts, cf_run, 0 },
+	{ 0 }
 };
 
 QOPT_PLUGIN("cast-fold", "1.0", cf_passes)

@@ -124,7 +124,7 @@ static const char *suffix(int dtype)
 
 int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 {
-	int to = (int)qir_node_attr_int(cast, "to", 0);
+	int to = qir_node_attr_dtype(cast, "to");
 	qir_value *in = cast->ninputs ? cast->inputs[0] : NULL;
 	qir_value *out = cast->outputs[0], *sv;
 	qir_node *dq = in ? in->producer : NULL, *dq1, *dqc, *dq1c = NULL;
@@ -178,17 +178,19 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 		dq1c = cf_clone_node(dq1, cast);
 		if (!dq1c)
 			goto oom;
-		qir_node_set_input(dq1c, 1, sv);
-		cf_set_type_like(dq1c->outputs[0], to, dq1->outputs[0]);
+		if (qir_node_set_input(dq1c, 1, sv) < 0 ||
+		    cf_set_type_like(dq1c->outputs[0], to, dq1->outputs[0]) < 0)
+			goto oom;
 		sv = dq1c->outputs[0];
 		cf_maybe_dead(s, dq1);
 	}
 	dqc = cf_clone_node(dq, cast);
 	if (!dqc)
 		goto oom;
-	qir_node_set_input(dqc, 1, sv);
-	cf_set_type_like(dqc->outputs[0], to, out->rank >= 0 ? out :
-			 dq->outputs[0]);
+	if (qir_node_set_input(dqc, 1, sv) < 0 ||
+	    cf_set_type_like(dqc->outputs[0], to, out->rank >= 0 ? out :
+			     dq->outputs[0]) < 0)
+		goto oom;
 	cf_maybe_dead(s, dq);
 	if (cf_take_over(s, cast, out, dqc->outputs[0]) < 0)
 		return -1;
@@ -224,7 +226,7 @@ static int all_uses_q(qir_value *out)
 
 int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 {
-	int to = (int)qir_node_attr_int(cast, "to", 0);
+	int to = qir_node_attr_dtype(cast, "to");
 	qir_value *x = cast->ninputs ? cast->inputs[0] : NULL;
 	qir_value *out = cast->outputs[0];
 	int xdt = qir_value_elem_type(x), gate, ret = 0;
@@ -299,8 +301,12 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 			ret = -1;
 			goto out;
 		}
-		qir_node_set_input(q, 0, x);
-		qir_node_set_input(q, 1, newv[i]);
+		if (qir_node_set_input(q, 0, x) < 0 ||
+		    qir_node_set_input(q, 1, newv[i]) < 0) {
+			qopt_error(s->ctx, "%s: out of memory", QIR_NODE_LABEL(q));
+			ret = -1;
+			goto out;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < i; j++)

@@ -51,9 +51,7 @@ static int widens(int a, int b)
 
 static int cast_to(const qir_node *c)
 {
-	const qir_attr *a = qir_node_attr(c, "to");
-
-	return a && a->type == QIR_ATTR_INT ? (int)a->i : 0;
+	return qir_node_attr_dtype(c, "to");
 }
 
 /* Cast to the type it already has. */
@@ -77,8 +75,8 @@ static int fold_identity(struct cf_state *s, qir_node *c)
 		if (cf_take_over(s, c, out, x) < 0)
 			return -1;
 	} else {
-		qir_value_replace_all_uses(out, x);
-		if (qir_node_erase(c, NULL) < 0)
+		if (qir_value_replace_all_uses(out, x) < 0 ||
+		    qir_node_erase(c, NULL) < 0)
 			return -1;
 	}
 	qopt_stat_add(s->ctx, "redundant casts removed", 1);
@@ -107,7 +105,8 @@ static int fold_chain(struct cf_state *s, qir_node *c)
 			      QIR_NODE_LABEL(c), x->name, qir_dtype_name(a),
 			      mid->name, qir_dtype_name(b)))
 		return CF_DECLINED;
-	qir_node_set_input(c, 0, x);
+	if (qir_node_set_input(c, 0, x) < 0)
+		return -1;
 	cf_maybe_dead(s, c1);
 	qopt_stat_add(s->ctx, "widening casts bypassed", 1);
 	return 1;

@@ -66,7 +66,8 @@ qir_node *cf_clone_node(qir_node *n, qir_node *before)
 		return NULL;
 	qir_node_move_before(c, before);
 	for (i = 0; i < n->ninputs; i++)
-		qir_node_add_input(c, n->inputs[i]);
+		if (qir_node_add_input(c, n->inputs[i]) < 0)
+			goto fail;
 	for (i = 0; i < n->nattrs; i++)
 		if (qir_node_copy_attr(c, &n->attrs[i], NULL) < 0)
 			goto fail;
@@ -76,11 +77,13 @@ qir_node *cf_clone_node(qir_node *n, qir_node *before)
 			goto fail;
 	return c;
 fail:
-	qir_node_erase(c, NULL);
+	/* Its outputs are new and unused, so erasing it cannot fail. */
+	if (qir_node_erase(c, NULL) < 0)
+		return NULL;
 	return NULL;
 }
 
-void cf_set_type_like(qir_value *v, int dtype, const qir_value *like)
+int cf_set_type_like(qir_value *v, int dtype, const qir_value *like)
 {
 	int64_t dims[16];
 	int r, rank = like ? like->rank : -1;
@@ -94,7 +97,8 @@ void cf_set_type_like(qir_value *v, int dtype, const qir_value *like)
 		}
 		dims[r] = like->dims[r].value;
 	}
-	qir_value_set_type(v, dtype, rank, rank > 0 ? dims : NULL, NULL);
+	return qir_value_set_type(v, dtype, rank, rank > 0 ? dims : NULL,
+				  NULL);
 }
 
 int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,
@@ -105,7 +109,12 @@ int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,
 
 	if (!name)
 		return -1;
-	qir_value_replace_all_uses(old, repl);
+	if (qir_value_replace_all_uses(old, repl) < 0) {
+		qopt_error(s->ctx, "out of memory moving the uses of '%s'",
+			   old->name);
+		free(name);
+		return -1;
+	}
 	if (qir_node_erase(n, &err) < 0) {
 		qopt_error(s->ctx, "%s", err.msg);
 		free(name);
@@ -141,8 +150,10 @@ void cf_maybe_dead(struct cf_state *s, qir_node *n)
 
 void cf_drop_if_unused(qir_value *v)
 {
-	if (v && v->init && !v->nuses && !v->is_output && !v->is_input)
-		qir_graph_remove_initializer(v->graph, v, NULL);
+	/* The conditions are removal's only reasons to fail. */
+	if (v && v->init && !v->nuses && !v->is_output && !v->is_input &&
+	    qir_graph_remove_initializer(v->graph, v, NULL) < 0)
+		return;
 }
 
 static int unused(const qir_node *n)

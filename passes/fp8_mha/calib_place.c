@@ -302,6 +302,19 @@ static int out_axis(const qir_node *n, size_t slot, const qir_tensor *w)
 	return 1;
 }
 
+/* Points input slot of n at the Q/DQ already made for its tensor: 1 done,
+ * 0 when that tensor was skipped, -1 on failure. */
+static int reuse(struct place *p, qir_node *n, size_t slot,
+		 const struct placed *pl)
+{
+	if (!pl->to)
+		return 0;
+	if (qir_value_replace_use(n->inputs[slot], (qir_use){ n, (int)slot },
+				  pl->to))
+		return fp8mha_fail(p->cfg, n, NULL);
+	return 1;
+}
+
 static int weight(struct place *p, qir_node *n, size_t slot)
 {
 	qir_value *v = n->inputs[slot], *dq;
@@ -313,11 +326,8 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	int64_t count;
 	char why[256], name[512];
 
-	if (pl) {
-		if (pl->to)
-			qir_value_replace_use(v, (qir_use){ n, (int)slot }, pl->to);
-		return pl->to ? 1 : 0;
-	}
+	if (pl)
+		return reuse(p, n, slot, pl);
 	if (!fp8mha_is_float(dtype)) {
 		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
 			    "'%s' is %s, not FLOAT, FLOAT16 or BFLOAT16", v->name,
@@ -347,7 +357,8 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	dq = insert_qdq(p, v, dtype, s, axis, n);
 	if (!dq || remember(p, v, dq))
 		return -1;
-	qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq);
+	if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
+		return fp8mha_fail(p->cfg, n, NULL);
 	qopt_stat_add(p->cfg->ctx, axis >= 0 ? "calibration: weights "
 		      "quantized (per channel)" : "calibration: weights quantized "
 		      "(per tensor)", 1);
@@ -363,11 +374,8 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 	int dtype;
 	char why[256], name[512];
 
-	if (pl) {
-		if (pl->to)
-			qir_value_replace_use(v, (qir_use){ n, (int)slot }, pl->to);
-		return pl->to ? 1 : 0;
-	}
+	if (pl)
+		return reuse(p, n, slot, pl);
 	e = fp8mha_calib_find(p->cal, v->name);
 	dtype = qir_value_elem_type(v);
 	if (!dtype)
@@ -396,7 +404,8 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 		dq = insert_qdq(p, v, dtype, s, -1, n);
 		if (!dq || remember(p, v, dq))
 			return -1;
-		qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq);
+		if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
+			return fp8mha_fail(p->cfg, n, NULL);
 		qopt_stat_add(p->cfg->ctx, "calibration: activation Q/DQ "
 			      "inserted", 1);
 		return 1;

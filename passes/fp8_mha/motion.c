@@ -152,9 +152,9 @@ static int move_transpose(struct fp8mha_cfg *cfg, qir_node *tr)
 		return 0;
 	tout = tr->outputs[0];
 	dout = dq->outputs[0];
-	qir_value_replace_all_uses(tout, dout);
-	qir_node_set_input(tr, 0, x);
-	qir_node_set_input(q, 0, tout);
+	if (qir_value_replace_all_uses(tout, dout) ||
+	    qir_node_set_input(tr, 0, x) || qir_node_set_input(q, 0, tout))
+		return fp8mha_fail(cfg, tr, NULL);
 	qir_node_move_before(tr, q);
 	if (remap_axes(q, dq, rank, perm) ||
 	    qir_value_copy_shape(q->outputs[0], tout, q->outputs[0]->dtype,
@@ -309,11 +309,12 @@ static int move_mul(struct fp8mha_cfg *cfg, struct mulpat *p)
 			    why ? why : "out of memory");
 		return 0;
 	}
-	qir_value_replace_all_uses(mout, dout);
-	qir_node_set_input(p->mul, (size_t)p->slot, x);
-	qir_node_set_input(p->q, 0, mout);
-	qir_node_set_input(p->q, 1, nqs);
-	qir_node_set_input(p->dq, 1, nds);
+	if (qir_value_replace_all_uses(mout, dout) ||
+	    qir_node_set_input(p->mul, (size_t)p->slot, x) ||
+	    qir_node_set_input(p->q, 0, mout) ||
+	    qir_node_set_input(p->q, 1, nqs) ||
+	    qir_node_set_input(p->dq, 1, nds))
+		return fp8mha_fail(cfg, p->mul, NULL);
 	qir_node_move_before(p->mul, p->q);
 	fp8mha_erase_unused(qs);
 	if (ds != qs)	/* else freed just now */

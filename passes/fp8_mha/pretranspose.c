@@ -286,7 +286,8 @@ static int apply(struct fp8mha_cfg *cfg, struct pt *p)
 	nv = fp8mha_add_init(p->dq->graph, nt);
 	if (!nv || remap_axis(p))
 		return fp8mha_fail(cfg, p->tr, NULL);
-	qir_node_set_input(p->dq, 0, nv);
+	if (qir_node_set_input(p->dq, 0, nv))
+		return fp8mha_fail(cfg, p->tr, NULL);
 	fp8mha_erase_unused(p->w);
 	last = p->cast ? p->cast->outputs[0] : p->dq->outputs[0];
 	/* An untyped DQ output stays untyped (a shape with no element
@@ -298,8 +299,8 @@ static int apply(struct fp8mha_cfg *cfg, struct pt *p)
 					   p->cast, "to", 0), p->rank,
 					   p->dims, &err)))
 		return fp8mha_fail(cfg, p->tr, &err);
-	qir_value_replace_all_uses(p->tr->outputs[0], last);
-	if (qir_node_erase(p->tr, &err))
+	if (qir_value_replace_all_uses(p->tr->outputs[0], last) ||
+	    qir_node_erase(p->tr, &err))
 		return fp8mha_fail(cfg, p->tr, &err);
 	qopt_stat_add(cfg->ctx, "weights pre-transposed", 1);
 	return 1;

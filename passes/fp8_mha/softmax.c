@@ -77,7 +77,10 @@ static int insert(struct fp8mha_cfg *cfg, qir_node *sm, int dtype)
 	qir_node_move_after(q, sm);
 	qir_node_move_after(dq, q);
 	for (i = 0; i < n; i++)
-		qir_value_replace_use(out, uses[i], dq->outputs[0]);
+		if (qir_value_replace_use(out, uses[i], dq->outputs[0])) {
+			free(uses);
+			return fp8mha_fail(cfg, sm, NULL);
+		}
 	free(uses);
 	qopt_stat_add(cfg->ctx, "Softmax Q/DQ inserted", 1);
 	return 1;

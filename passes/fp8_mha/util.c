@@ -268,8 +268,10 @@ void fp8mha_erase_unused(qir_value *v)
 		return;
 	p = v->producer;
 	if (!p) {
-		if (v->init)
-			qir_graph_remove_initializer(v->graph, v, &err);
+		/* Best effort: a failed removal leaves a dead initializer,
+		 * which the writer keeps and nothing reads. */
+		if (v->init && qir_graph_remove_initializer(v->graph, v, &err))
+			return;
 		return;
 	}
 	if (fp8mha_is_op(p, "DequantizeLinear"))

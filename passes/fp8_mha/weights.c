@@ -189,8 +189,8 @@ static int compress(struct fp8mha_cfg *cfg, struct cand *c)
 		return 0;
 	if (quantize(cfg, c, &codes))
 		return -1;
-	qir_node_set_input(c->dq, 0, codes);
-	if (qir_node_erase(c->q, &err))
+	if (qir_node_set_input(c->dq, 0, codes) ||
+	    qir_node_erase(c->q, &err))
 		return fp8mha_fail(cfg, c->dq, &err);
 	fp8mha_erase_unused(w);
 	fp8mha_erase_unused(scale);

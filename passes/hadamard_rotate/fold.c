@@ -175,9 +175,12 @@ static int rotate_input(struct hr_cfg *cfg, qir_node *n, int slot, int axis,
 		qir_tensor_free(c);
 		return -1;
 	}
-	qir_node_set_input(n, (size_t)slot, nv);
-	if (!v->nuses && v->init && !v->is_output && !v->producer)
-		(void)qir_graph_remove_initializer(v->graph, v, NULL);
+	if (qir_node_set_input(n, (size_t)slot, nv))
+		return -1;
+	/* A failed removal only leaves a dead initializer behind. */
+	if (!v->nuses && v->init && !v->is_output && !v->producer &&
+	    qir_graph_remove_initializer(v->graph, v, NULL) < 0)
+		qopt_debug(cfg->ctx, "'%s' kept", v->name);
 	return hr_record(cfg, nv->name, axis, block);
 }
 

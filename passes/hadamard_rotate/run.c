@@ -141,8 +141,11 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 	w = a ? hr_rotate_weight(cfg, t) : NULL;
 	if (!w)
 		return -1;
-	qir_node_set_input(t->node, 0, a);
-	qir_node_set_input(t->node, 1, w);
+	if (qir_node_set_input(t->node, 0, a) ||
+	    qir_node_set_input(t->node, 1, w)) {
+		qopt_error(cfg->ctx, "node '%s': out of memory", t->node->name);
+		return -1;
+	}
 	if (hr_record(cfg, w->name, axis, t->block)) {
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;

@@ -65,6 +65,7 @@ struct nvfp4_weight {
 	int kaxis;		/* in stored coordinates, once known */
 	const char *skip;	/* stats counter when skipped, else NULL */
 	char why[512];		/* skip reason for the log */
+	uint64_t written;	/* bytes of the tensors the rewrite added */
 };
 
 /* trace.c */

@@ -223,7 +223,7 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		   int *changed)
 {
 	qir_tensor *t = NULL;
-	uint64_t before, numel;
+	uint64_t before;
 	int rc;
 
 	if (nvfp4_collect_uses(w))
@@ -251,7 +251,6 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		goto skipped;
 	}
 	before = t->nbytes;
-	numel = qir_tensor_numel(t);
 	qopt_debug(cfg->ctx, "weight '%s': %s, K axis %d", w->stored->name,
 		   w->folded ? "constant subgraph" : w->constant ?
 		   "Constant node" : "initializer", w->kaxis);
@@ -261,10 +260,9 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	*changed = 1;
 	qopt_stat_add(cfg->ctx, "weights quantized", 1);
 	qopt_stat_add(cfg->ctx, "bytes before", (int64_t)before);
-	/* FP4 codes + FP8 scales + the FP32 global scale; in fake mode
-	 * what the real form would take. */
-	qopt_stat_add(cfg->ctx, "bytes after",
-		      (int64_t)((numel + 1) / 2 + numel / QK_NVFP4_BLOCK + 4));
+	/* What was written: FP4 codes + FP8 scales + the FP32 global
+	 * scale, or in fake mode the dequantized weight in its own type. */
+	qopt_stat_add(cfg->ctx, "bytes after", (int64_t)w->written);
 	return 0;
 skipped:
 	if (w->folded && t)

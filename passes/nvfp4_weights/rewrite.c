@@ -105,8 +105,9 @@ static int drop_placeholders(struct nvfp4_cfg *cfg, struct nvfp4_weight *w)
 
 			if (!p || !nvfp4_is_placeholder(p))
 				continue;
-			qir_value_replace_all_uses(p->outputs[0], p->inputs[0]);
-			if (qir_node_erase(p, &err))
+			if (qir_value_replace_all_uses(p->outputs[0],
+						       p->inputs[0]) < 0 ||
+			    qir_node_erase(p, &err))
 				return irerr(cfg, w->stored->name, &err);
 			qopt_stat_add(cfg->ctx, "TRT_FP4QDQ placeholders replaced", 1);
 			/* Other uses may share the path: forget the node. */
@@ -234,9 +235,11 @@ static void cone_sweep(struct cone *c, qir_graph *g)
 				again = 1;
 		}
 	}
+	/* The conditions are removal's only reasons to fail. */
 	for (i = 0; i < c->ni; i++)
-		if (!c->inits[i]->nuses && !c->inits[i]->is_output)
-			qir_graph_remove_initializer(g, c->inits[i], &err);
+		if (!c->inits[i]->nuses && !c->inits[i]->is_output &&
+		    qir_graph_remove_initializer(g, c->inits[i], &err) < 0)
+			continue;
 }
 
 static void cone_free(struct cone *c)
@@ -245,17 +248,23 @@ static void cone_free(struct cone *c)
 	free(c->inits);
 }
 
-/* Removes what used to define the weight, now that nothing reads it. */
-static void remove_original(struct nvfp4_weight *w, struct cone *c)
+/* Removes what used to define the weight, now that nothing reads it;
+ * what cannot go (still read elsewhere) stays and is said. */
+static void remove_original(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+			    struct cone *c)
 {
-	qir_error err;
+	qir_error err = { 0 };
+	int rc = 0;
 
 	if (w->constant)
-		qir_node_erase(w->constant, &err);
+		rc = qir_node_erase(w->constant, &err);
 	else if (w->folded)
 		cone_sweep(c, w->graph);
 	else if (!w->stored->nuses && !w->stored->is_output)
-		qir_graph_remove_initializer(w->graph, w->stored, &err);
+		rc = qir_graph_remove_initializer(w->graph, w->stored, &err);
+	if (rc < 0)
+		qopt_info(cfg->ctx, "weight '%s': original kept: %s",
+			  w->stored->name, err.msg);
 }
 
 static qir_value *add_init(qir_graph *g, qir_tensor *t)
@@ -356,6 +365,7 @@ static qir_value *build_chain(struct nvfp4_weight *w, struct real_tensors *rt,
 	qir_node *dq1 = NULL, *dq2 = NULL, *cast = NULL, *at;
 	qir_value *v4, *vs, *vg, *s32, *out;
 
+	w->written = rt->f4->nbytes + rt->s8->nbytes + rt->g->nbytes;
 	v4 = add_init(g, rt->f4);
 	vs = add_init(g, rt->s8);
 	vg = add_init(g, rt->g);
@@ -391,10 +401,13 @@ static qir_value *build_chain(struct nvfp4_weight *w, struct real_tensors *rt,
 
 /* The chain's output (or the fake weight) takes the original name, so
  * consumers and later passes keep seeing the weight's name. */
-static void take_name(qir_value *v, const char *name)
+static void take_name(struct nvfp4_cfg *cfg, qir_value *v, const char *name)
 {
-	if (strcmp(v->name, name))
-		qir_value_rename(v, name, NULL);
+	qir_error err = { 0 };
+
+	if (strcmp(v->name, name) && qir_value_rename(v, name, &err) < 0)
+		qopt_info(cfg->ctx, "weight '%s' is now named '%s': %s", name,
+			  v->name, err.msg);
 }
 
 static int rewrite_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
@@ -419,9 +432,13 @@ static int rewrite_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	name = strdup(w->stored->name);
 	if (!name)
 		return -1;
-	qir_value_replace_all_uses(w->stored, out);
-	remove_original(w, c);
-	take_name(out, name);
+	if (qir_value_replace_all_uses(w->stored, out) < 0) {
+		free(name);
+		qopt_error(cfg->ctx, "weight '%s': out of memory", w->stored->name);
+		return -1;
+	}
+	remove_original(cfg, w, c);
+	take_name(cfg, out, name);
 	free(name);
 	return 0;
 }
@@ -481,6 +498,7 @@ static int rewrite_fake_init(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		free(buf);
 		return irerr(cfg, w->stored->name, &err);
 	}
+	w->written = t->nbytes;
 	spill(cfg, t);
 	return 0;
 }
@@ -507,15 +525,19 @@ static int rewrite_fake_folded(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	 * after the weight (made unique until the original is gone). */
 	free(t->name);
 	t->name = strdup(name);
+	w->written = t->nbytes;
 	v = t->name ? add_init(w->graph, t) : (qir_tensor_free(t), NULL);
 	if (!v) {
 		free(name);
 		return irerr(cfg, w->stored->name, &err);
 	}
 	spill(cfg, t);
-	qir_value_replace_all_uses(w->stored, v);
-	remove_original(w, c);
-	take_name(v, name);
+	if (qir_value_replace_all_uses(w->stored, v) < 0) {
+		free(name);
+		return irerr(cfg, w->stored->name, &err);
+	}
+	remove_original(cfg, w, c);
+	take_name(cfg, v, name);
 	free(name);
 	return 0;
 }

@@ -20,8 +20,8 @@ int nvfp4_is_placeholder(const qir_node *n)
 static int is_float_cast(const qir_node *n)
 {
 	return qir_node_is(n, "Cast") &&
-	       qir_dtype_is_float((int)qir_node_attr_int(n, "to", 0)) &&
-	       qir_dtype_bits((int)qir_node_attr_int(n, "to", 0)) >= 16;
+	       qir_dtype_is_float(qir_node_attr_dtype(n, "to")) &&
+	       qir_dtype_bits(qir_node_attr_dtype(n, "to")) >= 16;
 }
 
 int nvfp4_is_layout_node(const qir_node *n)

@@ -143,7 +143,7 @@ static void check_node(struct scan *s, qir_node *n)
 	if (!qir_domain_is_default(n->domain))
 		return;
 	if (!strcmp(n->op_type, "Cast") || !strcmp(n->op_type, "CastLike")) {
-		int to = (int)qir_node_attr_int(n, "to", 0);
+		int to = qir_node_attr_dtype(n, "to");
 
 		if (dtype_opset(to))
 			reason(s, dtype_opset(to), qir_dtype_min_ir_version(to),

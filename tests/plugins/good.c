@@ -80,8 +80,11 @@ static int break_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_error(ctx, "cannot build the broken node");
 		return -1;
 	}
-	qir_node_add_input(n, ghost);
-	qir_node_add_output(n, NULL, "broken_out");
+	if (qir_node_add_input(n, ghost) < 0 ||
+	    !qir_node_add_output(n, NULL, "broken_out")) {
+		qopt_error(ctx, "cannot build the broken node");
+		return -1;
+	}
 	*changed = 1;
 	return 0;
 }
@@ -104,7 +107,11 @@ static int targets_run(qopt_ctx *ctx, qir_model *m, int *changed)
 				continue;
 			if (!qopt_may_rewrite(ctx, "tag %s", node->name))
 				continue;
-			qir_node_set_attr_int(node, "t_tagged", 1);
+			if (qir_node_set_attr_int(node, "t_tagged", 1) < 0) {
+				qopt_error(ctx, "out of memory tagging %s",
+					   node->name);
+				return -1;
+			}
 			qopt_stat_add(ctx, "nodes tagged", 1);
 			*changed = 1;
 		}
@@ -116,8 +123,11 @@ static int targets_run(qopt_ctx *ctx, qir_model *m, int *changed)
 static int lazy_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	(void)changed;
-	if (qopt_may_rewrite(ctx, "metadata t-lazy"))
-		qir_model_set_metadata(m, "t-lazy", "yes");
+	if (qopt_may_rewrite(ctx, "metadata t-lazy") &&
+	    qir_model_set_metadata(m, "t-lazy", "yes") < 0) {
+		qopt_error(ctx, "out of memory setting metadata");
+		return -1;
+	}
 	return 0;
 }
 

@@ -1,0 +1,50 @@
+# `make fuzz`: libFuzzer targets, built with clang (Debian's clang and
+# libclang-rt-14-dev) and ASan + UBSan, outside the libtool build: the
+# library's sources are compiled again here with coverage for the
+# fuzzer. `make fuzz-smoke` runs each target briefly (FUZZ_SECONDS,
+# default 20) from the seed corpus; `make fuzz-run FUZZ_SECONDS=600`
+# runs longer. fuzz/run.sh says what the seeds are.
+FUZZ_CC = clang
+FUZZ_SECONDS = 20
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/ir -I$(top_srcdir)/core $(PROTOBUF_C_CFLAGS) \
+	$(INIH_CFLAGS) -pthread
+FUZZ_LIB_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(libqopt_la_SOURCES))) \
+	fuzz/obj/ir/onnx.pb-c.o
+FUZZ_LIBS = $(PROTOBUF_C_LIBS) $(INIH_LIBS) $(LIBS) -pthread
+FUZZ_TARGETS = fuzz/fuzz-load fuzz/fuzz-ini
+EXTRA_DIST += fuzz/fuzz-load.c fuzz/fuzz-ini.c fuzz/run.sh fuzz/regress \
+	fuzz/open
+
+fuzz: fuzz-cc $(FUZZ_TARGETS)
+
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { \
+		echo "make fuzz needs $(FUZZ_CC) (Debian: clang libclang-rt-14-dev)"; \
+		exit 1; }
+
+fuzz/obj/ir/onnx.pb-c.o: ir/onnx.pb-c.c ir/onnx.pb-c.h
+	@$(MKDIR_P) $(@D)
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ ir/onnx.pb-c.c
+
+fuzz/obj/%.o: $(srcdir)/%.c ir/onnx.pb-c.h
+	@$(MKDIR_P) $(@D)
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+fuzz/fuzz-%: $(srcdir)/fuzz/fuzz-%.c $(FUZZ_LIB_OBJS)
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_LIB_OBJS) $(FUZZ_LIBS)
+
+fuzz-smoke: fuzz
+	$(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-run: fuzz
+	$(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
+
+clean-local: clean-fuzz
+clean-fuzz:
+	rm -rf fuzz/obj fuzz/work $(FUZZ_TARGETS)
+
+.PHONY: fuzz fuzz-cc fuzz-smoke fuzz-run clean-fuzz
+.SECONDARY: $(FUZZ_LIB_OBJS)
