@@ -387,16 +387,49 @@ static void default_output(const char *model, char *buf, size_t n)
 	snprintf(buf, n, "%.*s.calib.json", (int)len, model);
 }
 
+/* Writes the probe model and the job into a fresh temporary folder,
+ * runs the script, and removes the folder: 0 when the script wrote the
+ * calibration file. */
+static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
+		     qir_value **sel, size_t nsel, const char *out)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], probe[4200], job[4200], data[4200];
+	qir_error err = { 0 };
+	int rc = -1;
+
+	snprintf(dir, sizeof(dir), "%s/qopt-calib-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "qopt calibrate: error: cannot make a "
+			"temporary folder: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(probe, sizeof(probe), "%s/probe.onnx", dir);
+	snprintf(data, sizeof(data), "%s/probe.onnx.data", dir);
+	snprintf(job, sizeof(job), "%s/job.json", dir);
+	if (qir_model_save(m, probe, NULL, &err) < 0)
+		fprintf(stderr, "qopt calibrate: error: cannot write the probe "
+			"model: %s\n", err.msg);
+	else if (write_job(job, a, m, hash, probe, sel, nsel, out) < 0)
+		fprintf(stderr, "qopt calibrate: error: cannot write %s: %s\n",
+			job, strerror(errno));
+	else
+		rc = run_script(job);
+	unlink(job);
+	unlink(probe);
+	unlink(data);
+	rmdir(dir);
+	return rc;
+}
+
 static int calibrate(const struct calib_args *a, qir_model *m)
 {
 	char outbuf[4096];
 	const char *out = a->output;
-	const char *tmp = getenv("TMPDIR");
-	char dirbuf[4096];
 	qir_value **sel = NULL;
 	size_t nsel = 0, i;
-	qir_error err = { 0 };
-	uint64_t hash = qir_model_hash(m);
+	uint64_t hash = qir_model_hash(m);	/* before the outputs change */
 	int rc = QOPT_EXIT_FAIL;
 
 	if (!out) {
@@ -407,48 +440,19 @@ static int calibrate(const struct calib_args *a, qir_model *m)
 		fprintf(stderr, "qopt calibrate: error: out of memory\n");
 		return QOPT_EXIT_FAIL;
 	}
-	if (!nsel) {
+	if (!nsel)
 		fprintf(stderr, "qopt calibrate: %s: error: no MatMul, Gemm or "
 			"Conv with a non-constant float input: nothing to "
 			"calibrate\n", a->model);
-		free(sel);
-		return QOPT_EXIT_FAIL;
-	}
 	for (i = 0; i < nsel; i++)
 		if (!sel[i]->is_input && !sel[i]->is_output &&
 		    qir_graph_add_output(m->graph, sel[i]) < 0) {
 			fprintf(stderr, "qopt calibrate: error: cannot expose "
 				"'%s' as an output\n", sel[i]->name);
-			free(sel);
-			return QOPT_EXIT_FAIL;
+			break;
 		}
-	snprintf(dirbuf, sizeof(dirbuf), "%s/qopt-calib-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dirbuf)) {
-		fprintf(stderr, "qopt calibrate: error: cannot make a "
-			"temporary folder: %s\n", strerror(errno));
-		free(sel);
-		return QOPT_EXIT_FAIL;
-	}
-	{
-		char pp[4200], jp[4200];
-
-		snprintf(pp, sizeof(pp), "%s/probe.onnx", dirbuf);
-		snprintf(jp, sizeof(jp), "%s/job.json", dirbuf);
-		if (qir_model_save(m, pp, NULL, &err) < 0)
-			fprintf(stderr, "qopt calibrate: error: cannot write "
-				"the probe model: %s\n", err.msg);
-		else if (write_job(jp, a, m, hash, pp, sel, nsel, out) < 0)
-			fprintf(stderr, "qopt calibrate: error: cannot write "
-				"%s: %s\n", jp, strerror(errno));
-		else if (run_script(jp) == 0)
-			rc = QOPT_EXIT_OK;
-		unlink(jp);
-		unlink(pp);
-		snprintf(pp, sizeof(pp), "%s/probe.onnx.data", dirbuf);
-		unlink(pp);
-		rmdir(dirbuf);
-	}
+	if (nsel && i == nsel && run_probe(a, m, hash, sel, nsel, out) == 0)
+		rc = QOPT_EXIT_OK;
 	free(sel);
 	return rc;
 }

@@ -21,6 +21,10 @@ if [ -z "$py" ]; then
 fi
 qopt_need_ort
 qopt_workdir calib
+# calibrate's temporary folders go here; the last check wants none left.
+mkdir -p "$work/tmp"
+TMPDIR="$work/tmp"
+export TMPDIR
 QOPT_NODE=$NODE
 QOPT_CALIBRATE_ORT="$top_builddir/tools/qopt-calibrate-ort"
 export QOPT_NODE QOPT_CALIBRATE_ORT
@@ -36,7 +40,7 @@ gen samples decoder "$work/held_dec" 16 5
 gen samples decoder16 "$work/cal_dec16" 16 4
 gen samples decoder16 "$work/held_dec16" 16 5
 
-echo "1..35"
+echo "1..37"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -283,5 +287,21 @@ fp8 --passes "hadamard-rotate,fp8-mha:calibration=$work/dec.json" \
 [ $? = 1 ] && grep -q "hadamard-rotate: done: .*rotated" "$work/log" &&
 	grep -q "is for model hash" "$work/log" && [ ! -e "$work/late.onnx" ]
 check $? "fp8-mha calibration after a pass that changed the model: refused"
+
+"$py" -c '
+import onnx, sys
+from onnx import helper, TensorProto as T
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+    [helper.make_tensor_value_info("x", T.FLOAT, [2])],
+    [helper.make_tensor_value_info("y", T.FLOAT, [2])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])' \
+	"$work/relu.onnx"
+cal "$work/relu.onnx" --random 1 -o "$work/relu.json"
+[ $? = 1 ] && grep -q "relu.onnx: error: no MatMul, Gemm or Conv with a non-constant float input" "$work/log" &&
+	[ ! -e "$work/relu.json" ]
+check $? "calibrate: a model with nothing to calibrate says so"
+
+! ls "$work/tmp" | grep -q "^qopt-calib-"
+check $? "calibrate: no temporary folder left behind, failed runs included"
 
 exit $failed
