@@ -222,37 +222,44 @@ static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
 	return dq->outputs[0];
 }
 
-/* Largest |w| over the whole weight (axis < 0) or per slice of axis
- * (rank-2 weights), into amax[]. */
-static int weight_amax(qir_tensor *w, int axis, double *amax, qir_error *err)
+/* Largest |w| (NaN ignored) over the whole weight (axis < 0) or per
+ * slice along axis of a rank-2 weight, into amax[], through the kernels
+ * (they read borrowed, unaligned bytes safely). */
+static int weight_amax(struct place *p, qir_tensor *w, int axis,
+		       double *amax, qir_error *err)
 {
 	const void *d = qir_tensor_data(w, err);
-	uint64_t i, n = qir_tensor_numel(w), cols;
-	double a;
+	uint64_t n = qir_tensor_numel(w);
+	size_t rows, cols, k, count;
+	float *out;
+	int rc;
 
-	if (!d && n)
-		return -1;
-	cols = w->rank == 2 ? (uint64_t)w->dims[1] : 1;
-	for (i = 0; i < n; i++) {
-		if (w->dtype == QIR_FLOAT)
-			a = ((const float *)d)[i];
-		else if (w->dtype == QIR_FLOAT16)
-			a = qk_f16_to_f32(((const uint16_t *)d)[i]);
-		else
-			a = qk_bf16_to_f32(((const uint16_t *)d)[i]);
-		a = fabs(a);
-		if (!(a <= INFINITY))
-			return qir_fail(err, QIR_EINVALID, "weight '%s' holds NaN",
-					w->name);
-		if (axis < 0)
-			amax[0] = a > amax[0] ? a : amax[0];
-		else {
-			uint64_t c = axis == 0 ? i / cols : i % cols;
+	if (!d)
+		return n ? -1 : 0;
+	if (axis < 0) {
+		float a = 0;
 
-			amax[c] = a > amax[c] ? a : amax[c];
-		}
+		if (qk_amax(p->cfg->qk, w->dtype, d, (size_t)n, &a))
+			return qir_fail(err, QIR_EINVALID, "weight '%s': amax "
+					"failed", w->name);
+		amax[0] = a;
+		return 0;
 	}
-	return 0;
+	rows = (size_t)w->dims[0];
+	cols = (size_t)w->dims[1];
+	count = axis == 0 ? rows : cols;
+	out = calloc(count ? count : 1, sizeof(*out));
+	if (!out)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	/* [outer, axis, inner] with one block spanning the reduced axis */
+	rc = axis == 0 ?
+		qk_amax_blocks(p->cfg->qk, w->dtype, d, rows, cols, 1, cols, out) :
+		qk_amax_blocks(p->cfg->qk, w->dtype, d, 1, rows, cols, rows, out);
+	for (k = 0; k < count; k++)
+		amax[k] = out[k];
+	free(out);
+	return rc ? qir_fail(err, QIR_EINVALID, "weight '%s': amax failed",
+			     w->name) : 0;
 }
 
 /* A scale tensor amax[k]/448 in dtype (1 where amax is 0: any scale
@@ -342,7 +349,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	amax = calloc((size_t)(count ? count : 1), sizeof(*amax));
 	if (!amax)
 		return fp8mha_fail(p->cfg, n, NULL);
-	if (weight_amax(w, axis, amax, &err)) {
+	if (weight_amax(p, w, axis, amax, &err)) {
 		free(amax);
 		return fp8mha_fail(p->cfg, n, &err);
 	}
