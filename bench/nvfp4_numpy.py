@@ -2,7 +2,7 @@
 """Straightforward NumPy NVFP4 weight quantization, the baseline of
 `make bench` (bench/kernels-bench.c runs it on the same weights).
 
-Same algorithm and float32 arithmetic as qopt (shared/docs/formats.md,
+Same algorithm and float32 arithmetic as qopt (docs/numerics.md,
 qopt/kernels.h): g = amax / 2688; s = e4m3(amax_blk / 6 / g) (0x38 for a
 zero block, 0x01 when it rounds to 0); codes = e2m1(w / (e4m3(s) * g)).
 Whole-array NumPy operations, no tricks.

@@ -92,6 +92,10 @@ struct qopt_registry {
 	size_t nplugins;
 	struct qopt_pass **passes;
 	size_t npasses;
+	/* *.so files of plugin folders not opened yet (owned paths):
+	 * opened when a pass they may hold is needed. */
+	char **pending;
+	size_t npending;
 };
 
 struct qopt_registry *qopt_registry_new(void);
@@ -100,9 +104,22 @@ void qopt_registry_free(struct qopt_registry *r);
  * (same realpath) is skipped. Errors name the file. */
 int qopt_registry_load_file(struct qopt_registry *r, const char *path,
 			    qir_error *err);
-/* Every *.so in dir, in name order. Missing dir: QIR_EIO. */
+/* Every *.so in dir, in name order. Missing dir: QIR_EIO. A file that
+ * is not a qopt plugin (no entry symbol: a helper library beside the
+ * plugins) is skipped with a warning. */
 int qopt_registry_load_dir(struct qopt_registry *r, const char *dir,
 			   qir_error *err);
+/* Notes dir's *.so files without opening them (missing dir: QIR_EIO);
+ * qopt_registry_need() and qopt_registry_load_pending() open them. */
+int qopt_registry_add_dir(struct qopt_registry *r, const char *dir,
+			  qir_error *err);
+/* Makes pass name available if a plugin folder has it: first the file
+ * named after the pass (NAME.so), then every other pending file.
+ * 0 (found or not: qopt_registry_find says), -1 on a broken plugin. */
+int qopt_registry_need(struct qopt_registry *r, const char *name,
+		       qir_error *err);
+/* Opens every pending file (--list-passes, suggestions). */
+int qopt_registry_load_pending(struct qopt_registry *r, qir_error *err);
 const struct qopt_pass *qopt_registry_find(const struct qopt_registry *r,
 					   const char *name);
 const char *qopt_registry_did_you_mean(const struct qopt_registry *r,

@@ -36,6 +36,9 @@ void qopt_registry_free(struct qopt_registry *r)
 		free(r->plugins[i]->real);
 		free(r->plugins[i]);
 	}
+	for (i = 0; i < r->npending; i++)
+		free(r->pending[i]);
+	free(r->pending);
 	free(r->passes);
 	free(r->plugins);
 	free(r);
@@ -514,8 +517,25 @@ static int list_so(const char *dir, char ***out, size_t *count,
 	return 0;
 }
 
-int qopt_registry_load_dir(struct qopt_registry *r, const char *dir,
-			   qir_error *err)
+static int add_pending(struct qopt_registry *r, const char *dir,
+		       const char *name)
+{
+	char **grown = realloc(r->pending, (r->npending + 1) * sizeof(*grown));
+	char *path = malloc(strlen(dir) + strlen(name) + 2);
+
+	if (grown)
+		r->pending = grown;
+	if (!grown || !path) {
+		free(path);
+		return -1;
+	}
+	sprintf(path, "%s/%s", dir, name);
+	r->pending[r->npending++] = path;
+	return 0;
+}
+
+int qopt_registry_add_dir(struct qopt_registry *r, const char *dir,
+			  qir_error *err)
 {
 	char **names = NULL;
 	size_t n = 0, i;
@@ -524,20 +544,83 @@ int qopt_registry_load_dir(struct qopt_registry *r, const char *dir,
 	if (list_so(dir, &names, &n, err) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		char *path = malloc(strlen(dir) + strlen(names[i]) + 2);
-
-		if (!path) {
+		if (!rc && add_pending(r, dir, names[i]) < 0)
 			rc = qir_fail(err, QIR_ENOMEM, "out of memory");
-			break;
-		}
-		sprintf(path, "%s/%s", dir, names[i]);
-		rc = qopt_registry_load_file(r, path, err);
-		free(path);
-		if (rc < 0)
-			break;
-	}
-	for (i = 0; i < n; i++)
 		free(names[i]);
+	}
 	free(names);
 	return rc;
+}
+
+/* Opens pending file i (and drops it from the list). A file without the
+ * entry symbol is a helper library, not an error: warned about and
+ * skipped. */
+static int load_pending_at(struct qopt_registry *r, size_t i, qir_error *err)
+{
+	char *path = r->pending[i];
+	qir_error e = { 0 };
+	int rc;
+
+	memmove(&r->pending[i], &r->pending[i + 1],
+		(r->npending - i - 1) * sizeof(*r->pending));
+	r->npending--;
+	rc = qopt_registry_load_file(r, path, &e);
+	if (rc < 0 && strstr(e.msg, ": not a qopt plugin: ")) {
+		qopt_msg(QOPT_LOG_WARN, NULL,
+			 "%s: skipped: a shared object in a plugin folder "
+			 "without '%s' (not a qopt plugin)", path,
+			 QOPT_PLUGIN_ENTRY_SYMBOL);
+		rc = 0;
+	} else if (rc < 0 && err) {
+		*err = e;
+	}
+	free(path);
+	return rc;
+}
+
+int qopt_registry_load_pending(struct qopt_registry *r, qir_error *err)
+{
+	while (r->npending)
+		if (load_pending_at(r, 0, err) < 0)
+			return -1;
+	return 0;
+}
+
+static int named_after(const char *path, const char *name)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(name);
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, name, n) && !strcmp(base + n, ".so");
+}
+
+int qopt_registry_need(struct qopt_registry *r, const char *name,
+		       qir_error *err)
+{
+	size_t i;
+
+	if (qopt_registry_find(r, name))
+		return 0;
+	for (i = 0; i < r->npending; i++) {
+		if (!named_after(r->pending[i], name))
+			continue;
+		if (load_pending_at(r, i, err) < 0)
+			return -1;
+		if (qopt_registry_find(r, name))
+			return 0;
+		break;
+	}
+	while (r->npending && !qopt_registry_find(r, name))
+		if (load_pending_at(r, 0, err) < 0)
+			return -1;
+	return 0;
+}
+
+int qopt_registry_load_dir(struct qopt_registry *r, const char *dir,
+			   qir_error *err)
+{
+	if (qopt_registry_add_dir(r, dir, err) < 0)
+		return -1;
+	return qopt_registry_load_pending(r, err);
 }

@@ -44,16 +44,12 @@ void qopt_msg_clear_bar(void)
  * \xNN (ir/error.c does the same for error texts). */
 static void put_escaped(const char *fmt, va_list ap)
 {
-	char raw[8192];
-	const unsigned char *p = (const unsigned char *)raw;
+	/* Each byte may grow to four (\xNN). */
+	char raw[8192], esc[4 * sizeof(raw)];
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
-	for (; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
-	}
+	qir_escape_text(esc, sizeof(esc), raw);
+	fputs(esc, stderr);
 }
 
 void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap)

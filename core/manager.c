@@ -182,7 +182,9 @@ int qopt_run_model(struct qopt_run *r, qir_model *m)
 	qir_error err = { 0 };
 	size_t i;
 
-	if (r->o.verify_each) {
+	/* Passes may assume a model that verifies (pass.h): checked once
+	 * before the first pass, always; it is linear in the model. */
+	if (r->pl->nstages || r->o.verify_each) {
 		double t0 = qopt_now();
 
 		if (qir_verify(m, &err) < 0) {

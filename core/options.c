@@ -76,7 +76,7 @@ static char *trim_dup(const char *s, size_t len)
 static int parse_list(const char *text, struct qopt_value *v)
 {
 	const char *p = text;
-	size_t len = 1;
+	size_t len = 1, i;
 
 	while (*p) {
 		const char *e = strchr(p, ',');
@@ -109,10 +109,14 @@ static int parse_list(const char *text, struct qopt_value *v)
 	v->text = calloc(1, len);
 	if (!v->text)
 		return -1;
-	for (len = 0; len < v->nitems; len++) {
-		if (len)
-			strcat(v->text, ",");
-		strcat(v->text, v->items[len]);
+	/* Joined by position: strcat would rescan the text each time. */
+	for (i = 0, len = 0; i < v->nitems; i++) {
+		size_t n = strlen(v->items[i]);
+
+		if (i)
+			v->text[len++] = ',';
+		memcpy(v->text + len, v->items[i], n);
+		len += n;
 	}
 	return 0;
 }

@@ -70,6 +70,7 @@ void qopt_pipeline_free(struct qopt_pipeline *p)
 void qopt_pl_error(const struct qopt_pipeline *p, int line,
 		   const char *fmt, ...)
 {
+	char raw[2048], esc[4096];
 	va_list ap;
 
 	qopt_msg_clear_bar();
@@ -78,9 +79,11 @@ void qopt_pl_error(const struct qopt_pipeline *p, int line,
 	else
 		fprintf(stderr, "qopt: %s: ", p->file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* Text quoted from the file may hold control bytes. */
+	qir_escape_text(esc, sizeof(esc), raw);
+	fprintf(stderr, "%s\n", esc);
 }
 
 /* Arrays grow geometrically: their capacity is n rounded up to a power

@@ -4,7 +4,10 @@
  *
  * Plugin search order: the built-in passes, QOPT_PLUGIN_PATH, [qopt]
  * plugin_path, -L, then [qopt] load and --load. Nothing comes from the
- * current folder unless named.
+ * current folder unless named. Files named with --load / load are
+ * opened at once; the folders' *.so only when the run needs a pass
+ * they may hold (NAME.so first), or all of them for --list-passes and
+ * for suggestions when a pass is not found.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +27,7 @@ static int load_dir(struct qopt_registry *r, const char *dir)
 {
 	qir_error err = { 0 };
 
-	if (qopt_registry_load_dir(r, dir, &err) < 0) {
+	if (qopt_registry_add_dir(r, dir, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return -1;
 	}
@@ -93,6 +96,34 @@ static int load_plugins(const struct qopt_cli *c,
 	return 0;
 }
 
+/* Opens the folders' plugins this run needs: the pipeline's passes,
+ * or every one for listings and when a name is not found (the user
+ * then sees all the suggestions). */
+static int load_needed(const struct qopt_cli *c,
+		       const struct qopt_pipeline *pl, struct qopt_registry *r)
+{
+	qir_error err = { 0 };
+	int all = c->list_passes;
+	size_t i;
+
+	for (i = 0; !all && i < pl->nstages; i++) {
+		if (qopt_registry_need(r, pl->stages[i].name, &err) < 0)
+			goto fail;
+		all = !qopt_registry_find(r, pl->stages[i].name);
+	}
+	if (!all && c->help_pass) {
+		if (qopt_registry_need(r, c->help_pass, &err) < 0)
+			goto fail;
+		all = !qopt_registry_find(r, c->help_pass);
+	}
+	if (all && qopt_registry_load_pending(r, &err) < 0)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "qopt: error: %s\n", err.msg);
+	return -1;
+}
+
 int qopt_cli_setup(struct qopt_cli *c, struct qopt_pipeline *pl,
 		   struct qopt_registry **reg)
 {
@@ -107,7 +138,7 @@ int qopt_cli_setup(struct qopt_cli *c, struct qopt_pipeline *pl,
 		bad = qopt_pipeline_parse_inline(pl, c->passes_inline);
 	if (bad)
 		return QOPT_EXIT_USAGE;
-	if (load_plugins(c, pl, *reg) < 0)
+	if (load_plugins(c, pl, *reg) < 0 || load_needed(c, pl, *reg) < 0)
 		return QOPT_EXIT_FAIL;
 	if (qopt_pipeline_resolve(pl, *reg))
 		return QOPT_EXIT_USAGE;

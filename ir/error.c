@@ -3,7 +3,40 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "internal.h"
+
+size_t qir__utf8_shown(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned cp;
+	size_t n, i;
+
+	if (p[0] < 0x20 || p[0] == 0x7f)
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, beyond U+10FFFF, and the C1
+	 * controls (U+0080..U+009F: CSI and friends in a UTF-8 terminal). */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
+	    (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return n;
+}
 
 size_t qir__escape_ctl(char *dst, size_t cap, const char *src)
 {
@@ -12,10 +45,12 @@ size_t qir__escape_ctl(char *dst, size_t cap, const char *src)
 
 	if (!cap)
 		return 0;
-	for (; *src; src++) {
-		unsigned char ch = (unsigned char)*src;
+	while (*src) {
+		size_t k = qir__utf8_shown(src);
 
-		if (ch < 0x20 || ch == 0x7f) {
+		if (!k) {
+			unsigned char ch = (unsigned char)*src++;
+
 			if (n + 4 >= cap)
 				break;
 			dst[n++] = '\\';
@@ -23,9 +58,11 @@ size_t qir__escape_ctl(char *dst, size_t cap, const char *src)
 			dst[n++] = hex[ch >> 4];
 			dst[n++] = hex[ch & 15];
 		} else {
-			if (n + 1 >= cap)
+			if (n + k >= cap)
 				break;
-			dst[n++] = (char)ch;
+			memcpy(dst + n, src, k);
+			n += k;
+			src += k;
 		}
 	}
 	dst[n] = 0;
@@ -47,4 +84,9 @@ int qir_fail(qir_error *err, int code, const char *fmt, ...)
 	 * the file) is shown escaped, not passed to the terminal. */
 	qir__escape_ctl(err->msg, sizeof(err->msg), raw);
 	return -1;
+}
+
+size_t qir_escape_text(char *dst, size_t cap, const char *src)
+{
+	return qir__escape_ctl(dst, cap, src);
 }

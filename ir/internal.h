@@ -142,8 +142,12 @@ void qir__mapping_close(qir_mapping *map);
 void qir__tensor_unspill(struct qir_tensor_priv *p);
 /* Closes the model's spill file (mappings stay valid). */
 void qir__spill_close(qir_model *m);
-/* Copies src into dst (cap bytes, always terminated) with bytes below
- * 0x20 and 0x7f written as \xNN; returns the length written. */
+/* How many bytes at s form one character shown as is: printable ASCII
+ * or a well-formed UTF-8 sequence that is not a C1 control; 0 for a
+ * byte to escape (controls, DEL, broken UTF-8). */
+size_t qir__utf8_shown(const char *s);
+/* Copies src into dst (cap bytes, always terminated) with every byte
+ * qir__utf8_shown refuses written as \xNN; returns the length. */
 size_t qir__escape_ctl(char *dst, size_t cap, const char *src);
 /* Frees a graph and everything in it (subgraphs too). */
 void qir__graph_free(qir_graph *g);

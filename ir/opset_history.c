@@ -279,7 +279,7 @@ int qir__op_next_change(const struct qir__op_history *h, int v, int limit)
 int64_t qir_opset_min_ir_version(int64_t opset)
 {
 	/* opset 0..25 -> IR of the ONNX release that introduced it
-	 * (formats.md: 1.14 brought IR 9 with opset 19, ..., 1.20 IR 13
+	 * (docs/numerics.md: 1.14 brought IR 9 with opset 19, ..., 1.20 IR 13
 	 * with opset 25). */
 	static const int ir[] = {
 		3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5, 6, 7, 7, 7, 8, 8, 8, 8,

@@ -12,16 +12,19 @@ static void pad(FILE *f, int indent)
 
 /* Names come from the file: control bytes (ESC, newline, ...) are
  * shown as \xNN, so a name can neither drive the terminal nor fake a
- * line of the listing. UTF-8 passes through. */
+ * line of the listing. Well-formed UTF-8 passes through; broken UTF-8
+ * and C1 controls are escaped too, and so is '\\' (unambiguous). */
 static void put_name(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	while (*s) {
+		size_t k = *s == '\\' ? 0 : qir__utf8_shown(s);
 
-		if (ch < 0x20 || ch == 0x7f || ch == '\\')
-			fprintf(f, "\\x%02x", ch);
-		else
-			fputc(ch, f);
+		if (k) {
+			fwrite(s, 1, k, f);
+			s += k;
+		} else {
+			fprintf(f, "\\x%02x", (unsigned char)*s++);
+		}
 	}
 }
 
@@ -71,11 +74,11 @@ static void print_string(const char *s, size_t len, FILE *f)
 
 static void print_tensor_brief(qir_tensor *t, FILE *f)
 {
-	char buf[256];
+	char buf[256], where[4200];
 
 	fprintf(f, "%s (%" PRIu64 " bytes, %s)",
 		qir_tensor_type_str(t->dtype, t->rank, t->dims, buf, sizeof(buf)),
-		t->nbytes, qir_tensor_location(t));
+		t->nbytes, qir_tensor_location(t, where, sizeof(where)));
 	/* Small numeric tensors are worth seeing (shapes, axes, scales). */
 	if (qir_tensor_numel(t) <= 8 && t->dtype != QIR_STRING &&
 	    t->storage != QIR_STORE_NONE) {

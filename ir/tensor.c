@@ -458,25 +458,30 @@ nomem:
 	return NULL;
 }
 
-const char *qir_tensor_location(const qir_tensor *t)
+char *qir_tensor_location(const qir_tensor *t, char *buf, size_t size)
 {
-	static _Thread_local char buf[4200];
 	const struct qir_tensor_priv *p = QIR_TPRIV(t);
 
+	if (!size)
+		return buf;
 	switch (t->storage) {
 	case QIR_STORE_OWNED:
-		return p->spill_addr ? "owned (spilled)" : "owned";
+		snprintf(buf, size, "%s",
+			 p->spill_addr ? "owned (spilled)" : "owned");
+		break;
 	case QIR_STORE_BORROWED:
-		return "inline";
+		snprintf(buf, size, "inline");
+		break;
 	case QIR_STORE_EXTERNAL:
-		snprintf(buf, sizeof(buf), "external:%s@%" PRIu64,
+		snprintf(buf, size, "external:%s@%" PRIu64,
 			 p->ext_location ? p->ext_location
 					 : (p->map ? p->map->path : "?"),
 			 p->ext_offset);
-		return buf;
+		break;
 	default:
-		return "none";
+		snprintf(buf, size, "none");
 	}
+	return buf;
 }
 
 /* Reads element i; ints go to *iv (exact), floats to *fv. */

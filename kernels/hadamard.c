@@ -11,15 +11,17 @@
  * without changing a bit. kernels/cuda-hadamard.cu computes the same
  * stages in the same order, so both agree bit for bit.
  *
- * Speed (issue 13: memory bound, one pass over memory): work is loaded
- * into an FP32 buffer (FLOAT16 and BFLOAT16 converted exactly), all
- * stages run there, and the result is scaled, rounded once to the
- * element type and stored. Inside the buffer the stages are cache
- * blocked: those that stay within QKI_HL1 floats run chunk by chunk in
- * the L1 cache, the rest (b > QKI_HL1) over the whole block, which is
- * at most 128 KiB and stays in L2. Stages are fused three at a time
- * (eight vectors in registers); stages 1, 2 and 4 of a contiguous row
- * are lane shuffles inside one 8-float vector.
+ * Speed (memory bound, one pass over memory): work is loaded into an
+ * FP32 buffer (FLOAT16 and BFLOAT16 converted exactly), all stages run
+ * there, and the result is scaled, rounded once to the element type and
+ * stored. Inside the buffer the stages are cache blocked: those that
+ * stay within QKI_HL1 floats run chunk by chunk in the L1 cache, the
+ * rest (b > QKI_HL1) over the whole block, which stays in L2 up to
+ * b = 65536. Stages are fused three at a time (eight vectors in
+ * registers). For rows, the first stages are done while loading (lane
+ * shuffles inside a vector for h < 16, butterflies between the loaded
+ * vectors for 16 and 32 on AVX-512), and on AVX-512 the last ones while
+ * storing.
  *
  * Layouts: inner == 1 transforms rows, several whole row blocks per
  * buffer. inner > 1 gathers b rows of up to QKI_HCOLS inner columns
@@ -413,46 +415,78 @@ static int qki_have_avx512(void)
 	return v;
 }
 
+/* Stages 1, 2, 4, 8 of 16 lanes: v <- p + s * v with p the partner
+ * lanes and s = -1 on the second lane of each pair. s * v is exact, so
+ * the fused multiply-add rounds p + (-v) = p - v (or p + v) once, as
+ * the butterfly's subtraction (or addition) does: the same bits (a NaN
+ * may differ in payload; it becomes the canonical NaN at the end). */
 QKI_512 static inline __m512 qki_lanes512(__m512 v)
 {
-	const __m512i m1 = _mm512_set_epi32(QKI_S, 0, QKI_S, 0, QKI_S, 0,
-					    QKI_S, 0, QKI_S, 0, QKI_S, 0,
-					    QKI_S, 0, QKI_S, 0);
-	const __m512i m2 = _mm512_set_epi32(QKI_S, QKI_S, 0, 0, QKI_S, QKI_S,
-					    0, 0, QKI_S, QKI_S, 0, 0, QKI_S,
-					    QKI_S, 0, 0);
-	const __m512i m4 = _mm512_set_epi32(QKI_S, QKI_S, QKI_S, QKI_S, 0, 0,
-					    0, 0, QKI_S, QKI_S, QKI_S, QKI_S,
-					    0, 0, 0, 0);
-	const __m512i m8 = _mm512_set_epi32(QKI_S, QKI_S, QKI_S, QKI_S, QKI_S,
-					    QKI_S, QKI_S, QKI_S, 0, 0, 0, 0,
-					    0, 0, 0, 0);
-#define QKI_X(v, m) _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), (m)))
-	v = _mm512_add_ps(_mm512_permute_ps(v, 0xb1), QKI_X(v, m1));
-	v = _mm512_add_ps(_mm512_permute_ps(v, 0x4e), QKI_X(v, m2));
-	v = _mm512_add_ps(_mm512_shuffle_f32x4(v, v, 0xb1), QKI_X(v, m4));
-	v = _mm512_add_ps(_mm512_shuffle_f32x4(v, v, 0x4e), QKI_X(v, m8));
-#undef QKI_X
+	const __m512 s1 = _mm512_set_ps(-1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1,
+					1, -1, 1, -1, 1);
+	const __m512 s2 = _mm512_set_ps(-1, -1, 1, 1, -1, -1, 1, 1, -1, -1, 1,
+					1, -1, -1, 1, 1);
+	const __m512 s4 = _mm512_set_ps(-1, -1, -1, -1, 1, 1, 1, 1, -1, -1,
+					-1, -1, 1, 1, 1, 1);
+	const __m512 s8 = _mm512_set_ps(-1, -1, -1, -1, -1, -1, -1, -1, 1, 1,
+					1, 1, 1, 1, 1, 1);
+
+	v = _mm512_fmadd_ps(v, s1, _mm512_permute_ps(v, 0xb1));
+	v = _mm512_fmadd_ps(v, s2, _mm512_permute_ps(v, 0x4e));
+	v = _mm512_fmadd_ps(v, s4, _mm512_shuffle_f32x4(v, v, 0xb1));
+	v = _mm512_fmadd_ps(v, s8, _mm512_shuffle_f32x4(v, v, 0x4e));
 	return v;
 }
 
-/* Four vectors per step: four independent dependency chains (each
- * stage waits for the one before), so the core overlaps them. */
+/* Four vectors (64 floats) per step: four independent dependency
+ * chains (each stage waits for the one before), so the core overlaps
+ * them; for blocks of 32 and more, stages 16 and 32 are butterflies
+ * between those vectors, done before they are stored. */
+#define QKI_BF512(a, c)                                                   \
+	do {                                                              \
+		__m512 u_ = (a);                                          \
+		(a) = _mm512_add_ps(u_, (c));                             \
+		(c) = _mm512_sub_ps(u_, (c));                             \
+	} while (0)
 #define QKI_IN512(LOAD)                                                   \
 	do {                                                              \
-		size_t j = 0;                                             \
+		for (size_t j = 0; j < n; j += 64) {                      \
+			__m512 v0 = qki_lanes512(LOAD(j));                \
+			__m512 v1 = qki_lanes512(LOAD(j + 16));           \
+			__m512 v2 = qki_lanes512(LOAD(j + 32));           \
+			__m512 v3 = qki_lanes512(LOAD(j + 48));           \
                                                                           \
-		for (; j + 64 <= n; j += 64) {                            \
-			__m512 v0 = LOAD(j), v1 = LOAD(j + 16);           \
-			__m512 v2 = LOAD(j + 32), v3 = LOAD(j + 48);      \
-                                                                          \
-			_mm512_storeu_ps(t + j, qki_lanes512(v0));        \
-			_mm512_storeu_ps(t + j + 16, qki_lanes512(v1));   \
-			_mm512_storeu_ps(t + j + 32, qki_lanes512(v2));   \
-			_mm512_storeu_ps(t + j + 48, qki_lanes512(v3));   \
+			if (b >= 32) {                                    \
+				QKI_BF512(v0, v1);                        \
+				QKI_BF512(v2, v3);                        \
+			}                                                 \
+			if (b >= 64) {                                    \
+				QKI_BF512(v0, v2);                        \
+				QKI_BF512(v1, v3);                        \
+			}                                                 \
+			_mm512_storeu_ps(t + j, v0);                      \
+			_mm512_storeu_ps(t + j + 16, v1);                 \
+			_mm512_storeu_ps(t + j + 32, v2);                 \
+			_mm512_storeu_ps(t + j + 48, v3);                 \
 		}                                                         \
-		for (; j < n; j += 16)                                    \
-			_mm512_storeu_ps(t + j, qki_lanes512(LOAD(j)));   \
+	} while (0)
+/* 256 floats per step for blocks of 256 and more: stages 1 .. 128 all
+ * in registers (sixteen vectors; stage h pairs vectors h/16 apart). */
+#define QKI_UNROLL _Pragma("GCC unroll 16")
+#define QKI_IN512_256(LOAD)                                               \
+	do {                                                              \
+		for (size_t j = 0; j < n; j += 256) {                     \
+			__m512 v[16];                                     \
+                                                                          \
+			QKI_UNROLL for (int k = 0; k < 16; k++)           \
+				v[k] = qki_lanes512(LOAD(j + 16 * k));    \
+			QKI_UNROLL for (int d = 1; d < 16; d <<= 1)       \
+				QKI_UNROLL for (int k = 0; k < 16; k++)   \
+					if (!(k & d))                     \
+						QKI_BF512(v[k], v[k + d]); \
+			QKI_UNROLL for (int k = 0; k < 16; k++)           \
+				_mm512_storeu_ps(t + j + 16 * k, v[k]);   \
+		}                                                         \
 	} while (0)
 #define QKI_LD_F32(j) _mm512_loadu_ps(src + 4 * (j))
 #define QKI_LD_F16(j) \
@@ -461,15 +495,26 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 	_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(        \
 		_mm256_loadu_si256((const __m256i *)(src + 2 * (j)))), 16))
 
-QKI_512 static void qki_in512(int dtype, const unsigned char *src, float *t,
-			      size_t n)
+/* n % 64 == 0, b >= 16; returns the first stage left to do. */
+QKI_512 static size_t qki_in512(int dtype, const unsigned char *src,
+				float *t, size_t n, size_t b)
 {
+	if (b >= 256 && n % 256 == 0) {
+		if (dtype == QK_T_FLOAT)
+			QKI_IN512_256(QKI_LD_F32);
+		else if (dtype == QK_T_FLOAT16)
+			QKI_IN512_256(QKI_LD_F16);
+		else
+			QKI_IN512_256(QKI_LD_BF16);
+		return 256;
+	}
 	if (dtype == QK_T_FLOAT)
 		QKI_IN512(QKI_LD_F32);
 	else if (dtype == QK_T_FLOAT16)
 		QKI_IN512(QKI_LD_F16);
 	else
 		QKI_IN512(QKI_LD_BF16);
+	return b < 64 ? b : 64;
 }
 
 QKI_512 static inline __m512 qki_scale512(const float *t, __m512 sc)
@@ -530,6 +575,75 @@ QKI_512 static void qki_out512(int dtype, unsigned char *dst, const float *t,
 	else
 		QKI_OUT512(QKI_ST_BF16);
 }
+
+/* The last r stages (stride s floats, s % 16 == 0) fused with the
+ * scaled, rounded store: the values go from registers to dst. */
+#define QKI_LASTPASS(STORE, R)                                            \
+	for (size_t base = 0; base < n; base += s << (R))                 \
+		for (size_t f = base; f < base + s; f += 16) {            \
+			__m512 a[8];                                      \
+                                                                          \
+			a[0] = _mm512_loadu_ps(t + f);                    \
+			a[1] = _mm512_loadu_ps(t + f + s);                \
+			if ((R) >= 2) {                                   \
+				a[2] = _mm512_loadu_ps(t + f + 2 * s);    \
+				a[3] = _mm512_loadu_ps(t + f + 3 * s);    \
+			}                                                 \
+			if ((R) == 3) {                                   \
+				a[4] = _mm512_loadu_ps(t + f + 4 * s);    \
+				a[5] = _mm512_loadu_ps(t + f + 5 * s);    \
+				a[6] = _mm512_loadu_ps(t + f + 6 * s);    \
+				a[7] = _mm512_loadu_ps(t + f + 7 * s);    \
+				QKI_R8(a);                                \
+			} else if ((R) == 2) {                            \
+				QKI_R4(a);                                \
+			} else {                                          \
+				QKI_BF512(a[0], a[1]);                    \
+			}                                                 \
+			STORE(f, qki_sc512(a[0], sc));                    \
+			STORE(f + s, qki_sc512(a[1], sc));                \
+			if ((R) >= 2) {                                   \
+				STORE(f + 2 * s, qki_sc512(a[2], sc));    \
+				STORE(f + 3 * s, qki_sc512(a[3], sc));    \
+			}                                                 \
+			if ((R) == 3) {                                   \
+				STORE(f + 4 * s, qki_sc512(a[4], sc));    \
+				STORE(f + 5 * s, qki_sc512(a[5], sc));    \
+				STORE(f + 6 * s, qki_sc512(a[6], sc));    \
+				STORE(f + 7 * s, qki_sc512(a[7], sc));    \
+			}                                                 \
+		}
+
+QKI_512 static inline __m512 qki_sc512(__m512 v, __m512 sc)
+{
+	const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(QK_NAN_BITS));
+	__m512 y = _mm512_mul_ps(v, sc);
+
+	return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), qnan);
+}
+
+#define QKI_LAST_R(STORE)                                                 \
+	do {                                                              \
+		if (r == 3)                                               \
+			QKI_LASTPASS(STORE, 3)                            \
+		else if (r == 2)                                          \
+			QKI_LASTPASS(STORE, 2)                            \
+		else                                                      \
+			QKI_LASTPASS(STORE, 1)                            \
+	} while (0)
+
+QKI_512 static void qki_last512(int dtype, unsigned char *dst, const float *t,
+				size_t n, size_t s, int r, float scale)
+{
+	const __m512 sc = _mm512_set1_ps(scale);
+
+	if (dtype == QK_T_FLOAT)
+		QKI_LAST_R(QKI_ST_F32);
+	else if (dtype == QK_T_FLOAT16)
+		QKI_LAST_R(QKI_ST_F16);
+	else
+		QKI_LAST_R(QKI_ST_BF16);
+}
 #endif
 
 /* dst[i..i+n) = t[0..n) times scale, NaN canonical, rounded once to
@@ -580,10 +694,8 @@ static size_t qki_in(int dtype, const void *x, size_t i, size_t n,
 		return 1;
 	}
 #if QKI_HAVE_F16C
-	if (qki_have_avx512()) {
-		qki_in512(dtype, src + i * qki_dtype_size(dtype), t, n);
-		return 16;
-	}
+	if (n % 64 == 0 && qki_have_avx512())
+		return qki_in512(dtype, src + i * qki_dtype_size(dtype), t, n, b);
 #endif
 	switch (dtype) {
 	case QK_T_FLOAT:
@@ -650,6 +762,40 @@ static void qki_had_rows(const struct qki_had *a, size_t u, float *t)
 	if (cnt > a->rows_per)
 		cnt = a->rows_per;
 	lo = qki_in(a->dtype, a->x, rb * a->b, cnt * a->b, a->b, t);
+	/* The stages below touch no memory outside the buffer: meanwhile
+	 * the next unit's bytes come in (toward L2), instead of the core
+	 * waiting for them after its last store. */
+	if (rb + cnt < a->nrb) {
+		size_t sz = qki_dtype_size(a->dtype);
+		size_t nx = a->nrb - rb - cnt < a->rows_per ?
+				    a->nrb - rb - cnt : a->rows_per;
+		const char *p = (const char *)a->x + (rb + cnt) * a->b * sz;
+
+		for (size_t l = 0; l < nx * a->b * sz; l += 64)
+			__builtin_prefetch(p + l, 0, 1);
+	}
+#if QKI_HAVE_F16C
+	/* at least one stage left with 16-float strides: the last (up
+	 * to three) stages go straight to x */
+	if (lo >= 16 && lo < a->b && qki_have_avx512()) {
+		size_t n = cnt * a->b, c = a->b < QKI_HL1 ? a->b : QKI_HL1, h;
+		int left = 0, r;
+
+		/* blocks larger than a chunk: the stages inside a chunk
+		 * first, chunk by chunk in L1 */
+		for (size_t off = 0; c < a->b && off < n; off += c)
+			qki_stages(t + off, c, 1, lo, c);
+		lo = c < a->b ? c : lo;
+		for (h = lo; h < a->b; h <<= 1)
+			left++;
+		r = left % 3 ? left % 3 : 3;
+		qki_stages(t, n, 1, lo, a->b >> r);
+		qki_last512(a->dtype, (unsigned char *)a->x +
+			    rb * a->b * qki_dtype_size(a->dtype), t, n,
+			    a->b >> r, r, a->scale);
+		return;
+	}
+#endif
 	qki_fwht(t, cnt * a->b, a->b, 1, lo);
 	qki_out(a->dtype, a->x, rb * a->b, cnt * a->b, t, a->scale);
 }

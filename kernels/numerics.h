@@ -264,7 +264,7 @@ QK_HD uint32_t qk_quant_e5m2(float x, float s, int saturate)
 	return qk_enc_e5m2(qk_quot_nan(x, s), saturate);
 }
 
-/* ---- NVFP4 scales (shared/docs/formats.md) ----
+/* ---- NVFP4 scales (docs/numerics.md) ----
  * Global scale g = amax / 2688 in float; 1 when amax is 0. A positive
  * amax so small that g would be subnormal (amax < ~3.2e-35) is held at
  * the smallest normal float, so that no block scale overflows and

@@ -4,7 +4,9 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/fp8mha.h \
 	passes/fp8_mha/plugin.c \
 	passes/fp8_mha/run.c \
-	passes/fp8_mha/util.c \
+	passes/fp8_mha/match.c \
+	passes/fp8_mha/notes.c \
+	passes/fp8_mha/build.c \
 	passes/fp8_mha/opset.c \
 	passes/fp8_mha/custom_ops.c \
 	passes/fp8_mha/weights.c \

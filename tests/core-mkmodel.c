@@ -1,7 +1,9 @@
 /*
  * tests/core-mkmodel.c - writes the small model the core tests run on:
  *	X[1,4] -> Relu (relu1) -> Add W (add1) -> Identity (out_id) -> Y
- * usage: core-mkmodel OUT.onnx
+ * usage: core-mkmodel [--unsorted] OUT.onnx
+ * --unsorted lists the nodes backwards (out_id, add1, relu1), as some
+ * exporters do: every consumer before its producer.
  */
 #include <stdio.h>
 #include <string.h>
@@ -36,8 +38,10 @@ int main(int argc, char **argv)
 	float *data;
 	int i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: core-mkmodel OUT.onnx\n");
+	int unsorted = argc == 3 && !strcmp(argv[1], "--unsorted");
+
+	if (argc != 2 + unsorted) {
+		fprintf(stderr, "usage: core-mkmodel [--unsorted] OUT.onnx\n");
 		return 2;
 	}
 	m = qir_model_new(8, 17, &err);
@@ -63,7 +67,11 @@ int main(int argc, char **argv)
 		goto fail;
 	if (qir_graph_add_output(g, y) < 0)
 		goto fail;
-	if (qir_model_save(m, argv[1], NULL, &err) < 0)
+	if (unsorted) {
+		qir_node_move_before(y->producer, a->producer);
+		qir_node_move_before(b->producer, a->producer);
+	}
+	if (qir_model_save(m, argv[argc - 1], NULL, &err) < 0)
 		goto fail;
 	qir_model_free(m);
 	return 0;

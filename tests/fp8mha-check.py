@@ -142,10 +142,15 @@ def codes(orig, out):
         if wname not in oi or wname not in qs:
             continue
         w = numpy_helper.to_array(oi[wname]).astype(np.float64)
-        s = float(numpy_helper.to_array(oi[qs[wname].input[1]]))
+        q = qs[wname]
+        s = numpy_helper.to_array(oi[q.input[1]]).astype(np.float32)
+        if s.size > 1:      # per-axis: broadcast along the Q's axis
+            ax = next((a.i for a in q.attribute if a.name == 'axis'), 1)
+            shp = [1] * w.ndim
+            shp[ax] = s.size
+            s = s.reshape(shp)
         # QuantizeLinear divides in FP32.
-        want = to_e4m3((w.astype(np.float32) / np.float32(s))
-                       .astype(np.float64))
+        want = to_e4m3((w.astype(np.float32) / s).astype(np.float64))
         if t.name.endswith('_T'):
             want = want.transpose(perm_after(orig, qs[wname]))
         got = np.frombuffer(t.raw_data, np.uint8).reshape(tuple(t.dims))

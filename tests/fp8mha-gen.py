@@ -159,10 +159,7 @@ class Builder:
         [Cast] -> Transpose -> MatMul, + bias."""
         w = (self.rng.standard_normal((n, k)) * 0.2).astype(np.float32)
         xq = self.qdq(x, 6.0, base + '_in')
-        wd = w if self.f16 is False else w   # FP32 weights either way
-        if not self.f16:
-            wd = w.astype(np.float32)
-        wi = self.init(base + '_w', wd)
+        wi = self.init(base + '_w', w)     # FP32 in every mode
         if self.o['wscale'] == 'axis':
             wdq = self.qdq_axis(wi, np.abs(w).max(axis=1), base + '_w')
         else:

@@ -100,35 +100,47 @@ check $? "rewrite 2: codes exact for [10, 10], [20, 10], [10, 20] weights"
 # (0, 2, 1); [192, 136] and [130, 75] (64 x 64 tiles, 8 x 8 blocks and
 # ragged edges of the 2-D transpose). Input x is [1, 8, K].
 wmodel() {
-	"$py" - "$work/$1.onnx" "$2" "$3" <<'EOF'
+	"$py" - "$work/$1.onnx" "$2" "$3" "$4" <<'EOF'
 import sys
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper, TensorProto
 shape = [int(d) for d in sys.argv[2].split(',')]
 perm = [int(d) for d in sys.argv[3].split(',')]
+axis = sys.argv[4] == 'axis'
 w = (np.random.default_rng(5).standard_normal(shape) * 0.3).astype(np.float32)
 zp = TensorProto()
-zp.name, zp.data_type, zp.raw_data = 'zp', 17, b'\x00'
-nodes = [helper.make_node('QuantizeLinear', ['w', 's', 'zp'], ['q']),
-         helper.make_node('DequantizeLinear', ['q', 's', 'zp'], ['dq']),
+zp.name, zp.data_type = 'zp', 17
+if axis:     # per output row, as nn.Linear per-channel quantization
+    w *= np.linspace(0.1, 10, shape[0], dtype=np.float32)[:, None]
+    s = (np.abs(w).max(axis=1) / 448).astype(np.float32)
+    zp.dims.extend([shape[0]])
+    zp.raw_data = bytes(shape[0])
+else:
+    s = np.array(np.abs(w).max() / 448, np.float32)
+    zp.raw_data = b'\x00'
+kw = {'axis': 0} if axis else {}
+nodes = [helper.make_node('QuantizeLinear', ['w', 's', 'zp'], ['q'], **kw),
+         helper.make_node('DequantizeLinear', ['q', 's', 'zp'], ['dq'], **kw),
          helper.make_node('Transpose', ['dq'], ['wt'], perm=perm),
          helper.make_node('MatMul', ['x', 'wt'], ['y'])]
 g = helper.make_graph(nodes, 'w',
     [helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 8, shape[-1]])],
     [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)],
     [numpy_helper.from_array(w, 'w'),
-     numpy_helper.from_array(np.array(np.abs(w).max() / 448, np.float32), 's'),
-     zp])
+     numpy_helper.from_array(s, 's'), zp])
 m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 19)])
 m.ir_version = 9
 onnx.save(m, sys.argv[1])
 EOF
 }
-wmodel w3 2,8,16 0,2,1
-wmodel w192 192,136 1,0
-wmodel w130 130,75 1,0
-for w in w3 w192 w130; do
+wmodel w3 2,8,16 0,2,1 tensor
+wmodel w192 192,136 1,0 tensor
+wmodel w130 130,75 1,0 tensor
+# 17.9 MB: two strips of the fused quantize-and-transpose (16 MiB of
+# input each), per-row scales.
+wmodel wbig 70000,64 1,0 axis
+for w in w3 w192 w130 wbig; do
 	run $w ${w}1 $P fp8-mha
 	"$py" "$top_srcdir/tests/fp8mha-check.py" codes "$work/$w.onnx" \
 		"$work/${w}1.onnx" >"$work/log" 2>&1 &&
@@ -166,6 +178,11 @@ gen wconst form=std blocks=2 wscale=const
 run wconst wconst1 $P fp8-mha:softmax_qdq=no
 has wconst1 "12 weights compressed" && form wconst1
 check $? "rewrite 2: weight scales from a constant Div(Constant, Constant)"
+gen cconst form=custom blocks=2 wscale=const
+run cconst cconst1 $P fp8-mha:softmax_qdq=no
+has cconst1 "30 custom Q converted" && has cconst1 "12 weights compressed" &&
+	form cconst1
+check $? "rewrites 1-2: custom ops whose scale is Div(Constant, Constant)"
 gen waxis form=std blocks=2 wscale=axis
 run waxis waxis1 $P fp8-mha:softmax_qdq=no
 has waxis1 "12 weights compressed" && has waxis1 "12 weights pre-transposed" &&
@@ -275,8 +292,10 @@ for a in vit eager; do
 done
 ort wconst wconst1 1e-5 f32 "ORT: constant-subgraph weight scales: neutral"
 ort waxis waxis1 1e-5 f32 "ORT: per-axis weight scales, pre-transposed: neutral"
+ort wconst cconst1 1e-5 f32 "ORT: custom ops with computed scales: equals the standard model"
 ort w3 w31 1e-5 f32 16 "ORT: the pre-transposed [2, 8, 16] weight"
 ort w130 w1301 1e-5 f32 75 "ORT: the pre-transposed [130, 75] weight"
+ort wbig wbig1 1e-5 f32 64 "ORT: the [70000, 64] per-row weight in two strips"
 gen of16 form=std dtype=f16 blocks=2
 run of16 of16ns $P fp8-mha:softmax_qdq=no
 ort of16 of16ns 1e-5 f16 "ORT: FP16 graph: softmax_qdq = no is neutral"
@@ -325,6 +344,17 @@ run cus noup -p "$work/noup.ini"
 [ "$rc" != 0 ] && [ ! -f "$work/noup.onnx" ] &&
 	has noup "need opset 19 but the model is at opset 17 and the pipeline has [qopt] allow_upgrade = no"
 check $? "opset upgrade forbidden by the pipeline: clear error, no output"
+printf '[qopt]\nmax_opset = 17\n[fp8-mha]\n' >"$work/t17.ini"
+run cus t17 -p "$work/t17.ini"
+[ "$rc" != 0 ] && [ ! -f "$work/t17.onnx" ] &&
+	has t17 "need opset 19 but the pipeline has [qopt] max_opset = 17"
+check $? "[qopt] max_opset below 19: clear error, no output"
+# The same request gives the same answer with or without an unrelated
+# [opset-check] (its own options do not set the policy).
+printf '[opset-check]\nupgrade = no\n[fp8-mha]\n' >"$work/ocnoup.ini"
+run cus ocnoup -p "$work/ocnoup.ini"
+[ "$rc" = 0 ] && has ocnoup "upgraded ai.onnx opset 17 -> 19"
+check $? "[opset-check] upgrade = no does not change fp8-mha's opset policy"
 cp "$work/cus.onnx" "$work/cus.copy"
 cmp -s "$work/cus.onnx" "$work/cus.copy" && run cus cus3 $P fp8-mha &&
 	cmp -s "$work/cus.onnx" "$work/cus.copy"

@@ -9,6 +9,16 @@ hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
   chain PATH K             MatMul + Add bias, Gemm (transB, bias), MatMul,
                            Relu, MatMul: rotations fold into producers
                            except at the input and after the Relu
+  qdq PATH K               x -> QuantizeLinear -> DequantizeLinear (INT8, per
+                           tensor) -> two MatMuls
+  qdqcheck PATH            the QuantizeLinear's input comes from the
+                           rotation (a Reshape), not from x
+  shared PATH K            one weight read by MatMuls m1, m2 and m3
+  inits PATH               prints the initializer names, sorted
+  mha PATH D H             multi-head attention: v_proj -> Reshape [1,8,H,D/H]
+                           -> Transpose -> P @ V -> Transpose -> Reshape
+                           [1,8,D] -> o_proj
+  half PATH K              one FLOAT16 MatMul [K, 32]
   exporter PATH K          x @ (H_K / sqrt K) baked in as a constant,
                            then a MatMul by a weight (an exporter's form)
   check ORIG NEW W AXIS B  the rotated weight in NEW equals R W along
@@ -122,6 +132,76 @@ def chain(path, k):
           nh.from_array(w(k, k), "W3"), nh.from_array(w(k, k), "W4")], path)
 
 
+def shared(path, k):
+    save([h.make_node("MatMul", ["x1", "W"], ["y1"], name="m1"),
+          h.make_node("MatMul", ["x2", "W"], ["y2"], name="m2"),
+          h.make_node("MatMul", ["x3", "W"], ["y3"], name="m3")],
+         [h.make_tensor_value_info(n, T.FLOAT, [2, k]) for n in ("x1", "x2", "x3")],
+         [h.make_tensor_value_info(n, T.FLOAT, [2, 8]) for n in ("y1", "y2", "y3")],
+         [nh.from_array(w(k, 8), "W")], path)
+
+
+def qdq(path, k):
+    save([h.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="q"),
+          h.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"], name="dq"),
+          h.make_node("MatMul", ["xd", "W1"], ["y1"], name="m1"),
+          h.make_node("MatMul", ["xd", "W2"], ["y2"], name="m2")],
+         [h.make_tensor_value_info("x", T.FLOAT, [4, k])],
+         [h.make_tensor_value_info(n, T.FLOAT, [4, 16]) for n in ("y1", "y2")],
+         [nh.from_array(np.array(0.02, np.float32), "s"),
+          nh.from_array(np.array(0, np.int8), "z"),
+          nh.from_array(w(k, 16), "W1"), nh.from_array(w(k, 16), "W2")], path)
+
+
+def qdqcheck(path):
+    m = onnx.load(path)
+    prod = {o: n for n in m.graph.node for o in n.output}
+    q = [n for n in m.graph.node if n.op_type == "QuantizeLinear"][0]
+    p = prod.get(q.input[0])
+    print("QuantizeLinear input '%s' from %s" % (q.input[0], p.op_type if p else "the graph"))
+    sys.exit(0 if p is not None and p.op_type == "Reshape" else 1)
+
+
+def mha(path, d, heads):
+    dh = d // heads
+    sh = lambda n, v: nh.from_array(np.array(v, np.int64), n)
+    nodes = []
+    for p in "qkv":
+        nodes += [h.make_node("MatMul", ["x", "W" + p], [p + "0"], name=p + "_proj"),
+                  h.make_node("Reshape", [p + "0", "split"], [p + "1"]),
+                  h.make_node("Transpose", [p + "1"], [p], perm=[0, 2, 1, 3])]
+    nodes += [h.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+              h.make_node("MatMul", ["q", "kt"], ["s0"], name="bmm1"),
+              h.make_node("Mul", ["s0", "scale"], ["s"]),
+              h.make_node("Softmax", ["s"], ["p"], axis=-1),
+              h.make_node("MatMul", ["p", "v"], ["o0"], name="bmm2"),
+              h.make_node("Transpose", ["o0"], ["o1"], perm=[0, 2, 1, 3]),
+              h.make_node("Reshape", ["o1", "merge"], ["o"]),
+              h.make_node("MatMul", ["o", "Wo"], ["y"], name="o_proj")]
+    vi = [h.make_tensor_value_info("v0", T.FLOAT, [1, 8, d]),
+          h.make_tensor_value_info("v1", T.FLOAT, [1, 8, heads, dh]),
+          h.make_tensor_value_info("v", T.FLOAT, [1, heads, 8, dh]),
+          h.make_tensor_value_info("o0", T.FLOAT, [1, heads, 8, dh]),
+          h.make_tensor_value_info("o1", T.FLOAT, [1, 8, heads, dh]),
+          h.make_tensor_value_info("o", T.FLOAT, [1, 8, d])]
+    g = h.make_graph(nodes, "g", [h.make_tensor_value_info("x", T.FLOAT, [1, 8, d])],
+                     [h.make_tensor_value_info("y", T.FLOAT, [1, 8, d])],
+                     [nh.from_array(w(d, d), "W" + p) for p in "qkvo"] +
+                     [sh("split", [1, 8, heads, dh]), sh("merge", [1, 8, d]),
+                      nh.from_array(np.array(1 / np.sqrt(dh), np.float32), "scale")],
+                     value_info=vi)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+def half(path, k):
+    save([h.make_node("MatMul", ["x", "W"], ["y"], name="fc")],
+         [h.make_tensor_value_info("x", T.FLOAT16, [4, k])],
+         [h.make_tensor_value_info("y", T.FLOAT16, [4, 32])],
+         [nh.from_array(w(k, 32).astype(np.float16), "W")], path)
+
+
 def sylvester(b):
     m = np.ones((1, 1))
     while m.shape[0] < b:
@@ -207,6 +287,18 @@ elif cmd == "decoder":
     decoder(sys.argv[2], int(sys.argv[3]))
 elif cmd == "chain":
     chain(sys.argv[2], int(sys.argv[3]))
+elif cmd == "qdq":
+    qdq(sys.argv[2], int(sys.argv[3]))
+elif cmd == "qdqcheck":
+    qdqcheck(sys.argv[2])
+elif cmd == "shared":
+    shared(sys.argv[2], int(sys.argv[3]))
+elif cmd == "inits":
+    print(" ".join(sorted(inits(sys.argv[2]))))
+elif cmd == "mha":
+    mha(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+elif cmd == "half":
+    half(sys.argv[2], int(sys.argv[3]))
 elif cmd == "exporter":
     exporter(sys.argv[2], int(sys.argv[3]))
 elif cmd == "check":

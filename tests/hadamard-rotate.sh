@@ -88,6 +88,43 @@ for d in 64 96; do
 	same_in_ort "$work/dec$d.onnx" "$work/dec$d-r.onnx" "decoder D=$d"
 done
 
+# a weight read by several MatMuls: one rotated copy for all rotated
+# users; the original stays only while another user still reads it
+"$py" "$models" shared "$work/sh.onnx" 32
+ini shx '[hadamard-rotate]\nmin_size = 0\nexclude = m3'
+for f in rot shx; do
+	"$QOPT" -q -p "$work/$f.ini" "$work/sh.onnx" -o "$work/sh-$f.onnx" \
+		>"$work/log" 2>&1
+	"$py" "$models" inits "$work/sh-$f.onnx" >"$work/names"
+	same_in_ort "$work/sh.onnx" "$work/sh-$f.onnx" "shared weight ($f)"
+	cp "$work/names" "$work/log"
+	if [ $f = rot ]; then
+		grep -qx 'W_hadamard32 hadamard_32_f32 hadamard_shape' "$work/names"
+		check $? "shared weight, all users rotated: rotated once, original dropped ($(cat "$work/names"))"
+	else
+		grep -qx 'W W_hadamard32 hadamard_32_f32 hadamard_shape' "$work/names"
+		check $? "shared weight, m3 excluded: one rotated copy, original kept for m3 ($(cat "$work/names"))"
+	fi
+done
+
+# an activation behind a per-tensor Q/DQ: rotated before the Q
+"$py" "$models" qdq "$work/qdq.onnx" 64
+"$QOPT" --stats -p "$work/rot.ini" "$work/qdq.onnx" -o "$work/qdq-r.onnx" \
+	>"$work/out" 2>&1
+rc=$?
+cp "$work/out" "$work/log"
+grep -q "activation 'xd' rotated online before QuantizeLinear 'q'" "$work/out" &&
+	grep -q "activation 'xd' already rotated for another consumer" "$work/out" &&
+	grep -q '2 weights rotated' "$work/out"
+check $? "Q/DQ activation: both MatMuls rotated, one rotation placed before the QuantizeLinear"
+"$py" "$models" qdqcheck "$work/qdq-r.onnx" >"$work/log" 2>&1
+check $? "Q/DQ activation: $(cat "$work/log")"
+if [ -z "$ort" ]; then
+	qopt_node "$top_srcdir/tests/ort/run-compare.js" --rtol 0.05 \
+		--atol 0.05 "$work/qdq.onnx" "$work/qdq-r.onnx" >"$work/log" 2>&1
+	check $? "Q/DQ activation: runs in ORT, outputs within the INT8 grid's error (0.05)"
+fi
+
 # folding (fold = yes, the default) versus online (fold = no)
 "$py" "$models" chain "$work/ch.onnx" 48
 ini nofold '[hadamard-rotate]\nmin_size = 0\nfold = no'
@@ -101,7 +138,7 @@ for f in rot nofold; do
 	if [ $f = rot ]; then
 		grep -q "activation 'a1' rotation folded into MatMul 'l1'" "$work/out" &&
 		grep -q "activation 'a2' rotation folded into Gemm 'l2'" "$work/out" &&
-		grep -q "'r3' comes from Relu 'relu' (not linear along K)" "$work/out" &&
+		grep -q "'r3' comes from Relu 'relu' (not linear along K" "$work/out" &&
 		grep -q '2 rotations online, 4 weights rotated, 2 rotations folded' "$work/out"
 		check $? "chain: folded into MatMul + Add bias and Gemm + bias, online at the input and after the Relu"
 	else
@@ -122,6 +159,36 @@ check $? "decoder: the rotation of o = P @ V folds through attention into v_proj
 	-o "$work/dec96-nf.onnx" >"$work/log" 2>&1
 check $? "decoder D=96, fold = no: qopt runs"
 same_in_ort "$work/dec96.onnx" "$work/dec96-nf.onnx" "decoder D=96, fold = no"
+
+# multi-head attention: o_proj's rotation folds through the head merge,
+# P @ V and the head split into v_proj when the block divides the head
+# size (16), and stays online when it does not (64)
+"$py" "$models" mha "$work/mha.onnx" 64 4
+for bs in 16 64; do
+	ini mha$bs "[hadamard-rotate]\nmin_size = 0\nblock_size = $bs\ninclude = o_proj"
+	"$QOPT" -p "$work/mha$bs.ini" "$work/mha.onnx" -o "$work/mha-$bs.onnx" \
+		>"$work/out" 2>&1
+	cp "$work/out" "$work/log"
+	if [ $bs = 16 ]; then
+		grep -q "activation 'o' rotation folded into MatMul 'v_proj'" "$work/out"
+		check $? "multi-head attention, block 16 (head size 16): folded into v_proj"
+	else
+		grep -q "activation 'o' rotated online (not folded: 'o' comes from Reshape" "$work/out"
+		check $? "multi-head attention, block 64 > head size: online, with the reason"
+	fi
+	same_in_ort "$work/mha.onnx" "$work/mha-$bs.onnx" "multi-head attention, block $bs"
+done
+
+# FLOAT16: weight rotated in FP32 and rounded once, FLOAT16 constants
+"$py" "$models" half "$work/h16.onnx" 512
+"$QOPT" -q -p "$work/rot.ini" "$work/h16.onnx" -o "$work/h16-r.onnx" \
+	>"$work/log" 2>&1
+check $? "FLOAT16 MatMul (K 512, two-factor rotation): qopt runs"
+if [ -z "$ort" ]; then
+	qopt_node "$top_srcdir/tests/ort/run-compare.js" --rtol 1e-2 \
+		--atol 1e-2 "$work/h16.onnx" "$work/h16-r.onnx" >"$work/log" 2>&1
+	check $? "FLOAT16 MatMul: ORT outputs agree within FLOAT16 rounding (1e-2)"
+fi
 
 # twice: the second run changes nothing and says why
 "$QOPT" --stats -p "$work/rot.ini" "$work/dec64-r.onnx" \
@@ -166,7 +233,7 @@ rc=$?
 cp "$work/out" "$work/log"
 check $rc "quantizer = nvfp4: qopt runs"
 cp "$work/out" "$work/log"
-awk '/unrotated, .* rotated/ {
+awk '/relative error .* unrotated, .* rotated/ {
 	for (i = 1; i <= NF; i++) {
 		if ($i == "unrotated,") a = $(i - 1) + 0
 		if ($i == "rotated" && $(i - 1) != "") b = $(i - 1) + 0
@@ -177,7 +244,18 @@ awk '/unrotated, .* rotated/ {
 }
 END { exit !(judged == 7 && !bad) }' "$work/out"
 check $? "quantizer = nvfp4: 7 weights judged; rotated only where the error drops, never where it rises"
+sed -n 's/.* \([0-9]*\) ppm total error unrotated, \([0-9]*\) ppm total error as rotated.*/\1 \2/p' \
+	"$work/out" | tail -n 1 >"$work/ppm"
+read -r u r <"$work/ppm" && [ "$r" -le "$u" ]
+check $? "quantizer = nvfp4: --stats totals (ppm) $(cat "$work/ppm"): chosen <= unrotated"
 same_in_ort "$work/dg.onnx" "$work/dg-q.onnx" "quantizer = nvfp4 result"
+ini q8 '[hadamard-rotate]\nmin_size = 0\nquantizer = fp8'
+"$QOPT" --stats -p "$work/q8.ini" "$work/dg.onnx" -o "$work/dg-q8.onnx" \
+	>"$work/out" 2>&1 && grep -q '7 weights judged by the quantizer' "$work/out" &&
+	grep -q 'FP8 relative error' "$work/out"
+rc=$?
+cp "$work/out" "$work/log"
+check $rc "quantizer = fp8: every weight judged with FP8 E4M3 figures"
 
 # accuracy: NVFP4 fake weights with and without the rotation, output
 # error against the FP32 model in ORT over 5 input seeds, on a decoder
@@ -245,8 +323,10 @@ check $? "rotate_back in real mode: refused with the reason, nothing written"
 ini bad1 '[hadamard-rotate]\nblock_size = 3'
 ini bad2 '[hadamard-rotate]\nquantizer = int3'
 ini bad3 '[hadamard-rotate]\nmin_size = 0\nblock_size = 64'
+ini bad4 '[hadamard-rotate]\nmin_size = 0\ninclude = fc1,fcX'
 for c in "bad1:block_size: 3 is not 0" "bad2:bad2.ini:2: option 'quantizer' of pass 'hadamard-rotate' expects one of none, nvfp4, fp8, got 'int3'" \
-	 "bad3:skipped (block does not divide K)"; do
+	 "bad3:skipped (block does not divide K)" \
+	 "bad4:include glob 'fcX' matched no MatMul/Gemm node"; do
 	name=${c%%:*}
 	msg=${c#*:}
 	rm -f "$work/out.onnx"

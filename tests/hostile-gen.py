@@ -7,6 +7,8 @@
   hostile-gen.py field2p32 OUT     the same with field number 2^32
   hostile-gen.py nulname OUT       a node output name with a NUL inside
   hostile-gen.py ctrlname OUT      names holding ESC and newline bytes
+  hostile-gen.py utf8name OUT      a node name with UTF-8, a C1 control
+                                   and a byte that is not UTF-8
   hostile-gen.py ctrlerr OUT       an undefined input named with ESC, BEL
                                    and a newline
   hostile-gen.py big MIB OUT       one MIB-MiB float initializer, inline
@@ -134,6 +136,9 @@ def main():
         data = identity_model(out="y\0z")
     elif kind == "ctrlname":
         data = identity_model(nname="n\x1b[31mred\nline")
+    elif kind == "utf8name":
+        # Good UTF-8 (kept), a C1 CSI and a stray 0xff (escaped).
+        data = identity_model(nname="ok-\u4e2d-".encode() + b"\xc2\x9b2J-\xff")
     elif kind == "ctrlerr":
         # An undefined input whose name would retitle a terminal.
         g = graph([node(["u\x1b]0;pwned\x07\nqopt: fake line"], ["y"],

@@ -54,6 +54,10 @@ t "dump with ESC and newline in a node name: exit 0" [ "$rc" = 0 ]
 t "dump shows the name escaped" has '# n\x1b[31mred\x0aline' "$W/out"
 t "dump writes no ESC byte" eval '! grep -q "$ESC" "$W/out"'
 t "dump: the name does not start a line of its own" eval '! grep -q "^line" "$W/out"'
+"$PY" "$GEN" utf8name "$W/utf8.onnx"
+run "$QOPT" dump "$W/utf8.onnx"
+t "dump keeps good UTF-8, escapes a C1 control and broken UTF-8" \
+	has "# ok-$(printf '\344\270\255')-\xc2\x9b2J-\xff" "$W/out"
 "$PY" "$GEN" ctrlerr "$W/ctrlerr.onnx"
 run "$QOPT" verify "$W/ctrlerr.onnx"
 t "an error naming a value with control bytes: exit 1" [ "$rc" = 1 ]

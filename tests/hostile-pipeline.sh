@@ -26,4 +26,10 @@ t "a list over 100,000 lines: parsed within 30 s" [ "$rc" = 0 ]
 t "a list over 100,000 lines: every item kept" has "a99998,a99999" "$W/out"
 t "a list over 100,000 lines: starts with the first" has "a0,a1,a2," "$W/out"
 
+# Text quoted from a pipeline file is escaped in messages.
+printf '[cast-fold]\nx\033[31m\n' >"$W/ctl.ini"
+run "$QOPT" --print-pipeline -p "$W/ctl.ini"
+t "a pipeline line with ESC: exit 2" [ "$rc" = 2 ]
+t "a pipeline line with ESC: quoted escaped" has "got 'x\x1b[31m'" "$W/err"
+
 done_testing

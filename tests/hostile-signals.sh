@@ -82,14 +82,23 @@ run "$QOPT" "$W/sp/s.onnx" -o "$W/sp/o.onnx" --external-threshold 1
 t "64 MiB sparse external file: exit 0" [ "$rc" = 0 ]
 t "the copy holds the same bytes" cmp -i 12288:0 -n 67108864 "$W/sp/s.onnx.bin" "$W/sp/o.onnx.data"
 t "the copy is sparse too (under 1 MiB on disk)" [ "$(disk_bytes "$W/sp/o.onnx.data")" -lt 1048576 ]
+sparse_ok=$(( $(disk_bytes "$W/sp/o.onnx.data") < 1048576 ))
 rm -rf "$W/sp"
 mkdir "$W/sp"
-"$PY" "$GEN" sparse 16384 "$W/sp/s.onnx"
-t "the 16 GiB model file is tiny" [ "$(wc -c <"$W/sp/s.onnx")" -lt 200 ]
-run "$QOPT" "$W/sp/s.onnx" -o "$W/sp/o.onnx"
-t "16 GiB sparse external file: exit 0" [ "$rc" = 0 ]
-t "16 GiB sparse: the data file has the full size" [ "$(stat -c %s "$W/sp/o.onnx.data")" = 17179869184 ]
-t "16 GiB sparse: and costs under 1 MiB on disk" [ "$(disk_bytes "$W/sp/o.onnx.data")" -lt 1048576 ]
+# Only where the small copy kept its holes: elsewhere this would write
+# 16 GiB.
+if [ "$sparse_ok" = 1 ]; then
+	"$PY" "$GEN" sparse 16384 "$W/sp/s.onnx"
+	t "the 16 GiB model file is tiny" [ "$(wc -c <"$W/sp/s.onnx")" -lt 200 ]
+	run "$QOPT" "$W/sp/s.onnx" -o "$W/sp/o.onnx"
+	t "16 GiB sparse external file: exit 0" [ "$rc" = 0 ]
+	t "16 GiB sparse: the data file has the full size" [ "$(stat -c %s "$W/sp/o.onnx.data")" = 17179869184 ]
+	t "16 GiB sparse: and costs under 1 MiB on disk" [ "$(disk_bytes "$W/sp/o.onnx.data")" -lt 1048576 ]
+else
+	for i in 1 2 3 4; do
+		ok 0 "# SKIP the 64 MiB copy was not sparse"
+	done
+fi
 rm -rf "$W/sp"
 
 done_testing

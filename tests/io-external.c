@@ -65,7 +65,9 @@ static int same_data(qir_model *a, qir_model *b)
 
 static const char *ext_location(qir_tensor *t)
 {
-	return qir_tensor_location(t);
+	static char buf[4200];
+
+	return qir_tensor_location(t, buf, sizeof(buf));
 }
 
 static void threshold_save(qir_model *m)

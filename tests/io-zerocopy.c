@@ -208,7 +208,7 @@ static void file_model(void)
 	struct pb m = big_model();
 	qir_model *r = NULL, *r2 = NULL;
 	qir_error err;
-	char in[4096], out[4096];
+	char in[4096], out[4096], where[256];
 	int all = 1;
 
 	snprintf(in, sizeof(in), "%s", io_path(dir, "big.onnx"));
@@ -218,7 +218,8 @@ static void file_model(void)
 	if (!r)
 		return;
 	check_loaded(r, "file");
-	TAP_IS_STR(qir_tensor_location(init(r->graph, "W")), "inline",
+	TAP_IS_STR(qir_tensor_location(init(r->graph, "W"), where,
+				       sizeof(where)), "inline",
 		   "borrowed from the file is listed as inline");
 	tap_ok(QIR_MPRIV(r)->file_addr == QIR_MPRIV(r)->pb_borrow,
 	       "the file stays mapped for the model");

@@ -7,6 +7,9 @@
 #include "internal.h"
 #include "tap.h"
 
+/* qir_tensor_location() writes here. */
+static char where[4200];
+
 static void test_basics(void)
 {
 	int64_t dims[2] = { 2, 3 }, big[2] = { INT64_MAX, 4 };
@@ -31,7 +34,7 @@ static void test_basics(void)
 	tap_ok(qir_tensor_get_i64(t, 4, &i, &err) == 0 && i == 2, "get_i64 of float");
 	TAP_IS_STR(qir_tensor_type_str(t->dtype, t->rank, t->dims, buf, sizeof(buf)),
 		   "FLOAT[2,3]", "type_str");
-	TAP_IS_STR(qir_tensor_location(t), "owned", "location owned");
+	TAP_IS_STR(qir_tensor_location(t, where, sizeof(where)), "owned", "location owned");
 	c = qir_tensor_clone(t, &err);
 	tap_ok(c && c->nbytes == 24 && ((float *)qir_tensor_mutable_data(c, &err))[4] == 2.5f
 	       && qir_tensor_data(c, NULL) != qir_tensor_data(t, NULL),
@@ -87,7 +90,7 @@ static void test_borrowed(void)
 	tap_ok(t && t->storage == QIR_STORE_NONE && !qir_tensor_data(t, &err) &&
 	       err.code == QIR_EINVALID, "shell has no data (error)");
 	qir__tensor_set_borrowed(t, src);
-	TAP_IS_STR(qir_tensor_location(t), "inline", "borrowed is inline");
+	TAP_IS_STR(qir_tensor_location(t, where, sizeof(where)), "inline", "borrowed is inline");
 	tap_ok(qir_tensor_data(t, &err) == src, "borrowed data is not copied");
 	w = qir_tensor_mutable_data(t, &err);
 	tap_ok(w && w != src && w[0] == 1.5f && t->storage == QIR_STORE_OWNED,
@@ -118,7 +121,7 @@ static void test_external(void)
 	t = qir__tensor_shell("ext", QIR_FLOAT, 1, &dim, &err);
 	qir__tensor_set_external(t, map, "weights.bin", 32);
 	tap_ok(map->addr == NULL, "not mapped before first use");
-	TAP_IS_STR(qir_tensor_location(t), "external:weights.bin@32",
+	TAP_IS_STR(qir_tensor_location(t, where, sizeof(where)), "external:weights.bin@32",
 		   "location names file and offset");
 	f = qir_tensor_data(t, &err);
 	tap_ok(f && map->addr && map->size == 64 && f[0] == 1 && f[3] == 4,
@@ -176,7 +179,7 @@ static void test_spill(void)
 	       qir_tensor_spill(m, b, &err) == 0 && qir_tensor_spilled(a) &&
 	       qir_tensor_spilled(b) && a->storage == QIR_STORE_OWNED,
 	       "spill: two tensors spilled, still owned");
-	TAP_IS_STR(qir_tensor_location(a), "owned (spilled)",
+	TAP_IS_STR(qir_tensor_location(a, where, sizeof(where)), "owned (spilled)",
 		   "spill: location says so");
 	f = qir_tensor_data(a, &err);
 	for (i = 0; i < 3000; i++)
@@ -215,7 +218,7 @@ static void test_spill(void)
 	tap_ok(ok, "spill: saved bytes = spilled bytes");
 	w = qir_tensor_mutable_data(a, &err);
 	tap_ok(w && !qir_tensor_spilled(a) && w[10] == 5 &&
-	       !strcmp(qir_tensor_location(a), "owned"),
+	       !strcmp(qir_tensor_location(a, where, sizeof(where)), "owned"),
 	       "spill: mutable_data copies back into the heap");
 	c = qir_tensor_new("x", QIR_FLOAT, 1, small, &err);
 	tap_ok(qir_tensor_spill(NULL, c, &err) == -1 && err.code == QIR_EUSAGE,

@@ -481,7 +481,7 @@ static void test_ir_table(void)
 	       qir_opset_min_ir_version(23) == 11 &&
 	       qir_opset_min_ir_version(24) == 12 &&
 	       qir_opset_min_ir_version(25) == 13,
-	       "qir_opset_min_ir_version follows formats.md");
+	       "qir_opset_min_ir_version follows docs/numerics.md");
 	tap_ok(qir_op_first_opset("Gelu") == 20 &&
 	       qir_op_first_opset("Relu") == 1 &&
 	       qir_op_first_opset("Swish") == 24 &&

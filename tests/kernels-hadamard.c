@@ -288,6 +288,9 @@ static void stage_order(qk_ctx *ctx)
 		{ 300, 16, 1, 16 }, { 5, 2048, 1, 256 }, { 2, 8192, 1, 8192 },
 		{ 1, 32768, 1, 32768 }, { 3, 20, 1, 4 }, { 2, 64, 5, 64 },
 		{ 1, 8192, 16, 8192 }, { 1, 1024, 33, 512 },
+		/* rows whose load and store fuse stages (64-float groups) */
+		{ 64, 32, 1, 32 }, { 32, 128, 1, 128 }, { 16, 512, 1, 512 },
+		{ 8, 1024, 1, 1024 }, { 4, 2048, 1, 2048 }, { 3, 64, 1, 64 },
 	};
 	static const int dts[3] = { QIR_FLOAT, QIR_FLOAT16, QIR_BFLOAT16 };
 

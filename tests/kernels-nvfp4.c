@@ -1,6 +1,6 @@
 /*
  * tests/kernels-nvfp4.c - NVFP4 quantization against a naive reference
- * written from shared/docs/formats.md, error bounds on random and
+ * written from docs/numerics.md, error bounds on random and
  * heavy-tailed weights, the special blocks (all zero, one outlier,
  * scale underflow), argument errors and thread-count independence.
  */
@@ -17,7 +17,7 @@
 
 #define B QK_NVFP4_BLOCK
 
-/* The algorithm of formats.md, one element at a time, through the
+/* The algorithm of docs/numerics.md, one element at a time, through the
  * public scalar conversions only. */
 static void ref_quant(const float *w, size_t outer, size_t k, size_t inner,
 		      uint8_t *codes, uint8_t *scales, float *gs)

@@ -3,7 +3,7 @@
 // the files of tests/kernels-dump-fp8. Prints TAP.
 //
 // The model is encoded here by hand (ONNX protobuf field numbers from
-// shared/docs/formats.md): x FLOAT[N] -> Cast(to=FLOAT8E4M3FN) -> Cast(to=
+// docs/numerics.md): x FLOAT[N] -> Cast(to=FLOAT8E4M3FN) -> Cast(to=
 // FLOAT) -> y8, and likewise through FLOAT8E5M2 -> y5. The cast back to
 // FLOAT is there because onnxruntime-node has no FP8 tensor type; the
 // decoded values identify the codes (NaN aside, compared as "both NaN").

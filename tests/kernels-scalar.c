@@ -2,7 +2,7 @@
  * tests/kernels-scalar.c - scalar format conversions: FP8 E4M3FN and
  * E5M2, E2M1 (and its packing), FLOAT16 and BFLOAT16.
  *
- * Besides the golden vectors of shared/docs/formats.md, every encoder is
+ * Besides the golden vectors of docs/numerics.md, every encoder is
  * checked against a brute-force reference: the nearest value in a
  * table of all codes, ties to the even code, on random floats of every
  * magnitude and on every midpoint between neighbouring codes.

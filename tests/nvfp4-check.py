@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/nvfp4-check.py - an NVFP4 checker written from formats.md alone.
+"""tests/nvfp4-check.py - an NVFP4 checker written from docs/numerics.md alone.
 
     nvfp4-check.py gen MODEL.onnx          write the test model
     nvfp4-check.py check ORIG.onnx OUT.onnx
@@ -7,7 +7,7 @@
 `check` finds every NVFP4 chain in OUT (DequantizeLinear(FLOAT4E2M1,
 DequantizeLinear(FLOAT8E4M3FN, FLOAT))), takes the original weight of
 the same name from ORIG, recomputes the global scale, the FP8 block
-scales and the packed E2M1 codes with numpy following formats.md, and
+scales and the packed E2M1 codes with numpy following docs/numerics.md, and
 compares them with OUT's raw bytes bit for bit. Prints TAP.
 """
 import sys
@@ -140,7 +140,7 @@ def chains(m):
 def gen(path):
     rng = np.random.default_rng(7)
     # w_ties: global amax 2688 makes g exactly 1; its second block has
-    # amax 6 (scale 1), so every E2M1 tie of formats.md is exercised.
+    # amax 6 (scale 1), so every E2M1 tie of docs/numerics.md is exercised.
     w_ties = rng.normal(0, 1, (64, 32)).astype(np.float32)
     w_ties[0, 0] = 2688.0
     w_ties[16:32, 1] = [6, 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5,

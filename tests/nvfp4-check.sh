@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/nvfp4-check.sh - nvfp4-weights output against a checker written
-# from formats.md alone (tests/nvfp4-check.py, numpy), bit for bit.
+# from docs/numerics.md alone (tests/nvfp4-check.py, numpy), bit for bit.
 . "$top_srcdir/tests/ort/common.sh"
 
 py=

@@ -77,6 +77,14 @@ def plain(nodes=None, inputs=None, outputs=None, vi=None, opset=17, ir=8):
 os.makedirs(out, exist_ok=True)
 save(fp16_unsorted(), "unsorted", check=False)
 save(if_same_names(), "if-same-names")
+# The then branch's nodes listed consumer first: subgraphs are sorted too.
+unsorted_if = if_same_names()
+then_g = unsorted_if.graph.node[2].attribute[0].g
+first = onnx.NodeProto()
+first.CopyFrom(then_g.node[0])
+del then_g.node[0]
+then_g.node.append(first)
+save(unsorted_if, "if-unsorted", check=False)
 # A stray value_info of unknown element type for the typed input x.
 save(plain(vi=[helper.make_tensor_value_info("x", TensorProto.UNDEFINED, None)]),
      "vi-input", check=False)

@@ -1,7 +1,7 @@
 /*
  * qopt/ir.h - the qopt IR: a small, mutable view of an ONNX model.
  *
- * Public and versioned (QOPT_ABI_VERSION in qopt/pass.h). Structs are
+ * Public and versioned (qopt/version.h, docs/plugin-abi.md). Structs are
  * transparent so passes can read them directly; mutate only through
  * the functions below, which keep the use lists, producers and name
  * tables consistent.
@@ -145,8 +145,9 @@ enum qir_advice {
 };
 int qir_tensor_advise(qir_tensor *t, int advice, qir_error *err);
 /* Where the bytes live, for listings: "inline", "owned", "owned (spilled)",
- * "external:<location>@<offset>" (static or thread-local buffer). */
-const char *qir_tensor_location(const qir_tensor *t);
+ * "external:<location>@<offset>", written into buf (truncated to size)
+ * and returned. */
+char *qir_tensor_location(const qir_tensor *t, char *buf, size_t size);
 /* Reads element i of a FLOAT, FLOAT16, BFLOAT16, DOUBLE, INTn, UINTn or BOOL
  * tensor as double (small constants: shapes, scales, axes). */
 int qir_tensor_get_f64(qir_tensor *t, uint64_t i, double *out, qir_error *err);
@@ -307,6 +308,12 @@ char *qir_node_label(const qir_node *n, char *buf, size_t size);
 #define QIR_NODE_LABEL(n) \
 	qir_node_label((n), (char[QIR_NODE_LABEL_SIZE]){ 0 }, \
 		       QIR_NODE_LABEL_SIZE)
+
+/* Copies text taken from a model (a name, a doc string) into dst for
+ * printing: control bytes, DEL, C1 controls and broken UTF-8 become
+ * \xNN, well-formed UTF-8 stays. cap bytes at most, always terminated.
+ * Returns the length written. */
+size_t qir_escape_text(char *dst, size_t cap, const char *src);
 
 /* 1 for the default ONNX domain: NULL, "" or "ai.onnx". */
 int qir_domain_is_default(const char *domain);

@@ -5,7 +5,7 @@
  * (the ONNX TensorProto.DataType numbers, see qopt/dtype.h), counts and
  * layouts. Every array kernel takes a qk_ctx that selects the device
  * (CPU reference or CUDA) and the CPU thread count. CPU and CUDA results
- * are bit-identical by contract.
+ * are bit-identical by contract; docs/numerics.md defines every result.
  *
  * Layouts: a tensor is viewed as [outer, axis, inner] (row-major), the
  * middle dimension being the one that carries blocks or per-axis scales.
@@ -158,7 +158,7 @@ int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
 		      int fp8_dtype, const uint8_t *src, const float *scales,
 		      const qk_qlayout *lay);
 
-/* NVFP4 (shared/docs/formats.md): W viewed as [outer, k, inner], k the
+/* NVFP4 (docs/numerics.md; graph form: docs/graph-forms.md): W viewed as [outer, k, inner], k the
  * reduction axis, k % 16 == 0 (else QK_EBLOCK, never padded).
  *  codes:  packed E2M1, element order of W, ceil(n/2) bytes, low nibble
  *          first;

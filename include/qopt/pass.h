@@ -24,6 +24,39 @@
  * qopt_may_rewrite() before every single rewrite (bisect), reports
  * through the context, sets *changed, and returns 0 or -1 (after
  * qopt_error()). It never exits the process and never writes files.
+ *
+ * What a pass may assume when run() is called:
+ * - the model verifies (qir_verify): the manager checks the input
+ *   before the first pass and refuses it otherwise, and under
+ *   --verify-each checks again after every pass. A pass leaves the
+ *   model verifying too (the manager fails the run when it does not);
+ * - the nodes of every graph are in topological order (producers
+ *   first), as loaded; a pass that appends nodes places them
+ *   (qir_node_move_before/after) or calls qir_graph_toposort();
+ * - options have the declared type and satisfy the declared choices
+ *   and ranges; reading one the pass did not declare fails the pass;
+ * - the model's opset may be raised only within the pipeline policy
+ *   (qopt_policy_*), and only with a qopt_may_rewrite() of its own.
+ * Nothing else: not the opset, not shapes or types of intermediate
+ * values (they may be absent), not which passes ran before.
+ *
+ * Threads: a context belongs to one run() call. Every qopt_* function
+ * taking a qopt_ctx must be called from the thread that run() was
+ * called on; a pass that uses threads of its own (the kernels do) calls
+ * back into the context only from that thread. The IR is not locked:
+ * only one thread may use a model while it changes. Functions that take
+ * no qopt_ctx (qir_*, qk_*) may run in different threads on different
+ * objects; a qk_ctx is used by one thread at a time (qopt/kernels.h).
+ *
+ * Strings: every string a qopt_/qir_/qk_ function returns is either
+ * borrowed from an object that owns it (valid while that object lives
+ * and is not changed; documented "borrowed") or written into a buffer
+ * the caller passes (buf, size; truncated to fit, always terminated),
+ * or documented as static (constant text such as type names). No
+ * function returns a static or thread-local buffer it reuses.
+ *
+ * More: docs/plugin-abi.md (versions, what may change, porting from
+ * ABI 1), docs/graph-forms.md (what each built-in pass emits).
  */
 #ifndef QOPT_PASS_H
 #define QOPT_PASS_H

@@ -148,9 +148,13 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 	snprintf(name, sizeof(name), "%s_%s", scale_name, suffix(to));
 	conv = cf_convert_scale(s, dq1 ? g : t, scale_name, name, to);
 	if (conv && dq1) {
-		const float *gv = qir_tensor_data(g, NULL);
+		/* Tensor bytes may sit at any address (ir.h). */
+		const void *gv = qir_tensor_data(g, NULL);
+		float g0 = 0.0f;
 
-		if (!gv || !chain_values_ok(s, dq1, gv[0], to)) {
+		if (gv)
+			memcpy(&g0, gv, sizeof(g0));
+		if (!gv || !chain_values_ok(s, dq1, g0, to)) {
 			qir_tensor_free(conv);
 			conv = NULL;
 		}

@@ -21,7 +21,8 @@ qir_tensor *cf_convert_scale(struct cf_state *s, qir_tensor *t,
 {
 	uint64_t i, n = qir_tensor_numel(t);
 	qir_error err = { 0 };
-	const float *src = qir_tensor_data(t, &err);
+	/* Tensor bytes may sit at any address (ir.h): read by memcpy. */
+	const unsigned char *src = qir_tensor_data(t, &err);
 	qir_tensor *out;
 	uint16_t *dst;
 
@@ -37,18 +38,24 @@ qir_tensor *cf_convert_scale(struct cf_state *s, qir_tensor *t,
 		return NULL;
 	}
 	dst = qir_tensor_mutable_data(out, &err);
+	if (!dst && n) {
+		qopt_error(s->ctx, "scale '%s': %s", name, err.msg);
+		qir_tensor_free(out);
+		return NULL;
+	}
 	for (i = 0; i < n; i++) {
-		float f;
+		float f, x;
 
-		dst[i] = dtype == QIR_FLOAT16 ? qk_f32_to_f16(src[i]) :
-			 qk_f32_to_bf16(src[i]);
+		memcpy(&x, src + i * sizeof(x), sizeof(x));
+		dst[i] = dtype == QIR_FLOAT16 ? qk_f32_to_f16(x) :
+			 qk_f32_to_bf16(x);
 		f = dtype == QIR_FLOAT16 ? qk_f16_to_f32(dst[i]) :
 		    qk_bf16_to_f32(dst[i]);
 		if (!isfinite(f) || f == 0.0f) {
 			if (s->report)
 				qopt_warn(s->ctx, "scale '%s'[%llu] = %g is %s in %s; "
 				  "not folded", name, (unsigned long long)i,
-				  (double)src[i], f == 0.0f ? "zero" :
+				  (double)x, f == 0.0f ? "zero" :
 				  "not finite", qir_dtype_name(dtype));
 			qir_tensor_free(out);
 			return NULL;

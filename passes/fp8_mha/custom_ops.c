@@ -37,19 +37,24 @@ static int custom_kind(const qir_node *n)
 	return NOT_CUSTOM;
 }
 
-/* The scale's shape, from its constant or its declared type. */
+/* The scale's shape, from its constant (folded when computed, e.g.
+ * Div(amax, 448)) or its declared type. */
 static int scale_shape(qir_value *s, int *rank, int64_t *dims)
 {
-	qir_tensor *t = qir_value_const(s);
-	int i;
+	int owned, i, rc = 0;
+	qir_tensor *t = fp8mha_const(s, &owned);
 
 	if (t) {
-		if (t->rank > 8)
-			return -1;
-		*rank = t->rank;
-		for (i = 0; i < t->rank; i++)
-			dims[i] = t->dims[i];
-		return 0;
+		if (t->rank > 8) {
+			rc = -1;
+		} else {
+			*rank = t->rank;
+			for (i = 0; i < t->rank; i++)
+				dims[i] = t->dims[i];
+		}
+		if (owned)
+			qir_tensor_free(t);
+		return rc;
 	}
 	if (s->rank < 0 || s->rank > 8)
 		return -1;
@@ -70,7 +75,7 @@ static const char *why_not(qir_node *n, int kind, int *rank, int64_t *dims)
 	if (n->ninputs != 2 || !n->inputs[0] || !n->inputs[1] ||
 	    n->noutputs != 1 || !n->outputs[0])
 		return "not two inputs and one output";
-	st = qir_value_elem_type(n->inputs[1]);
+	st = fp8mha_float_type(n->inputs[1], FP8MHA_MAX_HOPS);
 	if (n->nattrs) {
 		snprintf(why, sizeof(why), "unknown attribute '%s'",
 			 n->attrs[0].name);
@@ -235,6 +240,9 @@ static int type_graph(qir_graph *g, void *arg)
 			continue;
 		/* Keep a known shape rather than erase it with an unknown. */
 		if (x->rank < 0 && o->dtype == t)
+			continue;
+		if (!qopt_may_rewrite(cfg->ctx, "type '%s' as %s from '%s'",
+				      o->name, qir_dtype_name(t), x->name))
 			continue;
 		if (qir_value_copy_shape(o, x, t, &err)) {
 			fp8mha_fail(cfg, n, &err);

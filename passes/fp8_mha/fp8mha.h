@@ -49,7 +49,7 @@ struct fp8mha_cfg {
 /* run.c */
 int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed);
 
-/* util.c: matching */
+/* match.c */
 int fp8mha_is_op(const qir_node *n, const char *op);
 int fp8mha_is_q(const qir_node *n);
 int fp8mha_is_dq(const qir_node *n);
@@ -66,8 +66,8 @@ int fp8mha_all_users_are(qir_value *v, const char *op, char *why,
 qir_tensor *fp8mha_const(qir_value *v, int *owned);
 /* A scalar float constant (one element), 0 with *out; -1 otherwise. */
 int fp8mha_scalar(qir_value *v, double *out);
-/* Scale of a Q/DQ as FP32 values (caller frees *out), with the layout
- * mode: -1 when not a constant float tensor or blocked. */
+/* Scale of a Q/DQ as FP32 values (caller frees *out, *count of them):
+ * -1 when not a constant float tensor of rank <= 1, or blocked. */
 int fp8mha_scale_f32(qir_node *qdq, float **out, uint64_t *count);
 /* Element type of v, declared or, where exported custom ops left it
  * unknown, found by following type-keeping ops back (at most depth
@@ -76,7 +76,8 @@ int fp8mha_float_type(qir_value *v, int depth);
 /* FP8 element type a Q node produces (zero point type or
  * output_dtype), or 0 when not FP8. */
 int fp8mha_q_fp8_type(const qir_node *q);
-/* Notes for the report (a no-op when out of memory). */
+
+/* notes.c: notes for the report (a no-op when out of memory). */
 void fp8mha_note(struct fp8mha_cfg *cfg, const qir_node *n,
 		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n);
@@ -84,17 +85,22 @@ const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n);
 void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
 		 const char *counter, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* A new constant tensor as an initializer of g (takes t). */
-qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t);
-/* A scalar (rank 0 when rank0, else [1]) of dtype holding x. */
-qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
-				 int rank, const int64_t *dims);
-/* A zero FP8 tensor shaped like ref. */
-qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
-			      const int64_t *dims);
-void fp8mha_erase_unused(qir_value *v);
+/* Errors: "node ...: message" (n may be NULL); returns -1. */
 int fp8mha_fail(struct fp8mha_cfg *cfg, const qir_node *n,
 		const qir_error *e);
+
+/* build.c: a new constant tensor as an initializer of g (takes t; NULL
+ * when t is NULL or on failure, t freed). */
+qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t);
+/* Caller owns: a tensor of dtype (FLOAT, FLOAT16, BFLOAT16) and the
+ * given shape, every element x. */
+qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
+				 int rank, const int64_t *dims);
+/* Caller owns: an FP8 tensor of zeros of the given shape. */
+qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
+			      const int64_t *dims);
+/* Removes v once nothing reads it, and what only it kept alive. */
+void fp8mha_erase_unused(qir_value *v);
 
 /* opset.c: raises the opset to 19 (and IR to 9) once, when the
  * pipeline allows it. */
@@ -109,6 +115,30 @@ int fp8mha_type_qdq(struct fp8mha_cfg *cfg, int *changed);
 /* weights.c (rewrite 2) */
 int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed);
 /* pretranspose.c (rewrite 2, second half) */
+#define FP8MHA_PT_MAXRANK 8
+struct fp8mha_pt {
+	qir_node *dq, *cast, *tr;	/* the path: DQ [-> Cast] -> Transpose */
+	qir_value *w;			/* the weight (for names) */
+	qir_tensor *t;			/* its FP8 codes, when stored */
+	int rank;
+	int64_t perm[FP8MHA_PT_MAXRANK], dims[FP8MHA_PT_MAXRANK];
+};
+/* For a float [R, C] weight t (value w) about to be compressed for dq:
+ * 1 when its codes can be written transposed at once (the path is
+ * Transpose(perm 1, 0) -> MatMul only); fills *p, dims = [C, R]. Silent:
+ * when not, the later fp8mha_pretranspose_dq reports why. */
+int fp8mha_pretranspose_plan(struct fp8mha_cfg *cfg, qir_node *dq,
+			     qir_value *w, const qir_tensor *t,
+			     struct fp8mha_pt *p);
+/* The bisect gate of one pre-transpose. */
+int fp8mha_pretranspose_gate(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p);
+/* Stores nt (transposed codes; taken) as dq's input and drops the
+ * Transpose: 1, or -1 after an error. */
+int fp8mha_pretranspose_finish(struct fp8mha_cfg *cfg, struct fp8mha_pt *p,
+			       qir_tensor *nt);
+/* [r, c] bytes -> [c, r] with destination row length ds. */
+void fp8mha_transpose_rows(const uint8_t *src, uint8_t *dst, int64_t r,
+			   int64_t c, int64_t ds);
 int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed);
 /* The same for one DQ right after its weight was compressed (so the
  * untransposed codes never leave the heap): 1 done, 0 not, -1 error. */

@@ -11,15 +11,7 @@
 
 #include "fp8mha.h"
 
-#define MAXRANK 8
-
-struct pt {
-	qir_node *dq, *cast, *tr;
-	qir_value *w;
-	qir_tensor *t;
-	int rank;
-	int64_t perm[MAXRANK], dims[MAXRANK];
-};
+#define MAXRANK FP8MHA_PT_MAXRANK
 
 static int get_perm(const qir_node *tr, int rank, int64_t *perm)
 {
@@ -50,21 +42,15 @@ static int is_float_cast(const qir_node *n)
 	       fp8mha_is_float((int)qir_node_attr_int(n, "to", 0));
 }
 
-/* 1 candidate, 0 not this pattern, -1 skipped (reported). */
-static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct pt *p)
+/* The path after a weight's DQ: [one float Cast] -> Transpose whose
+ * consumers are all MatMul, with a perm of p->rank. 1 found, 0 not this
+ * pattern, -1 not safe (reported when report is set). */
+static int path_match(struct fp8mha_cfg *cfg, qir_node *dq,
+		      struct fp8mha_pt *p, int report)
 {
 	qir_node *u;
 	char why[256];
-	int i;
 
-	memset(p, 0, sizeof(*p));
-	p->dq = dq;
-	p->w = dq->inputs[0];
-	p->t = qir_value_const(p->w);
-	if (!p->t || p->w->producer || (p->t->dtype != QIR_FLOAT8E4M3FN &&
-					p->t->dtype != QIR_FLOAT8E5M2))
-		return 0;
-	cfg->found = 1;
 	u = fp8mha_sole_user(dq->outputs[0]);
 	if (u && is_float_cast(u)) {
 		p->cast = u;
@@ -82,34 +68,72 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct pt *p)
 		if (i == v->nuses)
 			return 0;
 		fp8mha_all_users_are(v, "Transpose", why, sizeof(why));
-		fp8mha_skip(cfg, v->uses[i].node, "pre-transposes skipped "
-			    "(consumer off the path)", "weight '%s': %s",
-			    p->w->name, why);
+		if (report)
+			fp8mha_skip(cfg, v->uses[i].node, "pre-transposes "
+				    "skipped (consumer off the path)",
+				    "weight '%s': %s", p->w->name, why);
 		return -1;
 	}
 	if (!fp8mha_is_op(u, "Transpose") || u->ninputs != 1)
 		return 0;	/* no Transpose: nothing to do */
 	p->tr = u;
-	p->rank = p->t->rank;
 	if (p->rank > MAXRANK || get_perm(u, p->rank, p->perm)) {
-		fp8mha_skip(cfg, u, "pre-transposes skipped",
-			    "weight '%s': perm does not fit rank %d",
-			    p->w->name, p->rank);
+		if (report)
+			fp8mha_skip(cfg, u, "pre-transposes skipped",
+				    "weight '%s': perm does not fit rank %d",
+				    p->w->name, p->rank);
 		return -1;
 	}
 	if (!fp8mha_all_users_are(u->outputs[0], "MatMul", why, sizeof(why))) {
-		fp8mha_skip(cfg, u, "pre-transposes skipped (consumer not "
-			    "MatMul)", "weight '%s': %s", p->w->name, why);
+		if (report)
+			fp8mha_skip(cfg, u, "pre-transposes skipped (consumer "
+				    "not MatMul)", "weight '%s': %s",
+				    p->w->name, why);
 		return -1;
 	}
+	return 1;
+}
+
+/* 1 candidate, 0 not this pattern, -1 skipped (reported). */
+static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct fp8mha_pt *p)
+{
+	int i, rc;
+
+	memset(p, 0, sizeof(*p));
+	p->dq = dq;
+	p->w = dq->inputs[0];
+	p->t = qir_value_const(p->w);
+	if (!p->t || p->w->producer || (p->t->dtype != QIR_FLOAT8E4M3FN &&
+					p->t->dtype != QIR_FLOAT8E5M2))
+		return 0;
+	cfg->found = 1;
+	p->rank = p->t->rank;
+	if ((rc = path_match(cfg, dq, p, 1)) <= 0)
+		return rc;
 	if (p->w->nuses != 1 || p->w->is_output) {
-		fp8mha_skip(cfg, u, "pre-transposes skipped (weight shared)",
+		fp8mha_skip(cfg, p->tr, "pre-transposes skipped (weight shared)",
 			    "weight '%s' has %zu readers", p->w->name,
 			    p->w->nuses);
 		return -1;
 	}
 	for (i = 0; i < p->rank; i++)
 		p->dims[i] = p->t->dims[p->perm[i]];
+	return 1;
+}
+
+int fp8mha_pretranspose_plan(struct fp8mha_cfg *cfg, qir_node *dq,
+			     qir_value *w, const qir_tensor *t,
+			     struct fp8mha_pt *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->dq = dq;
+	p->w = w;
+	p->rank = t->rank;
+	if (!cfg->compress_weights || t->rank != 2 ||
+	    path_match(cfg, dq, p, 0) <= 0 || p->perm[0] != 1)
+		return 0;
+	p->dims[0] = t->dims[1];
+	p->dims[1] = t->dims[0];
 	return 1;
 }
 
@@ -141,7 +165,8 @@ static void t8x8(uint64_t a[8])
 	}
 }
 
-/* One 8 x 8 block at row i0, column j0. */
+/* One 8 x 8 block at row i0, column j0; r is the destination's row
+ * length. */
 static void block8(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
 		   int64_t i0, int64_t j0)
 {
@@ -175,9 +200,11 @@ static void tile64(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
 		memcpy(dst + (j0 + j) * r + i0, out + j * TILE, TILE);
 }
 
-/* [R, C] -> [C, R]: whole 64 x 64 tiles, then 8 x 8 blocks, then the
+/* [R, C] -> [C, R] written with row length ds (>= R; a strip of rows
+ * lands at its column): whole 64 x 64 tiles, then 8 x 8 blocks, then the
  * ragged edges (and big-endian hosts) byte by byte. */
-static void transpose2d(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c)
+void fp8mha_transpose_rows(const uint8_t *src, uint8_t *dst, int64_t r,
+			   int64_t c, int64_t ds)
 {
 	int64_t r8 = 0, c8 = 0, r64 = 0, c64 = 0, i, j;
 
@@ -188,23 +215,23 @@ static void transpose2d(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c)
 	c8 = c & ~(int64_t)7;
 	for (i = 0; i < r64; i += TILE)
 		for (j = 0; j < c64; j += TILE)
-			tile64(src, dst, r, c, i, j);
+			tile64(src, dst, ds, c, i, j);
 	/* The 8-aligned rest: right of the tiles, then below them. */
 	for (i = 0; i < r64; i += 8)
 		for (j = c64; j < c8; j += 8)
-			block8(src, dst, r, c, i, j);
+			block8(src, dst, ds, c, i, j);
 	for (i = r64; i < r8; i += 8)
 		for (j = 0; j < c8; j += 8)
-			block8(src, dst, r, c, i, j);
+			block8(src, dst, ds, c, i, j);
 #endif
 	(void)r64;
 	(void)c64;
 	for (i = 0; i < r; i++)
 		for (j = i < r8 ? c8 : 0; j < c; j++)
-			dst[j * r + i] = src[i * c + j];
+			dst[j * ds + i] = src[i * c + j];
 }
 
-static void permute(const uint8_t *src, uint8_t *dst, const struct pt *p)
+static void permute(const uint8_t *src, uint8_t *dst, const struct fp8mha_pt *p)
 {
 	int64_t stride[MAXRANK], idx[MAXRANK] = { 0 };
 	int r = p->rank, k;
@@ -212,7 +239,8 @@ static void permute(const uint8_t *src, uint8_t *dst, const struct pt *p)
 	int64_t inner, step;
 
 	if (r == 2 && p->perm[0] == 1) {
-		transpose2d(src, dst, p->t->dims[0], p->t->dims[1]);
+		fp8mha_transpose_rows(src, dst, p->t->dims[0], p->t->dims[1],
+				      p->t->dims[0]);
 		return;
 	}
 	stride[r - 1] = 1;
@@ -238,7 +266,7 @@ static void permute(const uint8_t *src, uint8_t *dst, const struct pt *p)
 	}
 }
 
-static int remap_axis(struct pt *p)
+static int remap_axis(struct fp8mha_pt *p)
 {
 	int64_t axis;
 	qir_tensor *s = qir_value_const(p->dq->inputs[1]);
@@ -255,29 +283,12 @@ static int remap_axis(struct pt *p)
 	return -1;
 }
 
-static int apply(struct fp8mha_cfg *cfg, struct pt *p)
+int fp8mha_pretranspose_finish(struct fp8mha_cfg *cfg, struct fp8mha_pt *p,
+			       qir_tensor *nt)
 {
 	qir_error err = { 0 };
-	qir_tensor *nt;
 	qir_value *nv, *last;
-	const uint8_t *src;
-	uint8_t *dst;
-	char name[512];
 
-	if (!qopt_may_rewrite(cfg->ctx, "store weight '%s' transposed, drop "
-			      "Transpose '%s'", p->w->name, p->tr->name))
-		return 0;
-	snprintf(name, sizeof(name), "%s_T", p->w->name);
-	nt = qir_tensor_new(name, p->t->dtype, p->rank, p->dims, &err);
-	src = nt ? qir_tensor_data(p->t, &err) : NULL;
-	dst = src ? qir_tensor_mutable_data(nt, &err) : NULL;
-	if (!dst && p->t->nbytes) {
-		qir_tensor_free(nt);
-		return fp8mha_fail(cfg, p->tr, &err);
-	}
-	if (p->t->nbytes)
-		permute(src, dst, p);
-	(void)qir_tensor_advise(p->t, QIR_ADVISE_DONE, NULL);
 	if (nt->nbytes >= (64u << 10) && !cfg->spill_failed &&
 	    qir_tensor_spill(cfg->m, nt, &err)) {
 		qopt_warn(cfg->ctx, "%s; weights stay in memory", err.msg);
@@ -288,7 +299,6 @@ static int apply(struct fp8mha_cfg *cfg, struct pt *p)
 		return fp8mha_fail(cfg, p->tr, NULL);
 	if (qir_node_set_input(p->dq, 0, nv))
 		return fp8mha_fail(cfg, p->tr, NULL);
-	fp8mha_erase_unused(p->w);
 	last = p->cast ? p->cast->outputs[0] : p->dq->outputs[0];
 	/* An untyped DQ output stays untyped (a shape with no element
 	 * type cannot be written). */
@@ -306,9 +316,43 @@ static int apply(struct fp8mha_cfg *cfg, struct pt *p)
 	return 1;
 }
 
+int fp8mha_pretranspose_gate(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p)
+{
+	return qopt_may_rewrite(cfg->ctx, "store weight '%s' transposed, drop "
+				"Transpose '%s'", p->w->name, p->tr->name);
+}
+
+static int apply(struct fp8mha_cfg *cfg, struct fp8mha_pt *p)
+{
+	qir_error err = { 0 };
+	qir_tensor *nt;
+	const uint8_t *src;
+	uint8_t *dst;
+	char name[512];
+	int rc;
+
+	if (!fp8mha_pretranspose_gate(cfg, p))
+		return 0;
+	snprintf(name, sizeof(name), "%s_T", p->w->name);
+	nt = qir_tensor_new(name, p->t->dtype, p->rank, p->dims, &err);
+	src = nt ? qir_tensor_data(p->t, &err) : NULL;
+	dst = src ? qir_tensor_mutable_data(nt, &err) : NULL;
+	if (!dst && p->t->nbytes) {
+		qir_tensor_free(nt);
+		return fp8mha_fail(cfg, p->tr, &err);
+	}
+	if (p->t->nbytes)
+		permute(src, dst, p);
+	(void)qir_tensor_advise(p->t, QIR_ADVISE_DONE, NULL);
+	rc = fp8mha_pretranspose_finish(cfg, p, nt);
+	if (rc > 0)
+		fp8mha_erase_unused(p->w);
+	return rc;
+}
+
 int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq)
 {
-	struct pt p;
+	struct fp8mha_pt p;
 
 	if (!cfg->compress_weights || match(cfg, dq, &p) <= 0)
 		return 0;
@@ -326,7 +370,7 @@ int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed)
 			    &count, &err))
 		return fp8mha_fail(cfg, NULL, &err);
 	for (i = 0; i < count && rc >= 0; i++) {
-		struct pt p;
+		struct fp8mha_pt p;
 
 		if (!fp8mha_is_dq(dqs[i]) || match(cfg, dqs[i], &p) <= 0)
 			continue;

@@ -52,7 +52,8 @@ static int zero_point_is_zero(qir_node *q)
 	return 1;
 }
 
-/* Layout of the scales over the weight; -1 with why when unusable. */
+/* Layout of the scales over the weight, returning the per-axis axis
+ * (0 for a per-tensor scale); -1 with why when unusable. */
 static int layout(qir_node *q, const qir_tensor *w, uint64_t nscales,
 		  qk_qlayout *lay, const char **why)
 {
@@ -83,7 +84,7 @@ static int layout(qir_node *q, const qir_tensor *w, uint64_t nscales,
 			lay->inner *= (size_t)w->dims[i];
 	}
 	lay->axis = (size_t)w->dims[axis];
-	return 0;
+	return (int)axis;
 }
 
 struct cand {
@@ -93,6 +94,7 @@ struct cand {
 	float *scales;
 	uint64_t nscales;
 	qk_qlayout lay;
+	int axis;		/* per-axis scales: the weight's axis */
 	int fp8;
 };
 
@@ -135,7 +137,7 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct cand *c)
 	else if (!zero_point_is_zero(q))
 		why = "Q zero point is not a constant 0";
 	else
-		layout(q, c->w, c->nscales, &c->lay, &why);
+		c->axis = layout(q, c->w, c->nscales, &c->lay, &why);
 	if (why) {
 		fp8mha_skip(cfg, dq, "weights skipped (unsupported)",
 			    "weight '%s': %s", q->inputs[0]->name, why);
@@ -176,30 +178,128 @@ static int quantize(struct fp8mha_cfg *cfg, struct cand *c, qir_value **out)
 	return *out ? 0 : fp8mha_fail(cfg, c->dq, NULL);
 }
 
+/* The fused path quantizes a strip of rows into a buffer and writes it
+ * transposed at once, so the untransposed codes of a big weight never
+ * exist in full. A strip holds at least 16 MiB of input (what lets a
+ * kernel call go to CUDA under --device auto) in whole 64-row tiles. */
+#define STRIP_BYTES (16u << 20)
+#define STRIP_ALIGN 64
+
+static int64_t strip_rows(int64_t rows, int64_t row_bytes)
+{
+	int64_t n = ((int64_t)STRIP_BYTES + row_bytes - 1) / row_bytes;
+
+	n = (n + STRIP_ALIGN - 1) / STRIP_ALIGN * STRIP_ALIGN;
+	return n < rows ? n : rows;
+}
+
+/* Q's scales over the rows r0 .. r0 + h of an [R, C] weight. */
+static void strip_layout(const struct cand *c, int64_t r0, int64_t h,
+			 qk_qlayout *lay, const float **scales)
+{
+	int64_t cols = c->w->dims[1];
+
+	*lay = c->lay;
+	*scales = c->scales;
+	if (lay->mode == QK_SCALE_TENSOR) {
+		lay->outer = lay->inner = 1;
+		lay->axis = (size_t)(h * cols);
+	} else if (c->axis == 0) {
+		lay->outer = 1;
+		lay->axis = (size_t)h;
+		lay->inner = (size_t)cols;
+		*scales += r0;
+	} else {
+		lay->outer = (size_t)h;
+	}
+}
+
+static int quantize_transposed(struct fp8mha_cfg *cfg, struct cand *c,
+			       const struct fp8mha_pt *pt, qir_tensor **out)
+{
+	qir_error err = { 0 };
+	int64_t rows = c->w->dims[0], cols = c->w->dims[1], r0, h, strip;
+	size_t es = (size_t)qir_dtype_bits(c->w->dtype) / 8;
+	int sat = (int)qir_node_attr_int(c->q, "saturate", 1);
+	char name[512];
+	qir_tensor *t;
+	const uint8_t *src;
+	uint8_t *dst, *buf;
+	int rc = 0;
+
+	snprintf(name, sizeof(name), "%s_fp8_T", c->q->inputs[0]->name);
+	t = qir_tensor_new(name, c->fp8, 2, pt->dims, &err);
+	src = t ? qir_tensor_data(c->w, &err) : NULL;
+	dst = src ? qir_tensor_mutable_data(t, &err) : NULL;
+	strip = strip_rows(rows, cols * (int64_t)es);
+	buf = dst ? malloc((size_t)(strip * cols)) : NULL;
+	if (!buf) {
+		qir_tensor_free(t);
+		return fp8mha_fail(cfg, c->dq, &err);
+	}
+	for (r0 = 0; r0 < rows && !rc; r0 += strip) {
+		qk_qlayout lay;
+		const float *sc;
+
+		h = rows - r0 < strip ? rows - r0 : strip;
+		strip_layout(c, r0, h, &lay, &sc);
+		rc = qk_fp8_quantize(cfg->qk, c->fp8, buf, c->w->dtype,
+				     src + (size_t)(r0 * cols) * es, sc, &lay,
+				     sat);
+		if (!rc)
+			fp8mha_transpose_rows(buf, dst + r0, h, cols, rows);
+	}
+	free(buf);
+	if (rc) {
+		qir_tensor_free(t);
+		qopt_error(cfg->ctx, "FP8 quantization of weight '%s' failed: %s",
+			   c->q->inputs[0]->name, qk_strerror(rc));
+		return -1;
+	}
+	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
+	*out = t;
+	return 0;
+}
+
+/* 1 compressed, 2 compressed and stored transposed, 0 gated off, -1. */
 static int compress(struct fp8mha_cfg *cfg, struct cand *c)
 {
 	qir_value *w = c->q->inputs[0], *scale = c->q->inputs[1];
 	qir_value *zp = c->q->ninputs >= 3 ? c->q->inputs[2] : NULL;
-	qir_value *codes;
+	qir_value *codes = NULL;
+	qir_tensor *nt = NULL;
+	struct fp8mha_pt pt;
 	qir_error err = { 0 };
-	uint64_t before = c->w->nbytes;
+	uint64_t before = c->w->nbytes, after;
+	int fused;
 
+	fused = fp8mha_pretranspose_plan(cfg, c->dq, w, c->w, &pt);
 	if (!qopt_may_rewrite(cfg->ctx, "store weight '%s' as %s for '%s'",
 			      w->name, qir_dtype_name(c->fp8), c->dq->name))
 		return 0;
-	if (quantize(cfg, c, &codes))
-		return -1;
-	if (qir_node_set_input(c->dq, 0, codes) ||
-	    qir_node_erase(c->q, &err))
+	fused = fused && fp8mha_pretranspose_gate(cfg, &pt);
+	if (fused) {
+		if (quantize_transposed(cfg, c, &pt, &nt))
+			return -1;
+		after = nt->nbytes;
+		if (fp8mha_pretranspose_finish(cfg, &pt, nt) < 0)
+			return -1;
+	} else {
+		if (quantize(cfg, c, &codes))
+			return -1;
+		after = codes->init->nbytes;
+		if (qir_node_set_input(c->dq, 0, codes))
+			return fp8mha_fail(cfg, c->dq, NULL);
+	}
+	if (qir_node_erase(c->q, &err))
 		return fp8mha_fail(cfg, c->dq, &err);
 	fp8mha_erase_unused(w);
 	fp8mha_erase_unused(scale);
 	fp8mha_erase_unused(zp);
 	qopt_stat_add(cfg->ctx, "weights compressed", 1);
 	qopt_stat_add(cfg->ctx, "weight bytes before", (int64_t)before);
-	qopt_stat_add(cfg->ctx, "weight bytes after",
-		      (int64_t)codes->init->nbytes);
-	return 1;
+	qopt_stat_add(cfg->ctx, "weight bytes after", (int64_t)after);
+	return fused ? 2 : 1;
 }
 
 static void read_ahead(qir_node *dq)
@@ -232,12 +332,14 @@ int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed)
 			if (!cfg->compress_weights)
 				fp8mha_skip(cfg, dqs[i], "weights skipped",
 					    "compress_weights = no");
-			else if ((rc = compress(cfg, &c)) > 0) {
+			else if ((rc = compress(cfg, &c)) == 1) {
 				*changed = 1;
 				rc = fp8mha_pretranspose_dq(cfg, dqs[i]);
 				/* Left as it is: its bytes leave the heap now. */
 				if (!rc)
 					spill(cfg, dqs[i]->inputs[0]->init);
+			} else if (rc == 2) {
+				*changed = 1;	/* stored transposed, spilled */
 			}
 		}
 		cand_free(&c);

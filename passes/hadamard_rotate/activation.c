@@ -113,10 +113,11 @@ static qir_value *transpose(qir_node *before, const char *hint, qir_value *v)
 	return out;
 }
 
-qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t)
+qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t,
+				qir_value *x, qir_node *before)
 {
-	qir_value *x = t->act, *y, *ha = NULL, *hc, *s1, *s2;
-	qir_graph *g = t->node->graph;
+	qir_value *y, *ha = NULL, *hc, *s1, *s2;
+	qir_graph *g = before->graph;
 	int dt = t->w->dtype;
 	size_t b = t->block, a = 1, c;
 	char key[600], hint[512];
@@ -144,23 +145,23 @@ qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t)
 	tail[1] = (int64_t)(a > 1 ? a : c);
 	tail[2] = (int64_t)(a > 1 ? c : 1);
 	s1 = shape_const(cfg, g, tail, 3);
-	s2 = op2(t->node, "Shape", hint, x, NULL);
+	s2 = op2(before, "Shape", hint, x, NULL);
 	if (!s1 || !s2)
 		goto oom;
-	y = op2(t->node, "Reshape", hint, x, s1);
+	y = op2(before, "Reshape", hint, x, s1);
 	if (y && a > 1)
-		y = transpose(t->node, hint, y);
-	y = y ? op2(t->node, "MatMul", hint, hc, y) : NULL;
+		y = transpose(before, hint, y);
+	y = y ? op2(before, "MatMul", hint, hc, y) : NULL;
 	if (y && a > 1) {
-		y = transpose(t->node, hint, y);
-		y = y ? op2(t->node, "MatMul", hint, ha, y) : NULL;
+		y = transpose(before, hint, y);
+		y = y ? op2(before, "MatMul", hint, ha, y) : NULL;
 	}
-	y = y ? op2(t->node, "Reshape", hint, y, s2) : NULL;
+	y = y ? op2(before, "Reshape", hint, y, s2) : NULL;
 	if (!y || hr_memo_put(&cfg->memo, key, y))
 		goto oom;
 	return y;
 oom:
 	qopt_error(cfg->ctx, "node '%s': out of memory adding the activation "
-		   "rotation", t->node->name);
+		   "rotation", before->name);
 	return NULL;
 }

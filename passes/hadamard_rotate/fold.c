@@ -8,7 +8,10 @@
  * of V. Only when every consumer of every value on the way is
  * accounted for: x feeds only targets rotated with the same block, V
  * only the P @ V MatMul. Never across anything else (a nonlinearity, a
- * norm gain, a residual): those keep the online rotation.
+ * norm gain, a residual): those keep the online rotation. Layout
+ * nodes on the way (Identity, Transpose keeping the last axis, Reshape
+ * between last dims that are multiples of the block, as in multi-head
+ * attention's head split and merge) keep the blocks intact.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,23 +65,64 @@ static int bias_ok(qir_value *v, int64_t k)
 	return c && is_float_t(c) && c->rank >= 1 && c->dims[c->rank - 1] == k;
 }
 
-/* Where x's rotation can go, or a reason in why. */
-static int find_site(qir_value *x, int64_t k, struct fold_site *s,
-		     char *why, size_t len, int depth)
+/* Last dimension of v from its declared shape, or -1. */
+static int64_t last_dim(const qir_value *v)
+{
+	return v->rank >= 1 ? v->dims[v->rank - 1].value : -1;
+}
+
+/* A layout node that keeps blocks of b along the last axis intact:
+ * Identity, Transpose leaving the last axis last, Reshape whose input
+ * and output last dims are both multiples of b (row-major order keeps
+ * every aligned run of b elements together). Its input, or NULL. */
+static qir_value *through_layout(qir_node *p, size_t b, int64_t k)
+{
+	qir_value *in = p->ninputs ? p->inputs[0] : NULL;
+	qir_attr *perm;
+	int64_t kin;
+
+	if (!in || !only_use(in, p) || const_of(in))
+		return NULL;
+	if (std_op(p, "Identity"))
+		return in;
+	if (std_op(p, "Transpose")) {
+		perm = qir_node_attr(p, "perm");
+		return perm && perm->n >= 1 &&
+		       perm->ints[perm->n - 1] == (int64_t)perm->n - 1 ? in : NULL;
+	}
+	if (std_op(p, "Reshape")) {
+		kin = last_dim(in);
+		return kin > 0 && kin % (int64_t)b == 0 &&
+		       k % (int64_t)b == 0 ? in : NULL;
+	}
+	return NULL;
+}
+
+/* Where x's rotation (last axis, blocks of b, x's last dim k) can go,
+ * or a reason in why. */
+static int find_site(qir_value *x, int64_t k, size_t b, struct fold_site *s,
+		     char *why, size_t len, int pv_done)
 {
 	qir_node *p = x->producer;
+	qir_value *in;
 	qir_tensor *w;
+	int hops = 0;
 
 	memset(s, 0, sizeof(*s));
+	while (p && hops++ < 8 && (in = through_layout(p, b, k)) != NULL) {
+		k = last_dim(in) > 0 ? last_dim(in) : k;
+		x = in;
+		p = x->producer;
+	}
 	if (!p) {
 		snprintf(why, len, "'%s' has no producer", x->name);
 		return 0;
 	}
 	if (std_op(p, "Add") && p->ninputs == 2) {
-		int b = const_of(p->inputs[1]) ? 1 : 0;
-		qir_value *m = p->inputs[1 - b];
+		int bs = const_of(p->inputs[1]) ? 1 : 0;
+		qir_value *m = p->inputs[1 - bs];
 
-		if (!bias_ok(p->inputs[b], k) || !m || !m->producer ||
+		if (!bias_ok(p->inputs[bs], k) || !m || !m->producer ||
 		    !std_op(m->producer, "MatMul") || !only_use(m, p)) {
 			snprintf(why, len, "'%s' comes from Add '%s', not a "
 				 "MatMul plus a [.., %lld] constant bias",
@@ -86,22 +130,23 @@ static int find_site(qir_value *x, int64_t k, struct fold_site *s,
 			return 0;
 		}
 		s->bias_add = p;
-		s->bias_slot = b;
+		s->bias_slot = bs;
 		p = m->producer;
 	}
 	if (!std_op(p, "MatMul") && !std_op(p, "Gemm")) {
 		snprintf(why, len, "'%s' comes from %s '%s' (not linear "
-			 "along K)", x->name, p->op_type, p->name);
+			 "along K, or a layout that splits blocks of %zu)",
+			 x->name, p->op_type, p->name, b);
 		return 0;
 	}
 	w = p->ninputs >= 2 ? const_of(p->inputs[1]) : NULL;
-	if (!w && std_op(p, "MatMul") && !s->bias_add && depth == 0 &&
+	if (!w && std_op(p, "MatMul") && !s->bias_add && !pv_done &&
 	    p->inputs[1] && !const_of(p->inputs[0]) &&
 	    only_use(p->inputs[1], p))
-		/* P @ V: the rotation of V's columns passes through */
-		return find_site(p->inputs[1], k, s, why, len, 1);
+		/* P @ V: (P V) R = P (V R), V's last axis is x's */
+		return find_site(p->inputs[1], k, b, s, why, len, 1);
 	if (!w || !is_float_t(w) || out_axis(p, w) < 0 ||
-	    w->dims[out_axis(p, w)] != k) {
+	    w->dims[out_axis(p, w)] != k || k % (int64_t)b) {
 		snprintf(why, len, "producer %s '%s' has no constant float "
 			 "weight with %lld output columns", p->op_type,
 			 p->name, (long long)k);
@@ -116,12 +161,9 @@ static int find_site(qir_value *x, int64_t k, struct fold_site *s,
 	return 1;
 }
 
-/* Every consumer of x is a target rotated with t's block. */
-static int consumers_agree(struct hr_cfg *cfg, struct hr_target *t,
-			   char *why, size_t len)
+int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
+		       char *why, size_t len)
 {
-	qir_value *x = t->act;
-
 	if (x->is_output) {
 		snprintf(why, len, "'%s' is a graph output", x->name);
 		return 0;
@@ -175,6 +217,7 @@ static int rotate_input(struct hr_cfg *cfg, qir_node *n, int slot, int axis,
 		qir_tensor_free(c);
 		return -1;
 	}
+	hr_spill(cfg, c);
 	if (qir_node_set_input(n, (size_t)slot, nv))
 		return -1;
 	/* A failed removal only leaves a dead initializer behind. */
@@ -190,8 +233,8 @@ int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len)
 	char key[600];
 	qir_tensor *w;
 
-	if (!consumers_agree(cfg, t, why, len) ||
-	    !find_site(t->act, t->k, &s, why, len, 0))
+	if (!hr_consumers_agree(cfg, t, t->act, why, len) ||
+	    !find_site(t->act, t->k, t->block, &s, why, len, 0))
 		return 0;
 	w = qir_value_const(s.mm->inputs[1]);
 	if (rotate_input(cfg, s.mm, 1, out_axis(s.mm, w), t->block) ||

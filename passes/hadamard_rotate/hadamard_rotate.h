@@ -37,6 +37,7 @@ struct hr_cfg {
 	qk_ctx *qk;
 	const char *const *include, *const *exclude, *const *op_types;
 	size_t ninclude, nexclude, nop_types;
+	uint64_t *include_hits, *exclude_hits; /* per glob (owned) */
 	int64_t min_size, block;
 	int quantizer;
 	int fold;		/* fold = yes */
@@ -44,9 +45,10 @@ struct hr_cfg {
 	char *record;		/* entries this run adds (owned) */
 	size_t record_len;
 	struct hr_memo memo;
-	/* totals over weights the quantizer judged (relative L2 error
-	 * squared, weighted by the weight's squared norm) */
-	double q_err_plain, q_err_rot, q_norm;
+	int spill_failed;	/* warned once; results stay in memory */
+	/* over weights the quantizer judged: sums of squared errors
+	 * unrotated and as finally stored, and of squared norms */
+	double q_sum_plain, q_sum_rot, q_norm;
 };
 
 /* One MatMul/Gemm the pass may rotate. */
@@ -59,6 +61,11 @@ struct hr_target {
 	int kaxis;		/* K's axis in w */
 	int64_t k;
 	size_t block;
+	qir_node *quant;	/* A = DQ(Q(x)): the QuantizeLinear whose input
+				 * gets the rotation, else NULL */
+	int judged;		/* the quantizer computed q_e0, q_e1 */
+	double q_e0, q_e1, q_nn;	/* squared errors unrotated, rotated;
+					 * squared norm */
 	const char *skip;	/* counter when skipped */
 	char why[256];
 };
@@ -67,8 +74,10 @@ struct hr_target {
  * -1 = error (reported). Frees nothing; hr_target_release does. */
 int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t);
 void hr_target_release(struct hr_target *t);
+/* 1 when a glob matches a or b; every matching glob counts a hit in
+ * hits (may be NULL). */
 int hr_match(const char *const *globs, size_t n, const char *a,
-	     const char *b);
+	     const char *b, uint64_t *hits);
 
 /* once.c: exactly-once bookkeeping. */
 int hr_recorded(const struct hr_cfg *cfg, const char *weight);
@@ -87,14 +96,24 @@ qir_value *hr_rotate_weight(struct hr_cfg *cfg, struct hr_target *t);
 /* Element layout [outer, K, inner] of t->w around t->kaxis. */
 void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner);
 
-/* activation.c: x R in standard ops, before t->node; the rotated value
- * (shared between targets reading the same activation), or NULL. */
-qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t);
+/* activation.c: x R in standard ops (x of t's type, K columns), placed
+ * before node `before`; the rotated value (shared between targets
+ * reading the same x with the same block), or NULL (reported). */
+qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t,
+				qir_value *x, qir_node *before);
 
 /* fold.c: folds t's activation rotation into the producer of t->act
  * (1: done, why names the producer; 0: not possible, why says why;
  * -1: error, reported). */
 int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len);
+/* 1 when every consumer of x but t->node is a target rotated with t's
+ * block and x is no graph output; else 0 with why. */
+int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
+		       char *why, size_t len);
+
+/* Moves a rotated tensor's bytes to the spill file (big models keep
+ * their resident set near one weight); a failure only warns, once. */
+void hr_spill(struct hr_cfg *cfg, qir_tensor *t);
 
 /* quantizer.c: decides whether rotating t->w lowers its reconstruction
  * error in cfg->quantizer's format: 1 rotate, 0 leave (t->why says the

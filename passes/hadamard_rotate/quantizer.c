@@ -61,7 +61,7 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 	size_t outer, inner, n = qir_tensor_numel(t->w);
 	const void *src;
 	qir_error err = { 0 };
-	double e0, e1, nn, r0, r1;
+	double e0, e1, nn, r0, r1, r1n;
 	float *x = NULL;
 	int rc;
 
@@ -88,7 +88,7 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 		rc = qk_hadamard(cfg->qk, QIR_FLOAT, x, outer, (size_t)t->k,
 				 inner, t->block);
 	if (!rc)
-		rc = fq_error(cfg, x, outer, (size_t)t->k, inner, &e1, &r1);
+		rc = fq_error(cfg, x, outer, (size_t)t->k, inner, &e1, &r1n);
 	free(x);
 	if (rc) {
 		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
@@ -97,21 +97,18 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 	}
 	r0 = nn > 0 ? sqrt(e0 / nn) : 0;
 	r1 = nn > 0 ? sqrt(e1 / nn) : 0;
-	cfg->q_norm += nn;
-	cfg->q_err_plain = sqrt((cfg->q_err_plain * cfg->q_err_plain *
-				 (cfg->q_norm - nn) + e0) / cfg->q_norm);
+	t->judged = 1;
+	t->q_e0 = e0;
+	t->q_e1 = e1;
+	t->q_nn = nn;
 	qopt_stat_add(cfg->ctx, "weights judged by the quantizer", 1);
 	if (r1 < r0) {
-		cfg->q_err_rot = sqrt((cfg->q_err_rot * cfg->q_err_rot *
-				       (cfg->q_norm - nn) + e1) / cfg->q_norm);
 		qopt_info(cfg->ctx, "weight '%s': %s relative error %.4g "
 			  "unrotated, %.4g rotated (block %zu): rotating",
 			  t->wv->name, cfg->quantizer == HR_Q_NVFP4 ? "NVFP4" :
 			  "FP8", r0, r1, t->block);
 		return 1;
 	}
-	cfg->q_err_rot = sqrt((cfg->q_err_rot * cfg->q_err_rot *
-			       (cfg->q_norm - nn) + e0) / cfg->q_norm);
 	t->skip = "skipped (rotation would not help)";
 	snprintf(t->why, sizeof(t->why), "%s relative error %.4g unrotated, "
 		 "%.4g rotated (block %zu)", cfg->quantizer == HR_Q_NVFP4 ?

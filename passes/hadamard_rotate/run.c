@@ -4,6 +4,7 @@
  * target (weight offline, activation online), the exactly-once record
  * and the report.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,12 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 			return -1;
 		}
 	}
+	cfg->include_hits = calloc(cfg->ninclude + 1, sizeof(uint64_t));
+	cfg->exclude_hits = calloc(cfg->nexclude + 1, sizeof(uint64_t));
+	if (!cfg->include_hits || !cfg->exclude_hits) {
+		qopt_error(ctx, "out of memory");
+		return -1;
+	}
 	cfg->min_size = qopt_opt_int(ctx, "min_size");
 	cfg->fold = qopt_opt_bool(ctx, "fold");
 	cfg->block = qopt_opt_int(ctx, "block_size");
@@ -70,6 +77,32 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	return 0;
 }
 
+/* Globs the pipeline set that matched nothing: a warning (an error
+ * under --strict), so that a misspelt name does not pass silently. */
+static int unmatched_globs(struct hr_cfg *cfg)
+{
+	static const char *const opt[2] = { "include", "exclude" };
+	const char *const *g[2] = { cfg->include, cfg->exclude };
+	const uint64_t *hits[2] = { cfg->include_hits, cfg->exclude_hits };
+	size_t n[2] = { cfg->ninclude, cfg->nexclude };
+	int bad = 0;
+
+	for (int k = 0; k < 2; k++) {
+		if (!qopt_opt_is_set(cfg->ctx, opt[k]))
+			continue;
+		for (size_t i = 0; i < n[k]; i++) {
+			if (hits[k][i])
+				continue;
+			qopt_log(cfg->ctx, qopt_strict(cfg->ctx) ?
+				 QOPT_LOG_ERROR : QOPT_LOG_WARN,
+				 "%s glob '%s' matched no MatMul/Gemm node or "
+				 "weight name", opt[k], g[k][i]);
+			bad = 1;
+		}
+	}
+	return bad && qopt_strict(cfg->ctx) ? -1 : 0;
+}
+
 /* A skip: info (debug for the plain not-selected ones); under --strict
  * a target whose K cannot take the block is an error. */
 static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
@@ -90,6 +123,41 @@ static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
 	return 0;
 }
 
+/* A = DQ(Q(x)): x R goes in front of the Q, shared by every consumer of
+ * the DQ (all of them must be rotated alike). */
+static qir_value *before_quant(struct hr_cfg *cfg, struct hr_target *t,
+			       char *how, size_t len)
+{
+	char key[600], why[200];
+	qir_value *xr;
+
+	if (cfg->quantizer != HR_Q_NONE && t->act->nuses > 1)
+		snprintf(why, sizeof(why), "'%s' has other readers and the "
+			 "quantizer may leave them unrotated", t->act->name);
+	if ((cfg->quantizer != HR_Q_NONE && t->act->nuses > 1) ||
+	    !hr_consumers_agree(cfg, t, t->act, why, sizeof(why))) {
+		t->skip = "skipped (quantized activation)";
+		snprintf(t->why, sizeof(t->why), "%s", why);
+		return NULL;
+	}
+	xr = hr_rotate_activation(cfg, t, t->quant->inputs[0], t->quant);
+	if (!xr)
+		return NULL;
+	if (qir_node_set_input(t->quant, 0, xr)) {
+		qopt_error(cfg->ctx, "out of memory");
+		return NULL;
+	}
+	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
+	if (hr_memo_put(&cfg->memo, key, t->act)) {
+		qopt_error(cfg->ctx, "out of memory");
+		return NULL;
+	}
+	qopt_stat_add(cfg->ctx, "rotations online", 1);
+	snprintf(how, len, "rotated online before QuantizeLinear '%s'",
+		 t->quant->name);
+	return t->act;
+}
+
 /* t's activation, rotated: already (shared), folded into its producer,
  * or online; how says which. NULL on error (reported). */
 static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
@@ -105,6 +173,8 @@ static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
 		snprintf(how, len, "already rotated for another consumer");
 		return a;
 	}
+	if (t->quant)
+		return before_quant(cfg, t, how, len);
 	if (cfg->fold && cfg->quantizer == HR_Q_NONE) {
 		rc = hr_fold(cfg, t, why, sizeof(why));
 		if (rc < 0)
@@ -120,7 +190,7 @@ static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
 	}
 	qopt_stat_add(cfg->ctx, "rotations online", 1);
 	snprintf(how, len, "rotated online (not folded: %s)", why);
-	return hr_rotate_activation(cfg, t);
+	return hr_rotate_activation(cfg, t, t->act, t->node);
 }
 
 static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
@@ -138,6 +208,8 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 		return report_skip(cfg, t);
 	}
 	a = activation(cfg, t, how, sizeof(how));
+	if (!a && t->skip)
+		return report_skip(cfg, t);
 	w = a ? hr_rotate_weight(cfg, t) : NULL;
 	if (!w)
 		return -1;
@@ -176,6 +248,12 @@ static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
 		rc = rotate(cfg, &t, changed);
 	else if (rc == 0 && t.skip)
 		rc = report_skip(cfg, &t);
+	if (rc == 0 && t.judged) {
+		/* what is finally stored: rotated unless skipped */
+		cfg->q_sum_plain += t.q_e0;
+		cfg->q_sum_rot += t.skip ? t.q_e0 : t.q_e1;
+		cfg->q_norm += t.q_nn;
+	}
 	hr_target_release(&t);
 	return rc;
 }
@@ -189,7 +267,7 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 
 	*changed = 0;
 	if (cfg_init(&cfg, ctx, m))
-		return -1;
+		goto out;
 	for (n = m->graph->first; n; n = next) {
 		next = n->next;
 		if (one(&cfg, n, changed))
@@ -200,13 +278,24 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_error(ctx, "%s", err.code ? err.msg : "out of memory");
 		goto out;
 	}
-	if (cfg.quantizer != HR_Q_NONE && cfg.q_norm > 0)
+	if (cfg.quantizer != HR_Q_NONE && cfg.q_norm > 0) {
+		double plain = sqrt(cfg.q_sum_plain / cfg.q_norm);
+		double rot = sqrt(cfg.q_sum_rot / cfg.q_norm);
+
 		qopt_info(ctx, "%s reconstruction error over the judged "
-			  "weights: %.4g unrotated, %.4g with the chosen "
-			  "rotations", cfg.quantizer == HR_Q_NVFP4 ? "NVFP4" :
-			  "FP8", cfg.q_err_plain, cfg.q_err_rot);
-	rc = 0;
+			  "weights: %.4g unrotated, %.4g as stored",
+			  cfg.quantizer == HR_Q_NVFP4 ? "NVFP4" : "FP8", plain,
+			  rot);
+		/* counters are integers: parts per million */
+		qopt_stat_add(ctx, "ppm total error unrotated",
+			      (int64_t)(plain * 1e6 + 0.5));
+		qopt_stat_add(ctx, "ppm total error as rotated",
+			      (int64_t)(rot * 1e6 + 0.5));
+	}
+	rc = unmatched_globs(&cfg);
 out:
+	free(cfg.include_hits);
+	free(cfg.exclude_hits);
 	hr_memo_free(&cfg.memo);
 	free(cfg.record);
 	return rc;

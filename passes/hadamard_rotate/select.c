@@ -26,13 +26,20 @@ static int skip(struct hr_target *t, const char *counter, const char *fmt, ...)
 	return 0;
 }
 
-int hr_match(const char *const *globs, size_t n, const char *a, const char *b)
+int hr_match(const char *const *globs, size_t n, const char *a, const char *b,
+	     uint64_t *hits)
 {
+	int any = 0;
+
 	for (size_t i = 0; i < n; i++)
 		if ((a && !fnmatch(globs[i], a, 0)) ||
-		    (b && !fnmatch(globs[i], b, 0)))
-			return 1;
-	return 0;
+		    (b && !fnmatch(globs[i], b, 0))) {
+			any = 1;
+			if (!hits)
+				break;
+			hits[i]++;
+		}
+	return any;
 }
 
 void hr_target_release(struct hr_target *t)
@@ -117,6 +124,44 @@ static int pick_block(struct hr_cfg *cfg, struct hr_target *t)
 	return 0;
 }
 
+/* A per-tensor scale: a constant with one element. */
+static int per_tensor(qir_node *n)
+{
+	qir_tensor *s = n->ninputs >= 2 && n->inputs[1] ?
+				qir_value_const(n->inputs[1]) : NULL;
+
+	return s && qir_tensor_numel(s) == 1;
+}
+
+/* A = DequantizeLinear(QuantizeLinear(x)), both per tensor, the Q read
+ * only by that DQ: the rotation goes on x, before the Q (a per-tensor
+ * grid is the same for every channel, so rotating before it is what
+ * the rotated MatMul needs). 0 (t->quant set) or 1 with a skip. */
+static int qdq_ok(struct hr_target *t)
+{
+	qir_node *dq = t->act->producer, *q;
+	qir_value *qv = dq->ninputs ? dq->inputs[0] : NULL;
+	int dt;
+
+	q = qv ? qv->producer : NULL;
+	if (strcmp(dq->op_type, "DequantizeLinear") || !q || q->domain[0] ||
+	    strcmp(q->op_type, "QuantizeLinear") || !q->ninputs ||
+	    !q->inputs[0] || qv->nuses != 1 || qv->is_output ||
+	    !per_tensor(q) || !per_tensor(dq))
+		return skip(t, "skipped (quantized activation)", "A '%s' comes "
+			    "from %s '%s', not a per-tensor QuantizeLinear -> "
+			    "DequantizeLinear pair the rotation can precede",
+			    t->act->name, dq->op_type, dq->name), 1;
+	dt = qir_value_elem_type(q->inputs[0]);
+	if (dt != QIR_UNDEFINED && dt != t->w->dtype)
+		return skip(t, "skipped (type mismatch)", "the input of "
+			    "QuantizeLinear '%s' is %s, the weight %s", q->name,
+			    qir_dtype_name(dt) ? qir_dtype_name(dt) : "?",
+			    qir_dtype_name(t->w->dtype)), 1;
+	t->quant = q;
+	return 0;
+}
+
 static int act_ok(struct hr_target *t)
 {
 	qir_value *a = t->act;
@@ -133,16 +178,14 @@ static int act_ok(struct hr_target *t)
 			    qir_dtype_name(t->w->dtype)), 1;
 	if (a->rank >= 1 && a->dims[a->rank - 1].value >= 0 &&
 	    a->dims[a->rank - 1].value != t->k)
-		return skip(t, "skipped (activation shape unknown)",
+		return skip(t, "skipped (activation shape mismatch)",
 			    "A '%s' ends in %lld, K is %lld", a->name,
 			    (long long)a->dims[a->rank - 1].value,
 			    (long long)t->k), 1;
-	if (a->producer && (!strcmp(a->producer->op_type, "DequantizeLinear") ||
-			    !strcmp(a->producer->op_type, "QuantizeLinear")))
-		return skip(t, "skipped (quantized activation)",
-			    "A '%s' comes from %s '%s' (the rotation belongs "
-			    "before its Q/DQ, not done yet)", a->name,
-			    a->producer->op_type, a->producer->name), 1;
+	if (a->producer && !a->producer->domain[0] &&
+	    (!strcmp(a->producer->op_type, "DequantizeLinear") ||
+	     !strcmp(a->producer->op_type, "QuantizeLinear")))
+		return qdq_ok(t);
 	return 0;
 }
 
@@ -160,13 +203,15 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 	t->act = n->inputs[0];
 	t->wv = n->inputs[1];
 	wname = t->wv->name;
-	if (!hr_match(cfg->op_types, cfg->nop_types, n->op_type, NULL))
+	if (!hr_match(cfg->op_types, cfg->nop_types, n->op_type, NULL, NULL))
 		return skip(t, "skipped (op type not selected)", "%s",
 			    n->op_type);
-	if (!hr_match(cfg->include, cfg->ninclude, n->name, wname))
+	if (!hr_match(cfg->include, cfg->ninclude, n->name, wname,
+		      cfg->include_hits))
 		return skip(t, "skipped (not included)", "no include glob "
 			    "matches '%s' or '%s'", n->name, wname);
-	if (hr_match(cfg->exclude, cfg->nexclude, n->name, wname))
+	if (hr_match(cfg->exclude, cfg->nexclude, n->name, wname,
+		     cfg->exclude_hits))
 		return skip(t, "skipped (excluded)", "an exclude glob matches "
 			    "'%s' or '%s'", n->name, wname);
 	if (qir_value_const(t->act) && hr_is_sylvester(qir_value_const(t->act)))

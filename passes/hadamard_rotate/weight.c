@@ -58,6 +58,22 @@ static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 	return c;
 }
 
+/* Tensors below this stay in the heap: spilling them saves nothing. */
+#define HR_SPILL_MIN ((uint64_t)1 << 20)
+
+void hr_spill(struct hr_cfg *cfg, qir_tensor *t)
+{
+	qir_error err = { 0 };
+
+	if (cfg->spill_failed || t->nbytes < HR_SPILL_MIN)
+		return;
+	if (qir_tensor_spill(cfg->m, t, &err)) {
+		qopt_warn(cfg->ctx, "%s; rotated weights stay in memory until "
+			  "the model is saved", err.msg);
+		cfg->spill_failed = 1;
+	}
+}
+
 qir_value *hr_rotate_weight(struct hr_cfg *cfg, struct hr_target *t)
 {
 	char key[600], name[512];
@@ -80,6 +96,7 @@ qir_value *hr_rotate_weight(struct hr_cfg *cfg, struct hr_target *t)
 		qopt_error(cfg->ctx, "weight '%s': out of memory", old->name);
 		return NULL;
 	}
+	hr_spill(cfg, c);
 	if (hr_memo_put(&cfg->memo, key, v)) {
 		qopt_error(cfg->ctx, "out of memory");
 		return NULL;

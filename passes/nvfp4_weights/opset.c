@@ -1,6 +1,6 @@
 /*
  * passes/nvfp4_weights/opset.c - FLOAT4E2M1 DequantizeLinear needs
- * opset 23 and IR 11 (docs/formats.md). The pass raises both when the
+ * opset 23 and IR 11 (docs/numerics.md). The pass raises both when the
  * pipeline's opset policy allows it: [qopt] max_opset below 23 or
  * allow_upgrade = no forbid it (qopt_policy_*). Nothing else does: the
  * answer never depends on which other passes run or how they are set.

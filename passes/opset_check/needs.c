@@ -2,7 +2,7 @@
  * needs.c - what opset and IR version a model needs, and why: element
  * types, Q/DQ features, ops newer than the declared opset. Facts from
  * the ONNX QuantizeLinear/DequantizeLinear changelog and the IR version
- * table (shared/docs/formats.md).
+ * table (docs/numerics.md).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,0 +1,73 @@
+/*
+ * passes/fp8_mha/notes.c - skipped rewrites: a stats counter, a log line
+ * naming the node, and a note the attention report quotes; errors.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fp8mha.h"
+
+static void vnote(struct fp8mha_cfg *cfg, const qir_node *n,
+		  const char *fmt, va_list ap)
+{
+	struct fp8mha_note *nn;
+
+	if (cfg->nnotes == cfg->capnotes) {
+		size_t cap = cfg->capnotes ? 2 * cfg->capnotes : 16;
+
+		nn = realloc(cfg->notes, cap * sizeof(*nn));
+		if (!nn)
+			return;
+		cfg->notes = nn;
+		cfg->capnotes = cap;
+	}
+	nn = &cfg->notes[cfg->nnotes++];
+	nn->node = n;
+	vsnprintf(nn->why, sizeof(nn->why), fmt, ap);
+}
+
+void fp8mha_note(struct fp8mha_cfg *cfg, const qir_node *n,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(cfg, n, fmt, ap);
+	va_end(ap);
+}
+
+const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n)
+{
+	size_t i;
+
+	for (i = cfg->nnotes; i > 0; i--)
+		if (cfg->notes[i - 1].node == n)
+			return cfg->notes[i - 1].why;
+	return NULL;
+}
+
+void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
+		 const char *counter, const char *fmt, ...)
+{
+	char label[160], why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	qopt_stat_add(cfg->ctx, counter, 1);
+	qopt_info(cfg->ctx, "%s: %s: %s",
+		  qir_node_label(n, label, sizeof(label)), counter, why);
+	fp8mha_note(cfg, n, "%s: %s", counter, why);
+}
+
+int fp8mha_fail(struct fp8mha_cfg *cfg, const qir_node *n, const qir_error *e)
+{
+	char label[160];
+
+	qopt_error(cfg->ctx, "%s: %s", n ? qir_node_label(n, label,
+		   sizeof(label)) : "model", e && e->msg[0] ? e->msg :
+		   "out of memory");
+	return -1;
+}
