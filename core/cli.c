@@ -56,6 +56,8 @@ void cli_usage(FILE *f)
 "       qopt dump MODEL.onnx                    print the IR\n"
 "       qopt verify MODEL.onnx                  check a model\n"
 "       qopt bisect [OPTIONS] MODEL.onnx --test 'CMD {}' [-o DIR]\n"
+"       qopt calibrate MODEL.onnx --data DIR [-o CALIB.json] [--percentile P]\n"
+"                                               activation ranges for fp8-mha\n"
 "       qopt --list-passes | --help-pass NAME\n"
 "\n"
 "Pipeline:\n"

@@ -58,6 +58,8 @@ int cmd_run(struct pm_cli *c);
 int cmd_dump(struct pm_cli *c);
 int cmd_verify(struct pm_cli *c);
 int cmd_bisect(struct pm_cli *c);
+/* qopt calibrate ARGS (argv[0] is "calibrate"): exit status. */
+int cmd_calibrate(int argc, char **argv);
 int cmd_list_passes(const struct pm_registry *r);
 int cmd_help_pass(const struct pm_registry *r, const char *name);
 

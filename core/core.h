@@ -131,6 +131,9 @@ const char *pm_builtin_pass_dir(void);
  * tree's module (QOPT_CUDA_MODULE, unless the user set it), which is
  * how the library itself stays free of build-tree paths. */
 void pm_use_build_tree_modules(void);
+/* The build tree's top folder when this qopt runs uninstalled from it,
+ * else NULL. */
+const char *pm_build_tree(void);
 /* spec index of option name in pass, or -1. */
 int pm_pass_option_index(const struct pm_pass *p, const char *name);
 

@@ -29,6 +29,11 @@ void pm_use_build_tree_modules(void)
 		setenv("QOPT_CUDA_MODULE", QOPT_BUILD_CUDA_MODULE, 0);
 }
 
+const char *pm_build_tree(void)
+{
+	return in_build_tree() ? QOPT_BUILDDIR : NULL;
+}
+
 /* QOPT_PKGLIBDIR, QOPT_BUILDDIR and QOPT_BUILD_PASSDIR come from
  * Makefile.am. An uninstalled qopt (the libtool wrapper runs the real
  * binary from .libs/) must use the passes it was built with, never an

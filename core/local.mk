@@ -38,6 +38,7 @@ qopt_SOURCES += \
 	core/setup.c \
 	core/cmd-run.c \
 	core/cmd-model.c \
+	core/cmd-calibrate.c \
 	core/bisect.c \
 	core/outpath.h \
 	core/outpath.c

@@ -13,7 +13,11 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/pretranspose.c \
 	passes/fp8_mha/motion.c \
 	passes/fp8_mha/softmax.c \
-	passes/fp8_mha/report.c
+	passes/fp8_mha/report.c \
+	passes/fp8_mha/calib.h \
+	passes/fp8_mha/calib_file.c \
+	passes/fp8_mha/calib_place.c
 passes_fp8_mha_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_fp8_mha_la_LIBADD = $(PASS_LIBADD) -lm
 EXTRA_DIST += docs/fp8-mha.md
+EXTRA_DIST += docs/calibration.md

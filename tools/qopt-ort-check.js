@@ -19,8 +19,11 @@
 const fs = require('fs');
 const path = require('path');
 
+// Who is speaking in messages (qopt-calibrate-ort borrows these readers).
+let me = 'qopt-ort-check';
+
 function die(msg) {
-	process.stderr.write(`qopt-ort-check: ${msg}\n`);
+	process.stderr.write(`${me}: ${msg}\n`);
 	process.exit(2);
 }
 
@@ -395,4 +398,9 @@ async function main() {
 	process.exit(bad);
 }
 
-main().catch((e) => die(e.stack || String(e)));
+// Run as a program, or required for its readers (qopt-calibrate-ort).
+if (require.main === module)
+	main().catch((e) => die(e.stack || String(e)));
+else
+	module.exports = { loadOrt, readTensorProto, randomTensor, mulberry32,
+		asNumbers, TYPES, setName: (n) => { me = n; } };

@@ -38,6 +38,10 @@ struct fp8mha_cfg {
 	int spill_failed;
 	int found;		/* anything the pass applies to was seen */
 	int typed;
+	/* Softmax nodes of attention the calibrated placement left in
+	 * float (head size): rewrite 4 leaves them too. Owned. */
+	const qir_node **calib_left;
+	size_t ncalib_left;
 	struct fp8mha_note *notes;	/* owned */
 	size_t nnotes, capnotes;
 };
@@ -149,5 +153,9 @@ int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed);
 
 /* report.c (the attention report); sets *blocks and *fusible. */
 int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible);
+/* report.c: BMM1 and BMM2 of the attention block around a Softmax, as
+ * the report finds them; NULL when it is not one. */
+qir_node *fp8mha_attn_bmm1(qir_node *softmax);
+qir_node *fp8mha_attn_bmm2(qir_node *softmax);
 
 #endif

@@ -4,6 +4,8 @@
  */
 #include "fp8mha.h"
 
+static const char *const fp8mha_calib_ops[] = { "MatMul", "Gemm", NULL };
+
 static const qopt_option_spec fp8mha_opts[] = {
 	{ .name = "convert_custom_ops", .type = QOPT_OPT_BOOL, .default_value = "yes",
 	  .help = "trt::TRT_FP8QuantizeLinear/DequantizeLinear -> standard Q/DQ with "
@@ -21,6 +23,21 @@ static const qopt_option_spec fp8mha_opts[] = {
 	{ .name = "softmax_qdq", .type = QOPT_OPT_BOOL, .default_value = "yes",
 	  .help = "Q/DQ (scale 1/448, FLOAT8E4M3FN) after each Softmax feeding only "
 	  "MatMul (adds quantization)" },
+	{ .name = "calibration", .type = QOPT_OPT_STRING,
+	  .help = "a JSON file from `qopt calibrate` for this model: Q/DQ "
+	  "(scale amax/448) on the inputs of the selected MatMul/Gemm of a "
+	  "plain model, FP8 weights; refused when made for another model" },
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
+	  .help = "calibration: globs over MatMul/Gemm node or output names" },
+	{ .name = "exclude", .type = QOPT_OPT_LIST,
+	  .help = "calibration: globs over the same names to leave in float "
+	  "(wins over include)" },
+	{ .name = "op_types", .type = QOPT_OPT_LIST,
+	  .default_value = "MatMul,Gemm", .choices = fp8mha_calib_ops,
+	  .help = "calibration: the operators whose inputs get Q/DQ" },
+	{ .name = "weight_axis", .type = QOPT_OPT_BOOL, .default_value = "no",
+	  .help = "calibration: per-output-channel weight scales (else per "
+	  "tensor)" },
 	{ 0 }
 };
 

@@ -261,3 +261,17 @@ int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 	free(sms);
 	return 0;
 }
+
+/* The block finder for calibrated placement (calib_place.c), which
+ * must leave out the same blocks the report judges. */
+qir_node *fp8mha_attn_bmm1(qir_node *softmax)
+{
+	return softmax->ninputs ? back_to_bmm1(softmax->inputs[0],
+					       FP8MHA_MAX_HOPS) : NULL;
+}
+
+qir_node *fp8mha_attn_bmm2(qir_node *softmax)
+{
+	return softmax->noutputs && softmax->outputs[0] ?
+		forward_to_bmm2(softmax->outputs[0], FP8MHA_MAX_HOPS) : NULL;
+}

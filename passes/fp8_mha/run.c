@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp8mha.h"
+#include "calib.h"
 
 int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
@@ -33,7 +33,8 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_error(ctx, "no kernel context");
 		return -1;
 	}
-	if (fp8mha_convert_custom_ops(&cfg, changed) ||
+	if (fp8mha_calib_place(&cfg, changed) ||
+	    fp8mha_convert_custom_ops(&cfg, changed) ||
 	    fp8mha_type_qdq(&cfg, changed) ||
 	    fp8mha_compress_weights(&cfg, changed) ||
 	    fp8mha_pretranspose(&cfg, changed) ||
@@ -51,5 +52,6 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	rc = 0;
 out:
 	free(cfg.notes);
+	free(cfg.calib_left);
 	return rc;
 }

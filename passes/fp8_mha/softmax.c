@@ -100,6 +100,7 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 {
 	qir_value *out;
 	char why[256];
+	size_t i;
 	int dtype;
 
 	if (sm->ninputs < 1 || !sm->inputs[0] || sm->noutputs != 1 ||
@@ -117,6 +118,9 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 		return 0;
 	}
 	cfg->found = 1;
+	for (i = 0; i < cfg->ncalib_left; i++)
+		if (cfg->calib_left[i] == sm)
+			return 0;	/* said so in calib_place.c */
 	if (!fp8mha_is_float(dtype)) {
 		fp8mha_skip(cfg, sm, "Softmax Q/DQ skipped", "type %s is not "
 			    "FLOAT, FLOAT16 or BFLOAT16", dtype ?

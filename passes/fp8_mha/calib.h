@@ -1,0 +1,36 @@
+/*
+ * passes/fp8_mha/calib.h - calibrated Q/DQ placement (option
+ * `calibration = FILE`): the file written by `qopt calibrate` and the
+ * placement that uses it.
+ */
+#ifndef QOPT_PASSES_FP8MHA_CALIB_H
+#define QOPT_PASSES_FP8MHA_CALIB_H
+
+#include "fp8mha.h"
+
+struct fp8mha_calib_entry {
+	char *name;		/* owned */
+	double amax;		/* as written; checked when used */
+};
+
+/* A parsed calibration file. Owned by whoever loaded it. */
+struct fp8mha_calib {
+	char hash[32];		/* model_hash, lower-case hex */
+	struct fp8mha_calib_entry *e;	/* owned, sorted by name */
+	size_t n;
+};
+
+/* calib_file.c. Parses path (a JSON file from `qopt calibrate`); on
+ * failure -1 with why (the caller adds the file name). */
+int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
+		      char *why, size_t n);
+const struct fp8mha_calib_entry *
+fp8mha_calib_find(const struct fp8mha_calib *c, const char *name);
+void fp8mha_calib_free(struct fp8mha_calib *c);
+
+/* calib_place.c: runs first in the pass when `calibration` is set:
+ * checks the file's hash against the model as the pass received it,
+ * then places Q/DQ (weights as Q(W) -> DQ, compressed by rewrite 2). */
+int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed);
+
+#endif

@@ -1,0 +1,455 @@
+/*
+ * passes/fp8_mha/calib_file.c - reads the calibration JSON of `qopt
+ * calibrate`: {"model_hash": "<16 hex>", "tensors": {NAME: {"amax": X,
+ * ...}, ...}, ...}. Other members are skipped, so the file can carry
+ * what it was made from. A small strict JSON reader: the file is data
+ * from elsewhere, so every malformed byte is an error with its offset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <qopt/file.h>
+
+#include "calib.h"
+
+#define CALIB_MAX_BYTES (256u << 20)
+#define CALIB_MAX_DEPTH 64
+
+struct rd {
+	const char *s;
+	size_t i, n;
+	char *why;
+	size_t whyn;
+};
+
+static int bad(struct rd *r, const char *what)
+{
+	snprintf(r->why, r->whyn, "%s at byte %zu", what, r->i);
+	return -1;
+}
+
+static void ws(struct rd *r)
+{
+	while (r->i < r->n && (r->s[r->i] == ' ' || r->s[r->i] == '\t' ||
+			       r->s[r->i] == '\n' || r->s[r->i] == '\r'))
+		r->i++;
+}
+
+static int eat(struct rd *r, char c)
+{
+	ws(r);
+	if (r->i < r->n && r->s[r->i] == c) {
+		r->i++;
+		return 1;
+	}
+	return 0;
+}
+
+static int hex4(struct rd *r, unsigned *out)
+{
+	unsigned v = 0;
+	int k;
+
+	if (r->i + 4 > r->n)
+		return bad(r, "truncated \\u escape");
+	for (k = 0; k < 4; k++) {
+		char c = r->s[r->i++];
+
+		v <<= 4;
+		if (c >= '0' && c <= '9')
+			v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			v |= (unsigned)(c - 'A' + 10);
+		else
+			return bad(r, "bad \\u escape");
+	}
+	*out = v;
+	return 0;
+}
+
+static size_t utf8(char *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* A string; *out (malloc'd) when out is non-NULL. */
+static int string(struct rd *r, char **out)
+{
+	char *o = NULL;
+	size_t k = 0, start;
+	unsigned cp, lo;
+
+	ws(r);
+	if (r->i >= r->n || r->s[r->i] != '"')
+		return bad(r, "expected a string");
+	start = ++r->i;
+	/* Escapes only shrink the text: its raw length bounds the result. */
+	while (r->i < r->n && r->s[r->i] != '"')
+		r->i += r->s[r->i] == '\\' ? 2 : 1;
+	if (r->i >= r->n)
+		return bad(r, "unterminated string");
+	if (out && !(o = malloc(r->i - start + 1)))
+		return bad(r, "out of memory");
+	r->i = start;
+	while (r->s[r->i] != '"') {
+		char c = r->s[r->i++];
+
+		if ((unsigned char)c < 0x20) {
+			free(o);
+			return bad(r, "control character in a string");
+		}
+		if (c != '\\') {
+			if (o)
+				o[k++] = c;
+			continue;
+		}
+		c = r->s[r->i++];
+		switch (c) {
+		case '"': case '\\': case '/': break;
+		case 'b': c = '\b'; break;
+		case 'f': c = '\f'; break;
+		case 'n': c = '\n'; break;
+		case 'r': c = '\r'; break;
+		case 't': c = '\t'; break;
+		case 'u':
+			if (hex4(r, &cp))
+				goto fail;
+			if (cp >= 0xd800 && cp < 0xdc00 && r->i + 6 <= r->n &&
+			    r->s[r->i] == '\\' && r->s[r->i + 1] == 'u') {
+				r->i += 2;
+				if (hex4(r, &lo))
+					goto fail;
+				if (lo < 0xdc00 || lo > 0xdfff) {
+					bad(r, "bad surrogate pair");
+					goto fail;
+				}
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			} else if (cp >= 0xd800 && cp < 0xe000) {
+				bad(r, "lone surrogate");
+				goto fail;
+			}
+			if (!cp) {
+				bad(r, "NUL in a string");
+				goto fail;
+			}
+			if (o)
+				k += utf8(o + k, cp);
+			continue;
+		default:
+			bad(r, "bad escape");
+			goto fail;
+		}
+		if (o)
+			o[k++] = c;
+	}
+	r->i++;
+	if (o) {
+		o[k] = 0;
+		*out = o;
+	}
+	return 0;
+fail:
+	free(o);
+	return -1;
+}
+
+static int number(struct rd *r, double *out)
+{
+	char buf[64], *end;
+	size_t k = 0;
+
+	ws(r);
+	while (r->i < r->n && k + 1 < sizeof(buf) &&
+	       strchr("+-0123456789.eE", r->s[r->i]) && r->s[r->i])
+		buf[k++] = r->s[r->i++];
+	buf[k] = 0;
+	errno = 0;
+	*out = k ? strtod(buf, &end) : 0;
+	if (!k || *end || errno == ERANGE)
+		return bad(r, "expected a number");
+	return 0;
+}
+
+static int skip_value(struct rd *r, int depth);
+
+static int skip_container(struct rd *r, char close, int depth, int object)
+{
+	if (depth > CALIB_MAX_DEPTH)
+		return bad(r, "nesting too deep");
+	if (eat(r, close))
+		return 0;
+	do {
+		if (object && (string(r, NULL) || !eat(r, ':')))
+			return r->why[0] ? -1 : bad(r, "expected ':'");
+		if (skip_value(r, depth + 1))
+			return -1;
+	} while (eat(r, ','));
+	return eat(r, close) ? 0 : bad(r, "expected ',' or the end of a "
+				       "list or object");
+}
+
+static int skip_value(struct rd *r, int depth)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	double d;
+	int k;
+
+	ws(r);
+	if (r->i >= r->n)
+		return bad(r, "unexpected end");
+	if (r->s[r->i] == '"')
+		return string(r, NULL);
+	if (eat(r, '{'))
+		return skip_container(r, '}', depth, 1);
+	if (eat(r, '['))
+		return skip_container(r, ']', depth, 0);
+	for (k = 0; k < 3; k++) {
+		size_t l = strlen(words[k]);
+
+		if (r->n - r->i >= l && !memcmp(r->s + r->i, words[k], l)) {
+			r->i += l;
+			return 0;
+		}
+	}
+	return number(r, &d);
+}
+
+/* {"amax": X, ...}: X into *amax; *has = 0 when absent. */
+static int entry(struct rd *r, double *amax, int *has)
+{
+	char *key;
+
+	*has = 0;
+	if (!eat(r, '{'))
+		return bad(r, "expected an object for a tensor");
+	if (eat(r, '}'))
+		return 0;
+	do {
+		if (string(r, &key))
+			return -1;
+		if (!eat(r, ':')) {
+			free(key);
+			return bad(r, "expected ':'");
+		}
+		if (!strcmp(key, "amax")) {
+			free(key);
+			if (number(r, amax))
+				return -1;
+			*has = 1;
+		} else {
+			free(key);
+			if (skip_value(r, 2))
+				return -1;
+		}
+	} while (eat(r, ','));
+	return eat(r, '}') ? 0 : bad(r, "expected ',' or '}'");
+}
+
+static int tensors(struct rd *r, struct fp8mha_calib *c)
+{
+	struct fp8mha_calib_entry *grown;
+	size_t cap = 0;
+	char *name;
+	double amax;
+	int has;
+
+	if (!eat(r, '{'))
+		return bad(r, "\"tensors\" must be an object");
+	if (eat(r, '}'))
+		return 0;
+	do {
+		if (string(r, &name))
+			return -1;
+		if (!eat(r, ':') || entry(r, &amax, &has)) {
+			free(name);
+			return r->why[0] ? -1 : bad(r, "expected ':'");
+		}
+		if (!has) {
+			snprintf(r->why, r->whyn, "tensor '%s' has no \"amax\"",
+				 name);
+			free(name);
+			return -1;
+		}
+		if (c->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(c->e, cap * sizeof(*grown));
+			if (!grown) {
+				free(name);
+				return bad(r, "out of memory");
+			}
+			c->e = grown;
+		}
+		c->e[c->n].name = name;
+		c->e[c->n++].amax = amax;
+	} while (eat(r, ','));
+	return eat(r, '}') ? 0 : bad(r, "expected ',' or '}'");
+}
+
+static int top(struct rd *r, struct fp8mha_calib *c, int *seen_tensors)
+{
+	char *key, *hash;
+
+	if (!eat(r, '{'))
+		return bad(r, "expected a JSON object");
+	if (eat(r, '}'))
+		return 0;
+	do {
+		if (string(r, &key))
+			return -1;
+		if (!eat(r, ':')) {
+			free(key);
+			return bad(r, "expected ':'");
+		}
+		if (!strcmp(key, "tensors")) {
+			free(key);
+			*seen_tensors = 1;
+			if (tensors(r, c))
+				return -1;
+		} else if (!strcmp(key, "model_hash")) {
+			free(key);
+			if (string(r, &hash))
+				return -1;
+			snprintf(c->hash, sizeof(c->hash), "%s", hash);
+			free(hash);
+		} else {
+			free(key);
+			if (skip_value(r, 1))
+				return -1;
+		}
+	} while (eat(r, ','));
+	if (!eat(r, '}'))
+		return bad(r, "expected ',' or '}'");
+	ws(r);
+	return r->i == r->n ? 0 : bad(r, "text after the JSON object");
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct fp8mha_calib_entry *)a)->name,
+		      ((const struct fp8mha_calib_entry *)b)->name);
+}
+
+static char *slurp(const char *path, size_t *len, char *why, size_t n)
+{
+	struct stat st;
+	const char *kind = NULL;
+	char *buf;
+	size_t got = 0;
+	ssize_t k;
+	int fd = qir_open_regular(path, O_RDONLY, &st, &kind);
+
+	if (fd < 0) {
+		snprintf(why, n, "cannot open it: %s", kind ? kind :
+			 strerror(errno));
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > CALIB_MAX_BYTES) {
+		snprintf(why, n, "%lld bytes, more than a calibration file "
+			 "can be", (long long)st.st_size);
+		close(fd);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	while (buf && got < (size_t)st.st_size) {
+		k = read(fd, buf + got, (size_t)st.st_size - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	if (!buf || got != (size_t)st.st_size) {
+		snprintf(why, n, "cannot read it: %s", buf ? strerror(errno) :
+			 "out of memory");
+		free(buf);
+		return NULL;
+	}
+	buf[got] = 0;
+	*len = got;
+	return buf;
+}
+
+int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
+		      char *why, size_t n)
+{
+	struct fp8mha_calib *c = calloc(1, sizeof(*c));
+	struct rd r = { 0 };
+	int seen = 0;
+	size_t i;
+
+	*out = NULL;
+	why[0] = 0;
+	if (!c) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	r.s = slurp(path, &r.n, why, n);
+	r.why = why;
+	r.whyn = n;
+	if (!r.s || top(&r, c, &seen)) {
+		free((char *)r.s);
+		fp8mha_calib_free(c);
+		return -1;
+	}
+	free((char *)r.s);
+	if (!c->hash[0] || !seen) {
+		snprintf(why, n, "not a calibration file of qopt calibrate "
+			 "(no \"%s\")", seen ? "model_hash" : "tensors");
+		fp8mha_calib_free(c);
+		return -1;
+	}
+	qsort(c->e, c->n, sizeof(*c->e), by_name);
+	for (i = 1; i < c->n; i++)
+		if (!strcmp(c->e[i].name, c->e[i - 1].name)) {
+			snprintf(why, n, "tensor '%s' listed twice", c->e[i].name);
+			fp8mha_calib_free(c);
+			return -1;
+		}
+	*out = c;
+	return 0;
+}
+
+const struct fp8mha_calib_entry *
+fp8mha_calib_find(const struct fp8mha_calib *c, const char *name)
+{
+	struct fp8mha_calib_entry key = { (char *)name, 0 };
+
+	return c->n ? bsearch(&key, c->e, c->n, sizeof(key), by_name) : NULL;
+}
+
+void fp8mha_calib_free(struct fp8mha_calib *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		free(c->e[i].name);
+	free(c->e);
+	free(c);
+}

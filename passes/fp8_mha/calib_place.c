@@ -1,0 +1,530 @@
+/*
+ * passes/fp8_mha/calib_place.c - calibrated Q/DQ placement for a plain
+ * model (option `calibration = FILE`, from `qopt calibrate`).
+ *
+ * Runs first, before any rewrite changes the model, so the hash it
+ * checks is that of the model the pass received: a file made for
+ * another model (or for this one before an earlier pass changed it) is
+ * refused rather than applied to tensors that only share a name.
+ *
+ * For every selected MatMul/Gemm, each input becomes DQ(Q(x)):
+ * - a constant float weight: scale = amax/448 per tensor or per output
+ *   channel (weight_axis), left as Q(W) -> DQ for rewrite 2 to store as
+ *   FP8, so weights go through the one exact, streaming quantizer;
+ * - an activation with an amax in the file: a per-tensor scale amax/448
+ *   in the activation's own float type (no Cast between DQ and MatMul),
+ *   placed right before its first consumer and shared by every selected
+ *   consumer (LayerNorm -> Q, K, V projections get one Q/DQ); consumers
+ *   that are not selected keep reading the float tensor;
+ * - a Softmax output: left to rewrite 4 (fixed scale 1/448).
+ * A tensor missing from the file, or with an amax that is not a positive
+ * finite number, is skipped with the reason: never guessed. An attention
+ * block whose head size is outside 9..256 is left in float (its MatMuls
+ * here, its Softmax in rewrite 4).
+ */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "calib.h"
+
+#define FP8_MAX 448.0
+#define HEAD_MIN 9
+#define HEAD_MAX 256
+
+struct placed {
+	qir_value *from;
+	qir_value *to;		/* DQ output, or NULL when skipped */
+};
+
+struct place {
+	struct fp8mha_cfg *cfg;
+	struct fp8mha_calib *cal;
+	const char *path;
+	const char *const *include, *const *exclude, *const *ops;
+	size_t ninclude, nexclude, nops;
+	int weight_axis;
+	struct placed *done;	/* owned */
+	size_t ndone, capdone;
+	qir_node **left;	/* attention MatMuls left alone; owned */
+	size_t nleft, capleft;
+};
+
+static int glob_any(const char *const *g, size_t n, const qir_node *node)
+{
+	const char *out = node->noutputs && node->outputs[0] ?
+		node->outputs[0]->name : NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!fnmatch(g[i], node->name, 0) ||
+		    (out && !fnmatch(g[i], out, 0)))
+			return 1;
+	return 0;
+}
+
+static int op_selected(const struct place *p, const qir_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < p->nops; i++)
+		if (qir_node_is(n, p->ops[i]))
+			return 1;
+	return 0;
+}
+
+static int left_alone(const struct place *p, const qir_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < p->nleft; i++)
+		if (p->left[i] == n)
+			return 1;
+	return 0;
+}
+
+static int remember(struct place *p, qir_value *from, qir_value *to)
+{
+	struct placed *g;
+
+	if (p->ndone == p->capdone) {
+		p->capdone = p->capdone ? 2 * p->capdone : 32;
+		g = realloc(p->done, p->capdone * sizeof(*g));
+		if (!g)
+			return -1;
+		p->done = g;
+	}
+	p->done[p->ndone].from = from;
+	p->done[p->ndone++].to = to;
+	return 0;
+}
+
+static struct placed *find_done(struct place *p, const qir_value *v)
+{
+	size_t i;
+
+	for (i = 0; i < p->ndone; i++)
+		if (p->done[i].from == v)
+			return &p->done[i];
+	return NULL;
+}
+
+static int keep_softmax(struct fp8mha_cfg *cfg, const qir_node *sm)
+{
+	const qir_node **g = realloc(cfg->calib_left, (cfg->ncalib_left + 1) *
+				     sizeof(*g));
+
+	if (!g)
+		return -1;
+	cfg->calib_left = g;
+	g[cfg->ncalib_left++] = sm;
+	return 0;
+}
+
+/* Attention blocks with a head size TensorRT does not fuse: both
+ * MatMuls and the Softmax stay in float. */
+static int find_left(struct place *p)
+{
+	qir_node **sms, *b[2], **g;
+	size_t i, k, count;
+	qir_error err = { 0 };
+	qir_value *q;
+	int64_t head;
+
+	if (qir_graph_nodes(p->cfg->m->graph, "", "Softmax", 0, &sms, &count,
+			    &err))
+		return fp8mha_fail(p->cfg, NULL, &err);
+	for (i = 0; i < count; i++) {
+		b[0] = fp8mha_attn_bmm1(sms[i]);
+		b[1] = fp8mha_attn_bmm2(sms[i]);
+		if (!b[0] || !b[1])
+			continue;
+		q = b[0]->inputs[0];
+		head = q && q->rank >= 1 ? q->dims[q->rank - 1].value : -1;
+		if (head < 0 || (head >= HEAD_MIN && head <= HEAD_MAX))
+			continue;
+		qopt_info(p->cfg->ctx, "calibration: attention at Softmax '%s' "
+			  "left unquantized: head size %lld outside %d..%d",
+			  sms[i]->name, (long long)head, HEAD_MIN, HEAD_MAX);
+		qopt_stat_add(p->cfg->ctx, "calibration: attention left "
+			      "unquantized (head size)", 1);
+		if (keep_softmax(p->cfg, sms[i])) {
+			free(sms);
+			return fp8mha_fail(p->cfg, NULL, NULL);
+		}
+		for (k = 0; k < 2; k++) {
+			if (p->nleft == p->capleft) {
+				p->capleft = p->capleft ? 2 * p->capleft : 8;
+				g = realloc(p->left, p->capleft * sizeof(*g));
+				if (!g) {
+					free(sms);
+					return fp8mha_fail(p->cfg, NULL, NULL);
+				}
+				p->left = g;
+			}
+			p->left[p->nleft++] = b[k];
+		}
+	}
+	free(sms);
+	return 0;
+}
+
+static qir_node *qdq_node(qir_graph *g, const char *op, const char *hint,
+			  qir_value *x, qir_value *s, qir_value *zp)
+{
+	qir_node *n = qir_node_new(g, op, NULL, hint);
+
+	if (!n || qir_node_add_input(n, x) || qir_node_add_input(n, s) ||
+	    qir_node_add_input(n, zp) || !qir_node_add_output(n, NULL, hint))
+		return NULL;
+	return n;
+}
+
+/* Q/DQ on x before node `before`, scale tensor s (taken); axis >= 0 for
+ * per-axis. Returns the DQ output. */
+static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
+			     qir_tensor *s, int axis, qir_node *before)
+{
+	qir_graph *g = before->graph;
+	qir_value *sv, *zv;
+	qir_node *q = NULL, *dq = NULL;
+	qir_error err = { 0 };
+	char hint[512];
+
+	snprintf(hint, sizeof(hint), "%s_fp8_zero_point", x->name);
+	zv = s ? fp8mha_add_init(g, fp8mha_zero_point(hint, QIR_FLOAT8E4M3FN,
+						      s->rank, s->dims)) : NULL;
+	sv = zv ? fp8mha_add_init(g, s) : NULL;
+	if (!sv) {
+		if (!zv)
+			qir_tensor_free(s);
+		fp8mha_fail(p->cfg, before, NULL);
+		return NULL;
+	}
+	snprintf(hint, sizeof(hint), "%s_q", x->name);
+	q = qdq_node(g, "QuantizeLinear", hint, x, sv, zv);
+	snprintf(hint, sizeof(hint), "%s_dq", x->name);
+	dq = q ? qdq_node(g, "DequantizeLinear", hint, q->outputs[0], sv,
+			  zv) : NULL;
+	if (!dq || qir_node_set_attr_int(q, "saturate", 1) ||
+	    (axis >= 0 && (qir_node_set_attr_int(q, "axis", axis) ||
+			   qir_node_set_attr_int(dq, "axis", axis))) ||
+	    qir_value_copy_shape(q->outputs[0], x, QIR_FLOAT8E4M3FN, &err) ||
+	    qir_value_copy_shape(dq->outputs[0], x, dtype, &err)) {
+		fp8mha_fail(p->cfg, before, &err);
+		return NULL;
+	}
+	qir_node_move_before(q, before);
+	qir_node_move_before(dq, before);
+	return dq->outputs[0];
+}
+
+/* Largest |w| (NaN ignored) over the whole weight (axis < 0) or per
+ * slice along axis of a rank-2 weight, into amax[], through the kernels
+ * (they read borrowed, unaligned bytes safely). */
+static int weight_amax(struct place *p, qir_tensor *w, int axis,
+		       double *amax, qir_error *err)
+{
+	const void *d = qir_tensor_data(w, err);
+	uint64_t n = qir_tensor_numel(w);
+	size_t rows, cols, k, count;
+	float *out;
+	int rc;
+
+	if (!d)
+		return n ? -1 : 0;
+	if (axis < 0) {
+		float a = 0;
+
+		if (qk_amax(p->cfg->qk, w->dtype, d, (size_t)n, &a))
+			return qir_fail(err, QIR_EINVALID, "weight '%s': amax "
+					"failed", w->name);
+		amax[0] = a;
+		return 0;
+	}
+	rows = (size_t)w->dims[0];
+	cols = (size_t)w->dims[1];
+	count = axis == 0 ? rows : cols;
+	out = calloc(count ? count : 1, sizeof(*out));
+	if (!out)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	/* [outer, axis, inner] with one block spanning the reduced axis */
+	rc = axis == 0 ?
+		qk_amax_blocks(p->cfg->qk, w->dtype, d, rows, cols, 1, cols, out) :
+		qk_amax_blocks(p->cfg->qk, w->dtype, d, 1, rows, cols, rows, out);
+	for (k = 0; k < count; k++)
+		amax[k] = out[k];
+	free(out);
+	return rc ? qir_fail(err, QIR_EINVALID, "weight '%s': amax failed",
+			     w->name) : 0;
+}
+
+/* A scale tensor amax[k]/448 in dtype (1 where amax is 0: any scale
+ * codes zeros exactly); NULL with why when a scale rounds to 0 or to
+ * infinity in dtype. */
+static qir_tensor *scale_tensor(const char *name, int dtype, const double *amax,
+				int64_t count, int per_axis, char *why, size_t n)
+{
+	int64_t k;
+	qir_tensor *t = fp8mha_scalar_tensor(name, dtype, 1.0, per_axis ? 1 : 0,
+					     &count);
+	void *d = t ? qir_tensor_mutable_data(t, NULL) : NULL;
+	float f, back;
+
+	if (!d) {
+		qir_tensor_free(t);
+		snprintf(why, n, "out of memory");
+		return NULL;
+	}
+	for (k = 0; k < count; k++) {
+		f = amax[k] > 0 ? (float)(amax[k] / FP8_MAX) : 1.0f;
+		if (dtype == QIR_FLOAT)
+			back = ((float *)d)[k] = f;
+		else if (dtype == QIR_FLOAT16)
+			back = qk_f16_to_f32(((uint16_t *)d)[k] =
+					     qk_f32_to_f16(f));
+		else
+			back = qk_bf16_to_f32(((uint16_t *)d)[k] =
+					      qk_f32_to_bf16(f));
+		if (!(back > 0) || !(back < INFINITY)) {
+			snprintf(why, n, "scale %g/448 is not a positive finite "
+				 "%s", amax[k], qir_dtype_name(dtype));
+			qir_tensor_free(t);
+			return NULL;
+		}
+	}
+	return t;
+}
+
+/* Output-channel axis of weight slot `slot` of n, or -1 (per tensor). */
+static int out_axis(const qir_node *n, size_t slot, const qir_tensor *w)
+{
+	if (w->rank != 2 || slot != 1)
+		return -1;
+	if (qir_node_is(n, "Gemm"))
+		return qir_node_attr_int(n, "transB", 0) ? 0 : 1;
+	return 1;
+}
+
+/* Points input slot of n at the Q/DQ already made for its tensor: 1 done,
+ * 0 when that tensor was skipped, -1 on failure. */
+static int reuse(struct place *p, qir_node *n, size_t slot,
+		 const struct placed *pl)
+{
+	if (!pl->to)
+		return 0;
+	if (qir_value_replace_use(n->inputs[slot], (qir_use){ n, (int)slot },
+				  pl->to))
+		return fp8mha_fail(p->cfg, n, NULL);
+	return 1;
+}
+
+static int weight(struct place *p, qir_node *n, size_t slot)
+{
+	qir_value *v = n->inputs[slot], *dq;
+	qir_tensor *w = qir_value_const(v), *s;
+	struct placed *pl = find_done(p, v);
+	qir_error err = { 0 };
+	double *amax;
+	int axis, dtype = w->dtype;
+	int64_t count;
+	char why[256], name[512];
+
+	if (pl)
+		return reuse(p, n, slot, pl);
+	if (!fp8mha_is_float(dtype)) {
+		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
+			    "'%s' is %s, not FLOAT, FLOAT16 or BFLOAT16", v->name,
+			    qir_dtype_name(dtype));
+		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+	}
+	axis = p->weight_axis ? out_axis(n, slot, w) : -1;
+	count = axis >= 0 ? w->dims[axis] : 1;
+	if (!qopt_may_rewrite(p->cfg->ctx, "calibrated FP8 weight '%s'",
+			      v->name))
+		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+	amax = calloc((size_t)(count ? count : 1), sizeof(*amax));
+	if (!amax)
+		return fp8mha_fail(p->cfg, n, NULL);
+	if (weight_amax(p, w, axis, amax, &err)) {
+		free(amax);
+		return fp8mha_fail(p->cfg, n, &err);
+	}
+	snprintf(name, sizeof(name), "%s_fp8_scale", v->name);
+	s = scale_tensor(name, dtype, amax, count, axis >= 0, why, sizeof(why));
+	free(amax);
+	if (!s) {
+		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
+			    "'%s': %s", v->name, why);
+		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+	}
+	dq = insert_qdq(p, v, dtype, s, axis, n);
+	if (!dq || remember(p, v, dq))
+		return -1;
+	if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
+		return fp8mha_fail(p->cfg, n, NULL);
+	qopt_stat_add(p->cfg->ctx, axis >= 0 ? "calibration: weights "
+		      "quantized (per channel)" : "calibration: weights quantized "
+		      "(per tensor)", 1);
+	return 1;
+}
+
+static int activation(struct place *p, qir_node *n, size_t slot)
+{
+	qir_value *v = n->inputs[slot], *dq;
+	struct placed *pl = find_done(p, v);
+	const struct fp8mha_calib_entry *e;
+	qir_tensor *s;
+	int dtype;
+	char why[256], name[512];
+
+	if (pl)
+		return reuse(p, n, slot, pl);
+	e = fp8mha_calib_find(p->cal, v->name);
+	dtype = qir_value_elem_type(v);
+	if (!dtype)
+		dtype = fp8mha_float_type(v, 16);
+	if (!e)
+		fp8mha_skip(p->cfg, n, "calibration: tensors skipped (not in "
+			    "the file)", "tensor '%s' is not in calibration file "
+			    "'%s'", v->name, p->path);
+	else if (!(e->amax > 0) || !(e->amax < INFINITY))
+		fp8mha_skip(p->cfg, n, "calibration: tensors skipped (bad "
+			    "amax)", "tensor '%s': amax %g in '%s' is not a "
+			    "positive finite number", v->name, e->amax, p->path);
+	else if (!fp8mha_is_float(dtype))
+		fp8mha_skip(p->cfg, n, "calibration: tensors skipped (type)",
+			    "tensor '%s' is %s, not FLOAT, FLOAT16 or BFLOAT16",
+			    v->name, dtype ? qir_dtype_name(dtype) : "untyped");
+	else if (!qopt_may_rewrite(p->cfg->ctx, "calibrated Q/DQ on '%s'",
+				   v->name))
+		;
+	else if (snprintf(name, sizeof(name), "%s_fp8_scale", v->name),
+		 !(s = scale_tensor(name, dtype, &e->amax, 1, 0, why,
+				    sizeof(why))))
+		fp8mha_skip(p->cfg, n, "calibration: tensors skipped (scale)",
+			    "tensor '%s': %s", v->name, why);
+	else {
+		dq = insert_qdq(p, v, dtype, s, -1, n);
+		if (!dq || remember(p, v, dq))
+			return -1;
+		if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
+			return fp8mha_fail(p->cfg, n, NULL);
+		qopt_stat_add(p->cfg->ctx, "calibration: activation Q/DQ "
+			      "inserted", 1);
+		return 1;
+	}
+	return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+}
+
+static int from_softmax(const qir_value *v)
+{
+	const qir_node *p = v->producer;
+
+	while (p && fp8mha_is_op(p, "Cast") && p->ninputs && p->inputs[0])
+		p = p->inputs[0]->producer;
+	return p && fp8mha_is_op(p, "Softmax");
+}
+
+static int one(struct place *p, qir_node *n)
+{
+	size_t slot;
+	int rc, any = 0;
+
+	for (slot = 0; slot < 2 && slot < n->ninputs; slot++) {
+		qir_value *v = n->inputs[slot];
+
+		if (!v || (v->producer && fp8mha_is_dq(v->producer)))
+			continue;	/* quantized already */
+		if (from_softmax(v))
+			continue;	/* rewrite 4: fixed scale */
+		p->cfg->found = 1;
+		rc = qir_value_const(v) ? weight(p, n, slot) :
+			activation(p, n, slot);
+		if (rc < 0)
+			return -1;
+		any |= rc;
+	}
+	return any;
+}
+
+static int place_all(struct place *p, int *changed)
+{
+	qir_node **nodes;
+	size_t i, count, unselected = 0, selected = 0;
+	qir_error err = { 0 };
+	int rc = 0;
+
+	if (qir_graph_nodes(p->cfg->m->graph, "", NULL, 0, &nodes, &count,
+			    &err))
+		return fp8mha_fail(p->cfg, NULL, &err);
+	for (i = 0; i < count && rc >= 0; i++) {
+		if (!op_selected(p, nodes[i]) || left_alone(p, nodes[i]))
+			continue;
+		if (!glob_any(p->include, p->ninclude, nodes[i]) ||
+		    glob_any(p->exclude, p->nexclude, nodes[i])) {
+			unselected++;
+			continue;
+		}
+		selected++;
+		rc = fp8mha_prepare_opset(p->cfg);
+		if (rc)
+			break;	/* refused (said so) or failed */
+		if ((rc = one(p, nodes[i])) > 0)
+			*changed = 1;
+	}
+	free(nodes);
+	if (!selected && rc >= 0)
+		qopt_warn(p->cfg->ctx, "calibration: no %s matches include/"
+			  "exclude/op_types: nothing placed", unselected ?
+			  "MatMul/Gemm" : "node of op_types");
+	if (unselected)
+		qopt_info(p->cfg->ctx, "calibration: %zu node%s left out by "
+			  "include/exclude", unselected, unselected == 1 ? "" :
+			  "s");
+	return rc < 0 ? -1 : 0;
+}
+
+int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
+{
+	struct place p;
+	char why[512], hash[32];
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.cfg = cfg;
+	p.path = qopt_opt_string(cfg->ctx, "calibration");
+	if (!p.path || !*p.path)
+		return 0;
+	if (fp8mha_calib_load(p.path, &p.cal, why, sizeof(why))) {
+		qopt_error(cfg->ctx, "calibration file '%s': %s", p.path, why);
+		return -1;
+	}
+	snprintf(hash, sizeof(hash), "%016llx",
+		 (unsigned long long)qir_model_hash(cfg->m));
+	if (strcasecmp(hash, p.cal->hash)) {
+		qopt_error(cfg->ctx, "calibration file '%s' is for model hash "
+			   "%s, this model's is %s: it was made for another "
+			   "model, or for this one before it changed (run "
+			   "fp8-mha first in the pipeline, or calibrate "
+			   "again)", p.path, p.cal->hash, hash);
+		fp8mha_calib_free(p.cal);
+		return -1;
+	}
+	p.include = qopt_opt_list(cfg->ctx, "include", &p.ninclude);
+	p.exclude = qopt_opt_list(cfg->ctx, "exclude", &p.nexclude);
+	p.ops = qopt_opt_list(cfg->ctx, "op_types", &p.nops);
+	p.weight_axis = qopt_opt_bool(cfg->ctx, "weight_axis");
+	qopt_info(cfg->ctx, "calibration: %zu tensors from '%s'", p.cal->n,
+		  p.path);
+	rc = find_left(&p);
+	if (!rc)
+		rc = place_all(&p, changed);
+	free(p.done);
+	free(p.left);
+	fp8mha_calib_free(p.cal);
+	return rc;
+}
