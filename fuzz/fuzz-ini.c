@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "core.h"
+#include "manager/core.h"
 
 static char path[256];
 

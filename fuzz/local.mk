@@ -25,11 +25,11 @@ fuzz-cc:
 		echo "make fuzz needs $(FUZZ_CC) (Debian: clang libclang-rt-14-dev)"; \
 		exit 1; }
 
-fuzz/obj/ir/onnx.pb-c.o: ir/onnx.pb-c.c ir/onnx.pb-c.h
+fuzz/obj/ir/onnx.pb-c.o: ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
 	@$(MKDIR_P) $(@D)
-	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ ir/onnx.pb-c.c
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ ir/onnx/onnx.pb-c.c
 
-fuzz/obj/%.o: $(srcdir)/%.c ir/onnx.pb-c.h
+fuzz/obj/%.o: $(srcdir)/%.c ir/onnx/onnx.pb-c.h
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

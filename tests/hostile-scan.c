@@ -4,7 +4,7 @@
  * and the damage only the strict read-back reports.
  */
 #include <string.h>
-#include "onnx_io.h"
+#include "onnx/onnx_io.h"
 #include "tap.h"
 
 /* ModelProto { ir_version: 8, graph { node { input "x" output "y"

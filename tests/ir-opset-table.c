@@ -7,7 +7,7 @@
  * row, so a history entry added without its review fails here first.
  */
 #include <string.h>
-#include "opset_upgrade.h"
+#include "transforms/opset_upgrade.h"
 #include "tap.h"
 
 static int in_history(const char *op, int step)
