@@ -70,20 +70,18 @@ void pm_pipeline_free(struct pm_pipeline *p)
 void pm_pl_error(const struct pm_pipeline *p, int line,
 		   const char *fmt, ...)
 {
-	char raw[2048], esc[4096];
+	char raw[2048], esc[4 * sizeof(raw)];
 	va_list ap;
 
-	pm_msg_clear_bar();
-	if (line > 0)
-		fprintf(stderr, "qopt: %s:%d: ", p->file, line);
-	else
-		fprintf(stderr, "qopt: %s: ", p->file);
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	/* Text quoted from the file may hold control bytes. */
 	qir_escape_text(esc, sizeof(esc), raw);
-	fprintf(stderr, "%s\n", esc);
+	if (line > 0)
+		pm_msg_line("qopt: %s:%d: %s", p->file, line, esc);
+	else
+		pm_msg_line("qopt: %s: %s", p->file, esc);
 }
 
 /* Arrays grow geometrically: their capacity is n rounded up to a power
