@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "onnx_io.h"
 
-int qir__write_all(int fd, const void *buf, size_t len)
+int ir_write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
@@ -31,7 +31,7 @@ int qir__write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
+int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
 		     qir_error *err)
 {
 	char *copy1, *copy2;
@@ -74,7 +74,7 @@ int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
 	if (fchmod(f->fd, 0666 & ~mask) < 0) {
 		int e = errno;
 
-		qir__atomic_abort(f);
+		ir_atomic_abort(f);
 		return qir_fail(err, QIR_EIO, "cannot set the mode of '%s': %s",
 				final_path, strerror(e));
 	}
@@ -88,7 +88,7 @@ nomem:
 	return qir_fail(err, QIR_ENOMEM, "out of memory");
 }
 
-int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err)
+int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err)
 {
 	if (fsync(f->fd) == 0)
 		return 0;
@@ -97,7 +97,7 @@ int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err)
 	return -1;
 }
 
-int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err)
+int ir_atomic_commit(struct qir_atomic_file *f, qir_error *err)
 {
 	int e;
 
@@ -118,11 +118,11 @@ fail:
 	e = errno;
 	qir_fail(err, QIR_EIO, "cannot write '%s': %s", f->final_path,
 		 strerror(e));
-	qir__atomic_abort(f);
+	ir_atomic_abort(f);
 	return -1;
 }
 
-void qir__atomic_abort(struct qir_atomic_file *f)
+void ir_atomic_abort(struct qir_atomic_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);

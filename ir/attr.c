@@ -6,7 +6,7 @@
 #include <string.h>
 #include "internal.h"
 
-void qir__attr_clear(qir_attr *a)
+void ir_attr_clear(qir_attr *a)
 {
 	struct qir_attr_priv *p = a->priv;
 	size_t i;
@@ -15,7 +15,7 @@ void qir__attr_clear(qir_attr *a)
 	free(a->s);
 	qir_tensor_free(a->t);
 	if (a->g)
-		qir__graph_free(a->g);
+		ir_graph_free(a->g);
 	free(a->floats);
 	free(a->ints);
 	for (i = 0; a->strings && i < a->n; i++)
@@ -27,7 +27,7 @@ void qir__attr_clear(qir_attr *a)
 	free(a->tensors);
 	for (i = 0; a->graphs && i < a->n; i++)
 		if (a->graphs[i])
-			qir__graph_free(a->graphs[i]);
+			ir_graph_free(a->graphs[i]);
 	free(a->graphs);
 	free(a->ref_attr_name);
 	if (p)
@@ -78,9 +78,9 @@ static qir_attr *slot(qir_node *n, const char *name, int type)
 	if (!nm)
 		return NULL;
 	if (a) {
-		qir__attr_clear(a);
+		ir_attr_clear(a);
 	} else {
-		if (qir__array_push(&n->attrs, &n->nattrs, sizeof(*n->attrs),
+		if (ir_array_push(&n->attrs, &n->nattrs, sizeof(*n->attrs),
 				    &fresh) < 0) {
 			free(nm);
 			return NULL;
@@ -284,7 +284,7 @@ int qir_node_remove_attr(qir_node *n, const char *name)
 	if (!a)
 		return -1;
 	i = a - n->attrs;
-	qir__attr_clear(a);
+	ir_attr_clear(a);
 	memmove(n->attrs + i, n->attrs + i + 1,
 		(n->nattrs - i - 1) * sizeof(*n->attrs));
 	n->nattrs--;
@@ -294,7 +294,7 @@ int qir_node_remove_attr(qir_node *n, const char *name)
 qir_graph *qir_node_add_subgraph(qir_node *n, const char *attr_name,
 				 const char *graph_name, qir_error *err)
 {
-	qir_graph *g = qir__graph_new(n->graph->model, n->graph, n,
+	qir_graph *g = ir_graph_new(n->graph->model, n->graph, n,
 				      graph_name ? graph_name : attr_name);
 	qir_attr *a;
 
@@ -304,7 +304,7 @@ qir_graph *qir_node_add_subgraph(qir_node *n, const char *attr_name,
 	}
 	a = slot(n, attr_name, QIR_ATTR_GRAPH);
 	if (!a) {
-		qir__graph_free(g);
+		ir_graph_free(g);
 		qir_fail(err, QIR_ENOMEM, "node '%s': out of memory", n->name);
 		return NULL;
 	}

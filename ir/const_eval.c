@@ -36,7 +36,7 @@ struct ce {
 
 static const char *lbl(struct ce *c)
 {
-	return qir__node_label(c->node, c->lbl, sizeof(c->lbl));
+	return ir_node_label(c->node, c->lbl, sizeof(c->lbl));
 }
 
 static int fail_node(struct ce *c, int code, const char *why)
@@ -1055,7 +1055,7 @@ static int memo_put(struct ce *c, qir_value *v, qir_tensor *t, int owned)
 {
 	struct memo m = { v, t, owned };
 
-	if (qir__array_push(&c->memo, &c->nmemo, sizeof(m), &m) < 0) {
+	if (ir_array_push(&c->memo, &c->nmemo, sizeof(m), &m) < 0) {
 		if (owned)
 			qir_tensor_free(t);
 		return qir_fail(c->err, QIR_ENOMEM, "out of memory folding '%s'",

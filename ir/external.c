@@ -5,7 +5,7 @@
  * spelling (relative, no "..") and by what it resolves to (symlinks):
  * ONNX runtimes had path-traversal CVEs here (CVE-2022-25882,
  * CVE-2024-27318). Tensors in one file share one qir_mapping,
- * registered in the model and mapped lazily (qir__mapping_open).
+ * registered in the model and mapped lazily (ir_mapping_open).
  *
  * Saving: tensors are appended to one data file at 4096-aligned
  * offsets (so each can be mmap'ed in place), through a temporary file
@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include "onnx_io.h"
 
-int qir__ext_location_ok(const char *loc)
+int ir_ext_location_ok(const char *loc)
 {
 	const char *p = loc;
 
@@ -91,7 +91,7 @@ static qir_mapping *register_map(qir_model *m, char *real, uint64_t size,
 	return map;
 }
 
-qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
+qir_mapping *ir_ext_resolve(struct qir_load_ctx *ctx, const char *what,
 			      const char *location, qir_error *err)
 {
 	const char *root;
@@ -112,7 +112,7 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 			 what, location);
 		return NULL;
 	}
-	if (!qir__ext_location_ok(location)) {
+	if (!ir_ext_location_ok(location)) {
 		qir_fail(err, QIR_EUNSAFE,
 			 "tensor '%s': external data location '%s' escapes the model's folder",
 			 what, location);
@@ -170,20 +170,20 @@ qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
 	return register_map(ctx->model, real, (uint64_t)st.st_size, what, err);
 }
 
-void qir__ext_free_maps(qir_model *m)
+void ir_ext_free_maps(qir_model *m)
 {
 	qir_mapping *map = QIR_MPRIV(m)->maps, *next;
 
 	for (; map; map = next) {
 		next = map->next;
-		qir__mapping_close(map);
+		ir_mapping_close(map);
 		free(map->path);
 		free(map);
 	}
 	QIR_MPRIV(m)->maps = NULL;
 }
 
-void qir__ext_writer_init(struct qir_ext_writer *w, const char *location)
+void ir_ext_writer_init(struct qir_ext_writer *w, const char *location)
 {
 	memset(w, 0, sizeof(*w));
 	w->file.fd = -1;
@@ -199,7 +199,7 @@ static int pad_to(struct qir_ext_writer *w, uint64_t off)
 
 		if (n > sizeof(zeros))
 			n = sizeof(zeros);
-		if (qir__write_all(w->file.fd, zeros, n))
+		if (ir_write_all(w->file.fd, zeros, n))
 			return -1;
 		w->size += n;
 	}
@@ -211,14 +211,14 @@ static int pad_to(struct qir_ext_writer *w, uint64_t off)
 /* Writes len bytes; with from_map, drops each written chunk's pages
  * (clean pages of a private read-only file mapping: they are re-read
  * from the file if touched again, nothing is lost). */
-int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
+int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 
 	while (len) {
 		size_t n = len > QIR_EXT_CHUNK ? QIR_EXT_CHUNK : (size_t)len;
 
-		if (qir__write_all(fd, p, n))
+		if (ir_write_all(fd, p, n))
 			return -1;
 		if (from_map && pg > 0) {
 			uintptr_t lo = ((uintptr_t)p + (uintptr_t)pg - 1) &
@@ -234,7 +234,7 @@ int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 	return 0;
 }
 
-int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
+int ir_ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
 			uint64_t *offset, qir_error *err)
 {
@@ -249,14 +249,14 @@ int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
 		if (!path)
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
 		snprintf(path, n, "%s/%s", dir, w->location);
-		rc = qir__atomic_open(&w->file, path, err);
+		rc = ir_atomic_open(&w->file, path, err);
 		free(path);
 		if (rc)
 			return -1;
 		w->opened = 1;
 	}
 	if (pad_to(w, off) ||
-	    qir__write_streamed(w->file.fd, data, len, from_map))
+	    ir_write_streamed(w->file.fd, data, len, from_map))
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
 				w->file.final_path, strerror(errno));
 	w->size += len;

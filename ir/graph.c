@@ -6,7 +6,7 @@
 #include <string.h>
 #include "internal.h"
 
-qir_graph *qir__graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
+qir_graph *ir_graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
 			  const char *name)
 {
 	qir_graph *g = calloc(1, sizeof(*g));
@@ -27,7 +27,7 @@ qir_graph *qir__graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
 	return g;
 }
 
-void qir__graph_free_ex(qir_graph *g, int detach)
+void ir_graph_free_ex(qir_graph *g, int detach)
 {
 	struct qir_graph_priv *gp;
 	qir_node *n, *next;
@@ -40,7 +40,7 @@ void qir__graph_free_ex(qir_graph *g, int detach)
 	 * still exist (ours and outer ones). */
 	for (n = g->first; n; n = next) {
 		next = n->next;
-		qir__node_free(n, detach);
+		ir_node_free(n, detach);
 	}
 	for (i = 0; detach && i < g->noutputs; i++) {
 		qir_value *v = g->outputs[i];
@@ -57,7 +57,7 @@ void qir__graph_free_ex(qir_graph *g, int detach)
 			if (qir_strmap_get(&mp->names, v->name) == v)
 				qir_strmap_del(&mp->names, v->name);
 		}
-		qir__value_free_mem(v);
+		ir_value_free_mem(v);
 	}
 	free(gp->all);
 	qir_strmap_free(&gp->values);
@@ -69,14 +69,14 @@ void qir__graph_free_ex(qir_graph *g, int detach)
 	free(g);
 }
 
-void qir__graph_free(qir_graph *g)
+void ir_graph_free(qir_graph *g)
 {
-	qir__graph_free_ex(g, 1);
+	ir_graph_free_ex(g, 1);
 }
 
 static int push_value(qir_value ***arr, size_t *n, qir_value *v)
 {
-	return qir__array_push(arr, n, sizeof(**arr), &v);
+	return ir_array_push(arr, n, sizeof(**arr), &v);
 }
 
 static void drop_from(qir_value **arr, size_t *n, qir_value *v)
@@ -105,7 +105,7 @@ qir_value *qir_graph_add_initializer(qir_graph *g, qir_tensor *t)
 	tn = strdup(v->name);
 	if (!tn || push_value(&g->inits, &g->ninits, v) < 0) {
 		free(tn);
-		qir__value_free(v);
+		ir_value_free(v);
 		goto fail;
 	}
 	free(t->name);
@@ -138,7 +138,7 @@ int qir_graph_remove_initializer(qir_graph *g, qir_value *v, qir_error *err)
 	qir_tensor_free(v->init);
 	v->init = NULL;
 	if (!v->is_input)
-		qir__value_free(v);
+		ir_value_free(v);
 	return 0;
 }
 
@@ -151,7 +151,7 @@ int qir_graph_constant_to_initializer(qir_graph *g, qir_node *c,
 	qir_attr *a;
 	char *tn;
 
-	qir__node_label(c, lbl, sizeof(lbl));
+	ir_node_label(c, lbl, sizeof(lbl));
 	if (c->graph != g)
 		return qir_fail(err, QIR_EUSAGE, "node %s is not in graph '%s'",
 				lbl, g->name);
@@ -189,8 +189,8 @@ int qir_graph_constant_to_initializer(qir_graph *g, qir_node *c,
 	qir_value_set_type(v, own->dtype, own->rank, own->dims, NULL);
 	QIR_VPRIV(v)->in_value_info = 0;
 	c->outputs[0] = NULL;
-	qir__node_unlink(c);
-	qir__node_free(c, 1);
+	ir_node_unlink(c);
+	ir_node_free(c, 1);
 	return 0;
 }
 

@@ -119,49 +119,49 @@ struct qir_model_priv {
 
 /* Used by the reader to build the IR without the checks and renaming
  * the public API does (names come from the file). */
-qir_graph *qir__graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
+qir_graph *ir_graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
 			  const char *name);
 /* Creates (or returns the existing) value named exactly name in g. */
-qir_value *qir__value_get_or_make(qir_graph *g, const char *name);
+qir_value *ir_value_get_or_make(qir_graph *g, const char *name);
 /* A tensor shell with no data (storage NONE); caller owns. */
-qir_tensor *qir__tensor_shell(const char *name, int dtype, int rank,
+qir_tensor *ir_tensor_shell(const char *name, int dtype, int rank,
 			      const int64_t *dims, qir_error *err);
-void qir__tensor_set_borrowed(qir_tensor *t, const void *data);
-void qir__tensor_set_external(qir_tensor *t, qir_mapping *map,
+void ir_tensor_set_borrowed(qir_tensor *t, const void *data);
+void ir_tensor_set_external(qir_tensor *t, qir_mapping *map,
 			      const char *location, uint64_t offset);
 /* Maps map->path on first use (read-only, MAP_PRIVATE). */
-int qir__mapping_open(qir_mapping *map, qir_error *err);
-void qir__mapping_close(qir_mapping *map);
+int ir_mapping_open(qir_mapping *map, qir_error *err);
+void ir_mapping_close(qir_mapping *map);
 /* Unmaps spilled bytes (ir/spill.c); clears data when it pointed
  * there. No-op for a tensor that was not spilled. */
-void qir__tensor_unspill(struct qir_tensor_priv *p);
+void ir_tensor_unspill(struct qir_tensor_priv *p);
 /* Closes the model's spill file (mappings stay valid). */
-void qir__spill_close(qir_model *m);
+void ir_spill_close(qir_model *m);
 /* Frees a graph and everything in it (subgraphs too). */
-void qir__graph_free(qir_graph *g);
+void ir_graph_free(qir_graph *g);
 /* Frees everything the attribute owns (name, tensors, subgraphs, priv)
  * and zeroes it; subgraph nodes drop their uses of outer values. */
-void qir__attr_clear(qir_attr *a);
+void ir_attr_clear(qir_attr *a);
 
 /* ---- used among the IR-proper files ---- */
-int qir__use_add(qir_value *v, qir_node *n, int index);
-void qir__use_del(qir_value *v, qir_node *n, int index);
+int ir_use_add(qir_value *v, qir_node *n, int index);
+void ir_use_del(qir_value *v, qir_node *n, int index);
 /* Registers a new value named exactly name (must be free in g). */
-qir_value *qir__value_make(qir_graph *g, const char *name);
+qir_value *ir_value_make(qir_graph *g, const char *name);
 /* Unregisters and frees v (no uses, no producer left to care). */
-void qir__value_free(qir_value *v);
+void ir_value_free(qir_value *v);
 /* Frees v's memory only (whole-graph teardown). */
-void qir__value_free_mem(qir_value *v);
+void ir_value_free_mem(qir_value *v);
 /* Frees a node; detach: drop the uses its inputs (and its subgraphs'
  * nodes) hold, for erasing from a live model. */
-void qir__node_free(qir_node *n, int detach);
-void qir__graph_free_ex(qir_graph *g, int detach);
+void ir_node_free(qir_node *n, int detach);
+void ir_graph_free_ex(qir_graph *g, int detach);
 /* A name not taken in map: hint, hint_1, hint_2, ... (malloc'd). */
-char *qir__unique_name(qir_model *m, const qir_strmap *map, const char *hint);
+char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint);
 /* "'name' (Op)" or "Op producing 'out'" into buf, for messages. */
-const char *qir__node_label(const qir_node *n, char *buf, size_t size);
+const char *ir_node_label(const qir_node *n, char *buf, size_t size);
 /* Removes n from its graph's list (does not free it). */
-void qir__node_unlink(qir_node *n);
-int qir__array_push(void *arrp, size_t *count, size_t elem, const void *item);
+void ir_node_unlink(qir_node *n);
+int ir_array_push(void *arrp, size_t *count, size_t elem, const void *item);
 
 #endif /* QOPT_IR_INTERNAL_H */

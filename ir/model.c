@@ -23,7 +23,7 @@ qir_model *qir_model_new(int64_t ir_version, int64_t opset, qir_error *err)
 	if (!m->priv)
 		goto nomem;
 	m->ir_version = ir_version;
-	m->graph = qir__graph_new(m, NULL, NULL, "main");
+	m->graph = ir_graph_new(m, NULL, NULL, "main");
 	if (!m->graph)
 		goto nomem;
 	/* opset <= 0: no import yet (the reader adds the file's). */
@@ -48,11 +48,11 @@ void qir_model_free(qir_model *m)
 	mp = m->priv;
 	if (mp && mp->release)
 		mp->release(m);
-	qir__graph_free_ex(m->graph, 0);
+	ir_graph_free_ex(m->graph, 0);
 	if (mp) {
 		for (map = mp->maps; map; map = next) {
 			next = map->next;
-			qir__mapping_close(map);
+			ir_mapping_close(map);
 			free(map->path);
 			free(map);
 		}
@@ -61,7 +61,7 @@ void qir_model_free(qir_model *m)
 		qir_strmap_free(&mp->hint_next);
 		qir_strmap_free(&mp->names);
 		qir_strmap_free(&mp->node_names);
-		qir__spill_close(m);
+		ir_spill_close(m);
 		free(mp->dir);
 		free(mp);
 	}
@@ -106,7 +106,7 @@ int qir_model_set_opset(qir_model *m, const char *domain, int64_t version)
 	o.domain = strdup(domain ? domain : "");
 	o.version = version;
 	if (!o.domain ||
-	    qir__array_push(&m->opsets, &m->nopsets, sizeof(o), &o) < 0) {
+	    ir_array_push(&m->opsets, &m->nopsets, sizeof(o), &o) < 0) {
 		free(o.domain);
 		return -1;
 	}
@@ -134,7 +134,7 @@ int qir_model_set_metadata(qir_model *m, const char *key, const char *value)
 	kv.key = strdup(key);
 	kv.value = v;
 	if (!kv.key ||
-	    qir__array_push(&m->metadata, &m->nmetadata, sizeof(kv), &kv) < 0) {
+	    ir_array_push(&m->metadata, &m->nmetadata, sizeof(kv), &kv) < 0) {
 		free(kv.key);
 		free(v);
 		return -1;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "internal.h"
 
-const char *qir__node_label(const qir_node *n, char *buf, size_t size)
+const char *ir_node_label(const qir_node *n, char *buf, size_t size)
 {
 	if (n->name && n->name[0])
 		snprintf(buf, size, "'%s' (%s)", n->name, n->op_type);
@@ -36,7 +36,7 @@ static void link_before(qir_node *n, qir_node *before)
 	g->nnodes++;
 }
 
-void qir__node_unlink(qir_node *n)
+void ir_node_unlink(qir_node *n)
 {
 	qir_graph *g = n->graph;
 
@@ -67,7 +67,7 @@ qir_node *qir_node_new(qir_graph *g, const char *op_type,
 	n->op_type = strdup(op_type);
 	n->domain = strdup(domain ? domain : "");
 	if (name && name[0])
-		n->name = qir__unique_name(g->model, &mp->node_names, name);
+		n->name = ir_unique_name(g->model, &mp->node_names, name);
 	else
 		n->name = strdup("");
 	if (!n->priv || !n->op_type || !n->domain || !n->name)
@@ -90,10 +90,10 @@ int qir_node_add_input(qir_node *n, qir_value *v)
 {
 	qir_value *none = NULL;
 
-	if (qir__array_push(&n->inputs, &n->ninputs, sizeof(*n->inputs),
+	if (ir_array_push(&n->inputs, &n->ninputs, sizeof(*n->inputs),
 			    &none) < 0)
 		return -1;
-	if (v && qir__use_add(v, n, (int)(n->ninputs - 1)) < 0) {
+	if (v && ir_use_add(v, n, (int)(n->ninputs - 1)) < 0) {
 		n->ninputs--;
 		return -1;
 	}
@@ -112,10 +112,10 @@ int qir_node_set_input(qir_node *n, size_t i, qir_value *v)
 	old = n->inputs[i];
 	if (old == v)
 		return 0;
-	if (v && qir__use_add(v, n, (int)i) < 0)
+	if (v && ir_use_add(v, n, (int)i) < 0)
 		return -1;
 	if (old)
-		qir__use_del(old, n, (int)i);
+		ir_use_del(old, n, (int)i);
 	n->inputs[i] = v;
 	return 0;
 }
@@ -130,10 +130,10 @@ qir_value *qir_node_add_output(qir_node *n, qir_value *v, const char *hint)
 		v = qir_value_new(n->graph, hint);
 	if (!v)
 		return NULL;
-	if (qir__array_push(&n->outputs, &n->noutputs, sizeof(*n->outputs),
+	if (ir_array_push(&n->outputs, &n->noutputs, sizeof(*n->outputs),
 			    &v) < 0) {
 		if (fresh)
-			qir__value_free(v);
+			ir_value_free(v);
 		return NULL;
 	}
 	v->producer = n;
@@ -145,7 +145,7 @@ void qir_node_move_before(qir_node *n, qir_node *before)
 {
 	if (n == before || (before && before->graph != n->graph))
 		return;
-	qir__node_unlink(n);
+	ir_node_unlink(n);
 	link_before(n, before);
 }
 
@@ -153,11 +153,11 @@ void qir_node_move_after(qir_node *n, qir_node *after)
 {
 	if (n == after || (after && after->graph != n->graph))
 		return;
-	qir__node_unlink(n);
+	ir_node_unlink(n);
 	link_before(n, after ? after->next : n->graph->first);
 }
 
-void qir__node_free(qir_node *n, int detach)
+void ir_node_free(qir_node *n, int detach)
 {
 	struct qir_model_priv *mp = QIR_MPRIV(n->graph->model);
 	size_t i;
@@ -165,26 +165,26 @@ void qir__node_free(qir_node *n, int detach)
 	if (detach) {
 		for (i = 0; i < n->ninputs; i++)
 			if (n->inputs[i])
-				qir__use_del(n->inputs[i], n, (int)i);
+				ir_use_del(n->inputs[i], n, (int)i);
 		if (n->name[0] && qir_strmap_get(&mp->node_names, n->name) == n)
 			qir_strmap_del(&mp->node_names, n->name);
 	}
 	for (i = 0; i < n->nattrs; i++) {
 		if (detach) {
-			qir__attr_clear(&n->attrs[i]);
+			ir_attr_clear(&n->attrs[i]);
 		} else {
 			/* Teardown: subgraphs need no use upkeep. */
 			qir_attr *a = &n->attrs[i];
 			size_t j;
 
 			if (a->g)
-				qir__graph_free_ex(a->g, 0);
+				ir_graph_free_ex(a->g, 0);
 			for (j = 0; a->graphs && j < a->n; j++)
-				qir__graph_free_ex(a->graphs[j], 0);
+				ir_graph_free_ex(a->graphs[j], 0);
 			a->g = NULL;
 			free(a->graphs);
 			a->graphs = NULL;
-			qir__attr_clear(a);
+			ir_attr_clear(a);
 		}
 	}
 	free(n->attrs);
@@ -210,19 +210,19 @@ int qir_node_erase(qir_node *n, qir_error *err)
 		if (v->nuses)
 			return qir_fail(err, QIR_EUSAGE,
 					"cannot erase node %s: output '%s' still has %zu use(s)",
-					qir__node_label(n, lbl, sizeof(lbl)),
+					ir_node_label(n, lbl, sizeof(lbl)),
 					v->name, v->nuses);
 		if (v->is_output)
 			return qir_fail(err, QIR_EUSAGE,
 					"cannot erase node %s: output '%s' is a graph output",
-					qir__node_label(n, lbl, sizeof(lbl)),
+					ir_node_label(n, lbl, sizeof(lbl)),
 					v->name);
 	}
-	qir__node_unlink(n);
+	ir_node_unlink(n);
 	for (i = 0; i < n->noutputs; i++)
 		if (n->outputs[i])
-			qir__value_free(n->outputs[i]);
-	qir__node_free(n, 1);
+			ir_value_free(n->outputs[i]);
+	ir_node_free(n, 1);
 	return 0;
 }
 
@@ -241,7 +241,7 @@ qir_node **qir_node_consumers(qir_node *n, size_t *count)
 				;
 			if (k < cnt)
 				continue;
-			if (qir__array_push(&out, &cnt, sizeof(*out), &c) < 0) {
+			if (ir_array_push(&out, &cnt, sizeof(*out), &c) < 0) {
 				free(out);
 				*count = 0;
 				return NULL;
@@ -256,7 +256,7 @@ char *qir_node_label(const qir_node *n, char *buf, size_t size)
 {
 	char inner[512];
 
-	snprintf(buf, size, "node %s", qir__node_label(n, inner, sizeof(inner)));
+	snprintf(buf, size, "node %s", ir_node_label(n, inner, sizeof(inner)));
 	return buf;
 }
 

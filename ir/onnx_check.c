@@ -17,7 +17,7 @@ static const char *type_str(const Onnx__TensorProto *tp, char *buf, size_t n)
 	return qir_tensor_type_str(tp->data_type, rank, dims, buf, n);
 }
 
-int qir__pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
+int ir_pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
 			uint64_t *numel, uint64_t *nbytes, qir_error *err)
 {
 	uint64_t n = 1;
@@ -58,7 +58,7 @@ int qir__pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
 	return 0;
 }
 
-int qir__pb_check_len(const Onnx__TensorProto *tp, const char *what,
+int ir_pb_check_len(const Onnx__TensorProto *tp, const char *what,
 		      const char *field, uint64_t have, uint64_t need,
 		      const char *unit, qir_error *err)
 {

@@ -17,10 +17,10 @@
 
 /* Checks data_type and dims (known type, no negative dim, no
  * overflow) and sets *nbytes / *numel. what names the tensor. */
-int qir__pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
+int ir_pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
 			uint64_t *numel, uint64_t *nbytes, qir_error *err);
 /* Fails unless have == need, with "<field> has N bytes, T needs M". */
-int qir__pb_check_len(const Onnx__TensorProto *tp, const char *what,
+int ir_pb_check_len(const Onnx__TensorProto *tp, const char *what,
 		      const char *field, uint64_t have, uint64_t need,
 		      const char *unit, qir_error *err);
 
@@ -38,7 +38,7 @@ struct qir_load_ctx {
  * live as long as the tensor); typed fields are converted into an
  * owned little-endian buffer; external data is checked and bound to
  * the model's shared mapping of its file. */
-qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
+qir_tensor *ir_tensor_from_pb(struct qir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 
 /* ---- ir/atomic_file.c: temp file beside the target, then rename --- */
@@ -51,28 +51,28 @@ struct qir_atomic_file {
 
 /* Creates a temporary file in final_path's folder (mode 0666 less the
  * umask, as a plain creat would give). */
-int qir__atomic_open(struct qir_atomic_file *f, const char *final_path,
+int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
 		     qir_error *err);
 /* fsync only: lets a caller make two files durable before renaming
  * either. */
-int qir__atomic_sync(struct qir_atomic_file *f, qir_error *err);
+int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err);
 /* fsync, close, rename over final_path. */
-int qir__atomic_commit(struct qir_atomic_file *f, qir_error *err);
+int ir_atomic_commit(struct qir_atomic_file *f, qir_error *err);
 /* Closes and unlinks the temporary file unless committed; frees. */
-void qir__atomic_abort(struct qir_atomic_file *f);
+void ir_atomic_abort(struct qir_atomic_file *f);
 /* Writes all of buf (retrying short writes). */
-int qir__write_all(int fd, const void *buf, size_t len);
+int ir_write_all(int fd, const void *buf, size_t len);
 
 /* ---- ir/external.c: external data --------------------------------- */
 
 /* The shared mapping of location (relative to ctx->dir) after the
  * path-safety checks; registered in the model's priv maps list. */
-qir_mapping *qir__ext_resolve(struct qir_load_ctx *ctx, const char *what,
+qir_mapping *ir_ext_resolve(struct qir_load_ctx *ctx, const char *what,
 			      const char *location, qir_error *err);
 /* A relative location that stays inside its folder syntactically:
  * not empty, not absolute, no ".." component. */
-int qir__ext_location_ok(const char *location);
-void qir__ext_free_maps(qir_model *m);
+int ir_ext_location_ok(const char *location);
+void ir_ext_free_maps(qir_model *m);
 
 /* Data file written on save: appended to at aligned offsets. */
 struct qir_ext_writer {
@@ -83,12 +83,12 @@ struct qir_ext_writer {
 };
 
 /* Opens (on first add) dir/location through a temporary file. */
-void qir__ext_writer_init(struct qir_ext_writer *w, const char *location);
+void ir_ext_writer_init(struct qir_ext_writer *w, const char *location);
 /* Appends len bytes at the next aligned offset; sets *offset. When
  * from_map is set, data lies in a read-only file mapping whose pages are
  * dropped once written, so copying a large external tensor never holds
  * more than one chunk of it in memory. Never set it for heap memory. */
-int qir__ext_writer_add(struct qir_ext_writer *w, const char *dir,
+int ir_ext_writer_add(struct qir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
 			uint64_t *offset, qir_error *err);
 
@@ -130,28 +130,28 @@ struct qir_skeleton {
 };
 
 /* Rewrites the ModelProto at src into sk (caller frees with
- * qir__skel_free) with every large raw_data the reader turns into a
+ * ir_skel_free) with every large raw_data the reader turns into a
  * tensor replaced by a token. 0 (sk empty) when there is nothing to
  * replace, or src does not parse cleanly, or memory is short: the
  * caller then unpacks src itself, and protobuf-c reports any error. */
-int qir__skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk);
+int ir_skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk);
 /* After unpacking sk->buf: points each token's raw_data at its payload
  * in src (its original length), freeing the token. -1 when a token
  * does not resolve (the message must then be freed with
- * qir__pb_model_free and src unpacked as is). */
-int qir__skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
+ * ir_pb_model_free and src unpacked as is). */
+int ir_skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
 		      const uint8_t *src);
-void qir__skel_free(struct qir_skeleton *sk);
+void ir_skel_free(struct qir_skeleton *sk);
 /* Frees an unpacked message whose bytes fields may point into
  * [base, base + len) (those are left alone); base may be NULL. */
-void qir__pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len);
+void ir_pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len);
 /* Writes len bytes to fd; with from_map, drops each written chunk's
  * pages (data must lie in a private read-only file mapping). */
-int qir__write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map);
+int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map);
 
 /* ---- ir/onnx_read.c ------------------------------------------------ */
 
 /* Model priv release hook: frees the parsed message and the maps. */
-void qir__onnx_release(qir_model *m);
+void ir_onnx_release(qir_model *m);
 
 #endif /* QOPT_IR_ONNX_IO_H */

@@ -111,7 +111,7 @@ static qir_value *named_value(qir_graph *g, const char *name,
 			 g->name, what);
 		return NULL;
 	}
-	v = qir__value_get_or_make(g, name);
+	v = ir_value_get_or_make(g, name);
 	if (!v)
 		nomem(err);
 	return v;
@@ -124,7 +124,7 @@ static qir_value *lookup(qir_graph *g, const char *name, qir_error *err)
 {
 	qir_value *v = qir_graph_find_value(g, name);
 
-	if (!v && !(v = qir__value_get_or_make(g, name)))
+	if (!v && !(v = ir_value_get_or_make(g, name)))
 		nomem(err);
 	return v;
 }
@@ -158,10 +158,10 @@ static int read_initializers(struct qir_load_ctx *ctx, qir_graph *g,
 			return qir_fail(err, QIR_EINVALID,
 					"graph '%s': initializer '%s' appears twice",
 					g->name, v->name);
-		t = qir__tensor_from_pb(ctx, tp, err);
+		t = ir_tensor_from_pb(ctx, tp, err);
 		if (!t)
 			return -1;
-		if (qir__array_push(&g->inits, &g->ninits, sizeof(v), &v)) {
+		if (ir_array_push(&g->inits, &g->ninits, sizeof(v), &v)) {
 			qir_tensor_free(t);
 			return nomem(err);
 		}
@@ -242,7 +242,7 @@ static int attr_type(const Onnx__AttributeProto *ap)
 static qir_graph *read_subgraph(struct qir_load_ctx *ctx, qir_node *n,
 				const Onnx__GraphProto *gp, qir_error *err)
 {
-	qir_graph *sg = qir__graph_new(n->graph->model, n->graph, n,
+	qir_graph *sg = ir_graph_new(n->graph->model, n->graph, n,
 				       gp->name ? gp->name : "");
 
 	if (!sg) {
@@ -250,7 +250,7 @@ static qir_graph *read_subgraph(struct qir_load_ctx *ctx, qir_node *n,
 		return NULL;
 	}
 	if (read_graph(ctx, sg, gp, err)) {
-		qir__graph_free(sg);
+		ir_graph_free(sg);
 		return NULL;
 	}
 	return sg;
@@ -306,7 +306,7 @@ static int read_attr_lists(struct qir_load_ctx *ctx, qir_node *n,
 		if (!a->tensors)
 			return nomem(err);
 		for (; a->n < ap->n_tensors; a->n++) {
-			a->tensors[a->n] = qir__tensor_from_pb(ctx,
+			a->tensors[a->n] = ir_tensor_from_pb(ctx,
 							       ap->tensors[a->n], err);
 			if (!a->tensors[a->n])
 				return -1;
@@ -359,7 +359,7 @@ static int read_attr(struct qir_load_ctx *ctx, qir_node *n, qir_attr *a,
 			return qir_fail(err, QIR_EINVALID,
 					"attribute '%s': type TENSOR without a tensor",
 					a->name);
-		a->t = qir__tensor_from_pb(ctx, ap->t, err);
+		a->t = ir_tensor_from_pb(ctx, ap->t, err);
 		return a->t ? 0 : -1;
 	case QIR_ATTR_GRAPH:
 		if (!ap->g)
@@ -385,7 +385,7 @@ static int add_null_output(qir_node *n, qir_error *err)
 {
 	qir_value *none = NULL;
 
-	if (qir__array_push(&n->outputs, &n->noutputs, sizeof(none), &none))
+	if (ir_array_push(&n->outputs, &n->noutputs, sizeof(none), &none))
 		return nomem(err);
 	return 0;
 }
@@ -442,7 +442,7 @@ static qir_node *read_node_outputs(qir_graph *g, const Onnx__NodeProto *np,
 				return NULL;
 			continue;
 		}
-		v = qir__value_get_or_make(g, name);
+		v = ir_value_get_or_make(g, name);
 		if (!v) {
 			nomem(err);
 			return NULL;
@@ -545,7 +545,7 @@ static void clear_header(qir_model *m)
 	free(m->domain);
 	m->producer_name = m->producer_version = m->domain = NULL;
 	if (m->graph)
-		qir__graph_free(m->graph);
+		ir_graph_free(m->graph);
 	m->graph = NULL;
 }
 
@@ -586,18 +586,18 @@ static int read_header(qir_model *m, const Onnx__ModelProto *mp,
 	return 0;
 }
 
-void qir__onnx_release(qir_model *m)
+void ir_onnx_release(qir_model *m)
 {
 	struct qir_model_priv *p = QIR_MPRIV(m);
 
-	qir__pb_model_free((Onnx__ModelProto *)p->pb, p->pb_borrow,
+	ir_pb_model_free((Onnx__ModelProto *)p->pb, p->pb_borrow,
 			   p->pb_borrow_len);
 	p->pb = NULL;
 	p->pb_borrow = NULL;
 	if (p->file_addr)
 		munmap((void *)p->file_addr, p->file_size);
 	p->file_addr = NULL;
-	qir__ext_free_maps(m);
+	ir_ext_free_maps(m);
 	free(p->dir);
 	p->dir = NULL;
 }
@@ -677,14 +677,14 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 		qir_fail(err, QIR_EPARSE, "not a valid ONNX model (empty file)");
 		return NULL;
 	}
-	if (qir__skel_build(buf, len, &sk)) {
+	if (ir_skel_build(buf, len, &sk)) {
 		mp = onnx__model_proto__unpack(NULL, sk.len, sk.buf);
-		if (mp && qir__skel_resolve(mp, &sk, buf)) {
-			qir__pb_model_free(mp, buf, len);
+		if (mp && ir_skel_resolve(mp, &sk, buf)) {
+			ir_pb_model_free(mp, buf, len);
 			mp = NULL;
 		}
 		*borrows = mp != NULL;
-		qir__skel_free(&sk);
+		ir_skel_free(&sk);
 	}
 	if (!mp)
 		mp = onnx__model_proto__unpack(NULL, len, buf);
@@ -695,7 +695,7 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 		return NULL;
 	}
 	if (!mp->graph) {
-		qir__pb_model_free(mp, buf, len);
+		ir_pb_model_free(mp, buf, len);
 		qir_fail(err, QIR_EPARSE,
 			 "not a valid ONNX model (no graph in %zu bytes)", len);
 		return NULL;
@@ -719,7 +719,7 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 		return -1;
 	m = qir_model_new(mp->has_ir_version ? mp->ir_version : 0, 1, err);
 	if (!m) {
-		qir__pb_model_free(mp, buf, len);
+		ir_pb_model_free(mp, buf, len);
 		return -1;
 	}
 	p = QIR_MPRIV(m);
@@ -728,7 +728,7 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 		p->pb_borrow = buf;
 		p->pb_borrow_len = len;
 	}
-	p->release = qir__onnx_release;
+	p->release = ir_onnx_release;
 	if (dir && !(p->dir = strdup(dir)))
 		goto nomem;
 	ctx.model = m;
@@ -736,7 +736,7 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 	ctx.no_external = no_external;
 	if (read_header(m, mp, err))
 		goto fail;
-	m->graph = qir__graph_new(m, NULL, NULL,
+	m->graph = ir_graph_new(m, NULL, NULL,
 				  mp->graph->name ? mp->graph->name : "");
 	if (!m->graph)
 		goto nomem;

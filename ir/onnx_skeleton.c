@@ -283,7 +283,7 @@ static int walk(struct skel_ctx *c, size_t off, size_t end, enum kind k,
 	return 0;
 }
 
-int qir__skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk)
+int ir_skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk)
 {
 	struct skel_ctx c = { .src = src };
 	uint64_t newlen, unused;
@@ -311,11 +311,11 @@ int qir__skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk)
 	return 1;
 none:
 	free(c.subs);
-	qir__skel_free(sk);
+	ir_skel_free(sk);
 	return 0;
 }
 
-void qir__skel_free(struct qir_skeleton *sk)
+void ir_skel_free(struct qir_skeleton *sk)
 {
 	free(sk->buf);
 	free(sk->spans);
@@ -382,7 +382,7 @@ static int resolve_graph(struct resolve *r, Onnx__GraphProto *gp)
 	return 0;
 }
 
-int qir__skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
+int ir_skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
 		      const uint8_t *src)
 {
 	struct resolve r = { .sk = sk, .src = src };
@@ -420,7 +420,7 @@ static void pb_free(void *data, void *p)
 	free(p);
 }
 
-void qir__pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len)
+void ir_pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len)
 {
 	struct borrowed b = { (uintptr_t)base, base ? len : 0 };
 	ProtobufCAllocator a = { pb_alloc, pb_free, &b };

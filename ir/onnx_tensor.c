@@ -121,7 +121,7 @@ static int load_typed(qir_tensor *t, const Onnx__TensorProto *tp,
 		need = numel * 2;
 	else
 		need = numel;
-	if (qir__pb_check_len(tp, tname(tp), field, have, need, "entries",
+	if (ir_pb_check_len(tp, tname(tp), field, have, need, "entries",
 			      err))
 		return -1;
 	if (nbytes == 0)
@@ -143,7 +143,7 @@ static int load_strings(qir_tensor *t, const Onnx__TensorProto *tp,
 		return qir_fail(err, QIR_EINVALID,
 				"tensor '%s': STRING data must be in string_data, not raw_data",
 				tname(tp));
-	if (qir__pb_check_len(tp, tname(tp), "string_data", tp->n_string_data,
+	if (ir_pb_check_len(tp, tname(tp), "string_data", tp->n_string_data,
 			      numel, "strings", err))
 		return -1;
 	if (numel == 0)
@@ -224,21 +224,21 @@ static int load_external(struct qir_load_ctx *ctx, qir_tensor *t,
 		return qir_fail(err, QIR_EINVALID,
 				"tensor '%s': STRING tensors cannot use external data",
 				what);
-	if (has_length && qir__pb_check_len(tp, what, "external data length",
+	if (has_length && ir_pb_check_len(tp, what, "external data length",
 					    length, nbytes, "bytes", err))
 		return -1;
-	map = qir__ext_resolve(ctx, what, location, err);
+	map = ir_ext_resolve(ctx, what, location, err);
 	if (!map)
 		return -1;
 	if (offset > map->size || nbytes > map->size - offset)
 		return qir_fail(err, QIR_EINVALID,
 				"tensor '%s': external data (offset %" PRIu64 ", length %" PRIu64 ") lies outside '%s' (%" PRIu64 " bytes)",
 				what, offset, nbytes, location, map->size);
-	qir__tensor_set_external(t, map, location, offset);
+	ir_tensor_set_external(t, map, location, offset);
 	return 0;
 }
 
-qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
+qir_tensor *ir_tensor_from_pb(struct qir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err)
 {
 	uint64_t numel, nbytes;
@@ -246,9 +246,9 @@ qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
 	int rc, ext = tp->has_data_location &&
 		tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 
-	if (qir__pb_tensor_size(tp, tname(tp), &numel, &nbytes, err))
+	if (ir_pb_tensor_size(tp, tname(tp), &numel, &nbytes, err))
 		return NULL;
-	t = qir__tensor_shell(tp->name ? tp->name : "", tp->data_type,
+	t = ir_tensor_shell(tp->name ? tp->name : "", tp->data_type,
 			      (int)tp->n_dims, tp->dims, err);
 	if (!t)
 		return NULL;
@@ -257,13 +257,13 @@ qir_tensor *qir__tensor_from_pb(struct qir_load_ctx *ctx,
 	else if (tp->data_type == QIR_STRING)
 		rc = load_strings(t, tp, numel, err);
 	else if (tp->has_raw_data)
-		rc = qir__pb_check_len(tp, tname(tp), "raw_data",
+		rc = ir_pb_check_len(tp, tname(tp), "raw_data",
 				       tp->raw_data.len, nbytes, "bytes", err);
 	else
 		rc = load_typed(t, tp, numel, nbytes, err);
 	if (!rc && !ext && tp->has_raw_data && nbytes &&
 	    tp->data_type != QIR_STRING)
-		qir__tensor_set_borrowed(t, tp->raw_data.data);
+		ir_tensor_set_borrowed(t, tp->raw_data.data);
 	if (rc) {
 		qir_tensor_free(t);
 		return NULL;

@@ -619,7 +619,7 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 				     qir_tensor_spilled(t) ||
 				     in_map(ctx, tp->raw_data.data, len));
 
-		if (qir__ext_writer_add(w, dir, tp->raw_data.data, len,
+		if (ir_ext_writer_add(w, dir, tp->raw_data.data, len,
 					from_map, &off, ctx->err))
 			return -1;
 		if (make_external(ctx, tp, w->location, off, len))
@@ -666,7 +666,7 @@ struct file_sink {
 
 static void sink_flush(struct file_sink *s)
 {
-	if (!s->failed && s->used && qir__write_all(s->fd, s->buf, s->used))
+	if (!s->failed && s->used && ir_write_all(s->fd, s->buf, s->used))
 		s->failed = errno ? errno : EIO;
 	s->used = 0;
 }
@@ -681,7 +681,7 @@ static void sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 		sink_flush(s);
 		if (len >= sizeof(s->buf)) {
 			/* Tensor bytes: straight from their memory. */
-			if (qir__write_streamed(s->fd, data, len,
+			if (ir_write_streamed(s->fd, data, len,
 						in_map(s->ctx, data, len)))
 				s->failed = errno ? errno : EIO;
 			return;
@@ -727,7 +727,7 @@ static char *data_name(const char *path, const qir_save_opts *opts,
 	}
 	base = basename(copy);
 	if (opts && opts->external_name) {
-		if (!qir__ext_location_ok(opts->external_name) ||
+		if (!ir_ext_location_ok(opts->external_name) ||
 		    !strcmp(opts->external_name, base))
 			qir_fail(err, QIR_EUSAGE,
 				 "external data name '%s' must be a relative path inside the output's folder, without '..', and not the model file itself",
@@ -756,13 +756,13 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		return -1;
 	}
 	if (place_data(ctx, mp, opts, w, dir) ||
-	    qir__atomic_open(f, path, ctx->err) ||
+	    ir_atomic_open(f, path, ctx->err) ||
 	    pack_to(ctx, f->fd, mp, path, ctx->err) ||
-	    qir__atomic_sync(f, ctx->err))
+	    ir_atomic_sync(f, ctx->err))
 		return -1;
-	if (w->opened && qir__atomic_commit(&w->file, ctx->err))
+	if (w->opened && ir_atomic_commit(&w->file, ctx->err))
 		return -1;
-	return qir__atomic_commit(f, ctx->err);
+	return ir_atomic_commit(f, ctx->err);
 }
 
 int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
@@ -793,10 +793,10 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 		ctx.map_lo = (uintptr_t)QIR_MPRIV(m)->file_addr;
 		ctx.map_len = QIR_MPRIV(m)->file_size;
 	}
-	qir__ext_writer_init(&w, name);
+	ir_ext_writer_init(&w, name);
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
-	qir__atomic_abort(&f);
-	qir__atomic_abort(&w.file);
+	ir_atomic_abort(&f);
+	ir_atomic_abort(&w.file);
 	qir_arena_free(&ctx.a);
 	free(ctx.refs);
 	free(name);

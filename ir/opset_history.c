@@ -26,7 +26,7 @@
 
 #include "opset_upgrade.h"
 
-static const struct qir__op_history history[] = {
+static const struct ir_op_history history[] = {
 	{ "Abs", { 1, 6, 13, 0 } },
 	{ "Acos", { 7, 22, 0 } },
 	{ "Acosh", { 9, 22, 0 } },
@@ -228,14 +228,14 @@ static const struct qir__op_history history[] = {
 	{ NULL, { 0 } }
 };
 
-int qir__default_domain(const char *domain)
+int ir_default_domain(const char *domain)
 {
 	return qir_domain_is_default(domain);
 }
 
-const struct qir__op_history *qir__op_history(const char *op)
+const struct ir_op_history *ir_op_history(const char *op)
 {
-	const struct qir__op_history *h;
+	const struct ir_op_history *h;
 
 	for (h = history; h->op; h++)
 		if (!strcmp(h->op, op))
@@ -245,12 +245,12 @@ const struct qir__op_history *qir__op_history(const char *op)
 
 int64_t qir_op_first_opset(const char *op)
 {
-	const struct qir__op_history *h = op ? qir__op_history(op) : NULL;
+	const struct ir_op_history *h = op ? ir_op_history(op) : NULL;
 
 	return h ? h->since[0] : 0;
 }
 
-int qir__op_version_at(const struct qir__op_history *h, int opset)
+int ir_op_version_at(const struct ir_op_history *h, int opset)
 {
 	int i, v = 0;
 
@@ -260,7 +260,7 @@ int qir__op_version_at(const struct qir__op_history *h, int opset)
 	return v;
 }
 
-int qir__op_next_change(const struct qir__op_history *h, int v, int limit)
+int ir_op_next_change(const struct ir_op_history *h, int v, int limit)
 {
 	int i;
 

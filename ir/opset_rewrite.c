@@ -10,14 +10,14 @@
 #include <qopt/kernels.h>
 #include "opset_upgrade.h"
 
-const char *qir__up_label(const qir_node *n)
+const char *ir_up_label(const qir_node *n)
 {
 	static __thread char buf[256];
 
 	return qir_node_label(n, buf, sizeof(buf));
 }
 
-int qir__up_fail(struct qir__up *u, const qir_node *n, int step,
+int ir_up_fail(struct ir_up *u, const qir_node *n, int step,
 		 const char *fmt, ...)
 {
 	char why[384];
@@ -28,10 +28,10 @@ int qir__up_fail(struct qir__up *u, const qir_node *n, int step,
 	va_end(ap);
 	return qir_fail(u->err, QIR_EUNSUPPORTED,
 			"cannot upgrade %s across %s-%d: %s",
-			qir__up_label(n), n->op_type, step, why);
+			ir_up_label(n), n->op_type, step, why);
 }
 
-qir_value *qir__up_const_i64(struct qir__up *u, qir_graph *g,
+qir_value *ir_up_const_i64(struct ir_up *u, qir_graph *g,
 			     const char *hint, const int64_t *v,
 			     size_t count, int scalar)
 {
@@ -87,7 +87,7 @@ static int put_scalar(void *d, int dtype, double v)
 	}
 }
 
-qir_value *qir__up_const_scalar(struct qir__up *u, qir_graph *g,
+qir_value *ir_up_const_scalar(struct ir_up *u, qir_graph *g,
 				const char *hint, int dtype, double v)
 {
 	qir_error err = { 0 };
@@ -162,7 +162,7 @@ static int infer(qir_value *v, int depth)
 	if ((t = qir_value_const(v)))
 		return t->dtype;
 	p = v->producer;
-	if (!p || !qir__default_domain(p->domain) || !p->ninputs)
+	if (!p || !ir_default_domain(p->domain) || !p->ninputs)
 		return 0;
 	if (!strcmp(p->op_type, "Cast"))
 		return (int)qir_node_attr_int(p, "to", 0);
@@ -178,12 +178,12 @@ static int infer(qir_value *v, int depth)
 	return 0;
 }
 
-int qir__up_infer_dtype(qir_value *v)
+int ir_up_infer_dtype(qir_value *v)
 {
 	return infer(v, 0);
 }
 
-const qir_attr *qir__up_ints_attr(const qir_node *n, const char *name)
+const qir_attr *ir_up_ints_attr(const qir_node *n, const char *name)
 {
 	const qir_attr *a = qir_node_attr(n, name);
 
@@ -199,7 +199,7 @@ static int skipped(const char *name, const char *const *skip)
 }
 
 /* Checks that every attribute can be carried over (dry run). */
-static int attrs_copyable(struct qir__up *u, const qir_node *n,
+static int attrs_copyable(struct ir_up *u, const qir_node *n,
 			  const char *const *skip)
 {
 	size_t i;
@@ -215,7 +215,7 @@ static int attrs_copyable(struct qir__up *u, const qir_node *n,
 		     a->type != QIR_ATTR_INTS)) {
 			return qir_fail(u->err, QIR_EUNSUPPORTED,
 					"%s: attribute '%s' cannot be carried "
-					"over", qir__up_label(n), a->name);
+					"over", ir_up_label(n), a->name);
 		}
 	}
 	return 0;
@@ -245,7 +245,7 @@ static void take_node_name(qir_node *nn, const char *name)
 /* Erases n, then gives heir (may be NULL) its name and repl[i] the
  * name of n's output i, i < k: the new values were created while n
  * still held those names. */
-static int erase_keeping_names(struct qir__up *u, qir_node *n,
+static int erase_keeping_names(struct ir_up *u, qir_node *n,
 			       qir_node *heir, qir_value *const *repl,
 			       size_t k)
 {
@@ -273,7 +273,7 @@ static int erase_keeping_names(struct qir__up *u, qir_node *n,
 	goto out;
 oom:
 	rc = qir_fail(u->err, QIR_ENOMEM, "%s: out of memory replacing the "
-		      "node", qir__up_label(n));
+		      "node", ir_up_label(n));
 out:
 	for (i = 0; names && i < k; i++)
 		free(names[i]);
@@ -282,7 +282,7 @@ out:
 	return rc;
 }
 
-static int take_names(struct qir__up *u, qir_node *n, qir_node *nn,
+static int take_names(struct ir_up *u, qir_node *n, qir_node *nn,
 		      size_t nout)
 {
 	size_t k = nout < nn->noutputs ? nout : nn->noutputs;
@@ -290,7 +290,7 @@ static int take_names(struct qir__up *u, qir_node *n, qir_node *nn,
 	return erase_keeping_names(u, n, nn, nn->outputs, k);
 }
 
-int qir__up_rebuild(struct qir__up *u, qir_node **np, const char *op_type,
+int ir_up_rebuild(struct ir_up *u, qir_node **np, const char *op_type,
 		    qir_value *const *inputs, size_t nin, size_t nout,
 		    const char *const *skip)
 {
@@ -305,7 +305,7 @@ int qir__up_rebuild(struct qir__up *u, qir_node **np, const char *op_type,
 		if (o && (o->nuses || o->is_output)) {
 			return qir_fail(u->err, QIR_EUNSUPPORTED,
 					"%s: output '%s' is used but has no "
-					"equivalent in %s-%d", qir__up_label(n),
+					"equivalent in %s-%d", ir_up_label(n),
 					o->name, op_type, u->to);
 		}
 	}
@@ -356,16 +356,16 @@ int qir__up_rebuild(struct qir__up *u, qir_node **np, const char *op_type,
 oom:
 	return qir_fail(u->err, QIR_ENOMEM,
 			"%s: out of memory rebuilding the node",
-			qir__up_label(n));
+			ir_up_label(n));
 }
 
-int qir__up_replace(struct qir__up *u, qir_node *n, qir_value *const *repl,
+int ir_up_replace(struct ir_up *u, qir_node *n, qir_value *const *repl,
 		    size_t k, qir_node *heir)
 {
 	size_t i;
 
 	if (k > n->noutputs)
-		return qir__up_fail(u, n, u->to, "too many outputs to replace");
+		return ir_up_fail(u, n, u->to, "too many outputs to replace");
 	for (i = 0; i < k; i++) {
 		qir_value *o = n->outputs[i];
 
@@ -378,7 +378,7 @@ int qir__up_replace(struct qir__up *u, qir_node *n, qir_value *const *repl,
 	return erase_keeping_names(u, n, heir, repl, k);
 }
 
-void qir__up_drop_if_unused(qir_value *v)
+void ir_up_drop_if_unused(qir_value *v)
 {
 	if (v && v->init && !v->nuses && !v->is_output && !v->is_input)
 		qir_graph_remove_initializer(v->graph, v, NULL);

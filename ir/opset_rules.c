@@ -26,7 +26,7 @@ static int remove_attrs(qir_node *n, const char *const *names)
 }
 
 /* ---- legacy broadcasting (opset 7 made it numpy-style) ---- */
-static int r_broadcast7(struct qir__up *u, qir_node **np, int step)
+static int r_broadcast7(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "broadcast", "axis", NULL };
 	qir_node *n = *np;
@@ -37,11 +37,11 @@ static int r_broadcast7(struct qir__up *u, qir_node **np, int step)
 		qir_value *a = n->inputs[0], *b = n->inputs[1];
 
 		if (!a || !b || a->rank < 0 || b->rank < 0)
-			return qir__up_fail(u, n, step, "legacy broadcast with "
+			return ir_up_fail(u, n, step, "legacy broadcast with "
 					    "axis=%lld and unknown input ranks",
 					    (long long)axis->i);
 		if (axis->i != a->rank - b->rank)
-			return qir__up_fail(u, n, step,
+			return ir_up_fail(u, n, step,
 					    "legacy broadcast along "
 					    "axis %lld is not trailing-aligned",
 					    (long long)axis->i);
@@ -51,7 +51,7 @@ static int r_broadcast7(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_gemm7(struct qir__up *u, qir_node **np, int step)
+static int r_gemm7(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "broadcast", NULL };
 
@@ -61,7 +61,7 @@ static int r_gemm7(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_drop_is_test(struct qir__up *u, qir_node **np, int step)
+static int r_drop_is_test(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "is_test", NULL };
 
@@ -71,20 +71,20 @@ static int r_drop_is_test(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_bn9(struct qir__up *u, qir_node **np, int step)
+static int r_bn9(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "spatial", NULL };
 	qir_node *n = *np;
 
 	if (qir_node_attr_int(n, "spatial", 1) != 1)
-		return qir__up_fail(u, n, step, "spatial=0 (per-activation "
+		return ir_up_fail(u, n, step, "spatial=0 (per-activation "
 				    "statistics) has no equivalent");
 	if (!u->dry)
 		remove_attrs(n, attrs);
 	return 0;
 }
 
-static int r_bn14(struct qir__up *u, qir_node **np, int step)
+static int r_bn14(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 
@@ -92,48 +92,48 @@ static int r_bn14(struct qir__up *u, qir_node **np, int step)
 	if (n->noutputs <= 1)
 		return 0;
 	/* Inference form: only Y; the statistics outputs must be unused. */
-	return qir__up_rebuild(u, np, n->op_type, n->inputs, n->ninputs, 1,
+	return ir_up_rebuild(u, np, n->op_type, n->inputs, n->ninputs, 1,
 			       NULL);
 }
 
-static int r_cast6(struct qir__up *u, qir_node **np, int step)
+static int r_cast6(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	const qir_attr *to = qir_node_attr(n, "to");
 	int dt;
 
 	if (!to)
-		return qir__up_fail(u, n, step, "no 'to' attribute");
+		return ir_up_fail(u, n, step, "no 'to' attribute");
 	if (to->type != QIR_ATTR_STRING)
 		return 0;
 	dt = qir_dtype_from_name(to->s);
 	if (dt <= 0)
-		return qir__up_fail(u, n, step,
+		return ir_up_fail(u, n, step,
 				    "unknown type name '%s'", to->s);
 	if (!u->dry)
 		qir_node_set_attr_int(n, "to", dt);
 	return 0;
 }
 
-static int r_clip11(struct qir__up *u, qir_node **np, int step)
+static int r_clip11(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	const qir_attr *mn = qir_node_attr(n, "min");
 	const qir_attr *mx = qir_node_attr(n, "max");
-	int dt = n->ninputs ? qir__up_infer_dtype(n->inputs[0]) : 0;
+	int dt = n->ninputs ? ir_up_infer_dtype(n->inputs[0]) : 0;
 	qir_value *vmin = NULL, *vmax = NULL;
 	static const char *const attrs[] = { "min", "max", NULL };
 
 	if ((mn || mx) && !dt)
-		return qir__up_fail(u, n, step, "element type of input '%s' "
+		return ir_up_fail(u, n, step, "element type of input '%s' "
 				    "unknown (needed for the min/max inputs)",
 				    n->inputs[0] ? n->inputs[0]->name : "");
 	if (u->dry || (!mn && !mx))
 		return 0;
-	if (mn && !(vmin = qir__up_const_scalar(u, G(n), "clip_min", dt,
+	if (mn && !(vmin = ir_up_const_scalar(u, G(n), "clip_min", dt,
 						mn->f)))
 		return -1;
-	if (mx && !(vmax = qir__up_const_scalar(u, G(n), "clip_max", dt,
+	if (mx && !(vmax = ir_up_const_scalar(u, G(n), "clip_max", dt,
 						mx->f)))
 		return -1;
 	remove_attrs(n, attrs);
@@ -143,7 +143,7 @@ static int r_clip11(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_concat4(struct qir__up *u, qir_node **np, int step)
+static int r_concat4(struct ir_up *u, qir_node **np, int step)
 {
 	(void)step;
 	/* Concat-1 defaulted to axis 1; from 4 on the axis is required. */
@@ -152,19 +152,19 @@ static int r_concat4(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_dropout10(struct qir__up *u, qir_node **np, int step)
+static int r_dropout10(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	qir_value *mask = n->noutputs > 1 ? n->outputs[1] : NULL;
 
 	if (mask && (mask->nuses || mask->is_output))
-		return qir__up_fail(u, n, step,
+		return ir_up_fail(u, n, step,
 				    "mask '%s' is used and its type "
 				    "changes to BOOL", mask->name);
 	return 0;
 }
 
-static int r_dropout12(struct qir__up *u, qir_node **np, int step)
+static int r_dropout12(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "ratio", NULL };
 	qir_node *n = *np;
@@ -174,7 +174,7 @@ static int r_dropout12(struct qir__up *u, qir_node **np, int step)
 	(void)step;
 	if (u->dry || !ratio)
 		return 0;
-	v = qir__up_const_scalar(u, G(n), "dropout_ratio", QIR_FLOAT, ratio->f);
+	v = ir_up_const_scalar(u, G(n), "dropout_ratio", QIR_FLOAT, ratio->f);
 	if (!v)
 		return -1;
 	remove_attrs(n, attrs);
@@ -182,7 +182,7 @@ static int r_dropout12(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_lppool2(struct qir__up *u, qir_node **np, int step)
+static int r_lppool2(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	const qir_attr *p = qir_node_attr(n, "p");
@@ -190,7 +190,7 @@ static int r_lppool2(struct qir__up *u, qir_node **np, int step)
 	if (!p || p->type != QIR_ATTR_FLOAT)
 		return 0;
 	if (p->f != floorf(p->f) || p->f < 1)
-		return qir__up_fail(u, n, step,
+		return ir_up_fail(u, n, step,
 				    "p=%g is not a positive integer",
 				    (double)p->f);
 	if (!u->dry)
@@ -198,7 +198,7 @@ static int r_lppool2(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_rnn7(struct qir__up *u, qir_node **np, int step)
+static int r_rnn7(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "output_sequence", NULL };
 	qir_node *n = *np;
@@ -206,17 +206,17 @@ static int r_rnn7(struct qir__up *u, qir_node **np, int step)
 
 	if (os && !os->i && n->noutputs && n->outputs[0] &&
 	    (n->outputs[0]->nuses || n->outputs[0]->is_output))
-		return qir__up_fail(u, n, step, "output_sequence=0 with the Y "
+		return ir_up_fail(u, n, step, "output_sequence=0 with the Y "
 				    "output used");
 	if (!u->dry)
 		remove_attrs(n, attrs);
 	return 0;
 }
 
-static int r_pad2(struct qir__up *u, qir_node **np, int step)
+static int r_pad2(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
-	const qir_attr *p = qir__up_ints_attr(n, "paddings");
+	const qir_attr *p = ir_up_ints_attr(n, "paddings");
 	static const char *const attrs[] = { "paddings", NULL };
 
 	(void)step;
@@ -227,30 +227,30 @@ static int r_pad2(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_pad11(struct qir__up *u, qir_node **np, int step)
+static int r_pad11(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "pads", "value", NULL };
 	qir_node *n = *np;
 	/* A dry run has not renamed Pad-1's paddings (Pad-2) yet. */
-	const qir_attr *pads = qir__up_ints_attr(n, u->dry &&
+	const qir_attr *pads = ir_up_ints_attr(n, u->dry &&
 			!qir_node_attr(n, "pads") ? "paddings" : "pads");
 	float value = qir_node_attr_float(n, "value", 0.0f);
-	int dt = n->ninputs ? qir__up_infer_dtype(n->inputs[0]) : 0;
+	int dt = n->ninputs ? ir_up_infer_dtype(n->inputs[0]) : 0;
 	qir_value *vp, *vv = NULL;
 
 	if (!pads)
-		return qir__up_fail(u, n, step, "no 'pads' attribute");
+		return ir_up_fail(u, n, step, "no 'pads' attribute");
 	if (value != 0.0f && !dt)
-		return qir__up_fail(u, n, step, "element type of input '%s' "
+		return ir_up_fail(u, n, step, "element type of input '%s' "
 				    "unknown (needed for the pad value)",
 				    n->inputs[0] ? n->inputs[0]->name : "");
 	if (u->dry)
 		return 0;
-	vp = qir__up_const_i64(u, G(n), "pads", pads->ints, pads->n, 0);
+	vp = ir_up_const_i64(u, G(n), "pads", pads->ints, pads->n, 0);
 	if (!vp)
 		return -1;
 	if (value != 0.0f &&
-	    !(vv = qir__up_const_scalar(u, G(n), "pad_value", dt, value)))
+	    !(vv = ir_up_const_scalar(u, G(n), "pad_value", dt, value)))
 		return -1;
 	remove_attrs(n, attrs);
 	qir_node_add_input(n, vp);
@@ -261,7 +261,7 @@ static int r_pad11(struct qir__up *u, qir_node **np, int step)
 
 /* PRelu-6 applied a 1-D slope per channel (axis 1); from 7 the slope
  * broadcasts numpy-style (trailing-aligned). */
-static int r_prelu7(struct qir__up *u, qir_node **np, int step)
+static int r_prelu7(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	qir_value *x = n->inputs[0], *s = n->ninputs > 1 ? n->inputs[1] : 0;
@@ -271,17 +271,17 @@ static int r_prelu7(struct qir__up *u, qir_node **np, int step)
 	int i;
 
 	if (!s)
-		return qir__up_fail(u, n, step, "no slope input");
+		return ir_up_fail(u, n, step, "no slope input");
 	if (t && qir_tensor_numel(t) == 1)
 		return 0;
 	if (s->rank >= 0 && s->rank != 1)
 		return 0;	/* same-shape slope: unchanged meaning */
 	if (!x || x->rank < 0 || x->rank > 8)
-		return qir__up_fail(u, n, step, "input rank unknown");
+		return ir_up_fail(u, n, step, "input rank unknown");
 	if (x->rank <= 2)
 		return 0;	/* [C] already aligns with axis 1 */
 	if (!t)
-		return qir__up_fail(u, n, step,
+		return ir_up_fail(u, n, step,
 				    "per-channel slope '%s' is not a "
 				    "constant", s->name);
 	if (u->dry)
@@ -291,31 +291,31 @@ static int r_prelu7(struct qir__up *u, qir_node **np, int step)
 		dims[i] = 1;
 	nt = qir_tensor_new(s->name, t->dtype, x->rank - 1, dims, NULL);
 	if (!nt || !qir_tensor_data(t, NULL))
-		return qir__up_fail(u, n, step, "cannot reshape slope '%s'",
+		return ir_up_fail(u, n, step, "cannot reshape slope '%s'",
 				    s->name);
 	memcpy(qir_tensor_mutable_data(nt, NULL), qir_tensor_data(t, NULL),
 	       t->nbytes);
 	nv = qir_graph_add_initializer(G(n), nt);
 	if (!nv)
-		return qir__up_fail(u, n, step,
+		return ir_up_fail(u, n, step,
 				    "cannot add the reshaped slope");
 	qir_node_set_input(n, 1, nv);
-	qir__up_drop_if_unused(s);
+	ir_up_drop_if_unused(s);
 	return 0;
 }
 
-static int r_reshape5(struct qir__up *u, qir_node **np, int step)
+static int r_reshape5(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "shape", NULL };
 	qir_node *n = *np;
-	const qir_attr *shape = qir__up_ints_attr(n, "shape");
+	const qir_attr *shape = ir_up_ints_attr(n, "shape");
 	qir_value *v;
 
 	if (!shape)
-		return qir__up_fail(u, n, step, "no 'shape' attribute");
+		return ir_up_fail(u, n, step, "no 'shape' attribute");
 	if (u->dry)
 		return 0;
-	v = qir__up_const_i64(u, G(n), "shape", shape->ints, shape->n, 0);
+	v = ir_up_const_i64(u, G(n), "shape", shape->ints, shape->n, 0);
 	if (!v)
 		return -1;
 	remove_attrs(n, attrs);
@@ -326,7 +326,7 @@ static int r_reshape5(struct qir__up *u, qir_node **np, int step)
 /* A dry run leaves every node as it was: an Upsample-7 node reaching
  * this step still holds the scales attribute Upsample-9 makes an
  * input. */
-static int scales_pending(const struct qir__up *u, const qir_node *n)
+static int scales_pending(const struct ir_up *u, const qir_node *n)
 {
 	return u->dry && n->ninputs == 1 && !strcmp(n->op_type, "Upsample") &&
 	       qir_node_attr(n, "scales");
@@ -334,7 +334,7 @@ static int scales_pending(const struct qir__up *u, const qir_node *n)
 
 /* Resize-10 (and Upsample) sampled at x_in = x_out / scale: Resize-11's
  * "asymmetric" transform; nearest took the floor. */
-static int r_resize11(struct qir__up *u, qir_node **np, int step)
+static int r_resize11(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	const char *mode = qir_node_attr_string(n, "mode", "nearest");
@@ -344,14 +344,14 @@ static int r_resize11(struct qir__up *u, qir_node **np, int step)
 	qir_value *roi, *scales;
 
 	if ((n->ninputs != 2 || !n->inputs[1]) && !scales_pending(u, n))
-		return qir__up_fail(u, n, step, "expected inputs X and scales");
+		return ir_up_fail(u, n, step, "expected inputs X and scales");
 	if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
-		return qir__up_fail(u, n, step, "mode '%s'", mode);
+		return ir_up_fail(u, n, step, "mode '%s'", mode);
 	if (u->dry)
 		return 0;
 	t = qir_tensor_new("roi", QIR_FLOAT, 1, &zero, &err);
 	if (!t || !(roi = qir_graph_add_initializer(G(n), t)))
-		return qir__up_fail(u, n, step, "cannot add roi: %s", err.msg);
+		return ir_up_fail(u, n, step, "cannot add roi: %s", err.msg);
 	scales = n->inputs[1];
 	qir_node_set_input(n, 1, roi);
 	qir_node_add_input(n, scales);
@@ -362,7 +362,7 @@ static int r_resize11(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_resize18(struct qir__up *u, qir_node **np, int step)
+static int r_resize18(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	const char *ct = qir_node_attr_string(n,
@@ -370,13 +370,13 @@ static int r_resize18(struct qir__up *u, qir_node **np, int step)
 
 	(void)u;
 	if (!strcmp(ct, "tf_half_pixel_for_nn"))
-		return qir__up_fail(u, n, step, "unsupported: "
+		return ir_up_fail(u, n, step, "unsupported: "
 				    "coordinate_transformation_mode '%s' was "
 				    "removed", ct);
 	return 0;
 }
 
-static int r_roialign16(struct qir__up *u, qir_node **np, int step)
+static int r_roialign16(struct ir_up *u, qir_node **np, int step)
 {
 	(void)step;
 	/* RoiAlign-10 did not shift by half a pixel; 16's default does. */
@@ -386,27 +386,27 @@ static int r_roialign16(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_rename(struct qir__up *u, qir_node **np, int step,
+static int r_rename(struct ir_up *u, qir_node **np, int step,
 		    const char *op)
 {
 	qir_node *n = *np;
 
 	(void)step;
-	return qir__up_rebuild(u, np, op, n->inputs, n->ninputs,
+	return ir_up_rebuild(u, np, op, n->inputs, n->ninputs,
 			       n->noutputs, NULL);
 }
 
-static int r_scatter11(struct qir__up *u, qir_node **np, int step)
+static int r_scatter11(struct ir_up *u, qir_node **np, int step)
 {
 	return r_rename(u, np, step, "ScatterElements");
 }
 
-static int r_upsample10(struct qir__up *u, qir_node **np, int step)
+static int r_upsample10(struct ir_up *u, qir_node **np, int step)
 {
 	return r_rename(u, np, step, "Resize");
 }
 
-static int r_upsample9(struct qir__up *u, qir_node **np, int step)
+static int r_upsample9(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "scales", NULL };
 	qir_node *n = *np;
@@ -416,17 +416,17 @@ static int r_upsample9(struct qir__up *u, qir_node **np, int step)
 	qir_value *v;
 
 	if (!sc || sc->type != QIR_ATTR_FLOATS)
-		return qir__up_fail(u, n, step, "no 'scales' attribute");
+		return ir_up_fail(u, n, step, "no 'scales' attribute");
 	if (u->dry)
 		return 0;
 	dim = (int64_t)sc->n;
 	t = qir_tensor_new("scales", QIR_FLOAT, 1, &dim, NULL);
 	if (!t)
-		return qir__up_fail(u, n, step, "out of memory");
+		return ir_up_fail(u, n, step, "out of memory");
 	memcpy(qir_tensor_mutable_data(t, NULL), sc->floats,
 	       sc->n * sizeof(float));
 	if (!(v = qir_graph_add_initializer(G(n), t)))
-		return qir__up_fail(u, n, step, "cannot add scales");
+		return ir_up_fail(u, n, step, "cannot add scales");
 	remove_attrs(n, attrs);
 	qir_node_add_input(n, v);
 	return 0;
@@ -434,39 +434,39 @@ static int r_upsample9(struct qir__up *u, qir_node **np, int step)
 
 /* attr -> trailing int64 input (Slice-10, Squeeze/Unsqueeze-13,
  * ReduceSum-13, Reduce*-18, Split-13). */
-static int attr_to_input(struct qir__up *u, qir_node *n, const char *attr,
+static int attr_to_input(struct ir_up *u, qir_node *n, const char *attr,
 			 int scalar_one)
 {
 	const char *const names[] = { attr, NULL };
-	const qir_attr *a = qir__up_ints_attr(n, attr);
+	const qir_attr *a = ir_up_ints_attr(n, attr);
 	qir_value *v;
 
 	if (!a)
 		return 0;
-	v = qir__up_const_i64(u, G(n), attr, a->ints, scalar_one ? 1 : a->n, 0);
+	v = ir_up_const_i64(u, G(n), attr, a->ints, scalar_one ? 1 : a->n, 0);
 	if (!v)
 		return -1;
 	remove_attrs(n, names);
 	return qir_node_add_input(n, v);
 }
 
-static int r_axes13(struct qir__up *u, qir_node **np, int step)
+static int r_axes13(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	const qir_attr *axes = qir_node_attr(n, "axes");
 
 	if (axes && axes->type != QIR_ATTR_INTS)
-		return qir__up_fail(u, n, step, "'axes' is not a list of ints");
+		return ir_up_fail(u, n, step, "'axes' is not a list of ints");
 	if (!axes && !strcmp(n->op_type, "Unsqueeze"))
-		return qir__up_fail(u, n, step, "no 'axes' attribute");
+		return ir_up_fail(u, n, step, "no 'axes' attribute");
 	if (u->dry || !axes)
 		return 0;
 	if (n->ninputs != 1)
-		return qir__up_fail(u, n, step, "unexpected extra inputs");
+		return ir_up_fail(u, n, step, "unexpected extra inputs");
 	return attr_to_input(u, n, "axes", 0);
 }
 
-static int r_split2(struct qir__up *u, qir_node **np, int step)
+static int r_split2(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	qir_value *sv = n->ninputs > 1 ? n->inputs[1] : NULL;
@@ -477,29 +477,29 @@ static int r_split2(struct qir__up *u, qir_node **np, int step)
 	if (!sv)
 		return 0;
 	if (!t)
-		return qir__up_fail(u, n, step, "split sizes '%s' not constant",
+		return ir_up_fail(u, n, step, "split sizes '%s' not constant",
 				    sv->name);
 	if (u->dry)
-		return qir__up_rebuild(u, np, n->op_type, n->inputs, 1,
+		return ir_up_rebuild(u, np, n->op_type, n->inputs, 1,
 				       n->noutputs, NULL);
 	cnt = qir_tensor_numel(t);
 	sp = calloc(cnt ? cnt : 1, sizeof(*sp));
 	if (!sp)
-		return qir__up_fail(u, n, step, "out of memory");
+		return ir_up_fail(u, n, step, "out of memory");
 	for (i = 0; i < cnt; i++)
 		qir_tensor_get_i64(t, i, &sp[i], NULL);
-	if (qir__up_rebuild(u, np, n->op_type, n->inputs, 1, n->noutputs,
+	if (ir_up_rebuild(u, np, n->op_type, n->inputs, 1, n->noutputs,
 			    NULL) < 0) {
 		free(sp);
 		return -1;
 	}
 	qir_node_set_attr_ints(*np, "split", sp, cnt);
 	free(sp);
-	qir__up_drop_if_unused(sv);
+	ir_up_drop_if_unused(sv);
 	return 0;
 }
 
-static int r_split13(struct qir__up *u, qir_node **np, int step)
+static int r_split13(struct ir_up *u, qir_node **np, int step)
 {
 	(void)step;
 	if (u->dry)
@@ -507,7 +507,7 @@ static int r_split13(struct qir__up *u, qir_node **np, int step)
 	return attr_to_input(u, *np, "split", 0);
 }
 
-static int r_split18(struct qir__up *u, qir_node **np, int step)
+static int r_split18(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 
@@ -520,24 +520,24 @@ static int r_split18(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_slice10(struct qir__up *u, qir_node **np, int step)
+static int r_slice10(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "starts", "ends", "axes", NULL };
 	qir_node *n = *np;
-	const qir_attr *st = qir__up_ints_attr(n, "starts");
-	const qir_attr *en = qir__up_ints_attr(n, "ends");
-	const qir_attr *ax = qir__up_ints_attr(n, "axes");
+	const qir_attr *st = ir_up_ints_attr(n, "starts");
+	const qir_attr *en = ir_up_ints_attr(n, "ends");
+	const qir_attr *ax = ir_up_ints_attr(n, "axes");
 	qir_value *vs, *ve, *va = NULL;
 
 	if (!st || !en)
-		return qir__up_fail(u, n, step,
+		return ir_up_fail(u, n, step,
 				    "no 'starts'/'ends' attributes");
 	if (u->dry)
 		return 0;
-	vs = qir__up_const_i64(u, G(n), "starts", st->ints, st->n, 0);
-	ve = qir__up_const_i64(u, G(n), "ends", en->ints, en->n, 0);
+	vs = ir_up_const_i64(u, G(n), "starts", st->ints, st->n, 0);
+	ve = ir_up_const_i64(u, G(n), "ends", en->ints, en->n, 0);
 	if (ax)
-		va = qir__up_const_i64(u, G(n), "axes", ax->ints, ax->n, 0);
+		va = ir_up_const_i64(u, G(n), "axes", ax->ints, ax->n, 0);
 	if (!vs || !ve || (ax && !va))
 		return -1;
 	remove_attrs(n, attrs);
@@ -548,7 +548,7 @@ static int r_slice10(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_topk10(struct qir__up *u, qir_node **np, int step)
+static int r_topk10(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "k", NULL };
 	qir_node *n = *np;
@@ -556,10 +556,10 @@ static int r_topk10(struct qir__up *u, qir_node **np, int step)
 	qir_value *v;
 
 	if (!k)
-		return qir__up_fail(u, n, step, "no 'k' attribute");
+		return ir_up_fail(u, n, step, "no 'k' attribute");
 	if (u->dry)
 		return 0;
-	v = qir__up_const_i64(u, G(n), "k", &k->i, 1, 0);
+	v = ir_up_const_i64(u, G(n), "k", &k->i, 1, 0);
 	if (!v)
 		return -1;
 	remove_attrs(n, attrs);
@@ -570,7 +570,7 @@ static int r_topk10(struct qir__up *u, qir_node **np, int step)
  * `axis` (default 1); from 13 they act along one axis (default -1).
  * Same meaning when axis is the last one; otherwise
  * Flatten(axis) -> op(axis=1) -> Reshape(Shape(x)). */
-static int r_softmax13(struct qir__up *u, qir_node **np, int step)
+static int r_softmax13(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np, *fl, *op, *sh, *rs;
 	qir_value *x = n->inputs[0];
@@ -590,7 +590,7 @@ static int r_softmax13(struct qir__up *u, qir_node **np, int step)
 	op = qir_node_new(G(n), n->op_type, "", n->name);
 	rs = qir_node_new(G(n), "Reshape", "", "softmax_reshape");
 	if (!sh || !fl || !op || !rs)
-		return qir__up_fail(u, n, step, "out of memory");
+		return ir_up_fail(u, n, step, "out of memory");
 	qir_node_move_before(sh, n);
 	qir_node_move_before(fl, n);
 	qir_node_move_before(op, n);
@@ -607,14 +607,14 @@ static int r_softmax13(struct qir__up *u, qir_node **np, int step)
 	qir_node_add_input(rs, vs);
 	vr = qir_node_add_output(rs, NULL, "softmax_out");
 	if (!vs || !vf || !vo || !vr)
-		return qir__up_fail(u, n, step, "out of memory");
-	if (qir__up_replace(u, n, &vr, 1, op) < 0)
+		return ir_up_fail(u, n, step, "out of memory");
+	if (ir_up_replace(u, n, &vr, 1, op) < 0)
 		return -1;
 	*np = op;
 	return 0;
 }
 
-static int r_gridsample20(struct qir__up *u, qir_node **np, int step)
+static int r_gridsample20(struct ir_up *u, qir_node **np, int step)
 {
 	qir_node *n = *np;
 	const char *mode = qir_node_attr_string(n, "mode", "bilinear");
@@ -629,7 +629,7 @@ static int r_gridsample20(struct qir__up *u, qir_node **np, int step)
 	return 0;
 }
 
-static int r_dft20(struct qir__up *u, qir_node **np, int step)
+static int r_dft20(struct ir_up *u, qir_node **np, int step)
 {
 	static const char *const attrs[] = { "axis", NULL };
 	qir_node *n = *np;
@@ -639,7 +639,7 @@ static int r_dft20(struct qir__up *u, qir_node **np, int step)
 	(void)step;
 	if (u->dry)
 		return 0;
-	v = qir__up_const_i64(u, G(n), "dft_axis", &axis, 1, 1);
+	v = ir_up_const_i64(u, G(n), "dft_axis", &axis, 1, 1);
 	if (!v)
 		return -1;
 	remove_attrs(n, attrs);
@@ -658,7 +658,7 @@ static int r_dft20(struct qir__up *u, qir_node **np, int step)
 		   "axis kept when last, else Flatten/op/Reshape inserted")
 #define RNN7(op) R(op, 7, r_rnn7, "drop output_sequence")
 
-static const struct qir__rule rules[] = {
+static const struct ir_rule rules[] = {
 	BC("Add"), BC("Sub"), BC("Mul"), BC("Div"), BC("Pow"),
 	BC("And"), BC("Or"), BC("Xor"), BC("Equal"), BC("Greater"),
 	BC("Less"),
@@ -720,9 +720,9 @@ static const struct qir__rule rules[] = {
 	{ NULL, 0, NULL, NULL, NULL }
 };
 
-const struct qir__rule *qir__rule_find(const char *op, int step)
+const struct ir_rule *ir_rule_find(const char *op, int step)
 {
-	const struct qir__rule *r;
+	const struct ir_rule *r;
 
 	for (r = rules; r->op; r++)
 		if (r->step == step && !strcmp(r->op, op))

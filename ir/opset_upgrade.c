@@ -20,17 +20,17 @@ struct node_list {
 };
 
 static void report_rule(qir_upgrade_report *rep, const char *label,
-			const struct qir__rule *r, int step)
+			const struct ir_rule *r, int step)
 {
 	if (rep && rep->on_rewrite)
 		rep->on_rewrite(rep->arg, label, r->op, step, r->what);
 }
 
 /* Carries one node from opset `from` to u->to. */
-static int upgrade_node(struct qir__up *u, qir_node *n, int from,
+static int upgrade_node(struct ir_up *u, qir_node *n, int from,
 			qir_upgrade_report *rep, int64_t *rewritten)
 {
-	const struct qir__op_history *h = qir__op_history(n->op_type);
+	const struct ir_op_history *h = ir_op_history(n->op_type);
 	const char *op = n->op_type;
 	char label[256];
 	int cur, next;
@@ -38,15 +38,15 @@ static int upgrade_node(struct qir__up *u, qir_node *n, int from,
 	if (!h)
 		return qir_fail(u->err, QIR_EUNSUPPORTED, "cannot upgrade %s: "
 				"unsupported op: %s is not an ai.onnx operator "
-				"known up to opset %d", qir__up_label(n), op,
+				"known up to opset %d", ir_up_label(n), op,
 				QIR_UPGRADE_MAX_OPSET);
-	cur = qir__op_version_at(h, from);
+	cur = ir_op_version_at(h, from);
 	if (!cur)
 		return qir_fail(u->err, QIR_EINVALID, "%s: %s does not exist "
 				"in opset %d (first defined in %d)",
-				qir__up_label(n), op, from, h->since[0]);
-	while ((next = qir__op_next_change(h, cur, u->to))) {
-		const struct qir__rule *r = qir__rule_find(op, next);
+				ir_up_label(n), op, from, h->since[0]);
+	while ((next = ir_op_next_change(h, cur, u->to))) {
+		const struct ir_rule *r = ir_rule_find(op, next);
 
 		if (next == 6 && !u->dry && qir_node_attr(n, "consumed_inputs"))
 			qir_node_remove_attr(n, "consumed_inputs");
@@ -54,11 +54,11 @@ static int upgrade_node(struct qir__up *u, qir_node *n, int from,
 			return qir_fail(u->err, QIR_EUNSUPPORTED,
 					"cannot upgrade %s from %s-%d to "
 					"%s-%d: unsupported: %s",
-					qir__up_label(n), op, cur, op, next,
+					ir_up_label(n), op, cur, op, next,
 					r->what);
 		if (r) {
 			/* The rule may replace the node: name it first. */
-			snprintf(label, sizeof(label), "%s", qir__up_label(n));
+			snprintf(label, sizeof(label), "%s", ir_up_label(n));
 			if (r->fn(u, &n, next) < 0)
 				return -1;
 			if (!u->dry) {
@@ -67,7 +67,7 @@ static int upgrade_node(struct qir__up *u, qir_node *n, int from,
 			}
 			if (r->rename) {
 				op = r->rename;
-				h = qir__op_history(op);
+				h = ir_op_history(op);
 				if (!h)
 					return qir_fail(u->err, QIR_EUSAGE,
 							"%s: %s has no history",
@@ -130,7 +130,7 @@ static int set_opset(qir_model *m, int64_t to, qir_error *err)
 	size_t i;
 
 	for (i = 0; i < m->nopsets; i++)
-		if (qir__default_domain(m->opsets[i].domain))
+		if (ir_default_domain(m->opsets[i].domain))
 			break;
 	if (qir_model_set_opset(m, i < m->nopsets ? m->opsets[i].domain : "",
 				to) < 0)
@@ -140,7 +140,7 @@ static int set_opset(qir_model *m, int64_t to, qir_error *err)
 	return 0;
 }
 
-static int run_rules(struct qir__up *u, const struct node_list *l, int from,
+static int run_rules(struct ir_up *u, const struct node_list *l, int from,
 		     qir_upgrade_report *rep, int64_t *rewritten)
 {
 	size_t i;
@@ -165,7 +165,7 @@ int qir_model_upgrade_opset(qir_model *m, int64_t target,
 	int64_t from = qir_model_opset(m, ""), rewritten = 0;
 	struct node_list l = { 0 };
 	qir_error local = { 0 };
-	struct qir__up u = { 0 };
+	struct ir_up u = { 0 };
 	int ret = -1;
 
 	if (!err)

@@ -176,7 +176,7 @@ int qir_tensor_spilled(const qir_tensor *t)
 	return t->priv && QIR_TPRIV(t)->spill_addr != NULL;
 }
 
-void qir__tensor_unspill(struct qir_tensor_priv *p)
+void ir_tensor_unspill(struct qir_tensor_priv *p)
 {
 	if (!p->spill_addr)
 		return;
@@ -187,7 +187,7 @@ void qir__tensor_unspill(struct qir_tensor_priv *p)
 	p->spill_len = 0;
 }
 
-void qir__spill_close(qir_model *m)
+void ir_spill_close(qir_model *m)
 {
 	struct qir_spill *s = QIR_MPRIV(m)->spill;
 

@@ -92,7 +92,7 @@ static void free_strings(qir_tensor *t)
 	t->nstrings = 0;
 }
 
-qir_tensor *qir__tensor_shell(const char *name, int dtype, int rank,
+qir_tensor *ir_tensor_shell(const char *name, int dtype, int rank,
 			      const int64_t *dims, qir_error *err)
 {
 	const char *nm = name ? name : "";
@@ -131,7 +131,7 @@ nomem:
 qir_tensor *qir_tensor_new(const char *name, int dtype, int rank,
 			   const int64_t *dims, qir_error *err)
 {
-	qir_tensor *t = qir__tensor_shell(name, dtype, rank, dims, err);
+	qir_tensor *t = ir_tensor_shell(name, dtype, rank, dims, err);
 	struct qir_tensor_priv *p;
 	uint64_t i, n;
 
@@ -171,7 +171,7 @@ void qir_tensor_free(qir_tensor *t)
 	p = QIR_TPRIV(t);
 	if (p) {
 		free(p->owned);
-		qir__tensor_unspill(p);
+		ir_tensor_unspill(p);
 		free(p->ext_location);
 		free(p);
 	}
@@ -181,26 +181,26 @@ void qir_tensor_free(qir_tensor *t)
 	free(t);
 }
 
-void qir__tensor_set_borrowed(qir_tensor *t, const void *data)
+void ir_tensor_set_borrowed(qir_tensor *t, const void *data)
 {
 	struct qir_tensor_priv *p = QIR_TPRIV(t);
 
 	free(p->owned);
 	p->owned = NULL;
-	qir__tensor_unspill(p);
+	ir_tensor_unspill(p);
 	p->map = NULL;
 	p->data = data;
 	t->storage = QIR_STORE_BORROWED;
 }
 
-void qir__tensor_set_external(qir_tensor *t, qir_mapping *map,
+void ir_tensor_set_external(qir_tensor *t, qir_mapping *map,
 			      const char *location, uint64_t offset)
 {
 	struct qir_tensor_priv *p = QIR_TPRIV(t);
 
 	free(p->owned);
 	p->owned = NULL;
-	qir__tensor_unspill(p);
+	ir_tensor_unspill(p);
 	free(p->ext_location);
 	p->ext_location = location ? strdup(location) : NULL;
 	p->map = map;
@@ -209,7 +209,7 @@ void qir__tensor_set_external(qir_tensor *t, qir_mapping *map,
 	t->storage = QIR_STORE_EXTERNAL;
 }
 
-int qir__mapping_open(qir_mapping *map, qir_error *err)
+int ir_mapping_open(qir_mapping *map, qir_error *err)
 {
 	static const uint8_t empty[1];
 	struct stat st;
@@ -252,7 +252,7 @@ int qir__mapping_open(qir_mapping *map, qir_error *err)
 	return 0;
 }
 
-void qir__mapping_close(qir_mapping *map)
+void ir_mapping_close(qir_mapping *map)
 {
 	if (map->addr && map->size)
 		munmap((void *)map->addr, (size_t)map->size);
@@ -266,7 +266,7 @@ static const void *external_data(qir_tensor *t, qir_error *err)
 
 	if (!map)
 		goto none;
-	if (qir__mapping_open(map, err) < 0)
+	if (ir_mapping_open(map, err) < 0)
 		return NULL;
 	if (p->ext_offset > map->size || t->nbytes > map->size - p->ext_offset)
 		return qir_fail(err, QIR_EINVALID,
@@ -352,7 +352,7 @@ void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err)
 	}
 	if (t->nbytes)
 		memcpy(buf, src, t->nbytes);
-	qir__tensor_unspill(p);
+	ir_tensor_unspill(p);
 	p->owned = buf;
 	p->data = buf;
 	p->map = NULL;
@@ -397,7 +397,7 @@ int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
 	t->nbytes = nbytes;
 	free_strings(t);
 	free(p->owned);
-	qir__tensor_unspill(p);
+	ir_tensor_unspill(p);
 	free(p->ext_location);
 	p->ext_location = NULL;
 	p->map = NULL;
@@ -409,7 +409,7 @@ int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
 
 qir_tensor *qir_tensor_clone(qir_tensor *t, qir_error *err)
 {
-	qir_tensor *c = qir__tensor_shell(t->name, t->dtype, t->rank, t->dims,
+	qir_tensor *c = ir_tensor_shell(t->name, t->dtype, t->rank, t->dims,
 					  err);
 	struct qir_tensor_priv *p;
 	const void *src;

@@ -110,7 +110,7 @@ static int sort_one(qir_graph *g, qir_error *err)
 		if (for_each_succ(g, nodes[i], indeg, 1, NULL) < 0) {
 			rc = qir_fail(err, QIR_EVERIFY,
 				      "cycle in graph '%s': node %s consumes its own output",
-				      g->name, qir__node_label(nodes[i], lbl,
+				      g->name, ir_node_label(nodes[i], lbl,
 							       sizeof(lbl)));
 			goto out;
 		}
@@ -156,7 +156,7 @@ static int sort_one(qir_graph *g, qir_error *err)
 		}
 		rc = qir_fail(err, QIR_EVERIFY,
 			      "cycle in graph '%s' involving node %s", g->name,
-			      qir__node_label(stuck, lbl, sizeof(lbl)));
+			      ir_node_label(stuck, lbl, sizeof(lbl)));
 	}
 out:
 	free(nodes);

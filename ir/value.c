@@ -6,7 +6,7 @@
 #include <string.h>
 #include "internal.h"
 
-int qir__array_push(void *arrp, size_t *count, size_t elem, const void *item)
+int ir_array_push(void *arrp, size_t *count, size_t elem, const void *item)
 {
 	char **arr = arrp;
 	char *n;
@@ -31,7 +31,7 @@ struct hint_entry {
 	char key[];
 };
 
-char *qir__unique_name(qir_model *m, const qir_strmap *map, const char *hint)
+char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint)
 {
 	struct qir_model_priv *mp = QIR_MPRIV(m);
 	struct hint_entry *e;
@@ -91,7 +91,7 @@ static size_t all_index(struct qir_graph_priv *gp, const qir_value *v)
 	return (size_t)-1;
 }
 
-qir_value *qir__value_make(qir_graph *g, const char *name)
+qir_value *ir_value_make(qir_graph *g, const char *name)
 {
 	struct qir_graph_priv *gp = QIR_GPRIV(g);
 	struct qir_model_priv *mp = QIR_MPRIV(g->model);
@@ -133,22 +133,22 @@ fail:
 	return NULL;
 }
 
-qir_value *qir__value_get_or_make(qir_graph *g, const char *name)
+qir_value *ir_value_get_or_make(qir_graph *g, const char *name)
 {
 	qir_value *v = qir_strmap_get(&QIR_GPRIV(g)->values, name);
 
-	return v ? v : qir__value_make(g, name);
+	return v ? v : ir_value_make(g, name);
 }
 
 qir_value *qir_value_new(qir_graph *g, const char *hint)
 {
-	char *name = qir__unique_name(g->model, &QIR_MPRIV(g->model)->names,
+	char *name = ir_unique_name(g->model, &QIR_MPRIV(g->model)->names,
 				      hint);
 	qir_value *v;
 
 	if (!name)
 		return NULL;
-	v = qir__value_make(g, name);
+	v = ir_value_make(g, name);
 	free(name);
 	return v;
 }
@@ -164,7 +164,7 @@ static void free_dims(qir_value *v)
 }
 
 /* Frees memory only; maps and lists are the caller's business. */
-void qir__value_free_mem(qir_value *v)
+void ir_value_free_mem(qir_value *v)
 {
 	free_dims(v);
 	qir_tensor_free(v->init);
@@ -174,7 +174,7 @@ void qir__value_free_mem(qir_value *v)
 	free(v);
 }
 
-void qir__value_free(qir_value *v)
+void ir_value_free(qir_value *v)
 {
 	qir_graph *g = v->graph;
 	struct qir_graph_priv *gp = QIR_GPRIV(g);
@@ -191,7 +191,7 @@ void qir__value_free(qir_value *v)
 			(gp->nall - i - 1) * sizeof(*gp->all));
 		gp->nall--;
 	}
-	qir__value_free_mem(v);
+	ir_value_free_mem(v);
 }
 
 qir_value *qir_graph_find_value(qir_graph *g, const char *name)
@@ -281,7 +281,7 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 	return 0;
 }
 
-int qir__use_add(qir_value *v, qir_node *n, int index)
+int ir_use_add(qir_value *v, qir_node *n, int index)
 {
 	struct qir_value_priv *p = QIR_VPRIV(v);
 
@@ -300,7 +300,7 @@ int qir__use_add(qir_value *v, qir_node *n, int index)
 	return 0;
 }
 
-void qir__use_del(qir_value *v, qir_node *n, int index)
+void ir_use_del(qir_value *v, qir_node *n, int index)
 {
 	size_t i;
 

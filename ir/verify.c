@@ -22,7 +22,7 @@ struct vctx {
 
 static const char *label(struct vctx *c, const qir_node *n)
 {
-	return qir__node_label(n, c->lbl, sizeof(c->lbl));
+	return ir_node_label(n, c->lbl, sizeof(c->lbl));
 }
 
 static int in_scope(const qir_graph *vg, const qir_graph *g)

@@ -84,12 +84,12 @@ static void test_borrowed(void)
 	static const float src[2] = { 1.5f, -2 };
 	int64_t dim = 2;
 	qir_error err = { 0 };
-	qir_tensor *t = qir__tensor_shell("b", QIR_FLOAT, 1, &dim, &err);
+	qir_tensor *t = ir_tensor_shell("b", QIR_FLOAT, 1, &dim, &err);
 	float *w;
 
 	tap_ok(t && t->storage == QIR_STORE_NONE && !qir_tensor_data(t, &err) &&
 	       err.code == QIR_EINVALID, "shell has no data (error)");
-	qir__tensor_set_borrowed(t, src);
+	ir_tensor_set_borrowed(t, src);
 	TAP_IS_STR(qir_tensor_location(t, where, sizeof(where)), "inline", "borrowed is inline");
 	tap_ok(qir_tensor_data(t, &err) == src, "borrowed data is not copied");
 	w = qir_tensor_mutable_data(t, &err);
@@ -118,16 +118,16 @@ static void test_external(void)
 	tap_ok(fd >= 0 && write(fd, bytes, 64) == 64, "wrote external file");
 	close(fd);
 	map->path = strdup(path);
-	t = qir__tensor_shell("ext", QIR_FLOAT, 1, &dim, &err);
-	qir__tensor_set_external(t, map, "weights.bin", 32);
+	t = ir_tensor_shell("ext", QIR_FLOAT, 1, &dim, &err);
+	ir_tensor_set_external(t, map, "weights.bin", 32);
 	tap_ok(map->addr == NULL, "not mapped before first use");
 	TAP_IS_STR(qir_tensor_location(t, where, sizeof(where)), "external:weights.bin@32",
 		   "location names file and offset");
 	f = qir_tensor_data(t, &err);
 	tap_ok(f && map->addr && map->size == 64 && f[0] == 1 && f[3] == 4,
 	       "data mapped on first use at the offset");
-	u = qir__tensor_shell("late", QIR_FLOAT, 1, &dim, &err);
-	qir__tensor_set_external(u, map, "weights.bin", 56);
+	u = ir_tensor_shell("late", QIR_FLOAT, 1, &dim, &err);
+	ir_tensor_set_external(u, map, "weights.bin", 56);
 	memset(&err, 0, sizeof(err));
 	tap_ok(!qir_tensor_data(u, &err) && err.code == QIR_EINVALID &&
 	       strstr(err.msg, "late") && strstr(err.msg, "64"),
@@ -139,11 +139,11 @@ static void test_external(void)
 	       "clone reads external data");
 	qir_tensor_free(u);
 	qir_tensor_free(t);
-	qir__mapping_close(map);
+	ir_mapping_close(map);
 	tap_ok(map->addr == NULL, "mapping closed");
 	unlink(path);
-	t = qir__tensor_shell("gone", QIR_FLOAT, 1, &dim, &err);
-	qir__tensor_set_external(t, map, "weights.bin", 0);
+	t = ir_tensor_shell("gone", QIR_FLOAT, 1, &dim, &err);
+	ir_tensor_set_external(t, map, "weights.bin", 0);
 	memset(&err, 0, sizeof(err));
 	tap_ok(!qir_tensor_data(t, &err) && err.code == QIR_EIO &&
 	       strstr(err.msg, path), "missing file: EIO naming it: %s", err.msg);
