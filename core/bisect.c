@@ -30,9 +30,9 @@ struct point_info {
 };
 
 struct bisect {
-	struct qopt_cli *c;
-	struct qopt_pipeline *pl;
-	struct qopt_run_opts o;
+	struct pm_cli *c;
+	struct pm_pipeline *pl;
+	struct pm_run_opts o;
 	qir_save_opts so;
 	const char *dir;
 	char *cand;
@@ -60,13 +60,13 @@ static void point_clear(struct point_info *pi)
 	memset(pi, 0, sizeof(*pi));
 }
 
-static void keep_point(struct bisect *b, const struct qopt_run *run,
+static void keep_point(struct bisect *b, const struct pm_run *run,
 		       int64_t num, struct point_info *out)
 {
 	size_t i;
 
 	for (i = 0; i < run->npoints; i++) {
-		const struct qopt_point *p = &run->points[i];
+		const struct pm_point *p = &run->points[i];
 
 		if (p->num != num)
 			continue;
@@ -85,19 +85,19 @@ static void keep_point(struct bisect *b, const struct qopt_run *run,
 static qir_model *run_at(struct bisect *b, int64_t limit, int64_t *count,
 			 struct point_info *pi)
 {
-	struct qopt_run_opts o = b->o;
-	struct qopt_run run;
+	struct pm_run_opts o = b->o;
+	struct pm_run run;
 	qir_error err = { 0 };
 	qir_model *m;
 
 	o.bisect_limit = limit;
 	o.record_points = pi != NULL;
-	if (qopt_run_init(&run, b->pl, &o, &err) < 0) {
+	if (pm_run_init(&run, b->pl, &o, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return NULL;
 	}
-	m = qopt_cli_load(b->c->input);
-	if (m && qopt_run_model(&run, m) < 0) {
+	m = cli_load(b->c->input);
+	if (m && pm_run_model(&run, m) < 0) {
 		qir_model_free(m);
 		m = NULL;
 	}
@@ -105,7 +105,7 @@ static qir_model *run_at(struct bisect *b, int64_t limit, int64_t *count,
 		*count = run.counter;
 	if (m && pi)
 		keep_point(b, &run, limit < 0 ? run.counter : limit, pi);
-	qopt_run_fini(&run);
+	pm_run_fini(&run);
 	return m;
 }
 
@@ -404,29 +404,29 @@ static int bisect(struct bisect *b)
 	return QOPT_EXIT_OK;
 }
 
-int qopt_cmd_bisect(struct qopt_cli *c)
+int cmd_bisect(struct pm_cli *c)
 {
-	struct qopt_pipeline pl;
-	struct qopt_registry *reg = NULL;
+	struct pm_pipeline pl;
+	struct pm_registry *reg = NULL;
 	struct bisect b = { .c = c, .pl = &pl };
 	int rc;
 
-	qopt_pipeline_init(&pl);
-	rc = qopt_cli_setup(c, &pl, &reg);
+	pm_pipeline_init(&pl);
+	rc = cli_setup(c, &pl, &reg);
 	if (!rc && !pl.nstages) {
 		fprintf(stderr, "qopt: error: bisect needs a pipeline (-p or --passes)\n");
 		rc = QOPT_EXIT_USAGE;
 	}
 	if (!rc)
-		rc = qopt_cli_run_opts(c, &pl, &b.o);
+		rc = cli_run_opts(c, &pl, &b.o);
 	if (!rc) {
 		b.dir = c->output ? c->output : "qopt-bisect";
 		/* Pass chatter from every candidate run would drown the
 		 * search; -v brings it (and the BISECT: lines) back. */
 		b.o.bisect_print = c->verbose > 0;
 		if (!c->verbose)
-			qopt_msg_setup(QOPT_LOG_ERROR, b.o.strict);
-		qopt_cli_save_opts(c, &pl, &b.so);
+			pm_msg_setup(QOPT_LOG_ERROR, b.o.strict);
+		cli_save_opts(c, &pl, &b.so);
 		rc = bisect(&b);
 	}
 	if (b.log)
@@ -436,7 +436,7 @@ int qopt_cmd_bisect(struct qopt_cli *c)
 	point_clear(&b.hi_point);
 	free(b.skipped);
 	free(b.cand);
-	qopt_pipeline_free(&pl);
-	qopt_registry_free(reg);
+	pm_pipeline_free(&pl);
+	pm_registry_free(reg);
 	return rc;
 }

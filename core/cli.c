@@ -49,7 +49,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-void qopt_cli_usage(FILE *f)
+void cli_usage(FILE *f)
 {
 	fputs(
 "usage: qopt [OPTIONS] MODEL.onnx [-o OUT.onnx] run a pipeline (none: round trip)\n"
@@ -109,7 +109,7 @@ static int push(const char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-static int push_names(struct qopt_cli *c, const char *list)
+static int push_names(struct pm_cli *c, const char *list)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
 
@@ -158,7 +158,7 @@ static int usage_error(const char *msg, const char *arg)
 	return QOPT_EXIT_USAGE;
 }
 
-static int take_option(struct qopt_cli *c, int ch, const char *arg)
+static int take_option(struct pm_cli *c, int ch, const char *arg)
 {
 	int64_t v;
 
@@ -209,7 +209,7 @@ static int take_option(struct qopt_cli *c, int ch, const char *arg)
 	return 0;
 }
 
-static int pick_command(struct qopt_cli *c, int *argc, char ***argv)
+static int pick_command(struct pm_cli *c, int *argc, char ***argv)
 {
 	static const char *const cmds[] = { "dump", "verify", "bisect" };
 	size_t i;
@@ -230,7 +230,7 @@ static int pick_command(struct qopt_cli *c, int *argc, char ***argv)
 
 /* Without -o, MODEL.onnx becomes MODEL.qopt.onnx beside it, like a
  * compiler's default output: never the input itself. */
-static int default_output(struct qopt_cli *c)
+static int default_output(struct pm_cli *c)
 {
 	static char buf[4096];
 	size_t n = strlen(c->input);
@@ -246,7 +246,7 @@ static int default_output(struct qopt_cli *c)
 	return 0;
 }
 
-static int check_combination(struct qopt_cli *c)
+static int check_combination(struct pm_cli *c)
 {
 	int inspect = c->list_passes || c->help_pass || c->print_pipeline;
 
@@ -265,7 +265,7 @@ static int check_combination(struct qopt_cli *c)
 	return 0;
 }
 
-int qopt_cli_parse(struct qopt_cli *c, int argc, char **argv)
+int cli_parse(struct pm_cli *c, int argc, char **argv)
 {
 	int ch;
 
@@ -277,7 +277,7 @@ int qopt_cli_parse(struct qopt_cli *c, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, ":p:o:L:vqhV", longopts,
 				 NULL)) != -1) {
 		if (ch == 'h') {
-			qopt_cli_usage(stdout);
+			cli_usage(stdout);
 			return -1;
 		}
 		if (ch == 'V') {
@@ -300,7 +300,7 @@ int qopt_cli_parse(struct qopt_cli *c, int argc, char **argv)
 	return check_combination(c);
 }
 
-void qopt_cli_free(struct qopt_cli *c)
+void cli_free(struct pm_cli *c)
 {
 	size_t i;
 

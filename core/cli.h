@@ -10,7 +10,7 @@
 
 enum { QOPT_EXIT_OK = 0, QOPT_EXIT_FAIL = 1, QOPT_EXIT_USAGE = 2 };
 
-struct qopt_cli {
+struct pm_cli {
 	const char *cmd;	/* "run", "dump", "verify", "bisect" */
 	const char *input;
 	const char *output;
@@ -37,27 +37,27 @@ struct qopt_cli {
 
 /* Fills c from argv; prints usage problems and returns QOPT_EXIT_USAGE,
  * or -1 when it printed --help/--version and qopt should exit 0. */
-int qopt_cli_parse(struct qopt_cli *c, int argc, char **argv);
-void qopt_cli_free(struct qopt_cli *c);
-void qopt_cli_usage(FILE *f);
+int cli_parse(struct pm_cli *c, int argc, char **argv);
+void cli_free(struct pm_cli *c);
+void cli_usage(FILE *f);
 
 /* Pipeline and plugins as the options and [qopt] say (core/setup.c).
  * Returns an exit status (0 fine). */
-int qopt_cli_setup(struct qopt_cli *c, struct qopt_pipeline *pl,
-		   struct qopt_registry **reg);
-int qopt_cli_run_opts(const struct qopt_cli *c,
-		      const struct qopt_pipeline *pl,
-		      struct qopt_run_opts *o);
-void qopt_cli_save_opts(const struct qopt_cli *c,
-			const struct qopt_pipeline *pl, qir_save_opts *so);
+int cli_setup(struct pm_cli *c, struct pm_pipeline *pl,
+		   struct pm_registry **reg);
+int cli_run_opts(const struct pm_cli *c,
+		      const struct pm_pipeline *pl,
+		      struct pm_run_opts *o);
+void cli_save_opts(const struct pm_cli *c,
+			const struct pm_pipeline *pl, qir_save_opts *so);
 /* Loads a model, printing "qopt: FILE: error: ..." on failure. */
-qir_model *qopt_cli_load(const char *path);
+qir_model *cli_load(const char *path);
 
-int qopt_cmd_run(struct qopt_cli *c);
-int qopt_cmd_dump(struct qopt_cli *c);
-int qopt_cmd_verify(struct qopt_cli *c);
-int qopt_cmd_bisect(struct qopt_cli *c);
-int qopt_cmd_list_passes(const struct qopt_registry *r);
-int qopt_cmd_help_pass(const struct qopt_registry *r, const char *name);
+int cmd_run(struct pm_cli *c);
+int cmd_dump(struct pm_cli *c);
+int cmd_verify(struct pm_cli *c);
+int cmd_bisect(struct pm_cli *c);
+int cmd_list_passes(const struct pm_registry *r);
+int cmd_help_pass(const struct pm_registry *r, const char *name);
 
 #endif

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include "cli.h"
 
-int qopt_cmd_dump(struct qopt_cli *c)
+int cmd_dump(struct pm_cli *c)
 {
-	qir_model *m = qopt_cli_load(c->input);
+	qir_model *m = cli_load(c->input);
 
 	if (!m)
 		return QOPT_EXIT_FAIL;
@@ -15,10 +15,10 @@ int qopt_cmd_dump(struct qopt_cli *c)
 	return fflush(stdout) == 0 ? QOPT_EXIT_OK : QOPT_EXIT_FAIL;
 }
 
-int qopt_cmd_verify(struct qopt_cli *c)
+int cmd_verify(struct pm_cli *c)
 {
 	qir_error err = { 0 };
-	qir_model *m = qopt_cli_load(c->input);
+	qir_model *m = cli_load(c->input);
 	int rc = QOPT_EXIT_OK;
 
 	if (!m)

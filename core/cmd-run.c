@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 
-int qopt_cmd_list_passes(const struct qopt_registry *r)
+int cmd_list_passes(const struct pm_registry *r)
 {
 	size_t i, w = 4;
 
@@ -17,7 +17,7 @@ int qopt_cmd_list_passes(const struct qopt_registry *r)
 		if (strlen(r->passes[i]->info->name) > w)
 			w = strlen(r->passes[i]->info->name);
 	for (i = 0; i < r->npasses; i++) {
-		const struct qopt_pass *p = r->passes[i];
+		const struct pm_pass *p = r->passes[i];
 
 		printf("%-*s  %s (%s %s)\n", (int)w, p->info->name,
 		       p->info->summary, p->plugin->path,
@@ -29,15 +29,15 @@ int qopt_cmd_list_passes(const struct qopt_registry *r)
 	return QOPT_EXIT_OK;
 }
 
-int qopt_cmd_help_pass(const struct qopt_registry *r, const char *name)
+int cmd_help_pass(const struct pm_registry *r, const char *name)
 {
-	const struct qopt_pass *p = qopt_registry_find(r, name);
+	const struct pm_pass *p = pm_registry_find(r, name);
 	const qopt_option_spec *o;
 	size_t i;
 
 	if (!p) {
 		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
-			qopt_registry_did_you_mean(r, name));
+			pm_registry_did_you_mean(r, name));
 		return QOPT_EXIT_USAGE;
 	}
 	printf("%s - %s\n", p->info->name, p->info->summary);
@@ -56,11 +56,11 @@ int qopt_cmd_help_pass(const struct qopt_registry *r, const char *name)
 		char acc[512];
 
 		printf("  %-20s %-6s default %-10s %s\n", o[i].name,
-		       qopt_opt_type_name(o[i].type),
+		       pm_opt_type_name(o[i].type),
 		       o[i].default_value ? (*o[i].default_value ?
 		       o[i].default_value : "''") : "(unset)",
 		       o[i].help ? o[i].help : "");
-		if (qopt_option_accepts(&o[i], acc, sizeof(acc)))
+		if (pm_option_accepts(&o[i], acc, sizeof(acc)))
 			printf("  %-20s %s\n", "", acc);
 	}
 	return QOPT_EXIT_OK;
@@ -76,8 +76,8 @@ static int same_file(const char *a, const char *b)
 
 /* --print-after names a pass that is not in the pipeline: say so
  * rather than print nothing. */
-static int check_print_after(const struct qopt_cli *c,
-			     const struct qopt_pipeline *pl)
+static int check_print_after(const struct pm_cli *c,
+			     const struct pm_pipeline *pl)
 {
 	const char *names[256];
 	size_t i, j, n = 0;
@@ -91,21 +91,21 @@ static int check_print_after(const struct qopt_cli *c,
 		if (j == n) {
 			fprintf(stderr, "qopt: error: --print-after: pass '%s' is not in the pipeline%s\n",
 				c->print_after[i],
-				qopt_did_you_mean(c->print_after[i], names, n));
+				pm_did_you_mean(c->print_after[i], names, n));
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static int finish(struct qopt_cli *c, struct qopt_run *run, qir_model *m)
+static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 {
-	const struct qopt_pipeline *pl = run->pl;
+	const struct pm_pipeline *pl = run->pl;
 	qir_error err = { 0 };
 	qir_save_opts so;
 	double t0;
 
-	if (run->o.strict && qopt_msg_warnings()) {
+	if (run->o.strict && pm_msg_warnings()) {
 		fprintf(stderr, "qopt: error: warnings with --strict; no output written\n");
 		return QOPT_EXIT_FAIL;
 	}
@@ -116,59 +116,59 @@ static int finish(struct qopt_cli *c, struct qopt_run *run, qir_model *m)
 	}
 	if (c->dry_run)
 		return QOPT_EXIT_OK;
-	qopt_cli_save_opts(c, pl, &so);
-	t0 = qopt_now();
+	cli_save_opts(c, pl, &so);
+	t0 = pm_now();
 	if (qir_model_save(m, c->output, &so, &err) < 0) {
 		fprintf(stderr, "qopt: %s: error: %s\n", c->output, err.msg);
 		return QOPT_EXIT_FAIL;
 	}
-	run->t_save = qopt_now() - t0;
-	qopt_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
+	run->t_save = pm_now() - t0;
+	pm_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
 		 m->graph->nnodes, m->graph->ninits);
 	return QOPT_EXIT_OK;
 }
 
-static int report(struct qopt_cli *c, struct qopt_run *run, int rc)
+static int report(struct pm_cli *c, struct pm_run *run, int rc)
 {
 	qir_error err = { 0 };
 
 	if (c->stats)
-		qopt_run_print_stats(run, stderr);
+		pm_run_print_stats(run, stderr);
 	if (c->time_passes)
-		qopt_run_print_times(run, stderr);
+		pm_run_print_times(run, stderr);
 	if (rc == QOPT_EXIT_OK && c->stats_json &&
-	    qopt_run_write_stats_json(run, c->stats_json, c->input, &err) < 0) {
+	    pm_run_write_stats_json(run, c->stats_json, c->input, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return QOPT_EXIT_FAIL;
 	}
 	return rc;
 }
 
-static int run_pipeline(struct qopt_cli *c, struct qopt_pipeline *pl)
+static int run_pipeline(struct pm_cli *c, struct pm_pipeline *pl)
 {
-	struct qopt_run_opts o;
-	struct qopt_run run;
+	struct pm_run_opts o;
+	struct pm_run run;
 	qir_error err = { 0 };
 	qir_model *m;
 	double t0;
 	int rc;
 
-	rc = qopt_cli_run_opts(c, pl, &o);
+	rc = cli_run_opts(c, pl, &o);
 	if (rc)
 		return rc;
-	qopt_msg_setup(qopt_msg_level(), o.strict);
-	if (qopt_run_init(&run, pl, &o, &err) < 0) {
+	pm_msg_setup(pm_msg_level(), o.strict);
+	if (pm_run_init(&run, pl, &o, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return QOPT_EXIT_FAIL;
 	}
-	t0 = qopt_now();
-	m = qopt_cli_load(c->input);
-	run.t_load = qopt_now() - t0;
+	t0 = pm_now();
+	m = cli_load(c->input);
+	run.t_load = pm_now() - t0;
 	if (!m) {
-		qopt_run_fini(&run);
+		pm_run_fini(&run);
 		return QOPT_EXIT_FAIL;
 	}
-	if (qopt_run_model(&run, m) < 0) {
+	if (pm_run_model(&run, m) < 0) {
 		fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
 			run.failed_pass);
 		rc = QOPT_EXIT_FAIL;
@@ -176,27 +176,27 @@ static int run_pipeline(struct qopt_cli *c, struct qopt_pipeline *pl)
 		rc = finish(c, &run, m);
 	}
 	rc = report(c, &run, rc);
-	qopt_run_fini(&run);
+	pm_run_fini(&run);
 	qir_model_free(m);
 	return rc;
 }
 
-int qopt_cmd_run(struct qopt_cli *c)
+int cmd_run(struct pm_cli *c)
 {
-	struct qopt_pipeline pl;
-	struct qopt_registry *reg = NULL;
+	struct pm_pipeline pl;
+	struct pm_registry *reg = NULL;
 	int rc;
 
-	qopt_pipeline_init(&pl);
-	rc = qopt_cli_setup(c, &pl, &reg);
+	pm_pipeline_init(&pl);
+	rc = cli_setup(c, &pl, &reg);
 	if (rc)
 		goto out;
 	if (c->list_passes) {
-		rc = qopt_cmd_list_passes(reg);
+		rc = cmd_list_passes(reg);
 	} else if (c->help_pass) {
-		rc = qopt_cmd_help_pass(reg, c->help_pass);
+		rc = cmd_help_pass(reg, c->help_pass);
 	} else if (c->print_pipeline) {
-		qopt_pipeline_print(&pl, stdout);
+		pm_pipeline_print(&pl, stdout);
 	} else if (check_print_after(c, &pl) < 0) {
 		rc = QOPT_EXIT_USAGE;
 	} else if (c->output && same_file(c->input, c->output)) {
@@ -207,7 +207,7 @@ int qopt_cmd_run(struct qopt_cli *c)
 		rc = run_pipeline(c, &pl);
 	}
 out:
-	qopt_pipeline_free(&pl);
-	qopt_registry_free(reg);
+	pm_pipeline_free(&pl);
+	pm_registry_free(reg);
 	return rc;
 }

@@ -16,32 +16,32 @@
  * "qopt: <tag>: warning: ...", "qopt: <tag>: error: ...". tag NULL:
  * "qopt: error: ...". Messages above the configured level are dropped.
  */
-void qopt_msg_setup(int max_level, int strict);
-struct qopt_stage_result;
-char *qopt_stage_counters_str(const struct qopt_stage_result *res,
+void pm_msg_setup(int max_level, int strict);
+struct pm_stage_result;
+char *pm_stage_counters_str(const struct pm_stage_result *res,
 			      char *buf, size_t n);
-int qopt_msg_level(void);
-void qopt_msg(int level, const char *tag, const char *fmt, ...)
+int pm_msg_level(void);
+void pm_msg(int level, const char *tag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap);
+void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap);
 /* Warnings printed so far (each one fails the run under --strict). */
-unsigned qopt_msg_warnings(void);
+unsigned pm_msg_warnings(void);
 /* Wipes a progress bar off the terminal line before other output. */
-void qopt_msg_clear_bar(void);
-void qopt_msg_set_bar(int shown);
+void pm_msg_clear_bar(void);
+void pm_msg_set_bar(int shown);
 
 /* ---- suggestions (core/suggest.c) ---- */
-size_t qopt_edit_distance(const char *a, const char *b);
+size_t pm_edit_distance(const char *a, const char *b);
 /* Closest candidate within a distance that still looks like a typo, or
  * NULL. Borrowed from cands. */
-const char *qopt_suggest(const char *word, const char *const *cands,
+const char *pm_suggest(const char *word, const char *const *cands,
 			 size_t n);
 /* " (did you mean 'x'?)" or "" (static buffer). */
-const char *qopt_did_you_mean(const char *word, const char *const *cands,
+const char *pm_did_you_mean(const char *word, const char *const *cands,
 			      size_t n);
 
 /* ---- option values (core/options.c) ---- */
-struct qopt_value {
+struct pm_value {
 	int set;		/* given by the pipeline (not the default) */
 	int present;		/* set or defaulted */
 	char *text;		/* canonical text (owned), NULL if !present */
@@ -52,19 +52,19 @@ struct qopt_value {
 	size_t nitems;
 };
 
-const char *qopt_opt_type_name(int type);
+const char *pm_opt_type_name(int type);
 /* Parses text as spec's type into *v (cleared first). On failure
  * returns -1 with a reason ("expects an integer, got 'x'") in why. */
-int qopt_value_parse(const qopt_option_spec *spec, const char *text,
-		     struct qopt_value *v, char *why, size_t n);
-void qopt_value_clear(struct qopt_value *v);
+int pm_value_parse(const qopt_option_spec *spec, const char *text,
+		     struct pm_value *v, char *why, size_t n);
+void pm_value_clear(struct pm_value *v);
 /* What spec accepts beyond its type ("one of: real, fake", "range: 1 to
  * 64") into buf; 0 when nothing more. */
-int qopt_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
-int qopt_parse_bool(const char *s, int *out);
+int pm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
+int pm_parse_bool(const char *s, int *out);
 
 /* ---- plugins and the pass registry (core/loader.c, discovery.c) ---- */
-struct qopt_plugin {
+struct pm_plugin {
 	char *path;		/* as given (owned) */
 	char *real;		/* realpath (owned), to load each file once */
 	void *handle;
@@ -81,16 +81,16 @@ struct qopt_plugin {
 #define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
 #define QOPT_OPTION_SPEC_SIZE_2_0 offsetof(qopt_option_spec, choices)
 
-struct qopt_pass {
+struct pm_pass {
 	const qopt_pass_info *info;
-	const struct qopt_plugin *plugin;
+	const struct pm_plugin *plugin;
 	size_t nopts;
 };
 
-struct qopt_registry {
-	struct qopt_plugin **plugins;
+struct pm_registry {
+	struct pm_plugin **plugins;
 	size_t nplugins;
-	struct qopt_pass **passes;
+	struct pm_pass **passes;
 	size_t npasses;
 	/* *.so files of plugin folders not opened yet (owned paths):
 	 * opened when a pass they may hold is needed. */
@@ -98,56 +98,56 @@ struct qopt_registry {
 	size_t npending;
 };
 
-struct qopt_registry *qopt_registry_new(void);
-void qopt_registry_free(struct qopt_registry *r);
+struct pm_registry *pm_registry_new(void);
+void pm_registry_free(struct pm_registry *r);
 /* Loads one plugin and registers its passes; a file already loaded
  * (same realpath) is skipped. Errors name the file. */
-int qopt_registry_load_file(struct qopt_registry *r, const char *path,
+int pm_registry_load_file(struct pm_registry *r, const char *path,
 			    qir_error *err);
 /* Every *.so in dir, in name order. Missing dir: QIR_EIO. A file that
  * is not a qopt plugin (no entry symbol: a helper library beside the
  * plugins) is skipped with a warning. */
-int qopt_registry_load_dir(struct qopt_registry *r, const char *dir,
+int pm_registry_load_dir(struct pm_registry *r, const char *dir,
 			   qir_error *err);
 /* Notes dir's *.so files without opening them (missing dir: QIR_EIO);
- * qopt_registry_need() and qopt_registry_load_pending() open them. */
-int qopt_registry_add_dir(struct qopt_registry *r, const char *dir,
+ * pm_registry_need() and pm_registry_load_pending() open them. */
+int pm_registry_add_dir(struct pm_registry *r, const char *dir,
 			  qir_error *err);
 /* Makes pass name available if a plugin folder has it: first the file
  * named after the pass (NAME.so), then every other pending file.
- * 0 (found or not: qopt_registry_find says), -1 on a broken plugin. */
-int qopt_registry_need(struct qopt_registry *r, const char *name,
+ * 0 (found or not: pm_registry_find says), -1 on a broken plugin. */
+int pm_registry_need(struct pm_registry *r, const char *name,
 		       qir_error *err);
 /* Opens every pending file (--list-passes, suggestions). */
-int qopt_registry_load_pending(struct qopt_registry *r, qir_error *err);
-const struct qopt_pass *qopt_registry_find(const struct qopt_registry *r,
+int pm_registry_load_pending(struct pm_registry *r, qir_error *err);
+const struct pm_pass *pm_registry_find(const struct pm_registry *r,
 					   const char *name);
-const char *qopt_registry_did_you_mean(const struct qopt_registry *r,
+const char *pm_registry_did_you_mean(const struct pm_registry *r,
 				       const char *name);
 /* Where the built-in passes live: the build tree's passes/.libs when
  * this binary runs uninstalled from it, else $(pkglibdir)/passes. */
-const char *qopt_builtin_pass_dir(void);
+const char *pm_builtin_pass_dir(void);
 /* spec index of option name in pass, or -1. */
-int qopt_pass_option_index(const struct qopt_pass *p, const char *name);
+int pm_pass_option_index(const struct pm_pass *p, const char *name);
 
 /* ---- pipelines (core/pipeline.c, pipeline-ini.c, pipeline-print.c) ---- */
-struct qopt_rawopt {
+struct pm_rawopt {
 	char *key, *value;	/* owned */
 	int line;
 };
 
-struct qopt_stage {
+struct pm_stage {
 	char *name;		/* owned */
 	int line;		/* 0 for --passes */
-	struct qopt_rawopt *raw;
+	struct pm_rawopt *raw;
 	size_t nraw;
-	/* after qopt_pipeline_resolve: */
-	const struct qopt_pass *pass;
-	struct qopt_value *vals; /* one per option spec of the pass */
+	/* after pm_pipeline_resolve: */
+	const struct pm_pass *pass;
+	struct pm_value *vals; /* one per option spec of the pass */
 };
 
 /* [qopt] settings; -1 / NULL = not given. */
-struct qopt_globals {
+struct pm_globals {
 	char **plugin_path;	/* absolute or relative to the INI's folder */
 	size_t nplugin_path;
 	char **load;
@@ -163,33 +163,33 @@ struct qopt_globals {
 	int allow_upgrade;	/* -1: not given (yes) */
 };
 
-struct qopt_pipeline {
+struct pm_pipeline {
 	char *file;		/* name for messages: the INI path or "--passes" */
 	char *dir;		/* folder relative [qopt] paths start from */
-	struct qopt_stage *stages;
+	struct pm_stage *stages;
 	size_t nstages;
-	struct qopt_rawopt *global_raw; /* [qopt] keys as written */
+	struct pm_rawopt *global_raw; /* [qopt] keys as written */
 	size_t nglobal;
-	struct qopt_globals g;
+	struct pm_globals g;
 };
 
-void qopt_pipeline_init(struct qopt_pipeline *p);
-void qopt_pipeline_free(struct qopt_pipeline *p);
+void pm_pipeline_init(struct pm_pipeline *p);
+void pm_pipeline_free(struct pm_pipeline *p);
 /* Syntax only (passes are not known yet): sections, keys, [qopt].
  * Prints every problem as "qopt: FILE:LINE: ..."; returns the number
  * of problems (0 = fine). */
-int qopt_pipeline_parse_ini(struct qopt_pipeline *p, const char *path);
+int pm_pipeline_parse_ini(struct pm_pipeline *p, const char *path);
 /* "name[:key=val...][,name...]"; list items inside use ';'. */
-int qopt_pipeline_parse_inline(struct qopt_pipeline *p, const char *spec);
+int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec);
 /* Checks stages against the registry, parses every value. Prints
  * problems; returns their number. */
-int qopt_pipeline_resolve(struct qopt_pipeline *p,
-			  const struct qopt_registry *r);
+int pm_pipeline_resolve(struct pm_pipeline *p,
+			  const struct pm_registry *r);
 /* INI text that parses back to the same pipeline. */
-void qopt_pipeline_print(const struct qopt_pipeline *p, FILE *f);
+void pm_pipeline_print(const struct pm_pipeline *p, FILE *f);
 
 /* ---- running a pipeline (core/manager.c, ctx.c, report.c) ---- */
-struct qopt_run_opts {
+struct pm_run_opts {
 	int verify_each;
 	int strict;
 	int print_after_all;
@@ -204,12 +204,12 @@ struct qopt_run_opts {
 	FILE *ir_out;		/* --print-after* destination */
 };
 
-struct qopt_counter {
+struct pm_counter {
 	char *name;
 	int64_t value;
 };
 
-struct qopt_stage_result {
+struct pm_stage_result {
 	int ran;		/* 0 when bisect skipped the pass */
 	int changed;
 	double seconds;
@@ -217,11 +217,11 @@ struct qopt_stage_result {
 	uint64_t rewrites;	/* gate said yes */
 	uint64_t denied;	/* gate said no (bisect limit) */
 	int64_t point;		/* bisect number of this pass run */
-	struct qopt_counter *counters;
+	struct pm_counter *counters;
 	size_t ncounters;
 };
 
-struct qopt_point {
+struct pm_point {
 	int64_t num;
 	int is_rewrite;
 	size_t stage;
@@ -230,14 +230,14 @@ struct qopt_point {
 	char *desc;		/* rewrite description (owned) or NULL */
 };
 
-struct qopt_run {
-	const struct qopt_pipeline *pl;
-	struct qopt_run_opts o;
+struct pm_run {
+	const struct pm_pipeline *pl;
+	struct pm_run_opts o;
 	qk_ctx *kctx;
 	int64_t counter;	/* last bisect number handed out */
-	struct qopt_point *points;
+	struct pm_point *points;
 	size_t npoints, cappoints;
-	struct qopt_stage_result *res;
+	struct pm_stage_result *res;
 	double t_load, t_save, t_verify;
 	unsigned warnings;
 	const char *failed_pass; /* first failure, for reports */
@@ -246,11 +246,11 @@ struct qopt_run {
 struct ctx_ops;
 /* The manager's pass context; starts as core/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
-	const struct ctx_ops *ops;	/* &qopt_ctx_ops */
-	struct qopt_run *run;
+	const struct ctx_ops *ops;	/* &pm_ctx_ops */
+	struct pm_run *run;
 	size_t stage;
-	const struct qopt_stage *st;
-	struct qopt_stage_result *res;
+	const struct pm_stage *st;
+	struct pm_stage_result *res;
 	int misuse;		/* the pass broke the API contract */
 	unsigned errors;	/* qopt_error() calls */
 	unsigned warnings;
@@ -258,26 +258,26 @@ struct qopt_ctx {
 	int bar_pct;
 };
 
-int qopt_run_init(struct qopt_run *r, const struct qopt_pipeline *pl,
-		  const struct qopt_run_opts *o, qir_error *err);
+int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
+		  const struct pm_run_opts *o, qir_error *err);
 /* Runs every stage on m; prints what goes wrong (naming the pass) and
  * returns -1 then: the caller must not write an output. */
-int qopt_run_model(struct qopt_run *r, qir_model *m);
-void qopt_run_fini(struct qopt_run *r);
-void qopt_run_print_stats(const struct qopt_run *r, FILE *f);
-void qopt_run_print_times(const struct qopt_run *r, FILE *f);
-int qopt_run_write_stats_json(const struct qopt_run *r, const char *path,
+int pm_run_model(struct pm_run *r, qir_model *m);
+void pm_run_fini(struct pm_run *r);
+void pm_run_print_stats(const struct pm_run *r, FILE *f);
+void pm_run_print_times(const struct pm_run *r, FILE *f);
+int pm_run_write_stats_json(const struct pm_run *r, const char *path,
 			      const char *input, qir_error *err);
-double qopt_now(void);
+double pm_now(void);
 /* The gate for a whole pass run (core/gate.c); 1: run it. */
-int qopt_gate_pass(struct qopt_run *r, size_t stage);
+int pm_gate_pass(struct pm_run *r, size_t stage);
 /* Ends a progress bar of the context's pass, if one is shown. */
-void qopt_ctx_finish_progress(qopt_ctx *ctx);
+void pm_ctx_finish_progress(qopt_ctx *ctx);
 /* The ops behind qopt_may_rewrite() and qopt_progress(). */
-int qopt_gate_rewrite(qopt_ctx *ctx, const char *desc);
-void qopt_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
+int pm_gate_rewrite(qopt_ctx *ctx, const char *desc);
+void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		       const char *what);
 /* The table every manager context points to (core/ctx.c). */
-extern const struct ctx_ops qopt_ctx_ops;
+extern const struct ctx_ops pm_ctx_ops;
 
 #endif /* QOPT_CORE_H */

@@ -21,7 +21,7 @@ static void ctx_vlog(qopt_ctx *ctx, int level, const char *fmt,
 		ctx->errors++;
 	if (ctx && level == QOPT_LOG_WARN)
 		ctx->warnings++;
-	qopt_vmsg(level, tag, fmt, ap);
+	pm_vmsg(level, tag, fmt, ap);
 }
 
 static int ctx_strict(const qopt_ctx *ctx)
@@ -36,7 +36,7 @@ static const char *ctx_pass_name(const qopt_ctx *ctx)
 
 /* A pass asking for an option it did not declare, or with the wrong
  * type, is a bug in the pass: it fails once it returns. */
-static const struct qopt_value *opt(qopt_ctx *ctx, const char *name,
+static const struct pm_value *opt(qopt_ctx *ctx, const char *name,
 				    int type)
 {
 	const qopt_option_spec *spec;
@@ -44,7 +44,7 @@ static const struct qopt_value *opt(qopt_ctx *ctx, const char *name,
 
 	if (!ctx || !ctx->st || !ctx->st->pass)
 		return NULL;
-	idx = qopt_pass_option_index(ctx->st->pass, name);
+	idx = pm_pass_option_index(ctx->st->pass, name);
 	if (idx < 0) {
 		qopt_error(ctx, "asked for option '%s', which it does not declare",
 			   name);
@@ -54,8 +54,8 @@ static const struct qopt_value *opt(qopt_ctx *ctx, const char *name,
 	spec = &ctx->st->pass->info->options[idx];
 	if (type && (int)spec->type != type) {
 		qopt_error(ctx, "read option '%s' (%s) as %s", name,
-			   qopt_opt_type_name(spec->type),
-			   qopt_opt_type_name(type));
+			   pm_opt_type_name(spec->type),
+			   pm_opt_type_name(type));
 		ctx->misuse = 1;
 		return NULL;
 	}
@@ -64,21 +64,21 @@ static const struct qopt_value *opt(qopt_ctx *ctx, const char *name,
 
 static int ctx_opt_bool(qopt_ctx *ctx, const char *name)
 {
-	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_BOOL);
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_BOOL);
 
 	return v && v->present ? v->b : 0;
 }
 
 static int64_t ctx_opt_int(qopt_ctx *ctx, const char *name)
 {
-	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_INT);
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_INT);
 
 	return v && v->present ? v->i : 0;
 }
 
 static double ctx_opt_float(qopt_ctx *ctx, const char *name)
 {
-	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_FLOAT);
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_FLOAT);
 
 	return v && v->present ? v->f : 0.0;
 }
@@ -86,14 +86,14 @@ static double ctx_opt_float(qopt_ctx *ctx, const char *name)
 static const char *ctx_opt_string(qopt_ctx *ctx, const char *name)
 {
 	/* Any option reads as its canonical text. */
-	const struct qopt_value *v = opt(ctx, name, 0);
+	const struct pm_value *v = opt(ctx, name, 0);
 
 	return v && v->present ? v->text : NULL;
 }
 
 static int ctx_opt_enum(qopt_ctx *ctx, const char *name)
 {
-	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_ENUM);
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_ENUM);
 
 	return v && v->present ? (int)v->i : -1;
 }
@@ -102,7 +102,7 @@ static const char *const *ctx_opt_list(qopt_ctx *ctx, const char *name,
 					size_t *count)
 {
 	static const char *const empty[1] = { NULL };
-	const struct qopt_value *v = opt(ctx, name, QOPT_OPT_LIST);
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_LIST);
 
 	*count = v && v->present ? v->nitems : 0;
 	if (!*count)
@@ -112,14 +112,14 @@ static const char *const *ctx_opt_list(qopt_ctx *ctx, const char *name,
 
 static int ctx_opt_is_set(qopt_ctx *ctx, const char *name)
 {
-	const struct qopt_value *v = opt(ctx, name, 0);
+	const struct pm_value *v = opt(ctx, name, 0);
 
 	return v ? v->set : 0;
 }
 
 static int64_t ctx_max_opset(qopt_ctx *ctx)
 {
-	const struct qopt_globals *g = &ctx->run->pl->g;
+	const struct pm_globals *g = &ctx->run->pl->g;
 
 	return g->max_opset > 0 ? g->max_opset : 0;
 }
@@ -131,8 +131,8 @@ static int ctx_allow_upgrade(qopt_ctx *ctx)
 
 static void ctx_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
 {
-	struct qopt_stage_result *r;
-	struct qopt_counter *grown;
+	struct pm_stage_result *r;
+	struct pm_counter *grown;
 	size_t i;
 
 	if (!ctx || !ctx->res || !counter)
@@ -159,7 +159,7 @@ static qk_ctx *ctx_kernels(qopt_ctx *ctx)
 	return ctx && ctx->run ? ctx->run->kctx : NULL;
 }
 
-const struct ctx_ops qopt_ctx_ops = {
+const struct ctx_ops pm_ctx_ops = {
 	.vlog = ctx_vlog,
 	.strict = ctx_strict,
 	.pass_name = ctx_pass_name,
@@ -171,8 +171,8 @@ const struct ctx_ops qopt_ctx_ops = {
 	.opt_list = ctx_opt_list,
 	.opt_is_set = ctx_opt_is_set,
 	.stat_add = ctx_stat_add,
-	.may_rewrite = qopt_gate_rewrite,
-	.progress = qopt_ctx_progress,
+	.may_rewrite = pm_gate_rewrite,
+	.progress = pm_ctx_progress,
 	.kernels = ctx_kernels,
 	.max_opset = ctx_max_opset,
 	.allow_upgrade = ctx_allow_upgrade,

@@ -11,7 +11,7 @@
  * Makefile.am. An uninstalled qopt (the libtool wrapper runs the real
  * binary from .libs/) must use the passes it was built with, never an
  * older installed copy. */
-const char *qopt_builtin_pass_dir(void)
+const char *pm_builtin_pass_dir(void)
 {
 	char exe[PATH_MAX], top[PATH_MAX];
 	const char *dir = QOPT_BUILDDIR;

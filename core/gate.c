@@ -11,10 +11,10 @@
 #include <qopt/pass.h>
 #include "core.h"
 
-static void record(struct qopt_run *r, int64_t num, int is_rewrite,
+static void record(struct pm_run *r, int64_t num, int is_rewrite,
 		   size_t stage, int64_t pass_point, int ran, const char *desc)
 {
-	struct qopt_point *grown, *p;
+	struct pm_point *grown, *p;
 
 	if (!r->o.record_points)
 		return;
@@ -36,20 +36,20 @@ static void record(struct qopt_run *r, int64_t num, int is_rewrite,
 	p->desc = desc ? strdup(desc) : NULL;
 }
 
-static int allowed(const struct qopt_run *r, int64_t num)
+static int allowed(const struct pm_run *r, int64_t num)
 {
 	return r->o.bisect_limit < 0 || num <= r->o.bisect_limit;
 }
 
 /* Called by the manager before a pass runs. */
-int qopt_gate_pass(struct qopt_run *r, size_t stage)
+int pm_gate_pass(struct pm_run *r, size_t stage)
 {
 	int64_t num = ++r->counter;
 	int ok = allowed(r, num);
 
 	r->res[stage].point = num;
 	if (r->o.bisect_print) {
-		qopt_msg_clear_bar();
+		pm_msg_clear_bar();
 		fprintf(stderr, "BISECT: %srunning pass (%lld) %s\n",
 			ok ? "" : "NOT ", (long long)num,
 			r->pl->stages[stage].name);
@@ -58,9 +58,9 @@ int qopt_gate_pass(struct qopt_run *r, size_t stage)
 	return ok;
 }
 
-int qopt_gate_rewrite(qopt_ctx *ctx, const char *desc)
+int pm_gate_rewrite(qopt_ctx *ctx, const char *desc)
 {
-	struct qopt_run *r = ctx->run;
+	struct pm_run *r = ctx->run;
 	int64_t num;
 	int ok;
 
@@ -71,7 +71,7 @@ int qopt_gate_rewrite(qopt_ctx *ctx, const char *desc)
 	else
 		ctx->res->denied++;
 	if (r->o.bisect_print) {
-		qopt_msg_clear_bar();
+		pm_msg_clear_bar();
 		fprintf(stderr, "BISECT: %srunning rewrite (%lld) %s: %s\n",
 			ok ? "" : "NOT ", (long long)num, ctx->st->name, desc);
 	}

@@ -15,14 +15,14 @@
 #include <qopt/pass.h>
 #include "core.h"
 
-static void free_tables(struct qopt_plugin *pl);
+static void free_tables(struct pm_plugin *pl);
 
-struct qopt_registry *qopt_registry_new(void)
+struct pm_registry *pm_registry_new(void)
 {
-	return calloc(1, sizeof(struct qopt_registry));
+	return calloc(1, sizeof(struct pm_registry));
 }
 
-void qopt_registry_free(struct qopt_registry *r)
+void pm_registry_free(struct pm_registry *r)
 {
 	size_t i;
 
@@ -44,7 +44,7 @@ void qopt_registry_free(struct qopt_registry *r)
 	free(r);
 }
 
-const struct qopt_pass *qopt_registry_find(const struct qopt_registry *r,
+const struct pm_pass *pm_registry_find(const struct pm_registry *r,
 					   const char *name)
 {
 	size_t i;
@@ -55,7 +55,7 @@ const struct qopt_pass *qopt_registry_find(const struct qopt_registry *r,
 	return NULL;
 }
 
-const char *qopt_registry_did_you_mean(const struct qopt_registry *r,
+const char *pm_registry_did_you_mean(const struct pm_registry *r,
 				       const char *name)
 {
 	const char *names[256];
@@ -63,10 +63,10 @@ const char *qopt_registry_did_you_mean(const struct qopt_registry *r,
 
 	for (i = 0; i < r->npasses && n < 256; i++)
 		names[n++] = r->passes[i]->info->name;
-	return qopt_did_you_mean(name, names, n);
+	return pm_did_you_mean(name, names, n);
 }
 
-int qopt_pass_option_index(const struct qopt_pass *p, const char *name)
+int pm_pass_option_index(const struct pm_pass *p, const char *name)
 {
 	size_t i;
 
@@ -105,7 +105,7 @@ static int check_accepts(const char *path, const qopt_pass_info *pi,
 		return qir_fail(err, QIR_EINVALID,
 				"%s: pass '%s': option '%s' (%s) cannot list choices",
 				path, pi->name, o->name,
-				qopt_opt_type_name(o->type));
+				pm_opt_type_name(o->type));
 	for (k = 0; o->choices && o->choices[k]; k++)
 		if (!*o->choices[k] || strchr(o->choices[k], ','))
 			return qir_fail(err, QIR_EINVALID,
@@ -115,7 +115,7 @@ static int check_accepts(const char *path, const qopt_pass_info *pi,
 		return qir_fail(err, QIR_EINVALID,
 				"%s: pass '%s': option '%s' (%s) cannot have a range",
 				path, pi->name, o->name,
-				qopt_opt_type_name(o->type));
+				pm_opt_type_name(o->type));
 	if ((o->flags & QOPT_OPT_HAS_MIN) && (o->flags & QOPT_OPT_HAS_MAX) &&
 	    !(o->min <= o->max))
 		return qir_fail(err, QIR_EINVALID,
@@ -128,7 +128,7 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 			 size_t *nopts, qir_error *err)
 {
 	const qopt_option_spec *o = pi->options;
-	struct qopt_value v = { 0 };
+	struct pm_value v = { 0 };
 	char why[256];
 	size_t i, j;
 
@@ -140,7 +140,7 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 			return qir_fail(err, QIR_EINVALID,
 					"%s: pass '%s': option %zu has an invalid name '%s'",
 					path, pi->name, i, o[i].name);
-		if (!qopt_opt_type_name(o[i].type))
+		if (!pm_opt_type_name(o[i].type))
 			return qir_fail(err, QIR_EINVALID,
 					"%s: pass '%s': option '%s' has an unknown type %d",
 					path, pi->name, o[i].name, (int)o[i].type);
@@ -152,14 +152,14 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 		if (check_accepts(path, pi, &o[i], err) < 0)
 			return -1;
 		if (o[i].default_value &&
-		    qopt_value_parse(&o[i], o[i].default_value, &v, why,
+		    pm_value_parse(&o[i], o[i].default_value, &v, why,
 				     sizeof(why)) < 0) {
-			qopt_value_clear(&v);
+			pm_value_clear(&v);
 			return qir_fail(err, QIR_EINVALID,
 					"%s: pass '%s': default of option '%s' %s",
 					path, pi->name, o[i].name, why);
 		}
-		qopt_value_clear(&v);
+		pm_value_clear(&v);
 	}
 	*nopts = i;
 	return 0;
@@ -167,12 +167,12 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 
 /* Validates the whole table before registering anything, so a refused
  * plugin leaves the registry untouched. */
-static int check_table(struct qopt_registry *r, const char *path,
+static int check_table(struct pm_registry *r, const char *path,
 		       const qopt_plugin_info *info, size_t *npasses,
 		       qir_error *err)
 {
 	const qopt_pass_info *p = info->passes;
-	const struct qopt_pass *other;
+	const struct pm_pass *other;
 	size_t i, j, nopts;
 
 	if (!info->name || !*info->name)
@@ -204,7 +204,7 @@ static int check_table(struct qopt_registry *r, const char *path,
 				return qir_fail(err, QIR_EINVALID,
 						"%s: malformed plugin table: pass '%s' listed twice",
 						path, p[i].name);
-		other = qopt_registry_find(r, p[i].name);
+		other = pm_registry_find(r, p[i].name);
 		if (other)
 			return qir_fail(err, QIR_EINVALID,
 					"%s: pass '%s' is already registered by %s",
@@ -219,10 +219,10 @@ static int check_table(struct qopt_registry *r, const char *path,
 	return 0;
 }
 
-static int add_passes(struct qopt_registry *r, struct qopt_plugin *pl,
+static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
 		      size_t n, qir_error *err)
 {
-	struct qopt_pass **grown;
+	struct pm_pass **grown;
 	size_t i;
 
 	grown = realloc(r->passes, (r->npasses + n) * sizeof(*grown));
@@ -230,7 +230,7 @@ static int add_passes(struct qopt_registry *r, struct qopt_plugin *pl,
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	r->passes = grown;
 	for (i = 0; i < n; i++) {
-		struct qopt_pass *p = calloc(1, sizeof(*p));
+		struct pm_pass *p = calloc(1, sizeof(*p));
 
 		if (!p)
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
@@ -242,7 +242,7 @@ static int add_passes(struct qopt_registry *r, struct qopt_plugin *pl,
 	return 0;
 }
 
-static int already_loaded(const struct qopt_registry *r, const char *real)
+static int already_loaded(const struct pm_registry *r, const char *real)
 {
 	size_t i;
 
@@ -253,12 +253,12 @@ static int already_loaded(const struct qopt_registry *r, const char *real)
 }
 
 /* Takes over tmp's tables, also on failure. */
-static int register_plugin(struct qopt_registry *r, const char *path,
-			   const char *real, void *h, struct qopt_plugin *tmp,
+static int register_plugin(struct pm_registry *r, const char *path,
+			   const char *real, void *h, struct pm_plugin *tmp,
 			   size_t n, qir_error *err)
 {
-	struct qopt_plugin *pl = calloc(1, sizeof(*pl));
-	struct qopt_plugin **grown;
+	struct pm_plugin *pl = calloc(1, sizeof(*pl));
+	struct pm_plugin **grown;
 
 	grown = realloc(r->plugins, (r->nplugins + 1) * sizeof(*grown));
 	if (grown)
@@ -335,7 +335,7 @@ static int check_version(const char *path, const qopt_plugin_info *info,
 /* Reads the plugin's tables with the entry sizes it was built with into
  * today's layout (fields it lacks are zero). Caller owns *out. */
 static int import_tables(const char *path, const qopt_plugin_info *info,
-			 struct qopt_plugin *pl, qir_error *err)
+			 struct pm_plugin *pl, qir_error *err)
 {
 	const char *src = (const char *)info->passes;
 	size_t np = 0, i, no;
@@ -379,7 +379,7 @@ static int import_tables(const char *path, const qopt_plugin_info *info,
 	return 0;
 }
 
-static void free_tables(struct qopt_plugin *pl)
+static void free_tables(struct pm_plugin *pl)
 {
 	size_t i;
 
@@ -445,12 +445,12 @@ static void *open_plugin(const char *path, const char *real,
 	return h;
 }
 
-int qopt_registry_load_file(struct qopt_registry *r, const char *path,
+int pm_registry_load_file(struct pm_registry *r, const char *path,
 			    qir_error *err)
 {
 	char real[PATH_MAX];
 	const qopt_plugin_info *info;
-	struct qopt_plugin tmp = { 0 };
+	struct pm_plugin tmp = { 0 };
 	size_t n = 0;
 	void *h;
 
@@ -517,7 +517,7 @@ static int list_so(const char *dir, char ***out, size_t *count,
 	return 0;
 }
 
-static int add_pending(struct qopt_registry *r, const char *dir,
+static int add_pending(struct pm_registry *r, const char *dir,
 		       const char *name)
 {
 	char **grown = realloc(r->pending, (r->npending + 1) * sizeof(*grown));
@@ -534,7 +534,7 @@ static int add_pending(struct qopt_registry *r, const char *dir,
 	return 0;
 }
 
-int qopt_registry_add_dir(struct qopt_registry *r, const char *dir,
+int pm_registry_add_dir(struct pm_registry *r, const char *dir,
 			  qir_error *err)
 {
 	char **names = NULL;
@@ -555,7 +555,7 @@ int qopt_registry_add_dir(struct qopt_registry *r, const char *dir,
 /* Opens pending file i (and drops it from the list). A file without the
  * entry symbol is a helper library, not an error: warned about and
  * skipped. */
-static int load_pending_at(struct qopt_registry *r, size_t i, qir_error *err)
+static int load_pending_at(struct pm_registry *r, size_t i, qir_error *err)
 {
 	char *path = r->pending[i];
 	qir_error e = { 0 };
@@ -564,9 +564,9 @@ static int load_pending_at(struct qopt_registry *r, size_t i, qir_error *err)
 	memmove(&r->pending[i], &r->pending[i + 1],
 		(r->npending - i - 1) * sizeof(*r->pending));
 	r->npending--;
-	rc = qopt_registry_load_file(r, path, &e);
+	rc = pm_registry_load_file(r, path, &e);
 	if (rc < 0 && strstr(e.msg, ": not a qopt plugin: ")) {
-		qopt_msg(QOPT_LOG_WARN, NULL,
+		pm_msg(QOPT_LOG_WARN, NULL,
 			 "%s: skipped: a shared object in a plugin folder "
 			 "without '%s' (not a qopt plugin)", path,
 			 QOPT_PLUGIN_ENTRY_SYMBOL);
@@ -578,7 +578,7 @@ static int load_pending_at(struct qopt_registry *r, size_t i, qir_error *err)
 	return rc;
 }
 
-int qopt_registry_load_pending(struct qopt_registry *r, qir_error *err)
+int pm_registry_load_pending(struct pm_registry *r, qir_error *err)
 {
 	while (r->npending)
 		if (load_pending_at(r, 0, err) < 0)
@@ -595,32 +595,32 @@ static int named_after(const char *path, const char *name)
 	return !strncmp(base, name, n) && !strcmp(base + n, ".so");
 }
 
-int qopt_registry_need(struct qopt_registry *r, const char *name,
+int pm_registry_need(struct pm_registry *r, const char *name,
 		       qir_error *err)
 {
 	size_t i;
 
-	if (qopt_registry_find(r, name))
+	if (pm_registry_find(r, name))
 		return 0;
 	for (i = 0; i < r->npending; i++) {
 		if (!named_after(r->pending[i], name))
 			continue;
 		if (load_pending_at(r, i, err) < 0)
 			return -1;
-		if (qopt_registry_find(r, name))
+		if (pm_registry_find(r, name))
 			return 0;
 		break;
 	}
-	while (r->npending && !qopt_registry_find(r, name))
+	while (r->npending && !pm_registry_find(r, name))
 		if (load_pending_at(r, 0, err) < 0)
 			return -1;
 	return 0;
 }
 
-int qopt_registry_load_dir(struct qopt_registry *r, const char *dir,
+int pm_registry_load_dir(struct pm_registry *r, const char *dir,
 			   qir_error *err)
 {
-	if (qopt_registry_add_dir(r, dir, err) < 0)
+	if (pm_registry_add_dir(r, dir, err) < 0)
 		return -1;
-	return qopt_registry_load_pending(r, err);
+	return pm_registry_load_pending(r, err);
 }

@@ -11,28 +11,28 @@ static int strict_mode;
 static unsigned nwarnings;
 static int bar_shown;
 
-void qopt_msg_setup(int level, int strict)
+void pm_msg_setup(int level, int strict)
 {
 	max_level = level;
 	strict_mode = strict;
 }
 
-int qopt_msg_level(void)
+int pm_msg_level(void)
 {
 	return max_level;
 }
 
-unsigned qopt_msg_warnings(void)
+unsigned pm_msg_warnings(void)
 {
 	return nwarnings;
 }
 
-void qopt_msg_set_bar(int shown)
+void pm_msg_set_bar(int shown)
 {
 	bar_shown = shown;
 }
 
-void qopt_msg_clear_bar(void)
+void pm_msg_clear_bar(void)
 {
 	if (bar_shown) {
 		fputs("\r\033[K", stderr);
@@ -40,7 +40,7 @@ void qopt_msg_clear_bar(void)
 	}
 }
 
-void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap)
+void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 {
 	const char *kind = "";
 	const char *tail = "";
@@ -58,7 +58,7 @@ void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 		kind = strict_mode ? "error: " : "warning: ";
 		tail = strict_mode ? " [--strict]" : "";
 	}
-	qopt_msg_clear_bar();
+	pm_msg_clear_bar();
 	fflush(stdout);
 	if (tag)
 		fprintf(stderr, "qopt: %s: %s", tag, kind);
@@ -68,11 +68,11 @@ void qopt_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 	fprintf(stderr, "%s\n", tail);
 }
 
-void qopt_msg(int level, const char *tag, const char *fmt, ...)
+void pm_msg(int level, const char *tag, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	qopt_vmsg(level, tag, fmt, ap);
+	pm_vmsg(level, tag, fmt, ap);
 	va_end(ap);
 }

@@ -6,23 +6,23 @@
 
 int main(int argc, char **argv)
 {
-	struct qopt_cli c;
-	int rc = qopt_cli_parse(&c, argc, argv);
+	struct pm_cli c;
+	int rc = cli_parse(&c, argc, argv);
 
 	if (rc) {
-		qopt_cli_free(&c);
+		cli_free(&c);
 		return rc < 0 ? QOPT_EXIT_OK : rc;
 	}
-	qopt_msg_setup(c.quiet ? QOPT_LOG_WARN :
+	pm_msg_setup(c.quiet ? QOPT_LOG_WARN :
 		       c.verbose ? QOPT_LOG_DEBUG : QOPT_LOG_INFO, c.strict);
 	if (!strcmp(c.cmd, "dump"))
-		rc = qopt_cmd_dump(&c);
+		rc = cmd_dump(&c);
 	else if (!strcmp(c.cmd, "verify"))
-		rc = qopt_cmd_verify(&c);
+		rc = cmd_verify(&c);
 	else if (!strcmp(c.cmd, "bisect"))
-		rc = qopt_cmd_bisect(&c);
+		rc = cmd_bisect(&c);
 	else
-		rc = qopt_cmd_run(&c);
-	qopt_cli_free(&c);
+		rc = cmd_run(&c);
+	cli_free(&c);
 	return rc;
 }

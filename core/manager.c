@@ -9,8 +9,8 @@
 #include <qopt/pass.h>
 #include "core.h"
 
-int qopt_run_init(struct qopt_run *r, const struct qopt_pipeline *pl,
-		  const struct qopt_run_opts *o, qir_error *err)
+int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
+		  const struct pm_run_opts *o, qir_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->pl = pl;
@@ -20,13 +20,13 @@ int qopt_run_init(struct qopt_run *r, const struct qopt_pipeline *pl,
 	r->res = calloc(pl->nstages ? pl->nstages : 1, sizeof(*r->res));
 	r->kctx = qk_ctx_new(o->device, o->threads);
 	if (!r->res || !r->kctx) {
-		qopt_run_fini(r);
+		pm_run_fini(r);
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	}
 	return 0;
 }
 
-void qopt_run_fini(struct qopt_run *r)
+void pm_run_fini(struct pm_run *r)
 {
 	size_t i, j;
 
@@ -46,7 +46,7 @@ void qopt_run_fini(struct qopt_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int wants_print(const struct qopt_run *r, const char *name,
+static int wants_print(const struct pm_run *r, const char *name,
 		       int changed)
 {
 	size_t i;
@@ -59,15 +59,15 @@ static int wants_print(const struct qopt_run *r, const char *name,
 	return 0;
 }
 
-static int verify_after(struct qopt_run *r, qir_model *m, const char *name)
+static int verify_after(struct pm_run *r, qir_model *m, const char *name)
 {
 	qir_error err = { 0 };
-	double t0 = qopt_now();
+	double t0 = pm_now();
 	int rc = qir_verify(m, &err);
 
-	r->t_verify += qopt_now() - t0;
+	r->t_verify += pm_now() - t0;
 	if (rc < 0) {
-		qopt_msg(QOPT_LOG_ERROR, name,
+		pm_msg(QOPT_LOG_ERROR, name,
 			 "the IR does not verify after this pass: %s", err.msg);
 		return -1;
 	}
@@ -96,17 +96,17 @@ static void report_summary(qopt_ctx *ctx)
 	char line[2048];
 
 	if (ctx->res->ncounters)
-		qopt_stage_counters_str(ctx->res, line, sizeof(line));
+		pm_stage_counters_str(ctx->res, line, sizeof(line));
 	else
 		snprintf(line, sizeof(line), "%s",
 			 ctx->res->changed ? "changed the IR" : "no change");
-	qopt_msg(QOPT_LOG_INFO, ctx->st->name, "done: %s", line);
+	pm_msg(QOPT_LOG_INFO, ctx->st->name, "done: %s", line);
 }
 
-static int after_pass(struct qopt_run *r, qopt_ctx *ctx, qir_model *m)
+static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 {
-	const struct qopt_stage *st = ctx->st;
-	struct qopt_stage_result *res = ctx->res;
+	const struct pm_stage *st = ctx->st;
+	struct pm_stage_result *res = ctx->res;
 
 	report_summary(ctx);
 	if (!res->changed && (st->pass->info->flags & QOPT_PASS_HAS_TARGETS) &&
@@ -114,7 +114,7 @@ static int after_pass(struct qopt_run *r, qopt_ctx *ctx, qir_model *m)
 		qopt_warn(ctx, "changed nothing: no target matched its options");
 	res->warnings = ctx->warnings;
 	if (r->o.strict && ctx->warnings) {
-		qopt_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(QOPT_LOG_ERROR, st->name,
 			 "%u warning%s turned into errors by --strict",
 			 ctx->warnings, ctx->warnings == 1 ? "" : "s");
 		return -1;
@@ -131,33 +131,33 @@ static int after_pass(struct qopt_run *r, qopt_ctx *ctx, qir_model *m)
 	return 0;
 }
 
-static int run_stage(struct qopt_run *r, qir_model *m, size_t i)
+static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 {
-	const struct qopt_stage *st = &r->pl->stages[i];
-	struct qopt_stage_result *res = &r->res[i];
-	qopt_ctx ctx = { .ops = &qopt_ctx_ops, .run = r, .stage = i, .st = st, .res = res,
+	const struct pm_stage *st = &r->pl->stages[i];
+	struct pm_stage_result *res = &r->res[i];
+	qopt_ctx ctx = { .ops = &pm_ctx_ops, .run = r, .stage = i, .st = st, .res = res,
 			 .bar_pct = -1 };
 	int hashed = r->o.print_changed;
 	uint64_t h0 = hashed ? qir_model_hash(m) : 0;
 	int changed = 0, rc;
 	double t0;
 
-	if (!qopt_gate_pass(r, i))
+	if (!pm_gate_pass(r, i))
 		return 0;
-	t0 = qopt_now();
+	t0 = pm_now();
 	rc = st->pass->info->run(&ctx, m, &changed);
-	res->seconds = qopt_now() - t0;
+	res->seconds = pm_now() - t0;
 	res->ran = 1;
-	qopt_ctx_finish_progress(&ctx);
+	pm_ctx_finish_progress(&ctx);
 	if (rc != 0) {
 		if (!ctx.errors)
-			qopt_msg(QOPT_LOG_ERROR, st->name,
+			pm_msg(QOPT_LOG_ERROR, st->name,
 				 "pass failed (returned %d) without a message",
 				 rc);
 		return -1;
 	}
 	if (ctx.misuse) {
-		qopt_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(QOPT_LOG_ERROR, st->name,
 			 "pass misused the qopt API (see above)");
 		return -1;
 	}
@@ -165,7 +165,7 @@ static int run_stage(struct qopt_run *r, qir_model *m, size_t i)
 	return after_pass(r, &ctx, m);
 }
 
-int qopt_run_model(struct qopt_run *r, qir_model *m)
+int pm_run_model(struct pm_run *r, qir_model *m)
 {
 	qir_error err = { 0 };
 	size_t i;
@@ -173,14 +173,14 @@ int qopt_run_model(struct qopt_run *r, qir_model *m)
 	/* Passes may assume a model that verifies (pass.h): checked once
 	 * before the first pass, always; it is linear in the model. */
 	if (r->pl->nstages || r->o.verify_each) {
-		double t0 = qopt_now();
+		double t0 = pm_now();
 
 		if (qir_verify(m, &err) < 0) {
-			qopt_msg(QOPT_LOG_ERROR, m->path ? m->path : "input",
+			pm_msg(QOPT_LOG_ERROR, m->path ? m->path : "input",
 				 "the input model does not verify: %s", err.msg);
 			return -1;
 		}
-		r->t_verify += qopt_now() - t0;
+		r->t_verify += pm_now() - t0;
 	}
 	for (i = 0; i < r->pl->nstages; i++) {
 		if (run_stage(r, m, i) < 0) {

@@ -10,7 +10,7 @@
 #include <qopt/pass.h>
 #include "core.h"
 
-const char *qopt_opt_type_name(int type)
+const char *pm_opt_type_name(int type)
 {
 	switch (type) {
 	case QOPT_OPT_BOOL: return "bool";
@@ -23,7 +23,7 @@ const char *qopt_opt_type_name(int type)
 	return NULL;
 }
 
-int qopt_parse_bool(const char *s, int *out)
+int pm_parse_bool(const char *s, int *out)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1" };
 	static const char *const no[] = { "no", "false", "off", "0" };
@@ -42,7 +42,7 @@ int qopt_parse_bool(const char *s, int *out)
 	return -1;
 }
 
-void qopt_value_clear(struct qopt_value *v)
+void pm_value_clear(struct pm_value *v)
 {
 	size_t i;
 
@@ -73,7 +73,7 @@ static char *trim_dup(const char *s, size_t len)
 
 /* Items are trimmed; empty items are dropped so "a, b," means a and b
  * and "" is the empty list. The canonical text is "a,b". */
-static int parse_list(const char *text, struct qopt_value *v)
+static int parse_list(const char *text, struct pm_value *v)
 {
 	const char *p = text;
 	size_t len = 1;
@@ -164,7 +164,7 @@ static int not_a_choice(const qopt_option_spec *spec, const char *word,
 
 	join_choices(spec, list, sizeof(list));
 	snprintf(why, n, "expects one of %s, got '%s'%s", list, word,
-		 qopt_did_you_mean(word, spec->choices, count_choices(spec)));
+		 pm_did_you_mean(word, spec->choices, count_choices(spec)));
 	return -1;
 }
 
@@ -174,7 +174,7 @@ static int out_of_range(const qopt_option_spec *spec, double x)
 	       ((spec->flags & QOPT_OPT_HAS_MAX) && x > spec->max);
 }
 
-int qopt_option_accepts(const qopt_option_spec *spec, char *buf, size_t n)
+int pm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n)
 {
 	char lo[32], hi[32];
 	int has_min = (spec->flags & QOPT_OPT_HAS_MIN) != 0;
@@ -208,13 +208,13 @@ static int range_error(const qopt_option_spec *spec, const char *text,
 {
 	char acc[128];
 
-	qopt_option_accepts(spec, acc, sizeof(acc));
+	pm_option_accepts(spec, acc, sizeof(acc));
 	snprintf(why, n, "is out of range: %s (%s)", text, acc);
 	return -1;
 }
 
-int qopt_value_parse(const qopt_option_spec *spec, const char *text,
-		     struct qopt_value *v, char *why, size_t n)
+int pm_value_parse(const qopt_option_spec *spec, const char *text,
+		     struct pm_value *v, char *why, size_t n)
 {
 	size_t k;
 	int idx;
@@ -222,11 +222,11 @@ int qopt_value_parse(const qopt_option_spec *spec, const char *text,
 	char buf[64];
 	char *end;
 
-	qopt_value_clear(v);
+	pm_value_clear(v);
 	errno = 0;
 	switch (spec->type) {
 	case QOPT_OPT_BOOL:
-		if (qopt_parse_bool(text, &v->b) < 0) {
+		if (pm_parse_bool(text, &v->b) < 0) {
 			snprintf(why, n, "expects a bool (yes/no, true/false, on/off, 1/0), got '%s'",
 				 text);
 			return -1;

@@ -18,7 +18,7 @@ static const char *const global_keys[] = {
 #define NKEYS (sizeof(global_keys) / sizeof(global_keys[0]))
 
 /* Relative paths in a pipeline file are relative to that file. */
-static char *resolve_path(const struct qopt_pipeline *p, const char *s)
+static char *resolve_path(const struct pm_pipeline *p, const char *s)
 {
 	char *out;
 
@@ -31,7 +31,7 @@ static char *resolve_path(const struct qopt_pipeline *p, const char *s)
 }
 
 /* plugin_path takes ':' like QOPT_PLUGIN_PATH, or ','. */
-static int add_paths(const struct qopt_pipeline *p, char ***v, size_t *n,
+static int add_paths(const struct pm_pipeline *p, char ***v, size_t *n,
 		     const char *value, const char *seps)
 {
 	char *copy = strdup(value), *save = NULL, *tok;
@@ -57,11 +57,11 @@ static int add_paths(const struct qopt_pipeline *p, char ***v, size_t *n,
 	return 0;
 }
 
-static int set_bool(struct qopt_pipeline *p, int *dst, const char *key,
+static int set_bool(struct pm_pipeline *p, int *dst, const char *key,
 		    const char *value, int line)
 {
-	if (qopt_parse_bool(value, dst) < 0) {
-		qopt_pl_error(p, line,
+	if (pm_parse_bool(value, dst) < 0) {
+		pm_pl_error(p, line,
 			      "[qopt] %s expects a bool (yes/no, true/false, on/off, 1/0), got '%s'",
 			      key, value);
 		return 1;
@@ -69,7 +69,7 @@ static int set_bool(struct qopt_pipeline *p, int *dst, const char *key,
 	return 0;
 }
 
-static int set_bytes(struct qopt_pipeline *p, const char *value, int line)
+static int set_bytes(struct pm_pipeline *p, const char *value, int line)
 {
 	char *end;
 	long long v;
@@ -77,7 +77,7 @@ static int set_bytes(struct qopt_pipeline *p, const char *value, int line)
 	errno = 0;
 	v = strtoll(value, &end, 10);
 	if (!*value || *end || errno || v < 0) {
-		qopt_pl_error(p, line,
+		pm_pl_error(p, line,
 			      "[qopt] external_threshold expects a byte count, got '%s'",
 			      value);
 		return 1;
@@ -86,7 +86,7 @@ static int set_bytes(struct qopt_pipeline *p, const char *value, int line)
 	return 0;
 }
 
-static int set_max_opset(struct qopt_pipeline *p, const char *value, int line)
+static int set_max_opset(struct pm_pipeline *p, const char *value, int line)
 {
 	char *end;
 	long long v;
@@ -94,7 +94,7 @@ static int set_max_opset(struct qopt_pipeline *p, const char *value, int line)
 	errno = 0;
 	v = strtoll(value, &end, 10);
 	if (!*value || *end || errno || v < 1 || v > 1000) {
-		qopt_pl_error(p, line,
+		pm_pl_error(p, line,
 			      "[qopt] max_opset expects an opset number, got '%s'",
 			      value);
 		return 1;
@@ -110,12 +110,12 @@ static int set_string(char **dst, const char *value)
 	return *dst ? 0 : 1;
 }
 
-int qopt_pl_global(struct qopt_pipeline *p, const char *key,
+int pm_pl_global(struct pm_pipeline *p, const char *key,
 		   const char *value, int line)
 {
-	struct qopt_globals *g = &p->g;
+	struct pm_globals *g = &p->g;
 
-	if (qopt_pl_add_raw(&p->global_raw, &p->nglobal, key, value, line) < 0)
+	if (pm_pl_add_raw(&p->global_raw, &p->nglobal, key, value, line) < 0)
 		return 1;
 	if (!strcmp(key, "plugin_path"))
 		return add_paths(p, &g->plugin_path, &g->nplugin_path, value,
@@ -138,14 +138,14 @@ int qopt_pl_global(struct qopt_pipeline *p, const char *key,
 		return set_string(&g->external_name, value);
 	if (!strcmp(key, "device")) {
 		if (qk_device_from_name(value) < 0) {
-			qopt_pl_error(p, line,
+			pm_pl_error(p, line,
 				      "[qopt] device expects cpu, cuda or auto, got '%s'",
 				      value);
 			return 1;
 		}
 		return set_string(&g->device, value);
 	}
-	qopt_pl_error(p, line, "unknown setting '%s' in [qopt]%s", key,
-		      qopt_did_you_mean(key, global_keys, NKEYS));
+	pm_pl_error(p, line, "unknown setting '%s' in [qopt]%s", key,
+		      pm_did_you_mean(key, global_keys, NKEYS));
 	return 1;
 }

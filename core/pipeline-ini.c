@@ -20,7 +20,7 @@
 #include "pipeline-internal.h"
 
 struct ini_state {
-	struct qopt_pipeline *p;
+	struct pm_pipeline *p;
 	FILE *f;
 	int line;
 	int indented;		/* current line starts with blank space */
@@ -53,7 +53,7 @@ static void section_start(struct ini_state *st, char *s)
 	char *name;
 
 	if (!end) {
-		qopt_pl_error(st->p, st->line, "section header without ']'");
+		pm_pl_error(st->p, st->line, "section header without ']'");
 		st->bad++;
 		return;
 	}
@@ -61,14 +61,14 @@ static void section_start(struct ini_state *st, char *s)
 	name = skip_blank(s + 1);
 	rtrim(name);
 	if (!*name) {
-		qopt_pl_error(st->p, st->line, "empty section name");
+		pm_pl_error(st->p, st->line, "empty section name");
 		st->bad++;
 		return;
 	}
 	st->in_global = !strcmp(name, "qopt");
 	if (st->in_global)
 		return;
-	if (!qopt_pl_add_stage(st->p, name, st->line)) {
+	if (!pm_pl_add_stage(st->p, name, st->line)) {
 		st->bad++;
 		return;
 	}
@@ -97,7 +97,7 @@ static void scan_line(struct ini_state *st, const char *line)
 		return;
 	}
 	if (!strpbrk(s, "=:")) {
-		qopt_pl_error(st->p, st->line,
+		pm_pl_error(st->p, st->line,
 			      "expected 'option = value' or '[pass]', got '%s'",
 			      s);
 		st->bad++;
@@ -113,7 +113,7 @@ static char *reader(char *str, int num, void *stream)
 		return NULL;
 	st->line++;
 	if (n >= num) {
-		qopt_pl_error(st->p, st->line,
+		pm_pl_error(st->p, st->line,
 			      "line too long (at most %d characters)", num - 2);
 		st->bad++;
 		/* Hand inih a comment so the rest of the line is not
@@ -129,8 +129,8 @@ static char *reader(char *str, int num, void *stream)
 static int stage_option(struct ini_state *st, const char *section,
 			const char *key, const char *value)
 {
-	struct qopt_stage *s = &st->p->stages[st->stage];
-	struct qopt_rawopt *last;
+	struct pm_stage *s = &st->p->stages[st->stage];
+	struct pm_rawopt *last;
 	size_t i;
 	char *joined;
 
@@ -148,13 +148,13 @@ static int stage_option(struct ini_state *st, const char *section,
 	}
 	for (i = 0; i < s->nraw; i++) {
 		if (!strcmp(s->raw[i].key, key)) {
-			qopt_pl_error(st->p, st->line,
+			pm_pl_error(st->p, st->line,
 				      "option '%s' given twice in [%s] (first at line %d)",
 				      key, section, s->raw[i].line);
 			return 1;
 		}
 	}
-	return qopt_pl_add_raw(&s->raw, &s->nraw, key, value, st->line) < 0;
+	return pm_pl_add_raw(&s->raw, &s->nraw, key, value, st->line) < 0;
 }
 
 static int handler(void *user, const char *section, const char *key,
@@ -163,13 +163,13 @@ static int handler(void *user, const char *section, const char *key,
 	struct ini_state *st = user;
 
 	if (!*section) {
-		qopt_pl_error(st->p, st->line,
+		pm_pl_error(st->p, st->line,
 			      "option '%s' outside of any [pass] section", key);
 		st->bad++;
 		return 1;
 	}
 	if (st->in_global) {
-		st->bad += qopt_pl_global(st->p, key, value, st->line);
+		st->bad += pm_pl_global(st->p, key, value, st->line);
 		return 1;
 	}
 	if (st->stage < 0)
@@ -180,7 +180,7 @@ static int handler(void *user, const char *section, const char *key,
 	return 1;
 }
 
-static int set_location(struct qopt_pipeline *p, const char *path)
+static int set_location(struct pm_pipeline *p, const char *path)
 {
 	char real[PATH_MAX];
 	char *copy;
@@ -198,7 +198,7 @@ static int set_location(struct qopt_pipeline *p, const char *path)
 	return p->dir ? 0 : -1;
 }
 
-int qopt_pipeline_parse_ini(struct qopt_pipeline *p, const char *path)
+int pm_pipeline_parse_ini(struct pm_pipeline *p, const char *path)
 {
 	struct ini_state st = { .p = p, .stage = -1 };
 	int rc;
@@ -207,7 +207,7 @@ int qopt_pipeline_parse_ini(struct qopt_pipeline *p, const char *path)
 	if (!st.f || set_location(p, path) < 0) {
 		if (!p->file)
 			p->file = strdup(path);
-		qopt_pl_error(p, 0, "cannot read pipeline: %s", strerror(errno));
+		pm_pl_error(p, 0, "cannot read pipeline: %s", strerror(errno));
 		if (st.f)
 			fclose(st.f);
 		return 1;
@@ -216,15 +216,15 @@ int qopt_pipeline_parse_ini(struct qopt_pipeline *p, const char *path)
 	fclose(st.f);
 	free(st.buf);
 	if (rc > 0 && !st.bad) {
-		qopt_pl_error(p, rc, "syntax error");
+		pm_pl_error(p, rc, "syntax error");
 		st.bad++;
 	}
 	if (rc < 0 && !st.bad) {
-		qopt_pl_error(p, 0, "cannot parse pipeline (error %d)", rc);
+		pm_pl_error(p, 0, "cannot parse pipeline (error %d)", rc);
 		st.bad++;
 	}
 	if (!p->nstages && !st.bad) {
-		qopt_pl_error(p, 0, "no passes: expected a [pass] section");
+		pm_pl_error(p, 0, "no passes: expected a [pass] section");
 		st.bad++;
 	}
 	return st.bad;

@@ -7,14 +7,14 @@
 #include "core.h"
 
 /* "qopt: FILE:LINE: msg" (no line when line <= 0). */
-void qopt_pl_error(const struct qopt_pipeline *p, int line,
+void pm_pl_error(const struct pm_pipeline *p, int line,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-struct qopt_stage *qopt_pl_add_stage(struct qopt_pipeline *p,
+struct pm_stage *pm_pl_add_stage(struct pm_pipeline *p,
 				     const char *name, int line);
-int qopt_pl_add_raw(struct qopt_rawopt **raw, size_t *n, const char *key,
+int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 		    const char *value, int line);
 /* Applies one [qopt] key; prints and returns 1 on a bad one. */
-int qopt_pl_global(struct qopt_pipeline *p, const char *key,
+int pm_pl_global(struct pm_pipeline *p, const char *key,
 		   const char *value, int line);
 
 #endif

@@ -20,7 +20,7 @@ static void print_list(FILE *f, const char *key, char **v, size_t n)
 	fputc('\n', f);
 }
 
-static void print_globals(const struct qopt_globals *g, FILE *f)
+static void print_globals(const struct pm_globals *g, FILE *f)
 {
 	if (!g->nplugin_path && !g->nload && g->verify_each < 0 &&
 	    g->strict < 0 && !g->device && g->external_threshold < 0 &&
@@ -51,7 +51,7 @@ static void print_globals(const struct qopt_globals *g, FILE *f)
 	fputc('\n', f);
 }
 
-static void print_stage(const struct qopt_stage *s, FILE *f)
+static void print_stage(const struct pm_stage *s, FILE *f)
 {
 	const qopt_option_spec *spec;
 	size_t i;
@@ -64,7 +64,7 @@ static void print_stage(const struct qopt_stage *s, FILE *f)
 	}
 	spec = s->pass->info->options;
 	for (i = 0; i < s->pass->nopts; i++) {
-		const struct qopt_value *v = &s->vals[i];
+		const struct pm_value *v = &s->vals[i];
 
 		if (v->set)
 			fprintf(f, "%s = %s\n", spec[i].name, v->text);
@@ -76,7 +76,7 @@ static void print_stage(const struct qopt_stage *s, FILE *f)
 	}
 }
 
-void qopt_pipeline_print(const struct qopt_pipeline *p, FILE *f)
+void pm_pipeline_print(const struct pm_pipeline *p, FILE *f)
 {
 	size_t i;
 

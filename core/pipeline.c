@@ -11,7 +11,7 @@
 #include "core.h"
 #include "pipeline-internal.h"
 
-void qopt_pipeline_init(struct qopt_pipeline *p)
+void pm_pipeline_init(struct pm_pipeline *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->g.verify_each = -1;
@@ -31,7 +31,7 @@ static void free_strv(char **v, size_t n)
 	free(v);
 }
 
-static void free_raw(struct qopt_rawopt *raw, size_t n)
+static void free_raw(struct pm_rawopt *raw, size_t n)
 {
 	size_t i;
 
@@ -42,18 +42,18 @@ static void free_raw(struct qopt_rawopt *raw, size_t n)
 	free(raw);
 }
 
-void qopt_pipeline_free(struct qopt_pipeline *p)
+void pm_pipeline_free(struct pm_pipeline *p)
 {
 	size_t i, j;
 
 	for (i = 0; i < p->nstages; i++) {
-		struct qopt_stage *s = &p->stages[i];
+		struct pm_stage *s = &p->stages[i];
 
 		free(s->name);
 		free_raw(s->raw, s->nraw);
 		if (s->vals)
 			for (j = 0; j < s->pass->nopts; j++)
-				qopt_value_clear(&s->vals[j]);
+				pm_value_clear(&s->vals[j]);
 		free(s->vals);
 	}
 	free(p->stages);
@@ -64,15 +64,15 @@ void qopt_pipeline_free(struct qopt_pipeline *p)
 	free(p->g.external_name);
 	free(p->file);
 	free(p->dir);
-	qopt_pipeline_init(p);
+	pm_pipeline_init(p);
 }
 
-void qopt_pl_error(const struct qopt_pipeline *p, int line,
+void pm_pl_error(const struct pm_pipeline *p, int line,
 		   const char *fmt, ...)
 {
 	va_list ap;
 
-	qopt_msg_clear_bar();
+	pm_msg_clear_bar();
 	if (line > 0)
 		fprintf(stderr, "qopt: %s:%d: ", p->file, line);
 	else
@@ -83,10 +83,10 @@ void qopt_pl_error(const struct qopt_pipeline *p, int line,
 	fputc('\n', stderr);
 }
 
-struct qopt_stage *qopt_pl_add_stage(struct qopt_pipeline *p,
+struct pm_stage *pm_pl_add_stage(struct pm_pipeline *p,
 				     const char *name, int line)
 {
-	struct qopt_stage *grown;
+	struct pm_stage *grown;
 
 	grown = realloc(p->stages, (p->nstages + 1) * sizeof(*grown));
 	if (!grown)
@@ -100,10 +100,10 @@ struct qopt_stage *qopt_pl_add_stage(struct qopt_pipeline *p,
 	return &p->stages[p->nstages++];
 }
 
-int qopt_pl_add_raw(struct qopt_rawopt **raw, size_t *n, const char *key,
+int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 		    const char *value, int line)
 {
-	struct qopt_rawopt *grown = realloc(*raw, (*n + 1) * sizeof(*grown));
+	struct pm_rawopt *grown = realloc(*raw, (*n + 1) * sizeof(*grown));
 
 	if (!grown)
 		return -1;
@@ -118,24 +118,24 @@ int qopt_pl_add_raw(struct qopt_rawopt **raw, size_t *n, const char *key,
 }
 
 /* One "name[:key=value...]" element of --passes. */
-static int inline_stage(struct qopt_pipeline *p, char *tok)
+static int inline_stage(struct pm_pipeline *p, char *tok)
 {
 	char *save = NULL, *part, *eq, *c;
-	struct qopt_stage *s;
+	struct pm_stage *s;
 	int bad = 0;
 
 	part = strtok_r(tok, ":", &save);
 	if (!part || !*part) {
-		qopt_pl_error(p, 0, "empty pass name in '%s'", tok);
+		pm_pl_error(p, 0, "empty pass name in '%s'", tok);
 		return 1;
 	}
-	s = qopt_pl_add_stage(p, part, 0);
+	s = pm_pl_add_stage(p, part, 0);
 	if (!s)
 		return 1;
 	while ((part = strtok_r(NULL, ":", &save))) {
 		eq = strchr(part, '=');
 		if (!eq || eq == part) {
-			qopt_pl_error(p, 0, "pass '%s': expected key=value, got '%s'",
+			pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s'",
 				      s->name, part);
 			bad++;
 			continue;
@@ -145,13 +145,13 @@ static int inline_stage(struct qopt_pipeline *p, char *tok)
 		for (c = eq + 1; *c; c++)
 			if (*c == ';')
 				*c = ',';
-		if (qopt_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
+		if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
 			return bad + 1;
 	}
 	return bad;
 }
 
-int qopt_pipeline_parse_inline(struct qopt_pipeline *p, const char *spec)
+int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
 {
 	char *copy = strdup(spec), *save = NULL, *tok;
 	int bad = 0;
@@ -169,39 +169,39 @@ int qopt_pipeline_parse_inline(struct qopt_pipeline *p, const char *spec)
 		bad += inline_stage(p, tok);
 	}
 	if (!p->nstages && !bad) {
-		qopt_pl_error(p, 0, "no passes given");
+		pm_pl_error(p, 0, "no passes given");
 		bad++;
 	}
 	free(copy);
 	return bad;
 }
 
-static int resolve_option(struct qopt_pipeline *p, struct qopt_stage *s,
-			  const struct qopt_rawopt *o)
+static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
+			  const struct pm_rawopt *o)
 {
 	const qopt_option_spec *specs = s->pass->info->options;
 	const char *names[128];
 	char why[512];
 	size_t i, n = 0;
-	int idx = qopt_pass_option_index(s->pass, o->key);
+	int idx = pm_pass_option_index(s->pass, o->key);
 
 	if (idx < 0) {
 		for (i = 0; i < s->pass->nopts && n < 128; i++)
 			names[n++] = specs[i].name;
 		if (!n)
-			qopt_pl_error(p, o->line,
+			pm_pl_error(p, o->line,
 				      "unknown option '%s' for pass '%s' (it takes no options)",
 				      o->key, s->name);
 		else
-			qopt_pl_error(p, o->line,
+			pm_pl_error(p, o->line,
 				      "unknown option '%s' for pass '%s'%s",
 				      o->key, s->name,
-				      qopt_did_you_mean(o->key, names, n));
+				      pm_did_you_mean(o->key, names, n));
 		return 1;
 	}
-	if (qopt_value_parse(&specs[idx], o->value, &s->vals[idx], why,
+	if (pm_value_parse(&specs[idx], o->value, &s->vals[idx], why,
 			     sizeof(why)) < 0) {
-		qopt_pl_error(p, o->line, "option '%s' of pass '%s' %s",
+		pm_pl_error(p, o->line, "option '%s' of pass '%s' %s",
 			      o->key, s->name, why);
 		return 1;
 	}
@@ -209,18 +209,18 @@ static int resolve_option(struct qopt_pipeline *p, struct qopt_stage *s,
 	return 0;
 }
 
-static int resolve_stage(struct qopt_pipeline *p, struct qopt_stage *s,
-			 const struct qopt_registry *r)
+static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
+			 const struct pm_registry *r)
 {
 	const qopt_option_spec *specs;
 	char why[512];
 	size_t i;
 	int bad = 0;
 
-	s->pass = qopt_registry_find(r, s->name);
+	s->pass = pm_registry_find(r, s->name);
 	if (!s->pass) {
-		qopt_pl_error(p, s->line, "unknown pass '%s'%s", s->name,
-			      qopt_registry_did_you_mean(r, s->name));
+		pm_pl_error(p, s->line, "unknown pass '%s'%s", s->name,
+			      pm_registry_did_you_mean(r, s->name));
 		return 1;
 	}
 	specs = s->pass->info->options;
@@ -231,15 +231,15 @@ static int resolve_stage(struct qopt_pipeline *p, struct qopt_stage *s,
 	/* Defaults were checked when the plugin was loaded. */
 	for (i = 0; i < s->pass->nopts; i++)
 		if (specs[i].default_value)
-			qopt_value_parse(&specs[i], specs[i].default_value,
+			pm_value_parse(&specs[i], specs[i].default_value,
 					 &s->vals[i], why, sizeof(why));
 	for (i = 0; i < s->nraw; i++)
 		bad += resolve_option(p, s, &s->raw[i]);
 	return bad;
 }
 
-int qopt_pipeline_resolve(struct qopt_pipeline *p,
-			  const struct qopt_registry *r)
+int pm_pipeline_resolve(struct pm_pipeline *p,
+			  const struct pm_registry *r)
 {
 	size_t i;
 	int bad = 0;

@@ -10,7 +10,7 @@
 #define BAR_WIDTH 30
 #define BAR_INTERVAL 0.1	/* seconds between redraws */
 
-double qopt_now(void)
+double pm_now(void)
 {
 	struct timespec ts;
 
@@ -24,10 +24,10 @@ static int want_bar(void)
 
 	if (tty < 0)
 		tty = isatty(2);
-	return tty && qopt_msg_level() >= QOPT_LOG_INFO;
+	return tty && pm_msg_level() >= QOPT_LOG_INFO;
 }
 
-void qopt_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
+void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		       const char *what)
 {
 	double now;
@@ -38,7 +38,7 @@ void qopt_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 	if (done > total)
 		done = total;
 	pct = (int)(done * 100 / total);
-	now = qopt_now();
+	now = pm_now();
 	/* Redraw at most every BAR_INTERVAL, but always show the end. */
 	if (done < total && (pct == ctx->bar_pct ||
 			     now - ctx->bar_last < BAR_INTERVAL))
@@ -50,17 +50,17 @@ void qopt_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 	for (i = 0; i < BAR_WIDTH; i++)
 		fputc(i < fill ? '#' : ' ', stderr);
 	fprintf(stderr, "] %3d%% %s", pct, what ? what : "");
-	qopt_msg_set_bar(1);
+	pm_msg_set_bar(1);
 	if (done == total) {
 		fputc('\n', stderr);
-		qopt_msg_set_bar(0);
+		pm_msg_set_bar(0);
 		ctx->bar_pct = -1;
 	}
 	fflush(stderr);
 }
 
-void qopt_ctx_finish_progress(qopt_ctx *ctx)
+void pm_ctx_finish_progress(qopt_ctx *ctx)
 {
 	(void)ctx;
-	qopt_msg_clear_bar();
+	pm_msg_clear_bar();
 }

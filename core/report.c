@@ -11,7 +11,7 @@
 
 /* "cast-fold" when the pass appears once, "cast-fold[2]" for its
  * second section. */
-static const char *stage_label(const struct qopt_pipeline *pl, size_t i,
+static const char *stage_label(const struct pm_pipeline *pl, size_t i,
 			       char *buf, size_t n)
 {
 	size_t j, seen = 0, total = 0;
@@ -31,7 +31,7 @@ static const char *stage_label(const struct qopt_pipeline *pl, size_t i,
 }
 
 /* "2 weights quantized, 1 skipped (not constant)" into buf. */
-char *qopt_stage_counters_str(const struct qopt_stage_result *res,
+char *pm_stage_counters_str(const struct pm_stage_result *res,
 			      char *buf, size_t n)
 {
 	size_t j, len = 0;
@@ -48,20 +48,20 @@ char *qopt_stage_counters_str(const struct qopt_stage_result *res,
 	return buf;
 }
 
-void qopt_run_print_stats(const struct qopt_run *r, FILE *f)
+void pm_run_print_stats(const struct pm_run *r, FILE *f)
 {
 	const qk_stats *ks = qk_ctx_stats(r->kctx);
 	char label[256], line[2048];
 	size_t i;
 
 	for (i = 0; i < r->pl->nstages; i++) {
-		const struct qopt_stage_result *res = &r->res[i];
+		const struct pm_stage_result *res = &r->res[i];
 
 		if (!res->ncounters)
 			continue;
 		fprintf(f, "%s: %s\n",
 			stage_label(r->pl, i, label, sizeof(label)),
-			qopt_stage_counters_str(res, line, sizeof(line)));
+			pm_stage_counters_str(res, line, sizeof(line)));
 	}
 	fprintf(f, "kernels: device %s, %llu CPU calls, %llu CUDA calls, %llu CUDA fallbacks",
 		qk_device_name(qk_ctx_device(r->kctx)),
@@ -79,7 +79,7 @@ static void time_row(FILE *f, double t, double total, const char *what)
 		total > 0 ? 100.0 * t / total : 0.0, what);
 }
 
-void qopt_run_print_times(const struct qopt_run *r, FILE *f)
+void pm_run_print_times(const struct pm_run *r, FILE *f)
 {
 	double total = r->t_load + r->t_save + r->t_verify;
 	char label[256];
@@ -119,9 +119,9 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_stage(const struct qopt_run *r, size_t i, FILE *f)
+static void json_stage(const struct pm_run *r, size_t i, FILE *f)
 {
-	const struct qopt_stage_result *res = &r->res[i];
+	const struct pm_stage_result *res = &r->res[i];
 	size_t j;
 
 	fprintf(f, "    {\"pass\": ");
@@ -141,7 +141,7 @@ static void json_stage(const struct qopt_run *r, size_t i, FILE *f)
 	fprintf(f, "}}%s\n", i + 1 < r->pl->nstages ? "," : "");
 }
 
-static void json_kernels(const struct qopt_run *r, FILE *f)
+static void json_kernels(const struct pm_run *r, FILE *f)
 {
 	const qk_stats *ks = qk_ctx_stats(r->kctx);
 
@@ -158,7 +158,7 @@ static void json_kernels(const struct qopt_run *r, FILE *f)
 	fprintf(f, "},\n");
 }
 
-int qopt_run_write_stats_json(const struct qopt_run *r, const char *path,
+int pm_run_write_stats_json(const struct pm_run *r, const char *path,
 			      const char *input, qir_error *err)
 {
 	FILE *f = fopen(path, "w");

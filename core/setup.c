@@ -23,22 +23,22 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int load_dir(struct qopt_registry *r, const char *dir)
+static int load_dir(struct pm_registry *r, const char *dir)
 {
 	qir_error err = { 0 };
 
-	if (qopt_registry_add_dir(r, dir, &err) < 0) {
+	if (pm_registry_add_dir(r, dir, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return -1;
 	}
 	return 0;
 }
 
-static int load_file(struct qopt_registry *r, const char *file)
+static int load_file(struct pm_registry *r, const char *file)
 {
 	qir_error err = { 0 };
 
-	if (qopt_registry_load_file(r, file, &err) < 0) {
+	if (pm_registry_load_file(r, file, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return -1;
 	}
@@ -46,7 +46,7 @@ static int load_file(struct qopt_registry *r, const char *file)
 }
 
 /* QOPT_PLUGIN_PATH: like PATH, but an empty entry does not mean ".". */
-static int load_env_path(struct qopt_registry *r)
+static int load_env_path(struct pm_registry *r)
 {
 	const char *env = getenv("QOPT_PLUGIN_PATH");
 	char *copy, *save = NULL, *tok;
@@ -60,7 +60,7 @@ static int load_env_path(struct qopt_registry *r)
 	for (tok = strtok_r(copy, ":", &save); tok && !rc;
 	     tok = strtok_r(NULL, ":", &save)) {
 		if (!is_dir(tok)) {
-			qopt_msg(QOPT_LOG_WARN, "QOPT_PLUGIN_PATH",
+			pm_msg(QOPT_LOG_WARN, "QOPT_PLUGIN_PATH",
 				 "'%s' is not a folder", tok);
 			continue;
 		}
@@ -70,11 +70,11 @@ static int load_env_path(struct qopt_registry *r)
 	return rc;
 }
 
-static int load_plugins(const struct qopt_cli *c,
-			const struct qopt_pipeline *pl,
-			struct qopt_registry *r)
+static int load_plugins(const struct pm_cli *c,
+			const struct pm_pipeline *pl,
+			struct pm_registry *r)
 {
-	const char *builtin = qopt_builtin_pass_dir();
+	const char *builtin = pm_builtin_pass_dir();
 	size_t i;
 
 	if (is_dir(builtin) && load_dir(r, builtin) < 0)
@@ -99,24 +99,24 @@ static int load_plugins(const struct qopt_cli *c,
 /* Opens the folders' plugins this run needs: the pipeline's passes,
  * or every one for listings and when a name is not found (the user
  * then sees all the suggestions). */
-static int load_needed(const struct qopt_cli *c,
-		       const struct qopt_pipeline *pl, struct qopt_registry *r)
+static int load_needed(const struct pm_cli *c,
+		       const struct pm_pipeline *pl, struct pm_registry *r)
 {
 	qir_error err = { 0 };
 	int all = c->list_passes;
 	size_t i;
 
 	for (i = 0; !all && i < pl->nstages; i++) {
-		if (qopt_registry_need(r, pl->stages[i].name, &err) < 0)
+		if (pm_registry_need(r, pl->stages[i].name, &err) < 0)
 			goto fail;
-		all = !qopt_registry_find(r, pl->stages[i].name);
+		all = !pm_registry_find(r, pl->stages[i].name);
 	}
 	if (!all && c->help_pass) {
-		if (qopt_registry_need(r, c->help_pass, &err) < 0)
+		if (pm_registry_need(r, c->help_pass, &err) < 0)
 			goto fail;
-		all = !qopt_registry_find(r, c->help_pass);
+		all = !pm_registry_find(r, c->help_pass);
 	}
-	if (all && qopt_registry_load_pending(r, &err) < 0)
+	if (all && pm_registry_load_pending(r, &err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -124,29 +124,29 @@ fail:
 	return -1;
 }
 
-int qopt_cli_setup(struct qopt_cli *c, struct qopt_pipeline *pl,
-		   struct qopt_registry **reg)
+int cli_setup(struct pm_cli *c, struct pm_pipeline *pl,
+		   struct pm_registry **reg)
 {
 	int bad = 0;
 
-	*reg = qopt_registry_new();
+	*reg = pm_registry_new();
 	if (!*reg)
 		return QOPT_EXIT_FAIL;
 	if (c->pipeline_file)
-		bad = qopt_pipeline_parse_ini(pl, c->pipeline_file);
+		bad = pm_pipeline_parse_ini(pl, c->pipeline_file);
 	else if (c->passes_inline)
-		bad = qopt_pipeline_parse_inline(pl, c->passes_inline);
+		bad = pm_pipeline_parse_inline(pl, c->passes_inline);
 	if (bad)
 		return QOPT_EXIT_USAGE;
 	if (load_plugins(c, pl, *reg) < 0 || load_needed(c, pl, *reg) < 0)
 		return QOPT_EXIT_FAIL;
-	if (qopt_pipeline_resolve(pl, *reg))
+	if (pm_pipeline_resolve(pl, *reg))
 		return QOPT_EXIT_USAGE;
 	return QOPT_EXIT_OK;
 }
 
-static qk_device pick_device(const struct qopt_cli *c,
-			     const struct qopt_pipeline *pl)
+static qk_device pick_device(const struct pm_cli *c,
+			     const struct pm_pipeline *pl)
 {
 	const char *env = getenv("QOPT_DEVICE");
 	const char *name = c->device;
@@ -160,8 +160,8 @@ static qk_device pick_device(const struct qopt_cli *c,
 	return (qk_device)qk_device_from_name(name);
 }
 
-int qopt_cli_run_opts(const struct qopt_cli *c,
-		      const struct qopt_pipeline *pl, struct qopt_run_opts *o)
+int cli_run_opts(const struct pm_cli *c,
+		      const struct pm_pipeline *pl, struct pm_run_opts *o)
 {
 	int dev = pick_device(c, pl);
 
@@ -189,8 +189,8 @@ int qopt_cli_run_opts(const struct qopt_cli *c,
 	return QOPT_EXIT_OK;
 }
 
-void qopt_cli_save_opts(const struct qopt_cli *c,
-			const struct qopt_pipeline *pl, qir_save_opts *so)
+void cli_save_opts(const struct pm_cli *c,
+			const struct pm_pipeline *pl, qir_save_opts *so)
 {
 	memset(so, 0, sizeof(*so));
 	if (c->external_threshold >= 0)
@@ -202,7 +202,7 @@ void qopt_cli_save_opts(const struct qopt_cli *c,
 	so->all_inline = c->all_inline || pl->g.all_inline > 0;
 }
 
-qir_model *qopt_cli_load(const char *path)
+qir_model *cli_load(const char *path)
 {
 	qir_error err = { 0 };
 	qir_model *m = NULL;

@@ -9,7 +9,7 @@
 
 /* Optimal string alignment distance: Levenshtein plus adjacent
  * transpositions, the most common typo ("blcok"). */
-size_t qopt_edit_distance(const char *a, const char *b)
+size_t pm_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j, r;
 	size_t *d = calloc((la + 1) * (lb + 1), sizeof(*d));
@@ -42,7 +42,7 @@ size_t qopt_edit_distance(const char *a, const char *b)
 	return r;
 }
 
-const char *qopt_suggest(const char *word, const char *const *cands,
+const char *pm_suggest(const char *word, const char *const *cands,
 			 size_t n)
 {
 	size_t i, best = (size_t)-1, limit = strlen(word) / 3;
@@ -51,7 +51,7 @@ const char *qopt_suggest(const char *word, const char *const *cands,
 	if (limit < 2)
 		limit = 2;
 	for (i = 0; i < n; i++) {
-		size_t dist = qopt_edit_distance(word, cands[i]);
+		size_t dist = pm_edit_distance(word, cands[i]);
 
 		if (dist < best) {
 			best = dist;
@@ -61,11 +61,11 @@ const char *qopt_suggest(const char *word, const char *const *cands,
 	return best <= limit ? pick : NULL;
 }
 
-const char *qopt_did_you_mean(const char *word, const char *const *cands,
+const char *pm_did_you_mean(const char *word, const char *const *cands,
 			      size_t n)
 {
 	static char buf[256];
-	const char *s = qopt_suggest(word, cands, n);
+	const char *s = pm_suggest(word, cands, n);
 
 	if (!s)
 		return "";

@@ -10,33 +10,33 @@
 static int parses(int type, const char *text, const char *canon)
 {
 	qopt_option_spec spec = { .name = "o", .type = (qopt_opt_type)type };
-	struct qopt_value v = { 0 };
+	struct pm_value v = { 0 };
 	char why[256];
-	int ok = qopt_value_parse(&spec, text, &v, why, sizeof(why)) == 0 &&
+	int ok = pm_value_parse(&spec, text, &v, why, sizeof(why)) == 0 &&
 		 canon && !strcmp(v.text, canon);
 
 	if (!canon)
-		ok = qopt_value_parse(&spec, text, &v, why, sizeof(why)) < 0;
-	qopt_value_clear(&v);
+		ok = pm_value_parse(&spec, text, &v, why, sizeof(why)) < 0;
+	pm_value_clear(&v);
 	return ok;
 }
 
 int main(void)
 {
 	static const char *const opts[] = { "block_size", "exclude", "axis" };
-	struct qopt_value v = { 0 };
+	struct pm_value v = { 0 };
 	qopt_option_spec list = { .name = "l", .type = QOPT_OPT_LIST };
 	char why[256];
 
-	tap_ok(qopt_edit_distance("kitten", "sitting") == 3, "levenshtein");
-	tap_ok(qopt_edit_distance("blcok", "block") == 1,
+	tap_ok(pm_edit_distance("kitten", "sitting") == 3, "levenshtein");
+	tap_ok(pm_edit_distance("blcok", "block") == 1,
 	       "a transposition costs 1");
-	tap_ok(qopt_edit_distance("", "abc") == 3, "empty string");
-	TAP_IS_STR(qopt_suggest("blocksize", opts, 3), "block_size",
+	tap_ok(pm_edit_distance("", "abc") == 3, "empty string");
+	TAP_IS_STR(pm_suggest("blocksize", opts, 3), "block_size",
 		   "suggests block_size for blocksize");
-	tap_ok(qopt_suggest("zzzzzz", opts, 3) == NULL,
+	tap_ok(pm_suggest("zzzzzz", opts, 3) == NULL,
 	       "no suggestion for something unrelated");
-	TAP_IS_STR(qopt_did_you_mean("exlcude", opts, 3),
+	TAP_IS_STR(pm_did_you_mean("exlcude", opts, 3),
 		   " (did you mean 'exclude'?)", "did-you-mean text");
 
 	tap_ok(parses(QOPT_OPT_BOOL, "On", "yes"), "bool On");
@@ -56,10 +56,10 @@ int main(void)
 	tap_ok(parses(QOPT_OPT_LIST, " a, b ,,c ", "a,b,c"),
 	       "list items trimmed, empty ones dropped");
 
-	tap_ok(qopt_value_parse(&list, "x,y", &v, why, sizeof(why)) == 0 &&
+	tap_ok(pm_value_parse(&list, "x,y", &v, why, sizeof(why)) == 0 &&
 	       v.nitems == 2 && !strcmp(v.items[1], "y"), "list items");
-	qopt_value_parse(&list, "", &v, why, sizeof(why));
+	pm_value_parse(&list, "", &v, why, sizeof(why));
 	tap_ok(v.nitems == 0 && v.present, "empty list is present, 0 items");
-	qopt_value_clear(&v);
+	pm_value_clear(&v);
 	return tap_done();
 }
