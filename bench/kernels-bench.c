@@ -224,7 +224,7 @@ static void numpy_row(struct data *d, double ours)
 }
 
 /* ---- CUDA, through the module's bench entry ---- */
-static const struct qk_cuda_ops *cuda_ops(char *why, size_t len)
+static const struct qki_cuda_ops *cuda_ops(char *why, size_t len)
 {
 	const char *env = getenv("QOPT_CUDA_MODULE");
 #ifdef QOPT_BUILDDIR
@@ -233,8 +233,8 @@ static const struct qk_cuda_ops *cuda_ops(char *why, size_t len)
 	const char *path = env && *env ? env : "kernels/libqopt-cuda.so";
 #endif
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	const struct qk_cuda_ops *ops;
-	qk_cuda_entry_fn entry;
+	const struct qki_cuda_ops *ops;
+	qki_cuda_entry_fn entry;
 
 	if (!h) {
 		snprintf(why, len, "%s", dlerror());
@@ -258,7 +258,7 @@ static void cuda_table(size_t n)
 		"Hadamard b=128",
 	};
 	char why[256] = "";
-	const struct qk_cuda_ops *ops = cuda_ops(why, sizeof(why));
+	const struct qki_cuda_ops *ops = cuda_ops(why, sizeof(why));
 
 	if (!ops) {
 		printf("\nCUDA: not measured (%s)\n", why);

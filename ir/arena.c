@@ -11,17 +11,17 @@
 #include <string.h>
 #include "onnx_io.h"
 
-struct qir_arena_block {
-	struct qir_arena_block *next;
+struct ir_arena_block {
+	struct ir_arena_block *next;
 	size_t used, cap;
 	max_align_t data[];
 };
 
 #define BLOCK_BYTES (64u * 1024u)
 
-void *qir_arena_alloc(struct qir_arena *a, size_t size)
+void *ir_arena_alloc(struct ir_arena *a, size_t size)
 {
-	struct qir_arena_block *b = a->head;
+	struct ir_arena_block *b = a->head;
 	size_t need = (size + sizeof(max_align_t) - 1) /
 		      sizeof(max_align_t) * sizeof(max_align_t);
 	void *p;
@@ -49,19 +49,19 @@ void *qir_arena_alloc(struct qir_arena *a, size_t size)
 	return p;
 }
 
-char *qir_arena_strdup(struct qir_arena *a, const char *s)
+char *ir_arena_strdup(struct ir_arena *a, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *p = qir_arena_alloc(a, n);
+	char *p = ir_arena_alloc(a, n);
 
 	if (p)
 		memcpy(p, s, n);
 	return p;
 }
 
-void qir_arena_free(struct qir_arena *a)
+void ir_arena_free(struct ir_arena *a)
 {
-	struct qir_arena_block *b = a->head, *next;
+	struct ir_arena_block *b = a->head, *next;
 
 	for (; b; b = next) {
 		next = b->next;

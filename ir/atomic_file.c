@@ -31,7 +31,7 @@ int ir_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
+int ir_atomic_open(struct ir_atomic_file *f, const char *final_path,
 		     qir_error *err)
 {
 	char *copy1, *copy2;
@@ -88,7 +88,7 @@ nomem:
 	return qir_fail(err, QIR_ENOMEM, "out of memory");
 }
 
-int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err)
+int ir_atomic_sync(struct ir_atomic_file *f, qir_error *err)
 {
 	if (fsync(f->fd) == 0)
 		return 0;
@@ -97,7 +97,7 @@ int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err)
 	return -1;
 }
 
-int ir_atomic_commit(struct qir_atomic_file *f, qir_error *err)
+int ir_atomic_commit(struct ir_atomic_file *f, qir_error *err)
 {
 	int e;
 
@@ -122,7 +122,7 @@ fail:
 	return -1;
 }
 
-void ir_atomic_abort(struct qir_atomic_file *f)
+void ir_atomic_abort(struct ir_atomic_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);

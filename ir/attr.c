@@ -8,7 +8,7 @@
 
 void ir_attr_clear(qir_attr *a)
 {
-	struct qir_attr_priv *p = a->priv;
+	struct ir_attr_priv *p = a->priv;
 	size_t i;
 
 	free(a->name);
@@ -315,7 +315,7 @@ qir_graph *qir_node_add_subgraph(qir_node *n, const char *attr_name,
 /* Tensor for value_float(s) / value_int(s), cached in the attribute. */
 static qir_tensor *scalar_const(qir_attr *a, const char *name)
 {
-	struct qir_attr_priv *p = a->priv;
+	struct ir_attr_priv *p = a->priv;
 	int dtype = QIR_INT64, rank = 1;
 	int64_t dim;
 	qir_tensor *t;

@@ -4,7 +4,7 @@
  * Loading: a location must stay inside the model's folder, by its
  * spelling (relative, no "..") and by what it resolves to (symlinks):
  * ONNX runtimes had path-traversal CVEs here (CVE-2022-25882,
- * CVE-2024-27318). Tensors in one file share one qir_mapping,
+ * CVE-2024-27318). Tensors in one file share one ir_mapping,
  * registered in the model and mapped lazily (ir_mapping_open).
  *
  * Saving: tensors are appended to one data file at 4096-aligned
@@ -41,7 +41,7 @@ int ir_ext_location_ok(const char *loc)
 	return 1;
 }
 
-static const char *dir_real(struct qir_load_ctx *ctx, qir_error *err)
+static const char *dir_real(struct ir_load_ctx *ctx, qir_error *err)
 {
 	if (ctx->dir_real)
 		return ctx->dir_real;
@@ -64,9 +64,9 @@ static int inside(const char *root, const char *path)
 	return !strncmp(root, path, n) && path[n] == '/';
 }
 
-static qir_mapping *registered(qir_model *m, const char *real)
+static ir_mapping *registered(qir_model *m, const char *real)
 {
-	qir_mapping *map;
+	ir_mapping *map;
 
 	for (map = QIR_MPRIV(m)->maps; map; map = map->next)
 		if (!strcmp(map->path, real))
@@ -74,10 +74,10 @@ static qir_mapping *registered(qir_model *m, const char *real)
 	return NULL;
 }
 
-static qir_mapping *register_map(qir_model *m, char *real, uint64_t size,
+static ir_mapping *register_map(qir_model *m, char *real, uint64_t size,
 				 const char *what, qir_error *err)
 {
-	qir_mapping *map = calloc(1, sizeof(*map));
+	ir_mapping *map = calloc(1, sizeof(*map));
 
 	if (!map) {
 		free(real);
@@ -91,12 +91,12 @@ static qir_mapping *register_map(qir_model *m, char *real, uint64_t size,
 	return map;
 }
 
-qir_mapping *ir_ext_resolve(struct qir_load_ctx *ctx, const char *what,
+ir_mapping *ir_ext_resolve(struct ir_load_ctx *ctx, const char *what,
 			      const char *location, qir_error *err)
 {
 	const char *root;
 	char *full, *real;
-	qir_mapping *map;
+	ir_mapping *map;
 	struct stat st;
 	size_t n;
 
@@ -172,7 +172,7 @@ qir_mapping *ir_ext_resolve(struct qir_load_ctx *ctx, const char *what,
 
 void ir_ext_free_maps(qir_model *m)
 {
-	qir_mapping *map = QIR_MPRIV(m)->maps, *next;
+	ir_mapping *map = QIR_MPRIV(m)->maps, *next;
 
 	for (; map; map = next) {
 		next = map->next;
@@ -183,14 +183,14 @@ void ir_ext_free_maps(qir_model *m)
 	QIR_MPRIV(m)->maps = NULL;
 }
 
-void ir_ext_writer_init(struct qir_ext_writer *w, const char *location)
+void ir_ext_writer_init(struct ir_ext_writer *w, const char *location)
 {
 	memset(w, 0, sizeof(*w));
 	w->file.fd = -1;
 	w->location = location;
 }
 
-static int pad_to(struct qir_ext_writer *w, uint64_t off)
+static int pad_to(struct ir_ext_writer *w, uint64_t off)
 {
 	static const uint8_t zeros[QIR_EXT_ALIGN];
 
@@ -234,7 +234,7 @@ int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 	return 0;
 }
 
-int ir_ext_writer_add(struct qir_ext_writer *w, const char *dir,
+int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
 			uint64_t *offset, qir_error *err)
 {

@@ -13,7 +13,7 @@ qir_graph *ir_graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
 
 	if (!g)
 		return NULL;
-	g->priv = calloc(1, sizeof(struct qir_graph_priv));
+	g->priv = calloc(1, sizeof(struct ir_graph_priv));
 	g->name = strdup(name ? name : "");
 	if (!g->priv || !g->name) {
 		free(g->priv);
@@ -29,7 +29,7 @@ qir_graph *ir_graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
 
 void ir_graph_free_ex(qir_graph *g, int detach)
 {
-	struct qir_graph_priv *gp;
+	struct ir_graph_priv *gp;
 	qir_node *n, *next;
 	size_t i;
 
@@ -52,15 +52,15 @@ void ir_graph_free_ex(qir_graph *g, int detach)
 		qir_value *v = gp->all[i];
 
 		if (detach) {
-			struct qir_model_priv *mp = QIR_MPRIV(g->model);
+			struct ir_model_priv *mp = QIR_MPRIV(g->model);
 
-			if (qir_strmap_get(&mp->names, v->name) == v)
-				qir_strmap_del(&mp->names, v->name);
+			if (ir_strmap_get(&mp->names, v->name) == v)
+				ir_strmap_del(&mp->names, v->name);
 		}
 		ir_value_free_mem(v);
 	}
 	free(gp->all);
-	qir_strmap_free(&gp->values);
+	ir_strmap_free(&gp->values);
 	free(gp);
 	free(g->inputs);
 	free(g->outputs);

@@ -16,35 +16,35 @@
 /* Open-addressing string -> pointer map (ir/strmap.c). Keys are not
  * copied: they must outlive their entry (we key by the object's own
  * name buffer). */
-typedef struct qir_strmap {
+typedef struct ir_strmap {
 	const char **keys;
 	void **vals;
 	size_t cap, count, tombs;
-} qir_strmap;
+} ir_strmap;
 
-void *qir_strmap_get(const qir_strmap *m, const char *key);
-int qir_strmap_put(qir_strmap *m, const char *key, void *val);
-void qir_strmap_del(qir_strmap *m, const char *key);
-void qir_strmap_free(qir_strmap *m);
+void *ir_strmap_get(const ir_strmap *m, const char *key);
+int ir_strmap_put(ir_strmap *m, const char *key, void *val);
+void ir_strmap_del(ir_strmap *m, const char *key);
+void ir_strmap_free(ir_strmap *m);
 /* Iteration: start with *it = 0; returns 1 and fills key/val (either
  * may be NULL) for each live entry, then 0. */
-int qir_strmap_next(const qir_strmap *m, size_t *it, const char **key,
+int ir_strmap_next(const ir_strmap *m, size_t *it, const char **key,
 		    void **val);
 
 /* A memory-mapped external data file, shared by the tensors that live
  * in it; unmapped with the model. */
-typedef struct qir_mapping {
+typedef struct ir_mapping {
 	char *path;		/* resolved absolute path */
 	const uint8_t *addr;	/* NULL until first use */
 	uint64_t size;
-	struct qir_mapping *next;
-} qir_mapping;
+	struct ir_mapping *next;
+} ir_mapping;
 
-struct qir_tensor_priv {
+struct ir_tensor_priv {
 	const void *data;	/* current bytes, whatever the storage */
 	void *owned;		/* malloc'd buffer when QIR_STORE_OWNED */
 	/* QIR_STORE_EXTERNAL: */
-	qir_mapping *map;
+	ir_mapping *map;
 	char *ext_location;	/* as written in the file (relative) */
 	uint64_t ext_offset;
 	/* Original Onnx__TensorProto (borrowed from the model's parsed
@@ -56,7 +56,7 @@ struct qir_tensor_priv {
 	size_t spill_len;
 };
 
-struct qir_value_priv {
+struct ir_value_priv {
 	/* Original Onnx__ValueInfoProto (doc_string, denotations,
 	 * non-tensor types such as sequence/map/optional), or NULL. */
 	const void *pb;
@@ -66,27 +66,27 @@ struct qir_value_priv {
 	uint64_t mark;		/* scratch for walks (verifier) */
 };
 
-struct qir_node_priv {
+struct ir_node_priv {
 	const void *pb;		/* original Onnx__NodeProto, or NULL */
 	size_t scratch;		/* scratch for walks (toposort) */
 };
 
 /* a->priv may be NULL (attributes built without a protobuf). */
-struct qir_attr_priv {
+struct ir_attr_priv {
 	const void *pb;		/* original Onnx__AttributeProto */
 	/* Tensor built from a Constant's value_float(s)/value_int(s)
 	 * by qir_value_const; freed with the attribute. */
 	qir_tensor *const_cache;
 };
 
-struct qir_graph_priv {
-	qir_strmap values;	/* name -> qir_value *, this graph only */
+struct ir_graph_priv {
+	ir_strmap values;	/* name -> qir_value *, this graph only */
 	qir_value **all;	/* every value defined here, creation order */
 	size_t nall, capall;
 	const void *pb;		/* original Onnx__GraphProto, or NULL */
 };
 
-struct qir_model_priv {
+struct ir_model_priv {
 	const void *pb;		/* parsed Onnx__ModelProto, or NULL */
 	void (*release)(qir_model *m); /* frees pb and file mapping */
 	/* Large raw_data in pb point into these bytes instead of owning
@@ -98,24 +98,24 @@ struct qir_model_priv {
 	const void *file_addr;	/* mmap of the model file, kept while borrowed */
 	size_t file_size;
 	char *dir;		/* folder for external data, or NULL */
-	qir_mapping *maps;	/* external data files in use */
-	qir_strmap names;	/* every value name in the model */
-	qir_strmap node_names;	/* every non-empty node name */
+	ir_mapping *maps;	/* external data files in use */
+	ir_strmap names;	/* every value name in the model */
+	ir_strmap node_names;	/* every non-empty node name */
 	uint64_t name_counter;
 	/* hint -> malloc'd entry holding its key and the next numeric
 	 * suffix to try, so repeated hints do not rescan "w_1".."w_n". */
-	qir_strmap hint_next;
-	size_t value_order;	/* next qir_value_priv.order */
-	struct qir_spill *spill; /* ir/spill.c, NULL until first used */
-	uint64_t mark_gen;	/* last qir_value_priv.mark used */
+	ir_strmap hint_next;
+	size_t value_order;	/* next ir_value_priv.order */
+	struct ir_spill *spill; /* ir/spill.c, NULL until first used */
+	uint64_t mark_gen;	/* last ir_value_priv.mark used */
 };
 
-#define QIR_TPRIV(t) ((struct qir_tensor_priv *)(t)->priv)
-#define QIR_VPRIV(v) ((struct qir_value_priv *)(v)->priv)
-#define QIR_NPRIV(n) ((struct qir_node_priv *)(n)->priv)
-#define QIR_APRIV(a) ((struct qir_attr_priv *)(a)->priv)
-#define QIR_GPRIV(g) ((struct qir_graph_priv *)(g)->priv)
-#define QIR_MPRIV(m) ((struct qir_model_priv *)(m)->priv)
+#define QIR_TPRIV(t) ((struct ir_tensor_priv *)(t)->priv)
+#define QIR_VPRIV(v) ((struct ir_value_priv *)(v)->priv)
+#define QIR_NPRIV(n) ((struct ir_node_priv *)(n)->priv)
+#define QIR_APRIV(a) ((struct ir_attr_priv *)(a)->priv)
+#define QIR_GPRIV(g) ((struct ir_graph_priv *)(g)->priv)
+#define QIR_MPRIV(m) ((struct ir_model_priv *)(m)->priv)
 
 /* Used by the reader to build the IR without the checks and renaming
  * the public API does (names come from the file). */
@@ -127,14 +127,14 @@ qir_value *ir_value_get_or_make(qir_graph *g, const char *name);
 qir_tensor *ir_tensor_shell(const char *name, int dtype, int rank,
 			      const int64_t *dims, qir_error *err);
 void ir_tensor_set_borrowed(qir_tensor *t, const void *data);
-void ir_tensor_set_external(qir_tensor *t, qir_mapping *map,
+void ir_tensor_set_external(qir_tensor *t, ir_mapping *map,
 			      const char *location, uint64_t offset);
 /* Maps map->path on first use (read-only, MAP_PRIVATE). */
-int ir_mapping_open(qir_mapping *map, qir_error *err);
-void ir_mapping_close(qir_mapping *map);
+int ir_mapping_open(ir_mapping *map, qir_error *err);
+void ir_mapping_close(ir_mapping *map);
 /* Unmaps spilled bytes (ir/spill.c); clears data when it pointed
  * there. No-op for a tensor that was not spilled. */
-void ir_tensor_unspill(struct qir_tensor_priv *p);
+void ir_tensor_unspill(struct ir_tensor_priv *p);
 /* Closes the model's spill file (mappings stay valid). */
 void ir_spill_close(qir_model *m);
 /* Frees a graph and everything in it (subgraphs too). */
@@ -157,7 +157,7 @@ void ir_value_free_mem(qir_value *v);
 void ir_node_free(qir_node *n, int detach);
 void ir_graph_free_ex(qir_graph *g, int detach);
 /* A name not taken in map: hint, hint_1, hint_2, ... (malloc'd). */
-char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint);
+char *ir_unique_name(qir_model *m, const ir_strmap *map, const char *hint);
 /* "'name' (Op)" or "Op producing 'out'" into buf, for messages. */
 const char *ir_node_label(const qir_node *n, char *buf, size_t size);
 /* Removes n from its graph's list (does not free it). */

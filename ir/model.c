@@ -19,7 +19,7 @@ qir_model *qir_model_new(int64_t ir_version, int64_t opset, qir_error *err)
 
 	if (!m)
 		goto nomem;
-	m->priv = calloc(1, sizeof(struct qir_model_priv));
+	m->priv = calloc(1, sizeof(struct ir_model_priv));
 	if (!m->priv)
 		goto nomem;
 	m->ir_version = ir_version;
@@ -38,8 +38,8 @@ nomem:
 
 void qir_model_free(qir_model *m)
 {
-	struct qir_model_priv *mp;
-	qir_mapping *map, *next;
+	struct ir_model_priv *mp;
+	ir_mapping *map, *next;
 	void *entry;
 	size_t i, it = 0;
 
@@ -56,11 +56,11 @@ void qir_model_free(qir_model *m)
 			free(map->path);
 			free(map);
 		}
-		while (qir_strmap_next(&mp->hint_next, &it, NULL, &entry))
+		while (ir_strmap_next(&mp->hint_next, &it, NULL, &entry))
 			free(entry);
-		qir_strmap_free(&mp->hint_next);
-		qir_strmap_free(&mp->names);
-		qir_strmap_free(&mp->node_names);
+		ir_strmap_free(&mp->hint_next);
+		ir_strmap_free(&mp->names);
+		ir_strmap_free(&mp->node_names);
 		ir_spill_close(m);
 		free(mp->dir);
 		free(mp);

@@ -55,7 +55,7 @@ void ir_node_unlink(qir_node *n)
 qir_node *qir_node_new(qir_graph *g, const char *op_type,
 		       const char *domain, const char *name)
 {
-	struct qir_model_priv *mp = QIR_MPRIV(g->model);
+	struct ir_model_priv *mp = QIR_MPRIV(g->model);
 	qir_node *n;
 
 	if (!op_type)
@@ -63,7 +63,7 @@ qir_node *qir_node_new(qir_graph *g, const char *op_type,
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return NULL;
-	n->priv = calloc(1, sizeof(struct qir_node_priv));
+	n->priv = calloc(1, sizeof(struct ir_node_priv));
 	n->op_type = strdup(op_type);
 	n->domain = strdup(domain ? domain : "");
 	if (name && name[0])
@@ -72,7 +72,7 @@ qir_node *qir_node_new(qir_graph *g, const char *op_type,
 		n->name = strdup("");
 	if (!n->priv || !n->op_type || !n->domain || !n->name)
 		goto fail;
-	if (n->name[0] && qir_strmap_put(&mp->node_names, n->name, n) < 0)
+	if (n->name[0] && ir_strmap_put(&mp->node_names, n->name, n) < 0)
 		goto fail;
 	n->graph = g;
 	link_before(n, NULL);
@@ -159,15 +159,15 @@ void qir_node_move_after(qir_node *n, qir_node *after)
 
 void ir_node_free(qir_node *n, int detach)
 {
-	struct qir_model_priv *mp = QIR_MPRIV(n->graph->model);
+	struct ir_model_priv *mp = QIR_MPRIV(n->graph->model);
 	size_t i;
 
 	if (detach) {
 		for (i = 0; i < n->ninputs; i++)
 			if (n->inputs[i])
 				ir_use_del(n->inputs[i], n, (int)i);
-		if (n->name[0] && qir_strmap_get(&mp->node_names, n->name) == n)
-			qir_strmap_del(&mp->node_names, n->name);
+		if (n->name[0] && ir_strmap_get(&mp->node_names, n->name) == n)
+			ir_strmap_del(&mp->node_names, n->name);
 	}
 	for (i = 0; i < n->nattrs; i++) {
 		if (detach) {

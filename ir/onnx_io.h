@@ -26,7 +26,7 @@ int ir_pb_check_len(const Onnx__TensorProto *tp, const char *what,
 
 /* ---- ir/onnx_tensor.c: TensorProto -> qir_tensor ----------------- */
 
-struct qir_load_ctx {
+struct ir_load_ctx {
 	qir_model *model;
 	const char *dir;	/* folder for external data, or NULL */
 	const char *dir_real;	/* realpath(dir), computed on first use */
@@ -38,12 +38,12 @@ struct qir_load_ctx {
  * live as long as the tensor); typed fields are converted into an
  * owned little-endian buffer; external data is checked and bound to
  * the model's shared mapping of its file. */
-qir_tensor *ir_tensor_from_pb(struct qir_load_ctx *ctx,
+qir_tensor *ir_tensor_from_pb(struct ir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 
 /* ---- ir/atomic_file.c: temp file beside the target, then rename --- */
 
-struct qir_atomic_file {
+struct ir_atomic_file {
 	char *final_path;
 	char *tmp_path;		/* NULL once committed or aborted */
 	int fd;
@@ -51,15 +51,15 @@ struct qir_atomic_file {
 
 /* Creates a temporary file in final_path's folder (mode 0666 less the
  * umask, as a plain creat would give). */
-int ir_atomic_open(struct qir_atomic_file *f, const char *final_path,
+int ir_atomic_open(struct ir_atomic_file *f, const char *final_path,
 		     qir_error *err);
 /* fsync only: lets a caller make two files durable before renaming
  * either. */
-int ir_atomic_sync(struct qir_atomic_file *f, qir_error *err);
+int ir_atomic_sync(struct ir_atomic_file *f, qir_error *err);
 /* fsync, close, rename over final_path. */
-int ir_atomic_commit(struct qir_atomic_file *f, qir_error *err);
+int ir_atomic_commit(struct ir_atomic_file *f, qir_error *err);
 /* Closes and unlinks the temporary file unless committed; frees. */
-void ir_atomic_abort(struct qir_atomic_file *f);
+void ir_atomic_abort(struct ir_atomic_file *f);
 /* Writes all of buf (retrying short writes). */
 int ir_write_all(int fd, const void *buf, size_t len);
 
@@ -67,7 +67,7 @@ int ir_write_all(int fd, const void *buf, size_t len);
 
 /* The shared mapping of location (relative to ctx->dir) after the
  * path-safety checks; registered in the model's priv maps list. */
-qir_mapping *ir_ext_resolve(struct qir_load_ctx *ctx, const char *what,
+ir_mapping *ir_ext_resolve(struct ir_load_ctx *ctx, const char *what,
 			      const char *location, qir_error *err);
 /* A relative location that stays inside its folder syntactically:
  * not empty, not absolute, no ".." component. */
@@ -75,34 +75,34 @@ int ir_ext_location_ok(const char *location);
 void ir_ext_free_maps(qir_model *m);
 
 /* Data file written on save: appended to at aligned offsets. */
-struct qir_ext_writer {
-	struct qir_atomic_file file;
+struct ir_ext_writer {
+	struct ir_atomic_file file;
 	const char *location;	/* as recorded in the model (borrowed) */
 	uint64_t size;
 	int opened;
 };
 
 /* Opens (on first add) dir/location through a temporary file. */
-void ir_ext_writer_init(struct qir_ext_writer *w, const char *location);
+void ir_ext_writer_init(struct ir_ext_writer *w, const char *location);
 /* Appends len bytes at the next aligned offset; sets *offset. When
  * from_map is set, data lies in a read-only file mapping whose pages are
  * dropped once written, so copying a large external tensor never holds
  * more than one chunk of it in memory. Never set it for heap memory. */
-int ir_ext_writer_add(struct qir_ext_writer *w, const char *dir,
+int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
 			uint64_t *offset, qir_error *err);
 
 /* ---- ir/arena.c: allocations of one save, freed together --------- */
 
-struct qir_arena {
-	struct qir_arena_block *head;
+struct ir_arena {
+	struct ir_arena_block *head;
 	int failed;		/* an allocation failed */
 };
 
 /* Zeroed memory owned by the arena; NULL (and a->failed) on failure. */
-void *qir_arena_alloc(struct qir_arena *a, size_t size);
-char *qir_arena_strdup(struct qir_arena *a, const char *s);
-void qir_arena_free(struct qir_arena *a);
+void *ir_arena_alloc(struct ir_arena *a, size_t size);
+char *ir_arena_strdup(struct ir_arena *a, const char *s);
+void ir_arena_free(struct ir_arena *a);
 
 /* ---- ir/onnx_skeleton.c: large raw_data left in the loaded file ---- */
 
@@ -117,15 +117,15 @@ void qir_arena_free(struct qir_arena *a);
 #define QIR_SKEL_TOKEN_LEN (QIR_SKEL_MAGIC_LEN + 8)
 
 /* Where a replaced raw_data payload lies in the source buffer. */
-struct qir_skel_span {
+struct ir_skel_span {
 	size_t off;
 	uint64_t len;
 };
 
-struct qir_skeleton {
+struct ir_skeleton {
 	uint8_t *buf;		/* the rewritten message, len bytes */
 	size_t len;
-	struct qir_skel_span *spans;	/* token index -> payload */
+	struct ir_skel_span *spans;	/* token index -> payload */
 	size_t nspans;
 };
 
@@ -134,14 +134,14 @@ struct qir_skeleton {
  * tensor replaced by a token. 0 (sk empty) when there is nothing to
  * replace, or src does not parse cleanly, or memory is short: the
  * caller then unpacks src itself, and protobuf-c reports any error. */
-int ir_skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk);
+int ir_skel_build(const uint8_t *src, size_t len, struct ir_skeleton *sk);
 /* After unpacking sk->buf: points each token's raw_data at its payload
  * in src (its original length), freeing the token. -1 when a token
  * does not resolve (the message must then be freed with
  * ir_pb_model_free and src unpacked as is). */
-int ir_skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
+int ir_skel_resolve(Onnx__ModelProto *mp, const struct ir_skeleton *sk,
 		      const uint8_t *src);
-void ir_skel_free(struct qir_skeleton *sk);
+void ir_skel_free(struct ir_skeleton *sk);
 /* Frees an unpacked message whose bytes fields may point into
  * [base, base + len) (those are left alone); base may be NULL. */
 void ir_pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len);

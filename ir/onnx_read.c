@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include "onnx_io.h"
 
-static int read_graph(struct qir_load_ctx *ctx, qir_graph *g,
+static int read_graph(struct ir_load_ctx *ctx, qir_graph *g,
 		      const Onnx__GraphProto *gp, qir_error *err);
 
 static char *dup_or_empty(const char *s)
@@ -144,7 +144,7 @@ static int read_inputs(qir_graph *g, const Onnx__GraphProto *gp,
 	return 0;
 }
 
-static int read_initializers(struct qir_load_ctx *ctx, qir_graph *g,
+static int read_initializers(struct ir_load_ctx *ctx, qir_graph *g,
 			     const Onnx__GraphProto *gp, qir_error *err)
 {
 	for (size_t i = 0; i < gp->n_initializer; i++) {
@@ -239,7 +239,7 @@ static int attr_type(const Onnx__AttributeProto *ap)
 	return QIR_ATTR_UNDEFINED;
 }
 
-static qir_graph *read_subgraph(struct qir_load_ctx *ctx, qir_node *n,
+static qir_graph *read_subgraph(struct ir_load_ctx *ctx, qir_node *n,
 				const Onnx__GraphProto *gp, qir_error *err)
 {
 	qir_graph *sg = ir_graph_new(n->graph->model, n->graph, n,
@@ -268,7 +268,7 @@ static char *copy_bytes(const ProtobufCBinaryData *b)
 	return s;
 }
 
-static int read_attr_lists(struct qir_load_ctx *ctx, qir_node *n,
+static int read_attr_lists(struct ir_load_ctx *ctx, qir_node *n,
 			   qir_attr *a, const Onnx__AttributeProto *ap,
 			   qir_error *err)
 {
@@ -330,10 +330,10 @@ static int read_attr_lists(struct qir_load_ctx *ctx, qir_node *n,
 	}
 }
 
-static int read_attr(struct qir_load_ctx *ctx, qir_node *n, qir_attr *a,
+static int read_attr(struct ir_load_ctx *ctx, qir_node *n, qir_attr *a,
 		     const Onnx__AttributeProto *ap, qir_error *err)
 {
-	struct qir_attr_priv *p = calloc(1, sizeof(*p));
+	struct ir_attr_priv *p = calloc(1, sizeof(*p));
 
 	a->priv = p;
 	a->name = dup_or_empty(ap->name);
@@ -397,7 +397,7 @@ static int add_null_output(qir_node *n, qir_error *err)
  */
 static int keep_file_name(qir_model *m, qir_node *n, const char *name)
 {
-	struct qir_model_priv *mp = QIR_MPRIV(m);
+	struct ir_model_priv *mp = QIR_MPRIV(m);
 	char *copy;
 
 	if (!name || !strcmp(n->name, name))
@@ -405,8 +405,8 @@ static int keep_file_name(qir_model *m, qir_node *n, const char *name)
 	copy = strdup(name);
 	if (!copy)
 		return -1;
-	if (qir_strmap_get(&mp->node_names, n->name) == n)
-		qir_strmap_del(&mp->node_names, n->name);
+	if (ir_strmap_get(&mp->node_names, n->name) == n)
+		ir_strmap_del(&mp->node_names, n->name);
 	free(n->name);
 	n->name = copy;
 	return 0;
@@ -462,7 +462,7 @@ static qir_node *read_node_outputs(qir_graph *g, const Onnx__NodeProto *np,
 }
 
 /* Pass 2: what the node reads, its attributes and subgraphs. */
-static int read_node_rest(struct qir_load_ctx *ctx, qir_node *n,
+static int read_node_rest(struct ir_load_ctx *ctx, qir_node *n,
 			  const Onnx__NodeProto *np, qir_error *err)
 {
 	for (size_t i = 0; i < np->n_input; i++) {
@@ -496,7 +496,7 @@ static int read_node_rest(struct qir_load_ctx *ctx, qir_node *n,
 	return 0;
 }
 
-static int read_nodes(struct qir_load_ctx *ctx, qir_graph *g,
+static int read_nodes(struct ir_load_ctx *ctx, qir_graph *g,
 		      const Onnx__GraphProto *gp, qir_error *err)
 {
 	qir_node *n, *first = g->last;
@@ -511,7 +511,7 @@ static int read_nodes(struct qir_load_ctx *ctx, qir_graph *g,
 	return 0;
 }
 
-static int read_graph(struct qir_load_ctx *ctx, qir_graph *g,
+static int read_graph(struct ir_load_ctx *ctx, qir_graph *g,
 		      const Onnx__GraphProto *gp, qir_error *err)
 {
 	QIR_GPRIV(g)->pb = gp;
@@ -588,7 +588,7 @@ static int read_header(qir_model *m, const Onnx__ModelProto *mp,
 
 void ir_onnx_release(qir_model *m)
 {
-	struct qir_model_priv *p = QIR_MPRIV(m);
+	struct ir_model_priv *p = QIR_MPRIV(m);
 
 	ir_pb_model_free((Onnx__ModelProto *)p->pb, p->pb_borrow,
 			   p->pb_borrow_len);
@@ -669,7 +669,7 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 				qir_error *err)
 {
 	Onnx__ModelProto *mp = NULL;
-	struct qir_skeleton sk;
+	struct ir_skeleton sk;
 	char why[256];
 
 	*borrows = 0;
@@ -707,10 +707,10 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 static int load(const void *buf, size_t len, const char *dir, int no_external,
 		qir_model **out, qir_error *err)
 {
-	struct qir_load_ctx ctx = { 0 };
+	struct ir_load_ctx ctx = { 0 };
 	Onnx__ModelProto *mp;
 	qir_model *m;
-	struct qir_model_priv *p;
+	struct ir_model_priv *p;
 	int borrows;
 
 	*out = NULL;

@@ -70,7 +70,7 @@ struct skel_ctx {
 	uint8_t *out;		/* emitting: ocap bytes */
 	size_t olen, ocap;
 	int overflow;		/* emitting wrote past what measuring said */
-	struct qir_skel_span *spans;	/* emitting: nspans of them */
+	struct ir_skel_span *spans;	/* emitting: nspans of them */
 	size_t nspans;
 };
 
@@ -283,7 +283,7 @@ static int walk(struct skel_ctx *c, size_t off, size_t end, enum kind k,
 	return 0;
 }
 
-int ir_skel_build(const uint8_t *src, size_t len, struct qir_skeleton *sk)
+int ir_skel_build(const uint8_t *src, size_t len, struct ir_skeleton *sk)
 {
 	struct skel_ctx c = { .src = src };
 	uint64_t newlen, unused;
@@ -315,7 +315,7 @@ none:
 	return 0;
 }
 
-void ir_skel_free(struct qir_skeleton *sk)
+void ir_skel_free(struct ir_skeleton *sk)
 {
 	free(sk->buf);
 	free(sk->spans);
@@ -325,7 +325,7 @@ void ir_skel_free(struct qir_skeleton *sk)
 /* ---- after unpacking: tokens back to the file's bytes ------------- */
 
 struct resolve {
-	const struct qir_skeleton *sk;
+	const struct ir_skeleton *sk;
 	const uint8_t *src;
 	uint8_t *claimed;
 };
@@ -382,7 +382,7 @@ static int resolve_graph(struct resolve *r, Onnx__GraphProto *gp)
 	return 0;
 }
 
-int ir_skel_resolve(Onnx__ModelProto *mp, const struct qir_skeleton *sk,
+int ir_skel_resolve(Onnx__ModelProto *mp, const struct ir_skeleton *sk,
 		      const uint8_t *src)
 {
 	struct resolve r = { .sk = sk, .src = src };

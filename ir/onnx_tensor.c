@@ -185,14 +185,14 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int load_external(struct qir_load_ctx *ctx, qir_tensor *t,
+static int load_external(struct ir_load_ctx *ctx, qir_tensor *t,
 			 const Onnx__TensorProto *tp, uint64_t nbytes,
 			 qir_error *err)
 {
 	const char *what = tname(tp), *location = NULL;
 	uint64_t offset = 0, length = nbytes;
 	int has_length = 0;
-	qir_mapping *map;
+	ir_mapping *map;
 
 	for (size_t i = 0; i < tp->n_external_data; i++) {
 		const Onnx__StringStringEntryProto *e = tp->external_data[i];
@@ -238,7 +238,7 @@ static int load_external(struct qir_load_ctx *ctx, qir_tensor *t,
 	return 0;
 }
 
-qir_tensor *ir_tensor_from_pb(struct qir_load_ctx *ctx,
+qir_tensor *ir_tensor_from_pb(struct ir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err)
 {
 	uint64_t numel, nbytes;

@@ -32,7 +32,7 @@ struct tensor_ref {
 };
 
 struct save_ctx {
-	struct qir_arena a;
+	struct ir_arena a;
 	qir_error *err;
 	struct tensor_ref *refs;	/* byte-carrying tensors */
 	size_t nrefs, caprefs;
@@ -57,7 +57,7 @@ static char empty_str[] = "";
 static void *new_msg(struct save_ctx *ctx, size_t size,
 		     const ProtobufCMessageDescriptor *desc)
 {
-	void *p = qir_arena_alloc(&ctx->a, size);
+	void *p = ir_arena_alloc(&ctx->a, size);
 
 	if (p)
 		protobuf_c_message_init(desc, p);
@@ -69,7 +69,7 @@ static void *new_msg(struct save_ctx *ctx, size_t size,
 
 static void *arr(struct save_ctx *ctx, size_t n, size_t size)
 {
-	return qir_arena_alloc(&ctx->a, (n ? n : 1) * size);
+	return ir_arena_alloc(&ctx->a, (n ? n : 1) * size);
 }
 
 /* Keeps what the IR does not model: protobuf-c repacks these. */
@@ -433,7 +433,7 @@ static Onnx__NodeProto *node_pb(struct save_ctx *ctx, const qir_node *n)
 static int graph_values(struct save_ctx *ctx, Onnx__GraphProto *gp,
 			qir_graph *g)
 {
-	struct qir_graph_priv *p = QIR_GPRIV(g);
+	struct ir_graph_priv *p = QIR_GPRIV(g);
 	size_t n = 0;
 
 	gp->initializer = arr(ctx, g->ninits, sizeof(*gp->initializer));
@@ -569,7 +569,7 @@ static char *u64_str(struct save_ctx *ctx, uint64_t v)
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return qir_arena_strdup(&ctx->a, buf);
+	return ir_arena_strdup(&ctx->a, buf);
 }
 
 static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
@@ -581,7 +581,7 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 	char *vals[3];
 	Onnx__StringStringEntryProto **l = arr(ctx, 3, sizeof(*l));
 
-	vals[0] = qir_arena_strdup(&ctx->a, location);
+	vals[0] = ir_arena_strdup(&ctx->a, location);
 	vals[1] = u64_str(ctx, offset);
 	vals[2] = u64_str(ctx, len);
 	if (!l || !vals[0] || !vals[1] || !vals[2])
@@ -604,7 +604,7 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 	return 0;
 }
 
-static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
+static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 		       const char *dir, uint64_t threshold)
 {
 	for (size_t i = 0; i < ctx->nrefs; i++) {
@@ -631,7 +631,7 @@ static int externalize(struct save_ctx *ctx, struct qir_ext_writer *w,
 /* Places tensors inline or in the data file, per opts; fails when the
  * protobuf would still exceed its 2 GiB limit. */
 static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
-		      const qir_save_opts *opts, struct qir_ext_writer *w,
+		      const qir_save_opts *opts, struct ir_ext_writer *w,
 		      const char *dir)
 {
 	uint64_t threshold = opts && !opts->all_inline ?
@@ -745,7 +745,7 @@ static char *data_name(const char *path, const qir_save_opts *opts,
 
 static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		       const qir_save_opts *opts, const char *dir,
-		       struct qir_ext_writer *w, struct qir_atomic_file *f)
+		       struct ir_ext_writer *w, struct ir_atomic_file *f)
 {
 	Onnx__ModelProto *mp = model_pb(ctx, m);
 
@@ -769,8 +769,8 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 		   qir_error *err)
 {
 	struct save_ctx ctx = { .err = err };
-	struct qir_atomic_file f = { .fd = -1 };
-	struct qir_ext_writer w;
+	struct ir_atomic_file f = { .fd = -1 };
+	struct ir_ext_writer w;
 	char *copy, *dir = NULL, *name;
 	int rc;
 
@@ -797,7 +797,7 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
 	ir_atomic_abort(&f);
 	ir_atomic_abort(&w.file);
-	qir_arena_free(&ctx.a);
+	ir_arena_free(&ctx.a);
 	free(ctx.refs);
 	free(name);
 	free(dir);

@@ -225,19 +225,19 @@ static int attrs_copyable(struct ir_up *u, const qir_node *n,
  * gone (node names are how tools, and pass targets, find nodes). */
 static void take_node_name(qir_node *nn, const char *name)
 {
-	struct qir_model_priv *mp = QIR_MPRIV(nn->graph->model);
+	struct ir_model_priv *mp = QIR_MPRIV(nn->graph->model);
 	char *copy;
 
 	if (!name[0] || !strcmp(nn->name, name) ||
-	    qir_strmap_get(&mp->node_names, name))
+	    ir_strmap_get(&mp->node_names, name))
 		return;
 	copy = strdup(name);
-	if (!copy || qir_strmap_put(&mp->node_names, copy, nn) < 0) {
+	if (!copy || ir_strmap_put(&mp->node_names, copy, nn) < 0) {
 		free(copy);
 		return;
 	}
-	if (qir_strmap_get(&mp->node_names, nn->name) == nn)
-		qir_strmap_del(&mp->node_names, nn->name);
+	if (ir_strmap_get(&mp->node_names, nn->name) == nn)
+		ir_strmap_del(&mp->node_names, nn->name);
 	free(nn->name);
 	nn->name = copy;
 }

@@ -35,7 +35,7 @@ static uint64_t spill_align(void)
 	return pg > 4096 ? (uint64_t)pg : 4096u;
 }
 
-struct qir_spill {
+struct ir_spill {
 	int fd;
 	uint64_t size;	/* bytes written so far (end of the last tensor) */
 	char *dir;	/* for messages */
@@ -82,11 +82,11 @@ static const char *spill_dir(void)
 	return "/var/tmp";
 }
 
-static struct qir_spill *spill_get(qir_model *m, qir_error *err)
+static struct ir_spill *spill_get(qir_model *m, qir_error *err)
 {
-	struct qir_model_priv *mp = QIR_MPRIV(m);
+	struct ir_model_priv *mp = QIR_MPRIV(m);
 	const char *dir = spill_dir();
-	struct qir_spill *s;
+	struct ir_spill *s;
 
 	if (mp->spill)
 		return mp->spill;
@@ -132,8 +132,8 @@ static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
 
 int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err)
 {
-	struct qir_tensor_priv *p = QIR_TPRIV(t);
-	struct qir_spill *s;
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
+	struct ir_spill *s;
 	uint64_t off;
 	void *addr;
 
@@ -176,7 +176,7 @@ int qir_tensor_spilled(const qir_tensor *t)
 	return t->priv && QIR_TPRIV(t)->spill_addr != NULL;
 }
 
-void ir_tensor_unspill(struct qir_tensor_priv *p)
+void ir_tensor_unspill(struct ir_tensor_priv *p)
 {
 	if (!p->spill_addr)
 		return;
@@ -189,7 +189,7 @@ void ir_tensor_unspill(struct qir_tensor_priv *p)
 
 void ir_spill_close(qir_model *m)
 {
-	struct qir_spill *s = QIR_MPRIV(m)->spill;
+	struct ir_spill *s = QIR_MPRIV(m)->spill;
 
 	if (!s)
 		return;

@@ -22,7 +22,7 @@ static uint64_t hash(const char *s)
 }
 
 /* Slot of key, or (-1) when absent. */
-static size_t find(const qir_strmap *m, const char *key)
+static size_t find(const ir_strmap *m, const char *key)
 {
 	size_t mask, i;
 
@@ -39,14 +39,14 @@ static size_t find(const qir_strmap *m, const char *key)
 	}
 }
 
-void *qir_strmap_get(const qir_strmap *m, const char *key)
+void *ir_strmap_get(const ir_strmap *m, const char *key)
 {
 	size_t i = find(m, key);
 
 	return i == (size_t)-1 ? NULL : m->vals[i];
 }
 
-static void insert_fresh(qir_strmap *m, const char *key, void *val)
+static void insert_fresh(ir_strmap *m, const char *key, void *val)
 {
 	size_t mask = m->cap - 1, i;
 
@@ -60,9 +60,9 @@ static void insert_fresh(qir_strmap *m, const char *key, void *val)
 	m->count++;
 }
 
-static int resize(qir_strmap *m, size_t cap)
+static int resize(ir_strmap *m, size_t cap)
 {
-	qir_strmap n = { 0 };
+	ir_strmap n = { 0 };
 	size_t i;
 
 	n.keys = calloc(cap, sizeof(*n.keys));
@@ -82,7 +82,7 @@ static int resize(qir_strmap *m, size_t cap)
 	return 0;
 }
 
-int qir_strmap_put(qir_strmap *m, const char *key, void *val)
+int ir_strmap_put(ir_strmap *m, const char *key, void *val)
 {
 	size_t i = find(m, key);
 
@@ -105,7 +105,7 @@ int qir_strmap_put(qir_strmap *m, const char *key, void *val)
 	return 0;
 }
 
-void qir_strmap_del(qir_strmap *m, const char *key)
+void ir_strmap_del(ir_strmap *m, const char *key)
 {
 	size_t i = find(m, key);
 
@@ -117,7 +117,7 @@ void qir_strmap_del(qir_strmap *m, const char *key)
 	m->tombs++;
 }
 
-int qir_strmap_next(const qir_strmap *m, size_t *it, const char **key,
+int ir_strmap_next(const ir_strmap *m, size_t *it, const char **key,
 		    void **val)
 {
 	while (*it < m->cap) {
@@ -134,7 +134,7 @@ int qir_strmap_next(const qir_strmap *m, size_t *it, const char **key,
 	return 0;
 }
 
-void qir_strmap_free(qir_strmap *m)
+void ir_strmap_free(ir_strmap *m)
 {
 	free(m->keys);
 	free(m->vals);

@@ -110,7 +110,7 @@ qir_tensor *ir_tensor_shell(const char *name, int dtype, int rank,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		goto nomem;
-	t->priv = calloc(1, sizeof(struct qir_tensor_priv));
+	t->priv = calloc(1, sizeof(struct ir_tensor_priv));
 	t->name = strdup(nm);
 	t->dims = malloc(sizeof(int64_t) * (rank ? rank : 1));
 	if (!t->priv || !t->name || !t->dims)
@@ -132,7 +132,7 @@ qir_tensor *qir_tensor_new(const char *name, int dtype, int rank,
 			   const int64_t *dims, qir_error *err)
 {
 	qir_tensor *t = ir_tensor_shell(name, dtype, rank, dims, err);
-	struct qir_tensor_priv *p;
+	struct ir_tensor_priv *p;
 	uint64_t i, n;
 
 	if (!t)
@@ -164,7 +164,7 @@ nomem:
 
 void qir_tensor_free(qir_tensor *t)
 {
-	struct qir_tensor_priv *p;
+	struct ir_tensor_priv *p;
 
 	if (!t)
 		return;
@@ -183,7 +183,7 @@ void qir_tensor_free(qir_tensor *t)
 
 void ir_tensor_set_borrowed(qir_tensor *t, const void *data)
 {
-	struct qir_tensor_priv *p = QIR_TPRIV(t);
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
 
 	free(p->owned);
 	p->owned = NULL;
@@ -193,10 +193,10 @@ void ir_tensor_set_borrowed(qir_tensor *t, const void *data)
 	t->storage = QIR_STORE_BORROWED;
 }
 
-void ir_tensor_set_external(qir_tensor *t, qir_mapping *map,
+void ir_tensor_set_external(qir_tensor *t, ir_mapping *map,
 			      const char *location, uint64_t offset)
 {
-	struct qir_tensor_priv *p = QIR_TPRIV(t);
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
 
 	free(p->owned);
 	p->owned = NULL;
@@ -209,7 +209,7 @@ void ir_tensor_set_external(qir_tensor *t, qir_mapping *map,
 	t->storage = QIR_STORE_EXTERNAL;
 }
 
-int ir_mapping_open(qir_mapping *map, qir_error *err)
+int ir_mapping_open(ir_mapping *map, qir_error *err)
 {
 	static const uint8_t empty[1];
 	struct stat st;
@@ -252,7 +252,7 @@ int ir_mapping_open(qir_mapping *map, qir_error *err)
 	return 0;
 }
 
-void ir_mapping_close(qir_mapping *map)
+void ir_mapping_close(ir_mapping *map)
 {
 	if (map->addr && map->size)
 		munmap((void *)map->addr, (size_t)map->size);
@@ -261,8 +261,8 @@ void ir_mapping_close(qir_mapping *map)
 
 static const void *external_data(qir_tensor *t, qir_error *err)
 {
-	struct qir_tensor_priv *p = QIR_TPRIV(t);
-	qir_mapping *map = p->map;
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
+	ir_mapping *map = p->map;
 
 	if (!map)
 		goto none;
@@ -285,7 +285,7 @@ none:
 
 const void *qir_tensor_data(qir_tensor *t, qir_error *err)
 {
-	struct qir_tensor_priv *p = QIR_TPRIV(t);
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
 
 	if (t->nbytes == 0)
 		return NULL;
@@ -329,7 +329,7 @@ int qir_tensor_advise(qir_tensor *t, int advice, qir_error *err)
 
 void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err)
 {
-	struct qir_tensor_priv *p = QIR_TPRIV(t);
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
 	const void *src;
 	void *buf;
 
@@ -363,7 +363,7 @@ void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err)
 int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
 		     void *data, uint64_t nbytes, qir_error *err)
 {
-	struct qir_tensor_priv *p = QIR_TPRIV(t);
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
 	uint64_t numel, need;
 	int64_t *nd;
 
@@ -411,7 +411,7 @@ qir_tensor *qir_tensor_clone(qir_tensor *t, qir_error *err)
 {
 	qir_tensor *c = ir_tensor_shell(t->name, t->dtype, t->rank, t->dims,
 					  err);
-	struct qir_tensor_priv *p;
+	struct ir_tensor_priv *p;
 	const void *src;
 	uint64_t i;
 
@@ -460,7 +460,7 @@ nomem:
 
 char *qir_tensor_location(const qir_tensor *t, char *buf, size_t size)
 {
-	const struct qir_tensor_priv *p = QIR_TPRIV(t);
+	const struct ir_tensor_priv *p = QIR_TPRIV(t);
 
 	if (!size)
 		return buf;

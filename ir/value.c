@@ -31,9 +31,9 @@ struct hint_entry {
 	char key[];
 };
 
-char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint)
+char *ir_unique_name(qir_model *m, const ir_strmap *map, const char *hint)
 {
-	struct qir_model_priv *mp = QIR_MPRIV(m);
+	struct ir_model_priv *mp = QIR_MPRIV(m);
 	struct hint_entry *e;
 	size_t len, cap;
 	uint64_t k;
@@ -41,17 +41,17 @@ char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint)
 
 	if (!hint || !hint[0])
 		hint = "v";
-	if (!qir_strmap_get(map, hint))
+	if (!ir_strmap_get(map, hint))
 		return strdup(hint);
 	len = strlen(hint);
 	cap = len + 24;
 	buf = malloc(cap);
 	if (!buf)
 		return NULL;
-	e = qir_strmap_get(&mp->hint_next, hint);
+	e = ir_strmap_get(&mp->hint_next, hint);
 	for (k = e ? e->next : 1;; k++) {
 		snprintf(buf, cap, "%s_%" PRIu64, hint, k);
-		if (!qir_strmap_get(map, buf))
+		if (!ir_strmap_get(map, buf))
 			break;
 	}
 	if (!e) {
@@ -59,7 +59,7 @@ char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint)
 		e = malloc(sizeof(*e) + len + 1);
 		if (e) {
 			memcpy(e->key, hint, len + 1);
-			if (qir_strmap_put(&mp->hint_next, e->key, e) < 0) {
+			if (ir_strmap_put(&mp->hint_next, e->key, e) < 0) {
 				free(e);
 				e = NULL;
 			}
@@ -71,7 +71,7 @@ char *ir_unique_name(qir_model *m, const qir_strmap *map, const char *hint)
 }
 
 /* Position of v in its graph's creation-ordered array. */
-static size_t all_index(struct qir_graph_priv *gp, const qir_value *v)
+static size_t all_index(struct ir_graph_priv *gp, const qir_value *v)
 {
 	size_t lo = 0, hi = gp->nall, want = QIR_VPRIV(v)->order;
 
@@ -93,13 +93,13 @@ static size_t all_index(struct qir_graph_priv *gp, const qir_value *v)
 
 qir_value *ir_value_make(qir_graph *g, const char *name)
 {
-	struct qir_graph_priv *gp = QIR_GPRIV(g);
-	struct qir_model_priv *mp = QIR_MPRIV(g->model);
+	struct ir_graph_priv *gp = QIR_GPRIV(g);
+	struct ir_model_priv *mp = QIR_MPRIV(g->model);
 	qir_value *v = calloc(1, sizeof(*v));
 
 	if (!v)
 		return NULL;
-	v->priv = calloc(1, sizeof(struct qir_value_priv));
+	v->priv = calloc(1, sizeof(struct ir_value_priv));
 	v->name = strdup(name);
 	if (!v->priv || !v->name)
 		goto fail;
@@ -112,13 +112,13 @@ qir_value *ir_value_make(qir_graph *g, const char *name)
 		gp->all = a;
 		gp->capall = cap;
 	}
-	if (qir_strmap_put(&gp->values, v->name, v) < 0)
+	if (ir_strmap_put(&gp->values, v->name, v) < 0)
 		goto fail;
 	/* A subgraph may (invalidly) shadow an outer name: the model
 	 * table keeps the first so that lookups stay stable. */
-	if (!qir_strmap_get(&mp->names, v->name) &&
-	    qir_strmap_put(&mp->names, v->name, v) < 0) {
-		qir_strmap_del(&gp->values, v->name);
+	if (!ir_strmap_get(&mp->names, v->name) &&
+	    ir_strmap_put(&mp->names, v->name, v) < 0) {
+		ir_strmap_del(&gp->values, v->name);
 		goto fail;
 	}
 	v->rank = -1;
@@ -135,7 +135,7 @@ fail:
 
 qir_value *ir_value_get_or_make(qir_graph *g, const char *name)
 {
-	qir_value *v = qir_strmap_get(&QIR_GPRIV(g)->values, name);
+	qir_value *v = ir_strmap_get(&QIR_GPRIV(g)->values, name);
 
 	return v ? v : ir_value_make(g, name);
 }
@@ -177,14 +177,14 @@ void ir_value_free_mem(qir_value *v)
 void ir_value_free(qir_value *v)
 {
 	qir_graph *g = v->graph;
-	struct qir_graph_priv *gp = QIR_GPRIV(g);
-	struct qir_model_priv *mp = QIR_MPRIV(g->model);
+	struct ir_graph_priv *gp = QIR_GPRIV(g);
+	struct ir_model_priv *mp = QIR_MPRIV(g->model);
 	size_t i;
 
-	if (qir_strmap_get(&gp->values, v->name) == v)
-		qir_strmap_del(&gp->values, v->name);
-	if (qir_strmap_get(&mp->names, v->name) == v)
-		qir_strmap_del(&mp->names, v->name);
+	if (ir_strmap_get(&gp->values, v->name) == v)
+		ir_strmap_del(&gp->values, v->name);
+	if (ir_strmap_get(&mp->names, v->name) == v)
+		ir_strmap_del(&mp->names, v->name);
 	i = all_index(gp, v);
 	if (i != (size_t)-1) {
 		memmove(gp->all + i, gp->all + i + 1,
@@ -197,7 +197,7 @@ void ir_value_free(qir_value *v)
 qir_value *qir_graph_find_value(qir_graph *g, const char *name)
 {
 	for (; g; g = g->parent) {
-		qir_value *v = qir_strmap_get(&QIR_GPRIV(g)->values, name);
+		qir_value *v = ir_strmap_get(&QIR_GPRIV(g)->values, name);
 
 		if (v)
 			return v;
@@ -236,8 +236,8 @@ int qir_value_set_type(qir_value *v, int dtype, int rank,
 
 int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 {
-	struct qir_graph_priv *gp = QIR_GPRIV(v->graph);
-	struct qir_model_priv *mp = QIR_MPRIV(v->graph->model);
+	struct ir_graph_priv *gp = QIR_GPRIV(v->graph);
+	struct ir_model_priv *mp = QIR_MPRIV(v->graph->model);
 	qir_value *other;
 	char *nn, *tn = NULL;
 
@@ -246,7 +246,7 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 				v->name);
 	if (strcmp(name, v->name) == 0)
 		return 0;
-	other = qir_strmap_get(&mp->names, name);
+	other = ir_strmap_get(&mp->names, name);
 	if (!other)
 		other = qir_graph_find_value(v->graph, name);
 	if (other)
@@ -262,14 +262,14 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 		return qir_fail(err, QIR_ENOMEM, "value '%s': out of memory",
 				v->name);
 	}
-	if (qir_strmap_get(&gp->values, v->name) == v)
-		qir_strmap_del(&gp->values, v->name);
-	if (qir_strmap_get(&mp->names, v->name) == v)
-		qir_strmap_del(&mp->names, v->name);
+	if (ir_strmap_get(&gp->values, v->name) == v)
+		ir_strmap_del(&gp->values, v->name);
+	if (ir_strmap_get(&mp->names, v->name) == v)
+		ir_strmap_del(&mp->names, v->name);
 	free(v->name);
 	v->name = nn;
-	if (qir_strmap_put(&gp->values, nn, v) < 0 ||
-	    qir_strmap_put(&mp->names, nn, v) < 0) {
+	if (ir_strmap_put(&gp->values, nn, v) < 0 ||
+	    ir_strmap_put(&mp->names, nn, v) < 0) {
 		free(tn);
 		return qir_fail(err, QIR_ENOMEM, "value '%s': out of memory",
 				v->name);
@@ -283,7 +283,7 @@ int qir_value_rename(qir_value *v, const char *name, qir_error *err)
 
 int ir_use_add(qir_value *v, qir_node *n, int index)
 {
-	struct qir_value_priv *p = QIR_VPRIV(v);
+	struct ir_value_priv *p = QIR_VPRIV(v);
 
 	if (v->nuses == p->uses_cap) {
 		size_t cap = p->uses_cap ? p->uses_cap * 2 : 4;

@@ -16,7 +16,7 @@ struct vctx {
 	uint64_t gen;
 	qir_error *err;
 	size_t input_slots, uses;
-	qir_strmap seen;	/* value name -> value, whole model */
+	ir_strmap seen;	/* value name -> value, whole model */
 	char lbl[512];
 };
 
@@ -41,7 +41,7 @@ static int defined(struct vctx *c, const qir_value *v, const qir_graph *g)
 static int define(struct vctx *c, qir_value *v, qir_graph *g,
 		  const char *what)
 {
-	qir_value *other = qir_strmap_get(&c->seen, v->name);
+	qir_value *other = ir_strmap_get(&c->seen, v->name);
 
 	if (QIR_VPRIV(v)->mark == c->gen || (other && other != v))
 		return qir_fail(c->err, QIR_EVERIFY,
@@ -51,7 +51,7 @@ static int define(struct vctx *c, qir_value *v, qir_graph *g,
 		return qir_fail(c->err, QIR_EVERIFY,
 				"graph '%s': value '%s' (%s) belongs to graph '%s'",
 				g->name, v->name, what, v->graph->name);
-	if (qir_strmap_put(&c->seen, v->name, v) < 0)
+	if (ir_strmap_put(&c->seen, v->name, v) < 0)
 		return qir_fail(c->err, QIR_ENOMEM, "out of memory verifying");
 	QIR_VPRIV(v)->mark = c->gen;
 	return 0;
@@ -155,7 +155,7 @@ static int check_node(struct vctx *c, qir_graph *g, qir_node *n)
 
 static int check_uses(struct vctx *c, qir_graph *g)
 {
-	struct qir_graph_priv *gp = QIR_GPRIV(g);
+	struct ir_graph_priv *gp = QIR_GPRIV(g);
 	size_t i, k;
 
 	for (i = 0; i < gp->nall; i++) {
@@ -236,6 +236,6 @@ int qir_verify(qir_model *m, qir_error *err)
 		rc = qir_fail(err, QIR_EVERIFY,
 			      "use lists hold %zu entries for %zu input slots",
 			      c.uses, c.input_slots);
-	qir_strmap_free(&c.seen);
+	ir_strmap_free(&c.seen);
 	return rc;
 }

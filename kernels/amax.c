@@ -7,7 +7,7 @@
  */
 #include "internal.h"
 
-/* max over qk_abs_bits(x[0..n)), 16 lanes wide. */
+/* max over qki_abs_bits(x[0..n)), 16 lanes wide. */
 QKI_HOT static uint32_t qki_maxbits(const float *restrict x, size_t n)
 {
 	uint32_t acc[QKI_VEC] = { 0 }, m = 0;
@@ -15,12 +15,12 @@ QKI_HOT static uint32_t qki_maxbits(const float *restrict x, size_t n)
 
 	for (; j + QKI_VEC <= n; j += QKI_VEC)
 		for (k = 0; k < QKI_VEC; k++) {
-			uint32_t v = qk_abs_bits(x[j + k]);
+			uint32_t v = qki_abs_bits(x[j + k]);
 
 			acc[k] = v > acc[k] ? v : acc[k];
 		}
 	for (; j < n; j++) {
-		uint32_t v = qk_abs_bits(x[j]);
+		uint32_t v = qki_abs_bits(x[j]);
 
 		m = v > m ? v : m;
 	}
@@ -37,7 +37,7 @@ QKI_HOT void qki_amax16(const float *restrict x, float *restrict m)
 	size_t b, j;
 
 	for (j = 0; j < QKI_AMAX16 * 16; j++)
-		ab[j] = qk_u2f(qk_abs_bits(x[j]));
+		ab[j] = qki_u2f(qki_abs_bits(x[j]));
 	for (b = 0; b < QKI_AMAX16; b++) {
 		float acc[4] = { 0 };
 
@@ -88,9 +88,9 @@ static uint32_t qki_maxbits_at(int dtype, const void *x, size_t i, size_t n)
 
 	switch (dtype) {
 	case QK_T_FLOAT16:
-		return qk_f2u(qk_dec_f16(qki_maxbits16(h, n, 0x7c00u)));
+		return qki_f2u(qki_dec_f16(qki_maxbits16(h, n, 0x7c00u)));
 	case QK_T_BFLOAT16:
-		return qk_f2u(qk_dec_bf16(qki_maxbits16(h, n, 0x7f80u)));
+		return qki_f2u(qki_dec_bf16(qki_maxbits16(h, n, 0x7f80u)));
 	default:
 		return qki_maxbits((const float *)x + i, n);
 	}
@@ -127,7 +127,7 @@ uint32_t qki_amax_bits(const qk_ctx *ctx, int dtype, const void *x,
 int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax)
 {
 	size_t sz = qki_dtype_size(dtype);
-	const struct qk_cuda_ops *ops;
+	const struct qki_cuda_ops *ops;
 	int rc;
 
 	if (!qki_is_real(dtype))
@@ -143,7 +143,7 @@ int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax)
 		if (rc != QKI_CPU)
 			return rc;
 	}
-	*amax = qk_u2f(qki_amax_bits(ctx, dtype, x, n));
+	*amax = qki_u2f(qki_amax_bits(ctx, dtype, x, n));
 	qki_account(ctx, 0, n * sz);
 	return 0;
 }
@@ -168,7 +168,7 @@ static void qki_amaxb_unit(const struct qki_amaxb *a, size_t u)
 	if (r1 > a->axis)
 		r1 = a->axis;
 	if (a->inner == 1) {
-		out[0] = qk_u2f(qki_maxbits_at(a->dtype, a->x, base + r0,
+		out[0] = qki_u2f(qki_maxbits_at(a->dtype, a->x, base + r0,
 					       r1 - r0));
 		return;
 	}
@@ -181,13 +181,13 @@ static void qki_amaxb_unit(const struct qki_amaxb *a, size_t u)
 			qki_load_f32(a->dtype, a->x, base + r * a->inner + t, c,
 				     buf);
 			for (k = 0; k < c; k++) {
-				uint32_t v = qk_abs_bits(buf[k]);
+				uint32_t v = qki_abs_bits(buf[k]);
 
 				acc[k] = v > acc[k] ? v : acc[k];
 			}
 		}
 		for (k = 0; k < c; k++)
-			out[t + k] = qk_u2f(acc[k]);
+			out[t + k] = qki_u2f(acc[k]);
 	}
 }
 
@@ -239,7 +239,7 @@ int qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
 {
 	struct qki_amaxb a = { dtype, x, axis, inner, block, 0, out };
 	size_t sz = qki_dtype_size(dtype), n, units;
-	const struct qk_cuda_ops *ops;
+	const struct qki_cuda_ops *ops;
 	int rc;
 
 	if (!qki_is_real(dtype))

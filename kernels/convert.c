@@ -10,52 +10,52 @@
 
 uint16_t qk_f32_to_f16(float x)
 {
-	return (uint16_t)qk_enc_f16(x);
+	return (uint16_t)qki_enc_f16(x);
 }
 
 float qk_f16_to_f32(uint16_t h)
 {
-	return qk_dec_f16(h);
+	return qki_dec_f16(h);
 }
 
 uint16_t qk_f32_to_bf16(float x)
 {
-	return (uint16_t)qk_enc_bf16(x);
+	return (uint16_t)qki_enc_bf16(x);
 }
 
 float qk_bf16_to_f32(uint16_t h)
 {
-	return qk_dec_bf16(h);
+	return qki_dec_bf16(h);
 }
 
 uint8_t qk_f32_to_e4m3(float x, int saturate)
 {
-	return (uint8_t)qk_enc_e4m3(x, saturate != 0);
+	return (uint8_t)qki_enc_e4m3(x, saturate != 0);
 }
 
 float qk_e4m3_to_f32(uint8_t code)
 {
-	return qk_dec_e4m3(code);
+	return qki_dec_e4m3(code);
 }
 
 uint8_t qk_f32_to_e5m2(float x, int saturate)
 {
-	return (uint8_t)qk_enc_e5m2(x, saturate != 0);
+	return (uint8_t)qki_enc_e5m2(x, saturate != 0);
 }
 
 float qk_e5m2_to_f32(uint8_t code)
 {
-	return qk_dec_e5m2(code);
+	return qki_dec_e5m2(code);
 }
 
 uint8_t qk_f32_to_e2m1(float x)
 {
-	return (uint8_t)qk_enc_e2m1(x);
+	return (uint8_t)qki_enc_e2m1(x);
 }
 
 float qk_e2m1_to_f32(uint8_t code)
 {
-	return qk_dec_e2m1(code);
+	return qki_dec_e2m1(code);
 }
 
 void qk_e2m1_pack(const float *x, size_t n, uint8_t *dst)
@@ -63,10 +63,10 @@ void qk_e2m1_pack(const float *x, size_t n, uint8_t *dst)
 	size_t i;
 
 	for (i = 0; i + 1 < n; i += 2)
-		dst[i / 2] = (uint8_t)(qk_enc_e2m1(x[i]) |
-				       qk_enc_e2m1(x[i + 1]) << 4);
+		dst[i / 2] = (uint8_t)(qki_enc_e2m1(x[i]) |
+				       qki_enc_e2m1(x[i + 1]) << 4);
 	if (n & 1)
-		dst[n / 2] = (uint8_t)qk_enc_e2m1(x[n - 1]);
+		dst[n / 2] = (uint8_t)qki_enc_e2m1(x[n - 1]);
 }
 
 void qk_e2m1_unpack(const uint8_t *src, size_t n, float *dst)
@@ -74,7 +74,7 @@ void qk_e2m1_unpack(const uint8_t *src, size_t n, float *dst)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		dst[i] = qk_dec_e2m1((uint8_t)(src[i / 2] >> (i & 1 ? 4 : 0)));
+		dst[i] = qki_dec_e2m1((uint8_t)(src[i / 2] >> (i & 1 ? 4 : 0)));
 }
 
 struct qki_conv {
@@ -114,7 +114,7 @@ int qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
 {
 	size_t ssz = qki_dtype_size(src_dtype), dsz = qki_dtype_size(dst_dtype);
 	struct qki_conv c = { dst_dtype, src_dtype, dst, src, ssz };
-	const struct qk_cuda_ops *ops;
+	const struct qki_cuda_ops *ops;
 	int rc;
 
 	/* FP8 <-> FP8 is not a conversion ONNX defines directly. */

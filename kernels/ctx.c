@@ -33,7 +33,7 @@
 
 static struct {
 	pthread_once_t once;
-	const struct qk_cuda_ops *ops; /* NULL: unusable, see why */
+	const struct qki_cuda_ops *ops; /* NULL: unusable, see why */
 	char why[sizeof(((qk_stats *)0)->fallback_reason)];
 } qki_cuda = { .once = PTHREAD_ONCE_INIT };
 
@@ -76,8 +76,8 @@ static void qki_cuda_load(void)
 {
 	char *why = qki_cuda.why;
 	size_t len = sizeof(qki_cuda.why);
-	const struct qk_cuda_ops *ops;
-	qk_cuda_entry_fn entry;
+	const struct qki_cuda_ops *ops;
+	qki_cuda_entry_fn entry;
 	void *h = qki_cuda_open(why, len);
 
 	/* On failure below the module stays loaded: unloading a CUDA
@@ -112,7 +112,7 @@ static void qki_cuda_load(void)
 }
 #endif
 
-static const struct qk_cuda_ops *qki_cuda_get(void)
+static const struct qki_cuda_ops *qki_cuda_get(void)
 {
 	pthread_once(&qki_cuda.once, qki_cuda_load);
 	return qki_cuda.ops;
@@ -196,9 +196,9 @@ const char *qk_device_name(qk_device dev)
 	return "unknown";
 }
 
-int qki_route(qk_ctx *ctx, size_t bytes_in, const struct qk_cuda_ops **ops)
+int qki_route(qk_ctx *ctx, size_t bytes_in, const struct qki_cuda_ops **ops)
 {
-	const struct qk_cuda_ops *o;
+	const struct qki_cuda_ops *o;
 
 	*ops = NULL;
 	if (!ctx || ctx->dev == QK_DEVICE_CPU)
@@ -228,7 +228,7 @@ void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in)
 	ctx->stats.bytes_in += bytes_in;
 }
 
-int qki_cuda_result(qk_ctx *ctx, const struct qk_cuda_ops *ops, int rc,
+int qki_cuda_result(qk_ctx *ctx, const struct qki_cuda_ops *ops, int rc,
 		    size_t bytes_in)
 {
 	const char *e;

@@ -21,10 +21,10 @@
 #include <stdint.h>
 
 #define QK_CUDA_ABI 1
-#define QK_CUDA_ENTRY_NAME "qk_cuda_module_entry"
+#define QK_CUDA_ENTRY_NAME "qki_cuda_module_entry"
 
 /* Kernels the module's bench() can time. */
-enum qk_cuda_bench_kind {
+enum qki_cuda_bench_kind {
 	QK_CB_MEMCPY = 0,  /* device-to-device cudaMemcpy */
 	QK_CB_AMAX,
 	QK_CB_CONVERT,     /* FLOAT -> FLOAT16 */
@@ -36,9 +36,9 @@ enum qk_cuda_bench_kind {
 	QK_CB_COUNT
 };
 
-struct qk_cuda_ops {
+struct qki_cuda_ops {
 	uint32_t abi;  /* QK_CUDA_ABI */
-	uint32_t size; /* sizeof(struct qk_cuda_ops) */
+	uint32_t size; /* sizeof(struct qki_cuda_ops) */
 
 	/* Finds the driver and a device that runs this module's code.
 	 * 0 when usable; else writes why into why[len]. */
@@ -78,6 +78,6 @@ struct qk_cuda_ops {
 	const char *(*device_name)(void);
 };
 
-typedef const struct qk_cuda_ops *(*qk_cuda_entry_fn)(void);
+typedef const struct qki_cuda_ops *(*qki_cuda_entry_fn)(void);
 
 #endif /* QK_CUDA_ABI_H */

@@ -54,7 +54,7 @@ __global__ void qkc_amax_k(int dtype, const void *x, size_t n, unsigned *out)
 	unsigned m = 0, o;
 
 	for (; i < n; i += step) {
-		unsigned v = qk_abs_bits(qkc_load(dtype, x, i));
+		unsigned v = qki_abs_bits(qkc_load(dtype, x, i));
 
 		m = v > m ? v : m;
 	}
@@ -89,7 +89,7 @@ int qkc_amax(int dtype, const void *x, size_t n, float *amax)
 	if (qkc_amax_dev(dtype, din.p, n, (unsigned *)dm.p) ||
 	    qkc_sync("amax") || dm.to_host(&bits, sizeof(bits)))
 		return 1;
-	*amax = qk_u2f(bits);
+	*amax = qki_u2f(bits);
 	return 0;
 }
 
@@ -111,12 +111,12 @@ __global__ void qkc_amaxb_k(int dtype, const void *x, size_t outer,
 		if (r1 > axis)
 			r1 = axis;
 		for (r = r0; r < r1; r++) {
-			unsigned v = qk_abs_bits(qkc_load(dtype, x,
+			unsigned v = qki_abs_bits(qkc_load(dtype, x,
 					(o * axis + r) * inner + t));
 
 			m = v > m ? v : m;
 		}
-		out[u] = qk_u2f(m);
+		out[u] = qki_u2f(m);
 	}
 }
 

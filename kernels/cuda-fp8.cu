@@ -43,12 +43,12 @@ __global__ void qkc_fp8_k(qkc_fp8_args a)
 			uint8_t *d = (uint8_t *)a.dst;
 
 			d[i] = (uint8_t)(a.fmt == QK_T_E4M3FN ?
-					 qk_quant_e4m3(x, s, a.sat) :
-					 qk_quant_e5m2(x, s, a.sat));
+					 qki_quant_e4m3(x, s, a.sat) :
+					 qki_quant_e5m2(x, s, a.sat));
 		} else {
 			float v = qkc_load(a.fmt, a.src, i);
 
-			qkc_store(a.rt, a.dst, i, qk_canon(QK_FMUL(v, s)));
+			qkc_store(a.rt, a.dst, i, qki_canon(QK_FMUL(v, s)));
 		}
 	}
 }

@@ -2,7 +2,7 @@
  * kernels/cuda-hadamard.cu - the Walsh-Hadamard transform of
  * kernels/hadamard.c on the GPU. Per column the same operations in the
  * same order: stages h = 1, 2, .. b/2 of (u, v) -> (u + v, u - v), then
- * one multiplication by qk_hadamard_scale(b).
+ * one multiplication by qki_hadamard_scale(b).
  *
  * inner == 1 with b <= QKC_HAD_SMEM: one thread block per row block,
  * all stages in shared memory. Otherwise: one launch per stage over
@@ -36,7 +36,7 @@ __global__ void qkc_had_smem_k(int dtype, void *x, size_t rows, size_t b,
 		}
 		for (size_t i = threadIdx.x; i < b; i += blockDim.x)
 			qkc_store(dtype, x, base + i,
-				  qk_canon(QK_FMUL(s[i], scale)));
+				  qki_canon(QK_FMUL(s[i], scale)));
 		__syncthreads();
 	}
 }
@@ -69,7 +69,7 @@ __global__ void qkc_had_scale_k(const float *f, size_t total, float scale,
 	size_t step = (size_t)gridDim.x * blockDim.x;
 
 	for (; i < total; i += step)
-		qkc_store(dtype, x, i, qk_canon(QK_FMUL(f[i], scale)));
+		qkc_store(dtype, x, i, qki_canon(QK_FMUL(f[i], scale)));
 }
 
 static int qkc_had_smem(size_t inner, size_t block)
@@ -89,7 +89,7 @@ int qkc_hadamard_dev(int dtype, void *x, size_t outer, size_t n,
 		     size_t inner, size_t block, float *work)
 {
 	size_t total = outer * n * inner;
-	float scale = qk_hadamard_scale(block);
+	float scale = qki_hadamard_scale(block);
 	float *f = dtype == QK_T_FLOAT ? (float *)x : work;
 
 	if (!total)

@@ -96,13 +96,13 @@ __device__ __forceinline__ float qkc_load(int dtype, const void *p, size_t i)
 	case QK_T_FLOAT:
 		return ((const float *)p)[i];
 	case QK_T_FLOAT16:
-		return qk_dec_f16(((const uint16_t *)p)[i]);
+		return qki_dec_f16(((const uint16_t *)p)[i]);
 	case QK_T_BFLOAT16:
-		return qk_dec_bf16(((const uint16_t *)p)[i]);
+		return qki_dec_bf16(((const uint16_t *)p)[i]);
 	case QK_T_E4M3FN:
-		return qk_dec_e4m3(((const uint8_t *)p)[i]);
+		return qki_dec_e4m3(((const uint8_t *)p)[i]);
 	default:
-		return qk_dec_e5m2(((const uint8_t *)p)[i]);
+		return qki_dec_e5m2(((const uint8_t *)p)[i]);
 	}
 }
 
@@ -115,16 +115,16 @@ __device__ __forceinline__ void qkc_store(int dtype, void *p, size_t i,
 		((float *)p)[i] = v;
 		break;
 	case QK_T_FLOAT16:
-		((uint16_t *)p)[i] = (uint16_t)qk_enc_f16(v);
+		((uint16_t *)p)[i] = (uint16_t)qki_enc_f16(v);
 		break;
 	case QK_T_BFLOAT16:
-		((uint16_t *)p)[i] = (uint16_t)qk_enc_bf16(v);
+		((uint16_t *)p)[i] = (uint16_t)qki_enc_bf16(v);
 		break;
 	case QK_T_E4M3FN:
-		((uint8_t *)p)[i] = (uint8_t)qk_enc_e4m3(v, 1);
+		((uint8_t *)p)[i] = (uint8_t)qki_enc_e4m3(v, 1);
 		break;
 	default:
-		((uint8_t *)p)[i] = (uint8_t)qk_enc_e5m2(v, 1);
+		((uint8_t *)p)[i] = (uint8_t)qki_enc_e5m2(v, 1);
 		break;
 	}
 }
@@ -134,7 +134,7 @@ __device__ __forceinline__ void qkc_store(int dtype, void *p, size_t i,
  * bench() are built on them. ---- */
 
 int qkc_convert_dev(int dt, void *dst, int st, const void *src, size_t n);
-/* *amax_bits (device) = max over qk_abs_bits; zeroes it first. */
+/* *amax_bits (device) = max over qki_abs_bits; zeroes it first. */
 int qkc_amax_dev(int dtype, const void *x, size_t n, unsigned *amax_bits);
 int qkc_amax_blocks_dev(int dtype, const void *x, size_t outer,
 			size_t axis, size_t inner, size_t block, float *out);

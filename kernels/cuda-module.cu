@@ -45,7 +45,7 @@ static const char *qkc_device_name(void)
 
 __global__ void qkc_probe_k(uint8_t *out)
 {
-	*out = qk_enc_e4m3(1.0f, 1);
+	*out = qki_enc_e4m3(1.0f, 1);
 }
 
 /* A device must exist and run this module's code: a GPU older than
@@ -196,9 +196,9 @@ static int qkc_bench(int kind, size_t n, double *gbps)
 	return rc;
 }
 
-static const struct qk_cuda_ops qkc_ops = {
+static const struct qki_cuda_ops qkc_ops = {
 	QK_CUDA_ABI,
-	sizeof(struct qk_cuda_ops),
+	sizeof(struct qki_cuda_ops),
 	qkc_init,
 	qkc_last_error,
 	qkc_convert,
@@ -214,7 +214,7 @@ static const struct qk_cuda_ops qkc_ops = {
 };
 
 extern "C" __attribute__((visibility("default")))
-const struct qk_cuda_ops *qk_cuda_module_entry(void)
+const struct qki_cuda_ops *qki_cuda_module_entry(void)
 {
 	return &qkc_ops;
 }

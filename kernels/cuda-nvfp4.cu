@@ -23,13 +23,13 @@ __global__ void qkc_nvq_rows_k(int dtype, const void *w, size_t nblocks,
 			unsigned v;
 
 			x[j] = qkc_load(dtype, w, b * QK_NVFP4_BLOCK + j);
-			v = qk_abs_bits(x[j]);
+			v = qki_abs_bits(x[j]);
 			m = v > m ? v : m;
 		}
-		s = (uint8_t)qk_nvfp4_scale_code(qk_u2f(m), g);
-		div = qk_nvfp4_block_div(s, g);
+		s = (uint8_t)qki_nvfp4_scale_code(qki_u2f(m), g);
+		div = qki_nvfp4_block_div(s, g);
 		for (int j = 0; j < QK_NVFP4_BLOCK; j++)
-			packed |= (uint64_t)qk_enc_e2m1(QK_FDIV(x[j], div))
+			packed |= (uint64_t)qki_enc_e2m1(QK_FDIV(x[j], div))
 				  << (4 * j);
 		scales[b] = s;
 		((uint64_t *)codes)[b] = packed; /* little endian: low nibble first */
@@ -54,16 +54,16 @@ __global__ void qkc_nvq_cols_k(int dtype, const void *w, size_t tiles,
 		float div;
 
 		for (int r = 0; r < QK_NVFP4_BLOCK; r++) {
-			unsigned v = qk_abs_bits(qkc_load(dtype, w,
+			unsigned v = qki_abs_bits(qkc_load(dtype, w,
 							  base + r * inner));
 
 			m = v > m ? v : m;
 		}
-		s = (uint8_t)qk_nvfp4_scale_code(qk_u2f(m), g);
-		div = qk_nvfp4_block_div(s, g);
+		s = (uint8_t)qki_nvfp4_scale_code(qki_u2f(m), g);
+		div = qki_nvfp4_block_div(s, g);
 		scales[u] = s;
 		for (int r = 0; r < QK_NVFP4_BLOCK; r++)
-			tmp[base + r * inner] = (uint8_t)qk_enc_e2m1(QK_FDIV(
+			tmp[base + r * inner] = (uint8_t)qki_enc_e2m1(QK_FDIV(
 				qkc_load(dtype, w, base + r * inner), div));
 	}
 }
@@ -92,7 +92,7 @@ int qkc_nvfp4_q_dev(int dtype, const void *w, size_t outer, size_t k,
 		return qkc_fail("copy amax to host", e);
 	if (bits == 0x7f800000u)
 		return QK_EINVAL;
-	*g = qk_nvfp4_gscale(qk_u2f(bits)); /* host, as on the CPU path */
+	*g = qki_nvfp4_gscale(qki_u2f(bits)); /* host, as on the CPU path */
 	if (!n)
 		return 0;
 	if (inner == 1) {
@@ -142,8 +142,8 @@ __global__ void qkc_nvdq_k(const uint8_t *codes, const uint8_t *scales,
 		size_t s = (row / QK_NVFP4_BLOCK) * inner + t;
 		uint8_t c = (codes[e / 2] >> (e & 1 ? 4 : 0)) & 0xfu;
 
-		qkc_store(dt, dst, e, qk_canon(QK_FMUL(qk_dec_e2m1(c),
-				qk_nvfp4_block_div(scales[s], g))));
+		qkc_store(dt, dst, e, qki_canon(QK_FMUL(qki_dec_e2m1(c),
+				qki_nvfp4_block_div(scales[s], g))));
 	}
 }
 

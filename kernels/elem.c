@@ -53,10 +53,10 @@ int qki_is_real(int dtype)
 
 #if QKI_HAVE_F16C
 /* FLOAT16 to float with F16C: one instruction per 8 elements where
- * qk_dec_f16 vectorized takes a dozen (the NVFP4 quantizer of FLOAT16
+ * qki_dec_f16 vectorized takes a dozen (the NVFP4 quantizer of FLOAT16
  * weights spent a third of its time here). The conversion is exact,
  * subnormals included; only a signaling NaN differs (the instruction
- * quiets it), so blocks holding a NaN take qk_dec_f16, which keeps the
+ * quiets it), so blocks holding a NaN take qki_dec_f16, which keeps the
  * payload as it is. */
 __attribute__((target("avx2,f16c"))) static void
 qki_f16_load_f16c(const uint16_t *restrict h, size_t n, float *restrict out)
@@ -72,23 +72,23 @@ qki_f16_load_f16c(const uint16_t *restrict h, size_t n, float *restrict out)
 		_mm256_storeu_ps(out + j, _mm256_cvtph_ps(v));
 		if (_mm_movemask_epi8(nan))
 			for (k = j; k < j + 8; k++)
-				out[k] = qk_dec_f16(h[k]);
+				out[k] = qki_dec_f16(h[k]);
 	}
 	for (; j < n; j++)
-		out[j] = qk_dec_f16(h[j]);
+		out[j] = qki_dec_f16(h[j]);
 }
 #endif
 
 QKI_HOT static void qki_bf16_load(const uint16_t *restrict h, size_t n,
 				  float *restrict out)
 {
-	QKI_FOR_VEC(j, n, out[j] = qk_dec_bf16(h[j]));
+	QKI_FOR_VEC(j, n, out[j] = qki_dec_bf16(h[j]));
 }
 
 QKI_HOT static void qki_f16_load(const uint16_t *restrict h, size_t n,
 				 float *restrict out)
 {
-	QKI_FOR_VEC(j, n, out[j] = qk_dec_f16(h[j]));
+	QKI_FOR_VEC(j, n, out[j] = qki_dec_f16(h[j]));
 }
 
 void qki_load_f32(int dtype, const void *src, size_t i, size_t n,
@@ -125,10 +125,10 @@ QKI_HOT void qki_store_f32(int dtype, void *dst, size_t i, size_t n,
 		memcpy((float *)dst + i, x, n * sizeof(float));
 		break;
 	case QK_T_FLOAT16:
-		QKI_FOR_VEC(j, n, h[j] = (uint16_t)qk_enc_f16(x[j]));
+		QKI_FOR_VEC(j, n, h[j] = (uint16_t)qki_enc_f16(x[j]));
 		break;
 	case QK_T_BFLOAT16:
-		QKI_FOR_VEC(j, n, h[j] = (uint16_t)qk_enc_bf16(x[j]));
+		QKI_FOR_VEC(j, n, h[j] = (uint16_t)qki_enc_bf16(x[j]));
 		break;
 	}
 }
@@ -137,22 +137,22 @@ QKI_HOT void qki_enc_fp8(int fmt, uint8_t *restrict dst, const float *restrict x
 		 size_t n, int sat)
 {
 	if (fmt == QK_T_E4M3FN && sat)
-		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qk_enc_e4m3(x[j], 1));
+		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qki_enc_e4m3(x[j], 1));
 	else if (fmt == QK_T_E4M3FN)
-		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qk_enc_e4m3(x[j], 0));
+		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qki_enc_e4m3(x[j], 0));
 	else if (sat)
-		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qk_enc_e5m2(x[j], 1));
+		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qki_enc_e5m2(x[j], 1));
 	else
-		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qk_enc_e5m2(x[j], 0));
+		QKI_FOR_VEC(j, n, dst[j] = (uint8_t)qki_enc_e5m2(x[j], 0));
 }
 
 QKI_HOT void qki_dec_fp8(int fmt, float *restrict dst, const uint8_t *restrict src,
 		 size_t n)
 {
 	if (fmt == QK_T_E4M3FN)
-		QKI_FOR_VEC(j, n, dst[j] = qk_dec_e4m3(src[j]));
+		QKI_FOR_VEC(j, n, dst[j] = qki_dec_e4m3(src[j]));
 	else
-		QKI_FOR_VEC(j, n, dst[j] = qk_dec_e5m2(src[j]));
+		QKI_FOR_VEC(j, n, dst[j] = qki_dec_e5m2(src[j]));
 }
 
 int qki_mul3(size_t a, size_t b, size_t c, size_t *out)

@@ -4,7 +4,7 @@
  *
  * q = fp8(x / scale) and y = value(q) * scale, one float operation each
  * (as ONNX defines them and ONNX Runtime computes them), with NaN made
- * explicit (numerics.h: qk_quant_e4m3, qk_canon).
+ * explicit (numerics.h: qki_quant_e4m3, qki_canon).
  */
 #include "internal.h"
 
@@ -72,22 +72,22 @@ QKI_HOT static void qki_fp8_q(int fmt, int sat, uint8_t *restrict q,
 			      const float *restrict sv, size_t n)
 {
 	if (fmt == QK_T_E4M3FN && sat)
-		QKI_FP8_Q(qk_quant_e4m3, 1);
+		QKI_FP8_Q(qki_quant_e4m3, 1);
 	else if (fmt == QK_T_E4M3FN)
-		QKI_FP8_Q(qk_quant_e4m3, 0);
+		QKI_FP8_Q(qki_quant_e4m3, 0);
 	else if (sat)
-		QKI_FP8_Q(qk_quant_e5m2, 1);
+		QKI_FP8_Q(qki_quant_e5m2, 1);
 	else
-		QKI_FP8_Q(qk_quant_e5m2, 0);
+		QKI_FP8_Q(qki_quant_e5m2, 0);
 }
 
 QKI_HOT static void qki_fp8_dq(float *restrict y, float s,
 			       const float *restrict sv, size_t n)
 {
 	if (sv)
-		QKI_FOR_VEC(j, n, y[j] = qk_canon(QK_FMUL(y[j], sv[j])));
+		QKI_FOR_VEC(j, n, y[j] = qki_canon(QK_FMUL(y[j], sv[j])));
 	else
-		QKI_FOR_VEC(j, n, y[j] = qk_canon(QK_FMUL(y[j], s)));
+		QKI_FOR_VEC(j, n, y[j] = qki_canon(QK_FMUL(y[j], s)));
 }
 
 static void qki_fp8_chunk(const struct qki_fp8 *f, size_t i, size_t n,
@@ -158,7 +158,7 @@ static int qki_fp8_run_all(qk_ctx *ctx, struct qki_fp8 *f,
 {
 	size_t in_sz = f->quant ? qki_dtype_size(f->rt) : 1;
 	size_t out_sz = f->quant ? 1 : qki_dtype_size(f->rt);
-	const struct qk_cuda_ops *ops;
+	const struct qki_cuda_ops *ops;
 	int rc = qki_route(ctx, n * in_sz, &ops);
 
 	if (rc < 0)

@@ -9,7 +9,7 @@
  * QKI_HCOLS consecutive blocks.
  * Per column the operations are: for h = 1, 2, 4 .. b/2, for each pair
  * (j, j+h) with bit h of j clear: (u, v) -> (u + v, u - v); then one
- * multiplication by qk_hadamard_scale(b); a NaN result becomes the
+ * multiplication by qki_hadamard_scale(b); a NaN result becomes the
  * canonical NaN. The CUDA kernel does exactly this, so both agree bit
  * for bit.
  */
@@ -48,7 +48,7 @@ QKI_HOT static void qki_fwht(float *t, size_t b, size_t cols, float scale)
 	for (h = 1; h < b; h <<= 1)
 		for (i = 0; i < b; i += 2 * h)
 			qki_bfly(t + i * cols, t + (i + h) * cols, h * cols);
-	QKI_FOR_VEC(j, n, x[j] = qk_canon(QK_FMUL(x[j], scale)));
+	QKI_FOR_VEC(j, n, x[j] = qki_canon(QK_FMUL(x[j], scale)));
 }
 
 struct qki_had {
@@ -126,7 +126,7 @@ int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 {
 	struct qki_had a = { .dtype = dtype, .x = x, .n = n, .inner = inner };
 	size_t total, units, sz = qki_dtype_size(dtype);
-	const struct qk_cuda_ops *ops;
+	const struct qki_cuda_ops *ops;
 	int rc;
 
 	if (!qki_is_real(dtype))
@@ -156,7 +156,7 @@ int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 	a.nblk = n / block;
 	a.nchunk = (inner + QKI_HCOLS - 1) / QKI_HCOLS;
 	a.nrb = outer * a.nblk;
-	a.scale = qk_hadamard_scale(block);
+	a.scale = qki_hadamard_scale(block);
 	units = inner == 1 ? (a.nrb + QKI_HCOLS - 1) / QKI_HCOLS :
 			     a.nrb * a.nchunk;
 	if (total)

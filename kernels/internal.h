@@ -95,14 +95,14 @@ int qki_parallel(const qk_ctx *ctx, size_t units, size_t total_bytes,
 
 /* Where one call runs: returns 1 (CUDA, *ops set), 0 (CPU) or
  * QK_EDEVICE when CUDA was asked explicitly and is unusable. */
-int qki_route(qk_ctx *ctx, size_t bytes_in, const struct qk_cuda_ops **ops);
+int qki_route(qk_ctx *ctx, size_t bytes_in, const struct qki_cuda_ops **ops);
 /* Records a finished call (cuda: 1 when it ran on the GPU). */
 void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in);
 /* Takes the return value of a CUDA module kernel (see cuda-abi.h):
  * QKI_CPU when the CPU must do the work (the reason is recorded), else
  * what the kernel returns to its caller (0, or a QK_E* code). */
 #define QKI_CPU 1
-int qki_cuda_result(qk_ctx *ctx, const struct qk_cuda_ops *ops, int rc,
+int qki_cuda_result(qk_ctx *ctx, const struct qki_cuda_ops *ops, int rc,
 		    size_t bytes_in);
 
 /* m[b] = max |x| over block b, for QKI_AMAX16 blocks of 16 floats

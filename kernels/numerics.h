@@ -10,7 +10,7 @@
  *    contraction, no fast division, no flush to zero);
  *  - the encoders are branch-free integer code plus one exact-or-RNE
  *    float addition, so the C compiler can vectorize loops over them.
- *    Choices go through qk_sel (a bit mask), not "?:": GCC turns a
+ *    Choices go through qki_sel (a bit mask), not "?:": GCC turns a
  *    "?:" whose arm holds a float operation back into a branch (it may
  *    not speculate an operation that can raise an FP exception), and a
  *    loop with a branch is not vectorized.
@@ -59,14 +59,14 @@
 #define QK_NVFP4_GDIV 2688.0f      /* 6 * 448: e2m1 max times e4m3 max */
 #define QK_FLT_MIN 1.17549435e-38f /* smallest normal float */
 
-QK_HD uint32_t qk_f2u(float f)
+QK_HD uint32_t qki_f2u(float f)
 {
 	uint32_t u;
 	memcpy(&u, &f, sizeof(u));
 	return u;
 }
 
-QK_HD float qk_u2f(uint32_t u)
+QK_HD float qki_u2f(uint32_t u)
 {
 	float f;
 	memcpy(&f, &u, sizeof(f));
@@ -74,7 +74,7 @@ QK_HD float qk_u2f(uint32_t u)
 }
 
 /* c ? a : b for c in {0, 1}, without a branch. */
-QK_HD uint32_t qk_sel(uint32_t c, uint32_t a, uint32_t b)
+QK_HD uint32_t qki_sel(uint32_t c, uint32_t a, uint32_t b)
 {
 	uint32_t m = 0u - c;
 
@@ -83,108 +83,108 @@ QK_HD uint32_t qk_sel(uint32_t c, uint32_t a, uint32_t b)
 
 /* ---- IEEE half ---- */
 
-QK_HD uint32_t qk_enc_f16(float x)
+QK_HD uint32_t qki_enc_f16(float x)
 {
-	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
+	uint32_t b = qki_f2u(x), a = b & 0x7fffffffu;
 	uint32_t sign = (b >> 16) & 0x8000u;
 	uint32_t norm = ((a + 0xfffu + ((a >> 13) & 1u)) >> 13) - (112u << 10);
 	/* 0.5 has an ulp of 2^-24, the smallest half subnormal. */
-	uint32_t sub = qk_f2u(QK_FADD(qk_u2f(a), 0.5f)) - 0x3f000000u;
-	uint32_t m = qk_sel(a < 0x38800000u, sub, norm);
+	uint32_t sub = qki_f2u(QK_FADD(qki_u2f(a), 0.5f)) - 0x3f000000u;
+	uint32_t m = qki_sel(a < 0x38800000u, sub, norm);
 	uint32_t nan = 0x7e00u | ((a >> 13) & 0x3ffu);
 
-	m = qk_sel(m > 0x7bffu, 0x7c00u, m);
-	m = qk_sel(a > 0x7f800000u, nan, m);
+	m = qki_sel(m > 0x7bffu, 0x7c00u, m);
+	m = qki_sel(a > 0x7f800000u, nan, m);
 	return sign | m;
 }
 
-QK_HD float qk_dec_f16(uint16_t h)
+QK_HD float qki_dec_f16(uint16_t h)
 {
 	uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
 	uint32_t em = h & 0x7fffu;
 	uint32_t norm = (em << 13) + (112u << 23);
 	uint32_t special = (em << 13) | 0x7f800000u;
 	/* em * 2^-24, exact: 0.5 + em * 2^-24 is representable. */
-	uint32_t sub = qk_f2u(QK_FSUB(qk_u2f(0x3f000000u | em), 0.5f));
-	uint32_t m = qk_sel(em < 0x400u, sub, norm);
+	uint32_t sub = qki_f2u(QK_FSUB(qki_u2f(0x3f000000u | em), 0.5f));
+	uint32_t m = qki_sel(em < 0x400u, sub, norm);
 
-	m = qk_sel(em >= 0x7c00u, special, m);
-	return qk_u2f(sign | m);
+	m = qki_sel(em >= 0x7c00u, special, m);
+	return qki_u2f(sign | m);
 }
 
 /* ---- bfloat16 ---- */
 
-QK_HD uint32_t qk_enc_bf16(float x)
+QK_HD uint32_t qki_enc_bf16(float x)
 {
-	uint32_t b = qk_f2u(x);
+	uint32_t b = qki_f2u(x);
 	uint32_t r = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
 	uint32_t nan = (b >> 16) | 0x40u;
 
-	return qk_sel((b & 0x7fffffffu) > 0x7f800000u, nan, r);
+	return qki_sel((b & 0x7fffffffu) > 0x7f800000u, nan, r);
 }
 
-QK_HD float qk_dec_bf16(uint16_t h)
+QK_HD float qki_dec_bf16(uint16_t h)
 {
-	return qk_u2f((uint32_t)h << 16);
+	return qki_u2f((uint32_t)h << 16);
 }
 
 /* ---- FP8 E4M3FN: bias 7, no inf, NaN = S.1111.111, max 448 ---- */
 
-QK_HD uint32_t qk_enc_e4m3(float x, int saturate)
+QK_HD uint32_t qki_enc_e4m3(float x, int saturate)
 {
-	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
+	uint32_t b = qki_f2u(x), a = b & 0x7fffffffu;
 	uint32_t sign = (b >> 24) & 0x80u;
 	uint32_t norm = ((a + 0x7ffffu + ((a >> 20) & 1u)) >> 20) - (120u << 3);
 	/* 2^14 has an ulp of 2^-9, the smallest E4M3 subnormal. */
-	uint32_t sub = qk_f2u(QK_FADD(qk_u2f(a), 16384.0f)) - 0x46800000u;
-	uint32_t m = qk_sel(a < 0x3c800000u, sub, norm);
+	uint32_t sub = qki_f2u(QK_FADD(qki_u2f(a), 16384.0f)) - 0x46800000u;
+	uint32_t m = qki_sel(a < 0x3c800000u, sub, norm);
 
 	/* Rounded past 448 (inf included): clamp or NaN. */
-	m = qk_sel(m > 0x7eu, saturate ? 0x7eu : 0x7fu, m);
-	m = qk_sel(a > 0x7f800000u, 0x7fu, m);
+	m = qki_sel(m > 0x7eu, saturate ? 0x7eu : 0x7fu, m);
+	m = qki_sel(a > 0x7f800000u, 0x7fu, m);
 	return sign | m;
 }
 
-QK_HD float qk_dec_e4m3(uint8_t c)
+QK_HD float qki_dec_e4m3(uint8_t c)
 {
 	uint32_t sign = (uint32_t)(c & 0x80u) << 24;
 	uint32_t em = c & 0x7fu;
 	uint32_t norm = (em << 20) + (120u << 23);
-	uint32_t sub = qk_f2u(QK_FSUB(qk_u2f(0x46800000u | em), 16384.0f));
-	uint32_t m = qk_sel(em < 8u, sub, norm);
+	uint32_t sub = qki_f2u(QK_FSUB(qki_u2f(0x46800000u | em), 16384.0f));
+	uint32_t m = qki_sel(em < 8u, sub, norm);
 
-	m = qk_sel(em == 0x7fu, 0x7fc00000u, m);
-	return qk_u2f(sign | m);
+	m = qki_sel(em == 0x7fu, 0x7fc00000u, m);
+	return qki_u2f(sign | m);
 }
 
 /* ---- FP8 E5M2: bias 15, inf and NaN, max 57344 ---- */
 
-QK_HD uint32_t qk_enc_e5m2(float x, int saturate)
+QK_HD uint32_t qki_enc_e5m2(float x, int saturate)
 {
-	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
+	uint32_t b = qki_f2u(x), a = b & 0x7fffffffu;
 	uint32_t sign = (b >> 24) & 0x80u;
 	uint32_t norm = ((a + 0xfffffu + ((a >> 21) & 1u)) >> 21) - (112u << 2);
 	/* 2^7 has an ulp of 2^-16, the smallest E5M2 subnormal. */
-	uint32_t sub = qk_f2u(QK_FADD(qk_u2f(a), 128.0f)) - 0x43000000u;
-	uint32_t m = qk_sel(a < 0x38800000u, sub, norm);
+	uint32_t sub = qki_f2u(QK_FADD(qki_u2f(a), 128.0f)) - 0x43000000u;
+	uint32_t m = qki_sel(a < 0x38800000u, sub, norm);
 
-	m = qk_sel(m > 0x7bu, saturate ? 0x7bu : 0x7cu, m);
-	m = qk_sel(a > 0x7f800000u, 0x7fu, m);
+	m = qki_sel(m > 0x7bu, saturate ? 0x7bu : 0x7cu, m);
+	m = qki_sel(a > 0x7f800000u, 0x7fu, m);
 	return sign | m;
 }
 
-QK_HD float qk_dec_e5m2(uint8_t c)
+QK_HD float qki_dec_e5m2(uint8_t c)
 {
 	uint32_t sign = (uint32_t)(c & 0x80u) << 24;
 	uint32_t em = c & 0x7fu;
 	uint32_t norm = (em << 21) + (112u << 23);
-	uint32_t sub = qk_f2u(QK_FSUB(qk_u2f(0x43000000u | em), 128.0f));
+	uint32_t sub = qki_f2u(QK_FSUB(qki_u2f(0x43000000u | em), 128.0f));
 	uint32_t special = (em << 21) | 0x7f800000u;
-	uint32_t m = qk_sel(em < 4u, sub, norm);
+	uint32_t m = qki_sel(em < 4u, sub, norm);
 
-	special |= qk_sel(em > 0x7cu, 0x00400000u, 0u); /* quiet NaNs */
-	m = qk_sel(em >= 0x7cu, special, m);
-	return qk_u2f(sign | m);
+	special |= qki_sel(em > 0x7cu, 0x00400000u, 0u); /* quiet NaNs */
+	m = qki_sel(em >= 0x7cu, special, m);
+	return qki_u2f(sign | m);
 }
 
 /* ---- FP4 E2M1: 0 .5 1 1.5 2 3 4 6, bit 3 the sign ----
@@ -194,27 +194,27 @@ QK_HD float qk_dec_e5m2(uint8_t c)
  * |x| >= 1 and by adding 2^22 (ulp 0.5) below. NaN gives 0x7 (+6), as
  * the ONNX reference cast does; -0 keeps its sign. Codes come back in
  * 32 bits: vectorized loops then stay in 32-bit lanes. */
-QK_HD uint32_t qk_enc_e2m1(float x)
+QK_HD uint32_t qki_enc_e2m1(float x)
 {
-	uint32_t b = qk_f2u(x), a = b & 0x7fffffffu;
-	uint32_t sign = qk_sel(a > 0x7f800000u, 0u, (b >> 28) & 0x8u);
+	uint32_t b = qki_f2u(x), a = b & 0x7fffffffu;
+	uint32_t sign = qki_sel(a > 0x7f800000u, 0u, (b >> 28) & 0x8u);
 	uint32_t norm, sub;
 
-	a = qk_sel(a > 0x40c00000u, 0x40c00000u, a);
+	a = qki_sel(a > 0x40c00000u, 0x40c00000u, a);
 	norm = ((a + 0x1fffffu + ((a >> 22) & 1u)) >> 22) - (126u << 1);
-	sub = qk_f2u(QK_FADD(qk_u2f(a), 4194304.0f)) - 0x4a800000u;
-	return qk_sel(a < 0x3f800000u, sub, norm) | sign;
+	sub = qki_f2u(QK_FADD(qki_u2f(a), 4194304.0f)) - 0x4a800000u;
+	return qki_sel(a < 0x3f800000u, sub, norm) | sign;
 }
 
-QK_HD float qk_dec_e2m1(uint32_t c) /* low 4 bits used */
+QK_HD float qki_dec_e2m1(uint32_t c) /* low 4 bits used */
 {
 	uint32_t sign = (uint32_t)(c & 0x8u) << 28;
 	uint32_t e = (c >> 1) & 3u, mant = c & 1u;
 	/* e > 0: 2^(e-1) * (1 + mant/2); e == 0: mant * 0.5. */
 	uint32_t norm = ((e + 126u) << 23) | (mant << 22);
-	uint32_t sub = qk_sel(mant, 0x3f000000u, 0u);
+	uint32_t sub = qki_sel(mant, 0x3f000000u, 0u);
 
-	return qk_u2f(sign | qk_sel(e != 0, norm, sub));
+	return qki_u2f(sign | qki_sel(e != 0, norm, sub));
 }
 
 /* ---- NaN from arithmetic ----
@@ -225,17 +225,17 @@ QK_HD float qk_dec_e2m1(uint32_t c) /* low 4 bits used */
  * quantization defines the sign of its NaN code itself. */
 #define QK_NAN_BITS 0x7fc00000u
 
-QK_HD uint32_t qk_isnan_bits(uint32_t u)
+QK_HD uint32_t qki_isnan_bits(uint32_t u)
 {
 	return (u & 0x7fffffffu) > 0x7f800000u;
 }
 
 /* y, or the canonical NaN when y is NaN. */
-QK_HD float qk_canon(float y)
+QK_HD float qki_canon(float y)
 {
-	uint32_t u = qk_f2u(y);
+	uint32_t u = qki_f2u(y);
 
-	return qk_u2f(qk_sel(qk_isnan_bits(u), QK_NAN_BITS, u));
+	return qki_u2f(qki_sel(qki_isnan_bits(u), QK_NAN_BITS, u));
 }
 
 /* FP8 QuantizeLinear of one element: fp8(x / s). A NaN quotient gives
@@ -245,23 +245,23 @@ QK_HD float qk_canon(float y)
  * encoder then runs unconditionally: a select between the encoder and
  * a constant would be turned into a branch (the encoder's float add
  * may not be speculated) and stop vectorization. */
-QK_HD float qk_quot_nan(float x, float s)
+QK_HD float qki_quot_nan(float x, float s)
 {
-	uint32_t xb = qk_f2u(x), qb = qk_f2u(QK_FDIV(x, s));
-	uint32_t m = (0u - qk_isnan_bits(qb)) & 0x80000000u;
-	uint32_t sign = xb & (0u - qk_isnan_bits(xb)) & 0x80000000u;
+	uint32_t xb = qki_f2u(x), qb = qki_f2u(QK_FDIV(x, s));
+	uint32_t m = (0u - qki_isnan_bits(qb)) & 0x80000000u;
+	uint32_t sign = xb & (0u - qki_isnan_bits(xb)) & 0x80000000u;
 
-	return qk_u2f((qb & ~m) | (sign & m));
+	return qki_u2f((qb & ~m) | (sign & m));
 }
 
-QK_HD uint32_t qk_quant_e4m3(float x, float s, int saturate)
+QK_HD uint32_t qki_quant_e4m3(float x, float s, int saturate)
 {
-	return qk_enc_e4m3(qk_quot_nan(x, s), saturate);
+	return qki_enc_e4m3(qki_quot_nan(x, s), saturate);
 }
 
-QK_HD uint32_t qk_quant_e5m2(float x, float s, int saturate)
+QK_HD uint32_t qki_quant_e5m2(float x, float s, int saturate)
 {
-	return qk_enc_e5m2(qk_quot_nan(x, s), saturate);
+	return qki_enc_e5m2(qki_quot_nan(x, s), saturate);
 }
 
 /* ---- NVFP4 scales (docs/numerics.md) ----
@@ -269,7 +269,7 @@ QK_HD uint32_t qk_quant_e5m2(float x, float s, int saturate)
  * amax so small that g would be subnormal (amax < ~3.2e-35) is held at
  * the smallest normal float, so that no block scale overflows and
  * dequantization keeps full precision. */
-QK_HD float qk_nvfp4_gscale(float amax)
+QK_HD float qki_nvfp4_gscale(float amax)
 {
 	float g;
 
@@ -283,44 +283,44 @@ QK_HD float qk_nvfp4_gscale(float amax)
  * that order. amax_blk == 0 gives 1.0 (0x38); a positive amax_blk whose
  * scale rounds to 0 gets the smallest subnormal (0x01) instead, so the
  * element division never divides by zero. */
-QK_HD uint32_t qk_nvfp4_scale_code(float bamax, float g)
+QK_HD uint32_t qki_nvfp4_scale_code(float bamax, float g)
 {
-	uint32_t s = qk_enc_e4m3(QK_FDIV(QK_FDIV(bamax, 6.0f), g), 1);
+	uint32_t s = qki_enc_e4m3(QK_FDIV(QK_FDIV(bamax, 6.0f), g), 1);
 
-	s = qk_sel(s == 0u, 0x01u, s);
-	return qk_sel(bamax > 0.0f, s, 0x38u);
+	s = qki_sel(s == 0u, 0x01u, s);
+	return qki_sel(bamax > 0.0f, s, 0x38u);
 }
 
 /* The divisor of a block: S = e4m3(s) * g, rounded once to float. The
  * quantizer computes e2m1(x / S), the dequantizer e2m1(code) * S; this
  * is also what the two chained DequantizeLinear nodes of the graph
  * form compute. */
-QK_HD float qk_nvfp4_block_div(uint32_t s, float g)
+QK_HD float qki_nvfp4_block_div(uint32_t s, float g)
 {
-	return QK_FMUL(qk_dec_e4m3((uint8_t)s), g);
+	return QK_FMUL(qki_dec_e4m3((uint8_t)s), g);
 }
 
 /* 1/sqrt(b) for a power of two b = 2^k, as float: 2^(-k/2), times the
  * correctly rounded 1/sqrt(2) when k is odd. Built from bits so that
  * host and device agree without depending on a libm. */
-QK_HD float qk_hadamard_scale(uint64_t b)
+QK_HD float qki_hadamard_scale(uint64_t b)
 {
 	uint32_t k = 0;
 	float s;
 
 	while (k < 63 && ((uint64_t)1 << k) < b)
 		k++;
-	s = qk_u2f((127u - k / 2) << 23);
+	s = qki_u2f((127u - k / 2) << 23);
 	return k & 1 ? QK_FMUL(s, 0.70710678118654752440f) : s;
 }
 
 /* |x| as ordered integer bits with NaN mapped to 0: the integer max of
  * these is the float amax that ignores NaN (exact, order-free). */
-QK_HD uint32_t qk_abs_bits(float x)
+QK_HD uint32_t qki_abs_bits(float x)
 {
-	uint32_t a = qk_f2u(x) & 0x7fffffffu;
+	uint32_t a = qki_f2u(x) & 0x7fffffffu;
 
-	return qk_sel(a > 0x7f800000u, 0u, a);
+	return qki_sel(a > 0x7f800000u, 0u, a);
 }
 
 #endif /* QK_NUMERICS_H */

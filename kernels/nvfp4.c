@@ -50,14 +50,14 @@ QKI_HOT static void qki_nv_q_blocks(const float *restrict x,
 	size_t b, j;
 
 	for (b = 0; b < QKI_NVB; b++) {
-		uint32_t s = qk_nvfp4_scale_code(m[b], g);
+		uint32_t s = qki_nvfp4_scale_code(m[b], g);
 
-		div[b] = qk_nvfp4_block_div(s, g);
+		div[b] = qki_nvfp4_block_div(s, g);
 		scales[b] = (uint8_t)s;
 	}
 	for (b = 0; b < QKI_NVB; b++)
 		for (j = 0; j < QK_NVFP4_BLOCK; j++)
-			c[b * QK_NVFP4_BLOCK + j] = qk_enc_e2m1(
+			c[b * QK_NVFP4_BLOCK + j] = qki_enc_e2m1(
 				QK_FDIV(x[b * QK_NVFP4_BLOCK + j], div[b]));
 	for (j = 0; j < QKI_NVB * QK_NVFP4_BLOCK / 2; j++)
 		codes[j] = (uint8_t)(c[2 * j] | c[2 * j + 1] << 4);
@@ -150,19 +150,19 @@ QKI_HOT static void qki_nv_q_chunk(const float (*restrict x)[QKI_CHUNK],
 		m[j] = 0;
 	for (r = 0; r < QK_NVFP4_BLOCK; r++)
 		for (j = 0; j < QKI_CHUNK; j++) {
-			uint32_t v = qk_abs_bits(x[r][j]);
+			uint32_t v = qki_abs_bits(x[r][j]);
 
 			m[j] = v > m[j] ? v : m[j];
 		}
 	for (j = 0; j < QKI_CHUNK; j++) {
-		uint32_t sc = qk_nvfp4_scale_code(qk_u2f(m[j]), g);
+		uint32_t sc = qki_nvfp4_scale_code(qki_u2f(m[j]), g);
 
 		s[j] = (uint8_t)sc;
-		div[j] = qk_nvfp4_block_div(sc, g);
+		div[j] = qki_nvfp4_block_div(sc, g);
 	}
 	for (r = 0; r < QK_NVFP4_BLOCK; r++)
 		for (j = 0; j < QKI_CHUNK; j++)
-			c[r][j] = qk_enc_e2m1(QK_FDIV(x[r][j], div[j]));
+			c[r][j] = qki_enc_e2m1(QK_FDIV(x[r][j], div[j]));
 }
 
 /* Packs QKI_CHUNK codes (element 2j low nibble, 2j + 1 high). */
@@ -261,7 +261,7 @@ int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 {
 	struct qki_nv a = { .dtype = src_dtype, .w = w, .k = k,
 			    .inner = inner, .codes = codes, .scales = scales };
-	const struct qk_cuda_ops *ops;
+	const struct qki_cuda_ops *ops;
 	size_t n, sz = qki_dtype_size(src_dtype), tiles;
 	unsigned parts, i;
 	uint32_t amax;
@@ -289,7 +289,7 @@ int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 			return QK_ENOMEM;
 		qki_parallel(ctx, tiles, n * sz, qki_nv_bmax_rows, &a, &parts);
 		for (i = 0, amax = 0; i < parts; i++)
-			amax = qk_f2u(a.part[i]) > amax ? qk_f2u(a.part[i]) : amax;
+			amax = qki_f2u(a.part[i]) > amax ? qki_f2u(a.part[i]) : amax;
 	} else {
 		amax = qki_amax_bits(ctx, src_dtype, w, n);
 	}
@@ -297,7 +297,7 @@ int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		free(a.bmax);
 		return QK_EINVAL; /* inf: no finite scale represents it */
 	}
-	a.g = qk_nvfp4_gscale(qk_u2f(amax));
+	a.g = qki_nvfp4_gscale(qki_u2f(amax));
 	if (n && inner == 1)
 		rc = qki_parallel(ctx, tiles, n * sz, qki_nv_q_rows, &a, NULL);
 	else if (n)
@@ -331,8 +331,8 @@ static int qki_nv_dq(void *arg, unsigned part, size_t lo, size_t hi)
 			size_t s = (row / QK_NVFP4_BLOCK) * a->inner + t;
 			uint8_t code = a->ccodes[e / 2] >> (e & 1 ? 4 : 0);
 
-			b[j] = qk_canon(QK_FMUL(qk_dec_e2m1(code & 0xfu),
-					qk_nvfp4_block_div(a->cscales[s], a->g)));
+			b[j] = qki_canon(QK_FMUL(qki_dec_e2m1(code & 0xfu),
+					qki_nvfp4_block_div(a->cscales[s], a->g)));
 		}
 		qki_store_f32(a->dtype, a->out, base + i, c, b);
 	}
@@ -354,11 +354,11 @@ QKI_HOT static void qki_nv_dq_blocks(const uint8_t *restrict c,
 		code[2 * j + 1] = c[j] >> 4;
 	}
 	for (b = 0; b < QKI_NVB; b++)
-		div[b] = qk_nvfp4_block_div(s[b], g);
+		div[b] = qki_nvfp4_block_div(s[b], g);
 	for (b = 0; b < QKI_NVB; b++)
 		for (j = 0; j < QK_NVFP4_BLOCK; j++)
-			y[b * QK_NVFP4_BLOCK + j] = qk_canon(QK_FMUL(
-				qk_dec_e2m1(code[b * QK_NVFP4_BLOCK + j]), div[b]));
+			y[b * QK_NVFP4_BLOCK + j] = qki_canon(QK_FMUL(
+				qki_dec_e2m1(code[b * QK_NVFP4_BLOCK + j]), div[b]));
 }
 
 static int qki_nv_dq_rows(void *arg, unsigned part, size_t lo, size_t hi)
@@ -395,7 +395,7 @@ int qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
 	struct qki_nv a = { .dtype = dst_dtype, .out = dst, .k = k,
 			    .inner = inner, .g = gscale, .ccodes = codes,
 			    .cscales = scales };
-	const struct qk_cuda_ops *ops;
+	const struct qki_cuda_ops *ops;
 	size_t n, bytes, tiles;
 	int rc = qki_nv_check(dst_dtype, outer, k, inner, &n);
 

@@ -151,7 +151,7 @@ static qir_tensor *const_of(qir_graph *g, const char *name)
 /* The tensor's bytes lie in the model's borrowed source bytes. */
 static int borrowed(qir_model *m, qir_tensor *t)
 {
-	const struct qir_model_priv *p = QIR_MPRIV(m);
+	const struct ir_model_priv *p = QIR_MPRIV(m);
 	const uint8_t *d, *lo = p->pb_borrow;
 	qir_error err = { 0 };
 

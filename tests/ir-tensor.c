@@ -106,7 +106,7 @@ static void test_external(void)
 	uint8_t bytes[64];
 	int64_t dim = 4;
 	qir_error err = { 0 };
-	qir_mapping *map = calloc(1, sizeof(*map));
+	ir_mapping *map = calloc(1, sizeof(*map));
 	qir_tensor *t, *u;
 	const float *f;
 	float vals[4] = { 1, 2, 3, 4 };
