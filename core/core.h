@@ -127,6 +127,10 @@ const char *pm_registry_did_you_mean(const struct pm_registry *r,
 /* Where the built-in passes live: the build tree's passes/.libs when
  * this binary runs uninstalled from it, else $(pkglibdir)/passes. */
 const char *pm_builtin_pass_dir(void);
+/* Run from the build tree: libqopt's CUDA module search goes to this
+ * tree's module (QOPT_CUDA_MODULE, unless the user set it), which is
+ * how the library itself stays free of build-tree paths. */
+void pm_use_build_tree_modules(void);
 /* spec index of option name in pass, or -1. */
 int pm_pass_option_index(const struct pm_pass *p, const char *name);
 

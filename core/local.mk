@@ -8,6 +8,7 @@ libqopt_la_SOURCES += \
 
 noinst_LTLIBRARIES += core/libpassmgr.la
 core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
+core_libpassmgr_la_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
 core_libpassmgr_la_LIBADD = $(INIH_LIBS)
 core_libpassmgr_la_SOURCES = \
 	core/core.h \

@@ -7,7 +7,10 @@
 int main(int argc, char **argv)
 {
 	struct pm_cli c;
-	int rc = cli_parse(&c, argc, argv);
+	int rc;
+
+	pm_use_build_tree_modules();
+	rc = cli_parse(&c, argc, argv);
 
 	if (rc) {
 		cli_free(&c);

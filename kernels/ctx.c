@@ -4,12 +4,10 @@
  * The CUDA kernels live in a separate module (libqopt-cuda.so) so that
  * libqopt itself never links the CUDA runtime: a machine without the
  * driver or a GPU runs the same binary on the CPU. The module is
- * dlopened on first use, searched in this order:
- *   1. $QOPT_CUDA_MODULE (only that file, when set);
- *   2. QOPT_BUILDDIR/kernels/libqopt-cuda.so when the running program
- *      lies under QOPT_BUILDDIR (tests and benchmarks of a build tree
- *      must use that tree's module, never an installed one);
- *   3. QOPT_PKGLIBDIR/libqopt-cuda.so.
+ * dlopened on first use: $QOPT_CUDA_MODULE when set (only that file),
+ * else QOPT_PKGLIBDIR/libqopt-cuda.so. No build-tree path is compiled
+ * in: an uninstalled qopt sets QOPT_CUDA_MODULE to its own tree's
+ * module (core/discovery.c), and so do the tests (tests/env.sh).
  * Whatever goes wrong is kept as a sentence; contexts copy it into
  * qk_stats.fallback_reason when they would have used CUDA.
  */
@@ -38,32 +36,12 @@ static struct {
 } qki_cuda = { .once = PTHREAD_ONCE_INIT };
 
 #ifdef HAVE_CUDA
-/* 1 when /proc/self/exe lies under QOPT_BUILDDIR. */
-static int qki_in_builddir(void)
-{
-#ifdef QOPT_BUILDDIR
-	char exe[PATH_MAX], top[PATH_MAX];
-	size_t n;
-
-	if (!realpath("/proc/self/exe", exe) || !realpath(QOPT_BUILDDIR, top))
-		return 0;
-	n = strlen(top);
-	return strncmp(exe, top, n) == 0 && exe[n] == '/';
-#else
-	return 0;
-#endif
-}
-
 static void *qki_cuda_open(char *why, size_t len)
 {
 	const char *env = getenv("QOPT_CUDA_MODULE");
 	const char *path = QOPT_PKGLIBDIR "/" QKI_CUDA_MODULE;
 	void *h;
 
-#ifdef QOPT_BUILDDIR
-	if (qki_in_builddir())
-		path = QOPT_BUILDDIR "/kernels/" QKI_CUDA_MODULE;
-#endif
 	if (env && *env)
 		path = env;
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -74,6 +74,7 @@ check_PROGRAMS += bench/kernels-bench
 bench_kernels_bench_SOURCES = bench/kernels-bench.c kernels/cuda-abi.h
 bench_kernels_bench_LDADD = libqopt.la
 bench_kernels_bench_CFLAGS = $(AM_CFLAGS) -pthread
+bench_kernels_bench_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
 bench_kernels_bench_LDFLAGS = -pthread
 EXTRA_DIST += bench/nvfp4_numpy.py
 

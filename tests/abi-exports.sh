@@ -36,4 +36,8 @@ t "no data symbols exported" test ! -s "$W/data"
 sed 's/^/# data: /' "$W/data" | head
 t "no internal-only prefix (qir__) exported" \
 	eval '! grep -q "^qir__" "$W/exported"'
+# (debug information names the build folder; what the code uses does not)
+objcopy --strip-debug "$so" "$W/stripped.so" 2>/dev/null || cp "$so" "$W/stripped.so"
+t "no build-tree path compiled into libqopt" \
+	eval '! strings "$W/stripped.so" | grep -qF "$top_builddir"'
 done_testing
