@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <qopt/fold.h>
 #include <qopt/kernels.h>
 #include "internal.h"
 

@@ -846,19 +846,19 @@ size_t qir_model_function_count(const qir_model *m)
 	return mp ? mp->n_functions : 0;
 }
 
-const char *qir_model_function_name(const qir_model *m, size_t i)
+char *qir_model_function_name(const qir_model *m, size_t i, char *buf,
+			      size_t size)
 {
-	static __thread char buf[512];
 	const Onnx__ModelProto *mp = model_pb(m);
 	const Onnx__FunctionProto *f;
 
-	if (!mp || i >= mp->n_functions)
+	if (!mp || i >= mp->n_functions || !size)
 		return NULL;
 	f = mp->functions[i];
 	if (f->domain && f->domain[0])
-		snprintf(buf, sizeof(buf), "%s.%s", f->domain,
+		snprintf(buf, size, "%s.%s", f->domain,
 			 f->name ? f->name : "");
 	else
-		snprintf(buf, sizeof(buf), "%s", f->name ? f->name : "");
+		snprintf(buf, size, "%s", f->name ? f->name : "");
 	return buf;
 }

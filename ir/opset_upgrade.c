@@ -39,7 +39,7 @@ static int upgrade_node(struct ir_up *u, qir_node *n, int from,
 		return qir_fail(u->err, QIR_EUNSUPPORTED, "cannot upgrade %s: "
 				"unsupported op: %s is not an ai.onnx operator "
 				"known up to opset %d", ir_up_label(n), op,
-				QIR_UPGRADE_MAX_OPSET);
+				IR_UPGRADE_MAX_OPSET);
 	cur = ir_op_version_at(h, from);
 	if (!cur)
 		return qir_fail(u->err, QIR_EINVALID, "%s: %s does not exist "
@@ -84,11 +84,12 @@ static int upgrade_node(struct ir_up *u, qir_node *n, int from,
 static int check_functions(const qir_model *m, qir_error *err)
 {
 	size_t nf = qir_model_function_count(m);
+	char buf[512];
 	const char *first;
 
 	if (!nf)
 		return 0;
-	first = qir_model_function_name(m, 0);
+	first = qir_model_function_name(m, 0, buf, sizeof(buf));
 	return qir_fail(err, QIR_EUNSUPPORTED, "cannot upgrade the model: "
 			"unsupported: it holds %zu model-local function%s "
 			"(first '%s') whose bodies would not be upgraded", nf,
@@ -98,10 +99,10 @@ static int check_functions(const qir_model *m, qir_error *err)
 static int check_target(const qir_model *m, int64_t from, int64_t target,
 			qir_error *err)
 {
-	if (target > QIR_UPGRADE_MAX_OPSET)
+	if (target > IR_UPGRADE_MAX_OPSET)
 		return qir_fail(err, QIR_EUSAGE, "target opset %lld: operator "
 				"changes are known only up to opset %d",
-				(long long)target, QIR_UPGRADE_MAX_OPSET);
+				(long long)target, IR_UPGRADE_MAX_OPSET);
 	if (from <= 0)
 		return qir_fail(err, QIR_EINVALID, "the model imports no "
 				"ai.onnx opset to upgrade");
@@ -193,4 +194,9 @@ int qir_model_upgrade_opset(qir_model *m, int64_t target,
 out:
 	free(l.v);
 	return ret;
+}
+
+int64_t qir_upgrade_max_opset(void)
+{
+	return IR_UPGRADE_MAX_OPSET;
 }

@@ -6,7 +6,11 @@
 #ifndef QOPT_IR_OPSET_UPGRADE_H
 #define QOPT_IR_OPSET_UPGRADE_H
 
+#include <qopt/upgrade.h>
 #include "internal.h"
+
+/* Highest opset whose operator changes the rules know. */
+#define IR_UPGRADE_MAX_OPSET 25
 
 /* ---- opset_history.c ---- */
 

@@ -46,6 +46,10 @@ int main(void)
 	tap_ok(QOPT_VERSION >= QOPT_VERSION_AT(0, 2, 0) &&
 	       QOPT_VERSION < QOPT_VERSION_AT(0, 2, 1),
 	       "QOPT_VERSION compares with QOPT_VERSION_AT");
+	tap_ok(qir_upgrade_max_opset() >= 25 &&
+	       qir_opset_min_ir_version(qir_upgrade_max_opset()) > 0,
+	       "qir_upgrade_max_opset() answers at run time (%lld)",
+	       (long long)qir_upgrade_max_opset());
 	qir_model_free(m);
 	return tap_done();
 }

@@ -1,5 +1,6 @@
 /* tests/ir-const-eval.c - the constant folder. */
 #include <string.h>
+#include <qopt/fold.h>
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
 #include "tap.h"

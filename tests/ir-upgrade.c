@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/ir.h>
+#include <qopt/upgrade.h>
 #include "io-util.h"
 #include "tap.h"
 
@@ -447,6 +448,7 @@ static void test_functions(void)
 	struct pb b = function_model();	/* lives as long as the model */
 	qir_error err = { 0 };
 	qir_model *m = NULL, *plain;
+	char fn[512];
 
 	if (!tap_ok(qir_model_load_buffer(b.d, b.n, NULL, &m, &err) == 0,
 		    "function model loads")) {
@@ -455,9 +457,9 @@ static void test_functions(void)
 		return;
 	}
 	tap_ok(qir_model_function_count(m) == 1 &&
-	       qir_model_function_name(m, 0) &&
-	       !strcmp(qir_model_function_name(m, 0), "local.myfn") &&
-	       !qir_model_function_name(m, 1),
+	       qir_model_function_name(m, 0, fn, sizeof(fn)) &&
+	       !strcmp(qir_model_function_name(m, 0, fn, sizeof(fn)), "local.myfn") &&
+	       !qir_model_function_name(m, 1, fn, sizeof(fn)),
 	       "qir_model_function_count/name: 1, 'local.myfn'");
 	expect_refused(m, 19, QIR_EUNSUPPORTED, "model-local function",
 		       "local function");
@@ -468,7 +470,7 @@ static void test_functions(void)
 
 	plain = qir_model_new(6, 11, NULL);
 	tap_ok(qir_model_function_count(plain) == 0 &&
-	       !qir_model_function_name(plain, 0),
+	       !qir_model_function_name(plain, 0, fn, sizeof(fn)),
 	       "a model built in memory has no functions");
 	qir_model_free(plain);
 }

@@ -453,65 +453,10 @@ uint64_t qir_model_hash(qir_model *m);
  * IR does not model them, the writer keeps them as read. 0 for a model
  * built in memory. */
 size_t qir_model_function_count(const qir_model *m);
-/* "domain.name" of function i (borrowed, valid until the next call
- * from this thread), or NULL when i is out of range. */
-const char *qir_model_function_name(const qir_model *m, size_t i);
-
-/* ------------------------------------------------------------------ */
-/* Opset upgrade                                                       */
-
-/* Highest default-domain opset whose operator changes the upgrade
- * knows. */
-#define QIR_UPGRADE_MAX_OPSET 25
-
-/* IR version of the ONNX release that introduced this default-domain
- * opset (9 for 19, 10 for 21, 11 for 23, 12 for 24, 13 for 25). */
-int64_t qir_opset_min_ir_version(int64_t opset);
-
-/* Opset that first defined ai.onnx operator op; 0 when op is not one
- * known up to QIR_UPGRADE_MAX_OPSET. */
-int64_t qir_op_first_opset(const char *op);
-
-/* Caller-provided. qir_model_upgrade_opset fills the counts and leaves
- * the callbacks (which it calls when set) as they are. */
-typedef struct qir_upgrade_report {
-	int64_t from_opset, to_opset;
-	int64_t ir_before, ir_after;
-	int64_t nodes_checked;	/* default-domain nodes, every graph */
-	int64_t nodes_rewritten; /* operator changes a rule carried a
-				  * node across */
-	/* After each rule applied: the node (as "node 'name' (Op)"), its
-	 * op, the opset step crossed and what the rule did. */
-	void (*on_rewrite)(void *arg, const char *node, const char *op,
-			   int step, const char *what);
-	/* After each node of the rewrite: done of total. */
-	void (*on_progress)(void *arg, size_t done, size_t total);
-	void *arg;
-} qir_upgrade_report;
-
-/* Raises the default-domain opset to target (at most
- * QIR_UPGRADE_MAX_OPSET), carrying every default-domain node of every
- * graph across each change of its operator's definition with the
- * rewrite that keeps its meaning, then sets the opset import and raises
- * the IR version to qir_opset_min_ir_version(target). A dry run checks
- * every node first: an op it cannot upgrade (QIR_EUNSUPPORTED, naming
- * node, op and versions), a model with local functions (whose bodies
- * would not be upgraded) or a target below the declared opset
- * (QIR_EUSAGE) fails with the model untouched. Only an allocation
- * failure during the rewrite itself can leave it partly rewritten
- * (then it must not be saved). target equal to the declared opset:
- * nothing changes. rep may be NULL. */
-int qir_model_upgrade_opset(qir_model *m, int64_t target,
-			    qir_upgrade_report *rep, qir_error *err);
-
-/* Constant folding of small subgraphs: if v is computed only from
- * constants through Reshape, Transpose, MatMul, Mul, Add, Sub, Div,
- * Cast, Squeeze, Unsqueeze, Concat, Slice, Gather, Identity (and
- * Shape/Constant/ConstantOfShape/Unsqueeze over those), evaluates it.
- * Caller owns *out. QIR_EUNSUPPORTED (with the op named) when v is not
- * such a constant. max_bytes bounds any intermediate. */
-int qir_const_eval(qir_value *v, uint64_t max_bytes, qir_tensor **out,
-		   qir_error *err);
+/* "domain.name" of function i written into buf (truncated to size) and
+ * returned, or NULL when i is out of range. */
+char *qir_model_function_name(const qir_model *m, size_t i, char *buf,
+			      size_t size);
 
 #ifdef __cplusplus
 }

@@ -6,9 +6,11 @@
 #define QOPT_QOPT_H
 
 #include <qopt/dtype.h>
+#include <qopt/fold.h>
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
 #include <qopt/pass.h>
+#include <qopt/upgrade.h>
 #include <qopt/version.h>
 
 #endif

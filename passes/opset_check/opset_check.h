@@ -9,7 +9,7 @@
 
 /* Highest default-domain opset whose operator changes the upgrade
  * (qir_model_upgrade_opset) knows. */
-#define OC_MAX_OPSET QIR_UPGRADE_MAX_OPSET
+#define OC_MAX_OPSET ((int)qir_upgrade_max_opset())
 
 /* What the model needs (needs.c). */
 struct oc_needs {
