@@ -2,38 +2,38 @@
 # static library: plugin loader, pipelines, running passes) and the
 # qopt command line (the binary).
 libqopt_la_SOURCES += \
-	core/ctx-ops.h \
-	core/ctx-api.c \
-	core/version.c
+	core/api/ctx-ops.h \
+	core/api/ctx-api.c \
+	core/api/version.c
 
 noinst_LTLIBRARIES += core/libpassmgr.la
 core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 core_libpassmgr_la_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
 core_libpassmgr_la_LIBADD = $(INIH_LIBS)
 core_libpassmgr_la_SOURCES = \
-	core/core.h \
-	core/ctx-ops.h \
-	core/pipeline-internal.h \
-	core/log.c \
-	core/suggest.c \
-	core/options.c \
-	core/loader.c \
-	core/discovery.c \
-	core/pipeline.c \
-	core/pipeline-ini.c \
-	core/pipeline-globals.c \
-	core/pipeline-print.c \
-	core/ctx.c \
-	core/gate.c \
-	core/progress.c \
-	core/manager.c \
-	core/report.c
+	core/manager/core.h \
+	core/api/ctx-ops.h \
+	core/manager/pipeline-internal.h \
+	core/manager/log.c \
+	core/manager/suggest.c \
+	core/manager/options.c \
+	core/manager/loader.c \
+	core/manager/discovery.c \
+	core/manager/pipeline.c \
+	core/manager/pipeline-ini.c \
+	core/manager/pipeline-globals.c \
+	core/manager/pipeline-print.c \
+	core/manager/ctx.c \
+	core/manager/gate.c \
+	core/manager/progress.c \
+	core/manager/manager.c \
+	core/manager/report.c
 
 qopt_SOURCES += \
-	core/main.c \
-	core/cli.h \
-	core/cli.c \
-	core/setup.c \
-	core/cmd-run.c \
-	core/cmd-model.c \
-	core/bisect.c
+	core/cli/main.c \
+	core/cli/cli.h \
+	core/cli/cli.c \
+	core/cli/setup.c \
+	core/cli/cmd-run.c \
+	core/cli/cmd-model.c \
+	core/cli/bisect.c

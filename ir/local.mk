@@ -1,27 +1,35 @@
-# ir: the IR proper (graph operations, verifier, printer, folder)
-libqopt_la_SOURCES += ir/internal.h ir/dtype.c ir/strmap.c ir/error.c \
-	ir/tensor.c ir/value.c ir/node.c ir/attr.c ir/graph.c ir/model.c \
-	ir/toposort.c ir/dead.c ir/verify.c ir/print.c ir/hash.c \
-	ir/const_eval.c ir/spill.c
+# ir: three layers, each its own folder.
 
-# Opset upgrade: operator history, per-change rules, their graph
+# ir/model: the IR proper (graph operations, verifier, printer, hash).
+libqopt_la_SOURCES += ir/model/internal.h ir/model/dtype.c \
+	ir/model/strmap.c ir/model/error.c ir/model/tensor.c \
+	ir/model/value.c ir/model/node.c ir/model/attr.c ir/model/graph.c \
+	ir/model/model.c ir/model/toposort.c ir/model/dead.c \
+	ir/model/verify.c ir/model/print.c ir/model/hash.c ir/model/spill.c
+
+# ir/transforms: the constant folder (qopt/fold.h) and the opset upgrade
+# (qopt/upgrade.h): operator history, per-change rules, their graph
 # helpers and the driver (qir_model_upgrade_opset).
-libqopt_la_SOURCES += ir/opset_upgrade.h ir/opset_history.c \
-	ir/opset_rules.c ir/opset_rewrite.c ir/opset_upgrade.c
+libqopt_la_SOURCES += ir/transforms/const_eval.c \
+	ir/transforms/opset_upgrade.h ir/transforms/opset_history.c \
+	ir/transforms/opset_rules.c ir/transforms/opset_rewrite.c \
+	ir/transforms/opset_upgrade.c
 
-# ---- ONNX reading and writing (owner: ONNX I/O) ----
+# ---- ir/onnx: ONNX reading and writing (owner: ONNX I/O) ----
 # The protobuf-c bindings are generated into the build tree from our
-# own ir/onnx.proto; AM_CPPFLAGS finds them as "ir/onnx.pb-c.h".
-libqopt_la_SOURCES += ir/onnx_io.h ir/onnx_check.c ir/onnx_tensor.c \
-	ir/onnx_read.c ir/onnx_skeleton.c ir/onnx_write.c ir/external.c \
-	ir/atomic_file.c ir/arena.c
-nodist_libqopt_la_SOURCES += ir/onnx.pb-c.c ir/onnx.pb-c.h
-BUILT_SOURCES += ir/onnx.pb-c.c ir/onnx.pb-c.h
-CLEANFILES += ir/onnx.pb-c.c ir/onnx.pb-c.h
-EXTRA_DIST += ir/onnx.proto
+# own ir/onnx/onnx.proto; AM_CPPFLAGS finds them as
+# "ir/onnx/onnx.pb-c.h".
+libqopt_la_SOURCES += ir/onnx/onnx_io.h ir/onnx/onnx_check.c \
+	ir/onnx/onnx_tensor.c ir/onnx/onnx_read.c ir/onnx/onnx_skeleton.c \
+	ir/onnx/onnx_write.c ir/onnx/external.c ir/onnx/atomic_file.c \
+	ir/onnx/arena.c
+nodist_libqopt_la_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
+BUILT_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
+CLEANFILES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
+EXTRA_DIST += ir/onnx/onnx.proto
 
 # One protoc-c run writes both files.
-ir/onnx.pb-c.h: ir/onnx.pb-c.c
-ir/onnx.pb-c.c: $(srcdir)/ir/onnx.proto
-	$(AM_V_GEN)$(MKDIR_P) ir && \
-	$(PROTOC_C) --c_out=$(builddir) -I$(srcdir) $(srcdir)/ir/onnx.proto
+ir/onnx/onnx.pb-c.h: ir/onnx/onnx.pb-c.c
+ir/onnx/onnx.pb-c.c: $(srcdir)/ir/onnx/onnx.proto
+	$(AM_V_GEN)$(MKDIR_P) ir/onnx && \
+	$(PROTOC_C) --c_out=$(builddir) -I$(srcdir) $(srcdir)/ir/onnx/onnx.proto

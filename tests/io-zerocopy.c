@@ -8,7 +8,7 @@
  */
 #include "tap.h"
 #include "io-util.h"
-#include "onnx_io.h"
+#include "onnx/onnx_io.h"
 
 static const char *dir;
 

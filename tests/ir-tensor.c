@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <qopt/ir.h>
-#include "internal.h"
+#include "model/internal.h"
 #include "tap.h"
 
 /* qir_tensor_location() writes here. */

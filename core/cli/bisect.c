@@ -1,0 +1,442 @@
+/*
+ * core/cli/bisect.c - `qopt bisect`: finds the first numbered point (pass
+ * run or rewrite, see core/gate.c) after which a test command calls
+ * the output bad. Each candidate comes from re-running the pipeline in
+ * process on a freshly loaded model with a bisect limit.
+ *
+ * Test runs: the two endpoints (limit 0 must be good, all points bad),
+ * then a binary search over (good, bad]: ceil(log2(points)) more at
+ * most, unless the test skips (exit 125), when a neighbour is tried as
+ * git bisect does.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+
+enum { T_GOOD, T_BAD, T_SKIP, T_ERROR };
+static const char *const tname[] = { "good", "bad", "skip", "error" };
+
+struct point_info {
+	int64_t num;
+	int is_rewrite;
+	int64_t pass_point;
+	char *pass;
+	char *desc;
+};
+
+struct bisect {
+	struct pm_cli *c;
+	struct pm_pipeline *pl;
+	struct pm_run_opts o;
+	qir_save_opts so;
+	const char *dir;
+	char *cand;
+	FILE *log;
+	int tests;
+	qir_model *good, *bad;
+	int64_t lo, hi;
+	struct point_info hi_point;
+	char *skipped;
+};
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p = malloc(strlen(dir) + strlen(name) + 2);
+
+	if (p)
+		sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+static void point_clear(struct point_info *pi)
+{
+	free(pi->pass);
+	free(pi->desc);
+	memset(pi, 0, sizeof(*pi));
+}
+
+static void keep_point(struct bisect *b, const struct pm_run *run,
+		       int64_t num, struct point_info *out)
+{
+	size_t i;
+
+	for (i = 0; i < run->npoints; i++) {
+		const struct pm_point *p = &run->points[i];
+
+		if (p->num != num)
+			continue;
+		point_clear(out);
+		out->num = num;
+		out->is_rewrite = p->is_rewrite;
+		out->pass_point = p->pass_point;
+		out->pass = strdup(b->pl->stages[p->stage].name);
+		out->desc = p->desc ? strdup(p->desc) : NULL;
+		return;
+	}
+}
+
+/* The model after the first `limit` points; NULL when loading or the
+ * pipeline fails. *count: how many points that run numbered. */
+static qir_model *run_at(struct bisect *b, int64_t limit, int64_t *count,
+			 struct point_info *pi)
+{
+	struct pm_run_opts o = b->o;
+	struct pm_run run;
+	qir_error err = { 0 };
+	qir_model *m;
+
+	o.bisect_limit = limit;
+	o.record_points = pi != NULL;
+	if (pm_run_init(&run, b->pl, &o, &err) < 0) {
+		fprintf(stderr, "qopt: error: %s\n", err.msg);
+		return NULL;
+	}
+	m = cli_load(b->c->input);
+	if (m && pm_run_model(&run, m) < 0) {
+		qir_model_free(m);
+		m = NULL;
+	}
+	if (count)
+		*count = run.counter;
+	if (m && pi)
+		keep_point(b, &run, limit < 0 ? run.counter : limit, pi);
+	pm_run_fini(&run);
+	return m;
+}
+
+static char *shell_quote(const char *s)
+{
+	char *out = malloc(4 * strlen(s) + 3), *o = out;
+
+	if (!out)
+		return NULL;
+	*o++ = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o++ = '\'';
+	*o = 0;
+	return out;
+}
+
+/* CMD with every {} replaced by the quoted path (appended if none). */
+static char *test_command(const char *cmd, const char *path)
+{
+	char *q = shell_quote(path), *out, *o;
+	const char *s;
+	size_t n = strlen(cmd) + strlen(q) + 2;
+
+	for (s = cmd; (s = strstr(s, "{}")); s += 2)
+		n += strlen(q);
+	out = malloc(n);
+	if (!out || !q) {
+		free(q);
+		free(out);
+		return NULL;
+	}
+	for (o = out, s = cmd; *s;) {
+		if (s[0] == '{' && s[1] == '}') {
+			o = stpcpy(o, q);
+			s += 2;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = 0;
+	if (!strstr(cmd, "{}"))
+		sprintf(o, " %s", q);
+	free(q);
+	return out;
+}
+
+static int run_test(const char *cmd)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return T_ERROR;
+	if (pid == 0) {
+		/* The test's chatter goes to stderr with ours: stdout
+		 * carries only the result. */
+		dup2(2, 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return T_ERROR;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return T_GOOD;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 125)
+		return T_SKIP;
+	return T_BAD;
+}
+
+static void remove_candidate(struct bisect *b)
+{
+	char *data = malloc(strlen(b->cand) + 6);
+
+	unlink(b->cand);
+	if (data) {
+		sprintf(data, "%s.data", b->cand);
+		unlink(data);
+		free(data);
+	}
+}
+
+static int test_model(struct bisect *b, qir_model *m, int64_t limit)
+{
+	qir_error err = { 0 };
+	char *cmd;
+	int r;
+
+	if (!m) {
+		r = T_SKIP;
+		fprintf(b->log, "limit %lld: skip (the pipeline failed)\n",
+			(long long)limit);
+		fprintf(stderr, "qopt: bisect: limit %lld: the pipeline failed; skipping it\n",
+			(long long)limit);
+		return r;
+	}
+	if (qir_model_save(m, b->cand, &b->so, &err) < 0) {
+		fprintf(stderr, "qopt: %s: error: %s\n", b->cand, err.msg);
+		return T_ERROR;
+	}
+	cmd = test_command(b->c->test_cmd, b->cand);
+	r = cmd ? run_test(cmd) : T_ERROR;
+	free(cmd);
+	remove_candidate(b);
+	if (r == T_ERROR) {
+		fprintf(stderr, "qopt: error: cannot run the test command\n");
+		return r;
+	}
+	b->tests++;
+	fprintf(b->log, "limit %lld: %s\n", (long long)limit, tname[r]);
+	fflush(b->log);
+	fprintf(stderr, "qopt: bisect: limit %lld: %s\n", (long long)limit,
+		tname[r]);
+	return r;
+}
+
+static int save_as(struct bisect *b, qir_model *m, const char *name)
+{
+	qir_error err = { 0 };
+	char *path = path_in(b->dir, name);
+	int rc = path ? qir_model_save(m, path, &b->so, &err) : -1;
+
+	if (rc < 0)
+		fprintf(stderr, "qopt: %s: error: %s\n", path ? path : name,
+			err.msg);
+	free(path);
+	return rc;
+}
+
+static int64_t pick(const struct bisect *b)
+{
+	int64_t mid = b->lo + (b->hi - b->lo) / 2, d;
+
+	for (d = 0; d < b->hi - b->lo; d++) {
+		if (mid + d < b->hi && !b->skipped[mid + d])
+			return mid + d;
+		if (d && mid - d > b->lo && !b->skipped[mid - d])
+			return mid - d;
+	}
+	return -1;
+}
+
+static int search(struct bisect *b)
+{
+	struct point_info pi = { 0 };
+
+	while (b->hi - b->lo > 1) {
+		int64_t l = pick(b);
+		qir_model *m;
+		int r;
+
+		if (l < 0)
+			return -1;
+		m = run_at(b, l, NULL, &pi);
+		r = test_model(b, m, l);
+		if (r == T_ERROR) {
+			qir_model_free(m);
+			point_clear(&pi);
+			return -2;
+		}
+		if (r == T_SKIP) {
+			b->skipped[l] = 1;
+			qir_model_free(m);
+		} else if (r == T_GOOD) {
+			qir_model_free(b->good);
+			b->good = m;
+			b->lo = l;
+		} else {
+			qir_model_free(b->bad);
+			b->bad = m;
+			b->hi = l;
+			point_clear(&b->hi_point);
+			b->hi_point = pi;
+			memset(&pi, 0, sizeof(pi));
+		}
+	}
+	point_clear(&pi);
+	return 0;
+}
+
+static int endpoints(struct bisect *b, int64_t *npoints)
+{
+	int r;
+
+	b->bad = run_at(b, -1, npoints, &b->hi_point);
+	if (!b->bad) {
+		fprintf(stderr, "qopt: error: bisect: the full pipeline fails on %s\n",
+			b->c->input);
+		return -1;
+	}
+	if (*npoints == 0) {
+		fprintf(stderr, "qopt: error: bisect: the pipeline has no passes to bisect\n");
+		return -1;
+	}
+	r = test_model(b, b->bad, *npoints);
+	if (r != T_BAD) {
+		fprintf(stderr, "qopt: error: bisect: the fully optimized model is %s, not bad: nothing to bisect\n",
+			tname[r]);
+		return -1;
+	}
+	b->good = run_at(b, 0, NULL, NULL);
+	r = test_model(b, b->good, 0);
+	if (r != T_GOOD) {
+		fprintf(stderr, "qopt: error: bisect: the unmodified model is %s, not good: the test fails without qopt's passes\n",
+			tname[r]);
+		return -1;
+	}
+	b->lo = 0;
+	b->hi = *npoints;
+	return 0;
+}
+
+static int ceil_log2(int64_t n)
+{
+	int k = 0;
+
+	while (((int64_t)1 << k) < n)
+		k++;
+	return k;
+}
+
+static void report(const struct bisect *b, int64_t npoints)
+{
+	const struct point_info *p = &b->hi_point;
+
+	if (p->is_rewrite)
+		printf("first bad point: (%lld) rewrite in pass run (%lld) %s: %s\n",
+		       (long long)p->num, (long long)p->pass_point, p->pass,
+		       p->desc ? p->desc : "");
+	else
+		printf("first bad point: (%lld) pass run %s\n",
+		       (long long)p->num, p->pass);
+	printf("points: %lld; test runs: %d (at most %d without skips)\n",
+	       (long long)npoints, b->tests, ceil_log2(npoints) + 2);
+	printf("last good: %s/last-good.onnx (limit %lld)\n", b->dir,
+	       (long long)b->lo);
+	printf("first bad: %s/first-bad.onnx (limit %lld)\n", b->dir,
+	       (long long)b->hi);
+	printf("log: %s/bisect.log\n", b->dir);
+}
+
+static int open_dir(struct bisect *b)
+{
+	char *log;
+
+	if (mkdir(b->dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "qopt: %s: error: cannot create folder: %s\n",
+			b->dir, strerror(errno));
+		return -1;
+	}
+	b->cand = path_in(b->dir, "candidate.onnx");
+	log = path_in(b->dir, "bisect.log");
+	b->log = log ? fopen(log, "w") : NULL;
+	if (!b->log || !b->cand) {
+		fprintf(stderr, "qopt: %s: error: cannot write bisect.log: %s\n",
+			b->dir, strerror(errno));
+		free(log);
+		return -1;
+	}
+	free(log);
+	return 0;
+}
+
+static int bisect(struct bisect *b)
+{
+	int64_t npoints = 0;
+	int rc;
+
+	if (open_dir(b) < 0 || endpoints(b, &npoints) < 0)
+		return QOPT_EXIT_FAIL;
+	b->skipped = calloc(npoints + 1, 1);
+	if (!b->skipped)
+		return QOPT_EXIT_FAIL;
+	rc = search(b);
+	if (rc == -2)
+		return QOPT_EXIT_FAIL;
+	if (save_as(b, b->good, "last-good.onnx") < 0 ||
+	    save_as(b, b->bad, "first-bad.onnx") < 0)
+		return QOPT_EXIT_FAIL;
+	if (rc < 0) {
+		fprintf(stderr, "qopt: error: bisect: every point between limit %lld (good) and %lld (bad) was skipped; the first bad point is one of %lld..%lld\n",
+			(long long)b->lo, (long long)b->hi,
+			(long long)b->lo + 1, (long long)b->hi);
+		return QOPT_EXIT_FAIL;
+	}
+	report(b, npoints);
+	return QOPT_EXIT_OK;
+}
+
+int cmd_bisect(struct pm_cli *c)
+{
+	struct pm_pipeline pl;
+	struct pm_registry *reg = NULL;
+	struct bisect b = { .c = c, .pl = &pl };
+	int rc;
+
+	pm_pipeline_init(&pl);
+	rc = cli_setup(c, &pl, &reg);
+	if (!rc && !pl.nstages) {
+		fprintf(stderr, "qopt: error: bisect needs a pipeline (-p or --passes)\n");
+		rc = QOPT_EXIT_USAGE;
+	}
+	if (!rc)
+		rc = cli_run_opts(c, &pl, &b.o);
+	if (!rc) {
+		b.dir = c->output ? c->output : "qopt-bisect";
+		/* Pass chatter from every candidate run would drown the
+		 * search; -v brings it (and the BISECT: lines) back. */
+		b.o.bisect_print = c->verbose > 0;
+		if (!c->verbose)
+			pm_msg_setup(QOPT_LOG_ERROR, b.o.strict);
+		cli_save_opts(c, &pl, &b.so);
+		rc = bisect(&b);
+	}
+	if (b.log)
+		fclose(b.log);
+	qir_model_free(b.good);
+	qir_model_free(b.bad);
+	point_clear(&b.hi_point);
+	free(b.skipped);
+	free(b.cand);
+	pm_pipeline_free(&pl);
+	pm_registry_free(reg);
+	return rc;
+}

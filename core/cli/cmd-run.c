@@ -1,0 +1,213 @@
+/*
+ * core/cli/cmd-run.c - `qopt MODEL -o OUT`: load, run the pipeline, save;
+ * plus the inspection options (--list-passes, --help-pass,
+ * --print-pipeline).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+
+int cmd_list_passes(const struct pm_registry *r)
+{
+	size_t i, w = 4;
+
+	for (i = 0; i < r->npasses; i++)
+		if (strlen(r->passes[i]->info->name) > w)
+			w = strlen(r->passes[i]->info->name);
+	for (i = 0; i < r->npasses; i++) {
+		const struct pm_pass *p = r->passes[i];
+
+		printf("%-*s  %s (%s %s)\n", (int)w, p->info->name,
+		       p->info->summary, p->plugin->path,
+		       p->plugin->info->version ? p->plugin->info->version :
+		       "?");
+	}
+	if (!r->npasses)
+		printf("(no passes found)\n");
+	return QOPT_EXIT_OK;
+}
+
+int cmd_help_pass(const struct pm_registry *r, const char *name)
+{
+	const struct pm_pass *p = pm_registry_find(r, name);
+	const qopt_option_spec *o;
+	size_t i;
+
+	if (!p) {
+		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
+			pm_registry_did_you_mean(r, name));
+		return QOPT_EXIT_USAGE;
+	}
+	printf("%s - %s\n", p->info->name, p->info->summary);
+	printf("plugin: %s %s (%s)\n", p->plugin->info->name,
+	       p->plugin->info->version ? p->plugin->info->version : "?",
+	       p->plugin->path);
+	if (p->info->flags & QOPT_PASS_HAS_TARGETS)
+		printf("warns when it changes nothing (its options name targets)\n");
+	if (!p->nopts) {
+		printf("options: none\n");
+		return QOPT_EXIT_OK;
+	}
+	printf("options:\n");
+	o = p->info->options;
+	for (i = 0; i < p->nopts; i++) {
+		char acc[512];
+
+		printf("  %-20s %-6s default %-10s %s\n", o[i].name,
+		       pm_opt_type_name(o[i].type),
+		       o[i].default_value ? (*o[i].default_value ?
+		       o[i].default_value : "''") : "(unset)",
+		       o[i].help ? o[i].help : "");
+		if (pm_option_accepts(&o[i], acc, sizeof(acc)))
+			printf("  %-20s %s\n", "", acc);
+	}
+	return QOPT_EXIT_OK;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* --print-after names a pass that is not in the pipeline: say so
+ * rather than print nothing. */
+static int check_print_after(const struct pm_cli *c,
+			     const struct pm_pipeline *pl)
+{
+	const char *names[256];
+	size_t i, j, n = 0;
+
+	for (i = 0; i < pl->nstages && n < 256; i++)
+		names[n++] = pl->stages[i].name;
+	for (i = 0; i < c->nprint_after; i++) {
+		for (j = 0; j < n; j++)
+			if (!strcmp(names[j], c->print_after[i]))
+				break;
+		if (j == n) {
+			fprintf(stderr, "qopt: error: --print-after: pass '%s' is not in the pipeline%s\n",
+				c->print_after[i],
+				pm_did_you_mean(c->print_after[i], names, n));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
+{
+	const struct pm_pipeline *pl = run->pl;
+	qir_error err = { 0 };
+	qir_save_opts so;
+	double t0;
+
+	if (run->o.strict && pm_msg_warnings()) {
+		fprintf(stderr, "qopt: error: warnings with --strict; no output written\n");
+		return QOPT_EXIT_FAIL;
+	}
+	if (qir_verify(m, &err) < 0) {
+		fprintf(stderr, "qopt: %s: error: the result does not verify: %s; no output written\n",
+			c->input, err.msg);
+		return QOPT_EXIT_FAIL;
+	}
+	if (c->dry_run)
+		return QOPT_EXIT_OK;
+	cli_save_opts(c, pl, &so);
+	t0 = pm_now();
+	if (qir_model_save(m, c->output, &so, &err) < 0) {
+		fprintf(stderr, "qopt: %s: error: %s\n", c->output, err.msg);
+		return QOPT_EXIT_FAIL;
+	}
+	run->t_save = pm_now() - t0;
+	pm_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
+		 m->graph->nnodes, m->graph->ninits);
+	return QOPT_EXIT_OK;
+}
+
+static int report(struct pm_cli *c, struct pm_run *run, int rc)
+{
+	qir_error err = { 0 };
+
+	if (c->stats)
+		pm_run_print_stats(run, stderr);
+	if (c->time_passes)
+		pm_run_print_times(run, stderr);
+	if (rc == QOPT_EXIT_OK && c->stats_json &&
+	    pm_run_write_stats_json(run, c->stats_json, c->input, &err) < 0) {
+		fprintf(stderr, "qopt: error: %s\n", err.msg);
+		return QOPT_EXIT_FAIL;
+	}
+	return rc;
+}
+
+static int run_pipeline(struct pm_cli *c, struct pm_pipeline *pl)
+{
+	struct pm_run_opts o;
+	struct pm_run run;
+	qir_error err = { 0 };
+	qir_model *m;
+	double t0;
+	int rc;
+
+	rc = cli_run_opts(c, pl, &o);
+	if (rc)
+		return rc;
+	pm_msg_setup(pm_msg_level(), o.strict);
+	if (pm_run_init(&run, pl, &o, &err) < 0) {
+		fprintf(stderr, "qopt: error: %s\n", err.msg);
+		return QOPT_EXIT_FAIL;
+	}
+	t0 = pm_now();
+	m = cli_load(c->input);
+	run.t_load = pm_now() - t0;
+	if (!m) {
+		pm_run_fini(&run);
+		return QOPT_EXIT_FAIL;
+	}
+	if (pm_run_model(&run, m) < 0) {
+		fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
+			run.failed_pass);
+		rc = QOPT_EXIT_FAIL;
+	} else {
+		rc = finish(c, &run, m);
+	}
+	rc = report(c, &run, rc);
+	pm_run_fini(&run);
+	qir_model_free(m);
+	return rc;
+}
+
+int cmd_run(struct pm_cli *c)
+{
+	struct pm_pipeline pl;
+	struct pm_registry *reg = NULL;
+	int rc;
+
+	pm_pipeline_init(&pl);
+	rc = cli_setup(c, &pl, &reg);
+	if (rc)
+		goto out;
+	if (c->list_passes) {
+		rc = cmd_list_passes(reg);
+	} else if (c->help_pass) {
+		rc = cmd_help_pass(reg, c->help_pass);
+	} else if (c->print_pipeline) {
+		pm_pipeline_print(&pl, stdout);
+	} else if (check_print_after(c, &pl) < 0) {
+		rc = QOPT_EXIT_USAGE;
+	} else if (c->output && same_file(c->input, c->output)) {
+		fprintf(stderr, "qopt: error: output '%s' is the input model; qopt never modifies its input\n",
+			c->output);
+		rc = QOPT_EXIT_USAGE;
+	} else {
+		rc = run_pipeline(c, &pl);
+	}
+out:
+	pm_pipeline_free(&pl);
+	pm_registry_free(reg);
+	return rc;
+}

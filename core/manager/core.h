@@ -1,0 +1,287 @@
+/*
+ * core/manager/core.h - private to core/ and the qopt binary (not installed).
+ *
+ * The pass manager: a static library linked into the qopt program. It
+ * uses libqopt's public API only, and gives passes their context
+ * through the ops table of core/ctx-ops.h.
+ */
+#ifndef QOPT_CORE_H
+#define QOPT_CORE_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <qopt/pass.h>
+
+/* ---- messages (core/log.c) ------------------------------------------
+ * "qopt: <tag>: warning: ...", "qopt: <tag>: error: ...". tag NULL:
+ * "qopt: error: ...". Messages above the configured level are dropped.
+ */
+void pm_msg_setup(int max_level, int strict);
+struct pm_stage_result;
+char *pm_stage_counters_str(const struct pm_stage_result *res,
+			      char *buf, size_t n);
+int pm_msg_level(void);
+void pm_msg(int level, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap);
+/* Warnings printed so far (each one fails the run under --strict). */
+unsigned pm_msg_warnings(void);
+/* Wipes a progress bar off the terminal line before other output. */
+void pm_msg_clear_bar(void);
+void pm_msg_set_bar(int shown);
+
+/* ---- suggestions (core/suggest.c) ---- */
+size_t pm_edit_distance(const char *a, const char *b);
+/* Closest candidate within a distance that still looks like a typo, or
+ * NULL. Borrowed from cands. */
+const char *pm_suggest(const char *word, const char *const *cands,
+			 size_t n);
+/* " (did you mean 'x'?)" or "" (static buffer). */
+const char *pm_did_you_mean(const char *word, const char *const *cands,
+			      size_t n);
+
+/* ---- option values (core/options.c) ---- */
+struct pm_value {
+	int set;		/* given by the pipeline (not the default) */
+	int present;		/* set or defaulted */
+	char *text;		/* canonical text (owned), NULL if !present */
+	int b;
+	int64_t i;
+	double f;
+	char **items;		/* QOPT_OPT_LIST, owned */
+	size_t nitems;
+};
+
+const char *pm_opt_type_name(int type);
+/* Parses text as spec's type into *v (cleared first). On failure
+ * returns -1 with a reason ("expects an integer, got 'x'") in why. */
+int pm_value_parse(const qopt_option_spec *spec, const char *text,
+		     struct pm_value *v, char *why, size_t n);
+void pm_value_clear(struct pm_value *v);
+/* What spec accepts beyond its type ("one of: real, fake", "range: 1 to
+ * 64") into buf; 0 when nothing more. */
+int pm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
+int pm_parse_bool(const char *s, int *out);
+
+/* ---- plugins and the pass registry (core/loader.c, discovery.c) ---- */
+struct pm_plugin {
+	char *path;		/* as given (owned) */
+	char *real;		/* realpath (owned), to load each file once */
+	void *handle;
+	const qopt_plugin_info *info;	/* &info_copy */
+	/* The plugin's tables in this libqopt's layout (owned): read with
+	 * the entry sizes the plugin was built with, missing fields 0. */
+	qopt_plugin_info info_copy;
+	qopt_pass_info *passes;
+	qopt_option_spec **options;	/* per pass, or NULL */
+};
+
+/* Entry sizes of ABI 2.0, the smallest a plugin of this major has. */
+#define QOPT_PLUGIN_INFO_SIZE_2_0 sizeof(qopt_plugin_info)
+#define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
+#define QOPT_OPTION_SPEC_SIZE_2_0 offsetof(qopt_option_spec, choices)
+
+struct pm_pass {
+	const qopt_pass_info *info;
+	const struct pm_plugin *plugin;
+	size_t nopts;
+};
+
+struct pm_registry {
+	struct pm_plugin **plugins;
+	size_t nplugins;
+	struct pm_pass **passes;
+	size_t npasses;
+	/* *.so files of plugin folders not opened yet (owned paths):
+	 * opened when a pass they may hold is needed. */
+	char **pending;
+	size_t npending;
+};
+
+struct pm_registry *pm_registry_new(void);
+void pm_registry_free(struct pm_registry *r);
+/* Loads one plugin and registers its passes; a file already loaded
+ * (same realpath) is skipped. Errors name the file. */
+int pm_registry_load_file(struct pm_registry *r, const char *path,
+			    qir_error *err);
+/* Every *.so in dir, in name order. Missing dir: QIR_EIO. A file that
+ * is not a qopt plugin (no entry symbol: a helper library beside the
+ * plugins) is skipped with a warning. */
+int pm_registry_load_dir(struct pm_registry *r, const char *dir,
+			   qir_error *err);
+/* Notes dir's *.so files without opening them (missing dir: QIR_EIO);
+ * pm_registry_need() and pm_registry_load_pending() open them. */
+int pm_registry_add_dir(struct pm_registry *r, const char *dir,
+			  qir_error *err);
+/* Makes pass name available if a plugin folder has it: first the file
+ * named after the pass (NAME.so), then every other pending file.
+ * 0 (found or not: pm_registry_find says), -1 on a broken plugin. */
+int pm_registry_need(struct pm_registry *r, const char *name,
+		       qir_error *err);
+/* Opens every pending file (--list-passes, suggestions). */
+int pm_registry_load_pending(struct pm_registry *r, qir_error *err);
+const struct pm_pass *pm_registry_find(const struct pm_registry *r,
+					   const char *name);
+const char *pm_registry_did_you_mean(const struct pm_registry *r,
+				       const char *name);
+/* Where the built-in passes live: the build tree's passes/.libs when
+ * this binary runs uninstalled from it, else $(pkglibdir)/passes. */
+const char *pm_builtin_pass_dir(void);
+/* Run from the build tree: libqopt's CUDA module search goes to this
+ * tree's module (QOPT_CUDA_MODULE, unless the user set it), which is
+ * how the library itself stays free of build-tree paths. */
+void pm_use_build_tree_modules(void);
+/* spec index of option name in pass, or -1. */
+int pm_pass_option_index(const struct pm_pass *p, const char *name);
+
+/* ---- pipelines (core/pipeline.c, pipeline-ini.c, pipeline-print.c) ---- */
+struct pm_rawopt {
+	char *key, *value;	/* owned */
+	int line;
+};
+
+struct pm_stage {
+	char *name;		/* owned */
+	int line;		/* 0 for --passes */
+	struct pm_rawopt *raw;
+	size_t nraw;
+	/* after pm_pipeline_resolve: */
+	const struct pm_pass *pass;
+	struct pm_value *vals; /* one per option spec of the pass */
+};
+
+/* [qopt] settings; -1 / NULL = not given. */
+struct pm_globals {
+	char **plugin_path;	/* absolute or relative to the INI's folder */
+	size_t nplugin_path;
+	char **load;
+	size_t nload;
+	int verify_each;
+	int strict;
+	char *device;
+	int64_t external_threshold;
+	char *external_name;
+	int all_inline;
+	/* Opset policy, the same for every pass (qopt_policy_*()). */
+	int64_t max_opset;	/* -1: no limit */
+	int allow_upgrade;	/* -1: not given (yes) */
+};
+
+struct pm_pipeline {
+	char *file;		/* name for messages: the INI path or "--passes" */
+	char *dir;		/* folder relative [qopt] paths start from */
+	struct pm_stage *stages;
+	size_t nstages;
+	struct pm_rawopt *global_raw; /* [qopt] keys as written */
+	size_t nglobal;
+	struct pm_globals g;
+};
+
+void pm_pipeline_init(struct pm_pipeline *p);
+void pm_pipeline_free(struct pm_pipeline *p);
+/* Syntax only (passes are not known yet): sections, keys, [qopt].
+ * Prints every problem as "qopt: FILE:LINE: ..."; returns the number
+ * of problems (0 = fine). */
+int pm_pipeline_parse_ini(struct pm_pipeline *p, const char *path);
+/* "name[:key=val...][,name...]"; list items inside use ';'. */
+int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec);
+/* Checks stages against the registry, parses every value. Prints
+ * problems; returns their number. */
+int pm_pipeline_resolve(struct pm_pipeline *p,
+			  const struct pm_registry *r);
+/* INI text that parses back to the same pipeline. */
+void pm_pipeline_print(const struct pm_pipeline *p, FILE *f);
+
+/* ---- running a pipeline (core/manager.c, ctx.c, report.c) ---- */
+struct pm_run_opts {
+	int verify_each;
+	int strict;
+	int print_after_all;
+	int print_changed;
+	const char *const *print_after; /* pass names */
+	size_t nprint_after;
+	int64_t bisect_limit;	/* -1: unlimited */
+	int bisect_print;	/* print BISECT: lines */
+	int record_points;	/* keep a list of every numbered point */
+	qk_device device;
+	int threads;
+	FILE *ir_out;		/* --print-after* destination */
+};
+
+struct pm_counter {
+	char *name;
+	int64_t value;
+};
+
+struct pm_stage_result {
+	int ran;		/* 0 when bisect skipped the pass */
+	int changed;
+	double seconds;
+	unsigned warnings;
+	uint64_t rewrites;	/* gate said yes */
+	uint64_t denied;	/* gate said no (bisect limit) */
+	int64_t point;		/* bisect number of this pass run */
+	struct pm_counter *counters;
+	size_t ncounters;
+};
+
+struct pm_point {
+	int64_t num;
+	int is_rewrite;
+	size_t stage;
+	int64_t pass_point;	/* number of the pass run it belongs to */
+	int ran;
+	char *desc;		/* rewrite description (owned) or NULL */
+};
+
+struct pm_run {
+	const struct pm_pipeline *pl;
+	struct pm_run_opts o;
+	qk_ctx *kctx;
+	int64_t counter;	/* last bisect number handed out */
+	struct pm_point *points;
+	size_t npoints, cappoints;
+	struct pm_stage_result *res;
+	double t_load, t_save, t_verify;
+	unsigned warnings;
+	const char *failed_pass; /* first failure, for reports */
+};
+
+struct ctx_ops;
+/* The manager's pass context; starts as core/ctx-ops.h's ctx_head. */
+struct qopt_ctx {
+	const struct ctx_ops *ops;	/* &pm_ctx_ops */
+	struct pm_run *run;
+	size_t stage;
+	const struct pm_stage *st;
+	struct pm_stage_result *res;
+	int misuse;		/* the pass broke the API contract */
+	unsigned errors;	/* qopt_error() calls */
+	unsigned warnings;
+	double bar_last;	/* progress throttle */
+	int bar_pct;
+};
+
+int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
+		  const struct pm_run_opts *o, qir_error *err);
+/* Runs every stage on m; prints what goes wrong (naming the pass) and
+ * returns -1 then: the caller must not write an output. */
+int pm_run_model(struct pm_run *r, qir_model *m);
+void pm_run_fini(struct pm_run *r);
+void pm_run_print_stats(const struct pm_run *r, FILE *f);
+void pm_run_print_times(const struct pm_run *r, FILE *f);
+int pm_run_write_stats_json(const struct pm_run *r, const char *path,
+			      const char *input, qir_error *err);
+double pm_now(void);
+/* The gate for a whole pass run (core/gate.c); 1: run it. */
+int pm_gate_pass(struct pm_run *r, size_t stage);
+/* Ends a progress bar of the context's pass, if one is shown. */
+void pm_ctx_finish_progress(qopt_ctx *ctx);
+/* The ops behind qopt_may_rewrite() and qopt_progress(). */
+int pm_gate_rewrite(qopt_ctx *ctx, const char *desc);
+void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
+		       const char *what);
+/* The table every manager context points to (core/ctx.c). */
+extern const struct ctx_ops pm_ctx_ops;
+
+#endif /* QOPT_CORE_H */

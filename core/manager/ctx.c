@@ -1,0 +1,179 @@
+/*
+ * core/manager/ctx.c - the manager's side of the context a pass sees: logging,
+ * options, statistics; the rewrite gate (gate.c) and progress
+ * (progress.c) complete the ops table libqopt forwards to.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <qopt/pass.h>
+#include "manager/core.h"
+#include "api/ctx-ops.h"
+
+static void ctx_vlog(qopt_ctx *ctx, int level, const char *fmt,
+		     va_list ap)
+{
+	const char *tag = ctx && ctx->st ? ctx->st->name : NULL;
+
+	if (ctx && level == QOPT_LOG_ERROR)
+		ctx->errors++;
+	if (ctx && level == QOPT_LOG_WARN)
+		ctx->warnings++;
+	pm_vmsg(level, tag, fmt, ap);
+}
+
+static int ctx_strict(const qopt_ctx *ctx)
+{
+	return ctx && ctx->run ? ctx->run->o.strict : 0;
+}
+
+static const char *ctx_pass_name(const qopt_ctx *ctx)
+{
+	return ctx && ctx->st ? ctx->st->name : NULL;
+}
+
+/* A pass asking for an option it did not declare, or with the wrong
+ * type, is a bug in the pass: it fails once it returns. */
+static const struct pm_value *opt(qopt_ctx *ctx, const char *name,
+				    int type)
+{
+	const qopt_option_spec *spec;
+	int idx;
+
+	if (!ctx || !ctx->st || !ctx->st->pass)
+		return NULL;
+	idx = pm_pass_option_index(ctx->st->pass, name);
+	if (idx < 0) {
+		qopt_error(ctx, "asked for option '%s', which it does not declare",
+			   name);
+		ctx->misuse = 1;
+		return NULL;
+	}
+	spec = &ctx->st->pass->info->options[idx];
+	if (type && (int)spec->type != type) {
+		qopt_error(ctx, "read option '%s' (%s) as %s", name,
+			   pm_opt_type_name(spec->type),
+			   pm_opt_type_name(type));
+		ctx->misuse = 1;
+		return NULL;
+	}
+	return &ctx->st->vals[idx];
+}
+
+static int ctx_opt_bool(qopt_ctx *ctx, const char *name)
+{
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_BOOL);
+
+	return v && v->present ? v->b : 0;
+}
+
+static int64_t ctx_opt_int(qopt_ctx *ctx, const char *name)
+{
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_INT);
+
+	return v && v->present ? v->i : 0;
+}
+
+static double ctx_opt_float(qopt_ctx *ctx, const char *name)
+{
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_FLOAT);
+
+	return v && v->present ? v->f : 0.0;
+}
+
+static const char *ctx_opt_string(qopt_ctx *ctx, const char *name)
+{
+	/* Any option reads as its canonical text. */
+	const struct pm_value *v = opt(ctx, name, 0);
+
+	return v && v->present ? v->text : NULL;
+}
+
+static int ctx_opt_enum(qopt_ctx *ctx, const char *name)
+{
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_ENUM);
+
+	return v && v->present ? (int)v->i : -1;
+}
+
+static const char *const *ctx_opt_list(qopt_ctx *ctx, const char *name,
+					size_t *count)
+{
+	static const char *const empty[1] = { NULL };
+	const struct pm_value *v = opt(ctx, name, QOPT_OPT_LIST);
+
+	*count = v && v->present ? v->nitems : 0;
+	if (!*count)
+		return empty;
+	return (const char *const *)v->items;
+}
+
+static int ctx_opt_is_set(qopt_ctx *ctx, const char *name)
+{
+	const struct pm_value *v = opt(ctx, name, 0);
+
+	return v ? v->set : 0;
+}
+
+static int64_t ctx_max_opset(qopt_ctx *ctx)
+{
+	const struct pm_globals *g = &ctx->run->pl->g;
+
+	return g->max_opset > 0 ? g->max_opset : 0;
+}
+
+static int ctx_allow_upgrade(qopt_ctx *ctx)
+{
+	return ctx->run->pl->g.allow_upgrade != 0;
+}
+
+static void ctx_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
+{
+	struct pm_stage_result *r;
+	struct pm_counter *grown;
+	size_t i;
+
+	if (!ctx || !ctx->res || !counter)
+		return;
+	r = ctx->res;
+	for (i = 0; i < r->ncounters; i++) {
+		if (!strcmp(r->counters[i].name, counter)) {
+			r->counters[i].value += delta;
+			return;
+		}
+	}
+	grown = realloc(r->counters, (r->ncounters + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	r->counters = grown;
+	grown[r->ncounters].name = strdup(counter);
+	grown[r->ncounters].value = delta;
+	if (grown[r->ncounters].name)
+		r->ncounters++;
+}
+
+static qk_ctx *ctx_kernels(qopt_ctx *ctx)
+{
+	return ctx && ctx->run ? ctx->run->kctx : NULL;
+}
+
+const struct ctx_ops pm_ctx_ops = {
+	.vlog = ctx_vlog,
+	.strict = ctx_strict,
+	.pass_name = ctx_pass_name,
+	.opt_bool = ctx_opt_bool,
+	.opt_int = ctx_opt_int,
+	.opt_float = ctx_opt_float,
+	.opt_string = ctx_opt_string,
+	.opt_enum = ctx_opt_enum,
+	.opt_list = ctx_opt_list,
+	.opt_is_set = ctx_opt_is_set,
+	.stat_add = ctx_stat_add,
+	.may_rewrite = pm_gate_rewrite,
+	.progress = pm_ctx_progress,
+	.kernels = ctx_kernels,
+	.max_opset = ctx_max_opset,
+	.allow_upgrade = ctx_allow_upgrade,
+};

@@ -1,0 +1,39 @@
+/*
+ * core/manager/discovery.c - where the built-in passes are.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <qopt/pass.h>
+#include "manager/core.h"
+
+/* 1 when this program runs from the build tree it was built in. */
+static int in_build_tree(void)
+{
+	char exe[PATH_MAX], top[PATH_MAX];
+	const char *dir = QOPT_BUILDDIR;
+	size_t n;
+
+	if (!realpath("/proc/self/exe", exe))
+		return 0;
+	/* The build folder may be reached through a symlink. */
+	if (realpath(QOPT_BUILDDIR, top))
+		dir = top;
+	n = strlen(dir);
+	return !strncmp(exe, dir, n) && exe[n] == '/';
+}
+
+void pm_use_build_tree_modules(void)
+{
+	if (in_build_tree())
+		setenv("QOPT_CUDA_MODULE", QOPT_BUILD_CUDA_MODULE, 0);
+}
+
+/* QOPT_PKGLIBDIR, QOPT_BUILDDIR and QOPT_BUILD_PASSDIR come from
+ * Makefile.am. An uninstalled qopt (the libtool wrapper runs the real
+ * binary from .libs/) must use the passes it was built with, never an
+ * older installed copy. */
+const char *pm_builtin_pass_dir(void)
+{
+	return in_build_tree() ? QOPT_BUILD_PASSDIR : QOPT_PKGLIBDIR "/passes";
+}

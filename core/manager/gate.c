@@ -1,0 +1,80 @@
+/*
+ * core/manager/gate.c - bisect numbering. Every pass run and every rewrite a
+ * pass asks for gets the next number from one counter (as LLVM's
+ * -opt-bisect-limit numbers passes); with a limit L only points
+ * 1..L go ahead.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <qopt/pass.h>
+#include "manager/core.h"
+
+static void record(struct pm_run *r, int64_t num, int is_rewrite,
+		   size_t stage, int64_t pass_point, int ran, const char *desc)
+{
+	struct pm_point *grown, *p;
+
+	if (!r->o.record_points)
+		return;
+	if (r->npoints == r->cappoints) {
+		size_t cap = r->cappoints ? 2 * r->cappoints : 64;
+
+		grown = realloc(r->points, cap * sizeof(*grown));
+		if (!grown)
+			return;
+		r->points = grown;
+		r->cappoints = cap;
+	}
+	p = &r->points[r->npoints++];
+	p->num = num;
+	p->is_rewrite = is_rewrite;
+	p->stage = stage;
+	p->pass_point = pass_point;
+	p->ran = ran;
+	p->desc = desc ? strdup(desc) : NULL;
+}
+
+static int allowed(const struct pm_run *r, int64_t num)
+{
+	return r->o.bisect_limit < 0 || num <= r->o.bisect_limit;
+}
+
+/* Called by the manager before a pass runs. */
+int pm_gate_pass(struct pm_run *r, size_t stage)
+{
+	int64_t num = ++r->counter;
+	int ok = allowed(r, num);
+
+	r->res[stage].point = num;
+	if (r->o.bisect_print) {
+		pm_msg_clear_bar();
+		fprintf(stderr, "BISECT: %srunning pass (%lld) %s\n",
+			ok ? "" : "NOT ", (long long)num,
+			r->pl->stages[stage].name);
+	}
+	record(r, num, 0, stage, num, ok, NULL);
+	return ok;
+}
+
+int pm_gate_rewrite(qopt_ctx *ctx, const char *desc)
+{
+	struct pm_run *r = ctx->run;
+	int64_t num;
+	int ok;
+
+	num = ++r->counter;
+	ok = allowed(r, num);
+	if (ok)
+		ctx->res->rewrites++;
+	else
+		ctx->res->denied++;
+	if (r->o.bisect_print) {
+		pm_msg_clear_bar();
+		fprintf(stderr, "BISECT: %srunning rewrite (%lld) %s: %s\n",
+			ok ? "" : "NOT ", (long long)num, ctx->st->name, desc);
+	}
+	record(r, num, 1, ctx->stage, ctx->res->point, ok, desc);
+	return ok;
+}

@@ -1,0 +1,78 @@
+/*
+ * core/manager/log.c - the one place qopt formats messages for the user.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <qopt/pass.h>
+#include "manager/core.h"
+
+static int max_level = QOPT_LOG_INFO;
+static int strict_mode;
+static unsigned nwarnings;
+static int bar_shown;
+
+void pm_msg_setup(int level, int strict)
+{
+	max_level = level;
+	strict_mode = strict;
+}
+
+int pm_msg_level(void)
+{
+	return max_level;
+}
+
+unsigned pm_msg_warnings(void)
+{
+	return nwarnings;
+}
+
+void pm_msg_set_bar(int shown)
+{
+	bar_shown = shown;
+}
+
+void pm_msg_clear_bar(void)
+{
+	if (bar_shown) {
+		fputs("\r\033[K", stderr);
+		bar_shown = 0;
+	}
+}
+
+void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap)
+{
+	const char *kind = "";
+	const char *tail = "";
+
+	if (level == QOPT_LOG_WARN)
+		nwarnings++;
+	/* Errors always show; so do warnings that --strict turns into
+	 * errors, whatever the verbosity. */
+	if (level > max_level && level != QOPT_LOG_ERROR &&
+	    !(level == QOPT_LOG_WARN && strict_mode))
+		return;
+	if (level == QOPT_LOG_ERROR) {
+		kind = "error: ";
+	} else if (level == QOPT_LOG_WARN) {
+		kind = strict_mode ? "error: " : "warning: ";
+		tail = strict_mode ? " [--strict]" : "";
+	}
+	pm_msg_clear_bar();
+	fflush(stdout);
+	if (tag)
+		fprintf(stderr, "qopt: %s: %s", tag, kind);
+	else
+		fprintf(stderr, "qopt: %s", kind);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+}
+
+void pm_msg(int level, const char *tag, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pm_vmsg(level, tag, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,192 @@
+/*
+ * core/manager/manager.c - runs a resolved pipeline over a model, with the
+ * instrumentation around each pass: bisect gate, timing, verification,
+ * printing, the "changed nothing" check and --strict.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <qopt/pass.h>
+#include "manager/core.h"
+
+int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
+		  const struct pm_run_opts *o, qir_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->pl = pl;
+	r->o = *o;
+	if (!r->o.ir_out)
+		r->o.ir_out = stdout;
+	r->res = calloc(pl->nstages ? pl->nstages : 1, sizeof(*r->res));
+	r->kctx = qk_ctx_new(o->device, o->threads);
+	if (!r->res || !r->kctx) {
+		pm_run_fini(r);
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void pm_run_fini(struct pm_run *r)
+{
+	size_t i, j;
+
+	if (r->res) {
+		for (i = 0; i < r->pl->nstages; i++) {
+			for (j = 0; j < r->res[i].ncounters; j++)
+				free(r->res[i].counters[j].name);
+			free(r->res[i].counters);
+		}
+	}
+	for (i = 0; i < r->npoints; i++)
+		free(r->points[i].desc);
+	free(r->points);
+	free(r->res);
+	if (r->kctx)
+		qk_ctx_free(r->kctx);
+	memset(r, 0, sizeof(*r));
+}
+
+static int wants_print(const struct pm_run *r, const char *name,
+		       int changed)
+{
+	size_t i;
+
+	if (r->o.print_after_all || (r->o.print_changed && changed))
+		return 1;
+	for (i = 0; i < r->o.nprint_after; i++)
+		if (!strcmp(r->o.print_after[i], name))
+			return 1;
+	return 0;
+}
+
+static int verify_after(struct pm_run *r, qir_model *m, const char *name)
+{
+	qir_error err = { 0 };
+	double t0 = pm_now();
+	int rc = qir_verify(m, &err);
+
+	r->t_verify += pm_now() - t0;
+	if (rc < 0) {
+		pm_msg(QOPT_LOG_ERROR, name,
+			 "the IR does not verify after this pass: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the pass says it did, checked against the model's hash when we
+ * have one: a pass that forgets to set *changed is caught here. */
+static int judge_change(qopt_ctx *ctx, int said, int hashed, uint64_t h0,
+			qir_model *m)
+{
+	uint64_t h1;
+
+	if (!hashed)
+		return said;
+	h1 = qir_model_hash(m);
+	if (h1 != h0 && !said)
+		qopt_warn(ctx, "changed the IR but reported no change");
+	return h1 != h0;
+}
+
+/* Every pass run says what it did, from its own counters, so no pass
+ * can finish silently. */
+static void report_summary(qopt_ctx *ctx)
+{
+	char line[2048];
+
+	if (ctx->res->ncounters)
+		pm_stage_counters_str(ctx->res, line, sizeof(line));
+	else
+		snprintf(line, sizeof(line), "%s",
+			 ctx->res->changed ? "changed the IR" : "no change");
+	pm_msg(QOPT_LOG_INFO, ctx->st->name, "done: %s", line);
+}
+
+static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
+{
+	const struct pm_stage *st = ctx->st;
+	struct pm_stage_result *res = ctx->res;
+
+	report_summary(ctx);
+	if (!res->changed && (st->pass->info->flags & QOPT_PASS_HAS_TARGETS) &&
+	    !res->denied)
+		qopt_warn(ctx, "changed nothing: no target matched its options");
+	res->warnings = ctx->warnings;
+	if (r->o.strict && ctx->warnings) {
+		pm_msg(QOPT_LOG_ERROR, st->name,
+			 "%u warning%s turned into errors by --strict",
+			 ctx->warnings, ctx->warnings == 1 ? "" : "s");
+		return -1;
+	}
+	if (r->o.verify_each && verify_after(r, m, st->name) < 0)
+		return -1;
+	if (wants_print(r, st->name, res->changed)) {
+		fflush(stderr);
+		fprintf(r->o.ir_out, "; *** IR after %s (pass %zu) ***\n",
+			st->name, ctx->stage + 1);
+		qir_print(m, r->o.ir_out);
+		fflush(r->o.ir_out);
+	}
+	return 0;
+}
+
+static int run_stage(struct pm_run *r, qir_model *m, size_t i)
+{
+	const struct pm_stage *st = &r->pl->stages[i];
+	struct pm_stage_result *res = &r->res[i];
+	qopt_ctx ctx = { .ops = &pm_ctx_ops, .run = r, .stage = i, .st = st, .res = res,
+			 .bar_pct = -1 };
+	int hashed = r->o.print_changed;
+	uint64_t h0 = hashed ? qir_model_hash(m) : 0;
+	int changed = 0, rc;
+	double t0;
+
+	if (!pm_gate_pass(r, i))
+		return 0;
+	t0 = pm_now();
+	rc = st->pass->info->run(&ctx, m, &changed);
+	res->seconds = pm_now() - t0;
+	res->ran = 1;
+	pm_ctx_finish_progress(&ctx);
+	if (rc != 0) {
+		if (!ctx.errors)
+			pm_msg(QOPT_LOG_ERROR, st->name,
+				 "pass failed (returned %d) without a message",
+				 rc);
+		return -1;
+	}
+	if (ctx.misuse) {
+		pm_msg(QOPT_LOG_ERROR, st->name,
+			 "pass misused the qopt API (see above)");
+		return -1;
+	}
+	res->changed = judge_change(&ctx, changed != 0, hashed, h0, m);
+	return after_pass(r, &ctx, m);
+}
+
+int pm_run_model(struct pm_run *r, qir_model *m)
+{
+	qir_error err = { 0 };
+	size_t i;
+
+	/* Passes may assume a model that verifies (pass.h): checked once
+	 * before the first pass, always; it is linear in the model. */
+	if (r->pl->nstages || r->o.verify_each) {
+		double t0 = pm_now();
+
+		if (qir_verify(m, &err) < 0) {
+			pm_msg(QOPT_LOG_ERROR, m->path ? m->path : "input",
+				 "the input model does not verify: %s", err.msg);
+			return -1;
+		}
+		r->t_verify += pm_now() - t0;
+	}
+	for (i = 0; i < r->pl->nstages; i++) {
+		if (run_stage(r, m, i) < 0) {
+			r->failed_pass = r->pl->stages[i].name;
+			return -1;
+		}
+	}
+	return 0;
+}

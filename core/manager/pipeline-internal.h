@@ -1,0 +1,20 @@
+/*
+ * core/manager/pipeline-internal.h - shared by the pipeline parsers.
+ */
+#ifndef QOPT_PIPELINE_INTERNAL_H
+#define QOPT_PIPELINE_INTERNAL_H
+
+#include "manager/core.h"
+
+/* "qopt: FILE:LINE: msg" (no line when line <= 0). */
+void pm_pl_error(const struct pm_pipeline *p, int line,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+struct pm_stage *pm_pl_add_stage(struct pm_pipeline *p,
+				     const char *name, int line);
+int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
+		    const char *value, int line);
+/* Applies one [qopt] key; prints and returns 1 on a bad one. */
+int pm_pl_global(struct pm_pipeline *p, const char *key,
+		   const char *value, int line);
+
+#endif

@@ -1,0 +1,250 @@
+/*
+ * core/manager/pipeline.c - the pipeline: stages (a pass and its options) in
+ * order, plus [qopt] settings; the --passes form; checking it against
+ * the registered passes.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <qopt/pass.h>
+#include "manager/core.h"
+#include "pipeline-internal.h"
+
+void pm_pipeline_init(struct pm_pipeline *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->g.verify_each = -1;
+	p->g.strict = -1;
+	p->g.external_threshold = -1;
+	p->g.all_inline = -1;
+	p->g.max_opset = -1;
+	p->g.allow_upgrade = -1;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void free_raw(struct pm_rawopt *raw, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(raw[i].key);
+		free(raw[i].value);
+	}
+	free(raw);
+}
+
+void pm_pipeline_free(struct pm_pipeline *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nstages; i++) {
+		struct pm_stage *s = &p->stages[i];
+
+		free(s->name);
+		free_raw(s->raw, s->nraw);
+		if (s->vals)
+			for (j = 0; j < s->pass->nopts; j++)
+				pm_value_clear(&s->vals[j]);
+		free(s->vals);
+	}
+	free(p->stages);
+	free_raw(p->global_raw, p->nglobal);
+	free_strv(p->g.plugin_path, p->g.nplugin_path);
+	free_strv(p->g.load, p->g.nload);
+	free(p->g.device);
+	free(p->g.external_name);
+	free(p->file);
+	free(p->dir);
+	pm_pipeline_init(p);
+}
+
+void pm_pl_error(const struct pm_pipeline *p, int line,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	pm_msg_clear_bar();
+	if (line > 0)
+		fprintf(stderr, "qopt: %s:%d: ", p->file, line);
+	else
+		fprintf(stderr, "qopt: %s: ", p->file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct pm_stage *pm_pl_add_stage(struct pm_pipeline *p,
+				     const char *name, int line)
+{
+	struct pm_stage *grown;
+
+	grown = realloc(p->stages, (p->nstages + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	p->stages = grown;
+	memset(&grown[p->nstages], 0, sizeof(*grown));
+	grown[p->nstages].name = strdup(name);
+	grown[p->nstages].line = line;
+	if (!grown[p->nstages].name)
+		return NULL;
+	return &p->stages[p->nstages++];
+}
+
+int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
+		    const char *value, int line)
+{
+	struct pm_rawopt *grown = realloc(*raw, (*n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -1;
+	*raw = grown;
+	grown[*n].key = strdup(key);
+	grown[*n].value = strdup(value);
+	grown[*n].line = line;
+	if (!grown[*n].key || !grown[*n].value)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/* One "name[:key=value...]" element of --passes. */
+static int inline_stage(struct pm_pipeline *p, char *tok)
+{
+	char *save = NULL, *part, *eq, *c;
+	struct pm_stage *s;
+	int bad = 0;
+
+	part = strtok_r(tok, ":", &save);
+	if (!part || !*part) {
+		pm_pl_error(p, 0, "empty pass name in '%s'", tok);
+		return 1;
+	}
+	s = pm_pl_add_stage(p, part, 0);
+	if (!s)
+		return 1;
+	while ((part = strtok_r(NULL, ":", &save))) {
+		eq = strchr(part, '=');
+		if (!eq || eq == part) {
+			pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s'",
+				      s->name, part);
+			bad++;
+			continue;
+		}
+		*eq = 0;
+		/* ',' separates passes here, so list items use ';'. */
+		for (c = eq + 1; *c; c++)
+			if (*c == ';')
+				*c = ',';
+		if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
+			return bad + 1;
+	}
+	return bad;
+}
+
+int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL, *tok;
+	int bad = 0;
+
+	if (!p->file)
+		p->file = strdup("--passes");
+	if (!copy || !p->file) {
+		free(copy);
+		return 1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		bad += inline_stage(p, tok);
+	}
+	if (!p->nstages && !bad) {
+		pm_pl_error(p, 0, "no passes given");
+		bad++;
+	}
+	free(copy);
+	return bad;
+}
+
+static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
+			  const struct pm_rawopt *o)
+{
+	const qopt_option_spec *specs = s->pass->info->options;
+	const char *names[128];
+	char why[512];
+	size_t i, n = 0;
+	int idx = pm_pass_option_index(s->pass, o->key);
+
+	if (idx < 0) {
+		for (i = 0; i < s->pass->nopts && n < 128; i++)
+			names[n++] = specs[i].name;
+		if (!n)
+			pm_pl_error(p, o->line,
+				      "unknown option '%s' for pass '%s' (it takes no options)",
+				      o->key, s->name);
+		else
+			pm_pl_error(p, o->line,
+				      "unknown option '%s' for pass '%s'%s",
+				      o->key, s->name,
+				      pm_did_you_mean(o->key, names, n));
+		return 1;
+	}
+	if (pm_value_parse(&specs[idx], o->value, &s->vals[idx], why,
+			     sizeof(why)) < 0) {
+		pm_pl_error(p, o->line, "option '%s' of pass '%s' %s",
+			      o->key, s->name, why);
+		return 1;
+	}
+	s->vals[idx].set = 1;
+	return 0;
+}
+
+static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
+			 const struct pm_registry *r)
+{
+	const qopt_option_spec *specs;
+	char why[512];
+	size_t i;
+	int bad = 0;
+
+	s->pass = pm_registry_find(r, s->name);
+	if (!s->pass) {
+		pm_pl_error(p, s->line, "unknown pass '%s'%s", s->name,
+			      pm_registry_did_you_mean(r, s->name));
+		return 1;
+	}
+	specs = s->pass->info->options;
+	s->vals = calloc(s->pass->nopts ? s->pass->nopts : 1,
+			 sizeof(*s->vals));
+	if (!s->vals)
+		return 1;
+	/* Defaults were checked when the plugin was loaded. */
+	for (i = 0; i < s->pass->nopts; i++)
+		if (specs[i].default_value)
+			pm_value_parse(&specs[i], specs[i].default_value,
+					 &s->vals[i], why, sizeof(why));
+	for (i = 0; i < s->nraw; i++)
+		bad += resolve_option(p, s, &s->raw[i]);
+	return bad;
+}
+
+int pm_pipeline_resolve(struct pm_pipeline *p,
+			  const struct pm_registry *r)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < p->nstages; i++)
+		bad += resolve_stage(p, &p->stages[i], r);
+	return bad;
+}

@@ -1,0 +1,66 @@
+/*
+ * core/manager/progress.c - a progress bar on stderr, only for a terminal.
+ */
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+#include <qopt/pass.h>
+#include "manager/core.h"
+
+#define BAR_WIDTH 30
+#define BAR_INTERVAL 0.1	/* seconds between redraws */
+
+double pm_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int want_bar(void)
+{
+	static int tty = -1;
+
+	if (tty < 0)
+		tty = isatty(2);
+	return tty && pm_msg_level() >= QOPT_LOG_INFO;
+}
+
+void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
+		       const char *what)
+{
+	double now;
+	int pct, fill, i;
+
+	if (!ctx || !ctx->st || !total || !want_bar())
+		return;
+	if (done > total)
+		done = total;
+	pct = (int)(done * 100 / total);
+	now = pm_now();
+	/* Redraw at most every BAR_INTERVAL, but always show the end. */
+	if (done < total && (pct == ctx->bar_pct ||
+			     now - ctx->bar_last < BAR_INTERVAL))
+		return;
+	ctx->bar_last = now;
+	ctx->bar_pct = pct;
+	fill = pct * BAR_WIDTH / 100;
+	fprintf(stderr, "\r\033[K%s: [", ctx->st->name);
+	for (i = 0; i < BAR_WIDTH; i++)
+		fputc(i < fill ? '#' : ' ', stderr);
+	fprintf(stderr, "] %3d%% %s", pct, what ? what : "");
+	pm_msg_set_bar(1);
+	if (done == total) {
+		fputc('\n', stderr);
+		pm_msg_set_bar(0);
+		ctx->bar_pct = -1;
+	}
+	fflush(stderr);
+}
+
+void pm_ctx_finish_progress(qopt_ctx *ctx)
+{
+	(void)ctx;
+	pm_msg_clear_bar();
+}

@@ -1,0 +1,167 @@
+/*
+ * ir/model/internal.h - private to the IR library (not installed).
+ *
+ * The public structs in qopt/ir.h carry a `priv` pointer; these are the
+ * structures behind them. Two halves of ir/ share them: the IR proper
+ * (graph operations, verifier, printer, folder) and the ONNX reader and
+ * writer (onnx_*.c), which keeps the parsed protobuf so that what the
+ * IR does not model (doc strings, functions, training info, sparse
+ * initializers, unknown fields) is written back untouched.
+ */
+#ifndef QOPT_IR_INTERNAL_H
+#define QOPT_IR_INTERNAL_H
+
+#include <qopt/ir.h>
+
+/* Open-addressing string -> pointer map (ir/strmap.c). Keys are not
+ * copied: they must outlive their entry (we key by the object's own
+ * name buffer). */
+typedef struct ir_strmap {
+	const char **keys;
+	void **vals;
+	size_t cap, count, tombs;
+} ir_strmap;
+
+void *ir_strmap_get(const ir_strmap *m, const char *key);
+int ir_strmap_put(ir_strmap *m, const char *key, void *val);
+void ir_strmap_del(ir_strmap *m, const char *key);
+void ir_strmap_free(ir_strmap *m);
+/* Iteration: start with *it = 0; returns 1 and fills key/val (either
+ * may be NULL) for each live entry, then 0. */
+int ir_strmap_next(const ir_strmap *m, size_t *it, const char **key,
+		    void **val);
+
+/* A memory-mapped external data file, shared by the tensors that live
+ * in it; unmapped with the model. */
+typedef struct ir_mapping {
+	char *path;		/* resolved absolute path */
+	const uint8_t *addr;	/* NULL until first use */
+	uint64_t size;
+	struct ir_mapping *next;
+} ir_mapping;
+
+struct ir_tensor_priv {
+	const void *data;	/* current bytes, whatever the storage */
+	void *owned;		/* malloc'd buffer when QIR_STORE_OWNED */
+	/* QIR_STORE_EXTERNAL: */
+	ir_mapping *map;
+	char *ext_location;	/* as written in the file (relative) */
+	uint64_t ext_offset;
+	/* Original Onnx__TensorProto (borrowed from the model's parsed
+	 * message) for fields the IR does not model; NULL for new ones. */
+	const void *pb;
+	/* QIR_STORE_OWNED bytes moved to the spill file (ir/spill.c):
+	 * the tensor's own read-only mapping, data points to it. */
+	void *spill_addr;
+	size_t spill_len;
+};
+
+struct ir_value_priv {
+	/* Original Onnx__ValueInfoProto (doc_string, denotations,
+	 * non-tensor types such as sequence/map/optional), or NULL. */
+	const void *pb;
+	int in_value_info;	/* listed in the graph's value_info */
+	size_t order;		/* creation order, for stable output */
+	size_t uses_cap;
+	uint64_t mark;		/* scratch for walks (verifier) */
+};
+
+struct ir_node_priv {
+	const void *pb;		/* original Onnx__NodeProto, or NULL */
+	size_t scratch;		/* scratch for walks (toposort) */
+};
+
+/* a->priv may be NULL (attributes built without a protobuf). */
+struct ir_attr_priv {
+	const void *pb;		/* original Onnx__AttributeProto */
+	/* Tensor built from a Constant's value_float(s)/value_int(s)
+	 * by qir_value_const; freed with the attribute. */
+	qir_tensor *const_cache;
+};
+
+struct ir_graph_priv {
+	ir_strmap values;	/* name -> qir_value *, this graph only */
+	qir_value **all;	/* every value defined here, creation order */
+	size_t nall, capall;
+	const void *pb;		/* original Onnx__GraphProto, or NULL */
+};
+
+struct ir_model_priv {
+	const void *pb;		/* parsed Onnx__ModelProto, or NULL */
+	void (*release)(qir_model *m); /* frees pb and file mapping */
+	/* Large raw_data in pb point into these bytes instead of owning
+	 * a copy (ir/onnx_skeleton.c): the model file's mapping, which
+	 * is then file_addr and unmapped with the model, or the buffer
+	 * given to qir_model_load_buffer. NULL when pb owns everything. */
+	const void *pb_borrow;
+	size_t pb_borrow_len;
+	const void *file_addr;	/* mmap of the model file, kept while borrowed */
+	size_t file_size;
+	char *dir;		/* folder for external data, or NULL */
+	ir_mapping *maps;	/* external data files in use */
+	ir_strmap names;	/* every value name in the model */
+	ir_strmap node_names;	/* every non-empty node name */
+	uint64_t name_counter;
+	/* hint -> malloc'd entry holding its key and the next numeric
+	 * suffix to try, so repeated hints do not rescan "w_1".."w_n". */
+	ir_strmap hint_next;
+	size_t value_order;	/* next ir_value_priv.order */
+	struct ir_spill *spill; /* ir/spill.c, NULL until first used */
+	uint64_t mark_gen;	/* last ir_value_priv.mark used */
+};
+
+#define QIR_TPRIV(t) ((struct ir_tensor_priv *)(t)->priv)
+#define QIR_VPRIV(v) ((struct ir_value_priv *)(v)->priv)
+#define QIR_NPRIV(n) ((struct ir_node_priv *)(n)->priv)
+#define QIR_APRIV(a) ((struct ir_attr_priv *)(a)->priv)
+#define QIR_GPRIV(g) ((struct ir_graph_priv *)(g)->priv)
+#define QIR_MPRIV(m) ((struct ir_model_priv *)(m)->priv)
+
+/* Used by the reader to build the IR without the checks and renaming
+ * the public API does (names come from the file). */
+qir_graph *ir_graph_new(qir_model *m, qir_graph *parent, qir_node *pnode,
+			  const char *name);
+/* Creates (or returns the existing) value named exactly name in g. */
+qir_value *ir_value_get_or_make(qir_graph *g, const char *name);
+/* A tensor shell with no data (storage NONE); caller owns. */
+qir_tensor *ir_tensor_shell(const char *name, int dtype, int rank,
+			      const int64_t *dims, qir_error *err);
+void ir_tensor_set_borrowed(qir_tensor *t, const void *data);
+void ir_tensor_set_external(qir_tensor *t, ir_mapping *map,
+			      const char *location, uint64_t offset);
+/* Maps map->path on first use (read-only, MAP_PRIVATE). */
+int ir_mapping_open(ir_mapping *map, qir_error *err);
+void ir_mapping_close(ir_mapping *map);
+/* Unmaps spilled bytes (ir/spill.c); clears data when it pointed
+ * there. No-op for a tensor that was not spilled. */
+void ir_tensor_unspill(struct ir_tensor_priv *p);
+/* Closes the model's spill file (mappings stay valid). */
+void ir_spill_close(qir_model *m);
+/* Frees a graph and everything in it (subgraphs too). */
+void ir_graph_free(qir_graph *g);
+/* Frees everything the attribute owns (name, tensors, subgraphs, priv)
+ * and zeroes it; subgraph nodes drop their uses of outer values. */
+void ir_attr_clear(qir_attr *a);
+
+/* ---- used among the IR-proper files ---- */
+int ir_use_add(qir_value *v, qir_node *n, int index);
+void ir_use_del(qir_value *v, qir_node *n, int index);
+/* Registers a new value named exactly name (must be free in g). */
+qir_value *ir_value_make(qir_graph *g, const char *name);
+/* Unregisters and frees v (no uses, no producer left to care). */
+void ir_value_free(qir_value *v);
+/* Frees v's memory only (whole-graph teardown). */
+void ir_value_free_mem(qir_value *v);
+/* Frees a node; detach: drop the uses its inputs (and its subgraphs'
+ * nodes) hold, for erasing from a live model. */
+void ir_node_free(qir_node *n, int detach);
+void ir_graph_free_ex(qir_graph *g, int detach);
+/* A name not taken in map: hint, hint_1, hint_2, ... (malloc'd). */
+char *ir_unique_name(qir_model *m, const ir_strmap *map, const char *hint);
+/* "'name' (Op)" or "Op producing 'out'" into buf, for messages. */
+const char *ir_node_label(const qir_node *n, char *buf, size_t size);
+/* Removes n from its graph's list (does not free it). */
+void ir_node_unlink(qir_node *n);
+int ir_array_push(void *arrp, size_t *count, size_t elem, const void *item);
+
+#endif /* QOPT_IR_INTERNAL_H */

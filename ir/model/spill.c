@@ -1,0 +1,200 @@
+/*
+ * ir/model/spill.c - moving owned tensor bytes out of anonymous memory.
+ *
+ * A pass that produces big tensors one after another (the quantized
+ * weights of nvfp4-weights) would otherwise hold all of them in the
+ * heap until the model is saved. qir_tensor_spill writes a tensor's
+ * bytes to the model's spill file, an unlinked temporary file (see
+ * spill_dir) shared by every tensor of the model and
+ * appended at 4096-aligned offsets, frees the heap copy and maps the
+ * bytes back read-only. The pages then belong to the page cache: the
+ * kernel can drop or write them back under pressure, and the writer
+ * drops them from the process as it streams them out (as it does for
+ * external data), so the resident set stays near one tensor.
+ *
+ * The tensor keeps QIR_STORE_OWNED: it still owns its bytes, which go
+ * away with it (the mapping is the tensor's; the file's blocks are
+ * freed when the last mapping of the unlinked file is gone).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "model/internal.h"
+
+/* Tensors start on a page (mmap needs it) and at least 4096 bytes. */
+static uint64_t spill_align(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg > 4096 ? (uint64_t)pg : 4096u;
+}
+
+struct ir_spill {
+	int fd;
+	uint64_t size;	/* bytes written so far (end of the last tensor) */
+	char *dir;	/* for messages */
+};
+
+static int open_tmp(const char *dir)
+{
+	size_t n = strlen(dir) + sizeof("/qopt-spill-XXXXXX");
+	char *path;
+	int fd;
+
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+#endif
+	/* No O_TMPFILE (old kernel, some file systems): create, unlink. */
+	path = malloc(n);
+	if (!path) {
+		errno = ENOMEM;
+		return -1;
+	}
+	snprintf(path, n, "%s/qopt-spill-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+/* QOPT_SPILL_DIR, else TMPDIR, else /var/tmp: /tmp is often a tmpfs,
+ * where spilled bytes would stay in memory. */
+static const char *spill_dir(void)
+{
+	const char *env[] = { "QOPT_SPILL_DIR", "TMPDIR" };
+	size_t i;
+
+	for (i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
+		const char *d = getenv(env[i]);
+
+		if (d && *d)
+			return d;
+	}
+	return "/var/tmp";
+}
+
+static struct ir_spill *spill_get(qir_model *m, qir_error *err)
+{
+	struct ir_model_priv *mp = QIR_MPRIV(m);
+	const char *dir = spill_dir();
+	struct ir_spill *s;
+
+	if (mp->spill)
+		return mp->spill;
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->dir = strdup(dir))) {
+		free(s);
+		qir_fail(err, QIR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->fd = open_tmp(dir);
+	if (s->fd < 0) {
+		qir_fail(err, QIR_EIO,
+			 "cannot create a spill file in '%s' (set "
+			 "QOPT_SPILL_DIR): %s",
+			 dir, strerror(errno));
+		free(s->dir);
+		free(s);
+		return NULL;
+	}
+	mp->spill = s;
+	return s;
+}
+
+static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
+{
+	while (len) {
+		size_t n = len > (1u << 30) ? (1u << 30) : (size_t)len;
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += w;
+		off += (uint64_t)w;
+		len -= (uint64_t)w;
+	}
+	return 0;
+}
+
+int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err)
+{
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
+	struct ir_spill *s;
+	uint64_t off;
+	void *addr;
+
+	if (t->storage != QIR_STORE_OWNED || !p->owned || !t->nbytes ||
+	    t->dtype == QIR_STRING)
+		return 0;
+	if (!m)
+		return qir_fail(err, QIR_EUSAGE,
+				"tensor '%s': spilling needs the model",
+				t->name ? t->name : "");
+	s = spill_get(m, err);
+	if (!s)
+		return -1;
+	off = (s->size + spill_align() - 1) / spill_align() * spill_align();
+	if (t->nbytes > SIZE_MAX || pwrite_all(s->fd, p->owned, t->nbytes, off))
+		return qir_fail(err, QIR_EIO,
+				"tensor '%s': cannot spill %" PRIu64
+				" bytes to a temporary file in '%s': %s",
+				t->name ? t->name : "", t->nbytes, s->dir,
+				strerror(errno));
+	/* Failed writes past the old end are harmless: the next spill
+	 * starts from s->size again and overwrites them. */
+	addr = mmap(NULL, (size_t)t->nbytes, PROT_READ, MAP_SHARED, s->fd,
+		    (off_t)off);
+	if (addr == MAP_FAILED)
+		return qir_fail(err, QIR_EIO,
+				"tensor '%s': cannot map its spilled bytes: %s",
+				t->name ? t->name : "", strerror(errno));
+	s->size = off + t->nbytes;
+	free(p->owned);
+	p->owned = NULL;
+	p->data = addr;
+	p->spill_addr = addr;
+	p->spill_len = (size_t)t->nbytes;
+	return 0;
+}
+
+int qir_tensor_spilled(const qir_tensor *t)
+{
+	return t->priv && QIR_TPRIV(t)->spill_addr != NULL;
+}
+
+void ir_tensor_unspill(struct ir_tensor_priv *p)
+{
+	if (!p->spill_addr)
+		return;
+	munmap(p->spill_addr, p->spill_len);
+	if (p->data == p->spill_addr)
+		p->data = NULL;
+	p->spill_addr = NULL;
+	p->spill_len = 0;
+}
+
+void ir_spill_close(qir_model *m)
+{
+	struct ir_spill *s = QIR_MPRIV(m)->spill;
+
+	if (!s)
+		return;
+	close(s->fd);
+	free(s->dir);
+	free(s);
+	QIR_MPRIV(m)->spill = NULL;
+}

@@ -1,0 +1,157 @@
+/*
+ * ir/onnx/onnx_io.h - shared by the ONNX reader and writer (onnx_*.c,
+ * external.c, arena.c); private to the IR library.
+ */
+#ifndef QOPT_IR_ONNX_IO_H
+#define QOPT_IR_ONNX_IO_H
+
+#include "model/internal.h"
+#include "ir/onnx/onnx.pb-c.h"
+
+/* A single protobuf message may not exceed 2 GiB. */
+#define QIR_PB_LIMIT ((uint64_t)INT32_MAX)
+/* External data offsets are multiples of this (mmap friendly). */
+#define QIR_EXT_ALIGN 4096u
+
+/* ---- ir/onnx_check.c: sizes a TensorProto claims ---------------- */
+
+/* Checks data_type and dims (known type, no negative dim, no
+ * overflow) and sets *nbytes / *numel. what names the tensor. */
+int ir_pb_tensor_size(const Onnx__TensorProto *tp, const char *what,
+			uint64_t *numel, uint64_t *nbytes, qir_error *err);
+/* Fails unless have == need, with "<field> has N bytes, T needs M". */
+int ir_pb_check_len(const Onnx__TensorProto *tp, const char *what,
+		      const char *field, uint64_t have, uint64_t need,
+		      const char *unit, qir_error *err);
+
+/* ---- ir/onnx_tensor.c: TensorProto -> qir_tensor ----------------- */
+
+struct ir_load_ctx {
+	qir_model *model;
+	const char *dir;	/* folder for external data, or NULL */
+	const char *dir_real;	/* realpath(dir), computed on first use */
+	char *dir_real_buf;
+	int no_external;
+};
+
+/* Caller owns the result. Raw data is borrowed from tp (which must
+ * live as long as the tensor); typed fields are converted into an
+ * owned little-endian buffer; external data is checked and bound to
+ * the model's shared mapping of its file. */
+qir_tensor *ir_tensor_from_pb(struct ir_load_ctx *ctx,
+				const Onnx__TensorProto *tp, qir_error *err);
+
+/* ---- ir/atomic_file.c: temp file beside the target, then rename --- */
+
+struct ir_atomic_file {
+	char *final_path;
+	char *tmp_path;		/* NULL once committed or aborted */
+	int fd;
+};
+
+/* Creates a temporary file in final_path's folder (mode 0666 less the
+ * umask, as a plain creat would give). */
+int ir_atomic_open(struct ir_atomic_file *f, const char *final_path,
+		     qir_error *err);
+/* fsync only: lets a caller make two files durable before renaming
+ * either. */
+int ir_atomic_sync(struct ir_atomic_file *f, qir_error *err);
+/* fsync, close, rename over final_path. */
+int ir_atomic_commit(struct ir_atomic_file *f, qir_error *err);
+/* Closes and unlinks the temporary file unless committed; frees. */
+void ir_atomic_abort(struct ir_atomic_file *f);
+/* Writes all of buf (retrying short writes). */
+int ir_write_all(int fd, const void *buf, size_t len);
+
+/* ---- ir/external.c: external data --------------------------------- */
+
+/* The shared mapping of location (relative to ctx->dir) after the
+ * path-safety checks; registered in the model's priv maps list. */
+ir_mapping *ir_ext_resolve(struct ir_load_ctx *ctx, const char *what,
+			      const char *location, qir_error *err);
+/* A relative location that stays inside its folder syntactically:
+ * not empty, not absolute, no ".." component. */
+int ir_ext_location_ok(const char *location);
+void ir_ext_free_maps(qir_model *m);
+
+/* Data file written on save: appended to at aligned offsets. */
+struct ir_ext_writer {
+	struct ir_atomic_file file;
+	const char *location;	/* as recorded in the model (borrowed) */
+	uint64_t size;
+	int opened;
+};
+
+/* Opens (on first add) dir/location through a temporary file. */
+void ir_ext_writer_init(struct ir_ext_writer *w, const char *location);
+/* Appends len bytes at the next aligned offset; sets *offset. When
+ * from_map is set, data lies in a read-only file mapping whose pages are
+ * dropped once written, so copying a large external tensor never holds
+ * more than one chunk of it in memory. Never set it for heap memory. */
+int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
+			const void *data, uint64_t len, int from_map,
+			uint64_t *offset, qir_error *err);
+
+/* ---- ir/arena.c: allocations of one save, freed together --------- */
+
+struct ir_arena {
+	struct ir_arena_block *head;
+	int failed;		/* an allocation failed */
+};
+
+/* Zeroed memory owned by the arena; NULL (and a->failed) on failure. */
+void *ir_arena_alloc(struct ir_arena *a, size_t size);
+char *ir_arena_strdup(struct ir_arena *a, const char *s);
+void ir_arena_free(struct ir_arena *a);
+
+/* ---- ir/onnx_skeleton.c: large raw_data left in the loaded file ---- */
+
+/* raw_data payloads of at least this many bytes stay in the source
+ * buffer; smaller ones are cheaper copied than tracked. */
+#define QIR_SKEL_MIN 4096u
+/* A token: these 16 bytes, then the payload's index (8 bytes, little
+ * endian). */
+#define QIR_SKEL_MAGIC "\x8e\x3b\xd1\x5a\x07\xc2\x69\xf4" \
+		       "\x2d\xb0\x96\x1e\x73\xe8\x4c\xa5"
+#define QIR_SKEL_MAGIC_LEN 16
+#define QIR_SKEL_TOKEN_LEN (QIR_SKEL_MAGIC_LEN + 8)
+
+/* Where a replaced raw_data payload lies in the source buffer. */
+struct ir_skel_span {
+	size_t off;
+	uint64_t len;
+};
+
+struct ir_skeleton {
+	uint8_t *buf;		/* the rewritten message, len bytes */
+	size_t len;
+	struct ir_skel_span *spans;	/* token index -> payload */
+	size_t nspans;
+};
+
+/* Rewrites the ModelProto at src into sk (caller frees with
+ * ir_skel_free) with every large raw_data the reader turns into a
+ * tensor replaced by a token. 0 (sk empty) when there is nothing to
+ * replace, or src does not parse cleanly, or memory is short: the
+ * caller then unpacks src itself, and protobuf-c reports any error. */
+int ir_skel_build(const uint8_t *src, size_t len, struct ir_skeleton *sk);
+/* After unpacking sk->buf: points each token's raw_data at its payload
+ * in src (its original length), freeing the token. -1 when a token
+ * does not resolve (the message must then be freed with
+ * ir_pb_model_free and src unpacked as is). */
+int ir_skel_resolve(Onnx__ModelProto *mp, const struct ir_skeleton *sk,
+		      const uint8_t *src);
+void ir_skel_free(struct ir_skeleton *sk);
+/* Frees an unpacked message whose bytes fields may point into
+ * [base, base + len) (those are left alone); base may be NULL. */
+void ir_pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len);
+/* Writes len bytes to fd; with from_map, drops each written chunk's
+ * pages (data must lie in a private read-only file mapping). */
+int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map);
+
+/* ---- ir/onnx_read.c ------------------------------------------------ */
+
+/* Model priv release hook: frees the parsed message and the maps. */
+void ir_onnx_release(qir_model *m);
+
+#endif /* QOPT_IR_ONNX_IO_H */
