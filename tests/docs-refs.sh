@@ -5,7 +5,7 @@
 . "$top_srcdir/tests/core-lib.sh"
 cd "$top_srcdir" || exit 1
 
-files=$(ls include/qopt/*.h core/*.[ch] ir/*.[ch] kernels/*.[ch] \
+files=$(ls include/qopt/*.h core/*/*.[ch] ir/*/*.[ch] kernels/*.[ch] \
 	kernels/*.cu kernels/*.cuh passes/*/*.[ch] passes/*/*.md \
 	tests/*.c tests/*.h tests/*.sh tests/*.py tests/*.js bench/*.py \
 	docs/*.md README.md 2>/dev/null)
@@ -20,6 +20,18 @@ sed 's/^/# missing: /' "$W/missing"
 grep -ln 'shared/docs/' $files | grep -v '^tests/docs-refs.sh$' >"$W/outside"
 t "no file points at documents outside the repository" test ! -s "$W/outside"
 sed 's/^/# outside: /' "$W/outside"
+# README's layout table against the folders holding sources.
+sed -n '/^## Layout/,/^## /s/^| `\([^`]*\)` |.*/\1/p' README.md |
+	sed 's#/$##' | sort >"$W/table"
+: >"$W/nofolder"
+while read -r d; do [ -d "$d" ] || echo "$d" >>"$W/nofolder"; done <"$W/table"
+t "every folder in README's layout table exists" test ! -s "$W/nofolder"
+sed 's/^/# no such folder: /' "$W/nofolder"
+git ls-files 2>/dev/null | grep '\.\(c\|h\|cu\)$' | grep -v '^tests/\|^bench/\|^passes/\|^plugins/' |
+	xargs -n1 dirname 2>/dev/null | sort -u >"$W/srcdirs"
+comm -23 "$W/srcdirs" "$W/table" >"$W/unlisted"
+t "every source folder is in README's layout table" test ! -s "$W/unlisted"
+sed 's/^/# not in the table: /' "$W/unlisted"
 for d in numerics graph-forms plugin-abi; do
 	t "docs/$d.md is distributed" grep -q "docs/$d.md" Makefile.am
 done
