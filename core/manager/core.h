@@ -24,6 +24,9 @@ int pm_msg_level(void);
 void pm_msg(int level, const char *tag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap);
+/* A line as given (BISECT: ..., file:line: ...), through the same sink:
+ * after wiping a progress bar, on stderr. */
+void pm_msg_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Warnings printed so far (each one fails the run under --strict). */
 unsigned pm_msg_warnings(void);
 /* Wipes a progress bar off the terminal line before other output. */

@@ -49,10 +49,9 @@ int pm_gate_pass(struct pm_run *r, size_t stage)
 
 	r->res[stage].point = num;
 	if (r->o.bisect_print) {
-		pm_msg_clear_bar();
-		fprintf(stderr, "BISECT: %srunning pass (%lld) %s\n",
-			ok ? "" : "NOT ", (long long)num,
-			r->pl->stages[stage].name);
+		pm_msg_line("BISECT: %srunning pass (%lld) %s",
+			    ok ? "" : "NOT ", (long long)num,
+			    r->pl->stages[stage].name);
 	}
 	record(r, num, 0, stage, num, ok, NULL);
 	return ok;
@@ -71,9 +70,9 @@ int pm_gate_rewrite(qopt_ctx *ctx, const char *desc)
 	else
 		ctx->res->denied++;
 	if (r->o.bisect_print) {
-		pm_msg_clear_bar();
-		fprintf(stderr, "BISECT: %srunning rewrite (%lld) %s: %s\n",
-			ok ? "" : "NOT ", (long long)num, ctx->st->name, desc);
+		pm_msg_line("BISECT: %srunning rewrite (%lld) %s: %s",
+			    ok ? "" : "NOT ", (long long)num, ctx->st->name,
+			    desc);
 	}
 	record(r, num, 1, ctx->stage, ctx->res->point, ok, desc);
 	return ok;

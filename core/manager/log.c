@@ -1,5 +1,7 @@
 /*
- * core/manager/log.c - the one place qopt formats messages for the user.
+ * core/manager/log.c - the one sink: every message of the pass manager
+ * and of the passes (through their context) is written here. libqopt
+ * itself prints nothing; it returns errors.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,6 +68,18 @@ void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 		fprintf(stderr, "qopt: %s", kind);
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "%s\n", tail);
+}
+
+void pm_msg_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	pm_msg_clear_bar();
+	fflush(stdout);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 void pm_msg(int level, const char *tag, const char *fmt, ...)

@@ -70,17 +70,16 @@ void pm_pipeline_free(struct pm_pipeline *p)
 void pm_pl_error(const struct pm_pipeline *p, int line,
 		   const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
-	pm_msg_clear_bar();
-	if (line > 0)
-		fprintf(stderr, "qopt: %s:%d: ", p->file, line);
-	else
-		fprintf(stderr, "qopt: %s: ", p->file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (line > 0)
+		pm_msg_line("qopt: %s:%d: %s", p->file, line, msg);
+	else
+		pm_msg_line("qopt: %s: %s", p->file, msg);
 }
 
 struct pm_stage *pm_pl_add_stage(struct pm_pipeline *p,
