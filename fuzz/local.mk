@@ -6,8 +6,10 @@
 # runs longer. fuzz/run.sh says what the seeds are.
 FUZZ_CC = clang
 FUZZ_SECONDS = 20
+# Empty: a new seed each run; check-sanitize fixes it.
+FUZZ_SEED =
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS) \
 	-I$(top_srcdir)/ir -I$(top_srcdir)/core $(PROTOBUF_C_CFLAGS) \
 	$(INIH_CFLAGS) -pthread
 FUZZ_LIB_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(libqopt_la_SOURCES) \
@@ -38,7 +40,7 @@ fuzz/fuzz-%: $(srcdir)/fuzz/fuzz-%.c $(FUZZ_LIB_OBJS)
 		$(FUZZ_LIB_OBJS) $(FUZZ_LIBS)
 
 fuzz-smoke: fuzz
-	$(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
+	FUZZ_SEED=$(FUZZ_SEED) $(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
 
 fuzz-run: fuzz
 	$(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)

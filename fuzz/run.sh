@@ -9,6 +9,9 @@
 # fuzz/regress/TARGET/ with the fix.
 set -u
 secs=${1:-20}
+# FUZZ_SEED fixes libFuzzer's seed (check-sanitize): a run repeats.
+seed=
+[ -n "${FUZZ_SEED:-}" ] && seed="-seed=$FUZZ_SEED"
 src=$(cd "$(dirname "$0")/.." && pwd)
 data=${QOPT_TESTDATA:-/usr/share/libonnx-testdata/data}
 work=fuzz/work
@@ -39,7 +42,7 @@ for t in load ini; do
 	[ "$secs" -gt 60 ] && keep="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
 	# shellcheck disable=SC2086
 	./fuzz/fuzz-$t -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 \
-		-close_fd_mask=2 -print_final_stats=1 $keep \
+		-close_fd_mask=2 -print_final_stats=1 $keep $seed \
 		-artifact_prefix="$work/crash-$t-" "$work/$t" $seeds \
 		>"$work/$t.log" 2>&1 || {
 		tail -40 "$work/$t.log"

@@ -4,7 +4,7 @@ IR_TESTS = tests/ir-dtype tests/ir-tensor tests/ir-graph tests/ir-order \
 check_PROGRAMS += $(IR_TESTS)
 TESTS += $(IR_TESTS)
 
-# ir-tensor reaches into ir/internal.h for the external-data mapping.
+# ir-tensor reaches into ir/model/internal.h for the external-data mapping.
 IR_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ir
 tests_ir_dtype_SOURCES = tests/ir-dtype.c tests/tap.h
 tests_ir_dtype_LDADD = libqopt.la
@@ -38,7 +38,7 @@ tests_io_roundtrip_SOURCES = tests/io-roundtrip.c tests/io-util.h tests/tap.h
 tests_io_roundtrip_LDADD = libqopt.la
 tests_io_external_SOURCES = tests/io-external.c tests/io-util.h tests/tap.h
 tests_io_external_LDADD = libqopt.la
-# io-zerocopy checks where tensor bytes live (ir/internal.h, onnx_io.h).
+# io-zerocopy checks where tensor bytes live (ir/model/internal.h, ir/onnx/onnx_io.h).
 tests_io_zerocopy_SOURCES = tests/io-zerocopy.c tests/io-util.h tests/tap.h
 tests_io_zerocopy_CPPFLAGS = $(IR_TEST_CPPFLAGS)
 tests_io_zerocopy_LDADD = $(LIBQOPT_INTERNALS)

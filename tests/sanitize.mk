@@ -16,6 +16,8 @@ check-sanitize:
 	cd _build-san/src && ./configure -q --enable-sanitizers --without-cuda && \
 	$(MAKE) && \
 	ASAN_OPTIONS=detect_leaks=1 QOPT_SKIP_BIG=1 $(MAKE) check
+	@# A short, reproducible run of each fuzz target (fixed seed).
+	cd _build-san/src && $(MAKE) fuzz-smoke FUZZ_SECONDS=15 FUZZ_SEED=1
 .PHONY: check-sanitize
 
 # The gate's own test: it SKIPs outside a sanitizer build.
