@@ -8,17 +8,7 @@
 # refused; a tensor missing from the file skipped with the reason.
 . "$top_srcdir/tests/ort/common.sh"
 
-py=
-for p in /usr/bin/python3 "$PYTHON3"; do
-	if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
-if [ -z "$py" ]; then
-	echo "1..0 # SKIP no python3 with numpy and onnx"
-	exit 0
-fi
+qopt_need_py_onnx
 qopt_need_ort
 qopt_workdir calib
 # calibrate's temporary folders go here; the last check wants none left.

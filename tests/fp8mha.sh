@@ -7,17 +7,7 @@
 # nothing; the attention report counts and names what is not fusible.
 . "$top_srcdir/tests/ort/common.sh"
 
-py=
-for p in /usr/bin/python3 "$PYTHON3"; do
-	if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
-if [ -z "$py" ]; then
-	echo "1..0 # SKIP no python3 with numpy and onnx"
-	exit 0
-fi
+qopt_need_py_onnx
 qopt_workdir fp8mha
 ortwhy=$(qopt_ort_missing)
 

@@ -9,17 +9,7 @@
 . "$top_srcdir/tests/ort/common.sh"
 qopt_workdir hadamard-rotate
 models="$top_srcdir/tests/hadamard-models.py"
-py=
-for p in /usr/bin/python3 "$PYTHON3"; do
-	if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
-if [ -z "$py" ]; then
-	echo "1..0 # SKIP no python3 with numpy and onnx"
-	exit 0
-fi
+qopt_need_py_onnx
 ort=$(qopt_ort_missing)
 
 ini() { # ini NAME LINES...: a pipeline file with one section per arg

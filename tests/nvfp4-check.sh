@@ -3,17 +3,7 @@
 # from docs/numerics.md alone (tests/nvfp4-check.py, numpy), bit for bit.
 . "$top_srcdir/tests/ort/common.sh"
 
-py=
-for p in /usr/bin/python3 "$PYTHON3"; do
-	if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
-if [ -z "$py" ]; then
-	echo "1..0 # SKIP no python3 with numpy and onnx"
-	exit 0
-fi
+qopt_need_py_onnx
 qopt_workdir nvfp4-check
 "$py" "$top_srcdir/tests/nvfp4-check.py" gen "$work/in.onnx" ||
 	{ echo "Bail out! cannot generate the model"; exit 1; }

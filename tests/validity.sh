@@ -7,17 +7,7 @@
 # and write nothing.
 . "$top_srcdir/tests/ort/common.sh"
 
-py=
-for p in /usr/bin/python3 "$PYTHON3"; do
-	if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
-if [ -z "$py" ]; then
-	echo "1..0 # SKIP no python3 with numpy and onnx"
-	exit 0
-fi
+qopt_need_py_onnx
 qopt_workdir validity
 "$py" "$top_srcdir/tests/validity-models.py" "$work" >"$work/log" 2>&1 ||
 	{ echo "Bail out! cannot generate the models"; cat "$work/log"; exit 1; }

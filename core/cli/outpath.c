@@ -17,23 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <qopt/file.h>
 #include "cli/cli.h"
 #include "cli/outpath.h"
-
-static const char *kind(mode_t mode)
-{
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "not a regular file";
-}
 
 static int is_dev_null(const struct stat *st)
 {
@@ -63,7 +49,7 @@ int pm_outpath_check(const char *opt, const char *path, int *discard)
 		if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
 			return 0;
 		fprintf(stderr, "qopt: error: %s '%s' is %s; qopt only replaces regular files (/dev/null discards)\n",
-			opt, path, kind(st.st_mode));
+			opt, path, qir_file_kind(st.st_mode));
 		return QOPT_EXIT_USAGE;
 	}
 	if (errno != ENOENT && errno != ENOTDIR) {

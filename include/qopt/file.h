@@ -40,6 +40,10 @@ void qir_outfile_abort(qir_outfile *f);
  * Async-signal-safe: meant for SIGINT/SIGTERM/SIGHUP handlers. */
 void qir_outfile_remove_all(void);
 
+/* "a FIFO", "a directory", "a character device", ... for messages
+ * about a path that is not what was asked for. Static text. */
+const char *qir_file_kind(mode_t mode);
+
 /* Opens path read-only only if it is a regular file, checked before
  * the open so a FIFO never blocks (flags may add O_NOFOLLOW). Returns
  * the descriptor (the caller closes it), or -1 with *kind naming what

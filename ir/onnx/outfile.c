@@ -61,3 +61,8 @@ int qir_open_regular(const char *path, int flags, struct stat *st,
 {
 	return ir_open_regular(path, flags, st, kind);
 }
+
+const char *qir_file_kind(mode_t mode)
+{
+	return ir_file_kind(mode);
+}

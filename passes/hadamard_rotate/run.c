@@ -11,12 +11,8 @@
 
 #include "hadamard_rotate.h"
 
-static const char *const known_ops[] = { "MatMul", "Gemm", NULL };
-
 static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 {
-	const char *q = qopt_opt_string(ctx, "quantizer");
-
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ctx = ctx;
 	cfg->m = m;
@@ -34,18 +30,6 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 		cfg->nexclude = 0;
 	if (!cfg->op_types)
 		cfg->nop_types = 0;
-	for (size_t i = 0; i < cfg->nop_types; i++) {
-		int j;
-
-		for (j = 0; known_ops[j]; j++)
-			if (!strcmp(cfg->op_types[i], known_ops[j]))
-				break;
-		if (!known_ops[j]) {
-			qopt_error(ctx, "op_types: '%s' is not one of MatMul, "
-				   "Gemm", cfg->op_types[i]);
-			return -1;
-		}
-	}
 	cfg->include_hits = calloc(cfg->ninclude + 1, sizeof(uint64_t));
 	cfg->exclude_hits = calloc(cfg->nexclude + 1, sizeof(uint64_t));
 	if (!cfg->include_hits || !cfg->exclude_hits) {
@@ -61,16 +45,11 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 			   "power of two >= 2", (long long)cfg->block);
 		return -1;
 	}
-	if (!q || !strcmp(q, "none")) {
-		cfg->quantizer = HR_Q_NONE;
-	} else if (!strcmp(q, "nvfp4")) {
-		cfg->quantizer = HR_Q_NVFP4;
-	} else if (!strcmp(q, "fp8")) {
-		cfg->quantizer = HR_Q_FP8;
-	} else {
-		qopt_error(ctx, "quantizer: '%s' is not none, nvfp4 or fp8", q);
-		return -1;
-	}
+	/* The manager has checked op_types' items and quantizer's word
+	 * (indexed as in plugin.c: none, nvfp4, fp8). */
+	cfg->quantizer = qopt_opt_enum(ctx, "quantizer") == 1 ? HR_Q_NVFP4 :
+			 qopt_opt_enum(ctx, "quantizer") == 2 ? HR_Q_FP8 :
+			 HR_Q_NONE;
 	for (size_t i = 0; i < m->nmetadata; i++)
 		if (!strcmp(m->metadata[i].key, HR_META_KEY))
 			cfg->prior = m->metadata[i].value;

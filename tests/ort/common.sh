@@ -25,6 +25,20 @@ qopt_need_ort() {
 	fi
 }
 
+# qopt_need_py_onnx: sets $py to a python3 with numpy and onnx (Debian's
+# first), or skips the whole test saying so.
+qopt_need_py_onnx() {
+	py=
+	for p in /usr/bin/python3 "$PYTHON3"; do
+		if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
+			py=$p
+			return 0
+		fi
+	done
+	echo "1..0 # SKIP no python3 with numpy and onnx"
+	exit 0
+}
+
 # qopt_workdir NAME: a fresh folder under the build tree, removed on
 # exit unless QOPT_KEEP_WORK is set. Sets $work.
 qopt_workdir() {
