@@ -64,4 +64,11 @@ t "an error naming a value with control bytes: exit 1" [ "$rc" = 1 ]
 t "the error shows the name escaped" has 'u\x1b]0;pwned\x07\x0aqopt: fake line' "$W/err"
 t "the error is one line, without ESC" eval '[ "$(wc -l <"$W/err")" = 1 ] && ! grep -q "$ESC" "$W/err"'
 
+# A path with control bytes is shown escaped too (verify's "ok" line).
+cp "$W/m.onnx" "$W/a${ESC}b.onnx"
+run "$QOPT" verify "$W/a${ESC}b.onnx"
+t "verify of a path holding ESC: exit 0" [ "$rc" = 0 ]
+t "verify shows the path escaped" has 'a\x1bb.onnx: ok' "$W/out"
+t "verify writes no ESC byte" eval '! grep -q "$ESC" "$W/out"'
+
 done_testing

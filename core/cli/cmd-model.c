@@ -19,15 +19,18 @@ int cmd_verify(struct pm_cli *c)
 {
 	qir_error err = { 0 };
 	qir_model *m = cli_load(c->input);
+	/* A path may hold control bytes too: shown escaped, as names are. */
+	char shown[4 * 4096 + 1];
 	int rc = QOPT_EXIT_OK;
 
 	if (!m)
 		return QOPT_EXIT_FAIL;
+	qir_escape_text(shown, sizeof(shown), c->input);
 	if (qir_verify(m, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: %s\n", c->input, err.msg);
+		fprintf(stderr, "qopt: %s: error: %s\n", shown, err.msg);
 		rc = QOPT_EXIT_FAIL;
 	} else {
-		printf("%s: ok\n", c->input);
+		printf("%s: ok\n", shown);
 	}
 	qir_model_free(m);
 	return rc;
