@@ -21,75 +21,11 @@ trap 'rm -rf "$dir"' EXIT
 largest=$((mib / nw))
 limit=$((largest + 256))
 
-now() { date +%s.%N; }
+max_ratio=2
+. "$top_srcdir/bench/pass-bench.sh"
 
-# Runs "$@"; prints "wall_s peak_rss_kib peak_anon_kib peak_file_kib".
-measure() {
-	t0=$(now)
-	"$@" &
-	pid=$!
-	hwm=0 anon=0 file=0
-	while kill -0 $pid 2>/dev/null; do
-		while read -r k v _; do
-			case $k in
-			VmHWM:) [ "$v" -gt "$hwm" ] && hwm=$v ;;
-			RssAnon:) [ "$v" -gt "$anon" ] && anon=$v ;;
-			RssFile:) [ "$v" -gt "$file" ] && file=$v ;;
-			esac
-		done 2>/dev/null </proc/$pid/status || :
-		sleep 0.02
-	done
-	wait $pid
-	t1=$(now)
-	echo "$(echo "$t1 - $t0" | bc) $hwm $anon $file"
-}
-
-warm() { cat "$dir/in.onnx.data" >/dev/null; sync; }
-best() { sort -n | head -n1; }
-verdict() { if [ "$1" = 1 ]; then echo pass; else echo MISS; fi; }
-
-cp1() {
-	warm
-	m=$(measure cp "$dir/in.onnx" "$dir/in.onnx.data" "$dir/cp/")
-	sync
-	rm -f "$dir"/cp/*
-	echo "$m"
-}
-cp_t=$(i=0; while [ $i -lt "$runs" ]; do cp1; i=$((i + 1)); done |
-       best | cut -d' ' -f1)
-echo "input: $(du -sh "$dir/in.onnx.data" | cut -f1) FLOAT16 weights" \
-     "behind Q/DQ, $nw x ${largest} MiB; best of $runs runs"
-printf '%-5s %8s %8s %6s %9s %9s %9s %9s  %s\n' device 'cp s' 'qopt s' \
-	ratio 'RSS MiB' 'anon MiB' 'file MiB' 'limit' 'time / memory'
-
-q1() {
-	warm
-	rm -f "$dir/out.onnx" "$dir/out.onnx.data"
-	measure "$QOPT" -q --device "$1" --external-threshold 1024 \
-		--passes fp8-mha "$dir/in.onnx" -o "$dir/out.onnx" 2>/dev/null
-	sync
-}
-
-run_dev() {
-	dev=$1
-	set -- $(i=0; while [ $i -lt "$runs" ]; do q1 "$dev";
-		 i=$((i + 1)); done | best)
-	t=$1 rss=$(($2 / 1024)) anon=$(($3 / 1024)) file=$(($4 / 1024))
-	ratio=$(echo "scale=2; $t / $cp_t" | bc)
-	tok=$(echo "$t <= 2 * $cp_t" | bc)
-	mok=$([ "$rss" -le "$limit" ] && echo 1 || echo 0)
-	printf '%-5s %8.3f %8.3f %5.2fx %9d %9d %9d %9d  %s / %s\n' \
-		"$dev" "$cp_t" "$t" "$ratio" "$rss" "$anon" "$file" "$limit" \
-		"$(verdict "$tok")" "$(verdict "$mok")"
-}
-
-run_dev cpu
+pass_bench_main "behind Q/DQ ($nw x ${largest} MiB)" --passes fp8-mha
 # The output: 16 FP8 weights, stored transposed, no Q, no Transpose.
-"$QOPT" dump "$dir/out.onnx" | grep -c 'FLOAT8E4M3FN\[4096,8192\]' |
+"$QOPT" dump "$dir/out.onnx" | grep -c 'FLOAT8E4M3FN\[4096,[0-9]*\]' |
 	sed 's/^/FP8 weights stored transposed in the output: /'
-if "$QOPT" --device cuda --help >/dev/null 2>&1 && \
-   [ -e /dev/nvidia0 ] && command -v nvidia-smi >/dev/null 2>&1; then
-	run_dev cuda
-else
-	echo "cuda: no GPU here, not measured"
-fi
+cuda_row --passes fp8-mha

@@ -10,7 +10,7 @@ EXTRA_DIST += tests/fp8mha.sh tests/fp8mha-gen.py tests/fp8mha-check.py \
 check_PROGRAMS += bench/fp8mha-gen
 bench_fp8mha_gen_SOURCES = bench/fp8mha-gen.c
 bench_fp8mha_gen_LDADD = libqopt.la
-EXTRA_DIST += bench/fp8mha-bench.sh
+EXTRA_DIST += bench/fp8mha-bench.sh bench/pass-bench.sh
 BENCH_TARGETS += bench-fp8mha
 bench-fp8mha: all bench/fp8mha-gen$(EXEEXT)
 	. $(top_builddir)/tests/env.sh; \
