@@ -30,7 +30,7 @@ gen samples decoder "$work/held_dec" 16 5
 gen samples decoder16 "$work/cal_dec16" 16 4
 gen samples decoder16 "$work/held_dec16" 16 5
 
-echo "1..37"
+echo "1..38"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -225,6 +225,19 @@ fp8 --passes "fp8-mha:calibration=$work/dec-miss.json" "$work/decoder.onnx" \
 	grep -q "tensor 'd0_ln1' is not in calibration file" "$work/log" &&
 	grep -q "7 calibration: activation Q/DQ inserted" "$work/log"
 check $? "fp8-mha calibration: a tensor missing from the file is skipped with the reason"
+
+# "tensors" given twice, 100 entries each: both read (past the first
+# growth of the list), then the hash refuses the file.
+"$py" - "$work/twice.json" <<'PY'
+import sys
+one = ", ".join('"t%d": {"amax": %d}' % (i, i + 1) for i in range(100))
+two = ", ".join('"u%d": {"amax": %d}' % (i, i + 1) for i in range(100))
+open(sys.argv[1], "w").write('{"tensors": {%s}, "model_hash": "00", "tensors": {%s}}' % (one, two))
+PY
+fp8 --passes "fp8-mha:calibration=$work/twice.json" "$work/decoder.onnx" \
+	-o "$work/twice.onnx"
+[ $? = 1 ] && grep -q "is for model hash" "$work/log" && [ ! -e "$work/twice.onnx" ]
+check $? "fp8-mha calibration: a repeated \"tensors\" object is read whole, then the hash decides"
 
 printf '{"model_hash": "00", "tensors": {"a": {"amax": }}}' >"$work/broken.json"
 fp8 --passes "fp8-mha:calibration=$work/broken.json" "$work/decoder.onnx" \

@@ -238,14 +238,19 @@ static int skip_value(struct rd *r, int depth)
 	return number(r, &d);
 }
 
-/* {"amax": X, ...}: X into *amax; *has = 0 when absent. */
-static int entry(struct rd *r, double *amax, int *has)
+/* Reads (or skips) the value of member key; the key is the caller's. */
+typedef int (*member_fn)(struct rd *r, const char *key, void *arg);
+
+/* {"key": value, ...}, each value through fn. not_object is the error
+ * when the text is not an object. */
+static int members(struct rd *r, const char *not_object, member_fn fn,
+		   void *arg)
 {
 	char *key;
+	int rc;
 
-	*has = 0;
 	if (!eat(r, '{'))
-		return bad(r, "expected an object for a tensor");
+		return bad(r, not_object);
 	if (eat(r, '}'))
 		return 0;
 	do {
@@ -255,94 +260,96 @@ static int entry(struct rd *r, double *amax, int *has)
 			free(key);
 			return bad(r, "expected ':'");
 		}
-		if (!strcmp(key, "amax")) {
-			free(key);
-			if (number(r, amax))
-				return -1;
-			*has = 1;
-		} else {
-			free(key);
-			if (skip_value(r, 2))
-				return -1;
-		}
+		rc = fn(r, key, arg);
+		free(key);
+		if (rc)
+			return -1;
 	} while (eat(r, ','));
 	return eat(r, '}') ? 0 : bad(r, "expected ',' or '}'");
 }
 
-static int tensors(struct rd *r, struct fp8mha_calib *c)
-{
-	struct fp8mha_calib_entry *grown;
-	size_t cap = 0;
-	char *name;
+struct amax_entry {
 	double amax;
 	int has;
+};
 
-	if (!eat(r, '{'))
-		return bad(r, "\"tensors\" must be an object");
-	if (eat(r, '}'))
-		return 0;
-	do {
-		if (string(r, &name))
-			return -1;
-		if (!eat(r, ':') || entry(r, &amax, &has)) {
-			free(name);
-			return r->why[0] ? -1 : bad(r, "expected ':'");
-		}
-		if (!has) {
-			snprintf(r->why, r->whyn, "tensor '%s' has no \"amax\"",
-				 name);
-			free(name);
-			return -1;
-		}
-		if (c->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			grown = realloc(c->e, cap * sizeof(*grown));
-			if (!grown) {
-				free(name);
-				return bad(r, "out of memory");
-			}
-			c->e = grown;
-		}
-		c->e[c->n].name = name;
-		c->e[c->n++].amax = amax;
-	} while (eat(r, ','));
-	return eat(r, '}') ? 0 : bad(r, "expected ',' or '}'");
+/* A tensor's object: {"amax": X, ...}; other members are skipped. */
+static int entry_member(struct rd *r, const char *key, void *arg)
+{
+	struct amax_entry *a = arg;
+
+	if (strcmp(key, "amax"))
+		return skip_value(r, 2);
+	a->has = 1;
+	return number(r, &a->amax);
+}
+
+struct tensor_list {
+	struct fp8mha_calib *c;
+	size_t cap;
+};
+
+/* "name": {"amax": X}, appended to the list. */
+static int tensor_member(struct rd *r, const char *name, void *arg)
+{
+	struct tensor_list *t = arg;
+	struct fp8mha_calib *c = t->c;
+	struct fp8mha_calib_entry *grown;
+	struct amax_entry a = { 0 };
+
+	if (members(r, "expected an object for a tensor", entry_member, &a))
+		return -1;
+	if (!a.has) {
+		snprintf(r->why, r->whyn, "tensor '%s' has no \"amax\"", name);
+		return -1;
+	}
+	if (c->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		grown = realloc(c->e, t->cap * sizeof(*grown));
+		if (!grown)
+			return bad(r, "out of memory");
+		c->e = grown;
+	}
+	c->e[c->n].name = strdup(name);
+	if (!c->e[c->n].name)
+		return bad(r, "out of memory");
+	c->e[c->n++].amax = a.amax;
+	return 0;
+}
+
+struct top_state {
+	struct fp8mha_calib *c;
+	struct tensor_list t;	/* kept across a repeated "tensors" */
+	int seen_tensors;
+};
+
+/* The file's object: "tensors" and "model_hash"; the rest is skipped. */
+static int top_member(struct rd *r, const char *key, void *arg)
+{
+	struct top_state *st = arg;
+	char *hash;
+
+	if (!strcmp(key, "tensors")) {
+		st->seen_tensors = 1;
+		return members(r, "\"tensors\" must be an object",
+			       tensor_member, &st->t);
+	}
+	if (strcmp(key, "model_hash"))
+		return skip_value(r, 1);
+	if (string(r, &hash))
+		return -1;
+	snprintf(st->c->hash, sizeof(st->c->hash), "%s", hash);
+	free(hash);
+	return 0;
 }
 
 static int top(struct rd *r, struct fp8mha_calib *c, int *seen_tensors)
 {
-	char *key, *hash;
+	struct top_state st = { .c = c, .t = { .c = c } };
 
-	if (!eat(r, '{'))
-		return bad(r, "expected a JSON object");
-	if (eat(r, '}'))
-		return 0;
-	do {
-		if (string(r, &key))
-			return -1;
-		if (!eat(r, ':')) {
-			free(key);
-			return bad(r, "expected ':'");
-		}
-		if (!strcmp(key, "tensors")) {
-			free(key);
-			*seen_tensors = 1;
-			if (tensors(r, c))
-				return -1;
-		} else if (!strcmp(key, "model_hash")) {
-			free(key);
-			if (string(r, &hash))
-				return -1;
-			snprintf(c->hash, sizeof(c->hash), "%s", hash);
-			free(hash);
-		} else {
-			free(key);
-			if (skip_value(r, 1))
-				return -1;
-		}
-	} while (eat(r, ','));
-	if (!eat(r, '}'))
-		return bad(r, "expected ',' or '}'");
+	if (members(r, "expected a JSON object", top_member, &st))
+		return -1;
+	*seen_tensors = st.seen_tensors;
 	ws(r);
 	return r->i == r->n ? 0 : bad(r, "text after the JSON object");
 }
