@@ -28,6 +28,7 @@
  * into a b x cols tile; row r of the tile is then "element" r of width
  * cols, and a stage h pairs spans of h * cols floats.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -482,6 +483,40 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 	_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(        \
 		_mm256_loadu_si256((const __m256i *)(src + 2 * (j)))), 16))
 
+/* The buffer of rows longer than 256 is padded: 16 floats after every
+ * 1024, so that vectors 1024 or more floats apart (the partners of the
+ * late stages) fall in different L1 sets instead of one. */
+#define QKI_TP(j) ((j) + ((j) >> 10) * 16)
+#define QKI_PADDED(n) (QKI_TP(n) + 16)
+
+/* Stages 1 .. 128 of n floats (n % 256 == 0) loaded into the padded t. */
+#define QKI_INPAD512(LOAD)                                                \
+	do {                                                              \
+		for (size_t j = 0; j < n; j += 256) {                     \
+			__m512 v[16];                                     \
+                                                                          \
+			QKI_UNROLL for (int k = 0; k < 16; k++)           \
+				v[k] = qki_lanes512(LOAD(j + 16 * k));    \
+			QKI_UNROLL for (int d = 1; d < 16; d <<= 1)       \
+				QKI_UNROLL for (int k = 0; k < 16; k++)   \
+					if (!(k & d))                     \
+						QKI_BF512(v[k], v[k + d]); \
+			QKI_UNROLL for (int k = 0; k < 16; k++)           \
+				_mm512_storeu_ps(t + QKI_TP(j + 16 * k), v[k]); \
+		}                                                         \
+	} while (0)
+
+QKI_512 static void qki_inpad512(int dtype, const unsigned char *src,
+				 float *t, size_t n)
+{
+	if (dtype == QK_T_FLOAT)
+		QKI_INPAD512(QKI_LD_F32);
+	else if (dtype == QK_T_FLOAT16)
+		QKI_INPAD512(QKI_LD_F16);
+	else
+		QKI_INPAD512(QKI_LD_BF16);
+}
+
 /* n % 64 == 0, b >= 16; returns the first stage left to do. */
 QKI_512 static size_t qki_in512(int dtype, const unsigned char *src,
 				float *t, size_t n, size_t b)
@@ -563,44 +598,6 @@ QKI_512 static void qki_out512(int dtype, unsigned char *dst, const float *t,
 		QKI_OUT512(QKI_ST_BF16);
 }
 
-/* The last r stages (stride s floats, s % 16 == 0) fused with the
- * scaled, rounded store: the values go from registers to dst. */
-#define QKI_LASTPASS(STORE, R)                                            \
-	for (size_t base = 0; base < n; base += s << (R))                 \
-		for (size_t f = base; f < base + s; f += 16) {            \
-			__m512 a[8];                                      \
-                                                                          \
-			a[0] = _mm512_loadu_ps(t + f);                    \
-			a[1] = _mm512_loadu_ps(t + f + s);                \
-			if ((R) >= 2) {                                   \
-				a[2] = _mm512_loadu_ps(t + f + 2 * s);    \
-				a[3] = _mm512_loadu_ps(t + f + 3 * s);    \
-			}                                                 \
-			if ((R) == 3) {                                   \
-				a[4] = _mm512_loadu_ps(t + f + 4 * s);    \
-				a[5] = _mm512_loadu_ps(t + f + 5 * s);    \
-				a[6] = _mm512_loadu_ps(t + f + 6 * s);    \
-				a[7] = _mm512_loadu_ps(t + f + 7 * s);    \
-				QKI_R8(a);                                \
-			} else if ((R) == 2) {                            \
-				QKI_R4(a);                                \
-			} else {                                          \
-				QKI_BF512(a[0], a[1]);                    \
-			}                                                 \
-			STORE(f, qki_sc512(a[0], sc));                    \
-			STORE(f + s, qki_sc512(a[1], sc));                \
-			if ((R) >= 2) {                                   \
-				STORE(f + 2 * s, qki_sc512(a[2], sc));    \
-				STORE(f + 3 * s, qki_sc512(a[3], sc));    \
-			}                                                 \
-			if ((R) == 3) {                                   \
-				STORE(f + 4 * s, qki_sc512(a[4], sc));    \
-				STORE(f + 5 * s, qki_sc512(a[5], sc));    \
-				STORE(f + 6 * s, qki_sc512(a[6], sc));    \
-				STORE(f + 7 * s, qki_sc512(a[7], sc));    \
-			}                                                 \
-		}
-
 QKI_512 static inline __m512 qki_sc512(__m512 v, __m512 sc)
 {
 	const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(QK_NAN_BITS));
@@ -609,27 +606,198 @@ QKI_512 static inline __m512 qki_sc512(__m512 v, __m512 sc)
 	return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), qnan);
 }
 
-#define QKI_LAST_R(STORE)                                                 \
+/* Blocks of 16 to 256 elements, 256 floats per step, straight from x
+ * back to x: load, stages 1 .. b/2 in sixteen registers, scale, round,
+ * store. Nothing goes through the buffer. */
+#define QKI_DIRECT512(LOAD, STORE)                                        \
+	for (size_t j = 0; j < n; j += 256) {                             \
+		__m512 v[16];                                             \
+                                                                          \
+		QKI_UNROLL for (int k = 0; k < 16; k++)                   \
+			v[k] = qki_lanes512(LOAD(j + 16 * k));            \
+		QKI_UNROLL for (int d = 1; d < 16; d <<= 1)               \
+			if ((size_t)16 * d < b)                           \
+				QKI_UNROLL for (int k = 0; k < 16; k++)   \
+					if (!(k & d))                     \
+						QKI_BF2(v, k, d);         \
+		QKI_UNROLL for (int k = 0; k < 16; k++)                   \
+			STORE(j + 16 * k, qki_sc512(v[k], sc));           \
+	}
+
+/* The butterfly of v[k] and v[k + d], on the adders for even k and on
+ * the multiply-add units (k odd: u * 1 + v and u * 1 - v, the product
+ * exact, one rounding: the same bits as u + v and u - v, signed zeros
+ * included) so that both kinds of unit work. */
+#define QKI_BF2(v, k, d)                                                  \
 	do {                                                              \
-		if (r == 3)                                               \
-			QKI_LASTPASS(STORE, 3)                            \
-		else if (r == 2)                                          \
-			QKI_LASTPASS(STORE, 2)                            \
-		else                                                      \
-			QKI_LASTPASS(STORE, 1)                            \
+		__m512 u_ = v[k];                                         \
+                                                                          \
+		if ((k) & 1) {                                            \
+			v[k] = _mm512_fmadd_ps(u_, one, v[(k) + (d)]);    \
+			v[(k) + (d)] = _mm512_fmsub_ps(u_, one,           \
+						       v[(k) + (d)]);     \
+		} else {                                                  \
+			v[k] = _mm512_add_ps(u_, v[(k) + (d)]);           \
+			v[(k) + (d)] = _mm512_sub_ps(u_, v[(k) + (d)]);   \
+		}                                                         \
 	} while (0)
 
-QKI_512 static void qki_last512(int dtype, unsigned char *dst, const float *t,
-				size_t n, size_t s, int r, float scale)
+QKI_512 static void qki_direct512(int dtype, unsigned char *x, size_t n,
+				  size_t b, float scale)
+{
+	const __m512 sc = _mm512_set1_ps(scale), one = _mm512_set1_ps(1.0f);
+	const unsigned char *src = x;
+	unsigned char *dst = x;
+
+	if (dtype == QK_T_FLOAT) {
+		QKI_DIRECT512(QKI_LD_F32, QKI_ST_F32)
+	} else if (dtype == QK_T_FLOAT16) {
+		QKI_DIRECT512(QKI_LD_F16, QKI_ST_F16)
+	} else {
+		QKI_DIRECT512(QKI_LD_BF16, QKI_ST_BF16)
+	}
+}
+
+/* The next unit's bytes, requested a few lines per step of the passes
+ * over the buffer: spread out, the requests overlap the arithmetic
+ * instead of queueing up behind each other. */
+struct qki_pf {
+	const char *p, *end;
+};
+
+static inline __attribute__((always_inline)) void
+qki_pf_step(struct qki_pf *pf, int lines)
+{
+	for (int i = 0; i < lines && pf->p < pf->end; i++, pf->p += 64)
+		__builtin_prefetch(pf->p, 0, 1);
+}
+
+/* R (1 to 4) fused stages h = s .. 8s of t (n floats, s % 16 == 0):
+ * 2^R vectors in registers per step. With dst, the results are scaled,
+ * rounded and stored there instead of back into t. */
+#define QKI_FUSED512(R, STORE)                                            \
+	for (size_t base = 0; base < n; base += s << (R))                 \
+		for (size_t f = base; f < base + s; f += 16) {            \
+			__m512 v[16];                                     \
+                                                                          \
+			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++)   \
+				v[k] = _mm512_loadu_ps(t + QKI_TP(f + k * s));    \
+			qki_pf_step(pf, 1 << (R));                        \
+			QKI_UNROLL for (int d = 1; d < (1 << (R)); d <<= 1) \
+				QKI_UNROLL for (int k = 0; k < (1 << (R)); k++) \
+					if (!(k & d))                     \
+						QKI_BF2(v, k, d);         \
+			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++)   \
+				STORE(f + k * s, v[k]);                   \
+		}
+#define QKI_ST_T(j, y) _mm512_storeu_ps(t + QKI_TP(j), (y))
+#define QKI_ST_LAST(j, y)                                                 \
+	do {                                                              \
+		if (dtype == QK_T_FLOAT)                                  \
+			QKI_ST_F32(j, qki_sc512((y), sc));                \
+		else if (dtype == QK_T_FLOAT16)                           \
+			QKI_ST_F16(j, qki_sc512((y), sc));                \
+		else                                                      \
+			QKI_ST_BF16(j, qki_sc512((y), sc));               \
+	} while (0)
+
+QKI_512 static inline __attribute__((always_inline)) void
+qki_fused512(float *t, size_t n, size_t s, int r, int dtype,
+	     unsigned char *dst, float scale, struct qki_pf *pf)
+{
+	const __m512 sc = _mm512_set1_ps(scale), one = _mm512_set1_ps(1.0f);
+
+	if (!dst) {
+		QKI_FUSED512(r, QKI_ST_T)
+	} else {
+		QKI_FUSED512(r, QKI_ST_LAST)
+	}
+}
+
+/* One instance per stage count, with the element type fixed, so that
+ * every loop above unrolls. */
+#define QKI_FUSED_R(r)                                                    \
+	QKI_512 static void qki_fused512_##r(float *t, size_t n, size_t s, \
+					     int dtype, unsigned char *dst, \
+					     float scale, struct qki_pf *pf) \
+	{                                                                 \
+		if (!dst || dtype == QK_T_FLOAT)                          \
+			qki_fused512(t, n, s, r, QK_T_FLOAT, dst, scale, pf); \
+		else if (dtype == QK_T_FLOAT16)                           \
+			qki_fused512(t, n, s, r, QK_T_FLOAT16, dst, scale, pf); \
+		else                                                      \
+			qki_fused512(t, n, s, r, QK_T_BFLOAT16, dst, scale, pf); \
+	}
+QKI_FUSED_R(1)
+QKI_FUSED_R(2)
+QKI_FUSED_R(3)
+QKI_FUSED_R(4)
+
+static void qki_fused512_any(float *t, size_t n, size_t s, int r, int dtype,
+			     unsigned char *dst, float scale, struct qki_pf *pf)
+{
+	if (r == 4)
+		qki_fused512_4(t, n, s, dtype, dst, scale, pf);
+	else if (r == 3)
+		qki_fused512_3(t, n, s, dtype, dst, scale, pf);
+	else if (r == 2)
+		qki_fused512_2(t, n, s, dtype, dst, scale, pf);
+	else
+		qki_fused512_1(t, n, s, dtype, dst, scale, pf);
+}
+
+/* x[0..n) = the padded t scaled, NaN canonical, rounded once (n % 64
+ * == 0). */
+#define QKI_OUTPAD512(STORE)                                              \
+	for (size_t j = 0; j < n; j += 64) {                              \
+		qki_pf_step(pf, 4);                                       \
+		QKI_UNROLL for (int k = 0; k < 4; k++)                    \
+			STORE(j + 16 * k, qki_sc512(_mm512_loadu_ps(      \
+				t + QKI_TP(j + 16 * k)), sc));            \
+	}
+
+QKI_512 static void qki_outpad512(int dtype, unsigned char *dst,
+				  const float *t, size_t n, float scale,
+				  struct qki_pf *pf)
 {
 	const __m512 sc = _mm512_set1_ps(scale);
 
-	if (dtype == QK_T_FLOAT)
-		QKI_LAST_R(QKI_ST_F32);
-	else if (dtype == QK_T_FLOAT16)
-		QKI_LAST_R(QKI_ST_F16);
-	else
-		QKI_LAST_R(QKI_ST_BF16);
+	if (dtype == QK_T_FLOAT) {
+		QKI_OUTPAD512(QKI_ST_F32)
+	} else if (dtype == QK_T_FLOAT16) {
+		QKI_OUTPAD512(QKI_ST_F16)
+	} else {
+		QKI_OUTPAD512(QKI_ST_BF16)
+	}
+}
+
+/* The stages h .. b/2 of t (n floats, rows of b > 256), loaded by
+ * qki_in512: the middle ones four at a time (t stays in L2 up to
+ * b = 65536), the last (up to four) fused with the scaled, rounded
+ * store to x. At most two passes over t after the load. */
+static void qki_rest512(int dtype, unsigned char *x, float *t, size_t n,
+			size_t b, size_t h, float scale, struct qki_pf *pf)
+{
+	int left = 0, last;
+
+	for (size_t k = h; k < b; k <<= 1)
+		left++;
+	last = left < 4 ? left : 4;
+	while (left > last) {
+		int r = left - last < 4 ? left - last : 4;
+
+		qki_fused512_any(t, n, h, r, dtype, NULL, scale, pf);
+		h <<= r;
+		left -= r;
+	}
+	if (h < 1024) {
+		qki_fused512_any(t, n, h, last, dtype, x, scale, pf);
+		return;
+	}
+	/* Stored 1024 or more elements apart, the results would go to as
+	 * many lines of one L1 set of x: they go to t, then out in order. */
+	qki_fused512_any(t, n, h, last, dtype, NULL, scale, pf);
+	qki_outpad512(dtype, x, t, n, scale, pf);
 }
 #endif
 
@@ -741,48 +909,50 @@ struct qki_had {
 	float scale;
 };
 
+/* The bytes of the unit after rows [rb, rb + cnt), to bring toward L2
+ * while the stages on the buffer run (they touch no memory outside
+ * it), instead of the core waiting for them after its last store. */
+static struct qki_pf qki_next_unit(const struct qki_had *a, size_t rb,
+				   size_t cnt)
+{
+	size_t sz = qki_dtype_size(a->dtype), nx;
+	struct qki_pf pf = { NULL, NULL };
+
+	if (rb + cnt >= a->nrb)
+		return pf;
+	nx = a->nrb - rb - cnt < a->rows_per ? a->nrb - rb - cnt : a->rows_per;
+	pf.p = (const char *)a->x + (rb + cnt) * a->b * sz;
+	pf.end = pf.p + nx * a->b * sz;
+	return pf;
+}
+
 /* inner == 1: unit u is row blocks [u * rows_per, ...), contiguous. */
 static void qki_had_rows(const struct qki_had *a, size_t u, float *t)
 {
 	size_t rb = u * a->rows_per, cnt = a->nrb - rb, lo;
+	struct qki_pf pf;
 
 	if (cnt > a->rows_per)
 		cnt = a->rows_per;
-	lo = qki_in(a->dtype, a->x, rb * a->b, cnt * a->b, a->b, t);
-	/* The stages below touch no memory outside the buffer: meanwhile
-	 * the next unit's bytes come in (toward L2), instead of the core
-	 * waiting for them after its last store. */
-	if (rb + cnt < a->nrb) {
-		size_t sz = qki_dtype_size(a->dtype);
-		size_t nx = a->nrb - rb - cnt < a->rows_per ?
-				    a->nrb - rb - cnt : a->rows_per;
-		const char *p = (const char *)a->x + (rb + cnt) * a->b * sz;
-
-		for (size_t l = 0; l < nx * a->b * sz; l += 64)
-			__builtin_prefetch(p + l, 0, 1);
-	}
 #if QKI_HAVE_F16C
-	/* at least one stage left with 16-float strides: the last (up
-	 * to three) stages go straight to x */
-	if (lo >= 16 && lo < a->b && qki_have_avx512()) {
-		size_t n = cnt * a->b, c = a->b < QKI_HL1 ? a->b : QKI_HL1, h;
-		int left = 0, r;
+	if (a->b >= 16 && (cnt * a->b) % 256 == 0 && qki_have_avx512()) {
+		unsigned char *x = (unsigned char *)a->x +
+				   rb * a->b * qki_dtype_size(a->dtype);
 
-		/* blocks larger than a chunk: the stages inside a chunk
-		 * first, chunk by chunk in L1 */
-		for (size_t off = 0; c < a->b && off < n; off += c)
-			qki_stages(t + off, c, 1, lo, c);
-		lo = c < a->b ? c : lo;
-		for (h = lo; h < a->b; h <<= 1)
-			left++;
-		r = left % 3 ? left % 3 : 3;
-		qki_stages(t, n, 1, lo, a->b >> r);
-		qki_last512(a->dtype, (unsigned char *)a->x +
-			    rb * a->b * qki_dtype_size(a->dtype), t, n,
-			    a->b >> r, r, a->scale);
+		if (a->b <= 256) {
+			qki_direct512(a->dtype, x, cnt * a->b, a->b, a->scale);
+			return;
+		}
+		pf = qki_next_unit(a, rb, cnt);
+		qki_inpad512(a->dtype, x, t, cnt * a->b);
+		qki_rest512(a->dtype, x, t, cnt * a->b, a->b, 256, a->scale,
+			    &pf);
 		return;
 	}
 #endif
+	lo = qki_in(a->dtype, a->x, rb * a->b, cnt * a->b, a->b, t);
+	pf = qki_next_unit(a, rb, cnt);
+	qki_pf_step(&pf, INT_MAX);
 	qki_fwht(t, cnt * a->b, a->b, 1, lo);
 	qki_out(a->dtype, a->x, rb * a->b, cnt * a->b, t, a->scale);
 }
@@ -811,7 +981,8 @@ static int qki_had_range(void *arg, unsigned part, size_t lo, size_t hi)
 {
 	const struct qki_had *a = arg;
 	size_t nf = a->inner == 1 ? a->rows_per * a->b : QKI_HCOLS * a->b;
-	float *t = aligned_alloc(64, (nf * sizeof(float) + 63) / 64 * 64);
+	float *t = aligned_alloc(64, (QKI_PADDED(nf) * sizeof(float) + 63) /
+				     64 * 64);
 
 	(void)part;
 	if (!t)

@@ -291,6 +291,12 @@ static void stage_order(qk_ctx *ctx)
 		/* rows whose load and store fuse stages (64-float groups) */
 		{ 64, 32, 1, 32 }, { 32, 128, 1, 128 }, { 16, 512, 1, 512 },
 		{ 8, 1024, 1, 1024 }, { 4, 2048, 1, 2048 }, { 3, 64, 1, 64 },
+		/* rows straight from x to x (b <= 256), whole and with a
+		 * short last unit; rows through the padded buffer with the
+		 * last stages stored directly or through it */
+		{ 40, 256, 1, 256 }, { 17, 256, 1, 256 }, { 600, 16, 1, 16 },
+		{ 2, 4096, 1, 4096 }, { 1, 16384, 1, 16384 },
+		{ 1, 65536, 1, 65536 },
 	};
 	static const int dts[3] = { QIR_FLOAT, QIR_FLOAT16, QIR_BFLOAT16 };
 
@@ -305,7 +311,13 @@ static void stage_order(qk_ctx *ctx)
 			float *col = malloc(b * sizeof(float));
 
 			for (size_t i = 0; i < tot; i++) {
-				float v = (float)kt_student(3);
+				/* every third case: signed zeros, ones and
+				 * infinities (inf - inf, sign of 0 - 0) */
+				static const float sp[6] = { 0.0f, -0.0f, 1.0f,
+							     -1.0f, INFINITY,
+							     -INFINITY };
+				float v = c % 3 == 2 ? sp[rand() % (i % 64 ? 4 : 6)] :
+						       (float)kt_student(3);
 				uint16_t h = d == 1 ? qk_f32_to_f16(v) :
 						      qk_f32_to_bf16(v);
 
