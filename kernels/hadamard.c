@@ -382,6 +382,26 @@ qki_out_f16c(uint16_t *h, const float *t, size_t n, float scale)
 
 #endif
 
+/* The buffer of rows longer than 256 is padded: 16 floats after every
+ * 1024, so that vectors 1024 or more floats apart (the partners of the
+ * late stages) fall in different L1 sets instead of one. */
+#define QKI_TP(j) ((j) + ((j) >> 10) * 16)
+#define QKI_PADDED(n) (QKI_TP(n) + 16)
+
+/* The next unit's bytes, requested a few lines per step of the passes
+ * over the buffer: spread out, the requests overlap the arithmetic
+ * instead of queueing up behind each other. */
+struct qki_pf {
+	const char *p, *end;
+};
+
+static inline __attribute__((always_inline)) void
+qki_pf_step(struct qki_pf *pf, int lines)
+{
+	for (int i = 0; i < lines && pf->p < pf->end; i++, pf->p += 64)
+		__builtin_prefetch(pf->p, 0, 1);
+}
+
 #if QKI_HAVE_F16C
 /* AVX-512 (F + BW): 16 floats per instruction for the load with
  * stages 1 .. 8 and for the scaled, rounded store. Same IEEE
@@ -483,11 +503,6 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 	_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(        \
 		_mm256_loadu_si256((const __m256i *)(src + 2 * (j)))), 16))
 
-/* The buffer of rows longer than 256 is padded: 16 floats after every
- * 1024, so that vectors 1024 or more floats apart (the partners of the
- * late stages) fall in different L1 sets instead of one. */
-#define QKI_TP(j) ((j) + ((j) >> 10) * 16)
-#define QKI_PADDED(n) (QKI_TP(n) + 16)
 
 /* Stages 1 .. 128 of n floats (n % 256 == 0) loaded into the padded t. */
 #define QKI_INPAD512(LOAD)                                                \
@@ -503,12 +518,16 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 						QKI_BF512(v[k], v[k + d]); \
 			QKI_UNROLL for (int k = 0; k < 16; k++)           \
 				_mm512_storeu_ps(t + QKI_TP(j + 16 * k), v[k]); \
+			qki_pf_step(pf, lines);                           \
 		}                                                         \
 	} while (0)
 
 QKI_512 static void qki_inpad512(int dtype, const unsigned char *src,
-				 float *t, size_t n)
+				 float *t, size_t n, struct qki_pf *pf)
 {
+	/* as many lines of the next unit as this step loaded */
+	int lines = dtype == QK_T_FLOAT ? 16 : 8;
+
 	if (dtype == QK_T_FLOAT)
 		QKI_INPAD512(QKI_LD_F32);
 	else if (dtype == QK_T_FLOAT16)
@@ -598,31 +617,58 @@ QKI_512 static void qki_out512(int dtype, unsigned char *dst, const float *t,
 		QKI_OUT512(QKI_ST_BF16);
 }
 
+/* t * scale with a NaN made canonical: the check costs one compare;
+ * the blend runs only when a NaN is there. */
 QKI_512 static inline __m512 qki_sc512(__m512 v, __m512 sc)
 {
-	const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(QK_NAN_BITS));
 	__m512 y = _mm512_mul_ps(v, sc);
+	__mmask16 nan = _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q);
 
-	return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), qnan);
+	if (__builtin_expect(nan != 0, 0))
+		y = _mm512_mask_mov_ps(y, nan, _mm512_castsi512_ps(
+					       _mm512_set1_epi32(QK_NAN_BITS)));
+	return y;
 }
 
-/* Blocks of 16 to 256 elements, 256 floats per step, straight from x
- * back to x: load, stages 1 .. b/2 in sixteen registers, scale, round,
- * store. Nothing goes through the buffer. */
-#define QKI_DIRECT512(LOAD, STORE)                                        \
-	for (size_t j = 0; j < n; j += 256) {                             \
-		__m512 v[16];                                             \
-                                                                          \
-		QKI_UNROLL for (int k = 0; k < 16; k++)                   \
-			v[k] = qki_lanes512(LOAD(j + 16 * k));            \
-		QKI_UNROLL for (int d = 1; d < 16; d <<= 1)               \
-			if ((size_t)16 * d < b)                           \
-				QKI_UNROLL for (int k = 0; k < 16; k++)   \
-					if (!(k & d))                     \
-						QKI_BF2(v, k, d);         \
-		QKI_UNROLL for (int k = 0; k < 16; k++)                   \
-			STORE(j + 16 * k, qki_sc512(v[k], sc));           \
+/* AVX512-BF16's conversion rounds to nearest even exactly as
+ * qki_enc_bf16 does, and turns the canonical NaN into 0x7fc0 as it
+ * does, but flushes FP32 subnormals to zero: a vector holding one
+ * takes the integer rounding instead. */
+#define QKI_512BF                                                         \
+	__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,"       \
+			      "avx512bf16")))
+
+static int qki_have_bf16n(void)
+{
+	static int have = -1;
+	int v = __atomic_load_n(&have, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		__builtin_cpu_init();
+		v = qki_have_avx512() && __builtin_cpu_supports("avx512dq") &&
+		    __builtin_cpu_supports("avx512bf16");
+		__atomic_store_n(&have, v, __ATOMIC_RELAXED);
 	}
+	return v;
+}
+
+QKI_512BF static inline void qki_st_bf16n(unsigned char *p, __m512 y)
+{
+	if (__builtin_expect(_mm512_fpclass_ps_mask(y, 0x20) != 0, 0)) {
+		_mm256_storeu_si256((__m256i *)p, qki_bf16_512(y));
+	} else {
+		__m256bh h = _mm512_cvtneps_pbh(y);
+
+		memcpy(p, &h, sizeof(h));
+	}
+}
+
+#define QKI_ST_BF16N(j, y) qki_st_bf16n(dst + 2 * (j), (y))
+/* scaled, NaN canonical, rounded, stored */
+#define QKI_SST_F32(j, y) QKI_ST_F32(j, qki_sc512((y), sc))
+#define QKI_SST_F16(j, y) QKI_ST_F16(j, qki_sc512((y), sc))
+#define QKI_SST_BF16(j, y) QKI_ST_BF16(j, qki_sc512((y), sc))
+#define QKI_SST_BF16N(j, y) QKI_ST_BF16N(j, qki_sc512((y), sc))
 
 /* The butterfly of v[k] and v[k + d], on the adders for even k and on
  * the multiply-add units (k odd: u * 1 + v and u * 1 - v, the product
@@ -642,46 +688,33 @@ QKI_512 static inline __m512 qki_sc512(__m512 v, __m512 sc)
 		}                                                         \
 	} while (0)
 
-QKI_512 static void qki_direct512(int dtype, unsigned char *x, size_t n,
-				  size_t b, float scale)
-{
-	const __m512 sc = _mm512_set1_ps(scale), one = _mm512_set1_ps(1.0f);
-	const unsigned char *src = x;
-	unsigned char *dst = x;
-
-	if (dtype == QK_T_FLOAT) {
-		QKI_DIRECT512(QKI_LD_F32, QKI_ST_F32)
-	} else if (dtype == QK_T_FLOAT16) {
-		QKI_DIRECT512(QKI_LD_F16, QKI_ST_F16)
-	} else {
-		QKI_DIRECT512(QKI_LD_BF16, QKI_ST_BF16)
+/* Blocks of 16 to 256 elements (m = b / 16 vectors), 256 floats per
+ * step, straight from x back to x: load, stages 1 .. b/2 in sixteen
+ * registers, scale, round, store. Nothing goes through the buffer. */
+#define QKI_DIRECT512(M, LOAD, STORE)                                     \
+	for (size_t j = 0; j < n; j += 256) {                             \
+		__m512 v[16];                                             \
+                                                                          \
+		QKI_UNROLL for (int k = 0; k < 16; k++)                   \
+			v[k] = qki_lanes512(LOAD(j + 16 * k));            \
+		QKI_UNROLL for (int d = 1; d < (M); d <<= 1)              \
+			QKI_UNROLL for (int k = 0; k < 16; k++)           \
+				if (!(k & d))                             \
+					QKI_BF2(v, k, d);                 \
+		QKI_UNROLL for (int k = 0; k < 16; k++)                   \
+			STORE(j + 16 * k, v[k]);                          \
 	}
-}
-
-/* The next unit's bytes, requested a few lines per step of the passes
- * over the buffer: spread out, the requests overlap the arithmetic
- * instead of queueing up behind each other. */
-struct qki_pf {
-	const char *p, *end;
-};
-
-static inline __attribute__((always_inline)) void
-qki_pf_step(struct qki_pf *pf, int lines)
-{
-	for (int i = 0; i < lines && pf->p < pf->end; i++, pf->p += 64)
-		__builtin_prefetch(pf->p, 0, 1);
-}
 
 /* R (1 to 4) fused stages h = s .. 8s of t (n floats, s % 16 == 0):
- * 2^R vectors in registers per step. With dst, the results are scaled,
- * rounded and stored there instead of back into t. */
+ * 2^R vectors in registers per step, stored back into t or (scaled,
+ * rounded) into dst. */
 #define QKI_FUSED512(R, STORE)                                            \
 	for (size_t base = 0; base < n; base += s << (R))                 \
 		for (size_t f = base; f < base + s; f += 16) {            \
 			__m512 v[16];                                     \
                                                                           \
 			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++)   \
-				v[k] = _mm512_loadu_ps(t + QKI_TP(f + k * s));    \
+				v[k] = _mm512_loadu_ps(t + QKI_TP(f + k * s)); \
 			qki_pf_step(pf, 1 << (R));                        \
 			QKI_UNROLL for (int d = 1; d < (1 << (R)); d <<= 1) \
 				QKI_UNROLL for (int k = 0; k < (1 << (R)); k++) \
@@ -691,60 +724,6 @@ qki_pf_step(struct qki_pf *pf, int lines)
 				STORE(f + k * s, v[k]);                   \
 		}
 #define QKI_ST_T(j, y) _mm512_storeu_ps(t + QKI_TP(j), (y))
-#define QKI_ST_LAST(j, y)                                                 \
-	do {                                                              \
-		if (dtype == QK_T_FLOAT)                                  \
-			QKI_ST_F32(j, qki_sc512((y), sc));                \
-		else if (dtype == QK_T_FLOAT16)                           \
-			QKI_ST_F16(j, qki_sc512((y), sc));                \
-		else                                                      \
-			QKI_ST_BF16(j, qki_sc512((y), sc));               \
-	} while (0)
-
-QKI_512 static inline __attribute__((always_inline)) void
-qki_fused512(float *t, size_t n, size_t s, int r, int dtype,
-	     unsigned char *dst, float scale, struct qki_pf *pf)
-{
-	const __m512 sc = _mm512_set1_ps(scale), one = _mm512_set1_ps(1.0f);
-
-	if (!dst) {
-		QKI_FUSED512(r, QKI_ST_T)
-	} else {
-		QKI_FUSED512(r, QKI_ST_LAST)
-	}
-}
-
-/* One instance per stage count, with the element type fixed, so that
- * every loop above unrolls. */
-#define QKI_FUSED_R(r)                                                    \
-	QKI_512 static void qki_fused512_##r(float *t, size_t n, size_t s, \
-					     int dtype, unsigned char *dst, \
-					     float scale, struct qki_pf *pf) \
-	{                                                                 \
-		if (!dst || dtype == QK_T_FLOAT)                          \
-			qki_fused512(t, n, s, r, QK_T_FLOAT, dst, scale, pf); \
-		else if (dtype == QK_T_FLOAT16)                           \
-			qki_fused512(t, n, s, r, QK_T_FLOAT16, dst, scale, pf); \
-		else                                                      \
-			qki_fused512(t, n, s, r, QK_T_BFLOAT16, dst, scale, pf); \
-	}
-QKI_FUSED_R(1)
-QKI_FUSED_R(2)
-QKI_FUSED_R(3)
-QKI_FUSED_R(4)
-
-static void qki_fused512_any(float *t, size_t n, size_t s, int r, int dtype,
-			     unsigned char *dst, float scale, struct qki_pf *pf)
-{
-	if (r == 4)
-		qki_fused512_4(t, n, s, dtype, dst, scale, pf);
-	else if (r == 3)
-		qki_fused512_3(t, n, s, dtype, dst, scale, pf);
-	else if (r == 2)
-		qki_fused512_2(t, n, s, dtype, dst, scale, pf);
-	else
-		qki_fused512_1(t, n, s, dtype, dst, scale, pf);
-}
 
 /* x[0..n) = the padded t scaled, NaN canonical, rounded once (n % 64
  * == 0). */
@@ -752,52 +731,152 @@ static void qki_fused512_any(float *t, size_t n, size_t s, int r, int dtype,
 	for (size_t j = 0; j < n; j += 64) {                              \
 		qki_pf_step(pf, 4);                                       \
 		QKI_UNROLL for (int k = 0; k < 4; k++)                    \
-			STORE(j + 16 * k, qki_sc512(_mm512_loadu_ps(      \
-				t + QKI_TP(j + 16 * k)), sc));            \
+			STORE(j + 16 * k, _mm512_loadu_ps(                \
+				t + QKI_TP(j + 16 * k)));                 \
 	}
 
-QKI_512 static void qki_outpad512(int dtype, unsigned char *dst,
-				  const float *t, size_t n, float scale,
-				  struct qki_pf *pf)
+/* One instance per block size, stage count and element type, so that
+ * every loop unrolls with no branch inside; SUF "bf" is the set whose
+ * BFLOAT16 stores use AVX512-BF16 (ATTR its target, STBF its store). */
+#define QKI_DIRECT_FN(SUF, ATTR, STBF, M)                                 \
+	ATTR static void qki_direct512##SUF##_##M(int dtype,             \
+						  unsigned char *x,      \
+						  size_t n, float scale) \
+	{                                                                 \
+		const __m512 sc = _mm512_set1_ps(scale);                  \
+		const __m512 one = _mm512_set1_ps(1.0f);                  \
+		const unsigned char *src = x;                             \
+		unsigned char *dst = x;                                   \
+                                                                          \
+		if (dtype == QK_T_FLOAT) {                                \
+			QKI_DIRECT512(M, QKI_LD_F32, QKI_SST_F32)         \
+		} else if (dtype == QK_T_FLOAT16) {                       \
+			QKI_DIRECT512(M, QKI_LD_F16, QKI_SST_F16)         \
+		} else {                                                  \
+			QKI_DIRECT512(M, QKI_LD_BF16, STBF)               \
+		}                                                         \
+	}
+#define QKI_FUSED_FN(SUF, ATTR, STBF, R)                                  \
+	ATTR static void qki_fused512##SUF##_##R(                         \
+		float *t, size_t n, size_t s, int dtype, unsigned char *dst, \
+		float scale, struct qki_pf *pf)                           \
+	{                                                                 \
+		const __m512 sc = _mm512_set1_ps(scale);                  \
+		const __m512 one = _mm512_set1_ps(1.0f);                  \
+                                                                          \
+		if (!dst) {                                               \
+			QKI_FUSED512(R, QKI_ST_T)                         \
+		} else if (dtype == QK_T_FLOAT) {                         \
+			QKI_FUSED512(R, QKI_SST_F32)                      \
+		} else if (dtype == QK_T_FLOAT16) {                       \
+			QKI_FUSED512(R, QKI_SST_F16)                      \
+		} else {                                                  \
+			QKI_FUSED512(R, STBF)                             \
+		}                                                         \
+	}
+#define QKI_OUTPAD_FN(SUF, ATTR, STBF)                                    \
+	ATTR static void qki_outpad512##SUF(int dtype, unsigned char *dst, \
+					    const float *t, size_t n,    \
+					    float scale,                 \
+					    struct qki_pf *pf)           \
+	{                                                                 \
+		const __m512 sc = _mm512_set1_ps(scale);                  \
+                                                                          \
+		if (dtype == QK_T_FLOAT) {                                \
+			QKI_OUTPAD512(QKI_SST_F32)                        \
+		} else if (dtype == QK_T_FLOAT16) {                       \
+			QKI_OUTPAD512(QKI_SST_F16)                        \
+		} else {                                                  \
+			QKI_OUTPAD512(STBF)                               \
+		}                                                         \
+	}
+#define QKI_ROW_KERNELS(SUF, ATTR, STBF)                                  \
+	QKI_DIRECT_FN(SUF, ATTR, STBF, 1)                                 \
+	QKI_DIRECT_FN(SUF, ATTR, STBF, 2)                                 \
+	QKI_DIRECT_FN(SUF, ATTR, STBF, 4)                                 \
+	QKI_DIRECT_FN(SUF, ATTR, STBF, 8)                                 \
+	QKI_DIRECT_FN(SUF, ATTR, STBF, 16)                                \
+	QKI_FUSED_FN(SUF, ATTR, STBF, 1)                                  \
+	QKI_FUSED_FN(SUF, ATTR, STBF, 2)                                  \
+	QKI_FUSED_FN(SUF, ATTR, STBF, 3)                                  \
+	QKI_FUSED_FN(SUF, ATTR, STBF, 4)                                  \
+	QKI_OUTPAD_FN(SUF, ATTR, STBF)                                    \
+	static const struct qki_rowk qki_rowk##SUF = {                    \
+		{ qki_direct512##SUF##_1, qki_direct512##SUF##_2,         \
+		  qki_direct512##SUF##_4, qki_direct512##SUF##_8,         \
+		  qki_direct512##SUF##_16 },                              \
+		{ qki_fused512##SUF##_1, qki_fused512##SUF##_2,           \
+		  qki_fused512##SUF##_3, qki_fused512##SUF##_4 },         \
+		qki_outpad512##SUF,                                       \
+	};
+
+typedef void qki_direct_fn(int, unsigned char *, size_t, float);
+typedef void qki_fused_fn(float *, size_t, size_t, int, unsigned char *,
+			  float, struct qki_pf *);
+typedef void qki_outpad_fn(int, unsigned char *, const float *, size_t,
+			   float, struct qki_pf *);
+
+/* The row kernels of one instruction set. */
+struct qki_rowk {
+	qki_direct_fn *direct[5]; /* b = 16, 32, 64, 128, 256 */
+	qki_fused_fn *fused[4];   /* 1 .. 4 stages */
+	qki_outpad_fn *outpad;
+};
+
+QKI_ROW_KERNELS(, QKI_512, QKI_SST_BF16)
+QKI_ROW_KERNELS(bf, QKI_512BF, QKI_SST_BF16N)
+
+static const struct qki_rowk *qki_rowk_for(int dtype)
 {
-	const __m512 sc = _mm512_set1_ps(scale);
-
-	if (dtype == QK_T_FLOAT) {
-		QKI_OUTPAD512(QKI_ST_F32)
-	} else if (dtype == QK_T_FLOAT16) {
-		QKI_OUTPAD512(QKI_ST_F16)
-	} else {
-		QKI_OUTPAD512(QKI_ST_BF16)
-	}
+	return dtype == QK_T_BFLOAT16 && qki_have_bf16n() ? &qki_rowkbf :
+							     &qki_rowk;
 }
 
 /* The stages h .. b/2 of t (n floats, rows of b > 256), loaded by
- * qki_in512: the middle ones four at a time (t stays in L2 up to
+ * qki_inpad512: the middle ones four at a time (t stays in L2 up to
  * b = 65536), the last (up to four) fused with the scaled, rounded
- * store to x. At most two passes over t after the load. */
-static void qki_rest512(int dtype, unsigned char *x, float *t, size_t n,
-			size_t b, size_t h, float scale, struct qki_pf *pf)
+ * store to x. */
+static void qki_rest512(const struct qki_rowk *k, int dtype, unsigned char *x,
+			float *t, size_t n, size_t b, size_t h, float scale,
+			struct qki_pf *pf)
 {
 	int left = 0, last;
 
-	for (size_t k = h; k < b; k <<= 1)
+	for (size_t e = h; e < b; e <<= 1)
 		left++;
 	last = left < 4 ? left : 4;
 	while (left > last) {
 		int r = left - last < 4 ? left - last : 4;
 
-		qki_fused512_any(t, n, h, r, dtype, NULL, scale, pf);
+		k->fused[r - 1](t, n, h, dtype, NULL, scale, pf);
 		h <<= r;
 		left -= r;
 	}
 	if (h < 1024) {
-		qki_fused512_any(t, n, h, last, dtype, x, scale, pf);
+		k->fused[last - 1](t, n, h, dtype, x, scale, pf);
 		return;
 	}
 	/* Stored 1024 or more elements apart, the results would go to as
 	 * many lines of one L1 set of x: they go to t, then out in order. */
-	qki_fused512_any(t, n, h, last, dtype, NULL, scale, pf);
-	qki_outpad512(dtype, x, t, n, scale, pf);
+	k->fused[last - 1](t, n, h, dtype, NULL, scale, pf);
+	k->outpad(dtype, x, t, n, scale, pf);
+}
+
+/* Rows of b >= 16, n elements (n % 256 == 0) at x. */
+static void qki_rows512(int dtype, unsigned char *x, float *t, size_t n,
+			size_t b, float scale, struct qki_pf *pf)
+{
+	const struct qki_rowk *k = qki_rowk_for(dtype);
+	int i = 0;
+
+	if (b <= 256) {
+		while (((size_t)16 << i) < b)
+			i++;
+		k->direct[i](dtype, x, n, scale);
+		return;
+	}
+	qki_inpad512(dtype, x, t, n, pf);
+	qki_rest512(k, dtype, x, t, n, b, 256, scale, pf);
 }
 #endif
 
@@ -939,14 +1018,8 @@ static void qki_had_rows(const struct qki_had *a, size_t u, float *t)
 		unsigned char *x = (unsigned char *)a->x +
 				   rb * a->b * qki_dtype_size(a->dtype);
 
-		if (a->b <= 256) {
-			qki_direct512(a->dtype, x, cnt * a->b, a->b, a->scale);
-			return;
-		}
 		pf = qki_next_unit(a, rb, cnt);
-		qki_inpad512(a->dtype, x, t, cnt * a->b);
-		qki_rest512(a->dtype, x, t, cnt * a->b, a->b, 256, a->scale,
-			    &pf);
+		qki_rows512(a->dtype, x, t, cnt * a->b, a->b, a->scale, &pf);
 		return;
 	}
 #endif

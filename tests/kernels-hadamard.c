@@ -311,12 +311,14 @@ static void stage_order(qk_ctx *ctx)
 			float *col = malloc(b * sizeof(float));
 
 			for (size_t i = 0; i < tot; i++) {
-				/* every third case: signed zeros, ones and
-				 * infinities (inf - inf, sign of 0 - 0) */
-				static const float sp[6] = { 0.0f, -0.0f, 1.0f,
-							     -1.0f, INFINITY,
+				/* every third case: signed zeros, ones,
+				 * subnormals and infinities (inf - inf, sign
+				 * of 0 - 0, subnormal results) */
+				static const float sp[8] = { 0.0f, -0.0f, 1.0f,
+							     -1.0f, 1e-39f,
+							     -3e-39f, INFINITY,
 							     -INFINITY };
-				float v = c % 3 == 2 ? sp[rand() % (i % 64 ? 4 : 6)] :
+				float v = c % 3 == 2 ? sp[rand() % (i % 64 ? 6 : 8)] :
 						       (float)kt_student(3);
 				uint16_t h = d == 1 ? qk_f32_to_f16(v) :
 						      qk_f32_to_bf16(v);
