@@ -845,6 +845,10 @@ static void qki_rest512(const struct qki_rowk *k, int dtype, unsigned char *x,
 	for (size_t e = h; e < b; e <<= 1)
 		left++;
 	last = left < 4 ? left : 4;
+	/* eight lines of x at a time still fit the ways of one L1 set:
+	 * with three last stages, large blocks store directly too */
+	if (last == 4 && (b >> 4) >= 1024)
+		last = 3;
 	while (left > last) {
 		int r = left - last < 4 ? left - last : 4;
 
@@ -852,12 +856,13 @@ static void qki_rest512(const struct qki_rowk *k, int dtype, unsigned char *x,
 		h <<= r;
 		left -= r;
 	}
-	if (h < 1024) {
+	if (h < 1024 || last < 4) {
 		k->fused[last - 1](t, n, h, dtype, x, scale, pf);
 		return;
 	}
-	/* Stored 1024 or more elements apart, the results would go to as
-	 * many lines of one L1 set of x: they go to t, then out in order. */
+	/* Sixteen vectors stored 1024 or more elements apart would go to
+	 * as many lines of one L1 set of x: they go to t, then out in
+	 * order. */
 	k->fused[last - 1](t, n, h, dtype, NULL, scale, pf);
 	k->outpad(dtype, x, t, n, scale, pf);
 }
