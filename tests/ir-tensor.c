@@ -234,11 +234,68 @@ static void test_spill(void)
 	unsetenv("QOPT_SPILL_DIR");
 }
 
+/* qir_tensor_new_spilled: bytes from a caller's buffer go straight to
+ * the spill file; the buffer may be reused at once. */
+static void test_new_spilled(void)
+{
+	char dir[] = "/tmp/qir-spill-XXXXXX", where[64];
+	int64_t dims[2] = { 100, 30 }, none[1] = { 0 };
+	qir_error err = { 0 };
+	qir_model *m = qir_model_new(8, 17, &err);
+	uint8_t buf[3000];
+	const uint8_t *d;
+	qir_tensor *t, *z;
+	int i, ok = 1;
+
+	tap_ok(mkdtemp(dir) != NULL && m, "new_spilled: model and folder");
+	setenv("QOPT_SPILL_DIR", dir, 1);
+	for (i = 0; i < 3000; i++)
+		buf[i] = (uint8_t)(i * 7);
+	t = qir_tensor_new_spilled(m, "codes", QIR_FLOAT8E4M3FN, 2, dims, buf,
+				   &err);
+	memset(buf, 0, sizeof(buf));	/* the caller's buffer is free again */
+	d = t ? qir_tensor_data(t, &err) : NULL;
+	for (i = 0; d && i < 3000; i++)
+		ok &= d[i] == (uint8_t)(i * 7);
+	tap_ok(t && d && ok && qir_tensor_spilled(t) &&
+	       t->storage == QIR_STORE_OWNED && t->nbytes == 3000,
+	       "new_spilled: bytes in the spill file, tensor owned");
+	TAP_IS_STR(t ? qir_tensor_location(t, where, sizeof(where)) : "",
+		   "owned (spilled)", "new_spilled: location says so");
+	z = qir_tensor_new_spilled(m, "empty", QIR_FLOAT, 1, none, NULL, &err);
+	tap_ok(z && z->nbytes == 0 && !qir_tensor_spilled(z),
+	       "new_spilled: an empty tensor is an ordinary one");
+	qir_tensor_free(z);
+	memset(&err, 0, sizeof(err));
+	tap_ok(!qir_tensor_new_spilled(m, "s", QIR_STRING, 1, dims, buf, &err) &&
+	       err.code == QIR_EUSAGE && strstr(err.msg, "STRING"),
+	       "new_spilled: STRING refused: %s", err.msg);
+	memset(&err, 0, sizeof(err));
+	tap_ok(!qir_tensor_new_spilled(NULL, "x", QIR_UINT8, 2, dims, buf,
+				       &err) && err.code == QIR_EUSAGE,
+	       "new_spilled: no model refused: %s", err.msg);
+	qir_tensor_free(t);
+	qir_model_free(m);
+	/* a model whose spill folder does not exist: NULL, the folder
+	 * named, nothing created */
+	m = qir_model_new(8, 17, &err);
+	setenv("QOPT_SPILL_DIR", "/nonexistent/qopt-spill", 1);
+	memset(&err, 0, sizeof(err));
+	tap_ok(m && !qir_tensor_new_spilled(m, "x", QIR_UINT8, 2, dims, buf,
+					    &err) && err.code == QIR_EIO &&
+	       strstr(err.msg, "/nonexistent/qopt-spill"),
+	       "new_spilled: no spill folder: %s", err.msg);
+	qir_model_free(m);
+	unsetenv("QOPT_SPILL_DIR");
+	tap_ok(rmdir(dir) == 0, "new_spilled: nothing left in the folder");
+}
+
 int main(void)
 {
 	test_basics();
 	test_borrowed();
 	test_external();
 	test_spill();
+	test_new_spilled();
 	return tap_done();
 }

@@ -129,6 +129,15 @@ QIR_MUST_CHECK int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const in
  * are. On failure (-1, err set: no space, no folder) the tensor is
  * unchanged. */
 QIR_MUST_CHECK int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err);
+/* Caller owns: a new tensor whose nbytes (what dtype and dims need)
+ * are copied from bytes straight into the model's spill file, as
+ * qir_tensor_spill would leave them, with no heap copy: for a pass that
+ * builds one big result after another in a buffer it reuses. Not for
+ * STRING. NULL with err set on failure (no space, no folder: the
+ * caller may fall back to qir_tensor_new). Since ABI 2.2. */
+qir_tensor *qir_tensor_new_spilled(qir_model *m, const char *name, int dtype,
+				   int rank, const int64_t *dims,
+				   const void *bytes, qir_error *err);
 /* 1 when t's bytes are in the spill file. */
 int qir_tensor_spilled(const qir_tensor *t);
 /* Access hints for a tensor whose bytes are mapped from a file

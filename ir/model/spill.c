@@ -130,16 +130,17 @@ static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
 	return 0;
 }
 
-int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err)
+/* Writes bytes (t->nbytes of them) at the end of m's spill file and
+ * maps them back as t's data. t's owned bytes, if any, are the
+ * caller's to free. */
+static int spill_put(qir_model *m, qir_tensor *t, const void *bytes,
+		     qir_error *err)
 {
 	struct ir_tensor_priv *p = QIR_TPRIV(t);
 	struct ir_spill *s;
 	uint64_t off;
 	void *addr;
 
-	if (t->storage != QIR_STORE_OWNED || !p->owned || !t->nbytes ||
-	    t->dtype == QIR_STRING)
-		return 0;
 	if (!m)
 		return qir_fail(err, QIR_EUSAGE,
 				"tensor '%s': spilling needs the model",
@@ -148,7 +149,7 @@ int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err)
 	if (!s)
 		return -1;
 	off = (s->size + spill_align() - 1) / spill_align() * spill_align();
-	if (t->nbytes > SIZE_MAX || pwrite_all(s->fd, p->owned, t->nbytes, off))
+	if (t->nbytes > SIZE_MAX || pwrite_all(s->fd, bytes, t->nbytes, off))
 		return qir_fail(err, QIR_EIO,
 				"tensor '%s': cannot spill %" PRIu64
 				" bytes to a temporary file in '%s': %s",
@@ -163,12 +164,53 @@ int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err)
 				"tensor '%s': cannot map its spilled bytes: %s",
 				t->name ? t->name : "", strerror(errno));
 	s->size = off + t->nbytes;
-	free(p->owned);
-	p->owned = NULL;
 	p->data = addr;
 	p->spill_addr = addr;
 	p->spill_len = (size_t)t->nbytes;
 	return 0;
+}
+
+int qir_tensor_spill(qir_model *m, qir_tensor *t, qir_error *err)
+{
+	struct ir_tensor_priv *p = QIR_TPRIV(t);
+
+	if (t->storage != QIR_STORE_OWNED || !p->owned || !t->nbytes ||
+	    t->dtype == QIR_STRING)
+		return 0;
+	if (spill_put(m, t, p->owned, err))
+		return -1;
+	free(p->owned);
+	p->owned = NULL;
+	return 0;
+}
+
+qir_tensor *qir_tensor_new_spilled(qir_model *m, const char *name, int dtype,
+				   int rank, const int64_t *dims,
+				   const void *bytes, qir_error *err)
+{
+	qir_tensor *t;
+
+	if (dtype == QIR_STRING) {
+		qir_fail(err, QIR_EUSAGE, "tensor '%s': STRING tensors cannot "
+			 "be spilled", name ? name : "");
+		return NULL;
+	}
+	t = ir_tensor_shell(name, dtype, rank, dims, err);
+	if (!t)
+		return NULL;
+	if (!t->nbytes) {
+		qir_tensor_free(t);
+		return qir_tensor_new(name, dtype, rank, dims, err);
+	}
+	if (!bytes || spill_put(m, t, bytes, err)) {
+		if (!bytes)
+			qir_fail(err, QIR_EUSAGE, "tensor '%s': no bytes",
+				 t->name);
+		qir_tensor_free(t);
+		return NULL;
+	}
+	t->storage = QIR_STORE_OWNED;
+	return t;
 }
 
 int qir_tensor_spilled(const qir_tensor *t)

@@ -44,6 +44,11 @@ struct fp8mha_cfg {
 	size_t ncalib_left;
 	struct fp8mha_note *notes;	/* owned */
 	size_t nnotes, capnotes;
+	/* Reused from weight to weight (owned): the FP8 codes of a strip
+	 * and the whole transposed weight, so that each big weight costs
+	 * no fresh pages. */
+	uint8_t *strip_buf, *tr_buf;
+	size_t strip_cap, tr_cap;
 };
 
 /* run.c */

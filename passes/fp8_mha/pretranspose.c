@@ -180,11 +180,49 @@ static void block8(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
 		memcpy(dst + (j0 + k) * r + i0, &a[k], 8);
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* 16 x 16 bytes: four perfect shuffles (row i interleaved with row
+ * i + 8, byte by byte) turn rows into columns. */
+static void t16x16(const uint8_t *src, size_t ss, uint8_t *dst, size_t ds)
+{
+	__m128i a[16], b[16];
+	int i, s;
+
+	for (i = 0; i < 16; i++)
+		a[i] = _mm_loadu_si128((const __m128i *)(src + i * ss));
+	for (s = 0; s < 4; s++) {
+		for (i = 0; i < 8; i++) {
+			b[2 * i] = _mm_unpacklo_epi8(a[i], a[i + 8]);
+			b[2 * i + 1] = _mm_unpackhi_epi8(a[i], a[i + 8]);
+		}
+		memcpy(a, b, sizeof(a));
+	}
+	for (i = 0; i < 16; i++)
+		_mm_storeu_si128((__m128i *)(dst + i * ds), a[i]);
+}
+#endif
+
+#define TILE 64
+#if defined(__SSE2__)
+/* One 64 x 64 tile as sixteen 16 x 16 blocks: the four blocks along a
+ * line read and write it whole between them. */
+static void tile64(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
+		   int64_t i0, int64_t j0)
+{
+	int i, j;
+
+	for (i = 0; i < TILE; i += 16)
+		for (j = 0; j < TILE; j += 16)
+			t16x16(src + (i0 + i) * c + j0 + j, (size_t)c,
+			       dst + (j0 + j) * r + i0 + i, (size_t)r);
+}
+#else
 /* One 64 x 64 tile through two 4 KiB buffers: each line of the source
  * and of the destination is then read or written whole, once. With a
  * power-of-two row length, rows read or written in place would all map
  * to the same cache set and evict each other. */
-#define TILE 64
 static void tile64(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
 		   int64_t i0, int64_t j0)
 {
@@ -199,6 +237,7 @@ static void tile64(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
 	for (j = 0; j < TILE; j++)
 		memcpy(dst + (j0 + j) * r + i0, out + j * TILE, TILE);
 }
+#endif
 
 /* [R, C] -> [C, R] written with row length ds (>= R; a strip of rows
  * lands at its column): whole 64 x 64 tiles, then 8 x 8 blocks, then the
@@ -213,8 +252,10 @@ void fp8mha_transpose_rows(const uint8_t *src, uint8_t *dst, int64_t r,
 	c64 = c & ~(int64_t)(TILE - 1);
 	r8 = r & ~(int64_t)7;
 	c8 = c & ~(int64_t)7;
-	for (i = 0; i < r64; i += TILE)
-		for (j = 0; j < c64; j += TILE)
+	/* Down each 64-column band: the 64 destination rows it fills are
+	 * then written front to back, 64 bytes after 64 bytes. */
+	for (j = 0; j < c64; j += TILE)
+		for (i = 0; i < r64; i += TILE)
 			tile64(src, dst, ds, c, i, j);
 	/* The 8-aligned rest: right of the tiles, then below them. */
 	for (i = 0; i < r64; i += 8)

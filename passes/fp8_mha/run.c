@@ -52,6 +52,8 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	rc = 0;
 out:
 	free(cfg.notes);
+	free(cfg.strip_buf);
+	free(cfg.tr_buf);
 	free(cfg.calib_left);
 	return rc;
 }

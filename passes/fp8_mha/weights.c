@@ -214,6 +214,52 @@ static void strip_layout(const struct cand *c, int64_t r0, int64_t h,
 	}
 }
 
+/* *buf holding at least n bytes (grown, never shrunk); NULL when out
+ * of memory. */
+static uint8_t *reuse(uint8_t **buf, size_t *cap, size_t n)
+{
+	uint8_t *p;
+
+	if (*cap >= n)
+		return *buf;
+	p = realloc(*buf, n ? n : 1);
+	if (!p)
+		return NULL;
+	*buf = p;
+	*cap = n;
+	return p;
+}
+
+/* The transposed codes in tr become the weight's tensor: written to the
+ * spill file straight from the buffer, or, where no spill file can be
+ * made, copied into a tensor of its own (said once). */
+static qir_tensor *codes_tensor(struct fp8mha_cfg *cfg, const char *name,
+				int dtype, const int64_t *dims,
+				const uint8_t *tr, qir_error *err)
+{
+	qir_tensor *t = NULL;
+	void *d;
+
+	if (!cfg->spill_failed) {
+		t = qir_tensor_new_spilled(cfg->m, name, dtype, 2, dims, tr,
+					   err);
+		if (t)
+			return t;
+		qopt_warn(cfg->ctx, "%s; FP8 weights stay in memory until "
+			  "the model is saved", err->msg);
+		cfg->spill_failed = 1;
+		memset(err, 0, sizeof(*err));
+	}
+	t = qir_tensor_new(name, dtype, 2, dims, err);
+	d = t ? qir_tensor_mutable_data(t, err) : NULL;
+	if (!d) {
+		qir_tensor_free(t);
+		return NULL;
+	}
+	memcpy(d, tr, (size_t)t->nbytes);
+	return t;
+}
+
 static int quantize_transposed(struct fp8mha_cfg *cfg, struct cand *c,
 			       const struct fp8mha_pt *pt, qir_tensor **out)
 {
@@ -222,19 +268,21 @@ static int quantize_transposed(struct fp8mha_cfg *cfg, struct cand *c,
 	size_t es = (size_t)qir_dtype_bits(c->w->dtype) / 8;
 	int sat = (int)qir_node_attr_int(c->q, "saturate", 1);
 	char name[512];
-	qir_tensor *t;
 	const uint8_t *src;
-	uint8_t *dst, *buf;
+	uint8_t *tr, *buf;
 	int rc = 0;
 
 	snprintf(name, sizeof(name), "%s_fp8_T", c->q->inputs[0]->name);
-	t = qir_tensor_new(name, c->fp8, 2, pt->dims, &err);
-	src = t ? qir_tensor_data(c->w, &err) : NULL;
-	dst = src ? qir_tensor_mutable_data(t, &err) : NULL;
 	strip = strip_rows(rows, cols * (int64_t)es);
-	buf = dst ? malloc((size_t)(strip * cols)) : NULL;
+	src = qir_tensor_data(c->w, &err);
+	tr = src ? reuse(&cfg->tr_buf, &cfg->tr_cap, (size_t)(rows * cols)) :
+		   NULL;
+	buf = tr ? reuse(&cfg->strip_buf, &cfg->strip_cap,
+			 (size_t)(strip * cols)) : NULL;
 	if (!buf) {
-		qir_tensor_free(t);
+		if (src)
+			qir_fail(&err, QIR_ENOMEM, "weight '%s': out of memory",
+				 c->q->inputs[0]->name);
 		return fp8mha_fail(cfg, c->dq, &err);
 	}
 	for (r0 = 0; r0 < rows && !rc; r0 += strip) {
@@ -247,18 +295,16 @@ static int quantize_transposed(struct fp8mha_cfg *cfg, struct cand *c,
 				     src + (size_t)(r0 * cols) * es, sc, &lay,
 				     sat);
 		if (!rc)
-			fp8mha_transpose_rows(buf, dst + r0, h, cols, rows);
+			fp8mha_transpose_rows(buf, tr + r0, h, cols, rows);
 	}
-	free(buf);
 	if (rc) {
-		qir_tensor_free(t);
 		qopt_error(cfg->ctx, "FP8 quantization of weight '%s' failed: %s",
 			   c->q->inputs[0]->name, qk_strerror(rc));
 		return -1;
 	}
 	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
-	*out = t;
-	return 0;
+	*out = codes_tensor(cfg, name, c->fp8, pt->dims, tr, &err);
+	return *out ? 0 : fp8mha_fail(cfg, c->dq, &err);
 }
 
 /* 1 compressed, 2 compressed and stored transposed, 0 gated off, -1. */
