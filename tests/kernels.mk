@@ -2,7 +2,7 @@
 
 KERNELS_TESTS = tests/kernels-scalar tests/kernels-convert \
 	tests/kernels-fp8 tests/kernels-nvfp4 tests/kernels-hadamard \
-	tests/kernels-ctx tests/kernels-cuda
+	tests/kernels-ctx tests/kernels-cuda tests/kernels-transpose
 check_PROGRAMS += $(KERNELS_TESTS) tests/kernels-dump-fp8
 TESTS += $(KERNELS_TESTS) tests/kernels-ort-cast.sh
 EXTRA_DIST += tests/kernels-ort-cast.sh tests/kernels-ort-cast.js
@@ -20,6 +20,8 @@ tests_kernels_nvfp4_SOURCES = tests/kernels-nvfp4.c $(KERNELS_TEST_HDRS)
 tests_kernels_nvfp4_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_hadamard_SOURCES = tests/kernels-hadamard.c $(KERNELS_TEST_HDRS)
 tests_kernels_hadamard_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_transpose_SOURCES = tests/kernels-transpose.c $(KERNELS_TEST_HDRS)
+tests_kernels_transpose_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_ctx_SOURCES = tests/kernels-ctx.c $(KERNELS_TEST_HDRS)
 tests_kernels_ctx_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_cuda_SOURCES = tests/kernels-cuda.c $(KERNELS_TEST_HDRS)

@@ -198,6 +198,15 @@ int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 /* The default block for an axis of length n (0 when n == 0). */
 size_t qk_hadamard_default_block(size_t n);
 
+/* dst[j * dst_stride + i] = src[i * cols + j] for i < rows, j < cols:
+ * the [rows, cols] matrix transposed into rows of dst_stride (>= rows)
+ * elements of esize bytes (1, 2, 4 or 8). Moves bytes only, so it runs
+ * on the CPU under every device, on ctx's threads; any alignment; src
+ * and dst must not overlap. QK_EINVAL for another esize, a stride below
+ * rows, a size overflow or a NULL buffer. Since ABI 2.2. */
+int qk_transpose(qk_ctx *ctx, size_t esize, const void *src, size_t rows,
+		 size_t cols, void *dst, size_t dst_stride);
+
 #ifdef __cplusplus
 }
 #endif

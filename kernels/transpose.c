@@ -1,0 +1,117 @@
+/*
+ * kernels/transpose.c - 2-D transpose of fixed-size elements, for passes
+ * that store a weight in the layout its consumer reads (fp8-mha's
+ * pre-transposed FP8 weights).
+ *
+ * It only moves bytes, so it runs on the CPU under every device: a trip
+ * over PCIe and back would cost more than the move itself. Work is split
+ * in bands of 64 source columns (64 destination rows), disjoint between
+ * threads. Inside a band the source is walked in 64 x 64 tiles; one
+ * byte elements go through 16 x 16 blocks of SSE2 unpacks, where the
+ * four blocks along a line read and write it whole between them.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define QKI_TBAND 64
+
+struct qki_tr {
+	const unsigned char *src;
+	unsigned char *dst;
+	size_t es, rows, cols, ds;
+};
+
+#if defined(__SSE2__)
+/* 16 x 16 bytes: four perfect shuffles (row i interleaved with row
+ * i + 8, byte by byte) turn rows into columns. */
+static void qki_t16x16(const unsigned char *src, size_t ss,
+		       unsigned char *dst, size_t ds)
+{
+	__m128i a[16], b[16];
+	int i, s;
+
+	for (i = 0; i < 16; i++)
+		a[i] = _mm_loadu_si128((const __m128i *)(src + i * ss));
+	for (s = 0; s < 4; s++) {
+		for (i = 0; i < 8; i++) {
+			b[2 * i] = _mm_unpacklo_epi8(a[i], a[i + 8]);
+			b[2 * i + 1] = _mm_unpackhi_epi8(a[i], a[i + 8]);
+		}
+		memcpy(a, b, sizeof(a));
+	}
+	for (i = 0; i < 16; i++)
+		_mm_storeu_si128((__m128i *)(dst + i * ds), a[i]);
+}
+#endif
+
+/* Elements (i, j) for i in [i0, i1), j in [j0, j1), one at a time. */
+static void qki_tr_plain(const struct qki_tr *t, size_t i0, size_t i1,
+			 size_t j0, size_t j1)
+{
+	for (size_t j = j0; j < j1; j++)
+		for (size_t i = i0; i < i1; i++)
+			memcpy(t->dst + (j * t->ds + i) * t->es,
+			       t->src + (i * t->cols + j) * t->es, t->es);
+}
+
+/* Source columns [j0, j0 + w) of every row. */
+static void qki_tr_band(const struct qki_tr *t, size_t j0, size_t w)
+{
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	if (t->es == 1) {
+		size_t w16 = w & ~(size_t)15;
+
+		for (; i + 16 <= t->rows; i += 16)
+			for (size_t j = j0; j < j0 + w16; j += 16)
+				qki_t16x16(t->src + i * t->cols + j, t->cols,
+					   t->dst + j * t->ds + i, t->ds);
+		qki_tr_plain(t, 0, i, j0 + w16, j0 + w);
+	}
+#endif
+	/* Tiles of 64 rows: a band's destination rows fill front to back. */
+	for (; i < t->rows; i += QKI_TBAND) {
+		size_t i1 = t->rows - i < QKI_TBAND ? t->rows : i + QKI_TBAND;
+
+		qki_tr_plain(t, i, i1, j0, j0 + w);
+	}
+}
+
+static int qki_tr_range(void *arg, unsigned part, size_t lo, size_t hi)
+{
+	const struct qki_tr *t = arg;
+
+	(void)part;
+	for (; lo < hi; lo++) {
+		size_t j0 = lo * QKI_TBAND;
+		size_t w = t->cols - j0 < QKI_TBAND ? t->cols - j0 : QKI_TBAND;
+
+		qki_tr_band(t, j0, w);
+	}
+	return 0;
+}
+
+int qk_transpose(qk_ctx *ctx, size_t esize, const void *src, size_t rows,
+		 size_t cols, void *dst, size_t dst_stride)
+{
+	struct qki_tr t = { src, dst, esize, rows, cols, dst_stride };
+	size_t total;
+
+	if (esize != 1 && esize != 2 && esize != 4 && esize != 8)
+		return QK_EINVAL;
+	if (dst_stride < rows || qki_mul3(rows, cols, esize, &total) ||
+	    qki_mul3(cols, dst_stride, esize, &total))
+		return QK_EINVAL;
+	if (!rows || !cols)
+		return 0;
+	if (!src || !dst)
+		return QK_EINVAL;
+	return qki_parallel(ctx, (cols + QKI_TBAND - 1) / QKI_TBAND,
+			    rows * cols * esize, qki_tr_range, &t, NULL);
+}
