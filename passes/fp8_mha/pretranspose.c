@@ -13,7 +13,7 @@
 
 #define MAXRANK FP8MHA_PT_MAXRANK
 
-static int get_perm(const qir_node *tr, int rank, int64_t *perm)
+int fp8mha_transpose_perm(const qir_node *tr, int rank, int64_t *perm)
 {
 	const qir_attr *a = qir_node_attr(tr, "perm");
 	int i, j;
@@ -77,7 +77,7 @@ static int path_match(struct fp8mha_cfg *cfg, qir_node *dq,
 	if (!fp8mha_is_op(u, "Transpose") || u->ninputs != 1)
 		return 0;	/* no Transpose: nothing to do */
 	p->tr = u;
-	if (p->rank > MAXRANK || get_perm(u, p->rank, p->perm)) {
+	if (p->rank > MAXRANK || fp8mha_transpose_perm(u, p->rank, p->perm)) {
 		if (report)
 			fp8mha_skip(cfg, u, "pre-transposes skipped",
 				    "weight '%s': perm does not fit rank %d",
