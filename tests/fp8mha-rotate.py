@@ -15,7 +15,7 @@ weight_mode = fake and rotate = rotate_back.
       reduction), out (the DQ output is also a graph output), e5m2
       (FLOAT8E5M2 codes), inf (one weight element is +inf), dq16 (with
       f16: W and the Q scale FLOAT, the DQ its own FLOAT16 scale, so the
-      DQ output type is not W's).
+      DQ output type is not W's), dqin (the DQ's scale is a graph input).
       A few input channels (rows along K) are 30x larger: outliers.
   fp8mha-rotate.py check ORIG.onnx NEW.onnx KAXIS
       NEW's initializer w_fq_rot must equal R fq(R W) computed here: R the
@@ -69,6 +69,11 @@ def model(out, dt, scale, path, k, n, extra=''):
     if 'dq16' in extra:
         inits.append(numpy_helper.from_array(s.astype(np.float16), 's16'))
         ds = 's16'
+    ins = [helper.make_tensor_value_info('x', TP[dt], [4, k])]
+    if 'dqin' in extra:
+        ins.append(helper.make_tensor_value_info('sd', TP[wdt],
+                                                 list(s.shape)))
+        ds = 'sd'
     nodes = [helper.make_node('QuantizeLinear', ['w', 's', 'zp'], ['q'],
                               name='wq', **kw),
              helper.make_node('DequantizeLinear', ['q', ds, 'zp'], ['dq'],
@@ -95,8 +100,7 @@ def model(out, dt, scale, path, k, n, extra=''):
     if 'out' in extra:
         outs.append(helper.make_tensor_value_info('dq', TP[wdt], None))
     g = helper.make_graph(
-        nodes, 'rot', [helper.make_tensor_value_info('x', TP[dt], [4, k])],
-        outs, inits)
+        nodes, 'rot', ins, outs, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 19)])
     m.ir_version = 9
     onnx.save(m, out)

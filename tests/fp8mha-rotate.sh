@@ -160,6 +160,12 @@ run gout gout_f $P $FAKE
 has gout_f "weights skipped (fake: DQ output is a graph output)"
 check $? "fake skipped where the DQ output is a graph output"
 
+"$py" "$gen" model "$work/dqin.onnx" f32 tensor direct 64 16 dqin
+run dqin dqin_f $P $FAKE
+[ "$rc" = 0 ] && has dqin_f "weights skipped (unsupported)" &&
+	has dqin_f "DQ scale is not a constant per-tensor or per-axis float"
+check $? "fake skipped where the DQ's own scale is not constant"
+
 run m nocomp $P $FAKE:compress_weights=no
 has nocomp "compress_weights = no" && ! grep -q "fake-quantized" "$work/nocomp.log"
 check $? "compress_weights = no: weight_mode = fake leaves the weights too"

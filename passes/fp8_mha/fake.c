@@ -23,6 +23,27 @@ static int dq_type(qir_node *dq)
 	return t ? t : qir_value_elem_type(dq->inputs[1]);
 }
 
+/* The DQ's scales must map onto W as the Q's do (plain fake values
+ * are dequantized with them). */
+static const char *dq_scale_check(struct fp8mha_wcand *c, char *why,
+				  size_t n)
+{
+	float *ds = NULL;
+	uint64_t nds = 0;
+	qk_qlayout dl;
+	const char *bad = NULL;
+
+	if (fp8mha_scale_f32(c->dq, &ds, &nds))
+		bad = "DQ scale is not a constant per-tensor or per-axis float";
+	else
+		(void)fp8mha_scale_layout(c->dq, c->w, nds, &dl, &bad);
+	free(ds);
+	if (!bad)
+		return NULL;
+	snprintf(why, n, "%s", bad);
+	return "weights skipped (unsupported)";
+}
+
 /* Why the weight cannot be replaced (NULL when it can): the DQ side
  * for plain fake values, the consumers (kaxis) under rotate_back. */
 static const char *check(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
@@ -48,7 +69,7 @@ static const char *check(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 		return "weights skipped (unsupported)";
 	}
 	if (!cfg->rotate_back)
-		return NULL;
+		return dq_scale_check(c, why, n);
 	if (c->fp8 != QIR_FLOAT8E4M3FN) {
 		snprintf(why, n, "codes are %s; the recomputed scale amax/448 "
 			 "is for FLOAT8E4M3FN", qir_dtype_name(c->fp8));
@@ -79,15 +100,10 @@ static int plain_values(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 
 	if (!codes)
 		goto out;
+	/* Checked before the gate (dq_scale_check): only memory fails. */
 	if (fp8mha_scale_f32(c->dq, &ds, &nds) ||
-	    fp8mha_scale_layout(c->dq, c->w, nds, &dl, &why) < 0) {
-		qopt_error(cfg->ctx, "weight '%s': DQ scale: %s",
-			   c->q->inputs[0]->name, why ? why :
-			   "not a constant per-tensor or per-axis float");
-		free(codes);
-		free(ds);
-		return -1;
-	}
+	    fp8mha_scale_layout(c->dq, c->w, nds, &dl, &why) < 0)
+		goto out;
 	rc = qk_fp8_quantize(cfg->qk, c->fp8, codes, c->w->dtype, src,
 			     c->scales, &c->lay,
 			     (int)qir_node_attr_int(c->q, "saturate", 1));

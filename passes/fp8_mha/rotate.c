@@ -129,7 +129,8 @@ int fp8mha_weight_kaxis(qir_value *v, int rank, int *kaxis, char *why,
 
 	*kaxis = -1;
 	if (rank < 1 || rank > FP8MHA_PT_MAXRANK) {
-		snprintf(why, n, "rank %d", rank);
+		snprintf(why, n, "rank %d is outside 1..%d", rank,
+			 FP8MHA_PT_MAXRANK);
 		return -1;
 	}
 	for (i = 0; i < rank; i++)
