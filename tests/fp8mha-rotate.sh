@@ -176,16 +176,20 @@ check $? "compress_weights = no: weight_mode = fake leaves the weights too"
 # other input comes from a DQ into INT8 Q/DQ, which changes the fake
 # model's numerics (measured 5.9e-2 of max |y|), not the pass's.
 tgen() {
-	"$py" "$top_srcdir/tests/fp8mha-gen.py" "$work/$1.onnx" form=std \
-		blocks=2 $2 || { echo "Bail out! cannot generate $1"; exit 1; }
+	"$py" "$top_srcdir/tests/fp8mha-gen.py" "$work/$1.onnx" blocks=2 $2 ||
+		{ echo "Bail out! cannot generate $1"; exit 1; }
 }
-tgen t32 attn=sdpa
-tgen t16 "attn=vit dtype=f16"
-for t in t32 t16; do
+tgen t32 "form=std attn=sdpa"
+tgen t16 "form=std attn=vit dtype=f16"
+# weight scales computed by Div(Constant, Constant); trt:: custom ops
+tgen tc "form=std attn=eager wscale=const"
+tgen tcus "form=custom attn=eager wscale=const"
+for t in t32 t16 tc tcus; do
 	run $t ${t}_f $P $FAKE:softmax_qdq=no:move_scale=no:move_transpose=no
 	has ${t}_f "12 weights fake-quantized"
 	check $? "$t: 12 weights fake-quantized"
-	ort $t ${t}_f disabled exact "$t fake: ORT output bit-identical"
+	[ $t = tcus ] && b=tc || b=$t
+	ort $b ${t}_f disabled exact "$t fake: ORT output bit-identical to $b"
 done
 run t32 t32_all $P $FAKE:softmax_qdq=no
 ort t32 t32_all disabled 1e-5 "t32 fake with the scale and Transpose moves: ORT within 1e-5"

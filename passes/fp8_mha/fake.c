@@ -15,12 +15,23 @@
 
 #include "fp8mha.h"
 
-/* Element type of the DQ output: output_dtype, else its scale's. */
+/* Element type of the DQ output: as typed, else output_dtype, else its
+ * scale's (a constant subgraph's folded result); 0 when unknown. */
 static int dq_type(qir_node *dq)
 {
-	int t = (int)qir_node_attr_int(dq, "output_dtype", 0);
+	int t = qir_value_elem_type(dq->outputs[0]), owned;
+	qir_tensor *s;
 
-	return t ? t : qir_value_elem_type(dq->inputs[1]);
+	if (!t)
+		t = (int)qir_node_attr_int(dq, "output_dtype", 0);
+	if (!t)
+		t = qir_value_elem_type(dq->inputs[1]);
+	if (!t && (s = fp8mha_const(dq->inputs[1], &owned))) {
+		t = s->dtype;
+		if (owned)
+			qir_tensor_free(s);
+	}
+	return t;
 }
 
 /* The DQ's scales must map onto W as the Q's do (plain fake values
@@ -52,11 +63,12 @@ static const char *check(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	qir_tensor *w = c->w;
 	int64_t k;
 
-	if (dq_type(c->dq) != w->dtype) {
+	int dt = dq_type(c->dq);
+
+	if (dt != w->dtype) {
 		snprintf(why, n, "DQ output type %s is not the weight's %s",
-			 qir_dtype_name(dq_type(c->dq)) ?
-			 qir_dtype_name(dq_type(c->dq)) : "unknown",
-			 qir_dtype_name(w->dtype));
+			 dt && qir_dtype_name(dt) ? qir_dtype_name(dt) :
+			 "unknown", qir_dtype_name(w->dtype));
 		return "weights skipped (fake: DQ type differs)";
 	}
 	if (c->dq->outputs[0]->is_output) {
