@@ -10,6 +10,8 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/opset.c \
 	passes/fp8_mha/custom_ops.c \
 	passes/fp8_mha/weights.c \
+	passes/fp8_mha/fake.c \
+	passes/fp8_mha/rotate.c \
 	passes/fp8_mha/pretranspose.c \
 	passes/fp8_mha/motion.c \
 	passes/fp8_mha/softmax.c \

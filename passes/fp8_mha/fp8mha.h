@@ -33,6 +33,8 @@ struct fp8mha_cfg {
 	qk_ctx *qk;
 	int convert_custom_ops, compress_weights, move_scale,
 	    move_transpose, softmax_qdq;
+	int weight_fake;	/* weight_mode = fake: float DQ(Q(W)) */
+	int rotate_back;	/* rotate = rotate_back: R fq(R W) */
 	int opset_done;
 	int opset_denied;	/* bisect refused the upgrade */
 	int spill_failed;
@@ -86,6 +88,8 @@ int fp8mha_q_fp8_type(const qir_node *q);
 void fp8mha_note(struct fp8mha_cfg *cfg, const qir_node *n,
 		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n);
+/* Drops the notes of n before it is erased (its address may be reused). */
+void fp8mha_note_forget(struct fp8mha_cfg *cfg, const qir_node *n);
 /* Skip: a stats counter, an info line naming the node, and a note. */
 void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
 		 const char *counter, const char *fmt, ...)
@@ -119,6 +123,49 @@ int fp8mha_type_qdq(struct fp8mha_cfg *cfg, int *changed);
 
 /* weights.c (rewrite 2) */
 int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed);
+/* A constant weight behind Q -> DQ, as rewrite 2 matched it. */
+struct fp8mha_wcand {
+	qir_node *q, *dq;
+	qir_tensor *w;		/* the weight's bytes */
+	int owned;		/* w folded: freed with the candidate */
+	float *scales;		/* Q's, FP32 (owned) */
+	uint64_t nscales;
+	qk_qlayout lay;		/* Q's scales over w */
+	int axis;		/* per-axis scales: the weight's axis */
+	int fp8;		/* Q's FP8 type */
+};
+/* Layout of the nscales scales of a Q or DQ over w: the per-axis axis
+ * (0 for one scale), or -1 with why. */
+int fp8mha_scale_layout(qir_node *qdq, const qir_tensor *w, uint64_t nscales,
+			qk_qlayout *lay, const char **why);
+/* 1 when the Q/DQ's zero point is absent or a constant +0. */
+int fp8mha_zero_point_is_zero(qir_node *qdq);
+/* pretranspose.c: a Transpose's perm for rank (reversed when absent);
+ * -1 when it is not a permutation of rank axes. */
+int fp8mha_transpose_perm(const qir_node *tr, int rank, int64_t *perm);
+
+/* fake.c (rewrite 2, weight_mode = fake): the weight becomes a float
+ * initializer in its own type holding DQ(Q(W)), or R fq(R W) under
+ * rotate_back, read where the DQ output was; the Q and DQ go. 1 done
+ * (*out: the new tensor, owned by the graph), 0 skipped (reported) or
+ * gated off, -1 error (reported). */
+int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+		       qir_tensor **out);
+
+/* rotate.c: options weight_mode and rotate (rotate_back refused in real
+ * mode); the reduction axis of a weight from its consumers; the values
+ * R fq(R W). */
+int fp8mha_rotate_options(struct fp8mha_cfg *cfg);
+/* The axis of the stored weight every consumer of v (the DQ output)
+ * reduces over, through float Casts, Identity and Transposes to MatMul
+ * or Gemm: 0 with *kaxis, or -1 with why. */
+int fp8mha_weight_kaxis(qir_value *v, int rank, int *kaxis, char *why,
+			size_t n);
+/* x: c->w as FP32 (numel elements, rotated in place); writes
+ * R fq(R W) in c->w's type to dst. The FP8 scale is amax/448 of R W at
+ * the granularity of Q's scale. 0, or -1 after qopt_error. */
+int fp8mha_rotated_values(struct fp8mha_cfg *cfg, const struct fp8mha_wcand *c,
+			  int kaxis, float *x, void *dst);
 /* pretranspose.c (rewrite 2, second half) */
 #define FP8MHA_PT_MAXRANK 8
 struct fp8mha_pt {
@@ -141,9 +188,6 @@ int fp8mha_pretranspose_gate(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p);
  * Transpose: 1, or -1 after an error. */
 int fp8mha_pretranspose_finish(struct fp8mha_cfg *cfg, struct fp8mha_pt *p,
 			       qir_tensor *nt);
-/* [r, c] bytes -> [c, r] with destination row length ds. */
-void fp8mha_transpose_rows(const uint8_t *src, uint8_t *dst, int64_t r,
-			   int64_t c, int64_t ds);
 int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed);
 /* The same for one DQ right after its weight was compressed (so the
  * untransposed codes never leave the heap): 1 done, 0 not, -1 error. */

@@ -47,6 +47,16 @@ const char *fp8mha_note_for(const struct fp8mha_cfg *cfg, const qir_node *n)
 	return NULL;
 }
 
+void fp8mha_note_forget(struct fp8mha_cfg *cfg, const qir_node *n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < cfg->nnotes; i++)
+		if (cfg->notes[i].node != n)
+			cfg->notes[k++] = cfg->notes[i];
+	cfg->nnotes = k;
+}
+
 void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
 		 const char *counter, const char *fmt, ...)
 {

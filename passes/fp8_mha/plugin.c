@@ -5,6 +5,9 @@
 #include "fp8mha.h"
 
 static const char *const fp8mha_calib_ops[] = { "MatMul", "Gemm", NULL };
+/* Indexed as fp8mha_rotate_options reads them. */
+static const char *const fp8mha_weight_modes[] = { "real", "fake", NULL };
+static const char *const fp8mha_rotations[] = { "no", "rotate_back", NULL };
 
 static const qopt_option_spec fp8mha_opts[] = {
 	{ .name = "convert_custom_ops", .type = QOPT_OPT_BOOL, .default_value = "yes",
@@ -14,6 +17,17 @@ static const qopt_option_spec fp8mha_opts[] = {
 	  .help = "Q(constant W) -> DQ becomes an FP8 initializer -> DQ; a Transpose "
 	  "after it (consumers all MatMul) is folded into the stored weight "
 	  "(exact)" },
+	{ .name = "weight_mode", .type = QOPT_OPT_ENUM, .default_value = "real",
+	  .choices = fp8mha_weight_modes,
+	  .help = "how compress_weights stores a Q(constant W) -> DQ weight: "
+	  "real: FP8 codes feeding the DQ; fake: a float initializer in W's "
+	  "type holding DQ(Q(W)) (bit-exact), the Q and DQ removed" },
+	{ .name = "rotate", .type = QOPT_OPT_ENUM, .default_value = "no",
+	  .choices = fp8mha_rotations,
+	  .help = "rotate_back (weight_mode = fake only; refused in real mode): "
+	  "store R fq(R W), R the normalized Hadamard along the consumers' "
+	  "reduction axis K (block K & -K), FP8 scale amax(R W)/448 at the "
+	  "Q scale's granularity; no activation rotation needed" },
 	{ .name = "move_transpose", .type = QOPT_OPT_BOOL, .default_value = "yes",
 	  .help = "Q -> DQ -> Transpose -> MatMul becomes Transpose -> Q -> DQ -> "
 	  "MatMul (exact)" },

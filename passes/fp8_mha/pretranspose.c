@@ -13,7 +13,7 @@
 
 #define MAXRANK FP8MHA_PT_MAXRANK
 
-static int get_perm(const qir_node *tr, int rank, int64_t *perm)
+int fp8mha_transpose_perm(const qir_node *tr, int rank, int64_t *perm)
 {
 	const qir_attr *a = qir_node_attr(tr, "perm");
 	int i, j;
@@ -77,7 +77,7 @@ static int path_match(struct fp8mha_cfg *cfg, qir_node *dq,
 	if (!fp8mha_is_op(u, "Transpose") || u->ninputs != 1)
 		return 0;	/* no Transpose: nothing to do */
 	p->tr = u;
-	if (p->rank > MAXRANK || get_perm(u, p->rank, p->perm)) {
+	if (p->rank > MAXRANK || fp8mha_transpose_perm(u, p->rank, p->perm)) {
 		if (report)
 			fp8mha_skip(cfg, u, "pre-transposes skipped",
 				    "weight '%s': perm does not fit rank %d",
@@ -139,151 +139,19 @@ int fp8mha_pretranspose_plan(struct fp8mha_cfg *cfg, qir_node *dq,
 
 /* Output element j (row-major over dims) reads input element at
  * sum(idx[k] * stride[perm[k]]). The innermost output axis is walked
- * in a tight loop. */
-/* 8 x 8 bytes transposed in registers: rows a[0..7] (byte k of a[i] is
- * element (i, k) on a little-endian host) swap 4-, 2-, then 1-byte
- * blocks across the diagonal. */
-static void t8x8(uint64_t a[8])
-{
-	uint64_t t;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		t = ((a[i] >> 32) ^ a[i + 4]) & UINT64_C(0x00000000FFFFFFFF);
-		a[i] ^= t << 32;
-		a[i + 4] ^= t;
-	}
-	for (i = 0; i < 8; i += (i & 1) ? 3 : 1) {
-		t = ((a[i] >> 16) ^ a[i + 2]) & UINT64_C(0x0000FFFF0000FFFF);
-		a[i] ^= t << 16;
-		a[i + 2] ^= t;
-	}
-	for (i = 0; i < 8; i += 2) {
-		t = ((a[i] >> 8) ^ a[i + 1]) & UINT64_C(0x00FF00FF00FF00FF);
-		a[i] ^= t << 8;
-		a[i + 1] ^= t;
-	}
-}
-
-/* One 8 x 8 block at row i0, column j0; r is the destination's row
- * length. */
-static void block8(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
-		   int64_t i0, int64_t j0)
-{
-	uint64_t a[8];
-	int k;
-
-	for (k = 0; k < 8; k++)
-		memcpy(&a[k], src + (i0 + k) * c + j0, 8);
-	t8x8(a);
-	for (k = 0; k < 8; k++)
-		memcpy(dst + (j0 + k) * r + i0, &a[k], 8);
-}
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-
-/* 16 x 16 bytes: four perfect shuffles (row i interleaved with row
- * i + 8, byte by byte) turn rows into columns. */
-static void t16x16(const uint8_t *src, size_t ss, uint8_t *dst, size_t ds)
-{
-	__m128i a[16], b[16];
-	int i, s;
-
-	for (i = 0; i < 16; i++)
-		a[i] = _mm_loadu_si128((const __m128i *)(src + i * ss));
-	for (s = 0; s < 4; s++) {
-		for (i = 0; i < 8; i++) {
-			b[2 * i] = _mm_unpacklo_epi8(a[i], a[i + 8]);
-			b[2 * i + 1] = _mm_unpackhi_epi8(a[i], a[i + 8]);
-		}
-		memcpy(a, b, sizeof(a));
-	}
-	for (i = 0; i < 16; i++)
-		_mm_storeu_si128((__m128i *)(dst + i * ds), a[i]);
-}
-#endif
-
-#define TILE 64
-#if defined(__SSE2__)
-/* One 64 x 64 tile as sixteen 16 x 16 blocks: the four blocks along a
- * line read and write it whole between them. */
-static void tile64(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
-		   int64_t i0, int64_t j0)
-{
-	int i, j;
-
-	for (i = 0; i < TILE; i += 16)
-		for (j = 0; j < TILE; j += 16)
-			t16x16(src + (i0 + i) * c + j0 + j, (size_t)c,
-			       dst + (j0 + j) * r + i0 + i, (size_t)r);
-}
-#else
-/* One 64 x 64 tile through two 4 KiB buffers: each line of the source
- * and of the destination is then read or written whole, once. With a
- * power-of-two row length, rows read or written in place would all map
- * to the same cache set and evict each other. */
-static void tile64(const uint8_t *src, uint8_t *dst, int64_t r, int64_t c,
-		   int64_t i0, int64_t j0)
-{
-	uint8_t in[TILE * TILE], out[TILE * TILE];
-	int i, j;
-
-	for (i = 0; i < TILE; i++)
-		memcpy(in + i * TILE, src + (i0 + i) * c + j0, TILE);
-	for (i = 0; i < TILE; i += 8)
-		for (j = 0; j < TILE; j += 8)
-			block8(in, out, TILE, TILE, i, j);
-	for (j = 0; j < TILE; j++)
-		memcpy(dst + (j0 + j) * r + i0, out + j * TILE, TILE);
-}
-#endif
-
-/* [R, C] -> [C, R] written with row length ds (>= R; a strip of rows
- * lands at its column): whole 64 x 64 tiles, then 8 x 8 blocks, then the
- * ragged edges (and big-endian hosts) byte by byte. */
-void fp8mha_transpose_rows(const uint8_t *src, uint8_t *dst, int64_t r,
-			   int64_t c, int64_t ds)
-{
-	int64_t r8 = 0, c8 = 0, r64 = 0, c64 = 0, i, j;
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	r64 = r & ~(int64_t)(TILE - 1);
-	c64 = c & ~(int64_t)(TILE - 1);
-	r8 = r & ~(int64_t)7;
-	c8 = c & ~(int64_t)7;
-	/* Down each 64-column band: the 64 destination rows it fills are
-	 * then written front to back, 64 bytes after 64 bytes. */
-	for (j = 0; j < c64; j += TILE)
-		for (i = 0; i < r64; i += TILE)
-			tile64(src, dst, ds, c, i, j);
-	/* The 8-aligned rest: right of the tiles, then below them. */
-	for (i = 0; i < r64; i += 8)
-		for (j = c64; j < c8; j += 8)
-			block8(src, dst, ds, c, i, j);
-	for (i = r64; i < r8; i += 8)
-		for (j = 0; j < c8; j += 8)
-			block8(src, dst, ds, c, i, j);
-#endif
-	(void)r64;
-	(void)c64;
-	for (i = 0; i < r; i++)
-		for (j = i < r8 ? c8 : 0; j < c; j++)
-			dst[j * ds + i] = src[i * c + j];
-}
-
-static void permute(const uint8_t *src, uint8_t *dst, const struct fp8mha_pt *p)
+ * in a tight loop; a plain 2-D transpose goes to the kernels. */
+static int permute(struct fp8mha_cfg *cfg, const uint8_t *src, uint8_t *dst,
+		   const struct fp8mha_pt *p)
 {
 	int64_t stride[MAXRANK], idx[MAXRANK] = { 0 };
 	int r = p->rank, k;
 	uint64_t total = 1, done = 0;
 	int64_t inner, step;
 
-	if (r == 2 && p->perm[0] == 1) {
-		fp8mha_transpose_rows(src, dst, p->t->dims[0], p->t->dims[1],
-				      p->t->dims[0]);
-		return;
-	}
+	if (r == 2 && p->perm[0] == 1)
+		return qk_transpose(cfg->qk, 1, src, (size_t)p->t->dims[0],
+				    (size_t)p->t->dims[1], dst,
+				    (size_t)p->t->dims[0]);
 	stride[r - 1] = 1;
 	for (k = r - 2; k >= 0; k--)
 		stride[k] = stride[k + 1] * p->t->dims[k + 1];
@@ -305,6 +173,7 @@ static void permute(const uint8_t *src, uint8_t *dst, const struct fp8mha_pt *p)
 			idx[k] = 0;
 		}
 	}
+	return 0;
 }
 
 static int remap_axis(struct fp8mha_pt *p)
@@ -382,8 +251,12 @@ static int apply(struct fp8mha_cfg *cfg, struct fp8mha_pt *p)
 		qir_tensor_free(nt);
 		return fp8mha_fail(cfg, p->tr, &err);
 	}
-	if (p->t->nbytes)
-		permute(src, dst, p);
+	if (p->t->nbytes && (rc = permute(cfg, src, dst, p))) {
+		qir_tensor_free(nt);
+		qopt_error(cfg->ctx, "weight '%s': transpose failed: %s",
+			   p->w->name, qk_strerror(rc));
+		return -1;
+	}
 	(void)qir_tensor_advise(p->t, QIR_ADVISE_DONE, NULL);
 	rc = fp8mha_pretranspose_finish(cfg, p, nt);
 	if (rc > 0)

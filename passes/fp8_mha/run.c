@@ -33,6 +33,8 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_error(ctx, "no kernel context");
 		return -1;
 	}
+	if (fp8mha_rotate_options(&cfg))
+		return -1;
 	if (fp8mha_calib_place(&cfg, changed) ||
 	    fp8mha_convert_custom_ops(&cfg, changed) ||
 	    fp8mha_type_qdq(&cfg, changed) ||

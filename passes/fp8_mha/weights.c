@@ -4,7 +4,8 @@
  * and stored as an FP8 initializer feeding the DequantizeLinear (the Q
  * node goes). The codes are those QuantizeLinear would compute
  * (x / scale, round-half-to-even, saturating as its attribute says), so
- * the DQ output is unchanged bit for bit.
+ * the DQ output is unchanged bit for bit. Under weight_mode = fake the
+ * candidate goes to fake.c instead (float values, no Q/DQ).
  *
  * Weights are handled one at a time and their results spilled, so peak
  * memory stays near the largest weight.
@@ -30,7 +31,7 @@ static void spill(struct fp8mha_cfg *cfg, qir_tensor *t)
 	}
 }
 
-static int zero_point_is_zero(qir_node *q)
+int fp8mha_zero_point_is_zero(qir_node *q)
 {
 	qir_tensor *t;
 	const uint8_t *p;
@@ -54,8 +55,8 @@ static int zero_point_is_zero(qir_node *q)
 
 /* Layout of the scales over the weight, returning the per-axis axis
  * (0 for a per-tensor scale); -1 with why when unusable. */
-static int layout(qir_node *q, const qir_tensor *w, uint64_t nscales,
-		  qk_qlayout *lay, const char **why)
+int fp8mha_scale_layout(qir_node *q, const qir_tensor *w, uint64_t nscales,
+			qk_qlayout *lay, const char **why)
 {
 	int64_t axis;
 	int i;
@@ -87,18 +88,7 @@ static int layout(qir_node *q, const qir_tensor *w, uint64_t nscales,
 	return (int)axis;
 }
 
-struct cand {
-	qir_node *q, *dq;
-	qir_tensor *w;		/* the weight's bytes */
-	int owned;		/* w folded: freed here */
-	float *scales;
-	uint64_t nscales;
-	qk_qlayout lay;
-	int axis;		/* per-axis scales: the weight's axis */
-	int fp8;
-};
-
-static void cand_free(struct cand *c)
+static void cand_free(struct fp8mha_wcand *c)
 {
 	if (c->owned)
 		qir_tensor_free(c->w);
@@ -106,7 +96,8 @@ static void cand_free(struct cand *c)
 }
 
 /* 1 when c is a candidate, 0 when dq is not a weight's, -1 skipped. */
-static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct cand *c)
+static int match(struct fp8mha_cfg *cfg, qir_node *dq,
+		 struct fp8mha_wcand *c)
 {
 	qir_node *q = dq->inputs[0]->producer;
 	const char *why = NULL;
@@ -134,10 +125,11 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct cand *c)
 		why = "weight is empty";
 	else if (fp8mha_scale_f32(q, &c->scales, &c->nscales))
 		why = "Q scale is not a constant per-tensor or per-axis float";
-	else if (!zero_point_is_zero(q))
+	else if (!fp8mha_zero_point_is_zero(q))
 		why = "Q zero point is not a constant 0";
 	else
-		c->axis = layout(q, c->w, c->nscales, &c->lay, &why);
+		c->axis = fp8mha_scale_layout(q, c->w, c->nscales, &c->lay,
+					      &why);
 	if (why) {
 		fp8mha_skip(cfg, dq, "weights skipped (unsupported)",
 			    "weight '%s': %s", q->inputs[0]->name, why);
@@ -146,7 +138,8 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct cand *c)
 	return 1;
 }
 
-static int quantize(struct fp8mha_cfg *cfg, struct cand *c, qir_value **out)
+static int quantize(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+		    qir_value **out)
 {
 	qir_error err = { 0 };
 	char name[512];
@@ -194,8 +187,8 @@ static int64_t strip_rows(int64_t rows, int64_t row_bytes)
 }
 
 /* Q's scales over the rows r0 .. r0 + h of an [R, C] weight. */
-static void strip_layout(const struct cand *c, int64_t r0, int64_t h,
-			 qk_qlayout *lay, const float **scales)
+static void strip_layout(const struct fp8mha_wcand *c, int64_t r0,
+			 int64_t h, qk_qlayout *lay, const float **scales)
 {
 	int64_t cols = c->w->dims[1];
 
@@ -260,7 +253,7 @@ static qir_tensor *codes_tensor(struct fp8mha_cfg *cfg, const char *name,
 	return t;
 }
 
-static int quantize_transposed(struct fp8mha_cfg *cfg, struct cand *c,
+static int quantize_transposed(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 			       const struct fp8mha_pt *pt, qir_tensor **out)
 {
 	qir_error err = { 0 };
@@ -295,11 +288,13 @@ static int quantize_transposed(struct fp8mha_cfg *cfg, struct cand *c,
 				     src + (size_t)(r0 * cols) * es, sc, &lay,
 				     sat);
 		if (!rc)
-			fp8mha_transpose_rows(buf, tr + r0, h, cols, rows);
+			rc = qk_transpose(cfg->qk, 1, buf, (size_t)h,
+					  (size_t)cols, tr + r0, (size_t)rows);
 	}
 	if (rc) {
-		qopt_error(cfg->ctx, "FP8 quantization of weight '%s' failed: %s",
-			   c->q->inputs[0]->name, qk_strerror(rc));
+		qopt_error(cfg->ctx, "FP8 quantization and transpose of weight "
+			   "'%s' failed: %s", c->q->inputs[0]->name,
+			   qk_strerror(rc));
 		return -1;
 	}
 	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
@@ -308,7 +303,7 @@ static int quantize_transposed(struct fp8mha_cfg *cfg, struct cand *c,
 }
 
 /* 1 compressed, 2 compressed and stored transposed, 0 gated off, -1. */
-static int compress(struct fp8mha_cfg *cfg, struct cand *c)
+static int compress(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c)
 {
 	qir_value *w = c->q->inputs[0], *scale = c->q->inputs[1];
 	qir_value *zp = c->q->ninputs >= 3 ? c->q->inputs[2] : NULL;
@@ -368,17 +363,26 @@ int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed)
 			    &count, &err))
 		return fp8mha_fail(cfg, NULL, &err);
 	for (i = 0; i < count && rc >= 0; i++) {
-		struct cand c;
+		struct fp8mha_wcand c;
 
 		if (!fp8mha_is_dq(dqs[i]))
 			continue;
 		if (i + 1 < count && fp8mha_is_dq(dqs[i + 1]))
 			read_ahead(dqs[i + 1]);
 		if (match(cfg, dqs[i], &c) > 0) {
+			qir_tensor *ft = NULL;
+
 			if (!cfg->compress_weights)
 				fp8mha_skip(cfg, dqs[i], "weights skipped",
 					    "compress_weights = no");
-			else if ((rc = compress(cfg, &c)) == 1) {
+			else if (cfg->weight_fake) {
+				/* dqs[i] is gone when this returns 1 */
+				rc = fp8mha_fake_weight(cfg, &c, &ft);
+				if (rc > 0) {
+					*changed = 1;
+					spill(cfg, ft);
+				}
+			} else if ((rc = compress(cfg, &c)) == 1) {
 				*changed = 1;
 				rc = fp8mha_pretranspose_dq(cfg, dqs[i]);
 				/* Left as it is: its bytes leave the heap now. */

@@ -1,0 +1,250 @@
+/*
+ * passes/fp8_mha/fake.c - rewrite 2 under weight_mode = fake: a constant
+ * weight behind Q -> DQ becomes a float initializer in the weight's own
+ * type, read wherever the DQ output was, and the Q and DQ go. Without
+ * rotation it holds DQ(Q(W)) computed as the two nodes define it (the
+ * Q's scale and saturate, the DQ's scale), so every consumer sees the
+ * values it saw before, bit for bit. With rotate = rotate_back it holds
+ * R fq(R W) (rotate.c). The model then carries no FP8 on its weights:
+ * the form for measuring accuracy in any runtime, not for TensorRT.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fp8mha.h"
+
+/* Element type of the DQ output: as typed, else output_dtype, else its
+ * scale's (a constant subgraph's folded result); 0 when unknown. */
+static int dq_type(qir_node *dq)
+{
+	int t = qir_value_elem_type(dq->outputs[0]), owned;
+	qir_tensor *s;
+
+	if (!t)
+		t = (int)qir_node_attr_int(dq, "output_dtype", 0);
+	if (!t)
+		t = qir_value_elem_type(dq->inputs[1]);
+	if (!t && (s = fp8mha_const(dq->inputs[1], &owned))) {
+		t = s->dtype;
+		if (owned)
+			qir_tensor_free(s);
+	}
+	return t;
+}
+
+/* The DQ's scales must map onto W as the Q's do (plain fake values
+ * are dequantized with them). */
+static const char *dq_scale_check(struct fp8mha_wcand *c, char *why,
+				  size_t n)
+{
+	float *ds = NULL;
+	uint64_t nds = 0;
+	qk_qlayout dl;
+	const char *bad = NULL;
+
+	if (fp8mha_scale_f32(c->dq, &ds, &nds))
+		bad = "DQ scale is not a constant per-tensor or per-axis float";
+	else
+		(void)fp8mha_scale_layout(c->dq, c->w, nds, &dl, &bad);
+	free(ds);
+	if (!bad)
+		return NULL;
+	snprintf(why, n, "%s", bad);
+	return "weights skipped (unsupported)";
+}
+
+/* Why the weight cannot be replaced (NULL when it can): the DQ side
+ * for plain fake values, the consumers (kaxis) under rotate_back. */
+static const char *check(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+			 int *kaxis, char *why, size_t n)
+{
+	qir_tensor *w = c->w;
+	int64_t k;
+
+	int dt = dq_type(c->dq);
+
+	if (dt != w->dtype) {
+		snprintf(why, n, "DQ output type %s is not the weight's %s",
+			 dt && qir_dtype_name(dt) ? qir_dtype_name(dt) :
+			 "unknown", qir_dtype_name(w->dtype));
+		return "weights skipped (fake: DQ type differs)";
+	}
+	if (c->dq->outputs[0]->is_output) {
+		snprintf(why, n, "DQ output '%s' is a graph output",
+			 c->dq->outputs[0]->name);
+		return "weights skipped (fake: DQ output is a graph output)";
+	}
+	if (!fp8mha_zero_point_is_zero(c->dq)) {
+		snprintf(why, n, "DQ zero point is not a constant 0");
+		return "weights skipped (unsupported)";
+	}
+	if (!cfg->rotate_back)
+		return dq_scale_check(c, why, n);
+	if (c->fp8 != QIR_FLOAT8E4M3FN) {
+		snprintf(why, n, "codes are %s; the recomputed scale amax/448 "
+			 "is for FLOAT8E4M3FN", qir_dtype_name(c->fp8));
+		return "weights skipped (rotate_back: not E4M3FN)";
+	}
+	if (fp8mha_weight_kaxis(c->dq->outputs[0], w->rank, kaxis, why, n))
+		return "weights skipped (rotate_back: consumer)";
+	k = w->dims[*kaxis];
+	if ((k & -k) < 2) {
+		snprintf(why, n, "K = %lld (stored axis %d) is odd: no Hadamard "
+			 "block of 2 or more", (long long)k, *kaxis);
+		return "weights skipped (rotate_back: K odd)";
+	}
+	return NULL;
+}
+
+/* DQ(Q(W)) in W's type: codes with Q's scales, values with DQ's. */
+static int plain_values(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+			const void *src, void *dst)
+{
+	size_t numel = (size_t)qir_tensor_numel(c->w);
+	uint8_t *codes = malloc(numel + 1);
+	float *ds = NULL;
+	uint64_t nds = 0;
+	qk_qlayout dl;
+	const char *why = NULL;
+	int rc = QK_ENOMEM;
+
+	if (!codes)
+		goto out;
+	/* Checked before the gate (dq_scale_check): only memory fails. */
+	if (fp8mha_scale_f32(c->dq, &ds, &nds) ||
+	    fp8mha_scale_layout(c->dq, c->w, nds, &dl, &why) < 0)
+		goto out;
+	rc = qk_fp8_quantize(cfg->qk, c->fp8, codes, c->w->dtype, src,
+			     c->scales, &c->lay,
+			     (int)qir_node_attr_int(c->q, "saturate", 1));
+	if (!rc)
+		rc = qk_fp8_dequantize(cfg->qk, c->w->dtype, dst, c->fp8,
+				       codes, ds, &dl);
+out:
+	if (rc)
+		qopt_error(cfg->ctx, "weight '%s': fake FP8 values: %s",
+			   c->q->inputs[0]->name, qk_strerror(rc));
+	free(codes);
+	free(ds);
+	return rc ? -1 : 0;
+}
+
+/* W as FP32 for rotate_back; NULL with why when it is not finite (the
+ * rotation would spread a NaN or inf over its block). */
+static float *to_f32(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+		     const void *src, char *why, size_t n)
+{
+	size_t numel = (size_t)qir_tensor_numel(c->w), i;
+	float *x = malloc(numel * sizeof(*x) + 1);
+	int rc = x ? qk_convert(cfg->qk, QIR_FLOAT, x, c->w->dtype, src,
+				numel) : QK_ENOMEM;
+
+	if (rc) {
+		snprintf(why, n, "conversion to FP32: %s", qk_strerror(rc));
+		free(x);
+		return NULL;
+	}
+	for (i = 0; i < numel; i++)
+		if (!isfinite(x[i])) {
+			snprintf(why, n, "element %zu is not finite", i);
+			free(x);
+			return NULL;
+		}
+	return x;
+}
+
+/* Replaces the DQ output by nt (taken; *out: where it now lives) and
+ * erases Q, DQ and what only they read. */
+static int splice(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+		  qir_tensor *nt, qir_tensor **out)
+{
+	qir_value *nv, *dead[5];
+	qir_error err = { 0 };
+	size_t i, j, nd = 0;
+
+	nv = fp8mha_add_init(c->dq->graph, nt);
+	if (!nv || qir_value_replace_all_uses(c->dq->outputs[0], nv))
+		return fp8mha_fail(cfg, c->dq, NULL);
+	*out = nv->init;
+	for (i = 0; i < 3; i++) {
+		qir_value *a = i < c->q->ninputs ? c->q->inputs[i] : NULL;
+		qir_value *b = i && i < c->dq->ninputs ? c->dq->inputs[i] : NULL;
+
+		/* Each value once: freed by the first fp8mha_erase_unused. */
+		for (j = 0; a && j < nd && dead[j] != a; j++)
+			;
+		if (a && j == nd)
+			dead[nd++] = a;
+		for (j = 0; b && j < nd && dead[j] != b; j++)
+			;
+		if (b && j == nd)
+			dead[nd++] = b;
+	}
+	fp8mha_note_forget(cfg, c->dq);
+	fp8mha_note_forget(cfg, c->q);
+	if (qir_node_erase(c->dq, &err) || qir_node_erase(c->q, &err))
+		return fp8mha_fail(cfg, NULL, &err);
+	c->dq = c->q = NULL;
+	for (i = 0; i < nd; i++)
+		fp8mha_erase_unused(dead[i]);
+	return 0;
+}
+
+int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+		       qir_tensor **out)
+{
+	const char *wname = c->q->inputs[0]->name, *skip;
+	char why[256], name[512];
+	qir_error err = { 0 };
+	qir_tensor *nt = NULL;
+	const void *src;
+	void *dst;
+	float *x = NULL;
+	int kaxis = -1, rc = -1;
+
+	*out = NULL;
+	skip = check(cfg, c, &kaxis, why, sizeof(why));
+	src = skip ? NULL : qir_tensor_data(c->w, &err);
+	if (!skip && !src)
+		return fp8mha_fail(cfg, c->dq, &err);
+	if (!skip && cfg->rotate_back && !(x = to_f32(cfg, c, src, why,
+						       sizeof(why))))
+		skip = "weights skipped (rotate_back: not finite)";
+	if (skip) {
+		fp8mha_skip(cfg, c->dq, skip, "weight '%s': %s", wname, why);
+		return 0;
+	}
+	if (!(cfg->rotate_back ?
+	      qopt_may_rewrite(cfg->ctx, "replace weight '%s' and its Q/DQ "
+			       "by R fq(R W) (K axis %d)", wname, kaxis) :
+	      qopt_may_rewrite(cfg->ctx, "replace weight '%s' and its Q/DQ "
+			       "by DQ(Q(W))", wname))) {
+		free(x);
+		return 0;
+	}
+	snprintf(name, sizeof(name), "%s_%s", wname,
+		 cfg->rotate_back ? "fq_rot" : "fq");
+	nt = qir_tensor_new(name, c->w->dtype, c->w->rank, c->w->dims, &err);
+	dst = nt ? qir_tensor_mutable_data(nt, &err) : NULL;
+	if (!dst) {
+		qir_tensor_free(nt);
+		free(x);
+		return fp8mha_fail(cfg, c->dq, &err);
+	}
+	rc = cfg->rotate_back ?
+		fp8mha_rotated_values(cfg, c, kaxis, x, dst) :
+		plain_values(cfg, c, src, dst);
+	free(x);
+	if (rc) {
+		qir_tensor_free(nt);
+		return -1;
+	}
+	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
+	if (splice(cfg, c, nt, out))
+		return -1;
+	qopt_stat_add(cfg->ctx, cfg->rotate_back ?
+		      "weights fake-quantized (rotate_back)" :
+		      "weights fake-quantized", 1);
+	return 1;
+}
