@@ -290,6 +290,52 @@ static void test_new_spilled(void)
 	tap_ok(rmdir(dir) == 0, "new_spilled: nothing left in the folder");
 }
 
+/* A spilled tensor saved as external data: copied inside the kernel
+ * from the spill file when both are on one file system, through memory
+ * when not (a tmpfs spill folder, a disk output): same bytes. */
+static void spill_save_in(const char *spill_parent)
+{
+	char sdir[64], odir[] = "/tmp/qir-out-XXXXXX", path[96];
+	int64_t dims[1] = { 100000 };
+	qir_error err = { 0 };
+	qir_model *m = qir_model_new(8, 17, &err), *r = NULL;
+	qir_save_opts so = { .external_threshold = 1024 };
+	uint8_t *buf = malloc(100000);
+	const uint8_t *g = NULL;
+	qir_tensor *t;
+	int ok = 1;
+
+	snprintf(sdir, sizeof(sdir), "%s/qir-spill-XXXXXX", spill_parent);
+	if (!mkdtemp(sdir) || !mkdtemp(odir) || !m || !buf) {
+		tap_skip("no folder there", "spilled bytes (spill folder under %s)", spill_parent);
+		qir_model_free(m);
+		free(buf);
+		return;
+	}
+	setenv("QOPT_SPILL_DIR", sdir, 1);
+	for (int i = 0; i < 100000; i++)
+		buf[i] = (uint8_t)(i * 13 + 1);
+	t = qir_tensor_new_spilled(m, "w", QIR_UINT8, 1, dims, buf, &err);
+	if (t)
+		qir_graph_add_output(m->graph, qir_graph_add_initializer(m->graph, t));
+	snprintf(path, sizeof(path), "%s/m.onnx", odir);
+	if (t && qir_model_save(m, path, &so, &err) == 0 &&
+	    qir_model_load(path, NULL, &r, &err) == 0 && r->graph->ninits == 1)
+		g = qir_tensor_data(r->graph->inits[0]->init, &err);
+	ok = g && !memcmp(g, buf, 100000);
+	tap_ok(ok, "spilled bytes (spill folder under %s) saved as external "
+	       "data unchanged", spill_parent);
+	qir_model_free(r);
+	qir_model_free(m);
+	free(buf);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/m.onnx.data", odir);
+	unlink(path);
+	rmdir(odir);
+	rmdir(sdir);
+	unsetenv("QOPT_SPILL_DIR");
+}
+
 int main(void)
 {
 	test_basics();
@@ -297,5 +343,7 @@ int main(void)
 	test_external();
 	test_spill();
 	test_new_spilled();
+	spill_save_in("/tmp");
+	spill_save_in("/dev/shm");
 	return tap_done();
 }

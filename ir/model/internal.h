@@ -58,6 +58,8 @@ struct ir_tensor_priv {
 	 * the tensor's own read-only mapping, data points to it. */
 	void *spill_addr;
 	size_t spill_len;
+	uint64_t spill_off;	/* where in the spill file */
+	uint64_t spill_id;	/* which spill file (ir_spill.id) */
 };
 
 struct ir_value_priv {
@@ -140,6 +142,10 @@ void ir_mapping_close(ir_mapping *map);
 /* Unmaps spilled bytes (ir/spill.c); clears data when it pointed
  * there. No-op for a tensor that was not spilled. */
 void ir_tensor_unspill(struct ir_tensor_priv *p);
+/* The spill file's descriptor and *off when data are t's spilled bytes
+ * (for a copy inside the kernel); -1 otherwise. */
+int ir_spill_source(const qir_model *m, const qir_tensor *t,
+		    const void *data, uint64_t *off);
 /* Closes the model's spill file (mappings stay valid). */
 void ir_spill_close(qir_model *m);
 /* How many bytes at s form one character shown as is: printable ASCII

@@ -36,6 +36,7 @@ static uint64_t spill_align(void)
 }
 
 struct ir_spill {
+	uint64_t id;	/* unique in the process: a tensor names its file */
 	int fd;
 	uint64_t size;	/* bytes written so far (end of the last tensor) */
 	char *dir;	/* for messages */
@@ -95,6 +96,11 @@ static struct ir_spill *spill_get(qir_model *m, qir_error *err)
 		free(s);
 		qir_fail(err, QIR_ENOMEM, "out of memory");
 		return NULL;
+	}
+	{
+		static uint64_t next_id;
+
+		s->id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	}
 	s->fd = open_tmp(dir);
 	if (s->fd < 0) {
@@ -167,6 +173,8 @@ static int spill_put(qir_model *m, qir_tensor *t, const void *bytes,
 	p->data = addr;
 	p->spill_addr = addr;
 	p->spill_len = (size_t)t->nbytes;
+	p->spill_off = off;
+	p->spill_id = s->id;
 	return 0;
 }
 
@@ -216,6 +224,19 @@ qir_tensor *qir_tensor_new_spilled(qir_model *m, const char *name, int dtype,
 int qir_tensor_spilled(const qir_tensor *t)
 {
 	return t->priv && QIR_TPRIV(t)->spill_addr != NULL;
+}
+
+int ir_spill_source(const qir_model *m, const qir_tensor *t,
+		    const void *data, uint64_t *off)
+{
+	const struct ir_tensor_priv *p = QIR_TPRIV(t);
+	const struct ir_spill *s = m ? QIR_MPRIV(m)->spill : NULL;
+
+	if (!s || !p->spill_addr || data != p->spill_addr ||
+	    p->spill_id != s->id)
+		return -1;
+	*off = p->spill_off;
+	return s->fd;
 }
 
 void ir_tensor_unspill(struct ir_tensor_priv *p)

@@ -361,18 +361,16 @@ fail:
 	return -1;
 }
 
-int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
-			const void *data, uint64_t len, int from_map,
-			const ir_mapping *src, uint64_t src_off,
-			uint64_t *offset, qir_error *err)
+/* Opens the data file on first use and pads to the next aligned
+ * offset, *off. */
+static int writer_begin(struct ir_ext_writer *w, const char *dir,
+			uint64_t *off, qir_error *err)
 {
-	uint64_t off = (w->size + QIR_EXT_ALIGN - 1) / QIR_EXT_ALIGN *
-		       QIR_EXT_ALIGN;
-	int rc;
-
+	*off = (w->size + QIR_EXT_ALIGN - 1) / QIR_EXT_ALIGN * QIR_EXT_ALIGN;
 	if (!w->opened) {
 		size_t n = strlen(dir) + strlen(w->location) + 2;
 		char *path = malloc(n);
+		int rc;
 
 		if (!path)
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
@@ -383,16 +381,92 @@ int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
 			return -1;
 		w->opened = 1;
 	}
-	if (pad_to(w, off))
-		rc = -1;
-	else if (src)
-		rc = copy_sparse(w->file.fd, data, len, src, src_off);
-	else
-		rc = ir_write_streamed(w->file.fd, data, len, from_map);
+	if (pad_to(w, *off))
+		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
+				w->file.final_path, strerror(errno));
+	return 0;
+}
+
+static int writer_end(struct ir_ext_writer *w, int rc, uint64_t len,
+		      uint64_t off, uint64_t *offset, qir_error *err)
+{
 	if (rc)
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
 				w->file.final_path, strerror(errno));
 	w->size += len;
 	*offset = off;
 	return 0;
+}
+
+int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
+			const void *data, uint64_t len, int from_map,
+			const ir_mapping *src, uint64_t src_off,
+			uint64_t *offset, qir_error *err)
+{
+	uint64_t off;
+	int rc;
+
+	if (writer_begin(w, dir, &off, err))
+		return -1;
+	if (src)
+		rc = copy_sparse(w->file.fd, data, len, src, src_off);
+	else
+		rc = ir_write_streamed(w->file.fd, data, len, from_map);
+	return writer_end(w, rc, len, off, offset, err);
+}
+
+/* copy_file_range from in at in_off to out's position, len bytes: 0,
+ * -1 with errno, or 1 when nothing was copied and the kernel cannot do
+ * it here (no such call, across file systems, a file system without
+ * it): the caller then copies through user memory. */
+static int copy_in_kernel(int out, int in, uint64_t in_off, uint64_t len)
+{
+#ifdef __linux__
+	loff_t pos = (loff_t)in_off;
+	off_t start = lseek(out, 0, SEEK_CUR);
+	int first = 1;
+
+	while (len) {
+		size_t n = len > QIR_EXT_CHUNK ? QIR_EXT_CHUNK : (size_t)len;
+		ssize_t c = copy_file_range(in, &pos, out, NULL, n, 0);
+
+		if (c < 0 && errno == EINTR)
+			continue;
+		if (c < 0 && first && (errno == ENOSYS || errno == EXDEV ||
+				       errno == EINVAL || errno == EOPNOTSUPP))
+			return 1;
+		if (c <= 0) {
+			if (c == 0)
+				errno = EIO;
+			return -1;
+		}
+		start_writeback(out, start, (size_t)c);
+		if (start >= 0)
+			start += (off_t)c;
+		first = 0;
+		len -= (uint64_t)c;
+	}
+	return 0;
+#else
+	(void)out;
+	(void)in;
+	(void)in_off;
+	(void)len;
+	return 1;
+#endif
+}
+
+int ir_ext_writer_add_fd(struct ir_ext_writer *w, const char *dir,
+			 const void *data, uint64_t len, int fd,
+			 uint64_t fd_off, uint64_t *offset, qir_error *err)
+{
+	uint64_t off;
+	int rc;
+
+	if (writer_begin(w, dir, &off, err))
+		return -1;
+	rc = copy_in_kernel(w->file.fd, fd, fd_off, len);
+	if (rc == 1)
+		rc = ir_write_streamed(w->file.fd, data, len, 1);
+	return writer_end(w, rc, len, off, offset, err);
 }

@@ -94,6 +94,12 @@ int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
 			const void *data, uint64_t len, int from_map,
 			const ir_mapping *src, uint64_t src_off,
 			uint64_t *offset, qir_error *err);
+/* The same for bytes that are also [fd_off, +len) of the open file fd
+ * (a spill file): copied inside the kernel where it can, else from the
+ * mapping at data. */
+int ir_ext_writer_add_fd(struct ir_ext_writer *w, const char *dir,
+			 const void *data, uint64_t len, int fd,
+			 uint64_t fd_off, uint64_t *offset, qir_error *err);
 
 /* ---- ir/arena.c: allocations of one save, freed together --------- */
 

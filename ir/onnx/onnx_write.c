@@ -36,6 +36,7 @@ struct tensor_ref {
 struct save_ctx {
 	struct ir_arena a;
 	qir_error *err;
+	const qir_model *m;
 	struct tensor_ref *refs;	/* byte-carrying tensors */
 	size_t nrefs, caprefs;
 	/* The loaded model file's mapping (read-only, private): pages
@@ -625,10 +626,18 @@ static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 					 QIR_TPRIV(t)->data == tp->raw_data.data ?
 					 QIR_TPRIV(t)->map : NULL;
 
-		if (ir_ext_writer_add(w, dir, tp->raw_data.data, len,
-					from_map, src,
-					src ? QIR_TPRIV(t)->ext_offset : 0,
-					&off, ctx->err))
+		uint64_t soff = 0;
+		int sfd = t ? ir_spill_source(ctx->m, t, tp->raw_data.data,
+					      &soff) : -1;
+
+		if (sfd >= 0 ? ir_ext_writer_add_fd(w, dir, tp->raw_data.data,
+						    len, sfd, soff, &off,
+						    ctx->err) :
+			       ir_ext_writer_add(w, dir, tp->raw_data.data, len,
+						 from_map, src,
+						 src ? QIR_TPRIV(t)->ext_offset :
+						       0,
+						 &off, ctx->err))
 			return -1;
 		if (make_external(ctx, tp, w->location, off, len))
 			return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
@@ -863,7 +872,7 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 		   qir_error *err)
 {
-	struct save_ctx ctx = { .err = err };
+	struct save_ctx ctx = { .err = err, .m = m };
 	struct ir_atomic_file f = { .fd = -1 };
 	struct ir_ext_writer w;
 	char *copy, *dir = NULL, *name;
