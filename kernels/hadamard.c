@@ -402,6 +402,18 @@ qki_pf_step(struct qki_pf *pf, int lines)
 		__builtin_prefetch(pf->p, 0, 1);
 }
 
+/* The same with lines a constant: no test per line (a request past
+ * the end is harmless, prefetches never fault). */
+static inline __attribute__((always_inline)) void
+qki_pf_lines(struct qki_pf *pf, int lines)
+{
+	if (pf->p >= pf->end)
+		return;
+	for (int i = 0; i < lines; i++)
+		__builtin_prefetch(pf->p + 64 * i, 0, 1);
+	pf->p += 64 * lines;
+}
+
 #if QKI_HAVE_F16C
 /* AVX-512 (F + BW): 16 floats per instruction for the load with
  * stages 1 .. 8 and for the scaled, rounded store. Same IEEE
@@ -504,8 +516,26 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 		_mm256_loadu_si256((const __m256i *)(src + 2 * (j)))), 16))
 
 
+/* The butterfly of v[k] and v[k + d], on the adders for even k and on
+ * the multiply-add units (k odd: u * 1 + v and u * 1 - v, the product
+ * exact, one rounding: the same bits as u + v and u - v, signed zeros
+ * included) so that both kinds of unit work. */
+#define QKI_BF2(v, k, d)                                                  \
+	do {                                                              \
+		__m512 u_ = v[k];                                         \
+                                                                          \
+		if ((k) & 1) {                                            \
+			v[k] = _mm512_fmadd_ps(u_, one, v[(k) + (d)]);    \
+			v[(k) + (d)] = _mm512_fmsub_ps(u_, one,           \
+						       v[(k) + (d)]);     \
+		} else {                                                  \
+			v[k] = _mm512_add_ps(u_, v[(k) + (d)]);           \
+			v[(k) + (d)] = _mm512_sub_ps(u_, v[(k) + (d)]);   \
+		}                                                         \
+	} while (0)
+
 /* Stages 1 .. 128 of n floats (n % 256 == 0) loaded into the padded t. */
-#define QKI_INPAD512(LOAD)                                                \
+#define QKI_INPAD512(LOAD, LINES)                                              \
 	do {                                                              \
 		for (size_t j = 0; j < n; j += 256) {                     \
 			__m512 v[16];                                     \
@@ -515,25 +545,26 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 			QKI_UNROLL for (int d = 1; d < 16; d <<= 1)       \
 				QKI_UNROLL for (int k = 0; k < 16; k++)   \
 					if (!(k & d))                     \
-						QKI_BF512(v[k], v[k + d]); \
+						QKI_BF2(v, k, d);         \
+			/* 256 floats never straddle a padding */         \
 			QKI_UNROLL for (int k = 0; k < 16; k++)           \
-				_mm512_storeu_ps(t + QKI_TP(j + 16 * k), v[k]); \
-			qki_pf_step(pf, lines);                           \
+				_mm512_storeu_ps(t + QKI_TP(j) + 16 * k, v[k]); \
+			qki_pf_lines(pf, LINES);                          \
 		}                                                         \
 	} while (0)
 
 QKI_512 static void qki_inpad512(int dtype, const unsigned char *src,
 				 float *t, size_t n, struct qki_pf *pf)
 {
-	/* as many lines of the next unit as this step loaded */
-	int lines = dtype == QK_T_FLOAT ? 16 : 8;
+	const __m512 one = _mm512_set1_ps(1.0f);
 
+	/* each step requests as many lines of the next unit as it loaded */
 	if (dtype == QK_T_FLOAT)
-		QKI_INPAD512(QKI_LD_F32);
+		QKI_INPAD512(QKI_LD_F32, 16);
 	else if (dtype == QK_T_FLOAT16)
-		QKI_INPAD512(QKI_LD_F16);
+		QKI_INPAD512(QKI_LD_F16, 8);
 	else
-		QKI_INPAD512(QKI_LD_BF16);
+		QKI_INPAD512(QKI_LD_BF16, 8);
 }
 
 /* n % 64 == 0, b >= 16; returns the first stage left to do. */
@@ -652,10 +683,17 @@ static int qki_have_bf16n(void)
 	return v;
 }
 
-QKI_512BF static inline void qki_st_bf16n(unsigned char *p, __m512 y)
+/* v * scale stored as BFLOAT16: one class test finds both a NaN (to
+ * make canonical) and a subnormal (which the instruction would flush);
+ * either sends the vector down the integer rounding. */
+QKI_512BF static inline void qki_sst_bf16n(unsigned char *p, __m512 v,
+					   __m512 sc)
 {
-	if (__builtin_expect(_mm512_fpclass_ps_mask(y, 0x20) != 0, 0)) {
-		_mm256_storeu_si256((__m256i *)p, qki_bf16_512(y));
+	__m512 y = _mm512_mul_ps(v, sc);
+
+	if (__builtin_expect(_mm512_fpclass_ps_mask(y, 0xa1) != 0, 0)) {
+		_mm256_storeu_si256((__m256i *)p,
+				    qki_bf16_512(qki_sc512(v, sc)));
 	} else {
 		__m256bh h = _mm512_cvtneps_pbh(y);
 
@@ -663,30 +701,12 @@ QKI_512BF static inline void qki_st_bf16n(unsigned char *p, __m512 y)
 	}
 }
 
-#define QKI_ST_BF16N(j, y) qki_st_bf16n(dst + 2 * (j), (y))
 /* scaled, NaN canonical, rounded, stored */
 #define QKI_SST_F32(j, y) QKI_ST_F32(j, qki_sc512((y), sc))
 #define QKI_SST_F16(j, y) QKI_ST_F16(j, qki_sc512((y), sc))
 #define QKI_SST_BF16(j, y) QKI_ST_BF16(j, qki_sc512((y), sc))
-#define QKI_SST_BF16N(j, y) QKI_ST_BF16N(j, qki_sc512((y), sc))
+#define QKI_SST_BF16N(j, y) qki_sst_bf16n(dst + 2 * (j), (y), sc)
 
-/* The butterfly of v[k] and v[k + d], on the adders for even k and on
- * the multiply-add units (k odd: u * 1 + v and u * 1 - v, the product
- * exact, one rounding: the same bits as u + v and u - v, signed zeros
- * included) so that both kinds of unit work. */
-#define QKI_BF2(v, k, d)                                                  \
-	do {                                                              \
-		__m512 u_ = v[k];                                         \
-                                                                          \
-		if ((k) & 1) {                                            \
-			v[k] = _mm512_fmadd_ps(u_, one, v[(k) + (d)]);    \
-			v[(k) + (d)] = _mm512_fmsub_ps(u_, one,           \
-						       v[(k) + (d)]);     \
-		} else {                                                  \
-			v[k] = _mm512_add_ps(u_, v[(k) + (d)]);           \
-			v[(k) + (d)] = _mm512_sub_ps(u_, v[(k) + (d)]);   \
-		}                                                         \
-	} while (0)
 
 /* Blocks of 16 to 256 elements (m = b / 16 vectors), 256 floats per
  * step, straight from x back to x: load, stages 1 .. b/2 in sixteen
