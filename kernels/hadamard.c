@@ -383,9 +383,11 @@ qki_out_f16c(uint16_t *h, const float *t, size_t n, float scale)
 #endif
 
 /* The buffer of rows longer than 256 is padded: 16 floats after every
- * 1024, so that vectors 1024 or more floats apart (the partners of the
- * late stages) fall in different L1 sets instead of one. */
-#define QKI_TP(j) ((j) + ((j) >> 10) * 16)
+ * 256, so that vectors 1024 or more floats apart (the partners of the
+ * late stages) fall in different L1 sets instead of one. Every stride
+ * those stages use is a multiple of 256, so element f + k s sits at
+ * QKI_TP(f) + k QKI_TP(s): addresses stay linear. */
+#define QKI_TP(j) ((j) + ((j) >> 8) * 16)
 #define QKI_PADDED(n) (QKI_TP(n) + 16)
 
 /* The next unit's bytes, requested a few lines per step of the passes
@@ -732,18 +734,24 @@ QKI_512BF static inline void qki_sst_bf16n(unsigned char *p, __m512 v,
 	for (size_t base = 0; base < n; base += s << (R))                 \
 		for (size_t f = base; f < base + s; f += 16) {            \
 			__m512 v[16];                                     \
+			float *q = t + QKI_TP(f);                         \
                                                                           \
 			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++)   \
-				v[k] = _mm512_loadu_ps(t + QKI_TP(f + k * s)); \
+				v[k] = _mm512_loadu_ps(q + k * ps);       \
 			qki_pf_step(pf, 1 << (R));                        \
 			QKI_UNROLL for (int d = 1; d < (1 << (R)); d <<= 1) \
 				QKI_UNROLL for (int k = 0; k < (1 << (R)); k++) \
 					if (!(k & d))                     \
 						QKI_BF2(v, k, d);         \
 			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++)   \
-				STORE(f + k * s, v[k]);                   \
+				STORE(f + k * s, q + k * ps, v[k]);       \
 		}
-#define QKI_ST_T(j, y) _mm512_storeu_ps(t + QKI_TP(j), (y))
+/* STORE(j, p, y): element j of x, or p in t */
+#define QKI_ST_T(j, p, y) _mm512_storeu_ps((p), (y))
+#define QKI_X_F32(j, p, y) QKI_SST_F32(j, y)
+#define QKI_X_F16(j, p, y) QKI_SST_F16(j, y)
+#define QKI_X_BF16(j, p, y) QKI_SST_BF16(j, y)
+#define QKI_X_BF16N(j, p, y) QKI_SST_BF16N(j, y)
 
 /* x[0..n) = the padded t scaled, NaN canonical, rounded once (n % 64
  * == 0). */
@@ -757,7 +765,8 @@ QKI_512BF static inline void qki_sst_bf16n(unsigned char *p, __m512 v,
 
 /* One instance per block size, stage count and element type, so that
  * every loop unrolls with no branch inside; SUF "bf" is the set whose
- * BFLOAT16 stores use AVX512-BF16 (ATTR its target, STBF its store). */
+ * BFLOAT16 stores use AVX512-BF16 (ATTR its target, STBF which store:
+ * BF16 or BF16N). */
 #define QKI_DIRECT_FN(SUF, ATTR, STBF, M)                                 \
 	ATTR static void qki_direct512##SUF##_##M(int dtype,             \
 						  unsigned char *x,      \
@@ -773,7 +782,7 @@ QKI_512BF static inline void qki_sst_bf16n(unsigned char *p, __m512 v,
 		} else if (dtype == QK_T_FLOAT16) {                       \
 			QKI_DIRECT512(M, QKI_LD_F16, QKI_SST_F16)         \
 		} else {                                                  \
-			QKI_DIRECT512(M, QKI_LD_BF16, STBF)               \
+			QKI_DIRECT512(M, QKI_LD_BF16, QKI_SST_##STBF)     \
 		}                                                         \
 	}
 #define QKI_FUSED_FN(SUF, ATTR, STBF, R)                                  \
@@ -783,15 +792,16 @@ QKI_512BF static inline void qki_sst_bf16n(unsigned char *p, __m512 v,
 	{                                                                 \
 		const __m512 sc = _mm512_set1_ps(scale);                  \
 		const __m512 one = _mm512_set1_ps(1.0f);                  \
+		const size_t ps = QKI_TP(s);                              \
                                                                           \
 		if (!dst) {                                               \
 			QKI_FUSED512(R, QKI_ST_T)                         \
 		} else if (dtype == QK_T_FLOAT) {                         \
-			QKI_FUSED512(R, QKI_SST_F32)                      \
+			QKI_FUSED512(R, QKI_X_F32)                        \
 		} else if (dtype == QK_T_FLOAT16) {                       \
-			QKI_FUSED512(R, QKI_SST_F16)                      \
+			QKI_FUSED512(R, QKI_X_F16)                        \
 		} else {                                                  \
-			QKI_FUSED512(R, STBF)                             \
+			QKI_FUSED512(R, QKI_X_##STBF)                     \
 		}                                                         \
 	}
 #define QKI_OUTPAD_FN(SUF, ATTR, STBF)                                    \
@@ -807,7 +817,7 @@ QKI_512BF static inline void qki_sst_bf16n(unsigned char *p, __m512 v,
 		} else if (dtype == QK_T_FLOAT16) {                       \
 			QKI_OUTPAD512(QKI_SST_F16)                        \
 		} else {                                                  \
-			QKI_OUTPAD512(STBF)                               \
+			QKI_OUTPAD512(QKI_SST_##STBF)                     \
 		}                                                         \
 	}
 #define QKI_ROW_KERNELS(SUF, ATTR, STBF)                                  \
@@ -843,8 +853,8 @@ struct qki_rowk {
 	qki_outpad_fn *outpad;
 };
 
-QKI_ROW_KERNELS(, QKI_512, QKI_SST_BF16)
-QKI_ROW_KERNELS(bf, QKI_512BF, QKI_SST_BF16N)
+QKI_ROW_KERNELS(, QKI_512, BF16)
+QKI_ROW_KERNELS(bf, QKI_512BF, BF16N)
 
 static const struct qki_rowk *qki_rowk_for(int dtype)
 {
