@@ -730,28 +730,43 @@ QKI_512BF static inline void qki_sst_bf16n(unsigned char *p, __m512 v,
 /* R (1 to 4) fused stages h = s .. 8s of t (n floats, s % 16 == 0):
  * 2^R vectors in registers per step, stored back into t or (scaled,
  * rounded) into dst. */
+/* Loads and stores walk one pointer each, a stride at a time: sixteen
+ * addresses kept at once would not fit the registers. The empty asm
+ * keeps the compiler from reusing the loads' addresses for the stores
+ * (which would keep all sixteen alive across the arithmetic). */
 #define QKI_FUSED512(R, STORE)                                            \
 	for (size_t base = 0; base < n; base += s << (R))                 \
 		for (size_t f = base; f < base + s; f += 16) {            \
 			__m512 v[16];                                     \
-			float *q = t + QKI_TP(f);                         \
+			float *lp = t + QKI_TP(f), *sp = lp;              \
+			unsigned char *xp = dst ? dst + es * f : NULL;    \
                                                                           \
-			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++)   \
-				v[k] = _mm512_loadu_ps(q + k * ps);       \
+			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++) { \
+				v[k] = _mm512_loadu_ps(lp);               \
+				lp += ps;                                 \
+			}                                                 \
 			qki_pf_step(pf, 1 << (R));                        \
 			QKI_UNROLL for (int d = 1; d < (1 << (R)); d <<= 1) \
 				QKI_UNROLL for (int k = 0; k < (1 << (R)); k++) \
 					if (!(k & d))                     \
 						QKI_BF2(v, k, d);         \
-			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++)   \
-				STORE(f + k * s, q + k * ps, v[k]);       \
+			__asm__("" : "+r"(sp), "+r"(xp));                 \
+			QKI_UNROLL for (int k = 0; k < (1 << (R)); k++) { \
+				STORE(sp, xp, v[k]);                      \
+				sp += ps;                                 \
+				xp += xs;                                 \
+			}                                                 \
 		}
-/* STORE(j, p, y): element j of x, or p in t */
-#define QKI_ST_T(j, p, y) _mm512_storeu_ps((p), (y))
-#define QKI_X_F32(j, p, y) QKI_SST_F32(j, y)
-#define QKI_X_F16(j, p, y) QKI_SST_F16(j, y)
-#define QKI_X_BF16(j, p, y) QKI_SST_BF16(j, y)
-#define QKI_X_BF16N(j, p, y) QKI_SST_BF16N(j, y)
+/* STORE(p, xp, y): to p in t, or scaled and rounded to xp in x */
+#define QKI_ST_T(p, xp, y) _mm512_storeu_ps((p), (y))
+#define QKI_X_F32(p, xp, y) _mm512_storeu_ps((float *)(xp), qki_sc512((y), sc))
+#define QKI_X_F16(p, xp, y)                                               \
+	_mm256_storeu_si256((__m256i *)(xp),                              \
+			    _mm512_cvtps_ph(qki_sc512((y), sc),           \
+					    _MM_FROUND_TO_NEAREST_INT))
+#define QKI_X_BF16(p, xp, y)                                              \
+	_mm256_storeu_si256((__m256i *)(xp), qki_bf16_512(qki_sc512((y), sc)))
+#define QKI_X_BF16N(p, xp, y) qki_sst_bf16n((xp), (y), sc)
 
 /* x[0..n) = the padded t scaled, NaN canonical, rounded once (n % 64
  * == 0). */
@@ -793,6 +808,8 @@ QKI_512BF static inline void qki_sst_bf16n(unsigned char *p, __m512 v,
 		const __m512 sc = _mm512_set1_ps(scale);                  \
 		const __m512 one = _mm512_set1_ps(1.0f);                  \
 		const size_t ps = QKI_TP(s);                              \
+		const size_t es = dtype == QK_T_FLOAT ? 4 : 2;            \
+		const size_t xs = es * s;                                 \
                                                                           \
 		if (!dst) {                                               \
 			QKI_FUSED512(R, QKI_ST_T)                         \
