@@ -7,7 +7,9 @@
  * stay at or above 0.5. Each type's tensor holds values of N(0, 1/12)
  * scale, converted from FLOAT.
  *
- * Usage: hadamard-bench [MiB]   (tensor size in FLOAT; default 128)
+ * Usage: hadamard-bench [MiB [THREADS]]   (tensor size in FLOAT, default
+ * 128; kernel threads, default 1, 0 = all cores: memcpy stays single
+ * thread, the reference the issue names)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,8 +63,9 @@ int main(int argc, char **argv)
 	static const int dts[3] = { QIR_FLOAT, QIR_FLOAT16, QIR_BFLOAT16 };
 	static const char *dtn[3] = { "FLOAT", "FLOAT16", "BFLOAT16" };
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 128;
+	int threads = argc > 2 ? atoi(argv[2]) : 1;
 	size_t n = mib << 18, worst_b = 0;
-	qk_ctx *c = qk_ctx_new(QK_DEVICE_CPU, 1);
+	qk_ctx *c = qk_ctx_new(QK_DEVICE_CPU, threads);
 	float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4);
 	double mc[3], worst = 1e30;
 
@@ -77,10 +80,12 @@ int main(int argc, char **argv)
 	memset(z, 0, n * 4);
 	for (int d = 0; d < 3; d++)
 		mc[d] = best_memcpy(z, x, d ? n * 2 : n * 4);
-	printf("qk_hadamard, 1 thread, inner = 1, %zu MiB of FLOAT (%zu MiB "
+	printf("qk_hadamard, %s, inner = 1, %zu MiB of FLOAT (%zu MiB "
 	       "of FLOAT16/BFLOAT16); GB/s of the tensor in its own type, "
-	       "best of %d runs; memcpy of the same bytes: %.2f GB/s (FLOAT), "
-	       "%.2f GB/s (16-bit)\n\n", mib, mib / 2, RUNS, mc[0], mc[1]);
+	       "best of %d runs; single-thread memcpy of the same bytes: "
+	       "%.2f GB/s (FLOAT), %.2f GB/s (16-bit)\n\n",
+	       threads == 1 ? "1 thread" : "all threads", mib, mib / 2, RUNS,
+	       mc[0], mc[1]);
 	printf("| b | FLOAT GB/s | vs memcpy | FLOAT16 GB/s | vs memcpy | "
 	       "BFLOAT16 GB/s | vs memcpy |\n|---|---|---|---|---|---|---|\n");
 	for (size_t b = 16; b <= 32768; b *= 2) {

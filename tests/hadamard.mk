@@ -7,6 +7,7 @@ bench_hadamard_bench_LDADD = libqopt.la
 BENCH_TARGETS += bench-hadamard
 bench-hadamard: bench/hadamard-bench$(EXEEXT)
 	./bench/hadamard-bench$(EXEEXT)
+	./bench/hadamard-bench$(EXEEXT) 128 0
 
 # ---- the pass ----
 TESTS += tests/hadamard-rotate.sh
