@@ -137,7 +137,7 @@ def chains(m):
                attrs.get('block_size', 0))
 
 
-def gen(path):
+def gen(path, big=False):
     rng = np.random.default_rng(7)
     # w_ties: global amax 2688 makes g exactly 1; its second block has
     # amax 6 (scale 1), so every E2M1 tie of docs/numerics.md is exercised.
@@ -164,10 +164,22 @@ def gen(path):
             for n in ('y2', 'y3')]
     outs.append(helper.make_tensor_value_info('y1', TensorProto.FLOAT16,
                                               None))
-    g = helper.make_graph(nodes, 'nvfp4check', [x, xh], outs, [
-        numpy_helper.from_array(w_ties, 'w_ties'),
-        numpy_helper.from_array(w_f16, 'w_f16'),
-        numpy_helper.from_array(w_gemm, 'w_gemm')])
+    inits = [numpy_helper.from_array(w_ties, 'w_ties'),
+             numpy_helper.from_array(w_f16, 'w_f16'),
+             numpy_helper.from_array(w_gemm, 'w_gemm')]
+    inputs = [x, xh]
+    if big:
+        # codes of 128 KiB: over the size from which results are
+        # written to the spill file
+        w_big = rng.normal(0, 0.02, (1024, 256)).astype(np.float32)
+        inits.append(numpy_helper.from_array(w_big, 'w_big'))
+        inputs.append(helper.make_tensor_value_info(
+            'xb', TensorProto.FLOAT, [2, 1024]))
+        nodes.append(helper.make_node('MatMul', ['xb', 'w_big'], ['y4'],
+                                      name='mmbig'))
+        outs.append(helper.make_tensor_value_info('y4', TensorProto.FLOAT,
+                                                  None))
+    g = helper.make_graph(nodes, 'nvfp4check', inputs, outs, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
     m.ir_version = 8
     onnx.save(m, path)
@@ -218,7 +230,7 @@ def check(orig_path, out_path):
 
 
 if __name__ == '__main__':
-    if sys.argv[1] == 'gen':
-        gen(sys.argv[2])
+    if sys.argv[1] in ('gen', 'gen-big'):
+        gen(sys.argv[2], sys.argv[1] == 'gen-big')
         sys.exit(0)
     sys.exit(check(sys.argv[2], sys.argv[3]))

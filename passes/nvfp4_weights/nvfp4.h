@@ -42,6 +42,11 @@ struct nvfp4_cfg {
 	int opset_denied;	/* the bisect gate said no to the upgrade */
 	int spill_failed;	/* warned once; results stay in memory */
 	int rotate_back;	/* fake mode: store R fq(R W) */
+	/* Codes and block scales of the weight being quantized, reused
+	 * from weight to weight (owned), so that each big weight costs no
+	 * fresh pages before its bytes go to the spill file. */
+	uint8_t *codes_buf, *scales_buf;
+	size_t codes_cap, scales_cap;
 };
 
 /* One consumer input reached from a stored weight. */

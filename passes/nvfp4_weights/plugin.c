@@ -347,6 +347,8 @@ static int nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	rc = 0;
 out:
 	free(c.v);
+	free(cfg.codes_buf);
+	free(cfg.scales_buf);
 	nvfp4_glob_teardown(&cfg);
 	return rc;
 }

@@ -1,0 +1,39 @@
+#!/bin/sh
+# tests/nvfp4-spill.sh - nvfp4-weights when no spill file can be made:
+# it says so once, keeps the results in memory and writes the same bytes
+# (checked against tests/nvfp4-check.py and against a normal run).
+. "$top_srcdir/tests/ort/common.sh"
+
+qopt_need_py_onnx
+qopt_workdir nvfp4-spill
+echo "1..3"
+"$py" "$top_srcdir/tests/nvfp4-check.py" gen-big "$work/in.onnx" ||
+	{ echo "Bail out! cannot generate the model"; exit 1; }
+printf '[nvfp4-weights]\nmin_size = 0\n' >"$work/p.ini"
+"$QOPT" -q -p "$work/p.ini" "$work/in.onnx" -o "$work/a.onnx" \
+	2>"$work/a.err"
+ra=$?
+QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" -p "$work/p.ini" \
+	"$work/in.onnx" -o "$work/b.onnx" 2>"$work/b.err"
+rb=$?
+n=$(grep -c "quantized weights stay in memory until the model is saved" \
+	"$work/b.err")
+if [ $ra = 0 ] && [ $rb = 0 ] && [ "$n" = 1 ] &&
+	grep -q "/nonexistent/qopt-spill" "$work/b.err"; then
+	echo "ok 1 - no spill folder: warned once, naming it; exit 0"
+else
+	sed 's/^/# /' "$work/a.err" "$work/b.err"
+	echo "not ok 1 - no spill folder: warned once, naming it; exit 0"
+fi
+if cmp -s "$work/a.onnx" "$work/b.onnx"; then
+	echo "ok 2 - the same output file as with a spill file"
+else
+	echo "not ok 2 - the same output file as with a spill file"
+fi
+if "$py" "$top_srcdir/tests/nvfp4-check.py" check "$work/in.onnx" \
+	"$work/b.onnx" >"$work/check.log" 2>&1; then
+	echo "ok 3 - codes and scales equal the independent checker's"
+else
+	sed 's/^/# /' "$work/check.log" | grep -v "^# ok" | head -n 20
+	echo "not ok 3 - codes and scales equal the independent checker's"
+fi
