@@ -492,24 +492,7 @@ QKI_512 static inline __m512 qki_lanes512(__m512 v)
 			_mm512_storeu_ps(t + j + 48, v3);                 \
 		}                                                         \
 	} while (0)
-/* 256 floats per step for blocks of 256 and more: stages 1 .. 128 all
- * in registers (sixteen vectors; stage h pairs vectors h/16 apart). */
 #define QKI_UNROLL _Pragma("GCC unroll 16")
-#define QKI_IN512_256(LOAD)                                               \
-	do {                                                              \
-		for (size_t j = 0; j < n; j += 256) {                     \
-			__m512 v[16];                                     \
-                                                                          \
-			QKI_UNROLL for (int k = 0; k < 16; k++)           \
-				v[k] = qki_lanes512(LOAD(j + 16 * k));    \
-			QKI_UNROLL for (int d = 1; d < 16; d <<= 1)       \
-				QKI_UNROLL for (int k = 0; k < 16; k++)   \
-					if (!(k & d))                     \
-						QKI_BF512(v[k], v[k + d]); \
-			QKI_UNROLL for (int k = 0; k < 16; k++)           \
-				_mm512_storeu_ps(t + j + 16 * k, v[k]);   \
-		}                                                         \
-	} while (0)
 #define QKI_LD_F32(j) _mm512_loadu_ps(src + 4 * (j))
 #define QKI_LD_F16(j) \
 	_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + 2 * (j))))
@@ -570,18 +553,11 @@ QKI_512 static void qki_inpad512(int dtype, const unsigned char *src,
 }
 
 /* n % 64 == 0, b >= 16; returns the first stage left to do. */
+/* Rows whose unit is not a multiple of 256 elements (so b < 256: the
+ * others go through qki_rows512). */
 QKI_512 static size_t qki_in512(int dtype, const unsigned char *src,
 				float *t, size_t n, size_t b)
 {
-	if (b >= 256 && n % 256 == 0) {
-		if (dtype == QK_T_FLOAT)
-			QKI_IN512_256(QKI_LD_F32);
-		else if (dtype == QK_T_FLOAT16)
-			QKI_IN512_256(QKI_LD_F16);
-		else
-			QKI_IN512_256(QKI_LD_BF16);
-		return 256;
-	}
 	if (dtype == QK_T_FLOAT)
 		QKI_IN512(QKI_LD_F32);
 	else if (dtype == QK_T_FLOAT16)
