@@ -3,6 +3,12 @@
 # a third-party plugin would be.
 passes_LTLIBRARIES += passes/opset-check.la passes/cast-fold.la
 
+# Helpers the built-in passes share (public API only underneath),
+# linked into each module that uses them.
+noinst_LTLIBRARIES += passes/libpass-support.la
+passes_libpass_support_la_SOURCES = passes/support/support.h \
+	passes/support/results.c
+
 passes_opset_check_la_SOURCES = \
 	passes/opset_check/opset_check.h \
 	passes/opset_check/plugin.c \

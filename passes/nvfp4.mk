@@ -10,4 +10,4 @@ passes_nvfp4_weights_la_SOURCES = \
 	passes/nvfp4_weights/constants.c \
 	passes/nvfp4_weights/rotate.c
 passes_nvfp4_weights_la_LDFLAGS = $(PASS_LDFLAGS)
-passes_nvfp4_weights_la_LIBADD = $(PASS_LIBADD)
+passes_nvfp4_weights_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD)

@@ -21,25 +21,7 @@ P=--passes
 FAKE=fp8-mha:weight_mode=fake
 ROT=fp8-mha:weight_mode=fake:rotate=rotate_back
 
-# run IN OUT [QOPT ARGS...]: qopt --stats; log in $work/OUT.log, status
-# in $rc.
-run() {
-	in=$1 out=$2
-	shift 2
-	rm -f "$work/$out.onnx"
-	"$QOPT" --stats "$@" "$work/$in.onnx" -o "$work/$out.onnx" \
-		>"$work/$out.log" 2>&1
-	rc=$?
-}
-
-# has OUT TEXT: the log of OUT holds TEXT (a fixed string).
-has() {
-	grep -F -q -- "$2" "$work/$1.log" || {
-		echo "missing: $2" >"$work/log"
-		sed 's/^/  /' "$work/$1.log" | head -n 20 >>"$work/log"
-		return 1
-	}
-}
+. "$top_srcdir/tests/fp8mha-lib.sh"
 
 # ort BEFORE AFTER LEVEL BOUND DESCRIPTION
 ort() {

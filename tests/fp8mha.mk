@@ -3,7 +3,7 @@ check_PROGRAMS += tests/fp8mha-ir
 tests_fp8mha_ir_SOURCES = tests/fp8mha-ir.c tests/tap.h
 tests_fp8mha_ir_LDADD = libqopt.la
 TESTS += tests/fp8mha-ir tests/fp8mha.sh
-EXTRA_DIST += tests/fp8mha.sh tests/fp8mha-gen.py tests/fp8mha-check.py \
+EXTRA_DIST += tests/fp8mha-lib.sh tests/fp8mha.sh tests/fp8mha-gen.py tests/fp8mha-check.py \
 	tests/fp8mha-ort.js
 # weight_mode = fake and rotate = rotate_back
 TESTS += tests/fp8mha-rotate.sh

@@ -19,24 +19,7 @@ gen() {
 		{ echo "Bail out! cannot generate $name"; exit 1; }
 }
 
-# run NAME OUT [QOPT ARGS...]: fp8-mha with --stats; log in $work/OUT.log;
-# the exit status in $rc.
-run() {
-	in=$1 out=$2
-	shift 2
-	"$QOPT" --stats "$@" "$work/$in.onnx" -o "$work/$out.onnx" \
-		>"$work/$out.log" 2>&1
-	rc=$?
-}
-
-# has OUT TEXT: the log of OUT holds TEXT (a fixed string).
-has() {
-	grep -F -q -- "$2" "$work/$1.log" || {
-		echo "missing: $2" >"$work/log"
-		sed 's/^/  /' "$work/$1.log" | head -n 20 >>"$work/log"
-		return 1
-	}
-}
+. "$top_srcdir/tests/fp8mha-lib.sh"
 
 form() {
 	"$py" "$top_srcdir/tests/fp8mha-check.py" form "$work/$1.onnx" \

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fp8mha.h"
+#include "../support/support.h"
 
 #define FP8MHA_SPILL_MIN (64u << 10)
 
@@ -207,52 +208,6 @@ static void strip_layout(const struct fp8mha_wcand *c, int64_t r0,
 	}
 }
 
-/* *buf holding at least n bytes (grown, never shrunk); NULL when out
- * of memory. */
-static uint8_t *reuse(uint8_t **buf, size_t *cap, size_t n)
-{
-	uint8_t *p;
-
-	if (*cap >= n)
-		return *buf;
-	p = realloc(*buf, n ? n : 1);
-	if (!p)
-		return NULL;
-	*buf = p;
-	*cap = n;
-	return p;
-}
-
-/* The transposed codes in tr become the weight's tensor: written to the
- * spill file straight from the buffer, or, where no spill file can be
- * made, copied into a tensor of its own (said once). */
-static qir_tensor *codes_tensor(struct fp8mha_cfg *cfg, const char *name,
-				int dtype, const int64_t *dims,
-				const uint8_t *tr, qir_error *err)
-{
-	qir_tensor *t = NULL;
-	void *d;
-
-	if (!cfg->spill_failed) {
-		t = qir_tensor_new_spilled(cfg->m, name, dtype, 2, dims, tr,
-					   err);
-		if (t)
-			return t;
-		qopt_warn(cfg->ctx, "%s; FP8 weights stay in memory until "
-			  "the model is saved", err->msg);
-		cfg->spill_failed = 1;
-		memset(err, 0, sizeof(*err));
-	}
-	t = qir_tensor_new(name, dtype, 2, dims, err);
-	d = t ? qir_tensor_mutable_data(t, err) : NULL;
-	if (!d) {
-		qir_tensor_free(t);
-		return NULL;
-	}
-	memcpy(d, tr, (size_t)t->nbytes);
-	return t;
-}
-
 static int quantize_transposed(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 			       const struct fp8mha_pt *pt, qir_tensor **out)
 {
@@ -268,10 +223,10 @@ static int quantize_transposed(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	snprintf(name, sizeof(name), "%s_fp8_T", c->q->inputs[0]->name);
 	strip = strip_rows(rows, cols * (int64_t)es);
 	src = qir_tensor_data(c->w, &err);
-	tr = src ? reuse(&cfg->tr_buf, &cfg->tr_cap, (size_t)(rows * cols)) :
+	tr = src ? ps_grow(&cfg->tr_buf, &cfg->tr_cap, (size_t)(rows * cols)) :
 		   NULL;
-	buf = tr ? reuse(&cfg->strip_buf, &cfg->strip_cap,
-			 (size_t)(strip * cols)) : NULL;
+	buf = tr ? ps_grow(&cfg->strip_buf, &cfg->strip_cap,
+			   (size_t)(strip * cols)) : NULL;
 	if (!buf) {
 		if (src)
 			qir_fail(&err, QIR_ENOMEM, "weight '%s': out of memory",
@@ -298,7 +253,14 @@ static int quantize_transposed(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 		return -1;
 	}
 	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
-	*out = codes_tensor(cfg, name, c->fp8, pt->dims, tr, &err);
+	{
+		const struct ps_results r = { cfg->ctx, cfg->m, FP8MHA_SPILL_MIN,
+					      "FP8 weights",
+					      &cfg->spill_failed };
+
+		*out = ps_result(&r, name, c->fp8, 2, pt->dims, tr,
+				 (size_t)(rows * cols), &err);
+	}
 	return *out ? 0 : fp8mha_fail(cfg, c->dq, &err);
 }
 

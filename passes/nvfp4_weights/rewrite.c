@@ -13,11 +13,11 @@
  * subgraph, TRT_FP4QDQ placeholders) is removed once unused.
  */
 #include <stdio.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nvfp4.h"
+#include "../support/support.h"
 
 struct layout {
 	int rank;
@@ -74,60 +74,6 @@ static void spill(struct nvfp4_cfg *cfg, qir_tensor *t)
 			  "until the model is saved", err.msg);
 		cfg->spill_failed = 1;
 	}
-}
-
-/* *buf grown to n bytes (never shrunk); NULL when out of memory. */
-static uint8_t *grow(uint8_t **buf, size_t *cap, size_t n)
-{
-	uint8_t *p;
-
-	if (*cap >= n)
-		return *buf;
-	p = realloc(*buf, n ? n : 1);
-	if (!p)
-		return NULL;
-	*buf = p;
-	*cap = n;
-	return p;
-}
-
-/* A result tensor holding bytes (a reused buffer): big ones written
- * straight to the spill file, the rest (and all of them once the spill
- * file failed, said once) copied into the heap. */
-static qir_tensor *result(struct nvfp4_cfg *cfg, const char *name, int dtype,
-			  int rank, const int64_t *dims, const uint8_t *bytes,
-			  size_t nbytes, qir_error *err)
-{
-	uint64_t numel = 1;
-	qir_tensor *t;
-	void *d;
-
-	for (int i = 0; i < rank; i++)
-		numel *= (uint64_t)dims[i];
-	if ((numel * (uint64_t)qir_dtype_bits(dtype) + 7) / 8 != nbytes) {
-		qir_fail(err, QIR_EINVALID, "tensor '%s': %zu bytes made for "
-			 "its shape, which needs %" PRIu64, name, nbytes,
-			 (numel * (uint64_t)qir_dtype_bits(dtype) + 7) / 8);
-		return NULL;
-	}
-	if (!cfg->spill_failed && nbytes >= NVFP4_SPILL_MIN) {
-		t = qir_tensor_new_spilled(cfg->m, name, dtype, rank, dims,
-					   bytes, err);
-		if (t)
-			return t;
-		qopt_warn(cfg->ctx, "%s; quantized weights stay in memory "
-			  "until the model is saved", err->msg);
-		cfg->spill_failed = 1;
-		memset(err, 0, sizeof(*err));
-	}
-	t = qir_tensor_new(name, dtype, rank, dims, err);
-	d = t ? qir_tensor_mutable_data(t, err) : NULL;
-	if (!d) {
-		qir_tensor_free(t);
-		return NULL;
-	}
-	memcpy(d, bytes, nbytes);
-	return t;
 }
 
 static int kerr(struct nvfp4_cfg *cfg, const char *what, const char *name,
@@ -372,6 +318,9 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	char *ng = suffixed(w->stored->name, "_fp4_gscale");
 	size_t n = (size_t)(l->outer * l->k * l->inner);
 	size_t ncodes = (n + 1) / 2, nscales = n / QK_NVFP4_BLOCK;
+	const struct ps_results r = { cfg->ctx, cfg->m, NVFP4_SPILL_MIN,
+				      "quantized weights",
+				      &cfg->spill_failed };
 	uint8_t *codes, *scales;
 	const void *src;
 	float g = 0.0f;
@@ -380,8 +329,8 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	memset(rt, 0, sizeof(*rt));
 	if (!n4 || !ns || !ng)
 		goto out;
-	codes = grow(&cfg->codes_buf, &cfg->codes_cap, ncodes);
-	scales = grow(&cfg->scales_buf, &cfg->scales_cap, nscales);
+	codes = ps_grow(&cfg->codes_buf, &cfg->codes_cap, ncodes);
+	scales = ps_grow(&cfg->scales_buf, &cfg->scales_cap, nscales);
 	if (!codes || !scales) {
 		qopt_error(cfg->ctx, "weight '%s': out of memory",
 			   w->stored->name);
@@ -399,12 +348,12 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	}
 	drop_pages(t);
 	rc = -1;
-	rt->f4 = result(cfg, n4, QIR_FLOAT4E2M1, l->rank, l->dims, codes,
-			ncodes, &err);
-	rt->s8 = rt->f4 ? result(cfg, ns, QIR_FLOAT8E4M3FN, l->rank, l->sdims,
-				 scales, nscales, &err) : NULL;
-	rt->g = rt->s8 ? result(cfg, ng, QIR_FLOAT, 0, NULL,
-				(const uint8_t *)&g, sizeof(g), &err) : NULL;
+	rt->f4 = ps_result(&r, n4, QIR_FLOAT4E2M1, l->rank, l->dims, codes,
+			   ncodes, &err);
+	rt->s8 = rt->f4 ? ps_result(&r, ns, QIR_FLOAT8E4M3FN, l->rank,
+				    l->sdims, scales, nscales, &err) : NULL;
+	rt->g = rt->s8 ? ps_result(&r, ng, QIR_FLOAT, 0, NULL, &g, sizeof(g),
+				   &err) : NULL;
 	if (!rt->g)
 		goto ir_fail;
 	rc = 0;

@@ -1,0 +1,67 @@
+/*
+ * passes/support/results.c - big pass results built in reused buffers
+ * and kept off the heap: a pass that quantizes one weight after another
+ * would otherwise touch fresh pages for every weight and hold them all
+ * until the save.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+uint8_t *ps_grow(uint8_t **buf, size_t *cap, size_t n)
+{
+	uint8_t *p;
+
+	if (*cap >= n)
+		return *buf;
+	p = realloc(*buf, n ? n : 1);
+	if (!p)
+		return NULL;
+	*buf = p;
+	*cap = n;
+	return p;
+}
+
+static uint64_t shape_bytes(int dtype, int rank, const int64_t *dims)
+{
+	uint64_t numel = 1;
+
+	for (int i = 0; i < rank; i++)
+		numel *= (uint64_t)dims[i];
+	return (numel * (uint64_t)qir_dtype_bits(dtype) + 7) / 8;
+}
+
+qir_tensor *ps_result(const struct ps_results *r, const char *name, int dtype,
+		      int rank, const int64_t *dims, const void *bytes,
+		      size_t nbytes, qir_error *err)
+{
+	uint64_t need = shape_bytes(dtype, rank, dims);
+	qir_tensor *t;
+	void *d;
+
+	if (need != nbytes) {
+		qir_fail(err, QIR_EINVALID, "tensor '%s': %zu bytes made for "
+			 "its shape, which needs %" PRIu64, name, nbytes, need);
+		return NULL;
+	}
+	if (!*r->spill_failed && nbytes >= r->spill_min) {
+		t = qir_tensor_new_spilled(r->m, name, dtype, rank, dims, bytes,
+					   err);
+		if (t)
+			return t;
+		qopt_warn(r->ctx, "%s; %s stay in memory until the model is "
+			  "saved", err->msg, r->what);
+		*r->spill_failed = 1;
+		memset(err, 0, sizeof(*err));
+	}
+	t = qir_tensor_new(name, dtype, rank, dims, err);
+	d = t ? qir_tensor_mutable_data(t, err) : NULL;
+	if (!d) {
+		qir_tensor_free(t);
+		return NULL;
+	}
+	memcpy(d, bytes, nbytes);
+	return t;
+}
