@@ -41,6 +41,20 @@ t "not a shared object: cannot be opened, with dlerror's text" \
 run "$QOPT" --load "$W/none.so" --list-passes
 t "missing plugin file: refused" eval '[ $rc = 1 ] && has "$W/none.so" "$W/err"'
 
+# A FIFO, a folder or a device named as a plugin: refused at once, not
+# a dlopen that waits for a writer (timeout: a hang fails the test).
+mkfifo "$W/fifo.so"
+run timeout 20 "$QOPT" --load "$W/fifo.so" --list-passes
+t "a FIFO as a plugin: refused at once, naming it" \
+	eval '[ $rc = 1 ] && has "$W/fifo.so: cannot open plugin: a FIFO, not a regular file" "$W/err"'
+mkdir -p "$W/dir.so"
+run "$QOPT" --load "$W/dir.so" --list-passes
+t "a folder as a plugin: refused, naming it" \
+	eval '[ $rc = 1 ] && has "$W/dir.so: cannot open plugin: a folder" "$W/err"'
+run "$QOPT" --load /dev/zero --list-passes
+t "a device as a plugin: refused, naming it" \
+	eval '[ $rc = 1 ] && has "/dev/zero: cannot open plugin: a device" "$W/err"'
+
 mkdir -p "$W/pdir" "$W/cwd"
 cp "$PL/good.so" "$W/pdir/"
 cp "$PL/good.so" "$W/cwd/"

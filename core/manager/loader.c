@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <qopt/pass.h>
 #include "manager/core.h"
 
@@ -451,12 +452,26 @@ int pm_registry_load_file(struct pm_registry *r, const char *path,
 	char real[PATH_MAX];
 	const qopt_plugin_info *info;
 	struct pm_plugin tmp = { 0 };
+	struct stat st;
 	size_t n = 0;
 	void *h;
 
 	if (!realpath(path, real))
 		return qir_fail(err, QIR_EIO, "%s: cannot open plugin: %s",
 				path, strerror(errno));
+	/* dlopen() would block on a FIFO until a writer comes, and read a
+	 * device: only regular files are plugins. */
+	if (stat(real, &st) < 0)
+		return qir_fail(err, QIR_EIO, "%s: cannot open plugin: %s",
+				path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return qir_fail(err, QIR_EINVALID,
+				"%s: cannot open plugin: %s, not a regular file",
+				path, S_ISFIFO(st.st_mode) ? "a FIFO" :
+				S_ISDIR(st.st_mode) ? "a folder" :
+				S_ISSOCK(st.st_mode) ? "a socket" :
+				S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ?
+				"a device" : "something else");
 	if (already_loaded(r, real))
 		return 0;
 	/* dlopen() searches the library path for names without '/':
