@@ -26,6 +26,21 @@ t "a list over 100,000 lines: parsed within 30 s" [ "$rc" = 0 ]
 t "a list over 100,000 lines: every item kept" has "a99998,a99999" "$W/out"
 t "a list over 100,000 lines: starts with the first" has "a0,a1,a2," "$W/out"
 
+# 10,000 bad sections: the first 20 problems, then one line saying the
+# rest are not shown (a compiler's error limit), and exit 2.
+"$PY" -c '
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(10000):
+        f.write("[no-such-pass-%d]\n" % i)
+' "$W/bad.ini"
+run timeout 30 "$QOPT" --print-pipeline -p "$W/bad.ini"
+t "10,000 bad sections: exit 2" [ "$rc" = 2 ]
+t "10,000 bad sections: the first problem named with its line" \
+	has "bad.ini:1: unknown pass 'no-such-pass-0'" "$W/err"
+t "10,000 bad sections: 20 shown, then one line for the rest" \
+	eval '[ "$(grep -c "unknown pass" "$W/err")" = 20 ] && [ "$(wc -l <"$W/err")" -le 22 ] && has "more problems not shown (the first 20 are above)" "$W/err"'
+
 # Text quoted from a pipeline file is escaped in messages.
 printf '[cast-fold]\nx\033[31m\n' >"$W/ctl.ini"
 run "$QOPT" --print-pipeline -p "$W/ctl.ini"

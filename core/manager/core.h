@@ -181,6 +181,7 @@ struct pm_pipeline {
 	struct pm_rawopt *global_raw; /* [qopt] keys as written */
 	size_t nglobal;
 	struct pm_globals g;
+	unsigned nerrors;	/* problems reported so far (pm_pl_error) */
 };
 
 void pm_pipeline_init(struct pm_pipeline *p);

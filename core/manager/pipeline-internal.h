@@ -7,7 +7,7 @@
 #include "manager/core.h"
 
 /* "qopt: FILE:LINE: msg" (no line when line <= 0). */
-void pm_pl_error(const struct pm_pipeline *p, int line,
+void pm_pl_error(struct pm_pipeline *p, int line,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 struct pm_stage *pm_pl_add_stage(struct pm_pipeline *p,
 				     const char *name, int line);

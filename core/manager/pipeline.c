@@ -67,12 +67,23 @@ void pm_pipeline_free(struct pm_pipeline *p)
 	pm_pipeline_init(p);
 }
 
-void pm_pl_error(const struct pm_pipeline *p, int line,
-		   const char *fmt, ...)
+/* Like a compiler's error limit: a file with thousands of bad lines
+ * gets the first ones and a line saying the rest were not shown (the
+ * count returned to the caller still includes them). */
+#define PM_PL_MAX_SHOWN 20
+
+void pm_pl_error(struct pm_pipeline *p, int line, const char *fmt, ...)
 {
 	char raw[2048], esc[4 * sizeof(raw)];
 	va_list ap;
 
+	if (++p->nerrors > PM_PL_MAX_SHOWN) {
+		if (p->nerrors == PM_PL_MAX_SHOWN + 1)
+			pm_msg_line("qopt: %s: more problems not shown (the "
+				    "first %d are above)", p->file,
+				    PM_PL_MAX_SHOWN);
+		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
