@@ -327,9 +327,63 @@ static const char *script_path(void)
 	return buf;
 }
 
+/* What a stop signal (SIGTERM, SIGHUP, or SIGINT before the script
+ * runs) must remove: the temporary folder and its files, after ending
+ * the script. Written only outside the handler, which only kills,
+ * waits, unlinks and re-raises. */
+static char stop_dir[4096], stop_files[3][4200];
+static volatile sig_atomic_t stop_armed;
+static volatile pid_t stop_child;
+
+static void on_stop_signal(int sig)
+{
+	pid_t c = stop_child;
+
+	if (c > 0) {
+		kill(c, SIGTERM);
+		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (stop_armed) {
+		for (size_t i = 0; i < 3; i++)
+			unlink(stop_files[i]);
+		rmdir(stop_dir);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Arms (paths given) or disarms (NULL) the cleanup for the folder. */
+static void guard_folder(const char *dir, const char *const files[3])
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+
+	stop_armed = 0;
+	if (!dir)
+		return;
+	snprintf(stop_dir, sizeof(stop_dir), "%s", dir);
+	for (size_t i = 0; i < 3; i++)
+		snprintf(stop_files[i], sizeof(stop_files[i]), "%s", files[i]);
+	memset(&sa, 0, sizeof(sa));
+	sigfillset(&sa.sa_mask);
+	sa.sa_handler = on_stop_signal;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
+		struct sigaction old;
+
+		/* ignored by whoever started us (nohup): stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+	stop_armed = 1;
+}
+
 /* Like system(): while the script runs, qopt ignores the terminal's
  * SIGINT/SIGQUIT (the script gets them and dies), so qopt lives on to
- * remove its temporary folder. */
+ * remove its temporary folder; a SIGTERM or SIGHUP sent to qopt alone
+ * ends the script first. */
 static int run_script(const char *job)
 {
 	const char *node = getenv("QOPT_NODE");
@@ -354,20 +408,24 @@ static int run_script(const char *job)
 		goto out;
 	}
 	if (!pid) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execlp(node, node, script, job, (char *)NULL);
 		fprintf(stderr, "qopt calibrate: error: cannot run %s (%s): %s; "
 			"set QOPT_NODE to node's path\n", node, script,
 			strerror(errno));
 		_exit(127);
 	}
+	stop_child = pid;
 	rc = 0;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
 			rc = -1;
 			break;
 		}
+	stop_child = 0;
 	if (!rc && WIFSIGNALED(st))
 		fprintf(stderr, "qopt calibrate: error: %s ended by signal %d\n",
 			script, WTERMSIG(st));
@@ -409,6 +467,11 @@ static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
 	snprintf(probe, sizeof(probe), "%s/probe.onnx", dir);
 	snprintf(data, sizeof(data), "%s/probe.onnx.data", dir);
 	snprintf(job, sizeof(job), "%s/job.json", dir);
+	{
+		const char *const files[3] = { probe, data, job };
+
+		guard_folder(dir, files);
+	}
 	if (qir_model_save(m, probe, NULL, &err) < 0)
 		fprintf(stderr, "qopt calibrate: error: cannot write the probe "
 			"model: %s\n", err.msg);
@@ -421,6 +484,7 @@ static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
 	unlink(probe);
 	unlink(data);
 	rmdir(dir);
+	guard_folder(NULL, NULL);
 	return rc;
 }
 
