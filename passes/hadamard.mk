@@ -12,4 +12,4 @@ passes_hadamard_rotate_la_SOURCES = \
 	passes/hadamard_rotate/quantizer.c \
 	passes/hadamard_rotate/memo.c
 passes_hadamard_rotate_la_LDFLAGS = $(PASS_LDFLAGS)
-passes_hadamard_rotate_la_LIBADD = $(PASS_LIBADD) -lm
+passes_hadamard_rotate_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD) -lm

@@ -15,6 +15,8 @@
 
 #include <qopt/qopt.h>
 
+#include "../support/support.h"
+
 #define FP8MHA_OPSET 19		/* FP8 QuantizeLinear/DequantizeLinear */
 #define FP8MHA_IR 9
 #define FP8MHA_FOLD_MAX_BYTES (UINT64_C(8) << 30)
@@ -52,6 +54,9 @@ struct fp8mha_cfg {
 	uint8_t *strip_buf, *tr_buf;
 	size_t strip_cap, tr_cap;
 };
+
+/* The pass's results policy for passes/support (spill from 64 KiB). */
+struct ps_results fp8mha_results(struct fp8mha_cfg *cfg);
 
 /* run.c */
 int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed);

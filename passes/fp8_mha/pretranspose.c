@@ -196,14 +196,11 @@ static int remap_axis(struct fp8mha_pt *p)
 int fp8mha_pretranspose_finish(struct fp8mha_cfg *cfg, struct fp8mha_pt *p,
 			       qir_tensor *nt)
 {
+	const struct ps_results res = fp8mha_results(cfg);
 	qir_error err = { 0 };
 	qir_value *nv, *last;
 
-	if (nt->nbytes >= (64u << 10) && !cfg->spill_failed &&
-	    qir_tensor_spill(cfg->m, nt, &err)) {
-		qopt_warn(cfg->ctx, "%s; weights stay in memory", err.msg);
-		cfg->spill_failed = 1;
-	}
+	ps_spill(&res, nt);
 	nv = fp8mha_add_init(p->dq->graph, nt);
 	if (!nv || remap_axis(p))
 		return fp8mha_fail(cfg, p->tr, NULL);

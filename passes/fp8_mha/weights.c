@@ -15,21 +15,15 @@
 #include <string.h>
 
 #include "fp8mha.h"
-#include "../support/support.h"
 
 #define FP8MHA_SPILL_MIN (64u << 10)
 
-static void spill(struct fp8mha_cfg *cfg, qir_tensor *t)
+struct ps_results fp8mha_results(struct fp8mha_cfg *cfg)
 {
-	qir_error err = { 0 };
+	struct ps_results r = { cfg->ctx, cfg->m, FP8MHA_SPILL_MIN,
+				"FP8 weights", &cfg->spill_failed };
 
-	if (cfg->spill_failed || t->nbytes < FP8MHA_SPILL_MIN)
-		return;
-	if (qir_tensor_spill(cfg->m, t, &err)) {
-		qopt_warn(cfg->ctx, "%s; FP8 weights stay in memory until the "
-			  "model is saved", err.msg);
-		cfg->spill_failed = 1;
-	}
+	return r;
 }
 
 int fp8mha_zero_point_is_zero(qir_node *q)
@@ -254,9 +248,7 @@ static int quantize_transposed(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	}
 	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
 	{
-		const struct ps_results r = { cfg->ctx, cfg->m, FP8MHA_SPILL_MIN,
-					      "FP8 weights",
-					      &cfg->spill_failed };
+		const struct ps_results r = fp8mha_results(cfg);
 
 		*out = ps_result(&r, name, c->fp8, 2, pt->dims, tr,
 				 (size_t)(rows * cols), &err);
@@ -316,6 +308,7 @@ static void read_ahead(qir_node *dq)
 
 int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed)
 {
+	const struct ps_results res = fp8mha_results(cfg);
 	qir_node **dqs;
 	size_t i, count;
 	qir_error err = { 0 };
@@ -342,14 +335,14 @@ int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed)
 				rc = fp8mha_fake_weight(cfg, &c, &ft);
 				if (rc > 0) {
 					*changed = 1;
-					spill(cfg, ft);
+					ps_spill(&res, ft);
 				}
 			} else if ((rc = compress(cfg, &c)) == 1) {
 				*changed = 1;
 				rc = fp8mha_pretranspose_dq(cfg, dqs[i]);
 				/* Left as it is: its bytes leave the heap now. */
 				if (!rc)
-					spill(cfg, dqs[i]->inputs[0]->init);
+					ps_spill(&res, dqs[i]->inputs[0]->init);
 			} else if (rc == 2) {
 				*changed = 1;	/* stored transposed, spilled */
 			}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
+#include "../support/support.h"
 
 void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner)
 {
@@ -63,15 +64,10 @@ static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 
 void hr_spill(struct hr_cfg *cfg, qir_tensor *t)
 {
-	qir_error err = { 0 };
+	const struct ps_results r = { cfg->ctx, cfg->m, HR_SPILL_MIN,
+				      "rotated weights", &cfg->spill_failed };
 
-	if (cfg->spill_failed || t->nbytes < HR_SPILL_MIN)
-		return;
-	if (qir_tensor_spill(cfg->m, t, &err)) {
-		qopt_warn(cfg->ctx, "%s; rotated weights stay in memory until "
-			  "the model is saved", err.msg);
-		cfg->spill_failed = 1;
-	}
+	ps_spill(&r, t);
 }
 
 qir_value *hr_rotate_weight(struct hr_cfg *cfg, struct hr_target *t)

@@ -62,18 +62,19 @@ static void drop_pages(qir_tensor *t)
  * of the spill file and a mapping each. */
 #define NVFP4_SPILL_MIN (64u << 10)
 
+static struct ps_results results(struct nvfp4_cfg *cfg)
+{
+	struct ps_results r = { cfg->ctx, cfg->m, NVFP4_SPILL_MIN,
+				"quantized weights", &cfg->spill_failed };
+
+	return r;
+}
+
 static void spill(struct nvfp4_cfg *cfg, qir_tensor *t)
 {
-	qir_error err = { 0 };
+	const struct ps_results r = results(cfg);
 
-	if (cfg->spill_failed || t->nbytes < NVFP4_SPILL_MIN)
-		return;
-	if (qir_tensor_spill(cfg->m, t, &err)) {
-		/* Not fatal: the results only use more memory. */
-		qopt_warn(cfg->ctx, "%s; quantized weights stay in memory "
-			  "until the model is saved", err.msg);
-		cfg->spill_failed = 1;
-	}
+	ps_spill(&r, t);
 }
 
 static int kerr(struct nvfp4_cfg *cfg, const char *what, const char *name,
@@ -318,9 +319,7 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	char *ng = suffixed(w->stored->name, "_fp4_gscale");
 	size_t n = (size_t)(l->outer * l->k * l->inner);
 	size_t ncodes = (n + 1) / 2, nscales = n / QK_NVFP4_BLOCK;
-	const struct ps_results r = { cfg->ctx, cfg->m, NVFP4_SPILL_MIN,
-				      "quantized weights",
-				      &cfg->spill_failed };
+	const struct ps_results r = results(cfg);
 	uint8_t *codes, *scales;
 	const void *src;
 	float g = 0.0f;

@@ -33,6 +33,25 @@ static uint64_t shape_bytes(int dtype, int rank, const int64_t *dims)
 	return (numel * (uint64_t)qir_dtype_bits(dtype) + 7) / 8;
 }
 
+/* The warning of a failed spill: said once, then results stay put. */
+static void spill_failed(const struct ps_results *r, qir_error *err)
+{
+	qopt_warn(r->ctx, "%s; %s stay in memory until the model is saved",
+		  err->msg, r->what);
+	*r->spill_failed = 1;
+	memset(err, 0, sizeof(*err));
+}
+
+void ps_spill(const struct ps_results *r, qir_tensor *t)
+{
+	qir_error err = { 0 };
+
+	if (*r->spill_failed || t->nbytes < r->spill_min)
+		return;
+	if (qir_tensor_spill(r->m, t, &err))
+		spill_failed(r, &err);
+}
+
 qir_tensor *ps_result(const struct ps_results *r, const char *name, int dtype,
 		      int rank, const int64_t *dims, const void *bytes,
 		      size_t nbytes, qir_error *err)
@@ -51,10 +70,7 @@ qir_tensor *ps_result(const struct ps_results *r, const char *name, int dtype,
 					   err);
 		if (t)
 			return t;
-		qopt_warn(r->ctx, "%s; %s stay in memory until the model is "
-			  "saved", err->msg, r->what);
-		*r->spill_failed = 1;
-		memset(err, 0, sizeof(*err));
+		spill_failed(r, err);
 	}
 	t = qir_tensor_new(name, dtype, rank, dims, err);
 	d = t ? qir_tensor_mutable_data(t, err) : NULL;

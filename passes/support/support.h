@@ -33,4 +33,9 @@ qir_tensor *ps_result(const struct ps_results *r, const char *name, int dtype,
 		      int rank, const int64_t *dims, const void *bytes,
 		      size_t nbytes, qir_error *err);
 
+/* Moves t's bytes to the spill file when they are r->spill_min or more
+ * (qir_tensor_spill); on the first failure the pass warns once and
+ * keeps later results in memory. Not fatal either way. */
+void ps_spill(const struct ps_results *r, qir_tensor *t);
+
 #endif
