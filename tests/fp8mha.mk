@@ -12,7 +12,7 @@ EXTRA_DIST += tests/fp8mha-rotate.sh tests/fp8mha-rotate.py \
 
 # make bench-fp8mha: 1 GiB of FLOAT16 weights behind Q/DQ, end to end.
 check_PROGRAMS += bench/fp8mha-gen
-bench_fp8mha_gen_SOURCES = bench/fp8mha-gen.c
+bench_fp8mha_gen_SOURCES = bench/fp8mha-gen.c bench/gen-common.h bench/gen-common.c
 bench_fp8mha_gen_LDADD = libqopt.la
 EXTRA_DIST += bench/fp8mha-bench.sh bench/pass-bench.sh
 BENCH_TARGETS += bench-fp8mha

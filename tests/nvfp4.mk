@@ -14,7 +14,7 @@ EXTRA_DIST += tests/nvfp4-check.sh tests/nvfp4-check.py tests/nvfp4-spill.sh \
 
 # make bench-nvfp4: 1 GiB of FLOAT16 weights quantized end to end.
 check_PROGRAMS += bench/nvfp4-gen
-bench_nvfp4_gen_SOURCES = bench/nvfp4-gen.c
+bench_nvfp4_gen_SOURCES = bench/nvfp4-gen.c bench/gen-common.h bench/gen-common.c
 bench_nvfp4_gen_LDADD = libqopt.la
 BENCH_TARGETS += bench-nvfp4
 bench-nvfp4: all bench/nvfp4-gen$(EXEEXT)
