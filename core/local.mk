@@ -39,6 +39,10 @@ qopt_SOURCES += \
 	core/cli/cmd-run.c \
 	core/cli/cmd-model.c \
 	core/cli/cmd-calibrate.c \
+	core/cli/calib-json.h \
+	core/cli/calib-json.c \
+	core/cli/calib-samples.h \
+	core/cli/calib-samples.c \
 	core/cli/bisect.c \
 	core/cli/outpath.h \
 	core/cli/outpath.c

@@ -8,7 +8,10 @@
 // either a data folder or a random-sample count. For each tensor the
 // script writes the absolute maximum over every element of every sample
 // (or, with a percentile below 100, the nearest-rank percentile of the
-// absolute values) into the calibration JSON, atomically.
+// absolute values) into the job's result file, one line per tensor in
+// job order; qopt checks it and writes the calibration JSON (names
+// byte-exact, only numbers JSON can hold, -o's rules). An Inf or NaN in
+// a measured tensor is an error naming the tensor and the sample.
 //
 // Data folder: one sample per sub-folder (sorted by name), or the folder
 // itself as the only sample. A sample holds input_N.pb (TensorProto,
@@ -44,16 +47,55 @@ const ELEM_NAMES = { 1: 'FLOAT', 2: 'UINT8', 3: 'INT8', 4: 'UINT16', 5: 'INT16',
 	12: 'UINT32', 13: 'UINT64', 16: 'BFLOAT16' };
 const ORT_ELEM = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6,
 	int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13 };
+// The largest sample file read (as qopt checks it, calib-samples.h).
+const SAMPLE_MAX_BYTES = 0x7fffffff;
+
+// A sample file, read only if it is a regular file (opened without
+// blocking, so a FIFO swapped in after qopt's check cannot hang us) of
+// at most SAMPLE_MAX_BYTES.
+function readSampleFile(file) {
+	let fd;
+	try {
+		fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+	} catch (e) {
+		die(`${file}: cannot open it: ${e.code || e.message}`);
+	}
+	try {
+		const st = fs.fstatSync(fd);
+		if (!st.isFile())
+			die(`${file}: not a regular file; a sample must be one`);
+		if (st.size > SAMPLE_MAX_BYTES)
+			die(`${file}: ${st.size} bytes; a sample file may hold at most ${SAMPLE_MAX_BYTES}`);
+		const buf = Buffer.alloc(st.size);
+		let got = 0;
+		while (got < st.size) {
+			const k = fs.readSync(fd, buf, got, st.size - got, got);
+			if (k <= 0)
+				die(`${file}: shorter than its size (${got} of ${st.size} bytes)`);
+			got += k;
+		}
+		return buf;
+	} catch (e) {
+		die(`${file}: cannot read it: ${e.code || e.message}`);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
 const NPY = { '<f4': 1, '|u1': 2, '|i1': 3, '<u2': 4, '<i2': 5, '<i4': 6,
 	'<i8': 7, '|b1': 9, '<f2': 10, '<f8': 11, '<u4': 12, '<u8': 13 };
 
 function readNpy(ort, file) {
-	const buf = fs.readFileSync(file);
-	if (buf.length < 10 || buf.toString('latin1', 0, 6) !== '\x93NUMPY')
+	const buf = readSampleFile(file);
+	if (buf.length < 12 || buf.toString('latin1', 0, 6) !== '\x93NUMPY')
 		die(`${file}: not a .npy file`);
 	const major = buf[6];
+	if (major < 1 || major > 3 || buf[7] !== 0)
+		die(`${file}: .npy format version ${major}.${buf[7]}; numpy defines 1.0, 2.0 and 3.0`);
 	const hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
 	const start = major === 1 ? 10 : 12;
+	if (start + hlen > buf.length)
+		die(`${file}: the .npy header runs past the end of the file`);
 	const header = buf.toString('latin1', start, start + hlen);
 	const descr = /'descr':\s*'([^']+)'/.exec(header);
 	const fortran = /'fortran_order':\s*(True|False)/.exec(header);
@@ -66,7 +108,9 @@ function readNpy(ort, file) {
 	if (!elem)
 		die(`${file}: dtype '${descr[1]}' not supported`);
 	const dims = shape[1].split(',').map((x) => x.trim()).filter((x) => x)
-		.map(Number);
+		.map((x) => /^[0-9]+$/.test(x) ? Number(x) : NaN);
+	if (!dims.every(Number.isSafeInteger))
+		die(`${file}: the .npy shape (${shape[1]}) is not a tuple of non-negative integers`);
 	const t = check.TYPES[elem];
 	const n = dims.reduce((a, b) => a * b, 1);
 	const body = buf.subarray(start + hlen);
@@ -93,7 +137,12 @@ function readSample(ort, dir, inputs) {
 		const full = path.join(dir, f);
 		let m = /^input_(\d+)\.pb$/.exec(f);
 		if (m) {
-			const t = check.readTensorProto(ort, full);
+			let t;
+			try {
+				t = check.readTensorProto(ort, full, readSampleFile(full));
+			} catch (e) {
+				die(`${full}: not a TensorProto qopt can read: ${e.message}`);
+			}
 			const idx = Number(m[1]);
 			const name = t.name || (inputs[idx] && inputs[idx].name);
 			if (!name)
@@ -163,10 +212,19 @@ function* samples(ort, job) {
 	if (!st.isDirectory())
 		die(`${job.data}: not a folder`);
 	const subs = fs.readdirSync(job.data).sort()
-		.filter((f) => fs.statSync(path.join(job.data, f)).isDirectory());
+		.filter((f) => isDir(path.join(job.data, f)));
 	const dirs = subs.length ? subs.map((f) => path.join(job.data, f)) : [job.data];
 	for (const d of dirs)
 		yield [d, null];
+}
+
+// A folder (through symlinks); a dangling link is none.
+function isDir(p) {
+	try {
+		return fs.statSync(p).isDirectory();
+	} catch (e) {
+		return false;
+	}
 }
 
 function countSamples(job) {
@@ -174,7 +232,7 @@ function countSamples(job) {
 		return job.random;
 	try {
 		const n = fs.readdirSync(job.data)
-			.filter((f) => fs.statSync(path.join(job.data, f)).isDirectory()).length;
+			.filter((f) => isDir(path.join(job.data, f))).length;
 		return n || 1;
 	} catch (e) {
 		return 1;
@@ -203,8 +261,8 @@ class Range {
 		let m = this.amax;
 		for (let i = 0; i < x.length; i++) {
 			const a = Math.abs(x[i]);
-			if (!(a <= Infinity))
-				die(`${where}: tensor '${name}' holds NaN`);
+			if (!(a < Infinity))
+				die(`${where}: tensor '${name}' holds ${a === Infinity ? 'Inf' : 'NaN'}; a calibration file cannot hold its range`);
 			if (a > m)
 				m = a;
 		}
@@ -213,7 +271,10 @@ class Range {
 		if (this.keep)
 			this.keep.push(Float64Array.from(x, Math.abs));
 	}
+	// null: no element in any sample (qopt writes amax 0 and says so).
 	value(p) {
+		if (!this.count)
+			return null;
 		if (!this.keep || p >= 100)
 			return this.amax;
 		const all = new Float64Array(this.count);
@@ -231,7 +292,12 @@ class Range {
 async function main() {
 	if (process.argv.length !== 3)
 		die('usage: qopt-calibrate-ort JOB.json (run by qopt calibrate)');
-	const job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+	let job;
+	try {
+		job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+	} catch (e) {
+		die(`${process.argv[2]}: not a job file of qopt calibrate: ${e.message}`);
+	}
 	const ort = check.loadOrt();
 	let sess;
 	try {
@@ -241,7 +307,7 @@ async function main() {
 		die(`${job.model}: ONNX Runtime cannot load it: ${e.message}`);
 	}
 	const keep = job.percentile < 100;
-	const ranges = new Map(job.tensors.map((t) => [t.name, new Range(keep)]));
+	const ranges = job.tensors.map(() => new Range(keep));
 	const inputNames = new Set(job.inputs.map((i) => i.name));
 	const total = countSamples(job);
 	if (job.random)
@@ -256,37 +322,29 @@ async function main() {
 		} catch (e) {
 			die(`${where}: ONNX Runtime cannot run the model: ${e.message}`);
 		}
-		for (const [name, r] of ranges) {
-			const t = inputNames.has(name) ? feeds[name] : out[name];
+		for (const [k, spec] of job.tensors.entries()) {
+			// by index: a name that is not UTF-8 reaches us mangled
+			const name = spec.name, r = ranges[k];
+			const idx = job.output_index[k];
+			const t = idx >= 0 ? out[sess.outputNames[idx]] :
+				inputNames.has(name) ? feeds[name] : out[name];
 			if (!t)
 				die(`${where}: ONNX Runtime returned no '${name}'`);
 			r.add(name, where, t);
 		}
 		progress(++n, total);
 	}
-	const doc = {
-		format: 'qopt-calibration',
-		version: 1,
-		model: path.basename(job.model),
-		model_hash: job.model_hash,
-		method: keep ? 'percentile' : 'max',
-		percentile: job.percentile,
-		samples: n,
-		source: job.random ? `random (seed ${job.seed}): smoke test only, not a calibration` :
-			job.data,
-		tensors: {},
-	};
-	for (const t of job.tensors)
-		doc.tensors[t.name] = { dtype: t.dtype, amax: ranges.get(t.name).value(job.percentile) };
-	const tmp = `${job.output}.tmp${process.pid}`;
-	try {
-		fs.writeFileSync(tmp, JSON.stringify(doc, null, 1) + '\n');
-		fs.renameSync(tmp, job.output);
-	} catch (e) {
-		try { fs.unlinkSync(tmp); } catch (e2) { /* not there */ }
-		die(`${job.output}: ${e.message}`);
+	const lines = ['qopt-calibrate-result 1', `samples ${n}`];
+	for (const r of ranges) {
+		const v = r.value(job.percentile);
+		lines.push(v === null ? 'none' : String(v));
 	}
-	process.stderr.write(`${ME}: ${job.tensors.length} tensors over ${n} sample${n === 1 ? '' : 's'} (${doc.method}${keep ? ' ' + job.percentile : ''}) -> ${job.output}\n`);
+	try {
+		fs.writeFileSync(job.result, lines.join('\n') + '\n');
+	} catch (e) {
+		die(`${job.result}: ${e.message}`);
+	}
 }
 
-main().catch((e) => die(e.stack || String(e)));
+// Whatever escaped the checks above: its message, not a stack trace.
+main().catch((e) => die(e && e.message ? e.message : String(e)));

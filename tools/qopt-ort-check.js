@@ -216,8 +216,9 @@ function randomTensor(ort, inp, rnd) {
 
 // TensorProto: dims 1, data_type 2, float_data 4, int32_data 5,
 // int64_data 7, name 8, raw_data 9, double_data 10.
-function readTensorProto(ort, file) {
-	const buf = fs.readFileSync(file);
+// buf: the file's bytes when the caller read them (bounded); else read.
+function readTensorProto(ort, file, buf) {
+	buf = buf || fs.readFileSync(file);
 	let name = '', elem = 0, raw = null;
 	const dims = [], f32 = [], i32 = [], i64 = [], f64 = [];
 	for (const f of fields(buf)) {
@@ -246,6 +247,8 @@ function readTensorProto(ort, file) {
 	const n = dims.reduce((a, b) => a * b, 1);
 	let data;
 	if (raw) {
+		if (raw.length !== n * t[1].BYTES_PER_ELEMENT)
+			die(`${file}: raw_data holds ${raw.length} bytes, shape [${dims}] needs ${n * t[1].BYTES_PER_ELEMENT}`);
 		const copy = new Uint8Array(raw);
 		data = new t[1](copy.buffer, 0, n);
 	} else if (f32.length || t[0] === 'float32') {

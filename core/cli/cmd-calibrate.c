@@ -10,11 +10,19 @@
  * scale is fixed), and writes a copy of the model that exposes them as
  * graph outputs, since ONNX Runtime returns graph outputs only. The
  * runtime side (reading samples, running ORT, reducing to amax) is the
- * node script qopt-calibrate-ort, which writes the JSON file.
+ * node script qopt-calibrate-ort; it hands the amax values back in a
+ * result file in the temporary folder, and qopt writes the calibration
+ * file (calib-json.c) through the same checks and atomic rename as the
+ * main command's -o (outpath.c, pm_outfile): never the input model or
+ * its data, never a device, FIFO, socket or folder, checked before any
+ * work. Sample files are checked before node starts (calib-samples.c).
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +30,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <qopt/file.h>
 #include "cli/cli.h"
+#include "cli/calib-json.h"
+#include "cli/calib-samples.h"
+#include "cli/outpath.h"
 
 struct calib_args {
 	const char *model, *data, *output;
@@ -30,6 +42,8 @@ struct calib_args {
 	size_t ndims;
 	double percentile;	/* 100: plain max */
 	long random, seed;
+	const char *out;	/* -o, or the default beside the model */
+	int discard;		/* -o /dev/null */
 };
 
 static int calib_usage(const char *msg, const char *arg)
@@ -49,11 +63,36 @@ static int parse_number(const char *s, double lo, double hi, double *out)
 	char *end;
 	double v;
 
+	/* plain decimal only: no hex, inf or nan spellings */
+	if (s[strspn(s, "0123456789.eE+-")])
+		return -1;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v >= lo && v <= hi))
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* Decimal digits only, lo..hi: no sign, space, exponent or base
+ * prefix, so what is checked is what is used (1e3 and 0x10 are not
+ * numbers here). */
+static int parse_uint(const char *s, unsigned long long lo,
+		      unsigned long long hi, long *out)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	if (!*p)
+		return -1;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (hi - (unsigned)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (v < lo)
+		return -1;
+	*out = (long)v;
 	return 0;
 }
 
@@ -70,7 +109,7 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **nd;
-	double v;
+	long v;
 	int ch;
 
 	a->percentile = 100.0;
@@ -87,22 +126,21 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 						   "from 50 to 100, got", optarg);
 			break;
 		case 'r':
-			if (parse_number(optarg, 1, 1e6, &v) || v != (long)v)
+			if (parse_uint(optarg, 1, 1000000, &v))
 				return calib_usage("--random takes a sample count "
 						   "from 1 to 1000000, got", optarg);
-			a->random = (long)v;
+			a->random = v;
 			break;
 		case 's':
-			if (parse_number(optarg, 0, 4294967295.0, &v) ||
-			    v != (long)v)
+			if (parse_uint(optarg, 0, 4294967295ULL, &v))
 				return calib_usage("--seed takes an integer from 0 "
 						   "to 2^32-1, got", optarg);
-			a->seed = (long)v;
+			a->seed = v;
 			break;
 		case 'D':
 			if (!strchr(optarg, '=') || optarg[0] == '=' ||
-			    parse_number(strchr(optarg, '=') + 1, 1, 1e9, &v) ||
-			    v != (long)v)
+			    parse_uint(strchr(optarg, '=') + 1, 1, 1000000000,
+					&v))
 				return calib_usage("--dim expects NAME=VALUE with a "
 						   "positive integer VALUE, got",
 						   optarg);
@@ -239,9 +277,24 @@ static int select_tensors(qir_model *m, qir_value ***sel, size_t *n)
 	return 0;
 }
 
+/* Where ORT returns sel's value: its index among the probe's graph
+ * outputs (names that are not UTF-8 do not survive into JavaScript, an
+ * index does), or -1 for a graph input (the script has it as a feed). */
+static long output_index(const qir_model *m, const qir_value *v)
+{
+	size_t i;
+
+	if (v->is_input)
+		return -1;
+	for (i = 0; i < m->graph->noutputs; i++)
+		if (m->graph->outputs[i] == v)
+			return (long)i;
+	return -1;
+}
+
 static int write_job(const char *path, const struct calib_args *a,
 		     qir_model *m, uint64_t hash, const char *probe,
-		     qir_value **sel, size_t nsel, const char *out)
+		     qir_value **sel, size_t nsel, const char *result)
 {
 	FILE *f = fopen(path, "w");
 	size_t i, k;
@@ -253,8 +306,8 @@ static int write_job(const char *path, const struct calib_args *a,
 	json_str(f, a->model);
 	fprintf(f, ",\n \"probe\": ");
 	json_str(f, probe);
-	fprintf(f, ",\n \"output\": ");
-	json_str(f, out);
+	fprintf(f, ",\n \"result\": ");
+	json_str(f, result);
 	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"percentile\": %.17g,\n",
 		(unsigned long long)hash, a->percentile);
 	if (a->data) {
@@ -290,6 +343,9 @@ static int write_job(const char *path, const struct calib_args *a,
 		fputs(k ? ",\n  " : "\n  ", f);
 		json_value_type(f, sel[k]);
 	}
+	fprintf(f, "],\n \"output_index\": [");
+	for (k = 0; k < nsel; k++)
+		fprintf(f, "%s%ld", k ? ", " : "", output_index(m, sel[k]));
 	fprintf(f, "]}\n");
 	if (ferror(f)) {
 		fclose(f);
@@ -327,11 +383,12 @@ static const char *script_path(void)
 	return buf;
 }
 
-/* What a stop signal (SIGTERM, SIGHUP, or SIGINT before the script
- * runs) must remove: the temporary folder and its files, after ending
- * the script. Written only outside the handler, which only kills,
- * waits, unlinks and re-raises. */
-static char stop_dir[4096], stop_files[3][4200];
+/* What a stop signal (SIGINT, SIGTERM, SIGHUP) must remove: the
+ * temporary folder and its files, after ending the script, and the
+ * calibration file's temporary (qir_outfile_remove_all). Written only
+ * outside the handler, which only kills, waits, unlinks and re-raises. */
+#define TMP_FILES 4
+static char stop_dir[4096], stop_files[TMP_FILES][4200];
 static volatile sig_atomic_t stop_armed;
 static volatile pid_t stop_child;
 
@@ -345,16 +402,17 @@ static void on_stop_signal(int sig)
 			;
 	}
 	if (stop_armed) {
-		for (size_t i = 0; i < 3; i++)
+		for (size_t i = 0; i < TMP_FILES; i++)
 			unlink(stop_files[i]);
 		rmdir(stop_dir);
 	}
+	qir_outfile_remove_all();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
 /* Arms (paths given) or disarms (NULL) the cleanup for the folder. */
-static void guard_folder(const char *dir, const char *const files[3])
+static void guard_folder(const char *dir, const char *const files[TMP_FILES])
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa;
@@ -363,7 +421,7 @@ static void guard_folder(const char *dir, const char *const files[3])
 	if (!dir)
 		return;
 	snprintf(stop_dir, sizeof(stop_dir), "%s", dir);
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < TMP_FILES; i++)
 		snprintf(stop_files[i], sizeof(stop_files[i]), "%s", files[i]);
 	memset(&sa, 0, sizeof(sa));
 	sigfillset(&sa.sa_mask);
@@ -380,17 +438,24 @@ static void guard_folder(const char *dir, const char *const files[3])
 	stop_armed = 1;
 }
 
-/* Like system(): while the script runs, qopt ignores the terminal's
- * SIGINT/SIGQUIT (the script gets them and dies), so qopt lives on to
- * remove its temporary folder; a SIGTERM or SIGHUP sent to qopt alone
- * ends the script first. */
-static int run_script(const char *job)
+/* How the script ended. */
+enum script_end { SCRIPT_OK, SCRIPT_FAILED, SCRIPT_INTERRUPTED };
+
+/* Runs the script and waits. qopt ignores SIGQUIT meanwhile (like
+ * system()); a SIGINT, SIGTERM or SIGHUP to qopt ends the script, removes
+ * the folder and ends qopt by that signal (130 for SIGINT). A script
+ * ended by SIGINT alone (the terminal's ^C reached it first) is an
+ * interruption too. Any other failure is said here, exit status and
+ * all: a script that fails silently (QOPT_NODE=/bin/false) still gets
+ * a message. */
+static enum script_end run_script(const char *job)
 {
 	const char *node = getenv("QOPT_NODE");
 	const char *script = script_path();
-	struct sigaction ign, old_int, old_quit;
+	struct sigaction ign, old_quit;
+	enum script_end end = SCRIPT_FAILED;
 	pid_t pid;
-	int st, rc;
+	int st;
 
 	if (!node || !*node)
 		node = "node";
@@ -398,13 +463,11 @@ static int run_script(const char *job)
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "qopt calibrate: error: fork: %s\n",
 			strerror(errno));
-		rc = -1;
 		goto out;
 	}
 	if (!pid) {
@@ -419,22 +482,29 @@ static int run_script(const char *job)
 		_exit(127);
 	}
 	stop_child = pid;
-	rc = 0;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
-			rc = -1;
-			break;
+			fprintf(stderr, "qopt calibrate: error: waiting for %s: "
+				"%s\n", script, strerror(errno));
+			stop_child = 0;
+			goto out;
 		}
 	stop_child = 0;
-	if (!rc && WIFSIGNALED(st))
-		fprintf(stderr, "qopt calibrate: error: %s ended by signal %d\n",
-			script, WTERMSIG(st));
-	if (!rc && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-		rc = -1;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		end = SCRIPT_OK;
+	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)
+		end = SCRIPT_INTERRUPTED;
+	else if (WIFSIGNALED(st))
+		fprintf(stderr, "qopt calibrate: error: %s %s ended by signal "
+			"%d; no calibration file written\n", node, script,
+			WTERMSIG(st));
+	else if (WEXITSTATUS(st) != 127)
+		fprintf(stderr, "qopt calibrate: error: %s %s failed (exit "
+			"status %d); no calibration file written\n", node,
+			script, WEXITSTATUS(st));
 out:
-	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
-	return rc;
+	return end;
 }
 
 static void default_output(const char *model, char *buf, size_t n)
@@ -446,15 +516,218 @@ static void default_output(const char *model, char *buf, size_t n)
 	snprintf(buf, n, "%.*s.calib.json", (int)len, model);
 }
 
+/* ------------------------------------------------------------------ */
+/* the result: what the script measured, written by qopt */
+
+#define RESULT_MAX_BYTES (64u << 20)
+
+/* The script's result file: "qopt-calibrate-result 1", "samples N",
+ * then one line per selected tensor, in job order: the amax as
+ * JavaScript prints a number, or "none" when the tensor held no element
+ * in any sample. Returned NUL-terminated (caller frees), or NULL with
+ * the reason printed. */
+static char *read_result(const char *path, const char *script)
+{
+	struct stat st;
+	const char *kind = NULL;
+	char *buf = NULL;
+	size_t got = 0;
+	ssize_t k;
+	int fd = qir_open_regular(path, O_RDONLY | O_NOFOLLOW, &st, &kind);
+
+	if (fd < 0) {
+		fprintf(stderr, "qopt calibrate: error: %s exited 0 but left no "
+			"result (%s); no calibration file written\n", script,
+			kind ? kind : strerror(errno));
+		return NULL;
+	}
+	if ((uint64_t)st.st_size <= RESULT_MAX_BYTES)
+		buf = malloc((size_t)st.st_size + 1);
+	while (buf && got < (size_t)st.st_size) {
+		k = read(fd, buf + got, (size_t)st.st_size - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	if (!buf || got != (size_t)st.st_size) {
+		fprintf(stderr, "qopt calibrate: error: cannot read the result "
+			"of %s\n", script);
+		free(buf);
+		return NULL;
+	}
+	buf[got] = 0;
+	return buf;
+}
+
+/* The next line of *p (cut at '\n'), or NULL at the end. */
+static char *next_line(char **p)
+{
+	char *s = *p, *nl;
+
+	if (!s || !*s)
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = 0;
+		*p = nl + 1;
+	} else {
+		*p = NULL;
+	}
+	return s;
+}
+
+/* Fills amax[] from the result text; -1 with the reason printed. A
+ * value that is not a finite number >= 0 is refused here whatever the
+ * script did: the file never holds what JSON cannot. */
+static int parse_result(char *text, qir_value **sel, size_t nsel,
+			double *amax, long *samples)
+{
+	char *p = text, *line, *end;
+	size_t k;
+
+	line = next_line(&p);
+	if (!line || strcmp(line, "qopt-calibrate-result 1"))
+		goto bad;
+	line = next_line(&p);
+	if (!line || strncmp(line, "samples ", 8) ||
+	    parse_uint(line + 8, 0, 1000000000, samples))
+		goto bad;
+	for (k = 0; k < nsel; k++) {
+		line = next_line(&p);
+		if (!line)
+			goto bad;
+		if (!strcmp(line, "none")) {
+			fprintf(stderr, "qopt calibrate: warning: tensor '%s' "
+				"held no element in any sample: amax 0 written "
+				"(fp8-mha leaves it unquantized)\n",
+				sel[k]->name);
+			amax[k] = 0;
+			continue;
+		}
+		errno = 0;
+		amax[k] = strtod(line, &end);
+		if (end == line || *end || !isfinite(amax[k]) || amax[k] < 0) {
+			fprintf(stderr, "qopt calibrate: error: tensor '%s': "
+				"amax '%s' is not a finite number >= 0; a "
+				"calibration file cannot hold it\n",
+				sel[k]->name, line);
+			return -1;
+		}
+	}
+	if (next_line(&p))
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "qopt calibrate: error: the script's result is "
+		"malformed (a script of another version?)\n");
+	return -1;
+}
+
+/* Writes the calibration file at a->out, atomically; 0 or -1 (said). */
+static int write_output(const struct calib_args *a, uint64_t hash,
+			qir_value **sel, size_t nsel, const double *amax,
+			long samples)
+{
+	const char **names = calloc(nsel, sizeof(*names));
+	const char **dtypes = calloc(nsel, sizeof(*dtypes));
+	char source[128], *mcopy = strdup(a->model);
+	struct calib_doc d = { 0 };
+	qir_error err = { 0 };
+	pm_outfile *o = NULL;
+	FILE *f = NULL;
+	size_t k, bad;
+	int rc = -1;
+
+	if (!names || !dtypes || !mcopy) {
+		fprintf(stderr, "qopt calibrate: error: out of memory\n");
+		goto out;
+	}
+	for (k = 0; k < nsel; k++) {
+		names[k] = sel[k]->name;
+		dtypes[k] = sel[k]->dtype ? qir_dtype_name(sel[k]->dtype) :
+			    "UNDEFINED";
+	}
+	snprintf(source, sizeof(source), "random (seed %ld): smoke test "
+		 "only, not a calibration", a->seed);
+	d.model = basename(mcopy);
+	d.hash = hash;
+	d.percentile = a->percentile;
+	d.samples = samples;
+	d.source = a->data ? a->data : source;
+	d.n = nsel;
+	d.names = names;
+	d.dtypes = dtypes;
+	d.amax = amax;
+	if (a->discard) {
+		rc = 0;
+		goto out;
+	}
+	o = pm_outfile_open(a->out, &f, &err);
+	if (!o) {
+		fprintf(stderr, "qopt calibrate: %s: error: %s\n", a->out,
+			err.msg);
+		goto out;
+	}
+	if (calib_json_write(f, &d, &bad) < 0) {
+		if (bad == (size_t)-1)
+			fprintf(stderr, "qopt calibrate: %s: error: cannot "
+				"write it\n", a->out);
+		else
+			fprintf(stderr, "qopt calibrate: error: tensor '%s': "
+				"amax %g cannot be written\n", names[bad],
+				amax[bad]);
+		pm_outfile_abort(o);
+		goto out;
+	}
+	if (pm_outfile_commit(o, &err) < 0) {
+		fprintf(stderr, "qopt calibrate: %s: error: %s\n", a->out,
+			err.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (!rc)
+		fprintf(stderr, "qopt calibrate: %zu tensors over %ld sample%s "
+			"(%s) -> %s\n", nsel, samples, samples == 1 ? "" : "s",
+			a->percentile < 100 ? "percentile" : "max",
+			a->discard ? "discarded" : a->out);
+	free(mcopy);
+	free(names);
+	free(dtypes);
+	return rc;
+}
+
+/* The script's result into the calibration file; 0 or -1 (said). */
+static int finish(const struct calib_args *a, uint64_t hash,
+		  qir_value **sel, size_t nsel, const char *result)
+{
+	double *amax = calloc(nsel, sizeof(*amax));
+	char *text = read_result(result, script_path());
+	long samples = 0;
+	int rc = -1;
+
+	if (!amax)
+		fprintf(stderr, "qopt calibrate: error: out of memory\n");
+	else if (text && !parse_result(text, sel, nsel, amax, &samples))
+		rc = write_output(a, hash, sel, nsel, amax, samples);
+	free(text);
+	free(amax);
+	return rc;
+}
+
 /* Writes the probe model and the job into a fresh temporary folder,
- * runs the script, and removes the folder: 0 when the script wrote the
- * calibration file. */
+ * runs the script, writes the calibration file from its result, and
+ * removes the folder on every way out: 0 when the file was written. */
 static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
-		     qir_value **sel, size_t nsel, const char *out)
+		     qir_value **sel, size_t nsel)
 {
 	const char *tmp = getenv("TMPDIR");
-	char dir[4096], probe[4200], job[4200], data[4200];
+	char dir[4096], probe[4200], job[4200], data[4200], result[4200];
 	qir_error err = { 0 };
+	enum script_end end = SCRIPT_FAILED;
 	int rc = -1;
 
 	snprintf(dir, sizeof(dir), "%s/qopt-calib-XXXXXX",
@@ -467,40 +740,81 @@ static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
 	snprintf(probe, sizeof(probe), "%s/probe.onnx", dir);
 	snprintf(data, sizeof(data), "%s/probe.onnx.data", dir);
 	snprintf(job, sizeof(job), "%s/job.json", dir);
+	snprintf(result, sizeof(result), "%s/result.txt", dir);
 	{
-		const char *const files[3] = { probe, data, job };
+		const char *const files[TMP_FILES] = { probe, data, job, result };
 
 		guard_folder(dir, files);
 	}
 	if (qir_model_save(m, probe, NULL, &err) < 0)
 		fprintf(stderr, "qopt calibrate: error: cannot write the probe "
 			"model: %s\n", err.msg);
-	else if (write_job(job, a, m, hash, probe, sel, nsel, out) < 0)
+	else if (write_job(job, a, m, hash, probe, sel, nsel, result) < 0)
 		fprintf(stderr, "qopt calibrate: error: cannot write %s: %s\n",
 			job, strerror(errno));
-	else
-		rc = run_script(job);
+	else if ((end = run_script(job)) == SCRIPT_OK)
+		rc = finish(a, hash, sel, nsel, result);
 	unlink(job);
 	unlink(probe);
 	unlink(data);
+	unlink(result);
 	rmdir(dir);
 	guard_folder(NULL, NULL);
+	if (end == SCRIPT_INTERRUPTED) {
+		/* as if ^C had reached qopt too: the shell sees 130 */
+		signal(SIGINT, SIG_DFL);
+		raise(SIGINT);
+	}
 	return rc;
+}
+
+/* Each initializer's external data file: the output must not be one. */
+static int clashes_with_data(const struct calib_args *a, qir_model *m)
+{
+	char loc[4200], *mdir = strdup(a->model), *at, *path;
+	size_t i;
+	int clash = 0;
+
+	if (!mdir)
+		return 0;
+	for (i = 0; i < m->graph->ninits && !clash; i++) {
+		qir_tensor *t = m->graph->inits[i]->init;
+
+		if (!t || t->storage != QIR_STORE_EXTERNAL)
+			continue;
+		qir_tensor_location(t, loc, sizeof(loc));
+		if (strncmp(loc, "external:", 9) || !(at = strrchr(loc, '@')))
+			continue;
+		*at = 0;
+		path = malloc(strlen(mdir) + strlen(loc) + 2);
+		if (!path)
+			break;
+		sprintf(path, "%s/%s", dirname(mdir), loc + 9);
+		if (pm_same_path(path, a->out)) {
+			fprintf(stderr, "qopt calibrate: error: output '%s' is "
+				"the external data file of the input model; qopt "
+				"never modifies its input\n", a->out);
+			clash = 1;
+		}
+		free(path);
+		free(mdir);
+		mdir = strdup(a->model);	/* dirname may write into it */
+		if (!mdir)
+			break;
+	}
+	free(mdir);
+	return clash;
 }
 
 static int calibrate(const struct calib_args *a, qir_model *m)
 {
-	char outbuf[4096];
-	const char *out = a->output;
 	qir_value **sel = NULL;
 	size_t nsel = 0, i;
 	uint64_t hash = qir_model_hash(m);	/* before the outputs change */
 	int rc = QOPT_EXIT_FAIL;
 
-	if (!out) {
-		default_output(a->model, outbuf, sizeof(outbuf));
-		out = outbuf;
-	}
+	if (!a->discard && clashes_with_data(a, m))
+		return QOPT_EXIT_USAGE;
 	if (select_tensors(m, &sel, &nsel) < 0) {
 		fprintf(stderr, "qopt calibrate: error: out of memory\n");
 		return QOPT_EXIT_FAIL;
@@ -516,15 +830,53 @@ static int calibrate(const struct calib_args *a, qir_model *m)
 				"'%s' as an output\n", sel[i]->name);
 			break;
 		}
-	if (nsel && i == nsel && run_probe(a, m, hash, sel, nsel, out) == 0)
+	if (nsel && i == nsel && run_probe(a, m, hash, sel, nsel) == 0)
 		rc = QOPT_EXIT_OK;
 	free(sel);
+	return rc;
+}
+
+/* -o as the main command checks it (outpath.c), before any work. */
+static int check_output(struct calib_args *a)
+{
+	int rc = pm_outpath_check("-o", a->out, &a->discard);
+
+	if (rc)
+		return rc;
+	if (!a->discard && pm_same_path(a->model, a->out)) {
+		fprintf(stderr, "qopt calibrate: error: output '%s' is the input "
+			"model; qopt never modifies its input\n", a->out);
+		return QOPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The sample files, checked before node starts; -o must not be one. */
+static int check_samples(const struct calib_args *a)
+{
+	struct calib_samples s;
+	char why[1024];
+	size_t i;
+	int rc = 0;
+
+	if (calib_samples_check(a->data, &s, why, sizeof(why)) < 0) {
+		fprintf(stderr, "qopt calibrate: error: %s\n", why);
+		rc = QOPT_EXIT_FAIL;
+	}
+	for (i = 0; !rc && !a->discard && i < s.n; i++)
+		if (pm_same_path(s.files[i], a->out)) {
+			fprintf(stderr, "qopt calibrate: error: output '%s' is "
+				"the sample file '%s'\n", a->out, s.files[i]);
+			rc = QOPT_EXIT_USAGE;
+		}
+	calib_samples_free(&s);
 	return rc;
 }
 
 int cmd_calibrate(int argc, char **argv)
 {
 	struct calib_args a;
+	char outbuf[4096];
 	qir_model *m;
 	int rc;
 
@@ -533,6 +885,18 @@ int cmd_calibrate(int argc, char **argv)
 	if (rc) {
 		free(a.dims);
 		return rc < 0 ? QOPT_EXIT_OK : rc;
+	}
+	a.out = a.output;
+	if (!a.out) {
+		default_output(a.model, outbuf, sizeof(outbuf));
+		a.out = outbuf;
+	}
+	rc = check_output(&a);
+	if (!rc && a.data)
+		rc = check_samples(&a);
+	if (rc) {
+		free(a.dims);
+		return rc;
 	}
 	m = cli_load(a.model);
 	if (!m) {

@@ -4,9 +4,13 @@
  * ...}, ...}, ...}. Other members are skipped, so the file can carry
  * what it was made from. A small strict JSON reader: the file is data
  * from elsewhere, so every malformed byte is an error with its offset.
+ * A lone surrogate \udc80..\udcff is the byte 80..ff of a name that is
+ * not UTF-8 (the writer's scheme, core/cli/calib-json.c); any other
+ * lone surrogate is an error.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +152,12 @@ static int string(struct rd *r, char **out)
 					goto fail;
 				}
 				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			} else if (cp >= 0xdc80 && cp <= 0xdcff) {
+				/* a byte that is not UTF-8, escaped by the
+				 * writer (core/cli/calib-json.c) */
+				if (o)
+					o[k++] = (char)(cp - 0xdc00);
+				continue;
 			} else if (cp >= 0xd800 && cp < 0xe000) {
 				bad(r, "lone surrogate");
 				goto fail;
@@ -189,7 +199,9 @@ static int number(struct rd *r, double *out)
 	buf[k] = 0;
 	errno = 0;
 	*out = k ? strtod(buf, &end) : 0;
-	if (!k || *end || errno == ERANGE)
+	/* An underflow reads as the nearest double (a subnormal is a
+	 * number); an overflow is no number. */
+	if (!k || *end || (errno == ERANGE && isinf(*out)))
 		return bad(r, "expected a number");
 	return 0;
 }
@@ -430,7 +442,8 @@ int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
 		fp8mha_calib_free(c);
 		return -1;
 	}
-	qsort(c->e, c->n, sizeof(*c->e), by_name);
+	if (c->n)	/* qsort(NULL, 0) is undefined */
+		qsort(c->e, c->n, sizeof(*c->e), by_name);
 	for (i = 1; i < c->n; i++)
 		if (!strcmp(c->e[i].name, c->e[i - 1].name)) {
 			snprintf(why, n, "tensor '%s' listed twice", c->e[i].name);

@@ -1,0 +1,39 @@
+/*
+ * core/cli/calib-json.h - the calibration file of `qopt calibrate`, as
+ * JSON (binary only; read back by passes/fp8_mha/calib_file.c).
+ */
+#ifndef QOPT_CALIB_JSON_H
+#define QOPT_CALIB_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* What the file says; nothing owned. */
+struct calib_doc {
+	const char *model;	/* the model's file name, for people */
+	uint64_t hash;		/* qir_model_hash() of it */
+	double percentile;	/* 100: method "max" */
+	long samples;
+	const char *source;	/* the data folder, or the random label */
+	size_t n;
+	const char *const *names;	/* tensor names, bytes as in the model */
+	const char *const *dtypes;
+	const double *amax;	/* finite, >= 0 */
+};
+
+/* Writes d to f. Refuses (-1, *bad = the index) an amax JSON cannot
+ * hold (Inf, NaN) or that is negative, before writing anything.
+ * Returns 0, or -1 with *bad == (size_t)-1 when a write failed. */
+int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad);
+
+/* s as a JSON string. Valid UTF-8 is copied; each byte that is not part
+ * of valid UTF-8 is written as the lone surrogate \udcXX (XX the byte,
+ * 80..ff), the scheme Python calls surrogateescape: no valid name can
+ * produce one, so the reader restores the bytes exactly. */
+void calib_json_str(FILE *f, const char *s);
+
+/* The shortest "%.*g" spelling of x that reads back as x (finite x);
+ * buf holds at least 32 bytes. */
+void calib_json_number(char *buf, size_t n, double x);
+
+#endif
