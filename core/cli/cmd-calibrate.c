@@ -768,15 +768,19 @@ static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
 	return rc;
 }
 
-/* Each initializer's external data file: the output must not be one. */
+/* Each initializer's external data file (each distinct location
+ * checked once): the output must not be one. */
 static int clashes_with_data(const struct calib_args *a, qir_model *m)
 {
-	char loc[4200], *mdir = strdup(a->model), *at, *path;
+	char loc[4200], last[4200] = "", *copy = strdup(a->model), *at;
+	const char *dir;
+	char *path;
 	size_t i;
 	int clash = 0;
 
-	if (!mdir)
+	if (!copy)
 		return 0;
+	dir = dirname(copy);
 	for (i = 0; i < m->graph->ninits && !clash; i++) {
 		qir_tensor *t = m->graph->inits[i]->init;
 
@@ -786,10 +790,13 @@ static int clashes_with_data(const struct calib_args *a, qir_model *m)
 		if (strncmp(loc, "external:", 9) || !(at = strrchr(loc, '@')))
 			continue;
 		*at = 0;
-		path = malloc(strlen(mdir) + strlen(loc) + 2);
+		if (!strcmp(loc, last))
+			continue;
+		strcpy(last, loc);
+		path = malloc(strlen(dir) + strlen(loc) + 2);
 		if (!path)
 			break;
-		sprintf(path, "%s/%s", dirname(mdir), loc + 9);
+		sprintf(path, "%s/%s", dir, loc + 9);
 		if (pm_same_path(path, a->out)) {
 			fprintf(stderr, "qopt calibrate: error: output '%s' is "
 				"the external data file of the input model; qopt "
@@ -797,12 +804,8 @@ static int clashes_with_data(const struct calib_args *a, qir_model *m)
 			clash = 1;
 		}
 		free(path);
-		free(mdir);
-		mdir = strdup(a->model);	/* dirname may write into it */
-		if (!mdir)
-			break;
 	}
-	free(mdir);
+	free(copy);
 	return clash;
 }
 
