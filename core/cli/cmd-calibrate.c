@@ -239,12 +239,58 @@ static int wanted(qir_value *v)
 	return 1;
 }
 
+/* A value and a position: sorted by value, then position, so that
+ * deduplicating and looking up stay O(n log n) on models with tens of
+ * thousands of MatMuls. */
+struct val_pos {
+	const qir_value *v;
+	size_t i;
+};
+
+static int by_value(const void *a, const void *b)
+{
+	const struct val_pos *x = a, *y = b;
+	uintptr_t p = (uintptr_t)x->v, q = (uintptr_t)y->v;
+
+	if (p != q)
+		return p < q ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Keeps the first occurrence of each value in v[0..*n), in order. */
+static int dedup(qir_value **v, size_t *n)
+{
+	struct val_pos *vp = malloc((*n ? *n : 1) * sizeof(*vp));
+	unsigned char *keep = calloc(*n ? *n : 1, 1);
+	size_t i, k;
+
+	if (!vp || !keep) {
+		free(vp);
+		free(keep);
+		return -1;
+	}
+	for (i = 0; i < *n; i++)
+		vp[i] = (struct val_pos){ v[i], i };
+	if (*n)
+		qsort(vp, *n, sizeof(*vp), by_value);
+	for (i = 0; i < *n; i++)
+		if (!i || vp[i].v != vp[i - 1].v)
+			keep[vp[i].i] = 1;
+	for (i = k = 0; i < *n; i++)
+		if (keep[i])
+			v[k++] = v[i];
+	*n = k;
+	free(vp);
+	free(keep);
+	return 0;
+}
+
 /* Fills *sel with the selected values (deduplicated, graph order). */
 static int select_tensors(qir_model *m, qir_value ***sel, size_t *n)
 {
 	qir_node *node;
 	qir_value **out = NULL, **grown;
-	size_t i, k, cap = 0;
+	size_t i, cap = 0;
 
 	*n = 0;
 	qir_graph_for_each_node(m->graph, node) {
@@ -256,10 +302,6 @@ static int select_tensors(qir_model *m, qir_value ***sel, size_t *n)
 			qir_value *v = node->inputs[i];
 
 			if (!wanted(v))
-				continue;
-			for (k = 0; k < *n && out[k] != v; k++)
-				;
-			if (k < *n)
 				continue;
 			if (*n == cap) {
 				cap = cap ? 2 * cap : 16;
@@ -273,35 +315,67 @@ static int select_tensors(qir_model *m, qir_value ***sel, size_t *n)
 			out[(*n)++] = v;
 		}
 	}
+	if (dedup(out, n) < 0) {
+		free(out);
+		return -1;
+	}
 	*sel = out;
 	return 0;
 }
 
-/* Where ORT returns sel's value: its index among the probe's graph
+/* Where ORT returns each sel's value: its index among the probe's graph
  * outputs (names that are not UTF-8 do not survive into JavaScript, an
  * index does), or -1 for a graph input (the script has it as a feed). */
-static long output_index(const qir_model *m, const qir_value *v)
+static int output_indices(const qir_model *m, qir_value **sel, size_t nsel,
+			  long *idx)
 {
-	size_t i;
+	size_t no = m->graph->noutputs, k;
+	struct val_pos *vp = malloc((no ? no : 1) * sizeof(*vp));
 
-	if (v->is_input)
+	if (!vp)
 		return -1;
-	for (i = 0; i < m->graph->noutputs; i++)
-		if (m->graph->outputs[i] == v)
-			return (long)i;
-	return -1;
+	for (k = 0; k < no; k++)
+		vp[k] = (struct val_pos){ m->graph->outputs[k], k };
+	if (no)
+		qsort(vp, no, sizeof(*vp), by_value);
+	for (k = 0; k < nsel; k++) {
+		struct val_pos key = { sel[k], 0 };
+		size_t lo = 0, hi = no;
+
+		while (lo < hi) {	/* the value's first listing */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (by_value(&vp[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		idx[k] = !sel[k]->is_input && lo < no && vp[lo].v == sel[k] ?
+			 (long)vp[lo].i : -1;
+	}
+	free(vp);
+	return 0;
 }
 
 static int write_job(const char *path, const struct calib_args *a,
 		     qir_model *m, uint64_t hash, const char *probe,
 		     qir_value **sel, size_t nsel, const char *result)
 {
-	FILE *f = fopen(path, "w");
+	long *idx = malloc((nsel ? nsel : 1) * sizeof(*idx));
+	FILE *f;
 	size_t i, k;
 	int first = 1;
 
-	if (!f)
+	if (!idx || output_indices(m, sel, nsel, idx) < 0) {
+		free(idx);
+		errno = ENOMEM;
 		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		free(idx);
+		return -1;
+	}
 	fprintf(f, "{\"model\": ");
 	json_str(f, a->model);
 	fprintf(f, ",\n \"probe\": ");
@@ -345,8 +419,9 @@ static int write_job(const char *path, const struct calib_args *a,
 	}
 	fprintf(f, "],\n \"output_index\": [");
 	for (k = 0; k < nsel; k++)
-		fprintf(f, "%s%ld", k ? ", " : "", output_index(m, sel[k]));
+		fprintf(f, "%s%ld", k ? ", " : "", idx[k]);
 	fprintf(f, "]}\n");
+	free(idx);
 	if (ferror(f)) {
 		fclose(f);
 		return -1;
@@ -536,8 +611,11 @@ static char *read_result(const char *path, const char *script)
 	int fd = qir_open_regular(path, O_RDONLY | O_NOFOLLOW, &st, &kind);
 
 	if (fd < 0) {
-		fprintf(stderr, "qopt calibrate: error: %s exited 0 but left no "
-			"result (%s); no calibration file written\n", script,
+		const char *node = getenv("QOPT_NODE");
+
+		fprintf(stderr, "qopt calibrate: error: %s %s exited 0 but left "
+			"no result (%s); no calibration file written\n",
+			node && *node ? node : "node", script,
 			kind ? kind : strerror(errno));
 		return NULL;
 	}
