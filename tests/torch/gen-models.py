@@ -33,7 +33,7 @@ Models (batch 1, static shapes; head sizes 16..64):
                 the same, converted with onnx to standard QuantizeLinear /
                 DequantizeLinear with a FLOAT8E4M3FN zero point at opset 19
                 (torch 1.13 cannot make FP8 tensors; ModelOpt converts the
-                same way)
+                same way), Reduce ops' axes moved to an input (opset 18)
 
 Samples for `qopt calibrate --data` and for comparisons: NAME.calib/sNN/
 and NAME.held/sNN/, one INPUT.npy per graph input.
@@ -464,6 +464,17 @@ def to_std(src, dst):
             qout.add(n.output[0])
         else:
             n.op_type = 'DequantizeLinear'
+    # Opset 18 moved the Reduce ops' axes from an attribute to an input;
+    # nothing else these models use changed meaning up to 19.
+    for n in g.node:
+        if n.op_type.startswith('Reduce'):
+            ax = [a for a in n.attribute if a.name == 'axes']
+            if ax:
+                t = numpy_helper.from_array(np.array(ax[0].ints, np.int64),
+                                            n.name + '_axes')
+                g.initializer.append(t)
+                n.input.append(t.name)
+                n.attribute.remove(ax[0])
     for vi in g.value_info:
         if vi.name in qout:
             vi.type.tensor_type.elem_type = 17
