@@ -24,6 +24,10 @@ fp8-*/vit_sdpa_fp8_*/ort
 fp8-*/vit_sdpa_fp8_*/form
 fp8-*/vit_sdpa_fp8_*/convert
 calibrate/*/typed
+fp8-*/vit*/headsize
+fp8-*/bert/headsize
+fp8-*/gqa*/headsize
+fp8-*/mha/headsize
 fp8-cal/vit_sdpa/untyped
 fp8-cal/vit_div/untyped
 fp8-cal/gpt2/untyped
@@ -32,6 +36,7 @@ fp8-cal/gqa_fp16/untyped
 fp8-cal/mha/untyped
 '
 TODO_ISSUE20='
+fp8-*/gpt2*/headsize
 fp8-*/gpt2/blocks
 fp8-*/gpt2_fp8_*/blocks
 fp8-*/gqa_fp8_*/blocks
@@ -57,21 +62,21 @@ QOPT_NODE=$NODE
 QOPT_CALIBRATE_ORT="$top_builddir/tools/qopt-calibrate-ort"
 export TMPDIR QOPT_NODE QOPT_CALIBRATE_ORT
 
-# Model, attention blocks, samples folder stem.
+# Model, attention blocks, samples folder stem, head size.
 MODELS='
-vit_sdpa 2 vit_sdpa
-vit_div 2 vit_div
-gpt2 2 gpt2
-bert 1 bert
-gqa 2 gqa
-gqa_fp16 2 gqa_fp16
-mha 2 mha
-vit_sdpa_fp8_trt 2 vit_sdpa
-vit_sdpa_fp8_std 2 vit_sdpa
-gpt2_fp8_trt 2 gpt2
-gpt2_fp8_std 2 gpt2
-gqa_fp8_trt 2 gqa
-gqa_fp8_std 2 gqa
+vit_sdpa 2 vit_sdpa 32
+vit_div 2 vit_div 32
+gpt2 2 gpt2 32
+bert 1 bert 64
+gqa 2 gqa 16
+gqa_fp16 2 gqa_fp16 16
+mha 2 mha 32
+vit_sdpa_fp8_trt 2 vit_sdpa 32
+vit_sdpa_fp8_std 2 vit_sdpa 32
+gpt2_fp8_trt 2 gpt2 32
+gpt2_fp8_std 2 gpt2 32
+gqa_fp8_trt 2 gqa 16
+gqa_fp8_std 2 gqa 16
 '
 FLOAT='vit_sdpa vit_div gpt2 bert gqa gqa_fp16 mha'
 
@@ -134,6 +139,16 @@ blocks() {
 	tcheck $r "$1/$2/blocks" "$1 on $2: $d"
 }
 
+# headsize KEY MODEL OUT N HD: the report gives head size HD for each of
+# the N blocks (read from shapes: what the 9..256 guard needs).
+headsize() {
+	c=$(grep -c "attention block [0-9]* (.*head size $5)" "$W/$3.log")
+	[ "$c" = "$4" ]
+	r=$?
+	[ $r = 0 ] || { echo "$c blocks with head size $5:"; grep -o "attention block [0-9]* (.*head size [a-z0-9]*)" "$W/$3.log" | head -n 3; } >"$W/log"
+	tcheck $r "$1/$2/headsize" "$1 on $2: the report gives head size $5 for all $4 blocks"
+}
+
 # Jobs for the one ORT and the one python process, results keyed.
 : >"$W/ort.jobs"
 : >"$W/form.jobs"
@@ -142,11 +157,11 @@ ort() { echo "$1 $2 $3 $4 $5" >>"$W/ort.jobs"; }
 form() { echo "$1 $2 $3" >>"$W/form.jobs"; }
 
 # ---- every pass on every model ----
-echo "$MODELS" | while read -r m nb s; do
+echo "$MODELS" | while read -r m nb s hd; do
 	[ -n "$m" ] || continue
-	echo "$m $nb $s" >>"$W/models"
+	echo "$m $nb $s $hd" >>"$W/models"
 done
-while read -r m nb s; do
+while read -r m nb s hd; do
 	case $m in *_trt) ortref=$M/${m%_trt}_std.onnx;; *) ortref=$M/$m.onnx;; esac
 	held=$M/$s.held
 	pass roundtrip $m $m.rt
@@ -156,6 +171,7 @@ while read -r m nb s; do
 	pass hadamard-rotate $m $m.had --passes hadamard-rotate
 	pass fp8-mha $m $m.fp8 --passes fp8-mha
 	pass fp8-nosm $m $m.nosm --passes fp8-mha:softmax_qdq=no
+	headsize fp8-mha $m $m.fp8 $nb $hd
 	case $m in
 	*_fp8_*)
 		blocks fp8-mha $m $m.fp8 $nb
@@ -187,11 +203,12 @@ while read -r m nb s; do
 	*_fp8_*) ;;  # nvfp4-weights leaves FP8-quantized weights alone
 	*)
 		# ORT has no FP4 kernels: mode = fake stores the same NVFP4
-		# values as float. An approximation of the weights.
+		# values as float. An approximation of the weights: measured
+		# 0.037 (bert) .. 0.227 (vit_sdpa).
 		"$QOPT" --passes nvfp4-weights:mode=fake "$M/$m.onnx" \
 			-o "$W/$m.nvfp4f.onnx" >"$W/log" 2>&1 </dev/null
 		tcheck $? "nvfp4-fake/$m/run" "nvfp4-weights mode = fake on $m: runs"
-		ort nvfp4-fake/$m/ort maxrel=0.35 "$ortref" "$W/$m.nvfp4f.onnx" "$held"
+		ort nvfp4-fake/$m/ort maxrel=0.3 "$ortref" "$W/$m.nvfp4f.onnx" "$held"
 		;;
 	esac
 done <"$W/models"
@@ -199,12 +216,14 @@ done <"$W/models"
 # nvfp4-weights and hadamard-rotate say what they did (a model whose
 # weights all qualify must not come out unchanged).
 for m in $FLOAT; do
-	grep -q "nvfp4-weights: done: .*quantized" "$W/$m.nvfp4.log" ||
-		tail -n 3 "$W/$m.nvfp4.log" >"$W/log"
-	tcheck $? "nvfp4-weights/$m/count" "nvfp4-weights on $m: weights quantized, counted"
-	grep -q "hadamard-rotate: done: .*rotated" "$W/$m.had.log" ||
-		tail -n 3 "$W/$m.had.log" >"$W/log"
-	tcheck $? "hadamard-rotate/$m/count" "hadamard-rotate on $m: weights rotated, counted"
+	grep -q "nvfp4-weights: done: .*quantized" "$W/$m.nvfp4.log"
+	r=$?
+	[ $r = 0 ] || tail -n 3 "$W/$m.nvfp4.log" >"$W/log"
+	tcheck $r "nvfp4-weights/$m/count" "nvfp4-weights on $m: weights quantized, counted"
+	grep -q "hadamard-rotate: done: .*rotated" "$W/$m.had.log"
+	r=$?
+	[ $r = 0 ] || tail -n 3 "$W/$m.had.log" >"$W/log"
+	tcheck $r "hadamard-rotate/$m/count" "hadamard-rotate on $m: weights rotated, counted"
 done
 
 # fp8-mha on the trt:: export converts every custom op.
@@ -222,6 +241,7 @@ done
 # ---- qopt calibrate, fp8-mha calibration = FILE ----
 for m in $FLOAT; do
 	nb=$(awk -v m=$m '$1 == m {print $2}' "$W/models")
+	hd=$(awk -v m=$m '$1 == m {print $4}' "$W/models")
 	"$QOPT" calibrate "$M/$m.onnx" --data "$M/$m.calib" -o "$W/$m.cal.json" \
 		>"$W/$m.cal.log" 2>&1
 	r=$?
@@ -233,13 +253,14 @@ for m in $FLOAT; do
 	tcheck $? "calibrate/$m/typed" "calibrate on $m: every tensor's type written (no UNDEFINED)"
 	pass fp8-cal $m $m.cal --passes "fp8-mha:calibration=$W/$m.cal.json"
 	blocks fp8-cal $m $m.cal $nb
+	headsize fp8-cal $m $m.cal $nb $hd
 	grep "untyped" "$W/$m.cal.log" | head -n 3 >"$W/log"
 	[ ! -s "$W/log" ]
 	tcheck $? "fp8-cal/$m/untyped" "fp8-mha calibration on $m: no tensor skipped as untyped"
 	form fp8-cal/$m/form "$W/$m.cal.onnx" $nb
-	# FP8 activations and weights: within 0.5 of the float model's range
-	# on held-back samples (the accuracy itself is issue 20's to state).
-	ort fp8-cal/$m/ort maxrel=0.5 "$M/$m.onnx" "$W/$m.cal.onnx" "$M/$m.held"
+	# FP8 activations and weights, on held-back samples: measured 0.014
+	# (bert) .. 0.085 (vit_sdpa).
+	ort fp8-cal/$m/ort maxrel=0.15 "$M/$m.onnx" "$W/$m.cal.onnx" "$M/$m.held"
 done
 
 # ---- the batched checks ----
