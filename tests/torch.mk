@@ -2,7 +2,8 @@
 # Makefile.am). The models are made by tests/torch/gen-models.py (needs
 # python3-torch) and committed, so make check does not need torch.
 TESTS += tests/torch-models.sh
-EXTRA_DIST += tests/torch-models.sh tests/torch-ort.js tests/torch-check.py \
+EXTRA_DIST += docs/test-models.md tests/torch-models.sh tests/torch-ort.js \
+	tests/torch-check.py \
 	tests/torch/gen-models.py
 dist_check_DATA += \
 	tests/torch/models/bert.calib/s00/attention_mask.npy \
