@@ -1,15 +1,21 @@
-"""tests/torch-check.py JOBS - the fused-FP8-attention form, checked
-independently of qopt's own report, on many models in one process.
+"""tests/torch-check.py JOBS - structural checks independent of qopt's
+own report, on many models in one process. Each line of JOBS is one of
 
-Each line of JOBS: KEY FILE N. The model must have exactly 2*N attention
-MatMuls (both inputs computed, not weights) and every input of each must
-come straight from a DequantizeLinear with a FLOAT8E4M3FN zero point (Q
-and K at BMM1, the Softmax output and V at BMM2), with no Cast between.
+  KEY form FILE N   the fused-FP8-attention form: exactly 2*N attention
+                    MatMuls (both inputs computed, not weights), every input
+                    of each straight from a DequantizeLinear with a
+                    FLOAT8E4M3FN zero point (Q and K at BMM1, the Softmax
+                    output and V at BMM2), no Cast between
+  KEY casts FILE    no Cast to the type its input already has (types from
+                    onnx's shape inference, which must type every Cast's
+                    input: a check that cannot be made fails)
+
 Prints "KEY ok" or "KEY fail REASON" per line.
 """
 import sys
 
 import onnx
+from onnx import shape_inference
 
 FP8 = 17
 
@@ -55,13 +61,30 @@ def check(path, nblocks):
     return None
 
 
+def casts(path):
+    g = shape_inference.infer_shapes(onnx.load(path)).graph
+    t = {v.name: v.type.tensor_type.elem_type
+         for v in list(g.value_info) + list(g.input) + list(g.output)}
+    t.update({i.name: i.data_type for i in g.initializer})
+    unknown = [n.name for n in g.node if n.op_type == 'Cast' and
+               not t.get(n.input[0])]
+    if unknown:
+        return 'onnx cannot type the input of Cast %s' % unknown[0]
+    same = [n.name for n in g.node if n.op_type == 'Cast' and
+            t.get(n.input[0]) == n.attribute[0].i]
+    if same:
+        return '%d Casts to their input\'s own type: %s' % (
+            len(same), ', '.join(same[:3]))
+    return None
+
+
 def main():
     for line in open(sys.argv[1]):
         if not line.strip():
             continue
-        key, path, n = line.split()
+        key, kind, path, *n = line.split()
         try:
-            why = check(path, int(n))
+            why = check(path, int(n[0])) if kind == 'form' else casts(path)
         except Exception as e:      # a model onnx cannot read is a failure
             why = 'cannot check: %s' % e
         print(key, 'fail ' + why if why else 'ok')
