@@ -114,7 +114,8 @@ pass() {
 	shift 3
 	"$QOPT" --stats "$@" "$M/$m.onnx" -o "$W/$out.onnx" >"$W/$out.log" 2>&1 </dev/null
 	r=$?
-	[ $r = 0 ] || tail -n 4 "$W/$out.log" >"$W/log"
+	[ $r = 0 ] || { grep -m 3 "error" "$W/$out.log" ||
+		tail -n 4 "$W/$out.log"; } >"$W/log"
 	tcheck $r "$k/$m/run" "$k on $m: runs, writes a model"
 	if [ -f "$W/$out.onnx" ]; then
 		"$QOPT" verify "$W/$out.onnx" >"$W/log" 2>&1
@@ -138,8 +139,8 @@ blocks() {
 		r=$?
 		d="attention: $4 of $4 blocks fusible"
 	fi
-	[ $r = 0 ] || { grep "attention\|not fusible\|nothing to do" "$W/$3.log" |
-		head -n 4 >"$W/log"; }
+	[ $r = 0 ] || { grep "attention\|not fusible\|nothing to do\|done:" \
+		"$W/$3.log" | head -n 4 >"$W/log"; }
 	tcheck $r "$1/$2/blocks" "$1 on $2: $d"
 }
 
