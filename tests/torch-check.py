@@ -11,10 +11,19 @@ own report, on many models in one process. Each line of JOBS is one of
                     input: a check that cannot be made fails)
 
 Prints "KEY ok" or "KEY fail REASON" per line.
+
+tests/torch-check.py --same DIR1 DIR2: the two folders hold the same files,
+the models the same graphs (nodes, names, attributes, opsets, initializer
+names, types and shapes) and every tensor and .npy sample equal within a
+relative 1e-5 (torch's float kernels differ in the last bits between CPUs);
+prints the differences, exit 1 if any.
 """
+import os
 import sys
 
+import numpy as np
 import onnx
+from onnx import numpy_helper
 from onnx import shape_inference
 
 FP8 = 17
@@ -78,7 +87,60 @@ def casts(path):
     return None
 
 
+def close(a, b):
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind != 'f':
+        return np.array_equal(a, b)
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    return np.allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(a).max(initial=0))
+
+
+def strip(m):
+    """The model without tensor values, and its tensors by name."""
+    m = onnx.ModelProto.FromString(m.SerializeToString())
+    tensors = {}
+    for t in m.graph.initializer:
+        tensors['init ' + t.name] = numpy_helper.to_array(t) \
+            if t.data_type != 17 else np.frombuffer(t.raw_data, np.uint8)
+        t.ClearField('raw_data')
+    for n in m.graph.node:
+        for a in n.attribute:
+            if a.HasField('t'):
+                tensors['%s.%s' % (n.name, a.name)] = numpy_helper.to_array(a.t)
+                a.t.ClearField('raw_data')
+    return m, tensors
+
+
+def same(d1, d2):
+    bad = []
+    files = []
+    for root, _, names in os.walk(d1):
+        files += [os.path.relpath(os.path.join(root, f), d1) for f in names]
+    other = []
+    for root, _, names in os.walk(d2):
+        other += [os.path.relpath(os.path.join(root, f), d2) for f in names]
+    if sorted(files) != sorted(other):
+        bad.append('files differ: %s' % sorted(set(files) ^ set(other))[:5])
+    for f in sorted(set(files) & set(other)):
+        a, b = os.path.join(d1, f), os.path.join(d2, f)
+        if f.endswith('.npy'):
+            if not close(np.load(a), np.load(b)):
+                bad.append(f)
+            continue
+        (ma, ta), (mb, tb) = strip(onnx.load(a)), strip(onnx.load(b))
+        if ma != mb:
+            bad.append('%s: graph differs' % f)
+        elif any(not close(ta[k], tb[k]) for k in ta):
+            bad.append('%s: tensor values differ: %s' % (
+                f, [k for k in ta if not close(ta[k], tb[k])][:3]))
+    print('\n'.join(bad))
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1] == '--same':
+        sys.exit(same(sys.argv[2], sys.argv[3]))
     for line in open(sys.argv[1]):
         if not line.strip():
             continue

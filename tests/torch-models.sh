@@ -162,6 +162,18 @@ ort() { echo "$1 $2 $3 $4 $5" >>"$W/ort.jobs"; }
 form() { echo "$1 form $2 $3" >>"$W/form.jobs"; }
 casts() { echo "$1 casts $2" >>"$W/form.jobs"; }
 
+# ---- the committed models are what the generator writes ----
+# (only where torch is installed: make check does not need it)
+if "$py" -c 'import torch' 2>/dev/null; then
+	"$py" "$top_srcdir/tests/torch/gen-models.py" "$W/gen" >"$W/log" 2>&1 &&
+		"$py" "$top_srcdir/tests/torch-check.py" --same "$M" "$W/gen" \
+			>"$W/log" 2>&1
+	tcheck $? "generator/same" "tests/torch/gen-models.py writes the committed models (values within 1e-5)"
+else
+	n=$((n + 1))
+	echo "ok $n - [generator/same] the committed models are the generator's # SKIP no torch for $py"
+fi
+
 # ---- every pass on every model ----
 echo "$MODELS" | while read -r m nb s hd; do
 	[ -n "$m" ] || continue
