@@ -764,7 +764,10 @@ static char *data_name(const char *path, const qir_save_opts *opts,
  * writer ever produced bytes no parser accepts (an unknown field it
  * could not represent, a size it got wrong), the save fails instead
  * of leaving an unreadable file behind an exit status of 0. One walk
- * over the mapped file, no allocation. */
+ * over the mapped file's structure, no allocation: payloads are
+ * skipped by their lengths, and external data is checked by the data
+ * file's size and the offsets and lengths the model records
+ * (check_data), never by reading its bytes again. */
 static int reread(int fd, const char *path, qir_error *err)
 {
 	struct stat st;
@@ -791,6 +794,65 @@ static int reread(int fd, const char *path, qir_error *err)
 			 msg);
 	}
 	return rc;
+}
+
+/* An external_data value this writer made, read back as a parser
+ * would; -1 when it is not a plain decimal. */
+static int ext_u64(const Onnx__TensorProto *tp, const char *key,
+		   uint64_t *v)
+{
+	for (size_t i = 0; i < tp->n_external_data; i++) {
+		const char *s = tp->external_data[i]->value;
+		char *end;
+
+		if (strcmp(tp->external_data[i]->key, key))
+			continue;
+		if (!s || *s < '0' || *s > '9')
+			return -1;
+		errno = 0;
+		*v = strtoull(s, &end, 10);
+		return errno || *end ? -1 : 0;
+	}
+	return -1;
+}
+
+/* The data file's half of the read-back: its size is what the layout
+ * said, and every tensor's offset and length, as written in the model,
+ * lie inside it. Only the file's size is read, never its bytes: they
+ * were produced from the tensors, and what could break a reader is
+ * where the model says they are. */
+static int check_data(const struct save_ctx *ctx,
+		      const struct ir_ext_writer *w, qir_error *err)
+{
+	struct stat st;
+
+	if (!w->opened)
+		return 0;
+	if (fstat(w->file.fd, &st) < 0)
+		return qir_fail(err, QIR_EIO, "cannot read back '%s': %s",
+				w->file.final_path, strerror(errno));
+	if ((uint64_t)st.st_size != w->size)
+		return qir_fail(err, QIR_EIO,
+				"the written data file '%s' has %lld bytes, %" PRIu64
+				" were laid out; nothing written",
+				w->file.final_path, (long long)st.st_size,
+				w->size);
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		const Onnx__TensorProto *tp = ctx->refs[i].tp;
+		uint64_t off, len;
+
+		if (!tp->has_data_location || tp->data_location !=
+		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		if (ext_u64(tp, "offset", &off) || ext_u64(tp, "length", &len) ||
+		    off % QIR_EXT_ALIGN || off > w->size ||
+		    len > w->size - off || len != ctx->refs[i].t->nbytes)
+			return qir_fail(err, QIR_EINVALID,
+					"tensor '%s': its external data entry does not read back inside '%s'; nothing written",
+					tp->name ? tp->name : "",
+					w->file.final_path);
+	}
+	return 0;
 }
 
 static int same_inode(const char *a, const char *b)
@@ -853,6 +915,7 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	    ir_atomic_open(f, path, ctx->err) ||
 	    pack_to(ctx, f->fd, mp, path, ctx->err) ||
 	    reread(f->fd, path, ctx->err) ||
+	    check_data(ctx, w, ctx->err) ||
 	    ir_atomic_sync(f, ctx->err))
 		return -1;
 	lock = ir_dir_lock(dir, ctx->err);
