@@ -607,42 +607,58 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 	return 0;
 }
 
+/* The data file is laid out first (every tensor's offset follows from
+ * the sizes before it), then filled in parallel (ir/onnx/data_fill.c). */
 static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 		       const char *dir, uint64_t threshold)
 {
+	struct ir_ext_piece *pc = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (ctx->nrefs && !(pc = calloc(ctx->nrefs, sizeof(*pc))))
+		return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
 	for (size_t i = 0; i < ctx->nrefs; i++) {
 		Onnx__TensorProto *tp = ctx->refs[i].tp;
-		uint64_t len = tp->raw_data.len, off;
+		const qir_tensor *t = ctx->refs[i].t;
+		uint64_t len = tp->raw_data.len;
+		struct ir_ext_piece *p = &pc[n];
 
 		if (len == 0 || len < threshold)
 			continue;
-		const qir_tensor *t = ctx->refs[i].t;
+		p->data = tp->raw_data.data;
+		p->len = len;
+		p->off = ir_ext_writer_place(w, len);
 		/* Mapped bytes are dropped as they are written. */
-		int from_map = t && (t->storage == QIR_STORE_EXTERNAL ||
-				     qir_tensor_spilled(t) ||
-				     in_map(ctx, tp->raw_data.data, len));
-
-		const ir_mapping *src = t && t->storage == QIR_STORE_EXTERNAL &&
-					 QIR_TPRIV(t)->data == tp->raw_data.data ?
-					 QIR_TPRIV(t)->map : NULL;
-
-		uint64_t soff = 0;
-		int sfd = t ? ir_spill_source(ctx->m, t, tp->raw_data.data,
-					      &soff) : -1;
-
-		if (sfd >= 0 ? ir_ext_writer_add_fd(w, dir, tp->raw_data.data,
-						    len, sfd, soff, &off,
-						    ctx->err) :
-			       ir_ext_writer_add(w, dir, tp->raw_data.data, len,
-						 from_map, src,
-						 src ? QIR_TPRIV(t)->ext_offset :
-						       0,
-						 &off, ctx->err))
-			return -1;
-		if (make_external(ctx, tp, w->location, off, len))
-			return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
+		p->from_map = t->storage == QIR_STORE_EXTERNAL ||
+			      qir_tensor_spilled(t) || in_map(ctx, p->data, len);
+		if (t->storage == QIR_STORE_EXTERNAL &&
+		    QIR_TPRIV(t)->data == p->data) {
+			p->src = QIR_TPRIV(t)->map;
+			p->src_off = QIR_TPRIV(t)->ext_offset;
+		}
+		p->fd = ir_spill_source(ctx->m, t, p->data, &p->fd_off);
+		if (make_external(ctx, tp, w->location, p->off, len)) {
+			qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
+			goto out;
+		}
+		n++;
 	}
-	return 0;
+	if (!n) {
+		rc = 0;
+		goto out;
+	}
+	if (ir_ext_writer_create(w, dir, ctx->err))
+		goto out;
+	if (ir_ext_fill(w->file.fd, pc, n)) {
+		qir_fail(ctx->err, QIR_EIO, "cannot write '%s': %s",
+			 w->file.final_path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(pc);
+	return rc;
 }
 
 /* Places tensors inline or in the data file, per opts; fails when the
