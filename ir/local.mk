@@ -5,7 +5,8 @@ libqopt_la_SOURCES += ir/model/internal.h ir/model/dtype.c \
 	ir/model/strmap.c ir/model/error.c ir/model/tensor.c \
 	ir/model/value.c ir/model/node.c ir/model/attr.c ir/model/graph.c \
 	ir/model/model.c ir/model/toposort.c ir/model/dead.c \
-	ir/model/verify.c ir/model/print.c ir/model/hash.c ir/model/spill.c
+	ir/model/verify.c ir/model/print.c ir/model/hash.c ir/model/spill.c \
+	ir/model/deferred.c
 
 # ir/transforms: the constant folder (qopt/fold.h) and the opset upgrade
 # (qopt/upgrade.h): operator history, per-change rules (and the rows

@@ -221,6 +221,38 @@ qir_tensor *qir_tensor_new_spilled(qir_model *m, const char *name, int dtype,
 	return t;
 }
 
+int ir_spill_share(qir_model *m, qir_tensor *dst, const qir_tensor *src,
+		   qir_error *err)
+{
+	const struct ir_tensor_priv *p = QIR_TPRIV(src);
+	struct ir_tensor_priv *q = QIR_TPRIV(dst);
+	const struct ir_spill *s = m ? QIR_MPRIV(m)->spill : NULL;
+	void *addr;
+
+	if (s && p->spill_id == s->id) {
+		/* A second mapping of the same pages: nothing copied. */
+		addr = mmap(NULL, p->spill_len, PROT_READ, MAP_SHARED, s->fd,
+			    (off_t)p->spill_off);
+		if (addr == MAP_FAILED)
+			return qir_fail(err, QIR_EIO,
+					"tensor '%s': cannot map its spilled bytes: %s",
+					src->name, strerror(errno));
+		q->data = addr;
+		q->spill_addr = addr;
+		q->spill_len = p->spill_len;
+		q->spill_off = p->spill_off;
+		q->spill_id = p->spill_id;
+		return 0;
+	}
+	addr = malloc(p->spill_len ? p->spill_len : 1);
+	if (!addr)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	memcpy(addr, p->spill_addr, p->spill_len);
+	q->owned = addr;
+	q->data = addr;
+	return 0;
+}
+
 int qir_tensor_spilled(const qir_tensor *t)
 {
 	return t->priv && QIR_TPRIV(t)->spill_addr != NULL;

@@ -11,8 +11,11 @@
  * take in file order. Bytes that are also in a file (the input's
  * external data, the spill file) are copied inside the kernel
  * (copy_file_range), keeping the source's holes; the rest is written
- * from memory. Each chunk's writeback is started as soon as it is
- * written, so the fsync before the rename finds little left.
+ * from memory. A deferred tensor's recipe is evaluated by one worker
+ * into its scratch (the recipe's outputs that go to this file, reused
+ * from recipe to recipe) and written at each output's place: computed
+ * once, written once. Each chunk's writeback is started as soon as it
+ * is written, so the fsync before the rename finds little left.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,18 +39,34 @@ struct chunk {
 
 struct fill {
 	int out;
+	const struct ir_ext_piece *pieces;
+	size_t npieces;
 	struct chunk *chunks;
 	size_t nchunks;
 	size_t next;		/* next chunk to take (atomic) */
-	int err;		/* first errno (atomic; 0 while fine) */
+	int failed;		/* atomic; set with the first error */
+	pthread_mutex_t lock;	/* guards err */
+	const char *path;
+	qir_error err;		/* the first error */
 };
 
-static void fail_with(struct fill *f, int e)
+static void fail_io(struct fill *f, int e)
 {
-	int zero = 0;
+	pthread_mutex_lock(&f->lock);
+	if (!f->failed)
+		qir_fail(&f->err, QIR_EIO, "cannot write '%s': %s", f->path,
+			 strerror(e ? e : EIO));
+	__atomic_store_n(&f->failed, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&f->lock);
+}
 
-	__atomic_compare_exchange_n(&f->err, &zero, e ? e : EIO, 0,
-				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+static void fail_err(struct fill *f, const qir_error *e)
+{
+	pthread_mutex_lock(&f->lock);
+	if (!f->failed)
+		f->err = *e;
+	__atomic_store_n(&f->failed, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&f->lock);
 }
 
 static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
@@ -211,31 +230,139 @@ static void start_writeback(int fd, uint64_t off, uint64_t n)
 #endif
 }
 
+/* Scratch of one worker, reused from recipe to recipe: at most the
+ * outputs of the biggest recipe it evaluates. */
+struct scratch {
+	uint8_t *buf;
+	size_t cap;
+};
+
+/* Evaluates the recipe of the deferred piece p into scratch, one
+ * region per output that is a piece of this save, then writes each
+ * region at its offset. Outputs that are not pieces (inline ones) get
+ * owned bytes from the same evaluation. */
+static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
+		      struct scratch *sc)
+{
+	size_t out, nout, j;
+	const void *r = ir_deferred_recipe(p->deferred, &out, &nout);
+	const struct ir_ext_piece **mine = calloc(nout, sizeof(*mine));
+	void **dst = calloc(nout, sizeof(*dst));
+	uint64_t total = 0, at = 0;
+	qir_error e = { 0 };
+	int rc = -1;
+
+	if (!mine || !dst) {
+		fail_io(f, ENOMEM);
+		goto done;
+	}
+	for (size_t i = 0; i < f->npieces; i++) {
+		const struct ir_ext_piece *q = &f->pieces[i];
+		size_t qo, qn;
+
+		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r ||
+		    mine[qo])
+			continue;
+		mine[qo] = q;
+		total += (q->len + 63) & ~(uint64_t)63;
+	}
+	if (total > SIZE_MAX || (sc->cap < total &&
+	    !(sc->buf = realloc(sc->buf, (size_t)total)))) {
+		sc->cap = 0;
+		fail_io(f, ENOMEM);
+		goto done;
+	}
+	if (sc->cap < total)
+		sc->cap = (size_t)total;
+	for (j = 0; j < nout; j++)
+		if (mine[j]) {
+			dst[j] = sc->buf + at;
+			at += (mine[j]->len + 63) & ~(uint64_t)63;
+		}
+	if (ir_deferred_write(p->deferred, dst, &e)) {
+		fail_err(f, &e);
+		goto done;
+	}
+	/* Every piece of the recipe, two tensors sharing an output too. */
+	for (size_t i = 0; i < f->npieces; i++) {
+		const struct ir_ext_piece *q = &f->pieces[i];
+		size_t qo, qn;
+
+		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r)
+			continue;
+		if (pwrite_all(f->out, dst[qo], q->len, q->off)) {
+			fail_io(f, errno);
+			goto done;
+		}
+		start_writeback(f->out, q->off, q->len);
+	}
+	rc = 0;
+done:
+	free(mine);
+	free(dst);
+	return rc;
+}
+
 static void *worker(void *arg)
 {
 	struct fill *f = arg;
+	struct scratch sc = { 0 };
 
-	while (!__atomic_load_n(&f->err, __ATOMIC_SEQ_CST)) {
+	while (!__atomic_load_n(&f->failed, __ATOMIC_SEQ_CST)) {
 		size_t i = __atomic_fetch_add(&f->next, 1, __ATOMIC_SEQ_CST);
 		const struct chunk *c;
 
 		if (i >= f->nchunks)
 			break;
 		c = &f->chunks[i];
+		if (c->p->deferred) {
+			if (put_recipe(f, c->p, &sc))
+				break;
+			continue;
+		}
 		if (put_chunk(f->out, c)) {
-			fail_with(f, errno);
+			fail_io(f, errno);
 			break;
 		}
 		start_writeback(f->out, c->p->off + c->at, c->len);
 	}
+	free(sc.buf);
 	return NULL;
+}
+
+/* A deferred piece whose recipe an earlier piece has: written with it. */
+static int sibling(const struct ir_ext_piece *p, size_t i)
+{
+	size_t o, n;
+	const void *r;
+
+	if (!p[i].deferred)
+		return 0;
+	r = ir_deferred_recipe(p[i].deferred, &o, &n);
+	for (size_t k = 0; k < i; k++)
+		if (p[k].deferred &&
+		    ir_deferred_recipe(p[k].deferred, &o, &n) == r)
+			return 1;
+	return 0;
 }
 
 static size_t cut(const struct ir_ext_piece *p, size_t n, struct chunk *out)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].deferred) {
+			/* One evaluation writes the recipe's pieces. */
+			if (!sibling(p, i)) {
+				if (out) {
+					out[k].p = &p[i];
+					out[k].at = 0;
+					out[k].len = p[i].len;
+				}
+				k++;
+			}
+			continue;
+		}
 		for (uint64_t at = 0; at < p[i].len; at += FILL_CHUNK) {
 			if (out) {
 				out[k].p = &p[i];
@@ -245,6 +372,7 @@ static size_t cut(const struct ir_ext_piece *p, size_t n, struct chunk *out)
 			}
 			k++;
 		}
+	}
 	return k;
 }
 
@@ -259,9 +387,11 @@ static int nthreads(size_t nchunks)
 	return (size_t)n > nchunks ? (int)nchunks : (int)n;
 }
 
-int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n)
+int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
+		const char *path, qir_error *err)
 {
-	struct fill f = { .out = out };
+	struct fill f = { .out = out, .pieces = pieces, .npieces = n,
+			  .path = path };
 	pthread_t tid[FILL_MAX_THREADS];
 	int nt, started = 0;
 
@@ -269,10 +399,9 @@ int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n)
 	if (!f.nchunks)
 		return 0;
 	f.chunks = malloc(f.nchunks * sizeof(*f.chunks));
-	if (!f.chunks) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (!f.chunks)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	pthread_mutex_init(&f.lock, NULL);
 	cut(pieces, n, f.chunks);
 	nt = nthreads(f.nchunks);
 	/* The calling thread is one of the workers. */
@@ -283,8 +412,10 @@ int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n)
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	free(f.chunks);
-	if (f.err) {
-		errno = f.err;
+	pthread_mutex_destroy(&f.lock);
+	if (f.failed) {
+		if (err)
+			*err = f.err;
 		return -1;
 	}
 	return 0;

@@ -108,11 +108,16 @@ struct ir_ext_piece {
 	 * -1. */
 	int fd;
 	uint64_t fd_off;
+	/* A deferred tensor (data NULL): its recipe is evaluated into
+	 * the file, with every sibling output that is a piece too. */
+	qir_tensor *deferred;
 };
 
 /* Writes every piece to out at its offset, in parallel, copying inside
- * the kernel where the bytes are in a file; -1 with errno. */
-int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n);
+ * the kernel where the bytes are in a file; path names out in
+ * messages. 0, or -1 with err set. */
+int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
+		const char *path, qir_error *err);
 
 /* ---- ir/arena.c: allocations of one save, freed together --------- */
 

@@ -160,8 +160,10 @@ static Onnx__TensorProto *tensor_pb(struct save_ctx *ctx, qir_tensor *t,
 	tp->data_type = t->dtype;
 	if (t->dtype == QIR_STRING)
 		return tensor_strings(ctx, tp, t) ? NULL : tp;
-	data = qir_tensor_data(t, ctx->err);
-	if (!data && t->nbytes) {
+	/* A deferred tensor is evaluated once its place is known: into
+	 * the data file, or (inline) before packing (resolve_inline). */
+	data = qir_tensor_deferred(t) ? NULL : qir_tensor_data(t, ctx->err);
+	if (!data && t->nbytes && !qir_tensor_deferred(t)) {
 		ctx->failed = 1;
 		return NULL;
 	}
@@ -638,6 +640,8 @@ static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 			p->src_off = QIR_TPRIV(t)->ext_offset;
 		}
 		p->fd = ir_spill_source(ctx->m, t, p->data, &p->fd_off);
+		if (qir_tensor_deferred(t))
+			p->deferred = (qir_tensor *)t;
 		if (make_external(ctx, tp, w->location, p->off, len)) {
 			qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
 			goto out;
@@ -650,15 +654,31 @@ static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 	}
 	if (ir_ext_writer_create(w, dir, ctx->err))
 		goto out;
-	if (ir_ext_fill(w->file.fd, pc, n)) {
-		qir_fail(ctx->err, QIR_EIO, "cannot write '%s': %s",
-			 w->file.final_path, strerror(errno));
+	if (ir_ext_fill(w->file.fd, pc, n, w->file.final_path, ctx->err))
 		goto out;
-	}
 	rc = 0;
 out:
 	free(pc);
 	return rc;
+}
+
+/* Deferred tensors left inline get their bytes now (the data file's
+ * evaluations gave most of them theirs already, as siblings). */
+static int resolve_inline(struct save_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		Onnx__TensorProto *tp = ctx->refs[i].tp;
+
+		if (!tp->raw_data.len || tp->raw_data.data ||
+		    tp->data_location ==
+		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		tp->raw_data.data = (uint8_t *)qir_tensor_data(ctx->refs[i].t,
+								ctx->err);
+		if (!tp->raw_data.data)
+			return -1;
+	}
+	return 0;
 }
 
 /* Places tensors inline or in the data file, per opts; fails when the
@@ -674,7 +694,8 @@ static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
 	if (!threshold && !(opts && opts->all_inline) &&
 	    protobuf_c_message_get_packed_size(&mp->base) > QIR_PB_LIMIT)
 		threshold = 1024;
-	if (threshold && externalize(ctx, w, dir, threshold))
+	if ((threshold && externalize(ctx, w, dir, threshold)) ||
+	    resolve_inline(ctx))
 		return -1;
 	size = protobuf_c_message_get_packed_size(&mp->base);
 	if (size > QIR_PB_LIMIT)
