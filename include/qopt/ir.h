@@ -146,8 +146,8 @@ int qir_tensor_spilled(const qir_tensor *t);
  * themselves) and a fill function writing the bytes of every output of
  * the recipe into destination buffers. Nothing is computed when the
  * tensor is made. Whoever reads the bytes (qir_tensor_data and every
- * function built on it: a later pass, the hash, --print-after, the
- * verifier) evaluates the recipe once; its outputs then hold their
+ * function built on it: a later pass, the hash, --print-after)
+ * evaluates the recipe once; its outputs then hold their
  * bytes like any owned tensor (big ones in the spill file, as
  * qir_tensor_spill leaves them). The writer instead evaluates the
  * recipe straight into the output's data file, in parallel with the
