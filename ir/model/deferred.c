@@ -346,3 +346,17 @@ qir_tensor *qir_tensor_share(qir_model *m, qir_tensor *t, qir_error *err)
 	ir_tensor_set_borrowed(c, p->data);
 	return c;
 }
+
+int ir_deferred_prepare(qir_tensor *t, qir_error *err)
+{
+	struct ir_recipe *r = QIR_TPRIV(t)->recipe;
+
+	for (size_t i = 0; r && i < r->ninputs; i++) {
+		qir_tensor *in = r->inputs[i];
+
+		if (qir_tensor_deferred(in) && !qir_tensor_data(in, err) &&
+		    in->nbytes)
+			return -1;
+	}
+	return 0;
+}

@@ -163,6 +163,11 @@ void ir_deferred_detach(qir_tensor *t);
  * bytes (in the heap, never the spill file: this may run on any
  * thread), those with one stay deferred. nout receives the count. */
 int ir_deferred_write(qir_tensor *t, void *const *dst, qir_error *err);
+/* Before the writer's workers evaluate t's recipe: its deferred inputs
+ * are evaluated here, on the calling thread (with every tensor of their
+ * recipes), so that no worker ever evaluates a tensor another worker
+ * may be reading. */
+int ir_deferred_prepare(qir_tensor *t, qir_error *err);
 /* The recipe t belongs to, its output index and output count. */
 const void *ir_deferred_recipe(const qir_tensor *t, size_t *out,
 			       size_t *nout);

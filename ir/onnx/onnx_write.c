@@ -620,6 +620,22 @@ static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 
 	if (ctx->nrefs && !(pc = calloc(ctx->nrefs, sizeof(*pc))))
 		return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
+	/* Recipes reading deferred tensors: those are evaluated first,
+	 * here (which may give a tensor of this save its bytes). */
+	for (size_t i = 0; i < ctx->nrefs; i++)
+		if (qir_tensor_deferred(ctx->refs[i].t) &&
+		    ctx->refs[i].tp->raw_data.len >= threshold &&
+		    ir_deferred_prepare(ctx->refs[i].t, ctx->err))
+			goto out;
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		Onnx__TensorProto *tp = ctx->refs[i].tp;
+
+		if (tp->raw_data.len && !tp->raw_data.data &&
+		    !qir_tensor_deferred(ctx->refs[i].t) &&
+		    !(tp->raw_data.data = (uint8_t *)qir_tensor_data(
+			  ctx->refs[i].t, ctx->err)))
+			goto out;
+	}
 	for (size_t i = 0; i < ctx->nrefs; i++) {
 		Onnx__TensorProto *tp = ctx->refs[i].tp;
 		const qir_tensor *t = ctx->refs[i].t;
