@@ -5,7 +5,8 @@ libqopt_la_SOURCES += ir/model/internal.h ir/model/dtype.c \
 	ir/model/strmap.c ir/model/error.c ir/model/tensor.c \
 	ir/model/value.c ir/model/node.c ir/model/attr.c ir/model/graph.c \
 	ir/model/model.c ir/model/toposort.c ir/model/dead.c \
-	ir/model/verify.c ir/model/print.c ir/model/hash.c ir/model/spill.c
+	ir/model/verify.c ir/model/print.c ir/model/hash.c ir/model/spill.c \
+	ir/model/deferred.c
 
 # ir/transforms: the constant folder (qopt/fold.h) and the opset upgrade
 # (qopt/upgrade.h): operator history, per-change rules (and the rows
@@ -23,7 +24,8 @@ libqopt_la_SOURCES += ir/onnx/onnx_io.h ir/onnx/onnx_check.c \
 	ir/onnx/onnx_tensor.c ir/onnx/onnx_sparse.c ir/onnx/onnx_read.c \
 	ir/onnx/onnx_scan.c ir/onnx/onnx_skeleton.c ir/onnx/onnx_write.c \
 	ir/onnx/external.c ir/onnx/atomic_file.h ir/onnx/atomic_file.c \
-	ir/onnx/open_regular.c ir/onnx/outfile.c ir/onnx/arena.c
+	ir/onnx/open_regular.c ir/onnx/outfile.c ir/onnx/arena.c \
+	ir/onnx/data_fill.c
 nodist_libqopt_la_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
 BUILT_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
 CLEANFILES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h

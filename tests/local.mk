@@ -25,7 +25,7 @@ EXTRA_DIST += tests/ort/package.json tests/ort/setup.sh \
 	tests/corpus-ort.js tests/corpus-roundtrip.sh \
 	tests/ppocr-roundtrip.sh tests/big-roundtrip.sh \
 	examples/make-mlp.py examples/mlp.onnx examples/quantize.ini \
-	bench/io-bench.sh
+	bench/io-bench.sh bench/scale-bench.sh
 
 clean-local: clean-local-tests
 clean-local-tests:
@@ -39,3 +39,9 @@ clean-local-tests:
 BENCH_TARGETS += bench-io
 bench-io: all tests/big-gen$(EXEEXT) tests/ort/.stamp
 	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/io-bench.sh
+
+# make bench-scale: round trip, fp8-mha and nvfp4-weights against cp +
+# fsync of the input, paired, at 1 GiB and 4 GiB (bench/scale-bench.sh).
+BENCH_TARGETS += bench-scale
+bench-scale: all bench/nvfp4-gen$(EXEEXT) bench/fp8mha-gen$(EXEEXT)
+	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/scale-bench.sh

@@ -140,6 +140,59 @@ qir_tensor *qir_tensor_new_spilled(qir_model *m, const char *name, int dtype,
 				   const void *bytes, qir_error *err);
 /* 1 when t's bytes are in the spill file. */
 int qir_tensor_spilled(const qir_tensor *t);
+/* ---- deferred tensors (since ABI 2.3) ----
+ * A tensor's bytes may be a recipe instead of a buffer: its dtype and
+ * dims, its inputs (tensors the recipe owns, possibly deferred
+ * themselves) and a fill function writing the bytes of every output of
+ * the recipe into destination buffers. Nothing is computed when the
+ * tensor is made. Whoever reads the bytes (qir_tensor_data and every
+ * function built on it: a later pass, the hash, --print-after)
+ * evaluates the recipe once; its outputs then hold their
+ * bytes like any owned tensor (big ones in the spill file, as
+ * qir_tensor_spill leaves them). The writer instead evaluates the
+ * recipe straight into the output's data file, in parallel with the
+ * rest of the save, and the tensor stays deferred. Either way the bytes
+ * are those the fill writes, so a recipe must be deterministic: the
+ * same inputs give the same bytes. */
+typedef struct qir_recipe_ops {
+	/* Writes output i's bytes (its nbytes) to dst[i], for every
+	 * output, reading the inputs (qir_tensor_data). May run on any
+	 * thread, never twice at once for one recipe; scratch memory it
+	 * needs is its own to bound. 0, or -1 with err set. */
+	int (*fill)(void *state, qir_tensor *const *inputs, size_t ninputs,
+		    void *const *dst, qir_error *err);
+	/* Frees state (may be NULL) with the recipe's last tensor. */
+	void (*free_state)(void *state);
+} qir_recipe_ops;
+
+/* What one output of a recipe is (name may be NULL). */
+typedef struct qir_tensor_spec {
+	const char *name;
+	int dtype;
+	int rank;
+	const int64_t *dims;
+} qir_tensor_spec;
+
+/* Makes the nout tensors of a recipe into out[] (caller owns each):
+ * deferred, not STRING, each with the nbytes its spec needs. The recipe
+ * takes ownership of inputs[] (tensors, e.g. from qir_tensor_share) and
+ * of state, on failure too; ops must outlive it (a static table). m is
+ * the model the outputs go into (its spill file holds what readers
+ * evaluate) and must outlive them. 0, or -1 with err set. */
+QIR_MUST_CHECK int qir_tensor_new_deferred(qir_model *m,
+		const qir_recipe_ops *ops, void *state,
+		qir_tensor **inputs, size_t ninputs,
+		const qir_tensor_spec *specs, size_t nout,
+		qir_tensor **out, qir_error *err);
+/* 1 while t's bytes are a recipe not yet evaluated for a reader. */
+int qir_tensor_deferred(const qir_tensor *t);
+/* Caller owns: a tensor with t's name, type and bytes that stays valid
+ * when t is freed, for a recipe's inputs: external and inline bytes
+ * are shared (nothing copied), spilled bytes mapped again, a deferred
+ * tensor shares its recipe, heap bytes are copied (into m's spill
+ * file when big; m may be NULL). NULL with err set on failure. */
+qir_tensor *qir_tensor_share(qir_model *m, qir_tensor *t, qir_error *err);
+
 /* Access hints for a tensor whose bytes are mapped from a file
  * (external data, spilled). WILLNEED starts reading them in and
  * returns at once (from a cold page cache, a tensor read page by page
@@ -154,6 +207,7 @@ enum qir_advice {
 };
 int qir_tensor_advise(qir_tensor *t, int advice, qir_error *err);
 /* Where the bytes live, for listings: "inline", "owned", "owned (spilled)",
+ * "owned (deferred)",
  * "external:<location>@<offset>", written into buf (truncated to size)
  * and returned. */
 char *qir_tensor_location(const qir_tensor *t, char *buf, size_t size);

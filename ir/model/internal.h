@@ -60,6 +60,11 @@ struct ir_tensor_priv {
 	size_t spill_len;
 	uint64_t spill_off;	/* where in the spill file */
 	uint64_t spill_id;	/* which spill file (ir_spill.id) */
+	/* Deferred (ir/model/deferred.c): output recipe_out of recipe,
+	 * listed in its tensors by recipe_next; NULL once evaluated. */
+	struct ir_recipe *recipe;
+	size_t recipe_out;
+	qir_tensor *recipe_next;
 };
 
 struct ir_value_priv {
@@ -148,6 +153,29 @@ int ir_spill_source(const qir_model *m, const qir_tensor *t,
 		    const void *data, uint64_t *off);
 /* Closes the model's spill file (mappings stay valid). */
 void ir_spill_close(qir_model *m);
+/* ---- ir/model/deferred.c ---- */
+/* Evaluates t's recipe into owned bytes (siblings too); 0 or -1. */
+int ir_deferred_materialize(qir_tensor *t, qir_error *err);
+/* Drops t from its recipe (freeing the recipe with its last tensor). */
+void ir_deferred_detach(qir_tensor *t);
+/* The writer's evaluation: runs t's recipe once with dst[i] (may be
+ * NULL) for output i; outputs without a destination are given owned
+ * bytes (in the heap, never the spill file: this may run on any
+ * thread), those with one stay deferred. nout receives the count. */
+int ir_deferred_write(qir_tensor *t, void *const *dst, qir_error *err);
+/* Before the writer's workers evaluate t's recipe: its deferred inputs
+ * are evaluated here, on the calling thread (with every tensor of their
+ * recipes), so that no worker ever evaluates a tensor another worker
+ * may be reading. */
+int ir_deferred_prepare(qir_tensor *t, qir_error *err);
+/* The recipe t belongs to, its output index and output count. */
+const void *ir_deferred_recipe(const qir_tensor *t, size_t *out,
+			       size_t *nout);
+/* Gives dst src's spilled bytes: a second mapping of them when they
+ * are in m's spill file, else a heap copy. */
+int ir_spill_share(qir_model *m, qir_tensor *dst, const qir_tensor *src,
+		   qir_error *err);
+
 /* How many bytes at s form one character shown as is: printable ASCII
  * or a well-formed UTF-8 sequence that is not a C1 control; 0 for a
  * byte to escape (controls, DEL, broken UTF-8). */

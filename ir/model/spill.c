@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "model/internal.h"
@@ -136,6 +137,8 @@ static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
 	return 0;
 }
 
+static pthread_mutex_t spill_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Writes bytes (t->nbytes of them) at the end of m's spill file and
  * maps them back as t's data. t's owned bytes, if any, are the
  * caller's to free. */
@@ -151,25 +154,32 @@ static int spill_put(qir_model *m, qir_tensor *t, const void *bytes,
 		return qir_fail(err, QIR_EUSAGE,
 				"tensor '%s': spilling needs the model",
 				t->name ? t->name : "");
+	/* Deferred tensors may be evaluated (and spilled) on the
+	 * writer's workers: the file and its end are taken under a lock;
+	 * the write itself goes to a range no one else was given. */
+	pthread_mutex_lock(&spill_lock);
 	s = spill_get(m, err);
+	if (s) {
+		off = (s->size + spill_align() - 1) / spill_align() *
+		      spill_align();
+		s->size = off + t->nbytes;
+	}
+	pthread_mutex_unlock(&spill_lock);
 	if (!s)
 		return -1;
-	off = (s->size + spill_align() - 1) / spill_align() * spill_align();
 	if (t->nbytes > SIZE_MAX || pwrite_all(s->fd, bytes, t->nbytes, off))
 		return qir_fail(err, QIR_EIO,
 				"tensor '%s': cannot spill %" PRIu64
 				" bytes to a temporary file in '%s': %s",
 				t->name ? t->name : "", t->nbytes, s->dir,
 				strerror(errno));
-	/* Failed writes past the old end are harmless: the next spill
-	 * starts from s->size again and overwrites them. */
+	/* A failed write leaves a gap in the file: harmless. */
 	addr = mmap(NULL, (size_t)t->nbytes, PROT_READ, MAP_SHARED, s->fd,
 		    (off_t)off);
 	if (addr == MAP_FAILED)
 		return qir_fail(err, QIR_EIO,
 				"tensor '%s': cannot map its spilled bytes: %s",
 				t->name ? t->name : "", strerror(errno));
-	s->size = off + t->nbytes;
 	p->data = addr;
 	p->spill_addr = addr;
 	p->spill_len = (size_t)t->nbytes;
@@ -219,6 +229,38 @@ qir_tensor *qir_tensor_new_spilled(qir_model *m, const char *name, int dtype,
 	}
 	t->storage = QIR_STORE_OWNED;
 	return t;
+}
+
+int ir_spill_share(qir_model *m, qir_tensor *dst, const qir_tensor *src,
+		   qir_error *err)
+{
+	const struct ir_tensor_priv *p = QIR_TPRIV(src);
+	struct ir_tensor_priv *q = QIR_TPRIV(dst);
+	const struct ir_spill *s = m ? QIR_MPRIV(m)->spill : NULL;
+	void *addr;
+
+	if (s && p->spill_id == s->id) {
+		/* A second mapping of the same pages: nothing copied. */
+		addr = mmap(NULL, p->spill_len, PROT_READ, MAP_SHARED, s->fd,
+			    (off_t)p->spill_off);
+		if (addr == MAP_FAILED)
+			return qir_fail(err, QIR_EIO,
+					"tensor '%s': cannot map its spilled bytes: %s",
+					src->name, strerror(errno));
+		q->data = addr;
+		q->spill_addr = addr;
+		q->spill_len = p->spill_len;
+		q->spill_off = p->spill_off;
+		q->spill_id = p->spill_id;
+		return 0;
+	}
+	addr = malloc(p->spill_len ? p->spill_len : 1);
+	if (!addr)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	memcpy(addr, p->spill_addr, p->spill_len);
+	q->owned = addr;
+	q->data = addr;
+	return 0;
 }
 
 int qir_tensor_spilled(const qir_tensor *t)

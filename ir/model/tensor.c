@@ -171,6 +171,7 @@ void qir_tensor_free(qir_tensor *t)
 		return;
 	p = QIR_TPRIV(t);
 	if (p) {
+		ir_deferred_detach(t);
 		free(p->owned);
 		ir_tensor_unspill(p);
 		free(p->ext_location);
@@ -186,6 +187,7 @@ void ir_tensor_set_borrowed(qir_tensor *t, const void *data)
 {
 	struct ir_tensor_priv *p = QIR_TPRIV(t);
 
+	ir_deferred_detach(t);
 	free(p->owned);
 	p->owned = NULL;
 	ir_tensor_unspill(p);
@@ -199,6 +201,7 @@ void ir_tensor_set_external(qir_tensor *t, ir_mapping *map,
 {
 	struct ir_tensor_priv *p = QIR_TPRIV(t);
 
+	ir_deferred_detach(t);
 	free(p->owned);
 	p->owned = NULL;
 	ir_tensor_unspill(p);
@@ -289,6 +292,8 @@ const void *qir_tensor_data(qir_tensor *t, qir_error *err)
 
 	if (t->nbytes == 0)
 		return NULL;
+	if (p->recipe && ir_deferred_materialize(t, err))
+		return NULL;
 	if (p->data)
 		return p->data;
 	if (t->storage == QIR_STORE_EXTERNAL)
@@ -333,6 +338,8 @@ void *qir_tensor_mutable_data(qir_tensor *t, qir_error *err)
 	const void *src;
 	void *buf;
 
+	if (p->recipe && ir_deferred_materialize(t, err))
+		return NULL;
 	if (t->storage == QIR_STORE_OWNED && p->owned)
 		return p->owned;
 	if (t->dtype == QIR_STRING) {
@@ -396,6 +403,7 @@ int qir_tensor_reset(qir_tensor *t, int dtype, int rank, const int64_t *dims,
 	t->dtype = dtype;
 	t->nbytes = nbytes;
 	free_strings(t);
+	ir_deferred_detach(t);
 	free(p->owned);
 	ir_tensor_unspill(p);
 	free(p->ext_location);
@@ -467,6 +475,7 @@ char *qir_tensor_location(const qir_tensor *t, char *buf, size_t size)
 	switch (t->storage) {
 	case QIR_STORE_OWNED:
 		snprintf(buf, size, "%s",
+			 p->recipe ? "owned (deferred)" :
 			 p->spill_addr ? "owned (spilled)" : "owned");
 		break;
 	case QIR_STORE_BORROWED:

@@ -7,9 +7,10 @@
  * CVE-2024-27318). Tensors in one file share one ir_mapping,
  * registered in the model and mapped lazily (ir_mapping_open).
  *
- * Saving: tensors are appended to one data file at 4096-aligned
- * offsets (so each can be mmap'ed in place), through a temporary file
- * renamed at the end like the model itself.
+ * Saving: tensors are laid out in one data file at 4096-aligned
+ * offsets (so each can be mmap'ed in place), which is created at its
+ * final size through a temporary file renamed at the end like the
+ * model itself, and filled by ir/onnx/data_fill.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -245,22 +246,6 @@ void ir_ext_writer_init(struct ir_ext_writer *w, const char *location)
 	w->location = location;
 }
 
-static int pad_to(struct ir_ext_writer *w, uint64_t off)
-{
-	static const uint8_t zeros[QIR_EXT_ALIGN];
-
-	while (w->size < off) {
-		uint64_t n = off - w->size;
-
-		if (n > sizeof(zeros))
-			n = sizeof(zeros);
-		if (ir_write_all(w->file.fd, zeros, n))
-			return -1;
-		w->size += n;
-	}
-	return 0;
-}
-
 #define QIR_EXT_CHUNK (64u << 20)
 
 /* Writes len bytes; with from_map, drops each written chunk's pages
@@ -310,163 +295,32 @@ int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 	return 0;
 }
 
-/* Copies len bytes mapped at data, which are bytes [src_off, +len) of
- * the file src maps, to fd at its current position: the source's holes
- * (SEEK_DATA / SEEK_HOLE) are skipped with lseek, so they stay holes
- * and a sparse 16 GiB file costs no disk. The file asked is the one
- * checked at load (device and inode); otherwise, or where the file
- * system cannot say, everything is copied. */
-static int copy_sparse(int fd, const uint8_t *data, uint64_t len,
-		       const ir_mapping *src, uint64_t src_off)
+uint64_t ir_ext_writer_place(struct ir_ext_writer *w, uint64_t len)
 {
-	const char *kind;
-	struct stat st;
-	uint64_t pos = src_off, end = src_off + len;
-	off_t out;
-	int in = ir_open_regular(src->path, O_NOFOLLOW, &st, &kind);
+	uint64_t off = (w->size + QIR_EXT_ALIGN - 1) / QIR_EXT_ALIGN *
+		       QIR_EXT_ALIGN;
 
-	if (in < 0 || st.st_dev != src->dev || st.st_ino != src->ino) {
-		if (in >= 0)
-			close(in);
-		return ir_write_streamed(fd, data, len, 1);
-	}
-	while (pos < end) {
-		off_t d = lseek(in, (off_t)pos, SEEK_DATA), h;
-		uint64_t dat, hol;
-
-		if (d < 0 && errno != ENXIO) {
-			/* No hole support: copy the rest as it is. */
-			close(in);
-			return ir_write_streamed(fd, data + (pos - src_off),
-						   end - pos, 1);
-		}
-		dat = d < 0 || (uint64_t)d > end ? end : (uint64_t)d;
-		if (dat > pos && lseek(fd, (off_t)(dat - pos), SEEK_CUR) < 0)
-			goto fail;
-		pos = dat;
-		if (pos >= end)
-			break;
-		h = lseek(in, (off_t)pos, SEEK_HOLE);
-		hol = h < 0 || (uint64_t)h > end ? end : (uint64_t)h;
-		if (ir_write_streamed(fd, data + (pos - src_off), hol - pos, 1))
-			goto fail;
-		pos = hol;
-	}
-	close(in);
-	/* A trailing hole: the file must still reach its full size. */
-	out = lseek(fd, 0, SEEK_CUR);
-	return out < 0 || ftruncate(fd, out) < 0 ? -1 : 0;
-fail:
-	close(in);
-	return -1;
+	w->size = off + len;
+	return off;
 }
 
-/* Opens the data file on first use and pads to the next aligned
- * offset, *off. */
-static int writer_begin(struct ir_ext_writer *w, const char *dir,
-			uint64_t *off, qir_error *err)
+int ir_ext_writer_create(struct ir_ext_writer *w, const char *dir,
+			   qir_error *err)
 {
-	*off = (w->size + QIR_EXT_ALIGN - 1) / QIR_EXT_ALIGN * QIR_EXT_ALIGN;
-	if (!w->opened) {
-		size_t n = strlen(dir) + strlen(w->location) + 2;
-		char *path = malloc(n);
-		int rc;
+	size_t n = strlen(dir) + strlen(w->location) + 2;
+	char *path = malloc(n);
+	int rc;
 
-		if (!path)
-			return qir_fail(err, QIR_ENOMEM, "out of memory");
-		snprintf(path, n, "%s/%s", dir, w->location);
-		rc = ir_atomic_open(&w->file, path, err);
-		free(path);
-		if (rc)
-			return -1;
-		w->opened = 1;
-	}
-	if (pad_to(w, *off))
-		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
-				w->file.final_path, strerror(errno));
-	return 0;
-}
-
-static int writer_end(struct ir_ext_writer *w, int rc, uint64_t len,
-		      uint64_t off, uint64_t *offset, qir_error *err)
-{
+	if (!path)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	snprintf(path, n, "%s/%s", dir, w->location);
+	rc = ir_atomic_open(&w->file, path, err);
+	free(path);
 	if (rc)
+		return -1;
+	w->opened = 1;
+	if (ftruncate(w->file.fd, (off_t)w->size) < 0)
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",
 				w->file.final_path, strerror(errno));
-	w->size += len;
-	*offset = off;
 	return 0;
-}
-
-int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
-			const void *data, uint64_t len, int from_map,
-			const ir_mapping *src, uint64_t src_off,
-			uint64_t *offset, qir_error *err)
-{
-	uint64_t off;
-	int rc;
-
-	if (writer_begin(w, dir, &off, err))
-		return -1;
-	if (src)
-		rc = copy_sparse(w->file.fd, data, len, src, src_off);
-	else
-		rc = ir_write_streamed(w->file.fd, data, len, from_map);
-	return writer_end(w, rc, len, off, offset, err);
-}
-
-/* copy_file_range from in at in_off to out's position, len bytes: 0,
- * -1 with errno, or 1 when nothing was copied and the kernel cannot do
- * it here (no such call, across file systems, a file system without
- * it): the caller then copies through user memory. */
-static int copy_in_kernel(int out, int in, uint64_t in_off, uint64_t len)
-{
-#ifdef __linux__
-	loff_t pos = (loff_t)in_off;
-	off_t start = lseek(out, 0, SEEK_CUR);
-	int first = 1;
-
-	while (len) {
-		size_t n = len > QIR_EXT_CHUNK ? QIR_EXT_CHUNK : (size_t)len;
-		ssize_t c = copy_file_range(in, &pos, out, NULL, n, 0);
-
-		if (c < 0 && errno == EINTR)
-			continue;
-		if (c < 0 && first && (errno == ENOSYS || errno == EXDEV ||
-				       errno == EINVAL || errno == EOPNOTSUPP))
-			return 1;
-		if (c <= 0) {
-			if (c == 0)
-				errno = EIO;
-			return -1;
-		}
-		start_writeback(out, start, (size_t)c);
-		if (start >= 0)
-			start += (off_t)c;
-		first = 0;
-		len -= (uint64_t)c;
-	}
-	return 0;
-#else
-	(void)out;
-	(void)in;
-	(void)in_off;
-	(void)len;
-	return 1;
-#endif
-}
-
-int ir_ext_writer_add_fd(struct ir_ext_writer *w, const char *dir,
-			 const void *data, uint64_t len, int fd,
-			 uint64_t fd_off, uint64_t *offset, qir_error *err)
-{
-	uint64_t off;
-	int rc;
-
-	if (writer_begin(w, dir, &off, err))
-		return -1;
-	rc = copy_in_kernel(w->file.fd, fd, fd_off, len);
-	if (rc == 1)
-		rc = ir_write_streamed(w->file.fd, data, len, 1);
-	return writer_end(w, rc, len, off, offset, err);
 }

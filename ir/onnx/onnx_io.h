@@ -74,32 +74,50 @@ void ir_ext_free_maps(qir_model *m);
  * another layout). */
 int ir_ext_is_source(qir_model *m, const char *path);
 
-/* Data file written on save: appended to at aligned offsets. */
+/* Data file written on save: tensors at aligned offsets. */
 struct ir_ext_writer {
 	struct ir_atomic_file file;
 	const char *location;	/* as recorded in the model (borrowed) */
-	uint64_t size;
+	uint64_t size;		/* laid out so far */
 	int opened;
 };
 
-/* Opens (on first add) dir/location through a temporary file. */
 void ir_ext_writer_init(struct ir_ext_writer *w, const char *location);
-/* Appends len bytes at the next aligned offset; sets *offset. When
- * from_map is set, data lies in a read-only file mapping whose pages are
- * dropped once written, so copying a large external tensor never holds
- * more than one chunk of it in memory. Never set it for heap memory. */
-/* src (may be NULL): the external file data lies in, at src_off; its
- * holes are kept as holes in the copy. */
-int ir_ext_writer_add(struct ir_ext_writer *w, const char *dir,
-			const void *data, uint64_t len, int from_map,
-			const ir_mapping *src, uint64_t src_off,
-			uint64_t *offset, qir_error *err);
-/* The same for bytes that are also [fd_off, +len) of the open file fd
- * (a spill file): copied inside the kernel where it can, else from the
- * mapping at data. */
-int ir_ext_writer_add_fd(struct ir_ext_writer *w, const char *dir,
-			 const void *data, uint64_t len, int fd,
-			 uint64_t fd_off, uint64_t *offset, qir_error *err);
+/* Laid-out data file (ir/onnx/external.c, ir/onnx/data_fill.c): every
+ * tensor's place is fixed first (ir_ext_writer_place), the file is
+ * created at its final size (ir_ext_writer_create), then filled. */
+/* The next 4096-aligned offset for len bytes; grows w->size. */
+uint64_t ir_ext_writer_place(struct ir_ext_writer *w, uint64_t len);
+/* Opens dir/location through a temporary file of w->size bytes. */
+int ir_ext_writer_create(struct ir_ext_writer *w, const char *dir,
+			   qir_error *err);
+
+/* One tensor's bytes and where they go in the data file. */
+struct ir_ext_piece {
+	const void *data;	/* the bytes in memory (len of them) */
+	uint64_t len;
+	uint64_t off;		/* destination offset */
+	/* data lies in a read-only file mapping: its pages are dropped
+	 * once written. */
+	int from_map;
+	/* data are [src_off, +len) of this external data file (holes
+	 * kept), or NULL. */
+	const ir_mapping *src;
+	uint64_t src_off;
+	/* data are [fd_off, +len) of this open file (a spill file), or
+	 * -1. */
+	int fd;
+	uint64_t fd_off;
+	/* A deferred tensor (data NULL): its recipe is evaluated into
+	 * the file, with every sibling output that is a piece too. */
+	qir_tensor *deferred;
+};
+
+/* Writes every piece to out at its offset, in parallel, copying inside
+ * the kernel where the bytes are in a file; path names out in
+ * messages. 0, or -1 with err set. */
+int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
+		const char *path, qir_error *err);
 
 /* ---- ir/arena.c: allocations of one save, freed together --------- */
 

@@ -160,8 +160,10 @@ static Onnx__TensorProto *tensor_pb(struct save_ctx *ctx, qir_tensor *t,
 	tp->data_type = t->dtype;
 	if (t->dtype == QIR_STRING)
 		return tensor_strings(ctx, tp, t) ? NULL : tp;
-	data = qir_tensor_data(t, ctx->err);
-	if (!data && t->nbytes) {
+	/* A deferred tensor is evaluated once its place is known: into
+	 * the data file, or (inline) before packing (resolve_inline). */
+	data = qir_tensor_deferred(t) ? NULL : qir_tensor_data(t, ctx->err);
+	if (!data && t->nbytes && !qir_tensor_deferred(t)) {
 		ctx->failed = 1;
 		return NULL;
 	}
@@ -607,40 +609,90 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 	return 0;
 }
 
+/* The data file is laid out first (every tensor's offset follows from
+ * the sizes before it), then filled in parallel (ir/onnx/data_fill.c). */
 static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 		       const char *dir, uint64_t threshold)
 {
+	struct ir_ext_piece *pc = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (ctx->nrefs && !(pc = calloc(ctx->nrefs, sizeof(*pc))))
+		return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
+	/* Recipes reading deferred tensors: those are evaluated first,
+	 * here (which may give a tensor of this save its bytes). */
+	for (size_t i = 0; i < ctx->nrefs; i++)
+		if (qir_tensor_deferred(ctx->refs[i].t) &&
+		    ctx->refs[i].tp->raw_data.len >= threshold &&
+		    ir_deferred_prepare(ctx->refs[i].t, ctx->err))
+			goto out;
 	for (size_t i = 0; i < ctx->nrefs; i++) {
 		Onnx__TensorProto *tp = ctx->refs[i].tp;
-		uint64_t len = tp->raw_data.len, off;
+
+		if (tp->raw_data.len && !tp->raw_data.data &&
+		    !qir_tensor_deferred(ctx->refs[i].t) &&
+		    !(tp->raw_data.data = (uint8_t *)qir_tensor_data(
+			  ctx->refs[i].t, ctx->err)))
+			goto out;
+	}
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		Onnx__TensorProto *tp = ctx->refs[i].tp;
+		const qir_tensor *t = ctx->refs[i].t;
+		uint64_t len = tp->raw_data.len;
+		struct ir_ext_piece *p = &pc[n];
 
 		if (len == 0 || len < threshold)
 			continue;
-		const qir_tensor *t = ctx->refs[i].t;
+		p->data = tp->raw_data.data;
+		p->len = len;
+		p->off = ir_ext_writer_place(w, len);
 		/* Mapped bytes are dropped as they are written. */
-		int from_map = t && (t->storage == QIR_STORE_EXTERNAL ||
-				     qir_tensor_spilled(t) ||
-				     in_map(ctx, tp->raw_data.data, len));
+		p->from_map = t->storage == QIR_STORE_EXTERNAL ||
+			      qir_tensor_spilled(t) || in_map(ctx, p->data, len);
+		if (t->storage == QIR_STORE_EXTERNAL &&
+		    QIR_TPRIV(t)->data == p->data) {
+			p->src = QIR_TPRIV(t)->map;
+			p->src_off = QIR_TPRIV(t)->ext_offset;
+		}
+		p->fd = ir_spill_source(ctx->m, t, p->data, &p->fd_off);
+		if (qir_tensor_deferred(t))
+			p->deferred = (qir_tensor *)t;
+		if (make_external(ctx, tp, w->location, p->off, len)) {
+			qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
+			goto out;
+		}
+		n++;
+	}
+	if (!n) {
+		rc = 0;
+		goto out;
+	}
+	if (ir_ext_writer_create(w, dir, ctx->err))
+		goto out;
+	if (ir_ext_fill(w->file.fd, pc, n, w->file.final_path, ctx->err))
+		goto out;
+	rc = 0;
+out:
+	free(pc);
+	return rc;
+}
 
-		const ir_mapping *src = t && t->storage == QIR_STORE_EXTERNAL &&
-					 QIR_TPRIV(t)->data == tp->raw_data.data ?
-					 QIR_TPRIV(t)->map : NULL;
+/* Deferred tensors left inline get their bytes now (the data file's
+ * evaluations gave most of them theirs already, as siblings). */
+static int resolve_inline(struct save_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		Onnx__TensorProto *tp = ctx->refs[i].tp;
 
-		uint64_t soff = 0;
-		int sfd = t ? ir_spill_source(ctx->m, t, tp->raw_data.data,
-					      &soff) : -1;
-
-		if (sfd >= 0 ? ir_ext_writer_add_fd(w, dir, tp->raw_data.data,
-						    len, sfd, soff, &off,
-						    ctx->err) :
-			       ir_ext_writer_add(w, dir, tp->raw_data.data, len,
-						 from_map, src,
-						 src ? QIR_TPRIV(t)->ext_offset :
-						       0,
-						 &off, ctx->err))
+		if (!tp->raw_data.len || tp->raw_data.data ||
+		    tp->data_location ==
+		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		tp->raw_data.data = (uint8_t *)qir_tensor_data(ctx->refs[i].t,
+								ctx->err);
+		if (!tp->raw_data.data)
 			return -1;
-		if (make_external(ctx, tp, w->location, off, len))
-			return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -658,7 +710,8 @@ static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
 	if (!threshold && !(opts && opts->all_inline) &&
 	    protobuf_c_message_get_packed_size(&mp->base) > QIR_PB_LIMIT)
 		threshold = 1024;
-	if (threshold && externalize(ctx, w, dir, threshold))
+	if ((threshold && externalize(ctx, w, dir, threshold)) ||
+	    resolve_inline(ctx))
 		return -1;
 	size = protobuf_c_message_get_packed_size(&mp->base);
 	if (size > QIR_PB_LIMIT)
@@ -764,7 +817,10 @@ static char *data_name(const char *path, const qir_save_opts *opts,
  * writer ever produced bytes no parser accepts (an unknown field it
  * could not represent, a size it got wrong), the save fails instead
  * of leaving an unreadable file behind an exit status of 0. One walk
- * over the mapped file, no allocation. */
+ * over the mapped file's structure, no allocation: payloads are
+ * skipped by their lengths, and external data is checked by the data
+ * file's size and the offsets and lengths the model records
+ * (check_data), never by reading its bytes again. */
 static int reread(int fd, const char *path, qir_error *err)
 {
 	struct stat st;
@@ -791,6 +847,65 @@ static int reread(int fd, const char *path, qir_error *err)
 			 msg);
 	}
 	return rc;
+}
+
+/* An external_data value this writer made, read back as a parser
+ * would; -1 when it is not a plain decimal. */
+static int ext_u64(const Onnx__TensorProto *tp, const char *key,
+		   uint64_t *v)
+{
+	for (size_t i = 0; i < tp->n_external_data; i++) {
+		const char *s = tp->external_data[i]->value;
+		char *end;
+
+		if (strcmp(tp->external_data[i]->key, key))
+			continue;
+		if (!s || *s < '0' || *s > '9')
+			return -1;
+		errno = 0;
+		*v = strtoull(s, &end, 10);
+		return errno || *end ? -1 : 0;
+	}
+	return -1;
+}
+
+/* The data file's half of the read-back: its size is what the layout
+ * said, and every tensor's offset and length, as written in the model,
+ * lie inside it. Only the file's size is read, never its bytes: they
+ * were produced from the tensors, and what could break a reader is
+ * where the model says they are. */
+static int check_data(const struct save_ctx *ctx,
+		      const struct ir_ext_writer *w, qir_error *err)
+{
+	struct stat st;
+
+	if (!w->opened)
+		return 0;
+	if (fstat(w->file.fd, &st) < 0)
+		return qir_fail(err, QIR_EIO, "cannot read back '%s': %s",
+				w->file.final_path, strerror(errno));
+	if ((uint64_t)st.st_size != w->size)
+		return qir_fail(err, QIR_EIO,
+				"the written data file '%s' has %lld bytes, %" PRIu64
+				" were laid out; nothing written",
+				w->file.final_path, (long long)st.st_size,
+				w->size);
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		const Onnx__TensorProto *tp = ctx->refs[i].tp;
+		uint64_t off, len;
+
+		if (!tp->has_data_location || tp->data_location !=
+		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		if (ext_u64(tp, "offset", &off) || ext_u64(tp, "length", &len) ||
+		    off % QIR_EXT_ALIGN || off > w->size ||
+		    len > w->size - off || len != ctx->refs[i].t->nbytes)
+			return qir_fail(err, QIR_EINVALID,
+					"tensor '%s': its external data entry does not read back inside '%s'; nothing written",
+					tp->name ? tp->name : "",
+					w->file.final_path);
+	}
+	return 0;
 }
 
 static int same_inode(const char *a, const char *b)
@@ -853,6 +968,7 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	    ir_atomic_open(f, path, ctx->err) ||
 	    pack_to(ctx, f->fd, mp, path, ctx->err) ||
 	    reread(f->fd, path, ctx->err) ||
+	    check_data(ctx, w, ctx->err) ||
 	    ir_atomic_sync(f, ctx->err))
 		return -1;
 	lock = ir_dir_lock(dir, ctx->err);

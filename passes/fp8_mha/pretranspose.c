@@ -140,7 +140,7 @@ int fp8mha_pretranspose_plan(struct fp8mha_cfg *cfg, qir_node *dq,
 /* Output element j (row-major over dims) reads input element at
  * sum(idx[k] * stride[perm[k]]). The innermost output axis is walked
  * in a tight loop; a plain 2-D transpose goes to the kernels. */
-static int permute(struct fp8mha_cfg *cfg, const uint8_t *src, uint8_t *dst,
+static int permute(qk_ctx *qk, const uint8_t *src, uint8_t *dst,
 		   const struct fp8mha_pt *p)
 {
 	int64_t stride[MAXRANK], idx[MAXRANK] = { 0 };
@@ -149,7 +149,7 @@ static int permute(struct fp8mha_cfg *cfg, const uint8_t *src, uint8_t *dst,
 	int64_t inner, step;
 
 	if (r == 2 && p->perm[0] == 1)
-		return qk_transpose(cfg->qk, 1, src, (size_t)p->t->dims[0],
+		return qk_transpose(qk, 1, src, (size_t)p->t->dims[0],
 				    (size_t)p->t->dims[1], dst,
 				    (size_t)p->t->dims[0]);
 	stride[r - 1] = 1;
@@ -229,32 +229,84 @@ int fp8mha_pretranspose_gate(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p)
 				"Transpose '%s'", p->w->name, p->tr->name);
 }
 
+/* The transposed codes as a deferred tensor: permuted by the writer
+ * straight into the output (or by whoever reads them first). The
+ * recipe keeps its own view of the codes and the permutation (p's
+ * dims and perm; its t is the recipe's input). */
+struct perm_recipe {
+	char *name;		/* the weight, for messages */
+	struct fp8mha_pt p;
+};
+
+static int perm_fill(void *state, qir_tensor *const *in, size_t nin,
+		     void *const *dst, qir_error *err)
+{
+	struct perm_recipe *r = state;
+	const uint8_t *src = qir_tensor_data(in[0], err);
+	int rc;
+
+	(void)nin;
+	if (!src)
+		return -1;
+	r->p.t = in[0];
+	rc = permute(NULL, src, dst[0], &r->p);
+	(void)qir_tensor_advise(in[0], QIR_ADVISE_DONE, NULL);
+	if (rc)
+		return qir_fail(err, QIR_EINVALID,
+				"weight '%s': transpose failed: %s", r->name,
+				qk_strerror(rc));
+	return 0;
+}
+
+static void perm_free(void *state)
+{
+	struct perm_recipe *r = state;
+
+	if (r)
+		free(r->name);
+	free(r);
+}
+
+static const qir_recipe_ops perm_ops = { perm_fill, perm_free };
+
+static qir_tensor *transposed(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p,
+			      const char *name, qir_error *err)
+{
+	struct perm_recipe *r = calloc(1, sizeof(*r));
+	const qir_tensor_spec spec = { name, p->t->dtype, p->rank, p->dims };
+	qir_tensor *in, *out = NULL;
+
+	if (!r || !(r->name = strdup(p->w->name))) {
+		perm_free(r);
+		qir_fail(err, QIR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	r->p = *p;
+	in = qir_tensor_share(cfg->m, p->t, err);
+	if (!in) {
+		perm_free(r);
+		return NULL;
+	}
+	if (qir_tensor_new_deferred(cfg->m, &perm_ops, r, &in, 1, &spec, 1,
+				    &out, err))
+		return NULL;
+	return out;
+}
+
 static int apply(struct fp8mha_cfg *cfg, struct fp8mha_pt *p)
 {
 	qir_error err = { 0 };
 	qir_tensor *nt;
-	const uint8_t *src;
-	uint8_t *dst;
 	char name[512];
 	int rc;
 
 	if (!fp8mha_pretranspose_gate(cfg, p))
 		return 0;
 	snprintf(name, sizeof(name), "%s_T", p->w->name);
-	nt = qir_tensor_new(name, p->t->dtype, p->rank, p->dims, &err);
-	src = nt ? qir_tensor_data(p->t, &err) : NULL;
-	dst = src ? qir_tensor_mutable_data(nt, &err) : NULL;
-	if (!dst && p->t->nbytes) {
-		qir_tensor_free(nt);
+	nt = p->t->nbytes ? transposed(cfg, p, name, &err) :
+	     qir_tensor_new(name, p->t->dtype, p->rank, p->dims, &err);
+	if (!nt)
 		return fp8mha_fail(cfg, p->tr, &err);
-	}
-	if (p->t->nbytes && (rc = permute(cfg, src, dst, p))) {
-		qir_tensor_free(nt);
-		qopt_error(cfg->ctx, "weight '%s': transpose failed: %s",
-			   p->w->name, qk_strerror(rc));
-		return -1;
-	}
-	(void)qir_tensor_advise(p->t, QIR_ADVISE_DONE, NULL);
 	rc = fp8mha_pretranspose_finish(cfg, p, nt);
 	if (rc > 0)
 		fp8mha_erase_unused(p->w);

@@ -7,8 +7,9 @@
  * the DQ output is unchanged bit for bit. Under weight_mode = fake the
  * candidate goes to fake.c instead (float values, no Q/DQ).
  *
- * Weights are handled one at a time and their results spilled, so peak
- * memory stays near the largest weight.
+ * The codes are deferred tensors: computed by the writer straight into
+ * the output's data file (or by whoever reads them first), so a weight
+ * is never computed into memory and parked until the save.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,35 +134,104 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq,
 	return 1;
 }
 
+/* A weight's FP8 codes as a deferred tensor (qir_tensor_new_deferred):
+ * computed by whoever reads them, or by the writer straight into the
+ * output's data file, never parked in between. The recipe holds its
+ * own view of the weight and copies of Q's scales and layout; it runs
+ * on the CPU kernels with no context (the writer evaluates recipes in
+ * parallel; the bytes are the same on every device and thread count).
+ * transposed: the codes of the [R, C] weight stored as [C, R], built a
+ * strip of rows at a time so the untransposed codes never exist in
+ * full. */
+struct fp8_recipe {
+	char *name;		/* the weight, for messages */
+	int fp8, sat, transposed, axis;
+	float *scales;		/* owned copy */
+	qk_qlayout lay;
+};
+
+static void fp8_recipe_free(void *state)
+{
+	struct fp8_recipe *r = state;
+
+	if (r) {
+		free(r->name);
+		free(r->scales);
+	}
+	free(r);
+}
+
+static int fp8_fill_transposed(const struct fp8_recipe *r, const qir_tensor *w,
+			       const uint8_t *src, uint8_t *tr, qir_error *err);
+
+static int fp8_fill(void *state, qir_tensor *const *in, size_t nin,
+		    void *const *dst, qir_error *err)
+{
+	struct fp8_recipe *r = state;
+	const void *src = qir_tensor_data(in[0], err);
+	int rc;
+
+	(void)nin;
+	if (!src)
+		return -1;
+	if (r->transposed)
+		rc = fp8_fill_transposed(r, in[0], src, dst[0], err);
+	else if ((rc = qk_fp8_quantize(NULL, r->fp8, dst[0], in[0]->dtype, src,
+				       r->scales, &r->lay, r->sat)))
+		qir_fail(err, QIR_EINVALID,
+			 "FP8 quantization of weight '%s' failed: %s", r->name,
+			 qk_strerror(rc));
+	/* The source's pages are not needed again (a hint). */
+	(void)qir_tensor_advise(in[0], QIR_ADVISE_DONE, NULL);
+	return rc ? -1 : 0;
+}
+
+static const qir_recipe_ops fp8_ops = { fp8_fill, fp8_recipe_free };
+
+/* The deferred codes of c's weight, named name with dims. */
+static qir_tensor *fp8_deferred(struct fp8mha_cfg *cfg,
+				const struct fp8mha_wcand *c, const char *name,
+				const int64_t *dims, int transposed,
+				qir_error *err)
+{
+	struct fp8_recipe *r = calloc(1, sizeof(*r));
+	const qir_tensor_spec spec = { name, c->fp8, c->w->rank, dims };
+	qir_tensor *in, *out = NULL;
+
+	if (!r || !(r->name = strdup(c->q->inputs[0]->name)) ||
+	    !(r->scales = malloc(c->nscales * sizeof(float)))) {
+		fp8_recipe_free(r);
+		qir_fail(err, QIR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memcpy(r->scales, c->scales, c->nscales * sizeof(float));
+	r->fp8 = c->fp8;
+	r->sat = (int)qir_node_attr_int(c->q, "saturate", 1);
+	r->transposed = transposed;
+	r->axis = c->axis;
+	r->lay = c->lay;
+	in = qir_tensor_share(cfg->m, c->w, err);
+	if (!in) {
+		fp8_recipe_free(r);
+		return NULL;
+	}
+	if (qir_tensor_new_deferred(cfg->m, &fp8_ops, r, &in, 1, &spec, 1,
+				    &out, err))
+		return NULL;
+	return out;
+}
+
 static int quantize(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 		    qir_value **out)
 {
 	qir_error err = { 0 };
 	char name[512];
 	qir_tensor *t;
-	const void *src;
-	void *dst;
-	int rc;
 
 	snprintf(name, sizeof(name), "%s_fp8", c->q->inputs[0]->name);
-	t = qir_tensor_new(name, c->fp8, c->w->rank, c->w->dims, &err);
-	src = t ? qir_tensor_data(c->w, &err) : NULL;
-	dst = src ? qir_tensor_mutable_data(t, &err) : NULL;
-	if (!dst && qir_tensor_numel(c->w)) {
-		qir_tensor_free(t);
+	t = fp8_deferred(cfg, c, name, c->w->dims, 0, &err);
+	if (!t)
 		return fp8mha_fail(cfg, c->dq, &err);
-	}
-	rc = qk_fp8_quantize(cfg->qk, c->fp8, dst, c->w->dtype, src,
-			     c->scales, &c->lay,
-			     (int)qir_node_attr_int(c->q, "saturate", 1));
-	if (rc) {
-		qir_tensor_free(t);
-		qopt_error(cfg->ctx, "FP8 quantization of weight '%s' failed: %s",
-			   c->q->inputs[0]->name, qk_strerror(rc));
-		return -1;
-	}
-	/* The source's pages are not needed again (a hint). */
-	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
 	*out = fp8mha_add_init(c->dq->graph, t);
 	return *out ? 0 : fp8mha_fail(cfg, c->dq, NULL);
 }
@@ -182,11 +252,9 @@ static int64_t strip_rows(int64_t rows, int64_t row_bytes)
 }
 
 /* Q's scales over the rows r0 .. r0 + h of an [R, C] weight. */
-static void strip_layout(const struct fp8mha_wcand *c, int64_t r0,
+static void strip_layout(const struct fp8_recipe *c, int64_t cols, int64_t r0,
 			 int64_t h, qk_qlayout *lay, const float **scales)
 {
-	int64_t cols = c->w->dims[1];
-
 	*lay = c->lay;
 	*scales = c->scales;
 	if (lay->mode == QK_SCALE_TENSOR) {
@@ -202,57 +270,48 @@ static void strip_layout(const struct fp8mha_wcand *c, int64_t r0,
 	}
 }
 
-static int quantize_transposed(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
-			       const struct fp8mha_pt *pt, qir_tensor **out)
+static int fp8_fill_transposed(const struct fp8_recipe *r, const qir_tensor *w,
+			       const uint8_t *src, uint8_t *tr, qir_error *err)
 {
-	qir_error err = { 0 };
-	int64_t rows = c->w->dims[0], cols = c->w->dims[1], r0, h, strip;
-	size_t es = (size_t)qir_dtype_bits(c->w->dtype) / 8;
-	int sat = (int)qir_node_attr_int(c->q, "saturate", 1);
-	char name[512];
-	const uint8_t *src;
-	uint8_t *tr, *buf;
+	int64_t rows = w->dims[0], cols = w->dims[1], r0, h, strip;
+	size_t es = (size_t)qir_dtype_bits(w->dtype) / 8;
+	uint8_t *buf;
 	int rc = 0;
 
-	snprintf(name, sizeof(name), "%s_fp8_T", c->q->inputs[0]->name);
 	strip = strip_rows(rows, cols * (int64_t)es);
-	src = qir_tensor_data(c->w, &err);
-	tr = src ? ps_grow(&cfg->tr_buf, &cfg->tr_cap, (size_t)(rows * cols)) :
-		   NULL;
-	buf = tr ? ps_grow(&cfg->strip_buf, &cfg->strip_cap,
-			   (size_t)(strip * cols)) : NULL;
-	if (!buf) {
-		if (src)
-			qir_fail(&err, QIR_ENOMEM, "weight '%s': out of memory",
-				 c->q->inputs[0]->name);
-		return fp8mha_fail(cfg, c->dq, &err);
-	}
+	buf = malloc((size_t)(strip * cols));
+	if (!buf)
+		return qir_fail(err, QIR_ENOMEM, "weight '%s': out of memory",
+				r->name);
 	for (r0 = 0; r0 < rows && !rc; r0 += strip) {
 		qk_qlayout lay;
 		const float *sc;
 
 		h = rows - r0 < strip ? rows - r0 : strip;
-		strip_layout(c, r0, h, &lay, &sc);
-		rc = qk_fp8_quantize(cfg->qk, c->fp8, buf, c->w->dtype,
+		strip_layout(r, cols, r0, h, &lay, &sc);
+		rc = qk_fp8_quantize(NULL, r->fp8, buf, w->dtype,
 				     src + (size_t)(r0 * cols) * es, sc, &lay,
-				     sat);
+				     r->sat);
 		if (!rc)
-			rc = qk_transpose(cfg->qk, 1, buf, (size_t)h,
+			rc = qk_transpose(NULL, 1, buf, (size_t)h,
 					  (size_t)cols, tr + r0, (size_t)rows);
 	}
-	if (rc) {
-		qopt_error(cfg->ctx, "FP8 quantization and transpose of weight "
-			   "'%s' failed: %s", c->q->inputs[0]->name,
-			   qk_strerror(rc));
-		return -1;
-	}
-	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
-	{
-		const struct ps_results r = fp8mha_results(cfg);
+	free(buf);
+	if (rc)
+		return qir_fail(err, QIR_EINVALID,
+				"FP8 quantization and transpose of weight '%s' failed: %s",
+				r->name, qk_strerror(rc));
+	return 0;
+}
 
-		*out = ps_result(&r, name, c->fp8, 2, pt->dims, tr,
-				 (size_t)(rows * cols), &err);
-	}
+static int quantize_transposed(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+			       const struct fp8mha_pt *pt, qir_tensor **out)
+{
+	qir_error err = { 0 };
+	char name[512];
+
+	snprintf(name, sizeof(name), "%s_fp8_T", c->q->inputs[0]->name);
+	*out = fp8_deferred(cfg, c, name, pt->dims, 1, &err);
 	return *out ? 0 : fp8mha_fail(cfg, c->dq, &err);
 }
 

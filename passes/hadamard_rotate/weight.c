@@ -1,8 +1,8 @@
 /*
  * passes/hadamard_rotate/weight.c - the weight side, offline:
- * B' = R B along K through the kernels' Hadamard (CPU or CUDA, FP32
- * arithmetic, one rounding to the weight's own type). The result is a
- * new initializer (so that external data and later passes find it);
+ * B' = R B along K through the kernels' Hadamard (FP32 arithmetic, one
+ * rounding to the weight's own type), deferred until its bytes are read
+ * or written. The result is a new initializer (so that external data and later passes find it);
  * targets reading the same weight with the same block share it, and
  * the original stays for any other reader.
  */
@@ -13,50 +13,97 @@
 #include "hadamard_rotate.h"
 #include "../support/support.h"
 
-void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner)
+/* outer and inner of w viewed as [outer, K, inner] along kaxis. */
+static void hr_layout_of(const qir_tensor *w, int kaxis, size_t *outer,
+			 size_t *inner)
 {
 	*outer = 1;
 	*inner = 1;
-	for (int i = 0; i < t->kaxis; i++)
-		*outer *= (size_t)t->w->dims[i];
-	for (int i = t->kaxis + 1; i < t->w->rank; i++)
-		*inner *= (size_t)t->w->dims[i];
+	for (int i = 0; i < kaxis; i++)
+		*outer *= (size_t)w->dims[i];
+	for (int i = kaxis + 1; i < w->rank; i++)
+		*inner *= (size_t)w->dims[i];
 }
 
-/* Caller owns: R applied to a copy of t->w (or to t->w itself when it
- * was folded: it is then no longer t's). */
+void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner)
+{
+	hr_layout_of(t->w, t->kaxis, outer, inner);
+}
+
+/* R B as a deferred tensor (qir_tensor_new_deferred): the rotation
+ * runs when someone reads the bytes, or in the writer straight into the
+ * output's data file, not during the pass. On the CPU kernels with no
+ * context (the bytes are the same on every device and thread count). */
+struct rot_recipe {
+	char *name;		/* the weight, for messages */
+	size_t outer, k, inner, block;
+};
+
+static int rot_fill(void *state, qir_tensor *const *in, size_t nin,
+		    void *const *dst, qir_error *err)
+{
+	struct rot_recipe *r = state;
+	const void *src = qir_tensor_data(in[0], err);
+	int rc;
+
+	(void)nin;
+	if (!src)
+		return -1;
+	memcpy(dst[0], src, in[0]->nbytes);
+	rc = qk_hadamard(NULL, in[0]->dtype, dst[0], r->outer, r->k, r->inner,
+			 r->block);
+	if (rc)
+		return qir_fail(err, QIR_EINVALID,
+				"weight '%s': Hadamard kernel: %s", r->name,
+				qk_strerror(rc));
+	return 0;
+}
+
+static void rot_free(void *state)
+{
+	struct rot_recipe *r = state;
+
+	if (r)
+		free(r->name);
+	free(r);
+}
+
+static const qir_recipe_ops rot_ops = { rot_fill, rot_free };
+
+/* Caller owns: R applied to t->w (which the recipe takes when it was
+ * folded: it is then no longer t's). */
 static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 {
 	qir_error err = { 0 };
-	qir_tensor *c = t->folded ? t->w : qir_tensor_clone(t->w, &err);
-	size_t outer, inner;
-	void *p;
-	int rc;
+	struct rot_recipe *r = calloc(1, sizeof(*r));
+	qir_tensor *in = NULL, *out = NULL;
+	qir_tensor_spec spec;
 
-	if (!c) {
+	if (r && (r->name = strdup(t->wv->name)))
+		in = t->folded ? t->w : qir_tensor_share(cfg->m, t->w, &err);
+	if (t->folded)
+		t->w = NULL;
+	t->folded = 0;
+	if (!in) {
+		rot_free(r);
+		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
+			   err.msg[0] ? err.msg : "out of memory");
+		return NULL;
+	}
+	hr_layout_of(in, t->kaxis, &r->outer, &r->inner);
+	r->k = (size_t)t->k;
+	r->block = t->block;
+	spec.name = in->name;
+	spec.dtype = in->dtype;
+	spec.rank = in->rank;
+	spec.dims = in->dims;
+	if (qir_tensor_new_deferred(cfg->m, &rot_ops, r, &in, 1, &spec, 1,
+				    &out, &err)) {
 		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name, err.msg);
 		return NULL;
 	}
-	t->folded = 0;	/* c is the caller's from here on */
-	p = qir_tensor_mutable_data(c, &err);
-	if (!p && c->nbytes) {
-		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name, err.msg);
-		qir_tensor_free(c);
-		t->w = NULL;
-		return NULL;
-	}
-	hr_layout(t, &outer, &inner);
-	rc = qk_hadamard(cfg->qk, c->dtype, p, outer, (size_t)t->k, inner,
-			 t->block);
-	if (rc) {
-		qopt_error(cfg->ctx, "weight '%s': Hadamard kernel: %s",
-			   t->wv->name, qk_strerror(rc));
-		qir_tensor_free(c);
-		t->w = NULL;
-		return NULL;
-	}
-	t->w = c;	/* borrowed from here on: the initializer owns it */
-	return c;
+	t->w = out;	/* borrowed from here on: the initializer owns it */
+	return out;
 }
 
 /* Tensors below this stay in the heap: spilling them saves nothing. */

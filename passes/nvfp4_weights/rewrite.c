@@ -309,6 +309,53 @@ struct real_tensors {
 	qir_tensor *f4, *s8, *g;
 };
 
+/* The real-mode recipe: one pass of the NVFP4 quantizer over the
+ * weight fills all three outputs (codes, block scales, global scale).
+ * Deferred (qir_tensor_new_deferred): the writer runs it straight into
+ * the output's data file, a reader of the bytes runs it on demand. It
+ * runs on the CPU kernels with no context (one thread per recipe; the
+ * writer evaluates recipes in parallel, and the run's kernel context
+ * may be gone by the time a reader asks): the bytes are the same on
+ * every device and thread count. */
+struct real_recipe {
+	char *name;		/* the weight, for messages */
+	int dtype;
+	size_t outer, k, inner;
+};
+
+static int real_fill(void *state, qir_tensor *const *in, size_t nin,
+		     void *const *dst, qir_error *err)
+{
+	struct real_recipe *r = state;
+	const void *src = qir_tensor_data(in[0], err);
+	float g = 0.0f;
+	int rc;
+
+	(void)nin;
+	if (!src)
+		return -1;
+	rc = qk_nvfp4_quantize(NULL, r->dtype, src, r->outer, r->k, r->inner,
+			       dst[0], dst[1], &g);
+	if (rc)
+		return qir_fail(err, QIR_EINVALID,
+				"NVFP4 quantization of weight '%s' failed: %s",
+				r->name, qk_strerror(rc));
+	memcpy(dst[2], &g, sizeof(g));
+	drop_pages(in[0]);
+	return 0;
+}
+
+static void real_free(void *state)
+{
+	struct real_recipe *r = state;
+
+	if (r)
+		free(r->name);
+	free(r);
+}
+
+static const qir_recipe_ops real_ops = { real_fill, real_free };
+
 static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 			 qir_tensor *t, const struct layout *l,
 			 struct real_tensors *rt)
@@ -317,52 +364,52 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	char *n4 = suffixed(w->stored->name, "_fp4");
 	char *ns = suffixed(w->stored->name, "_fp4_scale");
 	char *ng = suffixed(w->stored->name, "_fp4_gscale");
-	size_t n = (size_t)(l->outer * l->k * l->inner);
-	size_t ncodes = (n + 1) / 2, nscales = n / QK_NVFP4_BLOCK;
-	const struct ps_results r = results(cfg);
-	uint8_t *codes, *scales;
-	const void *src;
-	float g = 0.0f;
+	struct real_recipe *r = calloc(1, sizeof(*r));
+	qir_tensor *in = NULL, *out[3];
 	int rc = -1;
 
 	memset(rt, 0, sizeof(*rt));
-	if (!n4 || !ns || !ng)
-		goto out;
-	codes = ps_grow(&cfg->codes_buf, &cfg->codes_cap, ncodes);
-	scales = ps_grow(&cfg->scales_buf, &cfg->scales_cap, nscales);
-	if (!codes || !scales) {
+	if (!n4 || !ns || !ng || !r || !(r->name = strdup(w->stored->name))) {
 		qopt_error(cfg->ctx, "weight '%s': out of memory",
 			   w->stored->name);
+		real_free(r);
 		goto out;
 	}
-	src = qir_tensor_data(t, &err);
-	if (!src)
-		goto ir_fail;
-	rc = qk_nvfp4_quantize(cfg->qk, t->dtype, src, l->outer, l->k,
-			       l->inner, codes, scales, &g);
-	if (rc) {
-		kerr(cfg, "NVFP4 quantization", w->stored->name, rc);
-		rc = -1;
+	if (l->k % QK_NVFP4_BLOCK) {
+		real_free(r);
+		rc = kerr(cfg, "NVFP4 quantization", w->stored->name,
+			  QK_EBLOCK);
 		goto out;
 	}
-	drop_pages(t);
-	rc = -1;
-	rt->f4 = ps_result(&r, n4, QIR_FLOAT4E2M1, l->rank, l->dims, codes,
-			   ncodes, &err);
-	rt->s8 = rt->f4 ? ps_result(&r, ns, QIR_FLOAT8E4M3FN, l->rank,
-				    l->sdims, scales, nscales, &err) : NULL;
-	rt->g = rt->s8 ? ps_result(&r, ng, QIR_FLOAT, 0, NULL, &g, sizeof(g),
-				   &err) : NULL;
-	if (!rt->g)
+	r->dtype = t->dtype;
+	r->outer = l->outer;
+	r->k = l->k;
+	r->inner = l->inner;
+	/* The recipe's own view of the weight's bytes: the original goes
+	 * away with the rewrite. */
+	in = qir_tensor_share(cfg->m, t, &err);
+	if (!in) {
+		real_free(r);
 		goto ir_fail;
+	}
+	{
+		const qir_tensor_spec specs[3] = {
+			{ n4, QIR_FLOAT4E2M1, l->rank, l->dims },
+			{ ns, QIR_FLOAT8E4M3FN, l->rank, l->sdims },
+			{ ng, QIR_FLOAT, 0, NULL },
+		};
+
+		if (qir_tensor_new_deferred(cfg->m, &real_ops, r, &in, 1, specs,
+					    3, out, &err))
+			goto ir_fail;
+	}
+	rt->f4 = out[0];
+	rt->s8 = out[1];
+	rt->g = out[2];
 	rc = 0;
 	goto out;
 ir_fail:
 	irerr(cfg, w->stored->name, &err);
-	qir_tensor_free(rt->f4);
-	qir_tensor_free(rt->s8);
-	qir_tensor_free(rt->g);
-	memset(rt, 0, sizeof(*rt));
 out:
 	free(n4);
 	free(ns);
