@@ -105,6 +105,35 @@ static int stdout_ok(void)
 
 /* Everything that can fail is done before the model is renamed into
  * place; the statistics file follows it (a rename in one folder). */
+/* A deferred tensor's recipe runs when its bytes are written; with no
+ * output (-o /dev/null, --dry-run) nothing would run it, and a recipe
+ * that fails (an NVFP4 weight holding Inf) would pass unnoticed. So the
+ * recipes run here, their results kept as any read result is. */
+static int eval_graph_deferred(qir_graph *g, void *arg)
+{
+	qir_error *err = arg;
+	size_t i;
+
+	for (i = 0; i < g->ninits; i++) {
+		qir_tensor *t = qir_value_const(g->inits[i]);
+
+		if (t && qir_tensor_deferred(t) && !qir_tensor_data(t, err))
+			return -1;
+	}
+	return 0;
+}
+
+static int eval_deferred(struct pm_cli *c, qir_model *m)
+{
+	qir_error err = { 0 };
+
+	if (qir_graph_walk(m->graph, eval_graph_deferred, &err) == 0)
+		return 0;
+	fprintf(stderr, "qopt: %s: error: %s; no output written\n",
+		c->input, err.msg);
+	return -1;
+}
+
 static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 {
 	const struct pm_pipeline *pl = run->pl;
@@ -143,6 +172,10 @@ static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 		run->t_save = pm_now() - t0;
 		pm_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
 			 m->graph->nnodes, m->graph->ninits);
+	}
+	if ((c->dry_run || c->out_discard) && eval_deferred(c, m) < 0) {
+		pm_outfile_abort(stats);
+		return QOPT_EXIT_FAIL;
 	}
 	if (c->out_discard)
 		pm_msg(QOPT_LOG_INFO, c->output, "discarded (%zu nodes, %zu initializers)",
