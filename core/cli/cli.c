@@ -56,7 +56,8 @@ void cli_usage(FILE *f)
 "       qopt dump MODEL.onnx                    print the IR\n"
 "       qopt verify MODEL.onnx                  check a model\n"
 "       qopt bisect [OPTIONS] MODEL.onnx --test 'CMD {}' [-o DIR]\n"
-"       qopt calibrate MODEL.onnx --data DIR [-o CALIB.json] [--percentile P]\n"
+"       qopt calibrate MODEL.onnx --data DIR | --random N [--seed S]\n"
+"                      [--dim NAME=VALUE] [-o CALIB.json] [--percentile P]\n"
 "                                               activation ranges for fp8-mha\n"
 "       qopt --list-passes | --help-pass NAME\n"
 "\n"
@@ -89,7 +90,8 @@ void cli_usage(FILE *f)
 "      --external-name NAME  external data file name\n"
 "      --all-inline          keep every tensor inline\n"
 "Bisect:\n"
-"      --test 'CMD {}'       exit 0 good, 125 skip, else bad; {} = candidate\n"
+"      --test 'CMD {}'       exit 0 good, 125 skip, 1-127 bad; 126, 127, a\n"
+"                            signal, above 127: error; {} = candidate\n"
 "  -o DIR                    where bisect leaves its files (default qopt-bisect)\n"
 "General:\n"
 "  -v, --verbose             debug messages (and BISECT lines in bisect runs)\n"
@@ -292,8 +294,8 @@ int cli_parse(struct pm_cli *c, int argc, char **argv)
 			return -1;
 		}
 		if (ch == 'V') {
-			printf("qopt %s (plugin ABI %d)\n", PACKAGE_VERSION,
-			       QOPT_ABI_VERSION);
+			printf("qopt %s (plugin ABI %d.%d)\n", PACKAGE_VERSION,
+			       QOPT_ABI_VERSION, QOPT_ABI_MINOR);
 			return -1;
 		}
 		if (ch == '?')
