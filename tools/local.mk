@@ -45,3 +45,20 @@ uninstall-ort-tools:
 	for f in $(ORT_TOOLS_JS); do rm -f '$(DESTDIR)$(pkglibexecdir)/'"$${f#tools/}"; done
 	for f in $(ORT_LAUNCHERS); do rm -f '$(DESTDIR)$(bindir)/'"$${f#tools/}"; done
 .PHONY: install-ort-tools uninstall-ort-tools
+
+# Bash completion for qopt and qopt-ort-check (one file, installed under
+# both command names, as bash-completion loads files by command name).
+bashcompletiondir = $(datadir)/bash-completion/completions
+EXTRA_DIST += tools/qopt.bash-completion
+install-data-local: install-bash-completion
+uninstall-local: uninstall-bash-completion
+install-bash-completion:
+	$(MKDIR_P) '$(DESTDIR)$(bashcompletiondir)'
+	for c in qopt qopt-ort-check; do \
+		$(INSTALL_DATA) '$(top_srcdir)/tools/qopt.bash-completion' \
+			'$(DESTDIR)$(bashcompletiondir)/'"$$c" || exit 1; \
+	done
+uninstall-bash-completion:
+	rm -f '$(DESTDIR)$(bashcompletiondir)/qopt' \
+		'$(DESTDIR)$(bashcompletiondir)/qopt-ort-check'
+.PHONY: install-bash-completion uninstall-bash-completion
