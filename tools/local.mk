@@ -10,7 +10,7 @@ ORT_TOOLS_JS = tools/qopt-ort-check.js tools/qopt-calibrate.js \
 ORT_LAUNCHERS = tools/qopt-ort-check tools/qopt-calibrate-ort
 EXTRA_DIST += $(ORT_TOOLS_JS) tools/qopt-ort-check.in \
 	tools/qopt-calibrate-ort.in tools/qopt-port-abi1.py
-noinst_SCRIPTS += $(ORT_LAUNCHERS)
+nodist_noinst_SCRIPTS = $(ORT_LAUNCHERS)
 CLEANFILES += $(ORT_LAUNCHERS)
 
 # Template -> launcher (add -e 's|[@]jsdir[@]|DIR|g').
