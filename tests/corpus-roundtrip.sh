@@ -24,6 +24,7 @@ manifest="$work/manifest"
 pairs="$work/pairs"
 : >"$pairs"
 : >"$work/failed"
+: >"$work/order"
 tab=$(printf '\t')
 
 # One qopt per model (the CLI is what is tested), and nothing else per
@@ -42,6 +43,7 @@ for model in "$QOPT_TESTDATA"/node/*/model.onnx \
 		continue
 	fi
 	out="$work/${name%%/*}_${name#*/}.onnx"
+	printf '%s\n' "$name" >>"$work/order"
 	if ! "$QOPT" "$model" -o "$out" >"$work/log" 2>&1; then
 		printf '%s\tfail\tqopt failed: %s\t%s\t%s\n' "$name" \
 			"$(head -n3 "$work/log" | tr '\t\n' '  ')" "$dir" "$out" \
@@ -54,24 +56,29 @@ for model in "$QOPT_TESTDATA"/node/*/model.onnx \
 	fi
 done
 
-# The manifest: qopt's failures, then each compared pair with its
-# verdict (ir-compare --batch: TAG, same|differ|error, message).
+# The manifest, in corpus order: qopt's failures as they are, each
+# compared pair with its verdict (ir-compare --batch: TAG,
+# same|differ|error, message).
 if ! "$cmp_tool" --batch <"$pairs" >"$work/compared" 2>"$work/log"; then
 	echo "Bail out! ir-compare --batch: $(head -n1 "$work/log")"
 	exit 1
 fi
-awk -F '\t' -v OFS='\t' '
-	NR == FNR { model[$1] = $2; out[$1] = $3; next }
-	{
+awk -F '\t' '
+	FILENAME == ARGV[1] { line[$1] = $0; next }
+	FILENAME == ARGV[2] { model[$1] = $2; out[$1] = $3; next }
+	FILENAME == ARGV[3] {
 		dir = model[$1]; sub(/\/model\.onnx$/, "", dir)
-		if ($2 == "same") print $1, "ok", "", dir, out[$1]
-		else print $1, "fail", "round trip differs: " $3, dir, out[$1]
-	}' "$pairs" "$work/compared" >"$work/ok"
-if [ "$(wc -l <"$work/ok")" != "$(wc -l <"$pairs")" ]; then
-	echo "Bail out! ir-compare --batch answered $(wc -l <"$work/ok") of $(wc -l <"$pairs") pairs"
+		if ($2 == "same") line[$1] = $1 "\tok\t\t" dir "\t" out[$1]
+		else line[$1] = $1 "\tfail\tround trip differs: " $3 "\t" dir "\t" out[$1]
+		next
+	}
+	# the corpus order, as the models were run
+	$1 in line { print line[$1] }' \
+	"$work/failed" "$pairs" "$work/compared" "$work/order" >"$manifest"
+if [ "$(wc -l <"$manifest")" != "$(($(wc -l <"$pairs") + $(wc -l <"$work/failed")))" ]; then
+	echo "Bail out! ir-compare --batch answered $(wc -l <"$work/compared") of $(wc -l <"$pairs") pairs"
 	exit 1
 fi
-cat "$work/failed" "$work/ok" >"$manifest"
 
 if [ ! -s "$manifest" ]; then
 	echo "1..0 # SKIP no model matched"
