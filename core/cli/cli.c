@@ -97,7 +97,7 @@ void cli_usage(FILE *f)
 "      --external-name NAME  external data file name\n"
 "      --all-inline          keep every tensor inline\n"
 "Bisect:\n"
-"      --test 'CMD {}'       exit 0 good, 125 skip, 1-127 bad; 126, 127, a\n"
+"      --test 'CMD {}'       exit 0 good, 1-124 bad, 125 skip; 126, 127, a\n"
 "                            signal, above 127: error; {} = candidate\n"
 "  -o DIR                    where bisect leaves its files (default qopt-bisect)\n"
 "General:\n"
