@@ -30,7 +30,11 @@ tick() {
 # next to no CPU from the measured command; the wall time is late by at
 # most one pause.
 measure() {
-	[ -p "$dir/.tick" ] || { mkfifo "$dir/.tick" && exec 9<>"$dir/.tick"; }
+	# measure runs in a command substitution, a new subshell each
+	# time: the FIFO outlives the first one, fd 9 does not, so open it
+	# in every call (bash said "read: 9: invalid file descriptor").
+	[ -p "$dir/.tick" ] || mkfifo "$dir/.tick" || return 1
+	{ : >&9; } 2>/dev/null || exec 9<>"$dir/.tick"
 	t0=$(now)
 	"$@" &
 	pid=$!

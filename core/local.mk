@@ -37,6 +37,8 @@ qopt_SOURCES += \
 	core/cli/cli.c \
 	core/cli/setup.c \
 	core/cli/cmd-run.c \
+	core/cli/summary.h \
+	core/cli/summary.c \
 	core/cli/cmd-model.c \
 	core/cli/cmd-calibrate.c \
 	core/cli/calib-json.h \

@@ -57,6 +57,33 @@ t "a test passing on the optimized model is an error" \
 run "$QOPT" bisect $G -p p.ini m.onnx
 t "bisect without --test: exit 2" eval '[ $rc = 2 ]'
 
+# A test that cannot run says nothing about the model: exit 2 naming
+# the test, never "bad", and no step logged as bad.
+run "$QOPT" bisect $G -p p.ini m.onnx --test "qopt-no-such-checker {}" -o nf
+t "a test command not found (127): exit 2 naming the test" \
+	eval '[ $rc = 2 ] && has "the test '"'"'qopt-no-such-checker" "$W/err" && has "exit 127" "$W/err" && ! has "is bad" "$W/err"'
+t "... and nothing logged as bad" eval '! grep -q ": bad" nf/bisect.log'
+printf 'not a program\n' >noexec.sh
+chmod -x noexec.sh
+run "$QOPT" bisect $G -p p.ini m.onnx --test "./noexec.sh {}" -o ne
+t "a test that cannot be executed (126): exit 2" \
+	eval '[ $rc = 2 ] && has "exit 126" "$W/err"'
+run "$QOPT" bisect $G -p p.ini m.onnx --test 'kill -KILL $$' -o sig
+t "a test killed by a signal: exit 2 naming the signal" \
+	eval '[ $rc = 2 ] && has "killed by signal 9" "$W/err"'
+# The same in the middle of the search: the third run (the first after
+# the two endpoints) is killed; sh reports that as exit 128 + 15, which
+# bisect reads as git bisect run does: above 127, the test broke.
+cat >killer.sh <<SH
+#!/bin/sh
+echo run >>runs
+[ \$(wc -l <runs) -lt 3 ] || kill -TERM \$\$
+exec '$CHECK' "\$1"
+SH
+run "$QOPT" bisect $G -p p.ini m.onnx --test "sh killer.sh {}" -o mid
+t "a test killed in the middle of the search: exit 2, not bad" \
+	eval '[ $rc = 2 ] && has "exit 143" "$W/err" && [ $(wc -l <mid/bisect.log) = 2 ]'
+
 # A bad pass run, not a rewrite: t-count after the corruption is fine,
 # but a pass that corrupts with its first rewrite shows the pass too.
 printf '[t-count]\ncount = 3\n[t-corrupt]\ncount = 1\nbad = 1\nprefix = z\n' >q.ini

@@ -4,10 +4,15 @@
 . "$top_srcdir/tests/core-lib.sh"
 
 run "$QOPT" --version
-t "--version names the version and the plugin ABI" \
-	eval '[ $rc = 0 ] && grep -q "^qopt [0-9].* (plugin ABI [0-9]*)" "$W/out"'
+pc="$top_builddir/qopt.pc"
+want="qopt $(sed -n 's/^Version: //p' "$pc") (plugin ABI $(sed -n 's/^abi_version=//p' "$pc").$(sed -n 's/^abi_minor=//p' "$pc"))"
+t "--version names the version and the plugin ABI as qopt.pc does ($want)" \
+	eval '[ $rc = 0 ] && [ "$(cat "$W/out")" = "$want" ]'
+t "the man page's footer names the same version" \
+	grep -q "^\.TH QOPT 1 .* \"qopt $(sed -n 's/^Version: //p' "$pc")\"" "$top_builddir/qopt.1"
 run "$QOPT" --help
 t "--help prints usage and exits 0" eval '[ $rc = 0 ] && has "usage: qopt" "$W/out"'
+t "--help's calibrate line names --random" has "qopt calibrate MODEL.onnx --data DIR | --random N" "$W/out"
 run "$QOPT"
 t "no arguments: exit 2" eval '[ $rc = 2 ] && has "no input model" "$W/err"'
 run "$QOPT" --no-such-option "$W/m.onnx"

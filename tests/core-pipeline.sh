@@ -122,4 +122,17 @@ run "$QOPT" $G -p ml2.ini --print-pipeline
 t "an indented line with nothing to continue is an error with its line" \
 	eval '[ $rc = 2 ] && has "ml2.ini:2:" "$W/err"'
 
+# --passes quoting: values holding ':' and ',' (PyTorch's onnx:: names).
+run "$QOPT" --passes 'nvfp4-weights:include="onnx::MatMul_24*,w:x":exclude=a;b:mode=fake,opset-check' --print-pipeline
+t "--passes: a quoted value keeps ':' and ',' (list items split at ',')" \
+	eval '[ $rc = 0 ] && grep -qx "include = onnx::MatMul_24\*,w:x" "$W/out" && grep -qx "exclude = a,b" "$W/out" && grep -qx "mode = fake" "$W/out" && grep -qx "\[opset-check\]" "$W/out"'
+run "$QOPT" --passes 'nvfp4-weights:include="a\"b\\c"' --print-pipeline
+t "--passes: \\\" and \\\\ inside quotes" eval '[ $rc = 0 ] && grep -qx "include = a\"b\\\\c" "$W/out"'
+run "$QOPT" --passes 'nvfp4-weights:include=onnx::MatMul_24*' --print-pipeline
+t "--passes: an unquoted onnx:: name is refused, saying how to quote it" \
+	eval '[ $rc = 2 ] && has "expected key=value, got '"'"'MatMul_24*'"'"' (quote a value" "$W/err"'
+run "$QOPT" --passes 'nvfp4-weights:include="onnx::Ma' --print-pipeline
+t "--passes: an unterminated quote is refused" \
+	eval '[ $rc = 2 ] && has "unterminated" "$W/err"'
+
 done_testing

@@ -14,6 +14,11 @@ pc=$(find "$D" -name qopt.pc | head -1)
 bin=$(find "$D" -path '*/bin/qopt' -type f | head -1)
 t "make install puts qopt.pc, the binary and the headers in DESTDIR" \
 	eval '[ -n "$pc" ] && [ -n "$bin" ] && [ -n "$(find "$D" -path "*/include/qopt/pass.h")" ]'
+bindir=$(dirname "$bin")
+t "make install puts the ORT launchers beside qopt and their scripts in libexec/qopt" \
+	eval '[ -x "$bindir/qopt-ort-check" ] && [ -f "$bindir/qopt-calibrate-ort" ] && [ -n "$(find "$D" -path "*/libexec/qopt/qopt-ort-lib.js")" ]'
+t "make install puts the bash completion for qopt and qopt-ort-check in share/bash-completion" \
+	eval '[ -n "$(find "$D" -path "*/share/bash-completion/completions/qopt")" ] && [ -n "$(find "$D" -path "*/share/bash-completion/completions/qopt-ort-check")" ]'
 libdir=$(dirname "$(dirname "$pc")")
 PKG_CONFIG_PATH=$(dirname "$pc")
 PKG_CONFIG_SYSROOT_DIR=$D

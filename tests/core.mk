@@ -56,10 +56,10 @@ tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 
 TESTS += tests/core-unit tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
-	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh
+	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh
 dist_check_SCRIPTS += tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
-	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh
+	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh
 EXTRA_DIST += tests/core-lib.sh
 EXTRA_DIST += plugins/example/Makefile plugins/example/example-rename.c
 

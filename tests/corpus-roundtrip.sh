@@ -21,9 +21,15 @@ cmp_tool="$top_builddir/tests/ir-compare"
 
 qopt_workdir corpus
 manifest="$work/manifest"
-: >"$manifest"
+pairs="$work/pairs"
+: >"$pairs"
+: >"$work/failed"
+: >"$work/order"
 tab=$(printf '\t')
 
+# One qopt per model (the CLI is what is tested), and nothing else per
+# model: under a loaded machine every process start costs, so no
+# subshell per model, and one ir-compare for the whole corpus.
 for model in "$QOPT_TESTDATA"/node/*/model.onnx \
 	     "$QOPT_TESTDATA"/pytorch-converted/*/model.onnx \
 	     "$QOPT_TESTDATA"/pytorch-operator/*/model.onnx \
@@ -36,20 +42,43 @@ for model in "$QOPT_TESTDATA"/node/*/model.onnx \
 	   ! printf '%s\n' "$name" | grep -Eq -- "$QOPT_CORPUS_FILTER"; then
 		continue
 	fi
-	out="$work/$(printf '%s' "$name" | tr / _).onnx"
-	status=ok msg=
+	out="$work/${name%%/*}_${name#*/}.onnx"
+	printf '%s\n' "$name" >>"$work/order"
 	if ! "$QOPT" "$model" -o "$out" >"$work/log" 2>&1; then
-		status=fail
-		msg="qopt failed: $(head -n3 "$work/log" | tr '\t\n' '  ')"
+		printf '%s\tfail\tqopt failed: %s\t%s\t%s\n' "$name" \
+			"$(head -n3 "$work/log" | tr '\t\n' '  ')" "$dir" "$out" \
+			>>"$work/failed"
 	elif [ ! -s "$out" ]; then
-		status=fail msg="qopt wrote no output"
-	elif ! "$cmp_tool" "$model" "$out" >"$work/log" 2>&1; then
-		status=fail
-		msg="round trip differs: $(head -n3 "$work/log" | tr '\t\n' '  ')"
+		printf '%s\tfail\tqopt wrote no output\t%s\t%s\n' "$name" \
+			"$dir" "$out" >>"$work/failed"
+	else
+		printf '%s\t%s\t%s\n' "$name" "$model" "$out" >>"$pairs"
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$status" "$msg" "$dir" "$out" \
-		>>"$manifest"
 done
+
+# The manifest, in corpus order: qopt's failures as they are, each
+# compared pair with its verdict (ir-compare --batch: TAG,
+# same|differ|error, message).
+if ! "$cmp_tool" --batch <"$pairs" >"$work/compared" 2>"$work/log"; then
+	echo "Bail out! ir-compare --batch: $(head -n1 "$work/log")"
+	exit 1
+fi
+awk -F '\t' '
+	FILENAME == ARGV[1] { line[$1] = $0; next }
+	FILENAME == ARGV[2] { model[$1] = $2; out[$1] = $3; next }
+	FILENAME == ARGV[3] {
+		dir = model[$1]; sub(/\/model\.onnx$/, "", dir)
+		if ($2 == "same") line[$1] = $1 "\tok\t\t" dir "\t" out[$1]
+		else line[$1] = $1 "\tfail\tround trip differs: " $3 "\t" dir "\t" out[$1]
+		next
+	}
+	# the corpus order, as the models were run
+	$1 in line { print line[$1] }' \
+	"$work/failed" "$pairs" "$work/compared" "$work/order" >"$manifest"
+if [ "$(wc -l <"$manifest")" != "$(($(wc -l <"$pairs") + $(wc -l <"$work/failed")))" ]; then
+	echo "Bail out! ir-compare --batch answered $(wc -l <"$work/compared") of $(wc -l <"$pairs") pairs"
+	exit 1
+fi
 
 if [ ! -s "$manifest" ]; then
 	echo "1..0 # SKIP no model matched"

@@ -14,6 +14,11 @@
  *
  * Exit 0 when equal, 1 with the first difference on stdout, 2 when a
  * model does not load.
+ *
+ *   ir-compare --batch
+ *
+ * compares many pairs in one process: "TAG<TAB>A<TAB>B" lines on stdin,
+ * one "TAG<TAB>same|differ|error<TAB>message" line each on stdout.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -25,6 +30,11 @@
 /* Where in the model we are, for the difference message. */
 static char where[4096];
 
+/* Batch mode (--batch) keeps the first difference of a pair here, to
+ * print it on the pair's one result line; otherwise NULL. */
+static char *first_diff;
+static size_t first_diff_size;
+
 static int differ(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
@@ -32,6 +42,19 @@ static int differ(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (first_diff) {
+		size_t len;
+
+		if (first_diff[0])
+			return 1;
+		snprintf(first_diff, first_diff_size, "%s: ",
+			 where[0] ? where : "model");
+		len = strlen(first_diff);
+		va_start(ap, fmt);
+		vsnprintf(first_diff + len, first_diff_size - len, fmt, ap);
+		va_end(ap);
+		return 1;
+	}
 	printf("differ: %s: ", where[0] ? where : "model");
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
@@ -429,34 +452,96 @@ static int cmp_model(qir_model *a, qir_model *b)
 	return cmp_graph(a->graph, b->graph);
 }
 
-int main(int argc, char **argv)
+/* Compares one pair; 0 same, 1 differ, 2 a model does not load. In
+ * batch mode the message (first difference or load error) goes to msg. */
+static int compare_files(const char *fa, const char *fb, char *msg,
+			 size_t msg_size)
 {
 	qir_model *a = NULL, *b = NULL;
 	qir_error err = { 0 };
+	int r;
+
+	if (qir_model_load(fa, NULL, &a, &err)) {
+		snprintf(msg, msg_size, "%s: %s", fa, err.msg);
+		return 2;
+	}
+	if (qir_model_load(fb, NULL, &b, &err)) {
+		snprintf(msg, msg_size, "%s: %s", fb, err.msg);
+		qir_model_free(a);
+		return 2;
+	}
+	where[0] = '\0';
+	r = cmp_model(a, b);
+	qir_model_free(a);
+	qir_model_free(b);
+	return r ? 1 : 0;
+}
+
+/*
+ * --batch: one process for a whole corpus (tests/corpus-roundtrip.sh),
+ * not two loads in a process per model. Reads "TAG<TAB>A<TAB>B" lines
+ * on stdin, writes "TAG<TAB>same|differ|error<TAB>message" lines.
+ */
+static int batch(void)
+{
+	static char line[3 * 4096], msg[4096];
+	static const char *const verdict[] = { "same", "differ", "error" };
+
+	first_diff = msg;
+	first_diff_size = sizeof(msg);
+	while (fgets(line, sizeof(line), stdin)) {
+		char *tag = line, *fa, *fb, *nl;
+		int r;
+
+		nl = strchr(line, '\n');
+		if (!nl) {
+			fprintf(stderr, "ir-compare: input line too long\n");
+			return 2;
+		}
+		*nl = '\0';
+		fa = strchr(tag, '\t');
+		fb = fa ? strchr(fa + 1, '\t') : NULL;
+		if (!fb) {
+			fprintf(stderr, "ir-compare: expected TAG<TAB>A<TAB>B, "
+				"got '%s'\n", line);
+			return 2;
+		}
+		*fa++ = '\0';
+		*fb++ = '\0';
+		msg[0] = '\0';
+		r = compare_files(fa, fb, msg, sizeof(msg));
+		for (char *c = msg; *c; c++)
+			if (*c == '\t' || *c == '\n')
+				*c = ' ';
+		printf("%s\t%s\t%s\n", tag, verdict[r], msg);
+	}
+	return ferror(stdin) || fflush(stdout) ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	char msg[4096];
 	int quiet = 0, r;
 
+	if (argc == 2 && strcmp(argv[1], "--batch") == 0)
+		return batch();
 	if (argc > 1 && strcmp(argv[1], "-q") == 0) {
 		quiet = 1;
 		argc--;
 		argv++;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: ir-compare [-q] A.onnx B.onnx\n");
+		fprintf(stderr, "usage: ir-compare [-q] A.onnx B.onnx\n"
+			"       ir-compare --batch  (TAG<TAB>A<TAB>B lines on stdin)\n");
 		return 2;
 	}
-	if (qir_model_load(argv[1], NULL, &a, &err)) {
-		printf("error: %s: %s\n", argv[1], err.msg);
-		return 2;
+	if (quiet) {	/* the difference is kept, not printed */
+		first_diff = msg;
+		first_diff_size = sizeof(msg);
 	}
-	if (qir_model_load(argv[2], NULL, &b, &err)) {
-		printf("error: %s: %s\n", argv[2], err.msg);
-		qir_model_free(a);
-		return 2;
-	}
-	if (quiet && !freopen("/dev/null", "w", stdout))
-		return 2;
-	r = cmp_model(a, b);
-	qir_model_free(a);
-	qir_model_free(b);
-	return r ? 1 : 0;
+	msg[0] = '\0';
+	r = compare_files(argv[1], argv[2], msg, sizeof(msg));
+	if (r == 2)
+		printf("error: %s\n", msg);
+	return r;
 }

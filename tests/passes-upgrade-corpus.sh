@@ -63,33 +63,44 @@ skips="$work/skips"
 : >"$manifest"
 : >"$skips"
 tab=$(printf '\t')
-upgraded=0
+# One qopt per model and nothing else per model (every process start
+# costs on a loaded machine): one awk then reads every log for the
+# declared opset and the first error.
+: >"$work/runs"
 for model in "$QOPT_TESTDATA"/node/*/model.onnx; do
 	dir=${model%/model.onnx}
 	name=${dir##*/}
-	out="$work/$name.onnx"
-	log="$work/$name.log"
 	"$QOPT" --passes opset-check:upgrade=yes:target=19 "$model" \
-		-o "$out" >"$log" 2>&1
-	rc=$?
-	declared=$(sed -n 's/.*ai\.onnx opset \([0-9]*\),.*/\1/p' "$log" | head -n1)
-	case $declared in
-	''|0) continue;;	# no default-domain opset declared
-	esac
-	[ "$declared" -lt 19 ] || continue
-	if [ $rc -ne 0 ]; then
-		msg=$(grep -m1 'error' "$log" | tr '\t#' ' N')
-		case $msg in
-		*unsupported*)
-			printf '%s\t%s\n' "$name" "$msg" >>"$skips";;
-		*)
-			printf '%s\tfail\t%s\t%s\t%s\n' "$name" "upgrade from $declared failed: $msg" "$dir" "$out" >>"$manifest";;
-		esac
-		continue
-	fi
-	upgraded=$((upgraded + 1))
-	printf '%s\tok\t\t%s\t%s\n' "$name" "$dir" "$out" >>"$manifest"
+		-o "$work/$name.onnx" >"$work/$name.log" 2>&1
+	printf '%s\t%s\t%s\n' "$name" $? "$dir" >>"$work/runs"
 done
+awk -F '\t' -v OFS='\t' -v work="$work" -v manifest="$manifest" \
+    -v skips="$skips" '
+	{
+		name = $1; rc = $2; dir = $3; lf = work "/" name ".log"
+		declared = ""; msg = ""
+		while ((getline line <lf) > 0) {
+			if (declared == "" &&
+			    match(line, /ai\.onnx opset [0-9]+,/))
+				declared = substr(line, RSTART + 14,
+						  RLENGTH - 15) + 0
+			if (msg == "" && line ~ /error/)
+				msg = line
+		}
+		close(lf)
+		# no default-domain opset declared, or already 19 or later
+		if (declared == "" || declared == 0 || declared >= 19)
+			next
+		gsub(/\t/, " ", msg)
+		gsub(/#/, "N", msg)
+		if (rc != 0 && msg ~ /unsupported/)
+			print name, msg >skips
+		else if (rc != 0)
+			print name, "fail", "upgrade from " declared " failed: " msg, dir, work "/" name ".onnx" >manifest
+		else
+			print name, "ok", "", dir, work "/" name ".onnx" >manifest
+	}' "$work/runs"
+upgraded=$(grep -c "${tab}ok${tab}" "$manifest")
 echo "# $upgraded backend models below opset 19 upgraded to 19, $(wc -l <"$skips") outside the supported set"
 
 if [ -n "$why_no_ort" ]; then

@@ -31,7 +31,7 @@ ort_same() {
 	check $? "$1"
 }
 
-echo "1..34"
+echo "1..37"
 
 "$QOPT" "$work/unsorted.onnx" -o "$work/unsorted.out.onnx" >"$work/log" 2>&1
 rc=$?
@@ -133,7 +133,29 @@ check $? "-q silences the note"
 
 # The README's example (under make check-sanitize: with no report).
 "$QOPT" -p "$top_srcdir/examples/quantize.ini" "$top_srcdir/examples/mlp.onnx" \
-	-o "$work/readme.onnx" >"$work/log" 2>&1 &&
-	"$QOPT" verify "$work/readme.onnx" >>"$work/log" 2>&1
-check $? "the README example runs and its output verifies"
+	-o "$work/readme.onnx" >"$work/readme.log" 2>&1 &&
+	"$QOPT" verify "$work/readme.onnx" >"$work/log" 2>&1
+rc=$?
+cat "$work/readme.log" >>"$work/log"
+check $rc "the README example runs and its output verifies"
+in_size=$(stat -c %s "$top_srcdir/examples/mlp.onnx")
+out_size=$(stat -c %s "$work/readme.onnx")
+[ "$out_size" -lt $((in_size / 3)) ] && grep -q "2 weights quantized, 32768 bytes before, [0-9]* bytes after" "$work/readme.log" &&
+	! grep -q "qopt: summary" "$work/readme.log"
+check $? "the README example writes real NVFP4 weights ($in_size -> $out_size bytes), no summary when stderr is no terminal"
+
+# --summary: the before/after table and the passes' lines.
+"$QOPT" --summary -p "$top_srcdir/examples/quantize.ini" \
+	"$top_srcdir/examples/mlp.onnx" -o "$work/sum.onnx" >"$work/log" 2>&1 &&
+	grep -q "^qopt: summary" "$work/log" &&
+	grep -Eq "^  model file bytes +$in_size +$(stat -c %s "$work/sum.onnx")  \*$" "$work/log" &&
+	grep -Eq "^  opset \(ai.onnx\) +13 +23  \*$" "$work/log" &&
+	grep -Eq "^  Cast +2 +0  \*$" "$work/log" &&
+	grep -Eq "^  nvfp4-weights +changed .* 2 weights quantized" "$work/log" &&
+	grep -Eq "^  opset-check +unchanged" "$work/log"
+check $? "--summary prints node counts by op, sizes and opset before and after, and each pass's result"
+"$QOPT" --summary --no-summary -p "$top_srcdir/examples/quantize.ini" \
+	"$top_srcdir/examples/mlp.onnx" -o "$work/sum.onnx" >"$work/log" 2>&1 &&
+	! grep -q "qopt: summary" "$work/log"
+check $? "--no-summary turns it off"
 exit $failed

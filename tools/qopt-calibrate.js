@@ -29,163 +29,24 @@ function die(msg) {
 	process.exit(1);
 }
 
-// The readers of qopt-ort-check, installed beside this script (or
-// beside it in the source tree as qopt-ort-check.js).
-function loadCheck() {
-	for (const f of ['qopt-ort-check', 'qopt-ort-check.js']) {
-		const p = path.join(__dirname, f);
-		if (fs.existsSync(p))
-			return require(p);
-	}
-	die(`qopt-ort-check not found beside ${__filename}`);
-}
-const check = loadCheck();
-check.setName(`${ME}: error`);
+// The sample readers and ORT discovery it shares with qopt-ort-check,
+// installed beside this script (tools/ in the source tree).
+const lib = require(path.join(__dirname, 'qopt-ort-lib.js'));
 
-const ELEM_NAMES = { 1: 'FLOAT', 2: 'UINT8', 3: 'INT8', 4: 'UINT16', 5: 'INT16',
-	6: 'INT32', 7: 'INT64', 9: 'BOOL', 10: 'FLOAT16', 11: 'DOUBLE',
-	12: 'UINT32', 13: 'UINT64', 16: 'BFLOAT16' };
-const ORT_ELEM = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6,
-	int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13 };
-// The largest sample file read (as qopt checks it, calib-samples.h).
-const SAMPLE_MAX_BYTES = 0x7fffffff;
-
-// A sample file, read only if it is a regular file (opened without
-// blocking, so a FIFO swapped in after qopt's check cannot hang us) of
-// at most SAMPLE_MAX_BYTES.
-function readSampleFile(file) {
-	let fd;
-	try {
-		fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-	} catch (e) {
-		die(`${file}: cannot open it: ${e.code || e.message}`);
-	}
-	try {
-		const st = fs.fstatSync(fd);
-		if (!st.isFile())
-			die(`${file}: not a regular file; a sample must be one`);
-		if (st.size > SAMPLE_MAX_BYTES)
-			die(`${file}: ${st.size} bytes; a sample file may hold at most ${SAMPLE_MAX_BYTES}`);
-		const buf = Buffer.alloc(st.size);
-		let got = 0;
-		while (got < st.size) {
-			const k = fs.readSync(fd, buf, got, st.size - got, got);
-			if (k <= 0)
-				die(`${file}: shorter than its size (${got} of ${st.size} bytes)`);
-			got += k;
-		}
-		return buf;
-	} catch (e) {
-		die(`${file}: cannot read it: ${e.code || e.message}`);
-	} finally {
-		fs.closeSync(fd);
-	}
-}
-
-const NPY = { '<f4': 1, '|u1': 2, '|i1': 3, '<u2': 4, '<i2': 5, '<i4': 6,
-	'<i8': 7, '|b1': 9, '<f2': 10, '<f8': 11, '<u4': 12, '<u8': 13 };
-
-function readNpy(ort, file) {
-	const buf = readSampleFile(file);
-	if (buf.length < 12 || buf.toString('latin1', 0, 6) !== '\x93NUMPY')
-		die(`${file}: not a .npy file`);
-	const major = buf[6];
-	if (major < 1 || major > 3 || buf[7] !== 0)
-		die(`${file}: .npy format version ${major}.${buf[7]}; numpy defines 1.0, 2.0 and 3.0`);
-	const hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-	const start = major === 1 ? 10 : 12;
-	if (start + hlen > buf.length)
-		die(`${file}: the .npy header runs past the end of the file`);
-	const header = buf.toString('latin1', start, start + hlen);
-	const descr = /'descr':\s*'([^']+)'/.exec(header);
-	const fortran = /'fortran_order':\s*(True|False)/.exec(header);
-	const shape = /'shape':\s*\(([^)]*)\)/.exec(header);
-	if (!descr || !fortran || !shape)
-		die(`${file}: unreadable .npy header`);
-	if (fortran[1] === 'True')
-		die(`${file}: Fortran-order arrays are not supported (save with C order)`);
-	const elem = NPY[descr[1]];
-	if (!elem)
-		die(`${file}: dtype '${descr[1]}' not supported`);
-	const dims = shape[1].split(',').map((x) => x.trim()).filter((x) => x)
-		.map((x) => /^[0-9]+$/.test(x) ? Number(x) : NaN);
-	if (!dims.every(Number.isSafeInteger))
-		die(`${file}: the .npy shape (${shape[1]}) is not a tuple of non-negative integers`);
-	const t = check.TYPES[elem];
-	const n = dims.reduce((a, b) => a * b, 1);
-	const body = buf.subarray(start + hlen);
-	if (body.length !== n * t[1].BYTES_PER_ELEMENT)
-		die(`${file}: ${body.length} data bytes, shape [${dims}] needs ${n * t[1].BYTES_PER_ELEMENT}`);
-	const data = new t[1](new Uint8Array(body).buffer, 0, n);
-	return new ort.Tensor(t[0], data, dims);
-}
-
-// One sample folder -> feeds, checked against the model's inputs.
+// lib's readers throw InputError naming the file: calibrate's error.
 function readSample(ort, dir, inputs) {
-	const feeds = {};
-	const byName = new Map(inputs.map((i) => [i.name, i]));
-	const feed = (file, name, tensor) => {
-		if (!byName.has(name))
-			die(`${file}: the model has no input '${name}' (inputs: ${inputs.map((i) => i.name).join(', ')})`);
-		if (name in feeds)
-			die(`${file}: input '${name}' given twice in ${dir}`);
-		feeds[name] = tensor;
-		checkInput(file, byName.get(name), tensor);
-	};
-	const files = fs.readdirSync(dir).sort();
-	for (const f of files) {
-		const full = path.join(dir, f);
-		let m = /^input_(\d+)\.pb$/.exec(f);
-		if (m) {
-			let t;
-			try {
-				t = check.readTensorProto(ort, full, readSampleFile(full));
-			} catch (e) {
-				die(`${full}: not a TensorProto qopt can read: ${e.message}`);
-			}
-			const idx = Number(m[1]);
-			const name = t.name || (inputs[idx] && inputs[idx].name);
-			if (!name)
-				die(`${full}: no name, and the model has no input ${idx}`);
-			feed(full, name, t.tensor);
-			continue;
-		}
-		m = /^(.+)\.npy$/.exec(f);
-		if (m) {
-			let name = m[1];
-			const idx = /^input_(\d+)$/.exec(name);
-			if (!byName.has(name) && idx && inputs[Number(idx[1])])
-				name = inputs[Number(idx[1])].name;
-			feed(full, name, readNpy(ort, full));
-		}
+	try {
+		return lib.readSample(ort, dir, inputs);
+	} catch (e) {
+		if (e instanceof lib.InputError)
+			die(e.message);
+		throw e;
 	}
-	for (const i of inputs)
-		if (!(i.name in feeds))
-			die(`${dir}: no data for input '${i.name}' (${i.dtype}${fmtDims(i.dims)})`);
-	return feeds;
-}
-
-function fmtDims(d) {
-	return d ? `[${d.map((x) => x === null ? '?' : x).join(',')}]` : '';
-}
-
-function checkInput(file, inp, t) {
-	const elem = ORT_ELEM[t.type];
-	if (elem !== inp.elem)
-		die(`${file}: input '${inp.name}' is ${ELEM_NAMES[elem] || t.type}, the model wants ${inp.dtype}`);
-	if (!inp.dims)
-		return;
-	if (t.dims.length !== inp.dims.length)
-		die(`${file}: input '${inp.name}' has shape [${t.dims}], the model wants ${fmtDims(inp.dims)} (rank ${inp.dims.length})`);
-	inp.dims.forEach((d, k) => {
-		if (typeof d === 'number' && d !== t.dims[k])
-			die(`${file}: input '${inp.name}' has shape [${t.dims}], the model wants ${fmtDims(inp.dims)} (axis ${k})`);
-	});
 }
 
 function* samples(ort, job) {
 	if (job.random) {
-		const rnd = check.mulberry32(job.seed);
+		const rnd = lib.mulberry32(job.seed);
 		for (let s = 0; s < job.random; s++) {
 			const feeds = {};
 			for (const inp of job.inputs) {
@@ -196,25 +57,14 @@ function* samples(ort, job) {
 						return job.dims[d];
 					die(`input '${inp.name}': dimension '${d === null ? '?' : d}' is not fixed; give --dim ${d === null ? 'NAME' : d}=VALUE`);
 				});
-				feeds[inp.name] = check.randomTensor(ort,
+				feeds[inp.name] = lib.randomTensor(ort,
 					{ name: inp.name, elem: inp.elem, dims }, rnd);
 			}
 			yield [`random sample ${s}`, feeds];
 		}
 		return;
 	}
-	let st;
-	try {
-		st = fs.statSync(job.data);
-	} catch (e) {
-		die(`${job.data}: ${e.message}`);
-	}
-	if (!st.isDirectory())
-		die(`${job.data}: not a folder`);
-	const subs = fs.readdirSync(job.data).sort()
-		.filter((f) => isDir(path.join(job.data, f)));
-	const dirs = subs.length ? subs.map((f) => path.join(job.data, f)) : [job.data];
-	for (const d of dirs)
+	for (const d of lib.sampleDirs(job.data))
 		yield [d, null];
 }
 
@@ -257,7 +107,7 @@ class Range {
 	}
 	add(name, where, t) {
 		const x = t.type === 'float32' || t.type === 'float64' ? t.data :
-			check.asNumbers(t);
+			lib.asNumbers(t);
 		let m = this.amax;
 		for (let i = 0; i < x.length; i++) {
 			const a = Math.abs(x[i]);
@@ -298,7 +148,7 @@ async function main() {
 	} catch (e) {
 		die(`${process.argv[2]}: not a job file of qopt calibrate: ${e.message}`);
 	}
-	const ort = check.loadOrt();
+	const ort = lib.loadOrt();
 	let sess;
 	try {
 		sess = await ort.InferenceSession.create(job.probe,

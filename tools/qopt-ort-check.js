@@ -1,409 +1,321 @@
 #!/usr/bin/env node
-// qopt-ort-check: the common `qopt bisect --test` checker. Runs the
-// original and a candidate model in ONNX Runtime on the same inputs and
-// compares the outputs.
-//
-//   qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [--rtol R] [--atol A]
-//       [--inputs DIR] [--seed S] [--dim NAME=VALUE]...
-//       [--opt-level disabled|basic|extended|all]
-//
-// Exit: 0 outputs match (good), 1 they differ (bad), 125 ORT cannot
-// load or run the candidate (skip), 2 usage error or the original
-// cannot run. Inputs: DIR/input_N.pb (TensorProto, ONNX test layout)
-// or seeded random data shaped from the model (symbolic dims: --dim,
-// else 1). onnxruntime-node is taken from $QOPT_ORT_DIR (a folder with
-// node_modules/) or normal module resolution. Graph optimization is
-// `basic` unless --opt-level says otherwise: ORT's higher levels fuse
-// DequantizeLinear -> MatMul + Add into QGemm, which has no FP8 kernel.
+// qopt-ort-check: runs an original and a candidate model in ONNX Runtime
+// on the same inputs and compares every output: max abs and max relative
+// error, RMS relative error, cosine similarity, top-1 agreement (outputs
+// with a class axis) and the elements outside the tolerance. Also the
+// common `qopt bisect --test` checker. Usage: see usage() below and
+// qopt-ort-check(1) in qopt.1.
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const lib = require(path.join(__dirname, 'qopt-ort-lib.js'));
 
-// Who is speaking in messages (qopt-calibrate-ort borrows these readers).
-let me = 'qopt-ort-check';
+const ME = 'qopt-ort-check';
+// Exit statuses (documented in qopt.1, section BISECT).
+const EXIT = { PASS: 0, FAIL: 1, USAGE: 2, ORIGINAL: 3, CANDIDATE: 125,
+	NO_ORT: 127 };
 
-function die(msg) {
-	process.stderr.write(`${me}: ${msg}\n`);
-	process.exit(2);
-}
+const USAGE = `usage: qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [options]
+  --inputs DIR        samples: DIR holds input_N.pb (TensorProto) and/or
+                      NAME.npy files, or one sub-folder of them per sample
+                      (the layouts qopt calibrate reads)
+  --random N          N seeded random samples (default 1 without --inputs)
+  --seed S            random seed (default 1)
+  --dim NAME=VALUE    a symbolic input dimension for random samples (else 1)
+  --rtol R --atol A   every element: |cand - orig| <= A + R * |orig|
+                      (default rtol 1e-3, atol 1e-4)
+  --min-cosine C      also fail an output whose cosine similarity is below C
+  --min-top1 F        also fail an output whose top-1 agreement is below F
+  --max-rms-rel E     also fail an output whose RMS relative error is above E
+  --opt-level L       ORT graph optimization: disabled, basic (default),
+                      extended or all
+  --json              the results as JSON on stdout instead of the table
+exit: 0 every output within the tolerances, 1 not, 2 usage or unreadable
+input, 3 ORT cannot load or run the original, 125 ORT cannot load or run
+the candidate (qopt bisect skips it), 127 node or onnxruntime-node missing
+`;
 
-function loadOrt() {
-	const tries = [];
-	const dir = process.env.QOPT_ORT_DIR;
-	if (dir) {
-		tries.push(path.join(dir, 'node_modules', 'onnxruntime-node'));
-		tries.push(path.join(dir, 'onnxruntime-node'));
-	}
-	tries.push('onnxruntime-node');
-	for (const t of tries) {
-		try {
-			return require(t);
-		} catch (e) {
-			if (e.code !== 'MODULE_NOT_FOUND')
-				die(`cannot load ${t}: ${e.message}`);
-		}
-	}
-	die('onnxruntime-node not found (set QOPT_ORT_DIR)');
-}
-
-// ---- protobuf: just enough wire format for ModelProto inputs and
-// TensorProto (field numbers from onnx.proto) ----
-function* fields(buf, start = 0, end = buf.length) {
-	let p = start;
-	const varint = () => {
-		let v = 0n, shift = 0n;
-		for (;;) {
-			if (p >= end)
-				throw new Error('truncated varint');
-			const b = buf[p++];
-			v |= BigInt(b & 0x7f) << shift;
-			if (!(b & 0x80))
-				return v;
-			shift += 7n;
-		}
-	};
-	while (p < end) {
-		const key = Number(varint());
-		const num = key >>> 3, wire = key & 7;
-		if (wire === 0) {
-			yield { num, wire, v: varint() };
-		} else if (wire === 1) {
-			yield { num, wire, s: p, e: p + 8 };
-			p += 8;
-		} else if (wire === 2) {
-			const len = Number(varint());
-			if (p + len > end)
-				throw new Error('truncated field');
-			yield { num, wire, s: p, e: p + len };
-			p += len;
-		} else if (wire === 5) {
-			yield { num, wire, s: p, e: p + 4 };
-			p += 4;
-		} else {
-			throw new Error(`unsupported wire type ${wire}`);
-		}
-	}
-}
-
-function str(buf, f) {
-	return buf.toString('utf8', f.s, f.e);
-}
-
-function varints(buf, f) {
-	if (f.wire === 0)
-		return [f.v];
-	// packed: a run of varints
-	const out = [];
-	let p = f.s, v = 0n, shift = 0n;
-	while (p < f.e) {
-		const b = buf[p++];
-		v |= BigInt(b & 0x7f) << shift;
-		shift += 7n;
-		if (!(b & 0x80)) {
-			out.push(v);
-			v = 0n;
-			shift = 0n;
-		}
-	}
-	return out;
-}
-
-// Graph inputs that are not initializers: [{name, elem, dims}].
-function modelInputs(file, dimOverride) {
-	const buf = fs.readFileSync(file);
-	let graph = null;
-	for (const f of fields(buf))
-		if (f.num === 7 && f.wire === 2)
-			graph = f;
-	if (!graph)
-		die(`${file}: no graph`);
-	const inits = new Set(), inputs = [];
-	for (const f of fields(buf, graph.s, graph.e)) {
-		if (f.num === 5 && f.wire === 2) {
-			for (const g of fields(buf, f.s, f.e))
-				if (g.num === 8)
-					inits.add(str(buf, g));
-		} else if (f.num === 11 && f.wire === 2) {
-			const inp = { name: '', elem: 0, dims: [] };
-			for (const g of fields(buf, f.s, f.e)) {
-				if (g.num === 1)
-					inp.name = str(buf, g);
-				if (g.num === 2)
-					readType(buf, g, inp, dimOverride);
-			}
-			inputs.push(inp);
-		}
-	}
-	return inputs.filter((i) => !inits.has(i.name));
-}
-
-function readType(buf, t, inp, dimOverride) {
-	for (const f of fields(buf, t.s, t.e)) {
-		if (f.num !== 1 || f.wire !== 2)
-			continue;
-		for (const g of fields(buf, f.s, f.e)) {
-			if (g.num === 1)
-				inp.elem = Number(g.v);
-			if (g.num !== 2)
-				continue;
-			for (const d of fields(buf, g.s, g.e)) {
-				if (d.num !== 1)
-					continue;
-				let val = 1;
-				for (const x of fields(buf, d.s, d.e)) {
-					if (x.num === 1)
-						val = Number(x.v);
-					if (x.num === 2) {
-						const name = str(buf, x);
-						val = name in dimOverride ? dimOverride[name] : 1;
-					}
-				}
-				inp.dims.push(val < 0 ? 1 : val);
-			}
-		}
-	}
-}
-
-const TYPES = {
-	1: ['float32', Float32Array], 2: ['uint8', Uint8Array],
-	3: ['int8', Int8Array], 4: ['uint16', Uint16Array],
-	5: ['int16', Int16Array], 6: ['int32', Int32Array],
-	7: ['int64', BigInt64Array], 9: ['bool', Uint8Array],
-	10: ['float16', Uint16Array], 11: ['float64', Float64Array],
-	12: ['uint32', Uint32Array], 13: ['uint64', BigUint64Array],
-};
-
-function f32ToF16(x) {
-	const f = new Float32Array([x]), u = new Uint32Array(f.buffer)[0];
-	const sign = (u >>> 16) & 0x8000, exp = ((u >>> 23) & 0xff) - 112;
-	if (exp <= 0)
-		return sign;
-	return sign | (exp << 10) | ((u >>> 13) & 0x3ff);
-}
-
-function mulberry32(seed) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
-function randomTensor(ort, inp, rnd) {
-	const t = TYPES[inp.elem];
-	if (!t)
-		die(`input ${inp.name}: element type ${inp.elem} not supported`);
-	const n = inp.dims.reduce((a, b) => a * b, 1);
-	const data = new t[1](n);
-	for (let i = 0; i < n; i++) {
-		const r = rnd();
-		if (t[0] === 'float32' || t[0] === 'float64')
-			data[i] = 2 * r - 1;
-		else if (t[0] === 'float16')
-			data[i] = f32ToF16(2 * r - 1);
-		else if (t[0] === 'int64' || t[0] === 'uint64')
-			data[i] = BigInt(Math.floor(r * 4));
-		else if (t[0] === 'bool')
-			data[i] = r < 0.5 ? 0 : 1;
-		else
-			data[i] = Math.floor(r * 4);
-	}
-	return new ort.Tensor(t[0], data, inp.dims);
-}
-
-// TensorProto: dims 1, data_type 2, float_data 4, int32_data 5,
-// int64_data 7, name 8, raw_data 9, double_data 10.
-// buf: the file's bytes when the caller read them (bounded); else read.
-function readTensorProto(ort, file, buf) {
-	buf = buf || fs.readFileSync(file);
-	let name = '', elem = 0, raw = null;
-	const dims = [], f32 = [], i32 = [], i64 = [], f64 = [];
-	for (const f of fields(buf)) {
-		if (f.num === 1)
-			dims.push(...varints(buf, f).map(Number));
-		else if (f.num === 2)
-			elem = Number(f.v);
-		else if (f.num === 8)
-			name = str(buf, f);
-		else if (f.num === 9)
-			raw = buf.subarray(f.s, f.e);
-		else if (f.num === 4)
-			for (let p = f.s; p + 4 <= f.e; p += 4)
-				f32.push(buf.readFloatLE(p));
-		else if (f.num === 10)
-			for (let p = f.s; p + 8 <= f.e; p += 8)
-				f64.push(buf.readDoubleLE(p));
-		else if (f.num === 5)
-			i32.push(...varints(buf, f).map((v) => Number(BigInt.asIntN(32, v))));
-		else if (f.num === 7)
-			i64.push(...varints(buf, f).map((v) => BigInt.asIntN(64, v)));
-	}
-	const t = TYPES[elem];
-	if (!t)
-		die(`${file}: element type ${elem} not supported`);
-	const n = dims.reduce((a, b) => a * b, 1);
-	let data;
-	if (raw) {
-		if (raw.length !== n * t[1].BYTES_PER_ELEMENT)
-			die(`${file}: raw_data holds ${raw.length} bytes, shape [${dims}] needs ${n * t[1].BYTES_PER_ELEMENT}`);
-		const copy = new Uint8Array(raw);
-		data = new t[1](copy.buffer, 0, n);
-	} else if (f32.length || t[0] === 'float32') {
-		data = Float32Array.from(f32);
-	} else if (f64.length || t[0] === 'float64') {
-		data = Float64Array.from(f64);
-	} else if (t[0] === 'int64') {
-		data = BigInt64Array.from(i64);
-	} else {
-		data = t[1].from(i32);
-	}
-	return { name, tensor: new ort.Tensor(t[0], data, dims) };
+function fail(status, msg) {
+	process.stderr.write(`${ME}: ${msg}\n`);
+	process.exit(status);
 }
 
 function parseArgs(argv) {
-	const a = { files: [], rtol: 1e-3, atol: 1e-4, inputs: null, seed: 1, dims: {},
-		opt: 'basic' };
+	const a = { files: [], rtol: 1e-3, atol: 1e-4, inputs: null, random: 0,
+		seed: 1, dims: {}, opt: 'basic', json: false, minCosine: null,
+		minTop1: null, maxRmsRel: null };
+	const num = (k, v) => {
+		const x = Number(v);
+		if (v === '' || !(x >= 0))
+			fail(EXIT.USAGE, `${k} expects a number >= 0, got '${v}'`);
+		return x;
+	};
 	for (let i = 0; i < argv.length; i++) {
 		const k = argv[i], next = () => {
 			if (i + 1 >= argv.length)
-				die(`${k} needs a value`);
+				fail(EXIT.USAGE, `${k} needs a value`);
 			return argv[++i];
 		};
 		if (k === '--rtol')
-			a.rtol = Number(next());
+			a.rtol = num(k, next());
 		else if (k === '--atol')
-			a.atol = Number(next());
+			a.atol = num(k, next());
+		else if (k === '--min-cosine')
+			a.minCosine = Number(next());
+		else if (k === '--min-top1')
+			a.minTop1 = num(k, next());
+		else if (k === '--max-rms-rel')
+			a.maxRmsRel = num(k, next());
 		else if (k === '--inputs')
 			a.inputs = next();
-		else if (k === '--seed')
-			a.seed = Number(next());
+		else if (k === '--random') {
+			a.random = num(k, next());
+			if (!Number.isInteger(a.random) || a.random < 1)
+				fail(EXIT.USAGE, '--random expects a count >= 1');
+		} else if (k === '--seed')
+			a.seed = num(k, next());
+		else if (k === '--json')
+			a.json = true;
 		else if (k === '--opt-level') {
 			a.opt = next();
 			if (!['disabled', 'basic', 'extended', 'all'].includes(a.opt))
-				die('--opt-level is disabled, basic, extended or all');
-		}
-		else if (k === '--dim') {
+				fail(EXIT.USAGE, '--opt-level is disabled, basic, extended or all');
+		} else if (k === '--dim') {
 			const m = /^([^=]+)=(\d+)$/.exec(next());
 			if (!m)
-				die('--dim expects NAME=VALUE');
+				fail(EXIT.USAGE, '--dim expects NAME=VALUE');
 			a.dims[m[1]] = Number(m[2]);
 		} else if (k === '-h' || k === '--help') {
-			process.stdout.write('usage: qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [--rtol R] [--atol A] [--inputs DIR] [--seed S] [--dim NAME=VALUE] [--opt-level L]\n');
+			process.stdout.write(USAGE);
 			process.exit(0);
 		} else if (k.startsWith('-'))
-			die(`unknown option ${k}`);
+			fail(EXIT.USAGE, `unknown option ${k}\n${USAGE}`);
 		else
 			a.files.push(k);
 	}
 	if (a.files.length !== 2)
-		die('usage: qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [options]');
-	if (!(a.rtol >= 0) || !(a.atol >= 0))
-		die('--rtol and --atol must be numbers >= 0');
+		fail(EXIT.USAGE, USAGE.trimEnd());
+	if (a.minCosine !== null && !(a.minCosine >= -1 && a.minCosine <= 1))
+		fail(EXIT.USAGE, '--min-cosine expects a number in [-1, 1]');
+	if (a.inputs && a.random)
+		fail(EXIT.USAGE, '--inputs and --random exclude each other');
+	if (!a.inputs && !a.random)
+		a.random = 1;
 	return a;
 }
 
-function makeFeeds(ort, a, inputs) {
-	const feeds = {};
+// Yields [label, feeds] for every sample.
+function* samples(ort, a, inputs) {
 	if (a.inputs) {
-		const files = fs.readdirSync(a.inputs)
-			.filter((f) => /^input_\d+\.pb$/.test(f))
-			.sort((x, y) => parseInt(x.slice(6)) - parseInt(y.slice(6)));
-		files.forEach((f, i) => {
-			const t = readTensorProto(ort, path.join(a.inputs, f));
-			const name = t.name || (inputs[i] && inputs[i].name);
-			if (!name)
-				die(`${f}: no input to feed it to`);
-			feeds[name] = t.tensor;
-		});
-		return feeds;
+		for (const d of lib.sampleDirs(a.inputs))
+			yield [d, lib.readSample(ort, d, inputs)];
+		return;
 	}
-	const rnd = mulberry32(a.seed);
-	for (const inp of inputs)
-		feeds[inp.name] = randomTensor(ort, inp, rnd);
-	return feeds;
+	const rnd = lib.mulberry32(a.seed);
+	for (let s = 0; s < a.random; s++) {
+		const feeds = {};
+		for (const inp of inputs)
+			feeds[inp.name] = lib.randomTensor(ort,
+				{ name: inp.name, elem: inp.elem,
+				  dims: lib.fixDims(inp, a.dims) }, rnd);
+		yield [`random sample ${s} (seed ${a.seed})`, feeds];
+	}
 }
 
-function asNumbers(t) {
-	if (t.type === 'float16' && !(t.data instanceof Float32Array)) {
-		const out = new Float64Array(t.data.length);
-		for (let i = 0; i < t.data.length; i++) {
-			const h = Number(t.data[i]), e = (h >> 10) & 0x1f, m = h & 0x3ff;
-			const v = e === 0 ? m * 2 ** -24 : e === 31 ? (m ? NaN : Infinity) :
-				(1 + m / 1024) * 2 ** (e - 15);
-			out[i] = h & 0x8000 ? -v : v;
+// Running sums for one output over every sample.
+class Stats {
+	constructor(name) {
+		this.name = name;
+		this.shape = null;
+		this.type = null;
+		this.n = 0;
+		this.outside = 0;
+		this.maxAbs = 0;
+		this.maxRel = 0;
+		this.sdd = 0;	// sum of squared differences
+		this.soo = 0;	// sum of squared original values
+		this.scc = 0;
+		this.soc = 0;
+		this.rows = 0;
+		this.top1 = 0;
+		this.worst = null;
+		this.problem = null;	// shape or type mismatch, missing output
+	}
+
+	add(o, c, a, where) {
+		if (this.problem)
+			return;
+		if (!c) {
+			this.problem = 'missing from the candidate';
+			return;
 		}
-		return out;
+		if (o.dims.join(',') !== c.dims.join(',')) {
+			this.problem = `${where}: shape [${c.dims}] differs from [${o.dims}]`;
+			return;
+		}
+		this.shape = o.dims;
+		this.type = o.type;
+		const x = lib.asNumbers(o), y = lib.asNumbers(c);
+		for (let i = 0; i < x.length; i++) {
+			const xo = x[i], yc = y[i];
+			if (Number.isNaN(xo) && Number.isNaN(yc))
+				continue;
+			const d = Math.abs(xo - yc);
+			const within = d <= a.atol + a.rtol * Math.abs(xo);
+			if (!within) {
+				this.outside++;
+				if (!this.worst || !(d <= this.worst.diff))
+					this.worst = { where, index: i, orig: xo, cand: yc, diff: d };
+			}
+			if (!(d <= this.maxAbs))
+				this.maxAbs = d;
+			const rel = d === 0 ? 0 : d / Math.abs(xo);
+			if (!(rel <= this.maxRel))
+				this.maxRel = rel;
+			this.sdd += d * d;
+			this.soo += xo * xo;
+			this.scc += yc * yc;
+			this.soc += xo * yc;
+		}
+		this.n += x.length;
+		this.addTop1(o, x, y);
 	}
-	return Array.from(t.data, Number);
+
+	// Top-1 agreement along the last axis, for float outputs whose last
+	// axis has at least 2 classes.
+	addTop1(o, x, y) {
+		const k = o.dims.length ? o.dims[o.dims.length - 1] : 0;
+		if (!/^float/.test(o.type) || k < 2)
+			return;
+		for (let r = 0; r + k <= x.length; r += k) {
+			let bo = r, bc = r;
+			for (let i = r + 1; i < r + k; i++) {
+				if (x[i] > x[bo])
+					bo = i;
+				if (y[i] > y[bc])
+					bc = i;
+			}
+			this.rows++;
+			if (bo === bc)
+				this.top1++;
+		}
+	}
+
+	result(a) {
+		const r = { name: this.name, shape: this.shape, type: this.type,
+			elements: this.n };
+		if (this.problem)
+			return Object.assign(r, { pass: false, problem: this.problem });
+		const ratio = (p, q) => q > 0 ? p / q : p > 0 ? Infinity : 0;
+		r.max_abs = this.maxAbs;
+		r.max_rel = this.maxRel;
+		r.rms_rel = Math.sqrt(ratio(this.sdd, this.soo));
+		r.cosine = this.soo > 0 && this.scc > 0 ?
+			this.soc / Math.sqrt(this.soo * this.scc) :
+			this.soo === this.scc ? 1 : 0;
+		r.top1 = this.rows ? this.top1 / this.rows : null;
+		r.outside = this.outside;
+		r.worst = this.worst;
+		const why = [];
+		if (this.outside)
+			why.push(`${this.outside} of ${this.n} elements outside atol ${a.atol} + rtol ${a.rtol}`);
+		if (a.minCosine !== null && !(r.cosine >= a.minCosine))
+			why.push(`cosine ${fmt(r.cosine, 6)} below ${a.minCosine}`);
+		if (a.minTop1 !== null && r.top1 !== null && !(r.top1 >= a.minTop1))
+			why.push(`top-1 ${fmt(r.top1, 4)} below ${a.minTop1}`);
+		if (a.maxRmsRel !== null && !(r.rms_rel <= a.maxRmsRel))
+			why.push(`RMS relative error ${fmt(r.rms_rel)} above ${a.maxRmsRel}`);
+		r.pass = why.length === 0;
+		if (why.length)
+			r.problem = why.join('; ');
+		return r;
+	}
 }
 
-function compare(name, want, got, a) {
-	if (want.dims.join(',') !== got.dims.join(','))
-		return `${name}: shape [${got.dims}] differs from [${want.dims}]`;
-	const x = asNumbers(want), y = asNumbers(got);
-	let worst = -1, worstDiff = 0;
-	for (let i = 0; i < x.length; i++) {
-		if (Number.isNaN(x[i]) && Number.isNaN(y[i]))
+function fmt(v, digits) {
+	if (v === null || v === undefined)
+		return '-';
+	if (!Number.isFinite(v))
+		return String(v).replace('Infinity', 'inf');
+	return digits ? v.toFixed(digits) : v === 0 ? '0' : v.toExponential(2);
+}
+
+function table(rep) {
+	const head = ['output', 'shape', 'max abs', 'max rel', 'rms rel',
+		'cosine', 'top-1', 'outside', 'result'];
+	const rows = rep.outputs.map((o) => [o.name,
+		o.shape ? `[${o.shape.join(',')}]` : '-',
+		fmt(o.max_abs), fmt(o.max_rel), fmt(o.rms_rel), fmt(o.cosine, 6),
+		fmt(o.top1, 4), o.outside === undefined ? '-' : `${o.outside}/${o.elements}`,
+		o.pass ? 'PASS' : 'FAIL']);
+	const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+	const line = (r) => r.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd();
+	const out = [`${ME}: ${rep.original} vs ${rep.candidate}: ${rep.samples} sample${rep.samples === 1 ? '' : 's'} (${rep.source}), ORT graph optimization ${rep.opt_level}`,
+		line(head), ...rows.map(line)];
+	for (const o of rep.outputs) {
+		if (!o.problem)
 			continue;
-		const d = Math.abs(x[i] - y[i]);
-		if (!(d <= a.atol + a.rtol * Math.abs(x[i])) && (worst < 0 || !(d <= worstDiff))) {
-			worst = i;
-			worstDiff = d;
-		}
+		out.push(`${o.name}: ${o.problem}`);
+		if (o.worst)
+			out.push(`${o.name}: worst element ${o.worst.index} of ${o.worst.where}: ${o.worst.cand} vs ${o.worst.orig} (|diff| ${fmt(o.worst.diff)})`);
 	}
-	if (worst >= 0)
-		return `${name}: element ${worst}: ${y[worst]} vs ${x[worst]} (|diff| ${worstDiff}, atol ${a.atol}, rtol ${a.rtol})`;
-	return null;
+	const bad = rep.outputs.filter((o) => !o.pass).length;
+	out.push(`tolerance: |cand - orig| <= ${rep.atol} + ${rep.rtol} * |orig|; ` +
+		(bad ? `FAIL: ${bad} of ${rep.outputs.length} outputs` : `PASS: all ${rep.outputs.length} outputs`));
+	return out.join('\n') + '\n';
+}
+
+async function session(ort, file, a, status, what) {
+	try {
+		return await ort.InferenceSession.create(file,
+			{ graphOptimizationLevel: a.opt });
+	} catch (e) {
+		fail(status, `${file}: ONNX Runtime cannot load the ${what}: ${e.message.split('\n')[0]}`);
+	}
+}
+
+async function run(sess, feeds, file, where, status, what) {
+	try {
+		return await sess.run(feeds);
+	} catch (e) {
+		fail(status, `${file}: ONNX Runtime cannot run the ${what} on ${where}: ${e.message.split('\n')[0]}`);
+	}
 }
 
 async function main() {
 	const a = parseArgs(process.argv.slice(2));
-	const ort = loadOrt();
-	let ref, cand;
+	for (const f of a.files)
+		if (!fs.existsSync(f))
+			fail(EXIT.USAGE, `${f}: no such file`);
+	let ort;
 	try {
-		ref = await ort.InferenceSession.create(a.files[0],
-			{ graphOptimizationLevel: a.opt });
+		ort = lib.loadOrt();
 	} catch (e) {
-		die(`${a.files[0]}: ORT cannot load the original: ${e.message}`);
+		fail(EXIT.NO_ORT, e.message);
 	}
-	try {
-		cand = await ort.InferenceSession.create(a.files[1],
-			{ graphOptimizationLevel: a.opt });
-	} catch (e) {
-		process.stderr.write(`qopt-ort-check: ${a.files[1]}: ORT cannot load it: ${e.message}\n`);
-		process.exit(125);
+	const ref = await session(ort, a.files[0], a, EXIT.ORIGINAL, 'original');
+	const cand = await session(ort, a.files[1], a, EXIT.CANDIDATE, 'candidate');
+	const inputs = lib.modelInputs(a.files[0]);
+	const stats = ref.outputNames.map((n) => new Stats(n));
+	let n = 0;
+	for (const [where, feeds] of samples(ort, a, inputs)) {
+		const want = await run(ref, feeds, a.files[0], where, EXIT.ORIGINAL, 'original');
+		const got = await run(cand, feeds, a.files[1], where, EXIT.CANDIDATE, 'candidate');
+		for (const s of stats)
+			s.add(want[s.name], got[s.name], a, where);
+		n++;
 	}
-	const feeds = makeFeeds(ort, a, modelInputs(a.files[0], a.dims));
-	let want, got;
-	try {
-		want = await ref.run(feeds);
-	} catch (e) {
-		die(`${a.files[0]}: ORT cannot run the original: ${e.message}`);
-	}
-	try {
-		got = await cand.run(feeds);
-	} catch (e) {
-		process.stderr.write(`qopt-ort-check: ${a.files[1]}: ORT cannot run it: ${e.message}\n`);
-		process.exit(125);
-	}
-	let bad = 0;
-	for (const name of ref.outputNames) {
-		const why = !(name in got) ? `${name}: missing from the candidate` :
-			compare(name, want[name], got[name], a);
-		if (why) {
-			process.stderr.write(`qopt-ort-check: ${why}\n`);
-			bad = 1;
-		}
-	}
-	process.exit(bad);
+	const rep = { original: a.files[0], candidate: a.files[1], samples: n,
+		source: a.inputs || `random, seed ${a.seed}`, opt_level: a.opt,
+		rtol: a.rtol, atol: a.atol, outputs: stats.map((s) => s.result(a)) };
+	rep.pass = rep.outputs.every((o) => o.pass);
+	if (a.json)
+		process.stdout.write(JSON.stringify(rep, (k, v) =>
+			typeof v === 'number' && !Number.isFinite(v) ? String(v) : v, 1) + '\n');
+	else
+		process.stdout.write(table(rep));
+	process.exitCode = rep.pass ? EXIT.PASS : EXIT.FAIL;
 }
 
-// Run as a program, or required for its readers (qopt-calibrate-ort).
-if (require.main === module)
-	main().catch((e) => die(e.stack || String(e)));
-else
-	module.exports = { loadOrt, readTensorProto, randomTensor, mulberry32,
-		asNumbers, TYPES, setName: (n) => { me = n; } };
+main().catch((e) => fail(EXIT.USAGE, e instanceof lib.InputError ?
+	e.message : e.stack || String(e)));

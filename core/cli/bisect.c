@@ -7,7 +7,11 @@
  * Test runs: the two endpoints (limit 0 must be good, all points bad),
  * then a binary search over (good, bad]: ceil(log2(points)) more at
  * most, unless the test skips (exit 125), when a neighbour is tried as
- * git bisect does.
+ * git bisect does. A test that cannot run (the shell's 126 "cannot
+ * execute" or 127 "not found", ended by a signal, or any exit above 127,
+ * the shell's 128 + signal, as git bisect run reads it) says nothing
+ * about the model: bisect stops with an error naming the command
+ * (exit 2), never counting it as bad.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -161,6 +165,25 @@ static char *test_command(const char *cmd, const char *path)
 	return out;
 }
 
+/* Says why a finished test could not run, or returns 0 when it ran. */
+static int test_did_not_run(const char *cmd, int status)
+{
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "qopt: error: bisect: the test '%s' was killed by signal %d: it says nothing about the model\n",
+			cmd, WTERMSIG(status));
+		return 1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) < 126)
+		return 0;
+	fprintf(stderr, "qopt: error: bisect: the test '%s' cannot run (exit %d: %s)\n",
+		cmd, WEXITSTATUS(status),
+		WEXITSTATUS(status) == 127 ? "a command it runs was not found" :
+		WEXITSTATUS(status) == 126 ?
+		"a command it runs cannot be executed" :
+		"above 127: a command it runs was killed by a signal");
+	return 1;
+}
+
 static int run_test(const char *cmd)
 {
 	int status;
@@ -168,8 +191,11 @@ static int run_test(const char *cmd)
 
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		fprintf(stderr, "qopt: error: bisect: cannot run the test '%s': fork: %s\n",
+			cmd, strerror(errno));
 		return T_ERROR;
+	}
 	if (pid == 0) {
 		/* The test's chatter goes to stderr with ours: stdout
 		 * carries only the result. */
@@ -178,8 +204,13 @@ static int run_test(const char *cmd)
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			fprintf(stderr, "qopt: error: bisect: the test '%s': waitpid: %s\n",
+				cmd, strerror(errno));
 			return T_ERROR;
+		}
+	if (test_did_not_run(cmd, status))
+		return T_ERROR;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return T_GOOD;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 125)
@@ -218,13 +249,13 @@ static int test_model(struct bisect *b, qir_model *m, int64_t limit)
 		return T_ERROR;
 	}
 	cmd = test_command(b->c->test_cmd, b->cand);
+	if (!cmd)
+		fprintf(stderr, "qopt: error: bisect: out of memory\n");
 	r = cmd ? run_test(cmd) : T_ERROR;
 	free(cmd);
 	remove_candidate(b);
-	if (r == T_ERROR) {
-		fprintf(stderr, "qopt: error: cannot run the test command\n");
+	if (r == T_ERROR)
 		return r;
-	}
 	b->tests++;
 	fprintf(b->log, "limit %lld: %s\n", (long long)limit, tname[r]);
 	fflush(b->log);
@@ -312,6 +343,8 @@ static int endpoints(struct bisect *b, int64_t *npoints)
 		return -1;
 	}
 	r = test_model(b, b->bad, *npoints);
+	if (r == T_ERROR)
+		return -2;
 	if (r != T_BAD) {
 		fprintf(stderr, "qopt: error: bisect: the fully optimized model is %s, not bad: nothing to bisect\n",
 			tname[r]);
@@ -319,6 +352,8 @@ static int endpoints(struct bisect *b, int64_t *npoints)
 	}
 	b->good = run_at(b, 0, NULL, NULL);
 	r = test_model(b, b->good, 0);
+	if (r == T_ERROR)
+		return -2;
 	if (r != T_GOOD) {
 		fprintf(stderr, "qopt: error: bisect: the unmodified model is %s, not good: the test fails without qopt's passes\n",
 			tname[r]);
@@ -428,14 +463,19 @@ static int bisect(struct bisect *b)
 	int64_t npoints = 0;
 	int rc;
 
-	if (open_dir(b) < 0 || endpoints(b, &npoints) < 0)
+	if (open_dir(b) < 0)
+		return QOPT_EXIT_FAIL;
+	rc = endpoints(b, &npoints);
+	if (rc == -2)	/* the test cannot run: a usage problem */
+		return QOPT_EXIT_USAGE;
+	if (rc < 0)
 		return QOPT_EXIT_FAIL;
 	b->skipped = calloc(npoints + 1, 1);
 	if (!b->skipped)
 		return QOPT_EXIT_FAIL;
 	rc = search(b);
 	if (rc == -2)
-		return QOPT_EXIT_FAIL;
+		return QOPT_EXIT_USAGE;
 	if (save_as(b, b->good, "last-good.onnx") < 0 ||
 	    save_as(b, b->bad, "first-bad.onnx") < 0)
 		return QOPT_EXIT_FAIL;

@@ -14,7 +14,8 @@ enum {
 	OPT_VERIFY_EACH, OPT_PRINT_AFTER, OPT_PRINT_AFTER_ALL,
 	OPT_PRINT_CHANGED, OPT_TIME, OPT_STATS, OPT_STATS_JSON, OPT_STRICT,
 	OPT_BISECT_LIMIT, OPT_DEVICE, OPT_EXT_THRESHOLD, OPT_EXT_NAME,
-	OPT_ALL_INLINE, OPT_DRY_RUN, OPT_THREADS, OPT_TEST,
+	OPT_ALL_INLINE, OPT_DRY_RUN, OPT_THREADS, OPT_TEST, OPT_SUMMARY,
+	OPT_NO_SUMMARY,
 };
 
 static const struct option longopts[] = {
@@ -33,6 +34,8 @@ static const struct option longopts[] = {
 	{ "time-passes", no_argument, NULL, OPT_TIME },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "no-summary", no_argument, NULL, OPT_NO_SUMMARY },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "bisect-limit", required_argument, NULL, OPT_BISECT_LIMIT },
 	{ "device", required_argument, NULL, OPT_DEVICE },
@@ -56,13 +59,15 @@ void cli_usage(FILE *f)
 "       qopt dump MODEL.onnx                    print the IR\n"
 "       qopt verify MODEL.onnx                  check a model\n"
 "       qopt bisect [OPTIONS] MODEL.onnx --test 'CMD {}' [-o DIR]\n"
-"       qopt calibrate MODEL.onnx --data DIR [-o CALIB.json] [--percentile P]\n"
+"       qopt calibrate MODEL.onnx --data DIR | --random N [--seed S]\n"
+"                      [--dim NAME=VALUE] [-o CALIB.json] [--percentile P]\n"
 "                                               activation ranges for fp8-mha\n"
 "       qopt --list-passes | --help-pass NAME\n"
 "\n"
 "Pipeline:\n"
 "  -p, --pipeline FILE       passes and options from an INI file\n"
-"      --passes LIST         inline: 'name[:key=val...][,name...]' (list items: ';')\n"
+"      --passes LIST         inline: 'name[:key=val...][,name...]' (list items: ';';\n"
+"                            values with ':' or ',' in quotes: key=\"onnx::W*\")\n"
 "      --print-pipeline      print the parsed pipeline as INI and exit\n"
 "  -o, --output FILE         output model (default: MODEL.qopt.onnx;\n"
 "                            /dev/null: run and verify, write nothing)\n"
@@ -80,6 +85,9 @@ void cli_usage(FILE *f)
 "      --time-passes         per-pass wall time at exit\n"
 "      --stats               counters the passes reported, kernel statistics\n"
 "      --stats-json FILE     the same as JSON\n"
+"      --summary, --no-summary  before/after table of the model and the\n"
+"                            passes' results (default: on when stderr is a\n"
+"                            terminal)\n"
 "      --strict              warnings are errors\n"
 "      --bisect-limit N      run only the first N passes/rewrites (-1: all)\n"
 "Execution and output:\n"
@@ -89,7 +97,8 @@ void cli_usage(FILE *f)
 "      --external-name NAME  external data file name\n"
 "      --all-inline          keep every tensor inline\n"
 "Bisect:\n"
-"      --test 'CMD {}'       exit 0 good, 125 skip, else bad; {} = candidate\n"
+"      --test 'CMD {}'       exit 0 good, 1-124 bad, 125 skip; 126, 127, a\n"
+"                            signal, above 127: error; {} = candidate\n"
 "  -o DIR                    where bisect leaves its files (default qopt-bisect)\n"
 "General:\n"
 "  -v, --verbose             debug messages (and BISECT lines in bisect runs)\n"
@@ -181,6 +190,8 @@ static int take_option(struct pm_cli *c, int ch, const char *arg)
 	case OPT_TIME: c->time_passes = 1; break;
 	case OPT_STATS: c->stats = 1; break;
 	case OPT_STATS_JSON: c->stats_json = arg; break;
+	case OPT_SUMMARY: c->summary = 1; break;
+	case OPT_NO_SUMMARY: c->summary = 0; break;
 	case OPT_STRICT: c->strict = 1; break;
 	case OPT_BISECT_LIMIT:
 		c->bisect_given = 1;
@@ -283,6 +294,7 @@ int cli_parse(struct pm_cli *c, int argc, char **argv)
 	memset(c, 0, sizeof(*c));
 	c->external_threshold = -1;
 	c->bisect_limit = -1;
+	c->summary = -1;
 	pick_command(c, &argc, &argv);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":p:o:L:vqhV", longopts,
@@ -292,8 +304,8 @@ int cli_parse(struct pm_cli *c, int argc, char **argv)
 			return -1;
 		}
 		if (ch == 'V') {
-			printf("qopt %s (plugin ABI %d)\n", PACKAGE_VERSION,
-			       QOPT_ABI_VERSION);
+			printf("qopt %s (plugin ABI %d.%d)\n", PACKAGE_VERSION,
+			       QOPT_ABI_VERSION, QOPT_ABI_MINOR);
 			return -1;
 		}
 		if (ch == '?')

@@ -34,6 +34,7 @@ struct pm_cli {
 	int print_changed, time_passes, stats, strict, dry_run, all_inline;
 	int verbose, quiet, threads;
 	int out_discard, stats_discard;	/* -o / --stats-json /dev/null */
+	int summary;		/* --summary 1, --no-summary 0, -1: a tty */
 };
 
 /* Fills c from argv; prints usage problems and returns QOPT_EXIT_USAGE,

@@ -532,8 +532,10 @@ static enum script_end run_script(const char *job)
 	pid_t pid;
 	int st;
 
+	/* QOPT_NODE overrides the node configure found */
 	if (!node || !*node)
-		node = "node";
+		node = strcmp(QOPT_CONFIGURED_NODE, "no") ? QOPT_CONFIGURED_NODE :
+			"node";
 	fflush(NULL);
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
@@ -552,7 +554,9 @@ static enum script_end run_script(const char *job)
 		signal(SIGHUP, SIG_DFL);
 		execlp(node, node, script, job, (char *)NULL);
 		fprintf(stderr, "qopt calibrate: error: cannot run %s (%s): %s; "
-			"set QOPT_NODE to node's path\n", node, script,
+			"install node with ./tools/install-deps.sh from qopt's "
+			"source tree (Debian: apt-get install nodejs), or set "
+			"QOPT_NODE to node's path\n", node, script,
 			strerror(errno));
 		_exit(127);
 	}

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "cli/outpath.h"
+#include "cli/summary.h"
 
 int cmd_list_passes(const struct pm_registry *r)
 {
@@ -189,6 +191,34 @@ static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 	return QOPT_EXIT_OK;
 }
 
+static int want_summary(const struct pm_cli *c)
+{
+	return c->summary > 0 || (c->summary < 0 && !c->quiet && isatty(2));
+}
+
+/* The model as written: its counts, and the files written (none with
+ * --dry-run or -o /dev/null). Prints nothing when out of memory. */
+static void print_summary(struct pm_cli *c, struct pm_run *run,
+			  const struct cli_summary *before, const qir_model *m)
+{
+	struct cli_summary after;
+	qir_save_opts so;
+	char *data = NULL;
+
+	if (cli_summary_take(&after, m) < 0) {
+		cli_summary_free(&after);
+		return;
+	}
+	if (!c->dry_run && !c->out_discard) {
+		cli_save_opts(c, run->pl, &so);
+		data = pm_data_path(c->output, so.external_name);
+		cli_summary_files(&after, c->output, data);
+		free(data);
+	}
+	cli_summary_print(stderr, before, &after, run);
+	cli_summary_free(&after);
+}
+
 static int report(struct pm_cli *c, struct pm_run *run, int rc)
 {
 	if (c->stats)
@@ -264,10 +294,11 @@ static int run_pipeline(struct pm_cli *c, struct pm_pipeline *pl)
 {
 	struct pm_run_opts o;
 	struct pm_run run;
+	struct cli_summary before = { 0 };
 	qir_error err = { 0 };
 	qir_model *m;
 	double t0;
-	int rc;
+	int rc, summary = want_summary(c);
 
 	rc = cli_run_opts(c, pl, &o);
 	if (rc)
@@ -292,6 +323,9 @@ static int run_pipeline(struct pm_cli *c, struct pm_pipeline *pl)
 		qir_model_free(m);
 		return QOPT_EXIT_FAIL;
 	}
+	if (summary && cli_summary_take(&before, m) < 0)
+		summary = 0;	/* out of memory: the run goes on without */
+	cli_summary_files(&before, c->input, NULL);
 	if (pm_run_model(&run, m) < 0) {
 		fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
 			run.failed_pass);
@@ -299,6 +333,9 @@ static int run_pipeline(struct pm_cli *c, struct pm_pipeline *pl)
 	} else {
 		rc = finish(c, &run, m);
 	}
+	if (summary && rc == QOPT_EXIT_OK)
+		print_summary(c, &run, &before, m);
+	cli_summary_free(&before);
 	rc = report(c, &run, rc);
 	pm_run_fini(&run);
 	qir_model_free(m);

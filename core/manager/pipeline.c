@@ -148,14 +148,64 @@ int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 	return 0;
 }
 
+/*
+ * --passes splits at ',' (passes) and ':' (options) outside double
+ * quotes, so a value holding either is written key="a:b,c" (inside
+ * quotes \" and \\ stand for " and \). Returns the next piece of *s up
+ * to sep, NUL-terminated, and moves *s past it (NULL after the last);
+ * sets *open_quote when a quote is left open.
+ */
+static char *next_piece(char **s, char sep, int *open_quote)
+{
+	char *start = *s, *c;
+	int q = 0;
+
+	if (!start)
+		return NULL;
+	for (c = start; *c; c++) {
+		if (q && *c == '\\' && c[1]) {
+			c++;
+		} else if (*c == '"') {
+			q = !q;
+		} else if (*c == sep && !q) {
+			*c = 0;
+			*s = c + 1;
+			return start;
+		}
+	}
+	if (q)
+		*open_quote = 1;
+	*s = NULL;
+	return start;
+}
+
+/* Drops the quotes of a value in place; outside quotes ';' stands for
+ * ',' (a list item separator that cannot end the pass). */
+static void unquote(char *v)
+{
+	char *o = v, *c;
+	int q = 0;
+
+	for (c = v; *c; c++) {
+		if (*c == '"') {
+			q = !q;
+			continue;
+		}
+		if (q && *c == '\\' && (c[1] == '"' || c[1] == '\\'))
+			c++;
+		*o++ = !q && *c == ';' ? ',' : *c;
+	}
+	*o = 0;
+}
+
 /* One "name[:key=value...]" element of --passes. */
 static int inline_stage(struct pm_pipeline *p, char *tok)
 {
-	char *save = NULL, *part, *eq, *c;
+	char *rest = tok, *part, *eq;
 	struct pm_stage *s;
-	int bad = 0;
+	int bad = 0, open_quote = 0;
 
-	part = strtok_r(tok, ":", &save);
+	part = next_piece(&rest, ':', &open_quote);
 	if (!part || !*part) {
 		pm_pl_error(p, 0, "empty pass name in '%s'", tok);
 		return 1;
@@ -163,19 +213,19 @@ static int inline_stage(struct pm_pipeline *p, char *tok)
 	s = pm_pl_add_stage(p, part, 0);
 	if (!s)
 		return 1;
-	while ((part = strtok_r(NULL, ":", &save))) {
+	while ((part = next_piece(&rest, ':', &open_quote))) {
+		if (!*part)
+			continue;
 		eq = strchr(part, '=');
 		if (!eq || eq == part) {
-			pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s'",
-				      s->name, part);
+			pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s' "
+				      "(quote a value holding ':' or ',': "
+				      "key=\"a::b\")", s->name, part);
 			bad++;
 			continue;
 		}
 		*eq = 0;
-		/* ',' separates passes here, so list items use ';'. */
-		for (c = eq + 1; *c; c++)
-			if (*c == ';')
-				*c = ',';
+		unquote(eq + 1);
 		if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
 			return bad + 1;
 	}
@@ -184,8 +234,8 @@ static int inline_stage(struct pm_pipeline *p, char *tok)
 
 int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
 {
-	char *copy = strdup(spec), *save = NULL, *tok;
-	int bad = 0;
+	char *copy = strdup(spec), *rest, *tok;
+	int bad = 0, open_quote = 0;
 
 	if (!p->file)
 		p->file = strdup("--passes");
@@ -193,11 +243,16 @@ int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
 		free(copy);
 		return 1;
 	}
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	rest = copy;
+	while ((tok = next_piece(&rest, ',', &open_quote))) {
 		while (*tok == ' ')
 			tok++;
-		bad += inline_stage(p, tok);
+		if (*tok)
+			bad += inline_stage(p, tok);
+	}
+	if (open_quote) {
+		pm_pl_error(p, 0, "unterminated \" in '%s'", spec);
+		bad++;
 	}
 	if (!p->nstages && !bad) {
 		pm_pl_error(p, 0, "no passes given");

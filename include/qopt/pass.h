@@ -8,14 +8,19 @@
  * the ABI version and the size of each table entry it was built with:
  *
  *	static const qopt_option_spec my_opts[] = {
- *		{ "block_size", QOPT_OPT_INT, "16", "elements per block" },
- *		{ 0 }
+ *		{ .name = "block_size", .type = QOPT_OPT_INT,
+ *		  .default_value = "16", .help = "elements per block" },
+ *		{ .name = NULL }
  *	};
  *	static const qopt_pass_info my_passes[] = {
- *		{ "my-pass", "does one thing", my_opts, my_run, 0 },
- *		{ 0 }
+ *		{ .name = "my-pass", .summary = "does one thing",
+ *		  .options = my_opts, .run = my_run },
+ *		{ .name = NULL }
  *	};
  *	QOPT_PLUGIN("my-plugin", "1.0", my_passes)
+ *
+ * (Designated initializers: -Wextra warns about the fields a positional
+ * one leaves out, and later ABI minors add fields at the end.)
  *
  * The manager refuses a plugin of another ABI major, or of a newer
  * minor than the running libqopt, naming both versions.

@@ -1,0 +1,462 @@
+// qopt-ort-lib.js: what qopt's ONNX Runtime tools share (qopt-ort-check,
+// qopt-calibrate-ort): finding onnxruntime-node, a protobuf reader just
+// big enough for ModelProto inputs and TensorProto, .npy files, the
+// sample folders both tools read, and seeded random inputs.
+//
+// Errors a user can fix (a bad sample, a model input the tools cannot
+// feed) are thrown as InputError with a message naming the file; a
+// missing onnxruntime-node as OrtMissing, whose message says which
+// command installs it. Each tool prints them under its own name.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+class InputError extends Error {}
+class OrtMissing extends Error {}
+
+// Where tools/install-deps.sh puts onnxruntime-node unless told
+// otherwise (QOPT_ORT_PREFIX); keep the two in step.
+const DEFAULT_ORT_DIR = '/usr/local/lib/qopt-ort';
+const INSTALL_HINT = 'install it with ./tools/install-deps.sh from qopt\'s source tree ' +
+	`(or: npm install --prefix ${DEFAULT_ORT_DIR} --ignore-scripts onnxruntime-node), ` +
+	'or set QOPT_ORT_DIR to a folder holding node_modules/onnxruntime-node';
+
+// onnxruntime-node from, in order: $QOPT_ORT_DIR alone when it is set
+// (an override: nothing else is tried), else the folder configure
+// recorded (the installed scripts set $QOPT_ORT_RECORDED_DIR), the
+// default install folder, and node's own module resolution.
+function loadOrt() {
+	const env = process.env.QOPT_ORT_DIR;
+	const dirs = env ? [env] :
+		[process.env.QOPT_ORT_RECORDED_DIR, DEFAULT_ORT_DIR].filter(Boolean);
+	const tries = [];
+	for (const d of dirs) {
+		tries.push(path.join(d, 'node_modules', 'onnxruntime-node'));
+		tries.push(path.join(d, 'onnxruntime-node'));
+	}
+	if (!env)
+		tries.push('onnxruntime-node');
+	for (const t of tries) {
+		try {
+			return require(t);
+		} catch (e) {
+			if (e.code !== 'MODULE_NOT_FOUND')
+				throw new OrtMissing(`cannot load ${t}: ${e.message}`);
+		}
+	}
+	throw new OrtMissing(env ?
+		`onnxruntime-node not found in QOPT_ORT_DIR (${env}): ${INSTALL_HINT}` :
+		`onnxruntime-node not found (looked in ${dirs.join(', ')} and node's module path): ${INSTALL_HINT}`);
+}
+
+// ---- protobuf: just enough wire format for ModelProto inputs and
+// TensorProto (field numbers from onnx.proto) ----
+function* fields(buf, start = 0, end = buf.length) {
+	let p = start;
+	const varint = () => {
+		let v = 0n, shift = 0n;
+		for (;;) {
+			if (p >= end)
+				throw new InputError('truncated varint');
+			const b = buf[p++];
+			v |= BigInt(b & 0x7f) << shift;
+			if (!(b & 0x80))
+				return v;
+			shift += 7n;
+		}
+	};
+	while (p < end) {
+		const key = Number(varint());
+		const num = key >>> 3, wire = key & 7;
+		if (wire === 0) {
+			yield { num, wire, v: varint() };
+		} else if (wire === 1) {
+			yield { num, wire, s: p, e: p + 8 };
+			p += 8;
+		} else if (wire === 2) {
+			const len = Number(varint());
+			if (p + len > end)
+				throw new InputError('truncated field');
+			yield { num, wire, s: p, e: p + len };
+			p += len;
+		} else if (wire === 5) {
+			yield { num, wire, s: p, e: p + 4 };
+			p += 4;
+		} else {
+			throw new InputError(`unsupported wire type ${wire}`);
+		}
+	}
+}
+
+function str(buf, f) {
+	return buf.toString('utf8', f.s, f.e);
+}
+
+function varints(buf, f) {
+	if (f.wire === 0)
+		return [f.v];
+	// packed: a run of varints
+	const out = [];
+	let p = f.s, v = 0n, shift = 0n;
+	while (p < f.e) {
+		const b = buf[p++];
+		v |= BigInt(b & 0x7f) << shift;
+		shift += 7n;
+		if (!(b & 0x80)) {
+			out.push(v);
+			v = 0n;
+			shift = 0n;
+		}
+	}
+	return out;
+}
+
+const TYPES = {
+	1: ['float32', Float32Array], 2: ['uint8', Uint8Array],
+	3: ['int8', Int8Array], 4: ['uint16', Uint16Array],
+	5: ['int16', Int16Array], 6: ['int32', Int32Array],
+	7: ['int64', BigInt64Array], 9: ['bool', Uint8Array],
+	10: ['float16', Uint16Array], 11: ['float64', Float64Array],
+	12: ['uint32', Uint32Array], 13: ['uint64', BigUint64Array],
+};
+const ELEM_NAMES = { 1: 'FLOAT', 2: 'UINT8', 3: 'INT8', 4: 'UINT16', 5: 'INT16',
+	6: 'INT32', 7: 'INT64', 9: 'BOOL', 10: 'FLOAT16', 11: 'DOUBLE',
+	12: 'UINT32', 13: 'UINT64', 16: 'BFLOAT16' };
+const ORT_ELEM = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6,
+	int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13 };
+const NPY = { '<f4': 1, '|u1': 2, '|i1': 3, '<u2': 4, '<i2': 5, '<i4': 6,
+	'<i8': 7, '|b1': 9, '<f2': 10, '<f8': 11, '<u4': 12, '<u8': 13 };
+
+// Graph inputs that are not initializers: [{name, elem, dtype, dims}],
+// dims as in calibrate's job: a number, a symbolic name, or null.
+function modelInputs(file) {
+	const buf = fs.readFileSync(file);
+	let graph = null;
+	for (const f of fields(buf))
+		if (f.num === 7 && f.wire === 2)
+			graph = f;
+	if (!graph)
+		throw new InputError(`${file}: no graph`);
+	const inits = new Set(), inputs = [];
+	for (const f of fields(buf, graph.s, graph.e)) {
+		if (f.num === 5 && f.wire === 2) {
+			for (const g of fields(buf, f.s, f.e))
+				if (g.num === 8)
+					inits.add(str(buf, g));
+		} else if (f.num === 11 && f.wire === 2) {
+			const inp = { name: '', elem: 0, dims: null };
+			for (const g of fields(buf, f.s, f.e)) {
+				if (g.num === 1)
+					inp.name = str(buf, g);
+				if (g.num === 2)
+					readType(buf, g, inp);
+			}
+			inp.dtype = ELEM_NAMES[inp.elem] || `type ${inp.elem}`;
+			inputs.push(inp);
+		}
+	}
+	return inputs.filter((i) => !inits.has(i.name));
+}
+
+function readType(buf, t, inp) {
+	for (const f of fields(buf, t.s, t.e)) {
+		if (f.num !== 1 || f.wire !== 2)
+			continue;
+		for (const g of fields(buf, f.s, f.e)) {
+			if (g.num === 1)
+				inp.elem = Number(g.v);
+			if (g.num !== 2)
+				continue;
+			inp.dims = [];
+			for (const d of fields(buf, g.s, g.e)) {
+				if (d.num !== 1)
+					continue;
+				let val = null;
+				for (const x of fields(buf, d.s, d.e)) {
+					if (x.num === 1)
+						val = Number(x.v);
+					if (x.num === 2)
+						val = str(buf, x);
+				}
+				inp.dims.push(typeof val === 'number' && val < 0 ? null : val);
+			}
+		}
+	}
+}
+
+function f32ToF16(x) {
+	const f = new Float32Array([x]), u = new Uint32Array(f.buffer)[0];
+	const sign = (u >>> 16) & 0x8000, exp = ((u >>> 23) & 0xff) - 112;
+	if (exp <= 0)
+		return sign;
+	return sign | (exp << 10) | ((u >>> 13) & 0x3ff);
+}
+
+function mulberry32(seed) {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+// inp: {name, elem, dims} with every dim a number.
+function randomTensor(ort, inp, rnd) {
+	const t = TYPES[inp.elem];
+	if (!t)
+		throw new InputError(`input ${inp.name}: element type ${inp.elem} not supported`);
+	const n = inp.dims.reduce((a, b) => a * b, 1);
+	const data = new t[1](n);
+	for (let i = 0; i < n; i++) {
+		const r = rnd();
+		if (t[0] === 'float32' || t[0] === 'float64')
+			data[i] = 2 * r - 1;
+		else if (t[0] === 'float16')
+			data[i] = f32ToF16(2 * r - 1);
+		else if (t[0] === 'int64' || t[0] === 'uint64')
+			data[i] = BigInt(Math.floor(r * 4));
+		else if (t[0] === 'bool')
+			data[i] = r < 0.5 ? 0 : 1;
+		else
+			data[i] = Math.floor(r * 4);
+	}
+	return new ort.Tensor(t[0], data, inp.dims);
+}
+
+// Concrete dims for random data: symbolic ones from dimOverride, the
+// rest (and unknown ones) 1.
+function fixDims(inp, dimOverride) {
+	return (inp.dims || []).map((d) => typeof d === 'number' ? d :
+		typeof d === 'string' && d in dimOverride ? dimOverride[d] : 1);
+}
+
+// TensorProto: dims 1, data_type 2, float_data 4, int32_data 5,
+// int64_data 7, name 8, raw_data 9, double_data 10.
+// The largest sample file read (qopt calibrate checks the same bound in
+// C before node starts, core/cli/calib-samples.c).
+const SAMPLE_MAX_BYTES = 0x7fffffff;
+
+// A sample file, read only if it is a regular file (opened without
+// blocking, so a FIFO swapped in after qopt's check cannot hang us) of
+// at most SAMPLE_MAX_BYTES.
+function readSampleFile(file) {
+	let fd;
+	try {
+		fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+	} catch (e) {
+		throw new InputError(`${file}: cannot open it: ${e.code || e.message}`);
+	}
+	try {
+		const st = fs.fstatSync(fd);
+		if (!st.isFile())
+			throw new InputError(`${file}: not a regular file; a sample must be one`);
+		if (st.size > SAMPLE_MAX_BYTES)
+			throw new InputError(`${file}: ${st.size} bytes; a sample file may hold at most ${SAMPLE_MAX_BYTES}`);
+		const buf = Buffer.alloc(st.size);
+		let got = 0;
+		while (got < st.size) {
+			const k = fs.readSync(fd, buf, got, st.size - got, got);
+			if (k <= 0)
+				throw new InputError(`${file}: shorter than its size (${got} of ${st.size} bytes)`);
+			got += k;
+		}
+		return buf;
+	} catch (e) {
+		if (e instanceof InputError)
+			throw e;
+		throw new InputError(`${file}: cannot read it: ${e.code || e.message}`);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+// buf: the file's bytes when the caller read them; else read (bounded).
+function readTensorProto(ort, file, buf) {
+	buf = buf || readSampleFile(file);
+	let name = '', elem = 0, raw = null;
+	const dims = [], f32 = [], i32 = [], i64 = [], f64 = [];
+	for (const f of fields(buf)) {
+		if (f.num === 1)
+			dims.push(...varints(buf, f).map(Number));
+		else if (f.num === 2)
+			elem = Number(f.v);
+		else if (f.num === 8)
+			name = str(buf, f);
+		else if (f.num === 9)
+			raw = buf.subarray(f.s, f.e);
+		else if (f.num === 4)
+			for (let p = f.s; p + 4 <= f.e; p += 4)
+				f32.push(buf.readFloatLE(p));
+		else if (f.num === 10)
+			for (let p = f.s; p + 8 <= f.e; p += 8)
+				f64.push(buf.readDoubleLE(p));
+		else if (f.num === 5)
+			i32.push(...varints(buf, f).map((v) => Number(BigInt.asIntN(32, v))));
+		else if (f.num === 7)
+			i64.push(...varints(buf, f).map((v) => BigInt.asIntN(64, v)));
+	}
+	const t = TYPES[elem];
+	if (!t)
+		throw new InputError(`${file}: element type ${elem} not supported`);
+	const n = dims.reduce((a, b) => a * b, 1);
+	let data;
+	if (raw) {
+		if (raw.length !== n * t[1].BYTES_PER_ELEMENT)
+			throw new InputError(`${file}: ${raw.length} data bytes, shape [${dims}] needs ${n * t[1].BYTES_PER_ELEMENT}`);
+		const copy = new Uint8Array(raw);
+		data = new t[1](copy.buffer, 0, n);
+	} else if (f32.length || t[0] === 'float32') {
+		data = Float32Array.from(f32);
+	} else if (f64.length || t[0] === 'float64') {
+		data = Float64Array.from(f64);
+	} else if (t[0] === 'int64') {
+		data = BigInt64Array.from(i64);
+	} else {
+		data = t[1].from(i32);
+	}
+	return { name, tensor: new ort.Tensor(t[0], data, dims) };
+}
+
+function readNpy(ort, file) {
+	const buf = readSampleFile(file);
+	if (buf.length < 12 || buf.toString('latin1', 0, 6) !== '\x93NUMPY')
+		throw new InputError(`${file}: not a .npy file`);
+	const major = buf[6];
+	if (major < 1 || major > 3 || buf[7] !== 0)
+		throw new InputError(`${file}: .npy format version ${major}.${buf[7]}; numpy defines 1.0, 2.0 and 3.0`);
+	const hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+	const start = major === 1 ? 10 : 12;
+	if (start + hlen > buf.length)
+		throw new InputError(`${file}: the .npy header runs past the end of the file`);
+	const header = buf.toString('latin1', start, start + hlen);
+	const descr = /'descr':\s*'([^']+)'/.exec(header);
+	const fortran = /'fortran_order':\s*(True|False)/.exec(header);
+	const shape = /'shape':\s*\(([^)]*)\)/.exec(header);
+	if (!descr || !fortran || !shape)
+		throw new InputError(`${file}: unreadable .npy header`);
+	if (fortran[1] === 'True')
+		throw new InputError(`${file}: Fortran-order arrays are not supported (save with C order)`);
+	const elem = NPY[descr[1]];
+	if (!elem)
+		throw new InputError(`${file}: dtype '${descr[1]}' not supported`);
+	const dims = shape[1].split(',').map((x) => x.trim()).filter((x) => x)
+		.map((x) => /^[0-9]+$/.test(x) ? Number(x) : NaN);
+	if (!dims.every(Number.isSafeInteger))
+		throw new InputError(`${file}: the .npy shape (${shape[1]}) is not a tuple of non-negative integers`);
+	const t = TYPES[elem];
+	const n = dims.reduce((a, b) => a * b, 1);
+	const body = buf.subarray(start + hlen);
+	if (body.length !== n * t[1].BYTES_PER_ELEMENT)
+		throw new InputError(`${file}: ${body.length} data bytes, shape [${dims}] needs ${n * t[1].BYTES_PER_ELEMENT}`);
+	const data = new t[1](new Uint8Array(body).buffer, 0, n);
+	return new ort.Tensor(t[0], data, dims);
+}
+
+function fmtDims(d) {
+	return d ? `[${d.map((x) => x === null ? '?' : x).join(',')}]` : '';
+}
+
+function checkInput(file, inp, t) {
+	const elem = ORT_ELEM[t.type];
+	if (elem !== inp.elem)
+		throw new InputError(`${file}: input '${inp.name}' is ${ELEM_NAMES[elem] || t.type}, the model wants ${inp.dtype}`);
+	if (!inp.dims)
+		return;
+	if (t.dims.length !== inp.dims.length)
+		throw new InputError(`${file}: input '${inp.name}' has shape [${t.dims}], the model wants ${fmtDims(inp.dims)} (rank ${inp.dims.length})`);
+	inp.dims.forEach((d, k) => {
+		if (typeof d === 'number' && d !== t.dims[k])
+			throw new InputError(`${file}: input '${inp.name}' has shape [${t.dims}], the model wants ${fmtDims(inp.dims)} (axis ${k})`);
+	});
+}
+
+// The sample folders of a data folder: one sample per sub-folder (sorted
+// by name), or the folder itself as the only sample.
+function sampleDirs(data) {
+	let st;
+	try {
+		st = fs.statSync(data);
+	} catch (e) {
+		throw new InputError(`${data}: ${e.message}`);
+	}
+	if (!st.isDirectory())
+		throw new InputError(`${data}: not a folder`);
+	const subs = fs.readdirSync(data).sort()
+		.filter((f) => fs.statSync(path.join(data, f)).isDirectory());
+	return subs.length ? subs.map((f) => path.join(data, f)) : [data];
+}
+
+// One sample folder -> feeds, checked against the model's inputs
+// (modelInputs() or calibrate's job). input_N.pb is a TensorProto fed by
+// its name, else to input N; NAME.npy is fed to input NAME, input_N.npy
+// to input N.
+function readSample(ort, dir, inputs) {
+	const feeds = {};
+	const byName = new Map(inputs.map((i) => [i.name, i]));
+	const feed = (file, name, tensor) => {
+		if (!byName.has(name))
+			throw new InputError(`${file}: the model has no input '${name}' (inputs: ${inputs.map((i) => i.name).join(', ')})`);
+		if (name in feeds)
+			throw new InputError(`${file}: input '${name}' given twice in ${dir}`);
+		feeds[name] = tensor;
+		checkInput(file, byName.get(name), tensor);
+	};
+	const files = fs.readdirSync(dir).sort();
+	for (const f of files) {
+		const full = path.join(dir, f);
+		let m = /^input_(\d+)\.pb$/.exec(f);
+		if (m) {
+			let t;
+			try {
+				t = readTensorProto(ort, full);
+			} catch (e) {
+				if (e instanceof InputError)
+					throw e;
+				throw new InputError(`${full}: not a TensorProto qopt can read: ${e.message}`);
+			}
+			const idx = Number(m[1]);
+			const name = t.name || (inputs[idx] && inputs[idx].name);
+			if (!name)
+				throw new InputError(`${full}: no name, and the model has no input ${idx}`);
+			feed(full, name, t.tensor);
+			continue;
+		}
+		m = /^(.+)\.npy$/.exec(f);
+		if (m) {
+			let name = m[1];
+			const idx = /^input_(\d+)$/.exec(name);
+			if (!byName.has(name) && idx && inputs[Number(idx[1])])
+				name = inputs[Number(idx[1])].name;
+			feed(full, name, readNpy(ort, full));
+		}
+	}
+	for (const i of inputs)
+		if (!(i.name in feeds))
+			throw new InputError(`${dir}: no data for input '${i.name}' (${i.dtype}${fmtDims(i.dims)})`);
+	return feeds;
+}
+
+// Any tensor's elements as plain numbers (float16 decoded).
+function asNumbers(t) {
+	if (t.type === 'float16' && !(t.data instanceof Float32Array)) {
+		const out = new Float64Array(t.data.length);
+		for (let i = 0; i < t.data.length; i++) {
+			const h = Number(t.data[i]), e = (h >> 10) & 0x1f, m = h & 0x3ff;
+			const v = e === 0 ? m * 2 ** -24 : e === 31 ? (m ? NaN : Infinity) :
+				(1 + m / 1024) * 2 ** (e - 15);
+			out[i] = h & 0x8000 ? -v : v;
+		}
+		return out;
+	}
+	if (t.data instanceof Float32Array || t.data instanceof Float64Array)
+		return t.data;
+	return Array.from(t.data, Number);
+}
+
+module.exports = { InputError, OrtMissing, DEFAULT_ORT_DIR, INSTALL_HINT,
+	loadOrt, modelInputs, fixDims, readTensorProto, readNpy, readSampleFile, randomTensor,
+	mulberry32, asNumbers, sampleDirs, readSample, fmtDims, TYPES,
+	ELEM_NAMES, ORT_ELEM };
