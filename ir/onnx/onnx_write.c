@@ -271,7 +271,9 @@ static Onnx__ValueInfoProto *value_pb(struct save_ctx *ctx,
 		vi->n_metadata_props = orig->n_metadata_props;
 		vi->metadata_props = orig->metadata_props;
 	}
-	if (orig && orig->type && type_same(orig->type, v))
+	if (QIR_VPRIV(v)->inferred)	/* as declared: inferred types stay in the IR */
+		vi->type = orig ? orig->type : NULL;
+	else if (orig && orig->type && type_same(orig->type, v))
 		vi->type = orig->type;
 	else if (v->dtype != QIR_UNDEFINED || v->rank >= 0)
 		vi->type = type_pb(ctx, v);

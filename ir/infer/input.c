@@ -1,0 +1,151 @@
+/*
+ * ir/infer/input.c - what the rules read: an input's type and shape
+ * (declared, inferred, or an initializer's or Constant's tensor), the
+ * int64 contents of constant or folded inputs, axes and int lists.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "infer/infer.h"
+
+void iri_unknown(iri_shape *s)
+{
+	s->dtype = QIR_UNDEFINED;
+	s->rank = -1;
+}
+
+void iri_rank_only(iri_shape *out, int r)
+{
+	if (r < 0 || r > IRI_MAXRANK) {
+		out->rank = -1;
+		return;
+	}
+	out->rank = r;
+	for (int i = 0; i < r; i++) {
+		out->d[i] = -1;
+		out->p[i] = NULL;
+	}
+}
+
+void iri_copy_shape(iri_shape *out, const iri_shape *in)
+{
+	out->rank = in->rank;
+	if (in->rank > 0) {
+		memcpy(out->d, in->d, in->rank * sizeof(*in->d));
+		memcpy(out->p, in->p, in->rank * sizeof(*in->p));
+	}
+}
+
+int iri_static(const iri_shape *s)
+{
+	if (s->rank < 0)
+		return 0;
+	for (int i = 0; i < s->rank; i++)
+		if (s->d[i] < 0)
+			return 0;
+	return 1;
+}
+
+int iri_input_dtype(const qir_node *n, size_t i)
+{
+	return i < n->ninputs ? qir_value_elem_type(n->inputs[i]) : QIR_UNDEFINED;
+}
+
+void iri_input(const qir_node *n, size_t i, iri_shape *s)
+{
+	qir_value *v = i < n->ninputs ? n->inputs[i] : NULL;
+	qir_tensor *t;
+
+	iri_unknown(s);
+	if (!v)
+		return;
+	s->dtype = qir_value_elem_type(v);
+	if (v->rank >= 0) {
+		if (v->rank > IRI_MAXRANK)
+			return;
+		s->rank = v->rank;
+		for (int k = 0; k < v->rank; k++) {
+			s->d[k] = v->dims[k].value;
+			s->p[k] = v->dims[k].value < 0 ? v->dims[k].param : NULL;
+		}
+		return;
+	}
+	t = qir_value_const(v);
+	if (t && t->rank <= IRI_MAXRANK) {
+		s->rank = t->rank;
+		for (int k = 0; k < t->rank; k++) {
+			s->d[k] = t->dims[k];
+			s->p[k] = NULL;
+		}
+	}
+}
+
+int iri_const_ints(struct iri_ctx *c, const qir_node *n, size_t i,
+		   int64_t *out, size_t cap, size_t *len)
+{
+	qir_value *v = i < n->ninputs ? n->inputs[i] : NULL;
+	const struct iri_fold *f;
+	qir_tensor *t;
+	uint64_t k, numel;
+
+	if (!v)
+		return 0;
+	t = qir_value_const(v);
+	if (t) {
+		if (t->dtype != QIR_INT64 && t->dtype != QIR_INT32)
+			return 0;
+		numel = qir_tensor_numel(t);
+		if (numel > cap)
+			return 0;
+		for (k = 0; k < numel; k++)
+			if (qir_tensor_get_i64(t, k, &out[k], NULL) < 0)
+				return 0;
+		*len = numel;
+		return 1;
+	}
+	f = ir_strmap_get(&c->folded, v->name);
+	if (!f || f->n > cap)
+		return 0;
+	memcpy(out, f->v, f->n * sizeof(*out));
+	*len = f->n;
+	return 1;
+}
+
+int iri_fold_set(struct iri_ctx *c, const qir_value *v, const int64_t *vals,
+		 size_t n)
+{
+	struct iri_fold *f;
+
+	if (!v || n > IRI_MAXFOLD || ir_strmap_get(&c->folded, v->name))
+		return 0;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -1;
+	f->n = n;
+	memcpy(f->v, vals, n * sizeof(*vals));
+	/* keyed by the value's own name, which outlives the walk */
+	if (ir_strmap_put(&c->folded, v->name, f) < 0) {
+		free(f);
+		return -1;
+	}
+	return 0;
+}
+
+int iri_axis(int64_t a, int r)
+{
+	if (a < 0)
+		a += r;
+	return a >= 0 && a < r ? (int)a : -1;
+}
+
+size_t iri_attr_ints(const qir_node *n, const char *name, int64_t *out,
+		     size_t cap, int *present)
+{
+	qir_attr *a = qir_node_attr(n, name);
+
+	*present = 0;
+	if (!a || a->type != QIR_ATTR_INTS || a->n > cap)
+		return 0;
+	*present = 1;
+	memcpy(out, a->ints, a->n * sizeof(*out));
+	return a->n;
+}
