@@ -46,7 +46,7 @@ static void check_declared(struct iri_ctx *c, const qir_value *v,
 
 	if (v->dtype && s->dtype && v->dtype != s->dtype)
 		bad = 1;
-	if (v->rank >= 0 && s->rank >= 0) {
+	if (v->rank >= 0 && s->rank >= 0 && !QIR_VPRIV(v)->shape_inferred) {
 		if (v->rank != s->rank)
 			bad = 1;
 		for (int k = 0; !bad && k < s->rank; k++)
@@ -74,6 +74,8 @@ static void check_declared(struct iri_ctx *c, const qir_value *v,
 	c->opts->note(c->opts->arg, msg);
 }
 
+static void free_dims(qir_value *v);
+
 static int same_dims(const qir_value *v, const iri_shape *s)
 {
 	if (v->rank != s->rank)
@@ -90,40 +92,84 @@ static int same_dims(const qir_value *v, const iri_shape *s)
 
 static void clear(qir_value *v)
 {
-	for (int k = 0; v->dims && k < v->rank; k++)
-		free(v->dims[k].param);
-	free(v->dims);
-	v->dims = NULL;
+	free_dims(v);
 	v->rank = -1;
 	v->dtype = QIR_UNDEFINED;
 	QIR_VPRIV(v)->inferred = 0;
 }
 
-static int store(struct iri_ctx *c, qir_value *v, const iri_shape *s)
+/* Caller owns: s's dims as the IR keeps them; NULL for rank 0 or less
+ * (*ok says whether that is a failure). */
+static qir_dim *dims_of(const iri_shape *s, int *ok)
 {
 	qir_dim *nd = NULL;
 
-	if (!v)
-		return 0;
-	if (declared(v)) {
-		check_declared(c, v, s);
-		return 0;
+	*ok = 1;
+	if (s->rank > 0 && !(nd = calloc(s->rank, sizeof(*nd)))) {
+		*ok = 0;
+		return NULL;
 	}
-	if (QIR_VPRIV(v)->inferred && v->dtype == s->dtype && same_dims(v, s))
-		return 0;
-	if (s->rank > 0 && !(nd = calloc(s->rank, sizeof(*nd))))
-		return qir_fail(c->err, QIR_ENOMEM, "out of memory typing '%s'",
-				v->name);
 	for (int k = 0; k < s->rank; k++) {
 		nd[k].value = s->d[k] >= 0 ? s->d[k] : -1;
 		if (s->d[k] < 0 && s->p[k] && !(nd[k].param = strdup(s->p[k]))) {
 			while (k-- > 0)
 				free(nd[k].param);
 			free(nd);
-			return qir_fail(c->err, QIR_ENOMEM,
-					"out of memory typing '%s'", v->name);
+			*ok = 0;
+			return NULL;
 		}
 	}
+	return nd;
+}
+
+static void free_dims(qir_value *v)
+{
+	for (int k = 0; v->dims && k < v->rank; k++)
+		free(v->dims[k].param);
+	free(v->dims);
+	v->dims = NULL;
+}
+
+/* A declared element type with no declared shape: the shape comes from
+ * inference (recomputed each run), the element type stays. */
+static int fill_shape(struct iri_ctx *c, qir_value *v, const iri_shape *s)
+{
+	qir_dim *nd;
+	int ok;
+
+	if (QIR_VPRIV(v)->shape_inferred && same_dims(v, s))
+		return 0;
+	nd = dims_of(s, &ok);
+	if (!ok)
+		return qir_fail(c->err, QIR_ENOMEM, "out of memory typing '%s'",
+				v->name);
+	free_dims(v);
+	v->rank = s->rank;
+	v->dims = nd;
+	QIR_VPRIV(v)->shape_inferred = s->rank >= 0;
+	return 0;
+}
+
+static int store(struct iri_ctx *c, qir_value *v, const iri_shape *s)
+{
+	qir_dim *nd;
+	int ok;
+
+	if (!v)
+		return 0;
+	if (declared(v)) {
+		check_declared(c, v, s);
+		if ((v->rank < 0 || QIR_VPRIV(v)->shape_inferred) &&
+		    (v->dtype == s->dtype || !s->dtype || !v->dtype))
+			return fill_shape(c, v, s);
+		return 0;
+	}
+	if (QIR_VPRIV(v)->inferred && v->dtype == s->dtype && same_dims(v, s))
+		return 0;
+	nd = dims_of(s, &ok);
+	if (!ok)
+		return qir_fail(c->err, QIR_ENOMEM, "out of memory typing '%s'",
+				v->name);
 	clear(v);
 	if (s->dtype == QIR_UNDEFINED && s->rank < 0)
 		return 0;

@@ -135,7 +135,7 @@ int iri_cast(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		       : qir_node_attr_dtype(n, "to");
 	/* shape arithmetic torch casts to and from int64 */
 	if ((out[0].dtype == QIR_INT64 || out[0].dtype == QIR_INT32) &&
-	    iri_const_ints(c, n, 0, v, IRI_MAXFOLD, &len) &&
+	    iri_shape_ints(c, n, 0, v, IRI_MAXFOLD, &len) &&
 	    iri_fold_set(c, n->outputs[0], v, len) < 0)
 		return -1;
 	return 0;

@@ -11,6 +11,7 @@
 
 /* Ranks above this are typed but left without a shape. */
 #define IRI_MAXRANK 32
+#include <stdint.h>
 /* Constant int64 vectors longer than this are not folded. */
 #define IRI_MAXFOLD 64
 
@@ -55,6 +56,11 @@ int iri_input_dtype(const qir_node *n, size_t i);
 /* Whole contents of input i as int64 (a constant, or folded on the
  * way); 1 with *len set, 0 when not known. */
 int iri_const_ints(struct iri_ctx *c, const qir_node *n, size_t i,
+		   int64_t *out, size_t cap, size_t *len);
+/* Same, but a folded shape vector may hold IRI_UNKNOWN entries (a dim
+ * of unknown size: Concat(batch, 12, 64) with a dynamic batch). */
+#define IRI_UNKNOWN INT64_MIN
+int iri_shape_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 		   int64_t *out, size_t cap, size_t *len);
 /* Remembers that value v holds vals (n entries): -1 out of memory. */
 int iri_fold_set(struct iri_ctx *c, const qir_value *v, const int64_t *vals,

@@ -82,6 +82,17 @@ void iri_input(const qir_node *n, size_t i, iri_shape *s)
 int iri_const_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 		   int64_t *out, size_t cap, size_t *len)
 {
+	if (!iri_shape_ints(c, n, i, out, cap, len))
+		return 0;
+	for (size_t k = 0; k < *len; k++)
+		if (out[k] == IRI_UNKNOWN)
+			return 0;
+	return 1;
+}
+
+int iri_shape_ints(struct iri_ctx *c, const qir_node *n, size_t i,
+		   int64_t *out, size_t cap, size_t *len)
+{
 	qir_value *v = i < n->ninputs ? n->inputs[i] : NULL;
 	const struct iri_fold *f;
 	qir_tensor *t;

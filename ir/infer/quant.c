@@ -73,12 +73,14 @@ int iri_qlinear(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	return 0;
 }
 
-/* trt::TRT_FP8QuantizeLinear(x, scale): FLOAT8E4M3FN of x's shape. */
+/* trt::TRT_FP8QuantizeLinear(x, scale): x's shape; FP8 codes that
+ * exporters (torch has no FP8 element type for custom ops' outputs)
+ * declare as UINT8, and TensorRT reads as such: UINT8 here too. */
 int iri_trt_fp8_q(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		  size_t nout)
 {
 	iri_same(c, n, out, nout);
-	out[0].dtype = QIR_FLOAT8E4M3FN;
+	out[0].dtype = QIR_UINT8;
 	return 0;
 }
 

@@ -37,8 +37,7 @@ int iri_shape_op(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	iri_rank_only(&out[0], 1);
 	out[0].d[0] = end - start;
 	for (int64_t k = start; k < end; k++)
-		if (in.d[k] < 0)
-			return 0;
+		in.d[k] = in.d[k] < 0 ? IRI_UNKNOWN : in.d[k];
 	return fold_out(c, n, in.d + start, end - start);
 }
 
@@ -66,10 +65,14 @@ int iri_reshape(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	(void)nout;
 	iri_input(n, 0, &in);
 	out[0].dtype = in.dtype;
-	if (!iri_const_ints(c, n, 1, sh, IRI_MAXRANK, &len))
+	if (!iri_shape_ints(c, n, 1, sh, IRI_MAXRANK, &len))
 		return 0;
 	iri_rank_only(&out[0], (int)len);
 	for (k = 0; k < len; k++) {
+		if (sh[k] == IRI_UNKNOWN) {
+			known = 0;	/* a dynamic dim: unknown here too */
+			continue;
+		}
 		if (sh[k] == 0 && !qir_node_attr_int(n, "allowzero", 0)) {
 			if (in.rank < 0 || (int)k >= in.rank)
 				return 0;	/* rank only */
@@ -252,7 +255,7 @@ int iri_unsqueeze(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		out[0].p[k] = add[k] ? NULL : in.p[j++];
 	}
 	out[0].rank = r;
-	if (in.rank <= 1 && iri_const_ints(c, n, 0, v, IRI_MAXFOLD, &vl))
+	if (in.rank <= 1 && iri_shape_ints(c, n, 0, v, IRI_MAXFOLD, &vl))
 		return fold_out(c, n, v, vl);
 	return 0;
 }
@@ -269,7 +272,7 @@ int iri_expand(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	(void)nout;
 	iri_input(n, 0, &in);
 	out[0].dtype = in.dtype;
-	if (in.rank < 0 || !iri_const_ints(c, n, 1, sh, IRI_MAXRANK, &len))
+	if (in.rank < 0 || !iri_shape_ints(c, n, 1, sh, IRI_MAXRANK, &len))
 		return 0;
 	r = in.rank > (int)len ? in.rank : (int)len;
 	iri_rank_only(&out[0], r);
@@ -277,7 +280,9 @@ int iri_expand(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		int ia = k - (r - in.rank), ib = k - (r - (int)len);
 		int64_t a = ia >= 0 ? in.d[ia] : 1, b = ib >= 0 ? sh[ib] : 1;
 
-		if (b == 1) {
+		if (b == IRI_UNKNOWN) {
+			out[0].d[k] = a > 1 ? a : -1;
+		} else if (b == 1) {
 			out[0].d[k] = a;
 			out[0].p[k] = ia >= 0 ? in.p[ia] : NULL;
 		} else if (a == 1 || a == b || a < 0) {

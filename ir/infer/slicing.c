@@ -12,7 +12,7 @@ static int fold_concat(struct iri_ctx *c, const qir_node *n)
 	size_t len = 0, l;
 
 	for (size_t i = 0; i < n->ninputs; i++) {
-		if (!iri_const_ints(c, n, i, v + len, IRI_MAXFOLD - len, &l))
+		if (!iri_shape_ints(c, n, i, v + len, IRI_MAXFOLD - len, &l))
 			return 0;
 		len += l;
 	}
@@ -187,7 +187,7 @@ static int fold_gather(struct iri_ctx *c, const qir_node *n, int axis)
 	int64_t data[IRI_MAXFOLD], idx[IRI_MAXFOLD], v[IRI_MAXFOLD];
 	size_t ld, li;
 
-	if (axis != 0 || !iri_const_ints(c, n, 0, data, IRI_MAXFOLD, &ld) ||
+	if (axis != 0 || !iri_shape_ints(c, n, 0, data, IRI_MAXFOLD, &ld) ||
 	    !iri_const_ints(c, n, 1, idx, IRI_MAXFOLD, &li))
 		return 0;
 	for (size_t k = 0; k < li; k++) {
