@@ -6,6 +6,6 @@ tests_plugins_reorder_la_SOURCES = tests/plugins/reorder.c
 tests_plugins_reorder_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_reorder_la_LIBADD = libqopt.la
 
-TESTS += tests/core-order.sh tests/infer-shapes.sh
-dist_check_SCRIPTS += tests/core-order.sh tests/infer-shapes.sh
+TESTS += tests/core-order.sh tests/infer-ir.sh tests/infer-shapes.sh
+dist_check_SCRIPTS += tests/core-order.sh tests/infer-ir.sh tests/infer-shapes.sh
 EXTRA_DIST += tests/infer-shapes-check.py

@@ -255,16 +255,17 @@ int iri_graph(struct iri_ctx *c, qir_graph *g)
 int qir_model_infer(qir_model *m, const qir_infer_opts *opts, qir_error *err)
 {
 	struct iri_ctx c = { .opts = opts, .err = err };
-	size_t it = 0;
-	void *f;
+	struct iri_fold *f, *next;
 	int rc;
 
 	if (!m || !m->graph)
 		return 0;
 	rc = iri_graph(&c, m->graph);
-	while (ir_strmap_next(&c.folded, &it, NULL, &f))
+	for (f = c.folded; f; f = next) {
+		next = f->next;
+		QIR_VPRIV(f->owner)->fold = NULL;
 		free(f);
-	ir_strmap_free(&c.folded);
+	}
 	return rc;
 }
 

@@ -90,15 +90,61 @@ static void bcast_inputs(const qir_node *n, size_t from, iri_shape *out)
 	}
 }
 
+static int64_t arith(const char *op, int64_t a, int64_t b)
+{
+	if (a == IRI_UNKNOWN || b == IRI_UNKNOWN)
+		return IRI_UNKNOWN;
+	switch (op[0]) {
+	case 'A':
+		return a + b;
+	case 'S':
+		return a - b;
+	case 'M':
+		return a * b;
+	default:
+		return b ? a / b : IRI_UNKNOWN;
+	}
+}
+
+/* Add, Sub, Mul, Div of two int shape vectors (torch computes a head
+ * size as Div(dim, heads)): folded elementwise, a 1-element side
+ * broadcast. Operands stay far below overflow (dims). */
+static int fold_arith(struct iri_ctx *c, const qir_node *n)
+{
+	int64_t a[IRI_MAXFOLD], b[IRI_MAXFOLD], v[IRI_MAXFOLD];
+	size_t la, lb, len;
+	const char *op = n->op_type;
+
+	if (n->ninputs != 2 || !n->noutputs ||
+	    (strcmp(op, "Add") && strcmp(op, "Sub") && strcmp(op, "Mul") &&
+	     strcmp(op, "Div")) ||
+	    !iri_shape_ints(c, n, 0, a, IRI_MAXFOLD, &la) ||
+	    !iri_shape_ints(c, n, 1, b, IRI_MAXFOLD, &lb) ||
+	    (la != lb && la != 1 && lb != 1))
+		return 0;
+	len = la > lb ? la : lb;
+	for (size_t k = 0; k < len; k++) {
+		int64_t x = a[la == 1 ? 0 : k], y = b[lb == 1 ? 0 : k];
+
+		if ((x != IRI_UNKNOWN && (x > INT32_MAX || x < INT32_MIN)) ||
+		    (y != IRI_UNKNOWN && (y > INT32_MAX || y < INT32_MIN)))
+			return 0;
+		v[k] = arith(op, x, y);
+	}
+	return iri_fold_set(c, n->outputs[0], v, len);
+}
+
 int iri_broadcast(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		  size_t nout)
 {
-	(void)c;
 	(void)nout;
 	bcast_inputs(n, 0, &out[0]);
 	out[0].dtype = iri_input_dtype(n, 0);
 	if (!out[0].dtype && n->ninputs > 1)
 		out[0].dtype = iri_input_dtype(n, 1);
+	if ((out[0].dtype == QIR_INT64 || out[0].dtype == QIR_INT32) &&
+	    out[0].rank >= 0 && out[0].rank <= 1)
+		return fold_arith(c, n);
 	return 0;
 }
 
@@ -128,6 +174,7 @@ int iri_cast(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	     size_t nout)
 {
 	int64_t v[IRI_MAXFOLD];
+	const char *names[IRI_MAXFOLD];
 	size_t len;
 
 	iri_same(c, n, out, nout);
@@ -135,8 +182,8 @@ int iri_cast(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		       : qir_node_attr_dtype(n, "to");
 	/* shape arithmetic torch casts to and from int64 */
 	if ((out[0].dtype == QIR_INT64 || out[0].dtype == QIR_INT32) &&
-	    iri_shape_ints(c, n, 0, v, IRI_MAXFOLD, &len) &&
-	    iri_fold_set(c, n->outputs[0], v, len) < 0)
+	    iri_shape_ints_named(c, n, 0, v, names, IRI_MAXFOLD, &len) &&
+	    iri_fold_set_named(c, n->outputs[0], v, names, len) < 0)
 		return -1;
 	return 0;
 }

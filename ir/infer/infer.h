@@ -25,19 +25,23 @@ typedef struct iri_shape {
 	const char *p[IRI_MAXRANK];
 } iri_shape;
 
-/* One walk of qir_model_infer. folded: value name -> struct iri_fold,
- * the int64 contents of small shape-like values (Shape -> Gather ->
- * Unsqueeze -> Concat) computed on the way. */
+/* One walk of qir_model_infer. folded: the int64 contents of small
+ * shape-like values (Shape -> Gather -> Unsqueeze -> Concat) computed
+ * on the way, hung on each value (ir_value_priv.fold) for the walk and
+ * chained here to be freed after it. */
 struct iri_ctx {
-	ir_strmap folded;
+	struct iri_fold *folded;
 	const qir_infer_opts *opts;
 	size_t conflicts;
 	qir_error *err;
 };
 
 struct iri_fold {
+	struct iri_fold *next;
+	qir_value *owner;
 	size_t n;
 	int64_t v[IRI_MAXFOLD];
+	const char *p[IRI_MAXFOLD];	/* borrowed from the dims folded */
 };
 
 /* A rule fills out[0..nout-1] (preset to unknown) from n's inputs;
@@ -62,9 +66,17 @@ int iri_const_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 #define IRI_UNKNOWN INT64_MIN
 int iri_shape_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 		   int64_t *out, size_t cap, size_t *len);
-/* Remembers that value v holds vals (n entries): -1 out of memory. */
+/* Same with the symbolic names of IRI_UNKNOWN entries (NULL when
+ * unnamed; names may be NULL). */
+int iri_shape_ints_named(struct iri_ctx *c, const qir_node *n, size_t i,
+			 int64_t *out, const char **names, size_t cap,
+			 size_t *len);
+/* Remembers that value v holds vals (n entries; names: the symbolic
+ * names of unknown ones, or NULL): -1 out of memory. */
 int iri_fold_set(struct iri_ctx *c, const qir_value *v, const int64_t *vals,
 		 size_t n);
+int iri_fold_set_named(struct iri_ctx *c, const qir_value *v,
+		       const int64_t *vals, const char *const *names, size_t n);
 /* Axis a of rank r normalized into [0, r); -1 when out of range. */
 int iri_axis(int64_t a, int r);
 /* An INTS attribute of n: its count (0 when absent), copied into out. */

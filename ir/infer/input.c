@@ -93,6 +93,13 @@ int iri_const_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 int iri_shape_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 		   int64_t *out, size_t cap, size_t *len)
 {
+	return iri_shape_ints_named(c, n, i, out, NULL, cap, len);
+}
+
+int iri_shape_ints_named(struct iri_ctx *c, const qir_node *n, size_t i,
+			 int64_t *out, const char **names, size_t cap,
+			 size_t *len)
+{
 	qir_value *v = i < n->ninputs ? n->inputs[i] : NULL;
 	const struct iri_fold *f;
 	qir_tensor *t;
@@ -107,16 +114,22 @@ int iri_shape_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 		numel = qir_tensor_numel(t);
 		if (numel > cap)
 			return 0;
-		for (k = 0; k < numel; k++)
+		for (k = 0; k < numel; k++) {
 			if (qir_tensor_get_i64(t, k, &out[k], NULL) < 0)
 				return 0;
+			if (names)
+				names[k] = NULL;
+		}
 		*len = numel;
 		return 1;
 	}
-	f = ir_strmap_get(&c->folded, v->name);
+	(void)c;
+	f = QIR_VPRIV(v)->fold;
 	if (!f || f->n > cap)
 		return 0;
 	memcpy(out, f->v, f->n * sizeof(*out));
+	if (names)
+		memcpy(names, f->p, f->n * sizeof(*names));
 	*len = f->n;
 	return 1;
 }
@@ -124,20 +137,27 @@ int iri_shape_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 int iri_fold_set(struct iri_ctx *c, const qir_value *v, const int64_t *vals,
 		 size_t n)
 {
+	return iri_fold_set_named(c, v, vals, NULL, n);
+}
+
+int iri_fold_set_named(struct iri_ctx *c, const qir_value *v,
+		       const int64_t *vals, const char *const *names, size_t n)
+{
 	struct iri_fold *f;
 
-	if (!v || n > IRI_MAXFOLD || ir_strmap_get(&c->folded, v->name))
+	if (!v || n > IRI_MAXFOLD || QIR_VPRIV(v)->fold)
 		return 0;
 	f = malloc(sizeof(*f));
 	if (!f)
 		return -1;
 	f->n = n;
 	memcpy(f->v, vals, n * sizeof(*vals));
-	/* keyed by the value's own name, which outlives the walk */
-	if (ir_strmap_put(&c->folded, v->name, f) < 0) {
-		free(f);
-		return -1;
-	}
+	for (size_t k = 0; k < n; k++)
+		f->p[k] = names && vals[k] == IRI_UNKNOWN ? names[k] : NULL;
+	f->owner = (qir_value *)v;
+	f->next = c->folded;
+	c->folded = f;
+	QIR_VPRIV(v)->fold = f;
 	return 0;
 }
 

@@ -10,9 +10,10 @@
 #include "infer/infer.h"
 
 static int fold_out(struct iri_ctx *c, const qir_node *n, const int64_t *v,
-		    size_t len)
+		    const char *const *names, size_t len)
 {
-	return n->noutputs ? iri_fold_set(c, n->outputs[0], v, len) : 0;
+	return n->noutputs ?
+	       iri_fold_set_named(c, n->outputs[0], v, names, len) : 0;
 }
 
 int iri_shape_op(struct iri_ctx *c, const qir_node *n, iri_shape *out,
@@ -38,7 +39,7 @@ int iri_shape_op(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	out[0].d[0] = end - start;
 	for (int64_t k = start; k < end; k++)
 		in.d[k] = in.d[k] < 0 ? IRI_UNKNOWN : in.d[k];
-	return fold_out(c, n, in.d + start, end - start);
+	return fold_out(c, n, in.d + start, in.p + start, end - start);
 }
 
 int iri_size(struct iri_ctx *c, const qir_node *n, iri_shape *out,
@@ -58,6 +59,7 @@ int iri_reshape(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		size_t nout)
 {
 	int64_t sh[IRI_MAXRANK], known = 1, total = 1;
+	const char *names[IRI_MAXRANK];
 	iri_shape in;
 	size_t len, k;
 	int minus = -1;
@@ -65,12 +67,13 @@ int iri_reshape(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	(void)nout;
 	iri_input(n, 0, &in);
 	out[0].dtype = in.dtype;
-	if (!iri_shape_ints(c, n, 1, sh, IRI_MAXRANK, &len))
+	if (!iri_shape_ints_named(c, n, 1, sh, names, IRI_MAXRANK, &len))
 		return 0;
 	iri_rank_only(&out[0], (int)len);
 	for (k = 0; k < len; k++) {
 		if (sh[k] == IRI_UNKNOWN) {
 			known = 0;	/* a dynamic dim: unknown here too */
+			out[0].p[k] = names[k];
 			continue;
 		}
 		if (sh[k] == 0 && !qir_node_attr_int(n, "allowzero", 0)) {
@@ -230,6 +233,7 @@ int iri_unsqueeze(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		  size_t nout)
 {
 	int64_t axes[IRI_MAXRANK], v[IRI_MAXFOLD];
+	const char *names[IRI_MAXFOLD];
 	char add[IRI_MAXRANK] = { 0 };
 	iri_shape in;
 	size_t len, vl;
@@ -255,8 +259,9 @@ int iri_unsqueeze(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		out[0].p[k] = add[k] ? NULL : in.p[j++];
 	}
 	out[0].rank = r;
-	if (in.rank <= 1 && iri_shape_ints(c, n, 0, v, IRI_MAXFOLD, &vl))
-		return fold_out(c, n, v, vl);
+	if (in.rank <= 1 &&
+	    iri_shape_ints_named(c, n, 0, v, names, IRI_MAXFOLD, &vl))
+		return fold_out(c, n, v, names, vl);
 	return 0;
 }
 
@@ -353,7 +358,7 @@ int iri_constant_of_shape(struct iri_ctx *c, const qir_node *n,
 	    qir_tensor_get_i64(a->t, 0, &v[0], NULL) == 0) {
 		for (int64_t k = 1; k < sh[0]; k++)
 			v[k] = v[0];
-		return fold_out(c, n, v, (size_t)sh[0]);
+		return fold_out(c, n, v, NULL, (size_t)sh[0]);
 	}
 	return 0;
 }

@@ -9,14 +9,16 @@
 static int fold_concat(struct iri_ctx *c, const qir_node *n)
 {
 	int64_t v[IRI_MAXFOLD];
+	const char *names[IRI_MAXFOLD];
 	size_t len = 0, l;
 
 	for (size_t i = 0; i < n->ninputs; i++) {
-		if (!iri_shape_ints(c, n, i, v + len, IRI_MAXFOLD - len, &l))
+		if (!iri_shape_ints_named(c, n, i, v + len, names + len,
+					  IRI_MAXFOLD - len, &l))
 			return 0;
 		len += l;
 	}
-	return iri_fold_set(c, n->outputs[0], v, len);
+	return iri_fold_set_named(c, n->outputs[0], v, names, len);
 }
 
 int iri_concat(struct iri_ctx *c, const qir_node *n, iri_shape *out,
@@ -153,8 +155,22 @@ int iri_slice(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		    !iri_const_ints(c, n, 3, ax, IRI_MAXRANK, &la)) ||
 		   (n->ninputs > 4 && n->inputs[4] &&
 		    !iri_const_ints(c, n, 4, sp, IRI_MAXRANK, &lp))) {
-		/* unknown bounds: every sliced dim is unknown, but which
-		 * are sliced is unknown too */
+		/* unknown bounds: the sliced axes, when known, are of
+		 * unknown size; the others keep theirs */
+		if (n->ninputs > 3 && n->inputs[3] &&
+		    iri_const_ints(c, n, 3, ax, IRI_MAXRANK, &la)) {
+			for (size_t k = 0; k < la; k++) {
+				int a = iri_axis(ax[k], in.rank);
+
+				if (a < 0) {
+					out[0].rank = -1;
+					return 0;
+				}
+				out[0].d[a] = -1;
+				out[0].p[a] = NULL;
+			}
+			return 0;
+		}
 		iri_rank_only(&out[0], in.rank);
 		return 0;
 	} else {
@@ -185,9 +201,11 @@ int iri_slice(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 static int fold_gather(struct iri_ctx *c, const qir_node *n, int axis)
 {
 	int64_t data[IRI_MAXFOLD], idx[IRI_MAXFOLD], v[IRI_MAXFOLD];
+	const char *dn[IRI_MAXFOLD], *names[IRI_MAXFOLD];
 	size_t ld, li;
 
-	if (axis != 0 || !iri_shape_ints(c, n, 0, data, IRI_MAXFOLD, &ld) ||
+	if (axis != 0 ||
+	    !iri_shape_ints_named(c, n, 0, data, dn, IRI_MAXFOLD, &ld) ||
 	    !iri_const_ints(c, n, 1, idx, IRI_MAXFOLD, &li))
 		return 0;
 	for (size_t k = 0; k < li; k++) {
@@ -196,8 +214,9 @@ static int fold_gather(struct iri_ctx *c, const qir_node *n, int axis)
 		if (i < 0 || i >= (int64_t)ld)
 			return 0;
 		v[k] = data[i];
+		names[k] = dn[i];
 	}
-	return iri_fold_set(c, n->outputs[0], v, li);
+	return iri_fold_set_named(c, n->outputs[0], v, names, li);
 }
 
 /* Gather: data dims before axis, the indices' dims, data dims after. */

@@ -69,6 +69,7 @@ struct ir_value_priv {
 	int in_value_info;	/* listed in the graph's value_info */
 	int inferred;		/* dtype/dims set by ir/infer, not declared */
 	int shape_inferred;	/* declared element type, dims from ir/infer */
+	struct iri_fold *fold;	/* ir/infer: contents folded during a walk */
 	size_t order;		/* creation order, for stable output */
 	size_t uses_cap;
 	uint64_t mark;		/* scratch for walks (verifier) */
