@@ -33,6 +33,11 @@ onnx.save(m, "reshape.onnx")
 g2 = h.make_graph(nodes, "declared", [x], [y],
                   value_info=[h.make_tensor_value_info("t", T.FLOAT, ["batch", 4, 9, 16])])
 onnx.save(h.make_model(g2, opset_imports=[h.make_opsetid("", 17)]), "conflict.onnx")
+w = h.make_tensor("w", T.FLOAT, [16, 16], [0.01 * i for i in range(256)])
+g3 = h.make_graph(nodes[:-1] + [h.make_node("Tanh", ["t"], ["a"]),
+                                h.make_node("MatMul", ["a", "w"], ["y"])],
+                  "calib", [x], [y], initializer=[w])
+onnx.save(h.make_model(g3, opset_imports=[h.make_opsetid("", 17)]), "calib.onnx")
 PY
 
 run "$QOPT" --passes opset-check reshape.onnx -o plain.onnx
@@ -52,5 +57,22 @@ t "a declaration that disagrees: a note naming the value, kept" eval '[ $rc = 0 
 run "$QOPT" --passes infer-shapes conflict.onnx -o c.onnx
 t "infer-shapes names and counts it" eval '[ $rc = 0 ] &&
 	has "declared types inference disagrees with" "$W/err"'
+
+# calibrate reads the types the IR inferred: no UNDEFINED for a model
+# that declares none (needs ONNX Runtime, as tests/calib.sh).
+if [ -n "$NODE" ] && [ "$NODE" != no ] &&
+   [ -d "$QOPT_ORT_DIR/node_modules/onnxruntime-node" ]; then
+	QOPT_NODE=$NODE QOPT_CALIBRATE_ORT="$top_builddir/tools/qopt-calibrate-ort" \
+		TMPDIR="$W" run "$QOPT" calibrate calib.onnx --random 2 --dim batch=2 -o cal.json
+	t "calibrate: the activation it measures has its real type" eval '[ $rc = 0 ] &&
+		! grep -q UNDEFINED cal.json && grep -q "\"dtype\": \"FLOAT\"" cal.json'
+	run "$QOPT" --passes fp8-mha:calibration=cal.json calib.onnx -o f.onnx
+	t "fp8-mha calibration: the inferred activation gets its Q/DQ, none skipped" \
+		eval '[ $rc = 0 ] && has "1 calibration: activation Q/DQ inserted" "$W/err" &&
+		! grep -q "skipped" "$W/err"'
+else
+	ok 0 "calibrate: real types # SKIP no ONNX Runtime (make tests/ort/.stamp)"
+	ok 0 "fp8-mha calibration # SKIP no ONNX Runtime"
+fi
 
 done_testing
