@@ -38,6 +38,17 @@ g3 = h.make_graph(nodes[:-1] + [h.make_node("Tanh", ["t"], ["a"]),
                                 h.make_node("MatMul", ["a", "w"], ["y"])],
                   "calib", [x], [y], initializer=[w])
 onnx.save(h.make_model(g3, opset_imports=[h.make_opsetid("", 17)]), "calib.onnx")
+# attention whose head size only inference knows (torch's dynamic view)
+for name, rest in (("attn16", [8, 4, 16]), ("attn4", [8, 16, 4])):
+    att = [n for n in nodes[:-2] if n.output[0] != "rest"] + [
+        const("rest", rest),
+        h.make_node("Transpose", ["r"], ["q"], perm=[0, 2, 1, 3]),
+        h.make_node("Transpose", ["r"], ["kt"], perm=[0, 2, 3, 1]),
+        h.make_node("MatMul", ["q", "kt"], ["s"]),
+        h.make_node("Softmax", ["s"], ["p"], axis=-1),
+        h.make_node("MatMul", ["p", "q"], ["y"])]
+    ga = h.make_graph(att, name, [x], [y])
+    onnx.save(h.make_model(ga, opset_imports=[h.make_opsetid("", 17)]), name + ".onnx")
 PY
 
 run "$QOPT" --passes opset-check reshape.onnx -o plain.onnx
@@ -57,6 +68,11 @@ t "a declaration that disagrees: a note naming the value, kept" eval '[ $rc = 0 
 run "$QOPT" --passes infer-shapes conflict.onnx -o c.onnx
 t "infer-shapes names and counts it" eval '[ $rc = 0 ] &&
 	has "declared types inference disagrees with" "$W/err"'
+
+run "$QOPT" --passes fp8-mha attn16.onnx -o a16.onnx
+t "attention report: head size from inferred shapes" has "head size 16)" "$W/err"
+run "$QOPT" --passes fp8-mha attn4.onnx -o a4.onnx
+t "... so the 9..256 guard applies" has "head size 4 outside 9..256" "$W/err"
 
 # calibrate reads the types the IR inferred: no UNDEFINED for a model
 # that declares none (needs ONNX Runtime, as tests/calib.sh).
