@@ -64,6 +64,59 @@ static int iri_scalar(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	return 0;
 }
 
+/* Generators: the type an attribute names, else the operator's
+ * default (RandomNormal/RandomUniform: dtype, FLOAT, shape from the
+ * "shape" attribute; Multinomial: dtype, INT32; the window functions
+ * and MelWeightMatrix: output_datatype, FLOAT). */
+static int iri_generator(struct iri_ctx *c, const qir_node *n, iri_shape *out,
+			 size_t nout)
+{
+	int64_t sh[IRI_MAXRANK];
+	size_t len;
+	int dt, present;
+
+	(void)c;
+	(void)nout;
+	if (qir_node_is(n, "Multinomial")) {
+		dt = qir_node_attr_dtype(n, "dtype");
+		out[0].dtype = dt ? dt : QIR_INT32;
+		return 0;
+	}
+	dt = qir_node_attr_dtype(n, "dtype");
+	if (!dt)
+		dt = qir_node_attr_dtype(n, "output_datatype");
+	out[0].dtype = dt ? dt : QIR_FLOAT;
+	len = iri_attr_ints(n, "shape", sh, IRI_MAXRANK, &present);
+	if (present) {
+		iri_rank_only(&out[0], (int)len);
+		for (size_t k = 0; k < len; k++)
+			out[0].d[k] = sh[k] >= 0 ? sh[k] : -1;
+	}
+	return 0;
+}
+
+/* Operators whose output 0 has a fixed element type: RegexFullMatch
+ * (BOOL, input's shape), the string ops (STRING), TfIdfVectorizer
+ * (FLOAT), ImageDecoder (UINT8). */
+static int iri_fixed_type(struct iri_ctx *c, const qir_node *n, iri_shape *out,
+			  size_t nout)
+{
+	(void)c;
+	if (qir_node_is(n, "RegexFullMatch")) {
+		iri_input(n, 0, &out[0]);
+		out[0].dtype = QIR_BOOL;
+	} else if (qir_node_is(n, "TfIdfVectorizer")) {
+		out[0].dtype = QIR_FLOAT;
+	} else if (qir_node_is(n, "ImageDecoder")) {
+		out[0].dtype = QIR_UINT8;
+	} else {
+		out[0].dtype = QIR_STRING;
+		if (qir_node_is(n, "StringSplit") && nout > 1)
+			out[1].dtype = QIR_INT64;
+	}
+	return 0;
+}
+
 static const struct rule_row default_rules[] = {
 	{ "Abs", iri_same },
 	{ "Acos", iri_same },
@@ -86,6 +139,7 @@ static const struct rule_row default_rules[] = {
 	{ "BitwiseNot", iri_same },
 	{ "BitwiseOr", iri_broadcast },
 	{ "BitwiseXor", iri_broadcast },
+	{ "BlackmanWindow", iri_generator },
 	{ "Cast", iri_cast },
 	{ "CastLike", iri_cast },
 	{ "Ceil", iri_same },
@@ -133,11 +187,14 @@ static const struct rule_row default_rules[] = {
 	{ "GreaterOrEqual", iri_compare },
 	{ "GridSample", iri_dtype_only },
 	{ "GroupNormalization", iri_same },
+	{ "HammingWindow", iri_generator },
+	{ "HannWindow", iri_generator },
 	{ "HardSigmoid", iri_same },
 	{ "HardSwish", iri_same },
 	{ "Hardmax", iri_same },
 	{ "Identity", iri_same },
 	{ "If", iri_if },
+	{ "ImageDecoder", iri_fixed_type },
 	{ "InstanceNormalization", iri_same },
 	{ "IsInf", iri_bool_same },
 	{ "IsNaN", iri_bool_same },
@@ -160,11 +217,14 @@ static const struct rule_row default_rules[] = {
 	{ "MaxUnpool", iri_dtype_only },
 	{ "Mean", iri_broadcast },
 	{ "MeanVarianceNormalization", iri_same },
+	{ "MelWeightMatrix", iri_generator },
 	{ "Min", iri_broadcast },
 	{ "Mish", iri_same },
 	{ "Mod", iri_broadcast },
 	{ "Mul", iri_broadcast },
+	{ "Multinomial", iri_generator },
 	{ "Neg", iri_same },
+	{ "NegativeLogLikelihoodLoss", iri_dtype_only },
 	{ "NonMaxSuppression", iri_int64_any },
 	{ "NonZero", iri_int64_any },
 	{ "Not", iri_bool_same },
@@ -179,7 +239,9 @@ static const struct rule_row default_rules[] = {
 	{ "QuantizeLinear", iri_quantize },
 	{ "RMSNormalization", iri_same },
 	{ "RNN", iri_dtype_only },
+	{ "RandomNormal", iri_generator },
 	{ "RandomNormalLike", iri_dtype_attr },
+	{ "RandomUniform", iri_generator },
 	{ "RandomUniformLike", iri_dtype_attr },
 	{ "Range", iri_range },
 	{ "Reciprocal", iri_same },
@@ -193,6 +255,7 @@ static const struct rule_row default_rules[] = {
 	{ "ReduceProd", iri_reduce },
 	{ "ReduceSum", iri_reduce },
 	{ "ReduceSumSquare", iri_reduce },
+	{ "RegexFullMatch", iri_fixed_type },
 	{ "Relu", iri_same },
 	{ "Reshape", iri_reshape },
 	{ "Resize", iri_dtype_only },
@@ -215,18 +278,23 @@ static const struct rule_row default_rules[] = {
 	{ "Size", iri_size },
 	{ "Slice", iri_slice },
 	{ "Softmax", iri_same },
+	{ "SoftmaxCrossEntropyLoss", iri_dtype_only },
 	{ "Softplus", iri_same },
 	{ "Softsign", iri_same },
 	{ "SpaceToDepth", iri_dtype_only },
 	{ "Split", iri_split },
 	{ "Sqrt", iri_same },
 	{ "Squeeze", iri_squeeze },
+	{ "StringConcat", iri_fixed_type },
+	{ "StringNormalizer", iri_fixed_type },
+	{ "StringSplit", iri_fixed_type },
 	{ "Sub", iri_broadcast },
 	{ "Sum", iri_broadcast },
 	{ "Swish", iri_same },
 	{ "Tan", iri_same },
 	{ "Tanh", iri_same },
 	{ "TensorScatter", iri_same },
+	{ "TfIdfVectorizer", iri_fixed_type },
 	{ "ThresholdedRelu", iri_same },
 	{ "Tile", iri_tile },
 	{ "TopK", iri_topk },
@@ -236,7 +304,8 @@ static const struct rule_row default_rules[] = {
 	{ "Unsqueeze", iri_unsqueeze },
 	{ "Upsample", iri_dtype_only },
 	{ "Where", iri_where },
-	{ "Xor", iri_compare },};
+	{ "Xor", iri_compare },
+};
 
 static const struct rule_row microsoft_rules[] = {
 	{ "BiasGelu", iri_broadcast },
