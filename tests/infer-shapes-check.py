@@ -71,6 +71,7 @@ def main():
     lines = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
     minimum = float(os.environ.get("QOPT_INFER_MIN_COVERAGE", "99"))
     total = covered_all = 0
+    inter_total = inter_covered = 0  # values the file leaves untyped
     failed = 0
     print("1..%d" % (len(lines) + 1))
     for i, (orig, out, err) in enumerate(lines, 1):
@@ -88,7 +89,11 @@ def main():
             failed += 1
             continue
         got = types_of(onnx.load(out).graph, {})
+        declared = types_of(onnx.load(orig).graph, {})
         covered, missing, conflicts = compare(ref, got)
+        inter = [k for k in ref if k not in declared]
+        inter_total += len(inter)
+        inter_covered += sum(1 for k in inter if k in got)
         conflicts += notes
         total += len(ref)
         covered_all += covered
@@ -101,6 +106,8 @@ def main():
             print("# conflict: " + c)
         for m in missing[:10]:
             print("# untyped by qopt: " + m)
+    print("# values the files leave untyped: qopt types %d of the %d onnx types" %
+          (inter_covered, inter_total))
     pct = 100.0 * covered_all / total if total else 100.0
     print("%s %d - overall coverage %d/%d values (%.2f%%, at least %g%% needed)" %
           ("ok" if pct >= minimum else "not ok", len(lines) + 1, covered_all,

@@ -49,6 +49,10 @@ static int declare_graph(qir_graph *g, void *arg)
 	struct walk *w = arg;
 	qir_node *n;
 
+	/* a Loop body's inputs are typed from the Loop's */
+	for (size_t i = 0; g->parent && i < g->ninputs; i++)
+		if (declare(w, g->inputs[i]) < 0)
+			return -1;
 	qir_graph_for_each_node(g, n)
 		for (size_t i = 0; i < n->noutputs; i++) {
 			qir_value *v = n->outputs[i];
