@@ -11,23 +11,25 @@ static int64_t out_dim(const qir_node *n, int64_t in, int64_t k, int64_t s,
 		       int64_t dil, int64_t pb, int64_t pe, int ceil_mode)
 {
 	const char *ap = qir_node_attr_string(n, "auto_pad", "NOTSET");
-	int64_t ek = (k - 1) * dil + 1, num;
+	int64_t ek, num;
 
-	if (in < 0 || k < 0 || s <= 0)
+	if (in < 0 || k < 1 || s <= 0 || dil < 1 || pb < 0 || pe < 0)
 		return -1;
+	ek = iri_add(iri_mul(k - 1, dil), 1);
 	if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER"))
-		return (in + s - 1) / s;
+		return in / s + (in % s != 0);
 	if (!strcmp(ap, "VALID"))
 		pb = pe = 0;
-	num = in + pb + pe - ek;
-	if (num < 0)
+	num = iri_add(iri_add(in, pb), pe);
+	if (num < 0 || ek < 0 || num < ek)
 		return -1;
+	num -= ek;
 	if (ceil_mode) {
-		int64_t o = (num + s - 1) / s + 1;
+		int64_t o = num / s + (num % s != 0) + 1;
 
 		/* the last window must start inside the input or its
 		 * left padding */
-		if ((o - 1) * s >= in + pb)
+		if (iri_mul(o - 1, s) >= iri_add(in, pb) && iri_add(in, pb) >= 0)
 			o--;
 		return o;
 	}

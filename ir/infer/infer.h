@@ -86,6 +86,11 @@ size_t iri_attr_ints(const qir_node *n, const char *name, int64_t *out,
 void iri_copy_shape(iri_shape *out, const iri_shape *in);
 /* Sets out to a rank-r shape of unknown, unnamed dims. */
 void iri_rank_only(iri_shape *out, int r);
+/* a * b and a + b of dims and attribute values a hostile file sets
+ * anywhere in int64: -1 (unknown) where the result would overflow or
+ * an operand is unknown (< 0). */
+int64_t iri_mul(int64_t a, int64_t b);
+int64_t iri_add(int64_t a, int64_t b);
 /* 1 when every dim of s is known. */
 int iri_static(const iri_shape *s);
 

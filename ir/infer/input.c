@@ -35,6 +35,20 @@ void iri_copy_shape(iri_shape *out, const iri_shape *in)
 	}
 }
 
+int64_t iri_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) ? -1 : r;
+}
+
+int64_t iri_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	return a < 0 || b < 0 || __builtin_add_overflow(a, b, &r) ? -1 : r;
+}
+
 int iri_static(const iri_shape *s)
 {
 	if (s->rank < 0)

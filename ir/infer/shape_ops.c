@@ -90,16 +90,14 @@ int iri_reshape(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		} else {
 			out[0].d[k] = sh[k];
 		}
-		if (out[0].d[k] < 0)
-			known = 0;
-		else
-			known *= out[0].d[k];
+		known = out[0].d[k] < 0 ? 0 : known > 0 ?
+			iri_mul(known, out[0].d[k]) : known;
 	}
 	if (minus < 0 || !iri_static(&in) || !known)
 		return 0;
 	for (int i = 0; i < in.rank; i++)
-		total *= in.d[i];
-	if (known > 0 && total % known == 0)
+		total = iri_mul(total, in.d[i]);
+	if (known > 0 && total >= 0 && total % known == 0)
 		out[0].d[minus] = total / known;
 	return 0;
 }
@@ -111,7 +109,7 @@ static int64_t dims_product(const iri_shape *s, int from, int to)
 	for (int i = from; i < to; i++) {
 		if (s->d[i] < 0)
 			return -1;
-		p *= s->d[i];
+		p = iri_mul(p, s->d[i]);
 	}
 	return p;
 }
@@ -317,7 +315,7 @@ int iri_tile(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	    (int)len != in.rank)
 		return 0;
 	for (int k = 0; k < in.rank; k++)
-		out[0].d[k] = in.d[k] >= 0 ? in.d[k] * rep[k] : -1;
+		out[0].d[k] = iri_mul(in.d[k], rep[k]);
 	return 0;
 }
 
@@ -374,9 +372,15 @@ int iri_range(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	iri_rank_only(&out[0], 1);
 	if (iri_const_ints(c, n, 0, a, 1, &l1) && l1 == 1 &&
 	    iri_const_ints(c, n, 1, b, 1, &l2) && l2 == 1 &&
-	    iri_const_ints(c, n, 2, s, 1, &l3) && l3 == 1 && s[0] != 0) {
-		int64_t num = (b[0] - a[0] + s[0] + (s[0] > 0 ? -1 : 1)) / s[0];
+	    iri_const_ints(c, n, 2, s, 1, &l3) && l3 == 1 && s[0] != 0 &&
+	    a[0] > INT32_MIN && a[0] < INT32_MAX && b[0] > INT32_MIN &&
+	    b[0] < INT32_MAX && s[0] > INT32_MIN && s[0] < INT32_MAX) {
+		/* ceil((limit - start) / delta), at least 0; operands kept
+		 * within int32 so nothing overflows */
+		int64_t span = b[0] - a[0], num = span / s[0];
 
+		if (span % s[0] != 0 && (span < 0) == (s[0] < 0))
+			num++;
 		out[0].d[0] = num > 0 ? num : 0;
 	}
 	return 0;

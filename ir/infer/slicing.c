@@ -48,8 +48,7 @@ int iri_concat(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 			out[0].rank = -1;
 			break;
 		}
-		out[0].d[axis] = out[0].d[axis] >= 0 && s.d[axis] >= 0 ?
-				 out[0].d[axis] + s.d[axis] : -1;
+		out[0].d[axis] = iri_add(out[0].d[axis], s.d[axis]);
 		out[0].p[axis] = NULL;
 		for (int k = 0; k < s.rank; k++)
 			if (k != axis && out[0].d[k] < 0 && s.d[k] >= 0) {
@@ -96,12 +95,14 @@ int iri_split(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 			out[i].d[axis] = sp[i];
 	} else if (len == 0 && in.d[axis] >= 0 && nout) {
 		/* equal parts; the last smaller (num_outputs, opset 18) */
-		int64_t part = (in.d[axis] + (int64_t)nout - 1) / (int64_t)nout;
+		int64_t whole = in.d[axis], parts = (int64_t)nout;
+		int64_t part = whole / parts + (whole % parts != 0);
 
 		for (size_t i = 0; i < nout; i++) {
-			int64_t left = in.d[axis] - part * (int64_t)i;
+			int64_t used = iri_mul(part, (int64_t)i);
+			int64_t left = used < 0 || used > whole ? 0 : whole - used;
 
-			out[i].d[axis] = left < 0 ? 0 : left < part ? left : part;
+			out[i].d[axis] = left < part ? left : part;
 		}
 	}
 	return 0;
@@ -120,11 +121,13 @@ static int64_t slice_len(int64_t d, int64_t start, int64_t end, int64_t step)
 	if (step > 0) {
 		start = clamp(start, 0, d);
 		end = clamp(end, 0, d);
-		return end > start ? (end - start + step - 1) / step : 0;
+		return end > start ? (end - start - 1) / step + 1 : 0;
 	}
+	if (step == INT64_MIN)
+		return start > end ? 1 : 0;
 	start = clamp(start, -1, d - 1);
 	end = clamp(end, -1, d - 1);
-	return start > end ? (start - end - step - 1) / -step : 0;
+	return start > end ? (start - end - 1) / -step + 1 : 0;
 }
 
 int iri_slice(struct iri_ctx *c, const qir_node *n, iri_shape *out,
