@@ -40,8 +40,8 @@ struct iri_fold {
 	struct iri_fold *next;
 	qir_value *owner;
 	size_t n;
-	int64_t v[IRI_MAXFOLD];
-	const char *p[IRI_MAXFOLD];	/* borrowed from the dims folded */
+	const char **p;		/* n names, borrowed from the dims folded */
+	int64_t v[];		/* n values; p follows them */
 };
 
 /* A rule fills out[0..nout-1] (preset to unknown) from n's inputs;

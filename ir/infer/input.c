@@ -161,9 +161,11 @@ int iri_fold_set_named(struct iri_ctx *c, const qir_value *v,
 
 	if (!v || n > IRI_MAXFOLD || QIR_VPRIV(v)->fold)
 		return 0;
-	f = malloc(sizeof(*f));
+	/* sized to its values: a load folds one per shape computation */
+	f = malloc(sizeof(*f) + n * (sizeof(*f->v) + sizeof(*f->p)));
 	if (!f)
 		return -1;
+	f->p = (const char **)(f->v + n);
 	f->n = n;
 	memcpy(f->v, vals, n * sizeof(*vals));
 	for (size_t k = 0; k < n; k++)
