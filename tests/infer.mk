@@ -8,4 +8,4 @@ tests_plugins_reorder_la_LIBADD = libqopt.la
 
 TESTS += tests/core-order.sh tests/infer-ir.sh tests/infer-shapes.sh
 dist_check_SCRIPTS += tests/core-order.sh tests/infer-ir.sh tests/infer-shapes.sh
-EXTRA_DIST += tests/infer-shapes-check.py
+EXTRA_DIST += tests/infer-shapes-check.py docs/shape-inference.md
