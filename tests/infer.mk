@@ -9,3 +9,9 @@ tests_plugins_reorder_la_LIBADD = libqopt.la
 TESTS += tests/core-order.sh tests/infer-ir.sh tests/infer-shapes.sh
 dist_check_SCRIPTS += tests/core-order.sh tests/infer-ir.sh tests/infer-shapes.sh
 EXTRA_DIST += tests/infer-shapes-check.py docs/shape-inference.md
+
+# The inference API as a pass uses it (C, TAP).
+check_PROGRAMS += tests/ir-infer
+TESTS += tests/ir-infer
+tests_ir_infer_SOURCES = tests/ir-infer.c tests/tap.h
+tests_ir_infer_LDADD = libqopt.la
