@@ -1,7 +1,8 @@
-# Built-in passes opset-check and cast-fold: each its own module, linked
+# Built-in passes opset-check, cast-fold and infer-shapes: each its own module, linked
 # against libqopt with the public headers only (qopt/qopt.h), exactly as
 # a third-party plugin would be.
-passes_LTLIBRARIES += passes/opset-check.la passes/cast-fold.la
+passes_LTLIBRARIES += passes/opset-check.la passes/cast-fold.la \
+	passes/infer-shapes.la
 
 # Helpers the built-in passes share (public API only underneath),
 # linked into each module that uses them.
@@ -15,6 +16,10 @@ passes_opset_check_la_SOURCES = \
 	passes/opset_check/needs.c
 passes_opset_check_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_opset_check_la_LIBADD = $(PASS_LIBADD)
+
+passes_infer_shapes_la_SOURCES = passes/infer_shapes/plugin.c
+passes_infer_shapes_la_LDFLAGS = $(PASS_LDFLAGS)
+passes_infer_shapes_la_LIBADD = $(PASS_LIBADD)
 
 passes_cast_fold_la_SOURCES = \
 	passes/cast_fold/cast_fold.h \

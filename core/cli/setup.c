@@ -216,5 +216,17 @@ qir_model *cli_load(const char *path)
 			 "note: nodes were not in topological order; sorted them (%zu node%s moved)",
 			 qir_model_load_reordered(m),
 			qir_model_load_reordered(m) == 1 ? "" : "s");
+	for (size_t i = 0; i < qir_model_load_notes(m); i++) {
+		const char *note = qir_model_load_note(m, i);
+
+		if (!note) {
+			pm_msg(QOPT_LOG_INFO, path,
+			       "note: %zu more declared type%s disagree with inference",
+			       qir_model_load_notes(m) - i,
+			       qir_model_load_notes(m) - i == 1 ? "" : "s");
+			break;
+		}
+		pm_msg(QOPT_LOG_INFO, path, "note: %s", note);
+	}
 	return m;
 }

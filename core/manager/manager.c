@@ -103,6 +103,36 @@ static void report_summary(qopt_ctx *ctx)
 	pm_msg(QOPT_LOG_INFO, ctx->st->name, "done: %s", line);
 }
 
+/* Passes add and rewire nodes without placing them (pass.h): the
+ * manager puts every graph back into a stable topological order after
+ * each pass that changed the IR, and types what the pass left untyped,
+ * before anything (verifier, printer, the next pass) reads the model.
+ * A real cycle is the pass's error. Skipped for a pass that changed
+ * nothing, so an unchanged model costs nothing. */
+static int restore_order(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
+{
+	qir_error err = { 0 };
+	size_t moved = 0;
+	double t0 = pm_now();
+
+	if (qir_graph_toposort_count(m->graph, &moved, &err) < 0) {
+		pm_msg(QOPT_LOG_ERROR, ctx->st->name,
+		       "the IR has a cycle after this pass: %s", err.msg);
+		return -1;
+	}
+	if (moved)
+		pm_msg(QOPT_LOG_DEBUG, ctx->st->name,
+		       "%zu node%s put in topological order", moved,
+		       moved == 1 ? "" : "s");
+	if (qir_model_infer(m, NULL, &err) < 0) {
+		pm_msg(QOPT_LOG_ERROR, ctx->st->name,
+		       "type inference after this pass failed: %s", err.msg);
+		return -1;
+	}
+	r->t_verify += pm_now() - t0;
+	return 0;
+}
+
 static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 {
 	const struct pm_stage *st = ctx->st;
@@ -113,6 +143,8 @@ static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 	    !res->denied)
 		qopt_warn(ctx, "changed nothing: no target matched its options");
 	res->warnings = ctx->warnings;
+	if (res->changed && restore_order(r, ctx, m) < 0)
+		return -1;
 	if (r->o.strict && ctx->warnings) {
 		pm_msg(QOPT_LOG_ERROR, st->name,
 			 "%u warning%s turned into errors by --strict",

@@ -525,7 +525,9 @@ typedef struct qir_load_opts {
  * Nodes listed out of topological order (valid ONNX, common in
  * converted models) are sorted once here, so passes and the writer
  * see and keep producers before consumers; a cycle fails the load
- * (QIR_EVERIFY) naming its nodes. opts may be NULL. */
+ * (QIR_EVERIFY) naming its nodes. Then qir_model_infer types the
+ * values the file leaves untyped (its notes: qir_model_load_notes).
+ * opts may be NULL. */
 int qir_model_load(const char *path, const qir_load_opts *opts,
 		   qir_model **out, qir_error *err);
 /* Same from a buffer the caller keeps alive for the model's lifetime;
@@ -551,6 +553,32 @@ typedef struct qir_save_opts {
  * the data file likewise. Never leaves a partial output. */
 int qir_model_save(qir_model *m, const char *path,
 		   const qir_save_opts *opts, qir_error *err);
+
+/* Type and shape inference (docs/shape-inference.md). Every value a
+ * node produces whose type is not declared (by the file's value_info,
+ * a graph input or output, or a pass through qir_value_set_type /
+ * qir_value_copy_shape) gets the element type and shape ONNX's
+ * operator rules give, symbolic dims kept by name; earlier inferred
+ * types are recomputed. A declared type is never changed: where
+ * inference disagrees with it, note (when set) gets a message naming
+ * the value. Inferred types are not written as value_info (the pass
+ * infer-shapes does that). Since ABI 2.3. */
+typedef struct qir_infer_opts {
+	void (*note)(void *arg, const char *msg);
+	void *arg;
+} qir_infer_opts;
+/* Runs inference on every graph of m, in graph order (m must be
+ * sorted). opts may be NULL. -1 only when out of memory. Since ABI 2.3. */
+QIR_MUST_CHECK int qir_model_infer(qir_model *m, const qir_infer_opts *opts,
+				   qir_error *err);
+/* 1 when v's type and shape came from inference, 0 when declared or
+ * unknown. Since ABI 2.3. */
+int qir_value_type_inferred(const qir_value *v);
+/* Notes of the inference qir_model_load ran: how many declared types
+ * disagreed with inference, and the text of note i (the first 64 are
+ * kept; NULL beyond). Borrowed. Since ABI 2.3. */
+size_t qir_model_load_notes(const qir_model *m);
+const char *qir_model_load_note(const qir_model *m, size_t i);
 
 /* Verifier: every input defined before use (graph inputs,
  * initializers, earlier outputs, outer-scope values), output names

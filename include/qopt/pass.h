@@ -36,14 +36,29 @@
  *   --verify-each checks again after every pass. A pass leaves the
  *   model verifying too (the manager fails the run when it does not);
  * - the nodes of every graph are in topological order (producers
- *   first), as loaded; a pass that appends nodes places them
- *   (qir_node_move_before/after) or calls qir_graph_toposort();
+ *   first): the load sorts them, and after every pass that changed
+ *   the IR (*changed, or a changed hash) the manager re-sorts every
+ *   graph, stably (nodes already in order keep it), before the
+ *   verifier, --print-after or the next pass look. A pass therefore
+ *   need not maintain order: it may append nodes anywhere (qir_node_new
+ *   appends) and rewire inputs freely. Within its own run, order is
+ *   what the pass made it (call qir_graph_toposort() to walk a sorted
+ *   graph again). A real cycle still fails the run, naming the pass
+ *   and the nodes;
+ * - every value a node produces carries the element type and shape
+ *   the file declared or, where it declared none, what inference gives
+ *   (qir_model_infer, docs/shape-inference.md), as of the pass's start:
+ *   the manager types what the previous pass created. Read them from
+ *   the value (dtype, rank, dims) whatever their source; they may
+ *   still be unknown (QIR_UNDEFINED, rank -1) where no rule applies.
+ *   Values the pass creates are typed only after it ends (or when it
+ *   calls qir_model_infer itself);
  * - options have the declared type and satisfy the declared choices
  *   and ranges; reading one the pass did not declare fails the pass;
  * - the model's opset may be raised only within the pipeline policy
  *   (qopt_policy_*), and only with a qopt_may_rewrite() of its own.
- * Nothing else: not the opset, not shapes or types of intermediate
- * values (they may be absent), not which passes ran before.
+ * Nothing else: not the opset, not that every intermediate value is
+ * typed, not which passes ran before.
  *
  * Threads: a context belongs to one run() call. Every qopt_* function
  * taking a qopt_ctx must be called from the thread that run() was

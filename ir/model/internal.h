@@ -72,6 +72,9 @@ struct ir_value_priv {
 	 * non-tensor types such as sequence/map/optional), or NULL. */
 	const void *pb;
 	int in_value_info;	/* listed in the graph's value_info */
+	int inferred;		/* dtype/dims set by ir/infer, not declared */
+	int shape_inferred;	/* declared element type, dims from ir/infer */
+	struct iri_fold *fold;	/* ir/infer: contents folded during a walk */
 	size_t order;		/* creation order, for stable output */
 	size_t uses_cap;
 	uint64_t mark;		/* scratch for walks (verifier) */
@@ -120,6 +123,9 @@ struct ir_model_priv {
 	struct ir_spill *spill; /* ir/spill.c, NULL until first used */
 	uint64_t mark_gen;	/* last ir_value_priv.mark used */
 	size_t load_moved;	/* nodes the load sorted into place */
+	/* Conflicts the load's inference found; the first few kept. */
+	size_t load_notes;
+	char *load_note[64];
 };
 
 #define QIR_TPRIV(t) ((struct ir_tensor_priv *)(t)->priv)
@@ -139,6 +145,9 @@ qir_value *ir_value_get_or_make(qir_graph *g, const char *name);
 qir_tensor *ir_tensor_shell(const char *name, int dtype, int rank,
 			      const int64_t *dims, qir_error *err);
 void ir_tensor_set_borrowed(qir_tensor *t, const void *data);
+/* ir/infer/driver.c: the inference qir_model_load runs, its notes kept
+ * in the model. */
+int ir_infer_at_load(qir_model *m, qir_error *err);
 void ir_tensor_set_external(qir_tensor *t, ir_mapping *map,
 			      const char *location, uint64_t offset);
 /* Maps map->path on first use (read-only, MAP_PRIVATE). */

@@ -62,6 +62,8 @@ void qir_model_free(qir_model *m)
 		ir_names_free(mp);
 		ir_strmap_free(&mp->node_names);
 		ir_spill_close(m);
+		for (i = 0; i < 64; i++)
+			free(mp->load_note[i]);
 		free(mp->dir);
 		free(mp);
 	}

@@ -275,6 +275,8 @@ int qir_value_set_type(qir_value *v, int dtype, int rank,
 	v->dtype = dtype;
 	v->rank = rank;
 	v->dims = nd;
+	QIR_VPRIV(v)->inferred = 0;
+	QIR_VPRIV(v)->shape_inferred = 0;
 	if (v->producer && !v->is_output)
 		QIR_VPRIV(v)->in_value_info = 1;
 	return 0;
@@ -304,6 +306,8 @@ int qir_value_copy_shape(qir_value *v, const qir_value *from, int dtype,
 	v->dtype = dtype;
 	v->rank = rank < 0 ? -1 : rank;
 	v->dims = nd;
+	QIR_VPRIV(v)->inferred = 0;
+	QIR_VPRIV(v)->shape_inferred = 0;
 	if (v->producer && !v->is_output)
 		QIR_VPRIV(v)->in_value_info = 1;
 	return 0;

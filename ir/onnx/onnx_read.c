@@ -828,6 +828,8 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 	/* Readers of the IR may rely on producers coming first. */
 	if (qir_graph_toposort_count(m->graph, &p->load_moved, err))
 		goto fail;
+	if (ir_infer_at_load(m, err))
+		goto fail;
 	free(ctx.dir_real_buf);
 	*out = m;
 	return 0;

@@ -258,9 +258,18 @@ static Onnx__TypeProto *type_pb(struct save_ctx *ctx, const qir_value *v)
 }
 
 static Onnx__ValueInfoProto *value_pb(struct save_ctx *ctx,
-				      const qir_value *v)
+				      const qir_value *vin)
 {
-	const Onnx__ValueInfoProto *orig = QIR_VPRIV(v)->pb;
+	const Onnx__ValueInfoProto *orig = QIR_VPRIV(vin)->pb;
+	/* A declared element type whose dims only inference gave is
+	 * written as declared: without them. */
+	qir_value shown = *vin;
+	const qir_value *v = &shown;
+
+	if (QIR_VPRIV(vin)->shape_inferred) {
+		shown.rank = -1;
+		shown.dims = NULL;
+	}
 	Onnx__ValueInfoProto *vi = NEW(ctx, Onnx__ValueInfoProto,
 		onnx__value_info_proto__descriptor);
 
@@ -273,7 +282,9 @@ static Onnx__ValueInfoProto *value_pb(struct save_ctx *ctx,
 		vi->n_metadata_props = orig->n_metadata_props;
 		vi->metadata_props = orig->metadata_props;
 	}
-	if (orig && orig->type && type_same(orig->type, v))
+	if (QIR_VPRIV(v)->inferred)	/* as declared: inferred types stay in the IR */
+		vi->type = orig ? orig->type : NULL;
+	else if (orig && orig->type && type_same(orig->type, v))
 		vi->type = orig->type;
 	else if (v->dtype != QIR_UNDEFINED || v->rank >= 0)
 		vi->type = type_pb(ctx, v);

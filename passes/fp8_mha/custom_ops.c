@@ -236,10 +236,12 @@ static int type_graph(qir_graph *g, void *arg)
 		    qir_dtype_bits(qir_value_elem_type(x)) == 8 &&
 		    qir_dtype_is_float(qir_value_elem_type(x)))
 			cfg->found = 1;	/* FP8 Q/DQ: the pass has work */
-		if (!t || (o->dtype == t && same_shape(o, x)))
+		/* a type only inferred is not in the file: declare it */
+		if (!t || (o->dtype == t && same_shape(o, x) &&
+			   !qir_value_type_inferred(o)))
 			continue;
 		/* Keep a known shape rather than erase it with an unknown. */
-		if (x->rank < 0 && o->dtype == t)
+		if (x->rank < 0 && o->dtype == t && !qir_value_type_inferred(o))
 			continue;
 		if (!qopt_may_rewrite(cfg->ctx, "type '%s' as %s from '%s'",
 				      o->name, qir_dtype_name(t), x->name))
