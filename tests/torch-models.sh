@@ -10,32 +10,12 @@
 # process, the structural checks in one python process.
 . "$top_srcdir/tests/ort/common.sh"
 
-# Checks that fail today only because the IR does not yet keep node order
-# or infer types (issue 18) or because fp8-mha does not yet recognise the
+# Checks that fail today only because fp8-mha does not yet recognise the
 # attention forms exporters write (issue 20): real assertions, reported
 # as TAP TODO until that work lands. Each entry is a check key (shell
 # glob), printed in the description as [KEY]; delete an entry to make
 # the check count. An entry whose check passes shows as XPASS (a failure
 # in automake's TAP driver): time to delete it.
-TODO_ISSUE18='
-fp8-*/vit_sdpa_fp8_*/run
-fp8-*/vit_sdpa_fp8_*/verify
-fp8-*/vit_sdpa_fp8_*/ort
-fp8-*/vit_sdpa_fp8_*/form
-fp8-*/vit_sdpa_fp8_*/convert
-calibrate/*/typed
-cast-fold/*/redundant
-fp8-*/vit*/headsize
-fp8-*/bert/headsize
-fp8-*/gqa*/headsize
-fp8-*/mha/headsize
-fp8-cal/vit_sdpa/untyped
-fp8-cal/vit_div/untyped
-fp8-cal/gpt2/untyped
-fp8-cal/gqa/untyped
-fp8-cal/gqa_fp16/untyped
-fp8-cal/mha/untyped
-'
 TODO_ISSUE20='
 fp8-*/gpt2*/headsize
 fp8-*/gpt2/blocks
@@ -51,8 +31,6 @@ fp8-cal/gqa/blocks
 fp8-cal/gqa/form
 fp8-cal/gqa_fp16/blocks
 fp8-cal/gqa_fp16/form
-fp8-cal/mha/blocks
-fp8-cal/mha/form
 '
 
 qopt_need_py_onnx
@@ -85,9 +63,6 @@ gqa_fp8_std 2 gqa 16
 FLOAT='vit_sdpa vit_div gpt2 bert gqa gqa_fp16 mha'
 
 todo_of() {
-	for t in $TODO_ISSUE18; do
-		case $1 in $t) echo "issue 18"; return;; esac
-	done
 	for t in $TODO_ISSUE20; do
 		case $1 in $t) echo "issue 20"; return;; esac
 	done
