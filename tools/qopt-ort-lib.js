@@ -305,7 +305,7 @@ function readTensorProto(ort, file, buf) {
 	let data;
 	if (raw) {
 		if (raw.length !== n * t[1].BYTES_PER_ELEMENT)
-			throw new InputError(`${file}: ${raw.length} data bytes, shape [${dims}] needs ${n * t[1].BYTES_PER_ELEMENT}`);
+			throw new InputError(`${file}: raw_data holds ${raw.length} bytes, shape [${dims}] needs ${n * t[1].BYTES_PER_ELEMENT}`);
 		const copy = new Uint8Array(raw);
 		data = new t[1](copy.buffer, 0, n);
 	} else if (f32.length || t[0] === 'float32') {
@@ -373,6 +373,15 @@ function checkInput(file, inp, t) {
 	});
 }
 
+// A dangling link or an entry that vanished is not a sample folder.
+function isDir(p) {
+	try {
+		return fs.statSync(p).isDirectory();
+	} catch (e) {
+		return false;
+	}
+}
+
 // The sample folders of a data folder: one sample per sub-folder (sorted
 // by name), or the folder itself as the only sample.
 function sampleDirs(data) {
@@ -385,7 +394,7 @@ function sampleDirs(data) {
 	if (!st.isDirectory())
 		throw new InputError(`${data}: not a folder`);
 	const subs = fs.readdirSync(data).sort()
-		.filter((f) => fs.statSync(path.join(data, f)).isDirectory());
+		.filter((f) => isDir(path.join(data, f)));
 	return subs.length ? subs.map((f) => path.join(data, f)) : [data];
 }
 
@@ -413,7 +422,7 @@ function readSample(ort, dir, inputs) {
 			try {
 				t = readTensorProto(ort, full);
 			} catch (e) {
-				if (e instanceof InputError)
+				if (e instanceof InputError && e.message.startsWith(`${full}: `))
 					throw e;
 				throw new InputError(`${full}: not a TensorProto qopt can read: ${e.message}`);
 			}
