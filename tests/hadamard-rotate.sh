@@ -353,11 +353,30 @@ for c in "k0:skipped (empty weight): 'W' has no elements (K = 0)" \
 		check $? "$k ($q.ini): exit 0, '${c#*:}'"
 	done
 done
-rm -f "$work/out.onnx"
-"$QOPT" --strict -p "$work/rot.ini" "$work/inf.onnx" -o "$work/out.onnx" \
-	>"$work/log" 2>&1
-[ $? = 1 ] && [ ! -e "$work/out.onnx" ]
-check $? "Inf weight under --strict: exit 1, nothing written"
+# nvfp4-weights on the same weights (fake, real, rotate_back): skipped
+# with the reason, never "out of memory" or "invalid argument"
+ini nvr '[nvfp4-weights]\nmin_size = 0'
+for c in "k0:weight 'W' skipped (empty weight): no elements (K = 0)" \
+	 "n0:weight 'W' skipped (empty weight): no elements (K = 32)" \
+	 "inf:warning: weight 'W' skipped (non-finite weight): holds Inf at element 53" \
+	 "nan:warning: weight 'W' skipped (non-finite weight): holds NaN at element 53"; do
+	k=${c%%:*}
+	for q in nv nvr rb; do
+		"$QOPT" -p "$work/$q.ini" "$work/$k.onnx" -o "$work/$k-r.onnx" \
+			>"$work/out" 2>&1
+		rc=$?
+		cp "$work/out" "$work/log"
+		[ $rc = 0 ] && grep -q "${c#*:}" "$work/out"
+		check $? "nvfp4-weights $k ($q.ini): exit 0, '${c#*:}'"
+	done
+done
+for q in rot nv; do
+	rm -f "$work/out.onnx"
+	"$QOPT" --strict -p "$work/$q.ini" "$work/inf.onnx" -o "$work/out.onnx" \
+		>"$work/log" 2>&1
+	[ $? = 1 ] && [ ! -e "$work/out.onnx" ]
+	check $? "Inf weight under --strict ($q.ini): exit 1, nothing written"
+done
 
 # bad options and --strict: an error naming the problem, no output;
 # a block that is no power of two is a bad pipeline (exit 2)

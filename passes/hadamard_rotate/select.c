@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
+#include "../support/support.h"
 
 static int skip(struct hr_target *t, const char *counter, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -124,54 +125,24 @@ static int pick_block(struct hr_cfg *cfg, struct hr_target *t)
 	return 0;
 }
 
-static int is_nan(int dt, const unsigned char *p)
-{
-	uint32_t f;
-	uint16_t h;
-
-	if (dt == QIR_FLOAT) {
-		memcpy(&f, p, 4);
-		return (f & 0x007fffffu) != 0;
-	}
-	memcpy(&h, p, 2);
-	return (h & (dt == QIR_FLOAT16 ? 0x03ffu : 0x007fu)) != 0;
-}
-
-/* Bits of Inf/NaN's exponent in FLOAT, FLOAT16 and BFLOAT16. */
-static int finite_elem(int dt, const unsigned char *p)
-{
-	uint32_t f;
-	uint16_t h;
-
-	if (dt == QIR_FLOAT) {
-		memcpy(&f, p, 4);
-		return (f & 0x7f800000u) != 0x7f800000u;
-	}
-	memcpy(&h, p, 2);
-	return dt == QIR_FLOAT16 ? (h & 0x7c00u) != 0x7c00u :
-				   (h & 0x7f80u) != 0x7f80u;
-}
-
 /* 0, or 1 with a skip when the weight holds Inf or NaN: R would spread
  * it over its whole block (and the quantizer cannot judge it), so the
  * weight stays as it is and the skip is a warning. */
 static int all_finite(struct hr_target *t)
 {
 	qir_error err = { 0 };
-	const unsigned char *p = qir_tensor_data(t->w, &err);
-	size_t es = t->w->dtype == QIR_FLOAT ? 4 : 2;
-	uint64_t n = qir_tensor_numel(t->w);
+	const char *what;
+	uint64_t at;
+	int rc = ps_nonfinite(t->w, &at, &what, &err);
 
-	if (!p)
+	if (rc < 0)
 		return skip(t, "skipped (weight unreadable)", "'%s': %s",
-			    t->wv->name, err.msg[0] ? err.msg : "no data"), 1;
-	for (uint64_t i = 0; i < n; i++)
-		if (!finite_elem(t->w->dtype, p + i * es))
-			return skip(t, "skipped (non-finite weight)", "'%s' "
-				    "holds %s at element %llu; the rotation "
-				    "would spread it over its block",
-				    t->wv->name, is_nan(t->w->dtype, p + i * es) ?
-				    "NaN" : "Inf", (unsigned long long)i), 1;
+			    t->wv->name, err.msg), 1;
+	if (rc > 0)
+		return skip(t, "skipped (non-finite weight)", "'%s' holds %s "
+			    "at element %llu; the rotation would spread it "
+			    "over its block", t->wv->name, what,
+			    (unsigned long long)at), 1;
 	return 0;
 }
 
