@@ -15,6 +15,11 @@ check_LTLIBRARIES += tests/plugins/hostile.la
 tests_plugins_hostile_la_SOURCES = tests/plugins/hostile.c
 tests_plugins_hostile_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_hostile_la_LIBADD = libqopt.la
+# a table claiming entries larger than this ABI's (issue 21 row 15)
+check_LTLIBRARIES += tests/plugins/big-entry.la
+tests_plugins_big_entry_la_SOURCES = tests/plugins/big-entry.c
+tests_plugins_big_entry_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_big_entry_la_LIBADD = libqopt.la
 
 TESTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
 	tests/hostile-fuzz-regress.sh

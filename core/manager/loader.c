@@ -330,6 +330,22 @@ static int check_version(const char *path, const qopt_plugin_info *info,
 				path, (unsigned)info->info_size,
 				(unsigned)info->pass_size,
 				(unsigned)info->option_size, QOPT_ABI_MAJOR);
+	/* A plugin of this minor or an older one cannot have larger
+	 * entries than this loader's: its tables would be walked with a
+	 * stride past what it provides. */
+	if (info->info_size > sizeof(qopt_plugin_info) ||
+	    info->pass_size > sizeof(qopt_pass_info) ||
+	    info->option_size > sizeof(qopt_option_spec))
+		return qir_fail(err, QIR_EINVALID,
+				"%s: malformed plugin table: entry sizes %u/%u/%u are larger than ABI %u.%u's (%zu/%zu/%zu), which the plugin claims",
+				path, (unsigned)info->info_size,
+				(unsigned)info->pass_size,
+				(unsigned)info->option_size,
+				(unsigned)info->abi_major,
+				(unsigned)info->abi_minor,
+				sizeof(qopt_plugin_info),
+				sizeof(qopt_pass_info),
+				sizeof(qopt_option_spec));
 	return 0;
 }
 
