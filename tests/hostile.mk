@@ -31,3 +31,15 @@ TESTS += tests/hostile-external
 tests_hostile_external_SOURCES = tests/hostile-external.c tests/io-util.h tests/tap.h
 tests_hostile_external_LDADD = libqopt.la
 EXTRA_DIST += docs/hostile-input.md
+
+# no quadratic growth in the IR (issue 21, row 9): reallocations
+# counted, batch removal timed at N and 4N; `make bench-scaling` shows
+# N, 2N, 4N for the IR and for fp8-mha up to 10,000 attention blocks
+check_PROGRAMS += tests/ir-scaling
+TESTS += tests/ir-scaling
+tests_ir_scaling_SOURCES = tests/ir-scaling.c tests/tap.h
+tests_ir_scaling_LDADD = libqopt.la
+EXTRA_DIST += bench/scaling-bench.sh
+BENCH_TARGETS += bench-scaling
+bench-scaling: all tests/ir-scaling$(EXEEXT)
+	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/scaling-bench.sh

@@ -257,7 +257,7 @@ static int apply(struct fp8mha_cfg *cfg, struct fp8mha_pt *p)
 	(void)qir_tensor_advise(p->t, QIR_ADVISE_DONE, NULL);
 	rc = fp8mha_pretranspose_finish(cfg, p, nt);
 	if (rc > 0)
-		fp8mha_erase_unused(p->w);
+		fp8mha_erase_unused(cfg, p->w);
 	return rc;
 }
 
