@@ -507,6 +507,26 @@ int pm_registry_load_file(struct pm_registry *r, const char *path,
 	return register_plugin(r, path, real, h, &tmp, n, err);
 }
 
+int pm_registry_add_table(struct pm_registry *r, const char *name,
+			  const qopt_plugin_info *info, qir_error *err)
+{
+	struct pm_plugin tmp = { 0 };
+	size_t n = 0;
+
+	if (!info)
+		return qir_fail(err, QIR_EINVALID, "%s: no plugin table", name);
+	if (already_loaded(r, name))
+		return 0;
+	if (check_version(name, info, err) < 0)
+		return -1;
+	if (import_tables(name, info, &tmp, err) < 0 ||
+	    check_table(r, name, &tmp.info_copy, &n, err) < 0) {
+		free_tables(&tmp);
+		return -1;
+	}
+	return register_plugin(r, name, name, NULL, &tmp, n, err);
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
