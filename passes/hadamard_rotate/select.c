@@ -137,7 +137,7 @@ static int all_finite(struct hr_target *t)
 
 	if (rc < 0)
 		return skip(t, "skipped (weight unreadable)", "'%s': %s",
-			    t->wv->name, err.msg), 1;
+			    t->wv->name, err.msg[0] ? err.msg : "no data"), 1;
 	if (rc > 0)
 		return skip(t, "skipped (non-finite weight)", "'%s' holds %s "
 			    "at element %llu; the rotation would spread it "

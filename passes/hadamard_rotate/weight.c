@@ -34,13 +34,15 @@ static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 	int rc;
 
 	if (!c) {
-		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name, err.msg);
+		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
+			   err.msg[0] ? err.msg : "out of memory");
 		return NULL;
 	}
 	t->folded = 0;	/* c is the caller's from here on */
 	p = qir_tensor_mutable_data(c, &err);
 	if (!p && c->nbytes) {
-		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name, err.msg);
+		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
+			   err.msg[0] ? err.msg : "out of memory");
 		qir_tensor_free(c);
 		t->w = NULL;
 		return NULL;
