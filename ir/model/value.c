@@ -237,9 +237,14 @@ void ir_value_free(qir_value *v)
 		ir_strmap_del(&gp->values, v->name);
 	ir_name_unref(mp, v->name);
 	/* A hole, not a memmove: freeing many values stays linear. The
-	 * holes go when they are half the array, or when it is read. */
+	 * holes go when they are half the array, or when it is read.
+	 * ir_value_make records every value's place; the scan is only a
+	 * guard, so that a stale place can never leave v behind. */
 	i = QIR_VPRIV(v)->all_pos;
-	if (i < gp->nall && gp->all[i] == v) {
+	if (i >= gp->nall || gp->all[i] != v)
+		for (i = 0; i < gp->nall && gp->all[i] != v; i++)
+			;
+	if (i < gp->nall) {
 		gp->all[i] = NULL;
 		gp->holes++;
 		if (gp->holes * 2 > gp->nall)
