@@ -1,7 +1,8 @@
 # `make fuzz`: libFuzzer targets, built with clang (Debian's clang and
 # libclang-rt-14-dev) and ASan + UBSan, outside the libtool build: the
 # library's sources are compiled again here with coverage for the
-# fuzzer. `make fuzz-smoke` runs each target briefly (FUZZ_SECONDS,
+# fuzzer. Targets: fuzz-load (loader, writer), fuzz-ini (pipeline
+# parsers), fuzz-passes (every built-in pass through the manager). `make fuzz-smoke` runs each target briefly (FUZZ_SECONDS,
 # default 20) from the seed corpus; `make fuzz-run FUZZ_SECONDS=600`
 # runs longer. fuzz/run.sh says what the seeds are.
 FUZZ_CC = clang
@@ -15,10 +16,17 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) $(QOPT_BU
 FUZZ_LIB_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(libqopt_la_SOURCES) \
 	$(core_libpassmgr_la_SOURCES))) \
 	fuzz/obj/ir/onnx.pb-c.o
-FUZZ_LIBS = $(PROTOBUF_C_LIBS) $(INIH_LIBS) $(LIBS) -pthread
-FUZZ_TARGETS = fuzz/fuzz-load fuzz/fuzz-ini
-EXTRA_DIST += fuzz/fuzz-load.c fuzz/fuzz-ini.c fuzz/run.sh fuzz/regress \
-	fuzz/open
+FUZZ_LIBS = $(PROTOBUF_C_LIBS) $(INIH_LIBS) $(LIBS) -pthread -lm
+# fuzz-passes links the built-in passes in: their sources compiled with
+# coverage, each QOPT_PLUGIN entry renamed fuzz_entry_<pass folder>.
+FUZZ_PASS_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c, \
+	$(passes_cast_fold_la_SOURCES) $(passes_opset_check_la_SOURCES) \
+	$(passes_hadamard_rotate_la_SOURCES) \
+	$(passes_nvfp4_weights_la_SOURCES) $(passes_fp8_mha_la_SOURCES) \
+	$(passes_libpass_support_la_SOURCES)))
+FUZZ_TARGETS = fuzz/fuzz-load fuzz/fuzz-ini fuzz/fuzz-passes
+EXTRA_DIST += fuzz/fuzz-load.c fuzz/fuzz-ini.c fuzz/fuzz-passes.c \
+	fuzz/run.sh fuzz/regress fuzz/seed fuzz/open
 
 fuzz: fuzz-cc $(FUZZ_TARGETS)
 
@@ -35,6 +43,16 @@ fuzz/obj/%.o: $(srcdir)/%.c ir/onnx/onnx.pb-c.h
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+fuzz/obj/passes/%.o: $(srcdir)/passes/%.c ir/onnx/onnx.pb-c.h
+	@$(MKDIR_P) $(@D)
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
+		-Dqopt_plugin_entry=fuzz_entry_$(firstword $(subst /, ,$*)) \
+		-c -o $@ $<
+
+fuzz/fuzz-passes: $(srcdir)/fuzz/fuzz-passes.c $(FUZZ_LIB_OBJS) $(FUZZ_PASS_OBJS)
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_LIB_OBJS) $(FUZZ_PASS_OBJS) $(FUZZ_LIBS)
+
 fuzz/fuzz-%: $(srcdir)/fuzz/fuzz-%.c $(FUZZ_LIB_OBJS)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_LIB_OBJS) $(FUZZ_LIBS)
@@ -50,4 +68,4 @@ clean-fuzz:
 	rm -rf fuzz/obj fuzz/work $(FUZZ_TARGETS)
 
 .PHONY: fuzz fuzz-cc fuzz-smoke fuzz-run clean-fuzz
-.SECONDARY: $(FUZZ_LIB_OBJS)
+.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_PASS_OBJS)

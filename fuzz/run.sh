@@ -3,7 +3,12 @@
 # replaying every saved regression input (fuzz/regress/TARGET/*).
 # Seeds: the ONNX backend test models ($QOPT_TESTDATA, default
 # /usr/share/libonnx-testdata/data) and examples/*.onnx for the loader;
-# examples/*.ini and the regression inputs for the INI parser. New
+# examples/*.ini and the regression inputs for the INI parser; for the
+# passes, those models and fuzz/seed/passes (small models of the shapes
+# each pass rewrites: FP8 attention blocks, MLPs, attention, Q/DQ, the
+# odd shapes of issue 21; made by tests/fp8mha-gen.py and
+# tests/hadamard-models.py). FUZZ_TARGETS (default "load ini passes")
+# picks targets. New
 # inputs the fuzzer finds go to fuzz/work/TARGET (not kept); a crash
 # leaves its input as fuzz/work/crash-* and fails the run: copy it to
 # fuzz/regress/TARGET/ with the fix.
@@ -15,7 +20,8 @@ seed=
 src=$(cd "$(dirname "$0")/.." && pwd)
 data=${QOPT_TESTDATA:-/usr/share/libonnx-testdata/data}
 work=fuzz/work
-mkdir -p "$work/load" "$work/ini" "$work/seed-load" "$work/seed-ini" || exit 1
+mkdir -p "$work/load" "$work/ini" "$work/passes" "$work/seed-load" \
+	"$work/seed-ini" || exit 1
 if [ -d "$data" ] && [ -z "$(ls -A "$work/seed-load")" ]; then
 	find "$data" -name '*.onnx' -size -256k | while read -r f; do
 		cp "$f" "$work/seed-load/$(echo "$f" | cksum | cut -d' ' -f1).onnx"
@@ -24,7 +30,7 @@ fi
 cp "$src"/examples/*.onnx "$work/seed-load/" 2>/dev/null
 cp "$src"/examples/*.ini "$work/seed-ini/" 2>/dev/null
 rc=0
-for t in load ini; do
+for t in ${FUZZ_TARGETS:-load ini passes}; do
 	reg="$src/fuzz/regress/$t"
 	if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
 		echo "fuzz-$t: replaying $(ls "$reg" | wc -l) regression inputs"
@@ -35,6 +41,7 @@ for t in load ini; do
 	fi
 	echo "fuzz-$t: fuzzing for $secs s"
 	seeds="$work/seed-$t"
+	[ $t = passes ] && seeds="$work/seed-load $src/fuzz/seed/passes"
 	[ -d "$reg" ] && seeds="$seeds $reg"
 	# Long runs (over a minute) go on past a finding and collect them
 	# all as $work/crash-*; short ones stop at the first.

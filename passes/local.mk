@@ -8,7 +8,7 @@ passes_LTLIBRARIES += passes/opset-check.la passes/cast-fold.la \
 # linked into each module that uses them.
 noinst_LTLIBRARIES += passes/libpass-support.la
 passes_libpass_support_la_SOURCES = passes/support/support.h \
-	passes/support/results.c
+	passes/support/results.c passes/support/finite.c
 
 passes_opset_check_la_SOURCES = \
 	passes/opset_check/opset_check.h \

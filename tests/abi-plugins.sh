@@ -31,6 +31,10 @@ t "a plugin using a function libqopt lacks: no raw 'undefined symbol'" \
 t "... the message names the file and the versions" \
 	eval 'has "$PL/needs-newer.so" "$W/err" && has "qopt_from_a_later_release()" "$W/err" && has "ABI $major.$((minor + 1))" "$W/err" && has "provides $ours" "$W/err"'
 
+run "$QOPT" --load "$PL/big-entry.so" --list-passes
+t "entries larger than this ABI's are refused, not read past their end" \
+	eval '[ $rc = 1 ] && has "$PL/big-entry.so: malformed plugin table" "$W/err" && has "are larger than ABI $ours" "$W/err"'
+
 run "$QOPT" --load "$PL/good.so" --list-passes
 t "a plugin of this version loads" eval '[ $rc = 0 ] && grep -q "^t-opts " "$W/out"'
 

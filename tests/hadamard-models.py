@@ -19,6 +19,17 @@ hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
                            -> Transpose -> P @ V -> Transpose -> Reshape
                            [1,8,D] -> o_proj
   half PATH K              one FLOAT16 MatMul [K, 32]
+  odd KIND PATH            hostile shapes and values (issue 21):
+                           chain2  one weight W [16,16] read by two
+                                   chained MatMuls x@W@W
+                           addres  a = x@W0, r = a@W, then Add(r, a) (a
+                                   read at index 1)
+                           loop    a = x@W0, a@W, and W and a read by a
+                                   MatMul in a Loop body
+                           k0      MatMul weight [0, 8] (K = 0)
+                           n0      MatMul weight [32, 0] (N = 0)
+                           inf     a [32, 16] weight holding one Inf
+                           nan     the same with one NaN
   exporter PATH K          x @ (H_K / sqrt K) baked in as a constant,
                            then a MatMul by a weight (an exporter's form)
   check ORIG NEW W AXIS B  the rotated weight in NEW equals R W along
@@ -202,6 +213,49 @@ def half(path, k):
          [nh.from_array(w(k, 32).astype(np.float16), "W")], path)
 
 
+def odd(kind, path):
+    x = lambda k: [h.make_tensor_value_info("x", T.FLOAT, [4, k])]
+    y = lambda n: [h.make_tensor_value_info("y", T.FLOAT, [4, n])]
+    if kind == "chain2":
+        save([h.make_node("MatMul", ["x", "W"], ["y1"], name="m1"),
+              h.make_node("MatMul", ["y1", "W"], ["y"], name="m2")],
+             x(16), y(16), [nh.from_array(w(16, 16), "W")], path)
+    elif kind == "addres":
+        save([h.make_node("MatMul", ["x", "W0"], ["a"], name="m0"),
+              h.make_node("MatMul", ["a", "W"], ["r"], name="m1"),
+              h.make_node("Add", ["r", "a"], ["y"], name="res")],
+             x(16), y(16), [nh.from_array(w(16, 16), "W0"),
+                            nh.from_array(w(16, 16), "W")], path)
+    elif kind == "loop":
+        body = h.make_graph(
+            [h.make_node("Identity", ["c"], ["c_out"]),
+             h.make_node("MatMul", ["a", "W"], ["z"], name="inner")],
+            "body", [h.make_tensor_value_info("i", T.INT64, []),
+                     h.make_tensor_value_info("c", T.BOOL, [])],
+            [h.make_tensor_value_info("c_out", T.BOOL, []),
+             h.make_tensor_value_info("z", T.FLOAT, [4, 16])])
+        save([h.make_node("MatMul", ["x", "W0"], ["a"], name="m0"),
+              h.make_node("MatMul", ["a", "W"], ["y"], name="m1"),
+              h.make_node("Loop", ["trip", "cond"], ["zs"], name="loop",
+                          body=body)],
+             x(16), y(16) + [h.make_tensor_value_info("zs", T.FLOAT, [1, 4, 16])],
+             [nh.from_array(w(16, 16), "W0"), nh.from_array(w(16, 16), "W"),
+              nh.from_array(np.array(1, np.int64), "trip"),
+              nh.from_array(np.array(True), "cond")], path)
+    elif kind in ("k0", "n0"):
+        k, n = (0, 8) if kind == "k0" else (32, 0)
+        save([h.make_node("MatMul", ["x", "W"], ["y"], name="fc")],
+             x(k), y(n), [nh.from_array(np.zeros((k, n), np.float32), "W")],
+             path)
+    elif kind in ("inf", "nan"):
+        m = w(32, 16)
+        m[3, 5] = np.inf if kind == "inf" else np.nan
+        save([h.make_node("MatMul", ["x", "W"], ["y"], name="fc")],
+             x(32), y(16), [nh.from_array(m, "W")], path)
+    else:
+        sys.exit("odd: unknown kind " + kind)
+
+
 def sylvester(b):
     m = np.ones((1, 1))
     while m.shape[0] < b:
@@ -299,6 +353,8 @@ elif cmd == "mha":
     mha(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
 elif cmd == "half":
     half(sys.argv[2], int(sys.argv[3]))
+elif cmd == "odd":
+    odd(sys.argv[2], sys.argv[3])
 elif cmd == "exporter":
     exporter(sys.argv[2], int(sys.argv[3]))
 elif cmd == "check":

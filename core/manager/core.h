@@ -105,6 +105,11 @@ struct pm_registry *pm_registry_new(void);
 void pm_registry_free(struct pm_registry *r);
 /* Loads one plugin and registers its passes; a file already loaded
  * (same realpath) is skipped. Errors name the file. */
+/* Registers a plugin table linked into the program (no file: the
+ * pass fuzzer links the built-in passes in), checked as a loaded
+ * plugin's is; name stands for the path in messages. */
+int pm_registry_add_table(struct pm_registry *r, const char *name,
+			  const qopt_plugin_info *info, qir_error *err);
 int pm_registry_load_file(struct pm_registry *r, const char *path,
 			    qir_error *err);
 /* Every *.so in dir, in name order. Missing dir: QIR_EIO. A file that

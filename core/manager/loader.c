@@ -330,6 +330,22 @@ static int check_version(const char *path, const qopt_plugin_info *info,
 				path, (unsigned)info->info_size,
 				(unsigned)info->pass_size,
 				(unsigned)info->option_size, QOPT_ABI_MAJOR);
+	/* A plugin of this minor or an older one cannot have larger
+	 * entries than this loader's: its tables would be walked with a
+	 * stride past what it provides. */
+	if (info->info_size > sizeof(qopt_plugin_info) ||
+	    info->pass_size > sizeof(qopt_pass_info) ||
+	    info->option_size > sizeof(qopt_option_spec))
+		return qir_fail(err, QIR_EINVALID,
+				"%s: malformed plugin table: entry sizes %u/%u/%u are larger than ABI %u.%u's (%zu/%zu/%zu), which the plugin claims",
+				path, (unsigned)info->info_size,
+				(unsigned)info->pass_size,
+				(unsigned)info->option_size,
+				(unsigned)info->abi_major,
+				(unsigned)info->abi_minor,
+				sizeof(qopt_plugin_info),
+				sizeof(qopt_pass_info),
+				sizeof(qopt_option_spec));
 	return 0;
 }
 
@@ -489,6 +505,26 @@ int pm_registry_load_file(struct pm_registry *r, const char *path,
 		return -1;
 	}
 	return register_plugin(r, path, real, h, &tmp, n, err);
+}
+
+int pm_registry_add_table(struct pm_registry *r, const char *name,
+			  const qopt_plugin_info *info, qir_error *err)
+{
+	struct pm_plugin tmp = { 0 };
+	size_t n = 0;
+
+	if (!info)
+		return qir_fail(err, QIR_EINVALID, "%s: no plugin table", name);
+	if (already_loaded(r, name))
+		return 0;
+	if (check_version(name, info, err) < 0)
+		return -1;
+	if (import_tables(name, info, &tmp, err) < 0 ||
+	    check_table(r, name, &tmp.info_copy, &n, err) < 0) {
+		free_tables(&tmp);
+		return -1;
+	}
+	return register_plugin(r, name, name, NULL, &tmp, n, err);
 }
 
 static int by_name(const void *a, const void *b)

@@ -442,8 +442,17 @@ struct qir_graph {
  * tensor is renamed to match). Borrowed result. */
 QIR_MUST_CHECK qir_value *qir_graph_add_initializer(qir_graph *g, qir_tensor *t);
 /* Drops the initializer behind v (v must have no uses and not be an
- * output). */
+ * output). One walk over g->inits: a pass removing many calls
+ * qir_graph_remove_initializers once instead. */
 QIR_MUST_CHECK int qir_graph_remove_initializer(qir_graph *g, qir_value *v, qir_error *err);
+/* Drops the n initializers in vals (each as above; one may be listed
+ * twice) in one walk over g->inits, the others keeping their order:
+ * O(ninits + n), so removing many stays linear. Checks them all first:
+ * on error (QIR_EUSAGE, naming the first bad one) nothing is removed
+ * (ABI 2.3). */
+QIR_MUST_CHECK int qir_graph_remove_initializers(qir_graph *g,
+						 qir_value *const *vals,
+						 size_t n, qir_error *err);
 /* Turns the output of a Constant node into an initializer of the same
  * name and erases the node. */
 QIR_MUST_CHECK int qir_graph_constant_to_initializer(qir_graph *g, qir_node *constant,

@@ -1,6 +1,7 @@
 /*
  * ir/model/dead.c - dead node and initializer removal.
  */
+#include <stdlib.h>
 #include "model/internal.h"
 
 static int node_dead(const qir_node *n)
@@ -39,7 +40,8 @@ static size_t sweep_subgraphs(qir_node *n)
 static size_t sweep(qir_graph *g)
 {
 	qir_node *n, *prev;
-	size_t removed = 0, i;
+	qir_value **dead;
+	size_t removed = 0, i, nd = 0;
 
 	for (n = g->last; n; n = prev) {
 		prev = n->prev;
@@ -51,14 +53,18 @@ static size_t sweep(qir_graph *g)
 		}
 	}
 	/* An initializer that is also a graph input is part of the
-	 * interface (an overridable default): keep it. */
-	for (i = g->ninits; i-- > 0;) {
+	 * interface (an overridable default): keep it. All the dead ones
+	 * go in one walk (removing them one by one was quadratic). */
+	dead = malloc((g->ninits + 1) * sizeof(*dead));
+	for (i = 0; dead && i < g->ninits; i++) {
 		qir_value *v = g->inits[i];
 
-		if (!v->nuses && !v->is_output && !v->is_input &&
-		    qir_graph_remove_initializer(g, v, NULL) == 0)
-			removed++;
+		if (!v->nuses && !v->is_output && !v->is_input)
+			dead[nd++] = v;
 	}
+	if (nd && qir_graph_remove_initializers(g, dead, nd, NULL) == 0)
+		removed += nd;
+	free(dead);
 	return removed;
 }
 

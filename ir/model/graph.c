@@ -48,6 +48,7 @@ void ir_graph_free_ex(qir_graph *g, int detach)
 		if (v && v->graph != g && v->is_output > 0)
 			v->is_output--;	/* an outer value we listed */
 	}
+	ir_graph_compact_all(gp);
 	for (i = 0; i < gp->nall; i++) {
 		qir_value *v = gp->all[i];
 
@@ -78,19 +79,6 @@ static int push_value(qir_value ***arr, size_t *n, qir_value *v)
 	return ir_array_push(arr, n, sizeof(**arr), &v);
 }
 
-static void drop_from(qir_value **arr, size_t *n, qir_value *v)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++) {
-		if (arr[i] == v) {
-			memmove(arr + i, arr + i + 1, (*n - i - 1) * sizeof(*arr));
-			(*n)--;
-			return;
-		}
-	}
-}
-
 qir_value *qir_graph_add_initializer(qir_graph *g, qir_tensor *t)
 {
 	qir_value *v;
@@ -119,12 +107,12 @@ fail:
 	return NULL;
 }
 
-int qir_graph_remove_initializer(qir_graph *g, qir_value *v, qir_error *err)
+static int removable(qir_graph *g, const qir_value *v, qir_error *err)
 {
-	if (!v->init || v->graph != g)
+	if (!v || !v->init || v->graph != g)
 		return qir_fail(err, QIR_EUSAGE,
 				"value '%s' is not an initializer of graph '%s'",
-				v->name, g->name);
+				v ? v->name : "(null)", g->name);
 	if (v->nuses)
 		return qir_fail(err, QIR_EUSAGE,
 				"cannot remove initializer '%s': %zu use(s) left",
@@ -133,12 +121,44 @@ int qir_graph_remove_initializer(qir_graph *g, qir_value *v, qir_error *err)
 		return qir_fail(err, QIR_EUSAGE,
 				"cannot remove initializer '%s': it is a graph output",
 				v->name);
-	drop_from(g->inits, &g->ninits, v);
-	qir_tensor_free(v->init);
-	v->init = NULL;
-	if (!v->is_input)
-		ir_value_free(v);
 	return 0;
+}
+
+/* One walk over g->inits whatever the count: the marked ones go, the
+ * rest keep their order. Each value is in g->inits once, so one listed
+ * twice in vals is freed once. */
+int qir_graph_remove_initializers(qir_graph *g, qir_value *const *vals,
+				  size_t n, qir_error *err)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		if (removable(g, vals[i], err) < 0)
+			return -1;
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		QIR_VPRIV(vals[i])->doomed = 1;
+	for (i = k = 0; i < g->ninits; i++) {
+		qir_value *v = g->inits[i];
+
+		if (!QIR_VPRIV(v)->doomed) {
+			g->inits[k++] = v;
+			continue;
+		}
+		QIR_VPRIV(v)->doomed = 0;
+		qir_tensor_free(v->init);
+		v->init = NULL;
+		if (!v->is_input)
+			ir_value_free(v);
+	}
+	g->ninits = k;
+	return 0;
+}
+
+int qir_graph_remove_initializer(qir_graph *g, qir_value *v, qir_error *err)
+{
+	return qir_graph_remove_initializers(g, &v, 1, err);
 }
 
 int qir_graph_constant_to_initializer(qir_graph *g, qir_node *c,

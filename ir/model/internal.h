@@ -76,6 +76,8 @@ struct ir_value_priv {
 	int shape_inferred;	/* declared element type, dims from ir/infer */
 	struct iri_fold *fold;	/* ir/infer: contents folded during a walk */
 	size_t order;		/* creation order, for stable output */
+	size_t all_pos;		/* index in its graph's priv->all */
+	int doomed;		/* qir_graph_remove_initializers' mark */
 	size_t uses_cap;
 	uint64_t mark;		/* scratch for walks (verifier) */
 };
@@ -95,8 +97,10 @@ struct ir_attr_priv {
 
 struct ir_graph_priv {
 	ir_strmap values;	/* name -> qir_value *, this graph only */
-	qir_value **all;	/* every value defined here, creation order */
-	size_t nall, capall;
+	qir_value **all;	/* every value defined here, creation order;
+				 * NULL holes where values were freed, until
+				 * ir_graph_compact_all */
+	size_t nall, capall, holes;
 	const void *pb;		/* original Onnx__GraphProto, or NULL */
 };
 
@@ -221,6 +225,11 @@ char *ir_unique_name(qir_model *m, const ir_strmap *map, const char *hint);
 const char *ir_node_label(const qir_node *n, char *buf, size_t size);
 /* Removes n from its graph's list (does not free it). */
 void ir_node_unlink(qir_node *n);
+/* Appends item to *arrp (a malloc'd array of *count elements, sized
+ * exactly or not): amortised O(1), the array grows geometrically. */
 int ir_array_push(void *arrp, size_t *count, size_t elem, const void *item);
+/* Removes the NULL holes of gp->all (creation order kept). Every
+ * reader of gp->all calls it first. */
+void ir_graph_compact_all(struct ir_graph_priv *gp);
 
 #endif /* QOPT_IR_INTERNAL_H */

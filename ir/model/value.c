@@ -2,6 +2,7 @@
  * ir/model/value.c - values (SSA edges): naming, lookup, types, use lists.
  */
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model/internal.h"
@@ -9,18 +10,23 @@
 int ir_array_push(void *arrp, size_t *count, size_t elem, const void *item)
 {
 	char **arr = arrp;
+	size_t cap, want;
 	char *n;
 
-	/* Arrays may come from the reader sized exactly, so no spare
-	 * capacity is assumed: grow by one (realloc usually extends in
-	 * place). */
-	if (*count >= SIZE_MAX / elem - 1)
+	/* Arrays may come sized exactly (the reader, calloc), so the
+	 * capacity is what the allocator gave, not a field: grow
+	 * geometrically when it is used up, so n pushes cost O(n). */
+	if (*count >= SIZE_MAX / elem / 2 - 1)
 		return -1;
-	n = realloc(*arr, (*count + 1) * elem);
-	if (!n)
-		return -1;
-	memcpy(n + *count * elem, item, elem);
-	*arr = n;
+	cap = *arr ? malloc_usable_size(*arr) / elem : 0;
+	if (*count + 1 > cap) {
+		want = *count < 4 ? 4 : *count * 2;
+		n = realloc(*arr, want * elem);
+		if (!n)
+			return -1;
+		*arr = n;
+	}
+	memcpy(*arr + *count * elem, item, elem);
 	(*count)++;
 	return 0;
 }
@@ -120,25 +126,21 @@ void ir_names_free(struct ir_model_priv *mp)
 	ir_strmap_free(&mp->names);
 }
 
-/* Position of v in its graph's creation-ordered array. */
-static size_t all_index(struct ir_graph_priv *gp, const qir_value *v)
+/* Drops the holes ir_value_free left in gp->all, keeping creation
+ * order; positions are renumbered. */
+void ir_graph_compact_all(struct ir_graph_priv *gp)
 {
-	size_t lo = 0, hi = gp->nall, want = QIR_VPRIV(v)->order;
+	size_t i, k = 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (QIR_VPRIV(gp->all[mid])->order < want)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < gp->nall && gp->all[lo] == v)
-		return lo;
-	for (lo = 0; lo < gp->nall; lo++)	/* order not monotonic */
-		if (gp->all[lo] == v)
-			return lo;
-	return (size_t)-1;
+	if (!gp->holes)
+		return;
+	for (i = 0; i < gp->nall; i++)
+		if (gp->all[i]) {
+			QIR_VPRIV(gp->all[i])->all_pos = k;
+			gp->all[k++] = gp->all[i];
+		}
+	gp->nall = k;
+	gp->holes = 0;
 }
 
 qir_value *ir_value_make(qir_graph *g, const char *name)
@@ -153,6 +155,8 @@ qir_value *ir_value_make(qir_graph *g, const char *name)
 	v->name = strdup(name);
 	if (!v->priv || !v->name)
 		goto fail;
+	if (gp->holes && gp->nall == gp->capall)
+		ir_graph_compact_all(gp);
 	if (gp->nall == gp->capall) {
 		size_t cap = gp->capall ? gp->capall * 2 : 16;
 		qir_value **a = realloc(gp->all, cap * sizeof(*a));
@@ -171,6 +175,7 @@ qir_value *ir_value_make(qir_graph *g, const char *name)
 	v->rank = -1;
 	v->graph = g;
 	QIR_VPRIV(v)->order = mp->value_order++;
+	QIR_VPRIV(v)->all_pos = gp->nall;
 	gp->all[gp->nall++] = v;
 	return v;
 fail:
@@ -231,11 +236,19 @@ void ir_value_free(qir_value *v)
 	if (ir_strmap_get(&gp->values, v->name) == v)
 		ir_strmap_del(&gp->values, v->name);
 	ir_name_unref(mp, v->name);
-	i = all_index(gp, v);
-	if (i != (size_t)-1) {
-		memmove(gp->all + i, gp->all + i + 1,
-			(gp->nall - i - 1) * sizeof(*gp->all));
-		gp->nall--;
+	/* A hole, not a memmove: freeing many values stays linear. The
+	 * holes go when they are half the array, or when it is read.
+	 * ir_value_make records every value's place; the scan is only a
+	 * guard, so that a stale place can never leave v behind. */
+	i = QIR_VPRIV(v)->all_pos;
+	if (i >= gp->nall || gp->all[i] != v)
+		for (i = 0; i < gp->nall && gp->all[i] != v; i++)
+			;
+	if (i < gp->nall) {
+		gp->all[i] = NULL;
+		gp->holes++;
+		if (gp->holes * 2 > gp->nall)
+			ir_graph_compact_all(gp);
 	}
 	ir_value_free_mem(v);
 }

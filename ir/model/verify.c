@@ -262,6 +262,7 @@ static int check_uses(struct vctx *c, qir_graph *g)
 	struct ir_graph_priv *gp = QIR_GPRIV(g);
 	size_t i, k;
 
+	ir_graph_compact_all(gp);
 	for (i = 0; i < gp->nall; i++) {
 		qir_value *v = gp->all[i];
 

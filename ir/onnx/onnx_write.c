@@ -452,6 +452,7 @@ static int graph_values(struct save_ctx *ctx, Onnx__GraphProto *gp,
 	struct ir_graph_priv *p = QIR_GPRIV(g);
 	size_t n = 0;
 
+	ir_graph_compact_all(p);
 	gp->initializer = arr(ctx, g->ninits, sizeof(*gp->initializer));
 	gp->value_info = arr(ctx, p->nall, sizeof(*gp->value_info));
 	if (!gp->initializer || !gp->value_info)

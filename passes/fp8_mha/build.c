@@ -2,6 +2,8 @@
  * passes/fp8_mha/build.c - new constants (scales, zero points) and the
  * removal of what a rewrite left unused.
  */
+#include <stdlib.h>
+
 #include "fp8mha.h"
 
 qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t)
@@ -51,9 +53,11 @@ qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
 }
 
 /* v and what only it kept alive, once nothing reads v: its producer
- * when every output is unused, or its initializer. DequantizeLinear
- * nodes are never erased here (the rewrites walk snapshots of them). */
-void fp8mha_erase_unused(qir_value *v)
+ * when every output is unused, or its initializer (queued: removed by
+ * fp8mha_flush_dead in one walk, so that thousands of weights cost a
+ * linear time). DequantizeLinear nodes are never erased here (the
+ * rewrites walk snapshots of them). */
+void fp8mha_erase_unused(struct fp8mha_cfg *cfg, qir_value *v)
 {
 	qir_node *p;
 	qir_value *in[8];
@@ -64,10 +68,20 @@ void fp8mha_erase_unused(qir_value *v)
 		return;
 	p = v->producer;
 	if (!p) {
-		/* Best effort: a failed removal leaves a dead initializer,
-		 * which the writer keeps and nothing reads. */
-		if (v->init && qir_graph_remove_initializer(v->graph, v, &err))
-			return;
+		/* Best effort: one that cannot be queued stays behind as a
+		 * dead initializer, which the writer keeps and nothing
+		 * reads. */
+		if (v->init && cfg->ndead == cfg->capdead) {
+			size_t cap = cfg->capdead ? 2 * cfg->capdead : 64;
+			qir_value **d = realloc(cfg->dead, cap * sizeof(*d));
+
+			if (!d)
+				return;
+			cfg->dead = d;
+			cfg->capdead = cap;
+		}
+		if (v->init)
+			cfg->dead[cfg->ndead++] = v;
 		return;
 	}
 	if (fp8mha_is_op(p, "DequantizeLinear"))
@@ -89,6 +103,33 @@ void fp8mha_erase_unused(qir_value *v)
 			if (in[j] == in[i])
 				break;
 		if (j == i)
-			fp8mha_erase_unused(in[i]);
+			fp8mha_erase_unused(cfg, in[i]);
 	}
+}
+
+void fp8mha_flush_dead(struct fp8mha_cfg *cfg)
+{
+	qir_error err = { 0 };
+	size_t i, k = 0;
+
+	/* Those read again since they were queued stay. Each graph gets
+	 * one call, for the run of entries queued from it. */
+	for (i = 0; i < cfg->ndead; i++) {
+		qir_value *v = cfg->dead[i];
+
+		if (v->init && !v->nuses && !v->is_output && !v->is_input)
+			cfg->dead[k++] = v;
+	}
+	for (i = 0; i < k;) {
+		qir_graph *g = cfg->dead[i]->graph;
+		size_t j = i;
+
+		while (j < k && cfg->dead[j]->graph == g)
+			j++;
+		if (qir_graph_remove_initializers(g, cfg->dead + i, j - i, &err))
+			qopt_debug(cfg->ctx, "dead initializers kept: %s",
+				   err.msg);
+		i = j;
+	}
+	cfg->ndead = 0;
 }

@@ -171,7 +171,7 @@ static int splice(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 		qir_value *a = i < c->q->ninputs ? c->q->inputs[i] : NULL;
 		qir_value *b = i && i < c->dq->ninputs ? c->dq->inputs[i] : NULL;
 
-		/* Each value once: freed by the first fp8mha_erase_unused. */
+		/* Each value once (fp8mha_erase_unused may erase a node). */
 		for (j = 0; a && j < nd && dead[j] != a; j++)
 			;
 		if (a && j == nd)
@@ -187,7 +187,7 @@ static int splice(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 		return fp8mha_fail(cfg, NULL, &err);
 	c->dq = c->q = NULL;
 	for (i = 0; i < nd; i++)
-		fp8mha_erase_unused(dead[i]);
+		fp8mha_erase_unused(cfg, dead[i]);
 	return 0;
 }
 

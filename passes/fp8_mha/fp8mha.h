@@ -53,6 +53,10 @@ struct fp8mha_cfg {
 	 * no fresh pages. */
 	uint8_t *strip_buf, *tr_buf;
 	size_t strip_cap, tr_cap;
+	/* Initializers left unread, waiting for fp8mha_flush_dead (the
+	 * array is owned, the values are the graph's). */
+	qir_value **dead;
+	size_t ndead, capdead;
 };
 
 /* The pass's results policy for passes/support (spill from 64 KiB). */
@@ -114,7 +118,10 @@ qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
 qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
 			      const int64_t *dims);
 /* Removes v once nothing reads it, and what only it kept alive. */
-void fp8mha_erase_unused(qir_value *v);
+void fp8mha_erase_unused(struct fp8mha_cfg *cfg, qir_value *v);
+/* Removes the initializers fp8mha_erase_unused queued (those still
+ * unread), one walk per graph. */
+void fp8mha_flush_dead(struct fp8mha_cfg *cfg);
 
 /* opset.c: raises the opset to 19 (and IR to 9) once, when the
  * pipeline allows it. */

@@ -304,7 +304,7 @@ static int move_mul(struct fp8mha_cfg *cfg, struct mulpat *p)
 	nds = !nqs ? NULL : ds == qs ? nqs : scaled(p->q->graph, ds, k, &why);
 	if (!nqs || !nds) {
 		if (nqs)
-			fp8mha_erase_unused(nqs);
+			fp8mha_erase_unused(cfg, nqs);
 		fp8mha_skip(cfg, p->mul, "scale Muls not moved", "%s",
 			    why ? why : "out of memory");
 		return 0;
@@ -316,9 +316,9 @@ static int move_mul(struct fp8mha_cfg *cfg, struct mulpat *p)
 	    qir_node_set_input(p->dq, 1, nds))
 		return fp8mha_fail(cfg, p->mul, NULL);
 	qir_node_move_before(p->mul, p->q);
-	fp8mha_erase_unused(qs);
+	fp8mha_erase_unused(cfg, qs);
 	if (ds != qs)	/* else freed just now */
-		fp8mha_erase_unused(ds);
+		fp8mha_erase_unused(cfg, ds);
 	/* mout keeps its type: Mul by a scalar keeps x's shape, and x has
 	 * the DQ output's type (Q's input and scale share one). */
 	qopt_stat_add(cfg->ctx, "scale Muls moved above Q", 1);

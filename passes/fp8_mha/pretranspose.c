@@ -309,7 +309,7 @@ static int apply(struct fp8mha_cfg *cfg, struct fp8mha_pt *p)
 		return fp8mha_fail(cfg, p->tr, &err);
 	rc = fp8mha_pretranspose_finish(cfg, p, nt);
 	if (rc > 0)
-		fp8mha_erase_unused(p->w);
+		fp8mha_erase_unused(cfg, p->w);
 	return rc;
 }
 

@@ -15,6 +15,12 @@
 
 int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
+	static int (*const stages[])(struct fp8mha_cfg *, int *) = {
+		fp8mha_calib_place, fp8mha_convert_custom_ops,
+		fp8mha_type_qdq, fp8mha_compress_weights,
+		fp8mha_pretranspose, fp8mha_move_transposes,
+		fp8mha_move_scales, fp8mha_softmax_qdq,
+	};
 	struct fp8mha_cfg cfg;
 	size_t blocks = 0, fusible = 0;
 	int rc = -1;
@@ -35,15 +41,16 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	}
 	if (fp8mha_rotate_options(&cfg))
 		return -1;
-	if (fp8mha_calib_place(&cfg, changed) ||
-	    fp8mha_convert_custom_ops(&cfg, changed) ||
-	    fp8mha_type_qdq(&cfg, changed) ||
-	    fp8mha_compress_weights(&cfg, changed) ||
-	    fp8mha_pretranspose(&cfg, changed) ||
-	    fp8mha_move_transposes(&cfg, changed) ||
-	    fp8mha_move_scales(&cfg, changed) ||
-	    fp8mha_softmax_qdq(&cfg, changed) ||
-	    fp8mha_report(&cfg, &blocks, &fusible))
+	/* Each stage's dead initializers go before the next stage looks
+	 * (one walk over the initializers per stage). */
+	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+		int src = stages[i](&cfg, changed);
+
+		fp8mha_flush_dead(&cfg);
+		if (src)
+			goto out;
+	}
+	if (fp8mha_report(&cfg, &blocks, &fusible))
 		goto out;
 	if (!cfg.found)
 		qopt_warn(ctx, "no FP8 Q/DQ, custom FP8 op or attention block "
@@ -57,5 +64,6 @@ out:
 	free(cfg.strip_buf);
 	free(cfg.tr_buf);
 	free(cfg.calib_left);
+	free(cfg.dead);
 	return rc;
 }

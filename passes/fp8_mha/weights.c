@@ -347,9 +347,9 @@ static int compress(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c)
 	}
 	if (qir_node_erase(c->q, &err))
 		return fp8mha_fail(cfg, c->dq, &err);
-	fp8mha_erase_unused(w);
-	fp8mha_erase_unused(scale);
-	fp8mha_erase_unused(zp);
+	fp8mha_erase_unused(cfg, w);
+	fp8mha_erase_unused(cfg, scale);
+	fp8mha_erase_unused(cfg, zp);
 	qopt_stat_add(cfg->ctx, "weights compressed", 1);
 	qopt_stat_add(cfg->ctx, "weight bytes before", (int64_t)before);
 	qopt_stat_add(cfg->ctx, "weight bytes after", (int64_t)after);

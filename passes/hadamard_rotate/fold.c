@@ -170,14 +170,22 @@ int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
 	}
 	for (size_t i = 0; i < x->nuses; i++) {
 		qir_node *n = x->uses[i].node;
-		struct hr_target o;
+		struct hr_target o = { 0 };	/* released even when unselected */
 		int ok;
 
 		if (n == t->node)
 			continue;
-		ok = x->uses[i].index == 0 && hr_select(cfg, n, &o) == 1 &&
-		     o.block == t->block;
+		/* A reader in a subgraph (a Loop or If body) is never
+		 * rotated: the pass walks the top-level graph only. */
+		ok = n->graph == t->node->graph && x->uses[i].index == 0 &&
+		     hr_select(cfg, n, &o) == 1 && o.block == t->block;
 		hr_target_release(&o);
+		if (!ok && n->graph != t->node->graph) {
+			snprintf(why, len, "'%s' is also read by %s '%s' in "
+				 "a subgraph, which the pass does not rotate",
+				 x->name, n->op_type, n->name);
+			return 0;
+		}
 		if (!ok) {
 			snprintf(why, len, "'%s' is also read by %s '%s', "
 				 "which is not rotated with block %zu",
@@ -220,10 +228,7 @@ static int rotate_input(struct hr_cfg *cfg, qir_node *n, int slot, int axis,
 	hr_spill(cfg, c);
 	if (qir_node_set_input(n, (size_t)slot, nv))
 		return -1;
-	/* A failed removal only leaves a dead initializer behind. */
-	if (!v->nuses && v->init && !v->is_output && !v->producer &&
-	    qir_graph_remove_initializer(v->graph, v, NULL) < 0)
-		qopt_debug(cfg->ctx, "'%s' kept", v->name);
+	hr_drop_unused(cfg, v);
 	return hr_record(cfg, nv->name, axis, block);
 }
 

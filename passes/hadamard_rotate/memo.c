@@ -2,6 +2,8 @@
  * passes/hadamard_rotate/memo.c - string -> value map, so that each
  * rotated weight, rotated activation and rotation constant is made
  * once and shared. A model has at most thousands of them: a scan.
+ * The memo's values stay alive until the walk is over: an initializer
+ * it holds is removed only afterwards, once nothing reads it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,49 @@ int hr_memo_put(struct hr_memo *m, const char *key, qir_value *v)
 	m->keys[m->n] = k;
 	m->vals[m->n++] = v;
 	return 0;
+}
+
+int hr_memo_holds(const struct hr_memo *m, const qir_value *v)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->vals[i] == v)
+			return 1;
+	return 0;
+}
+
+static int unused_init(const qir_value *v)
+{
+	return v && v->init && !v->nuses && !v->is_output && !v->is_input &&
+	       !v->producer;
+}
+
+void hr_drop_unused(struct hr_cfg *cfg, qir_value *v)
+{
+	qir_error err = { 0 };
+
+	if (!unused_init(v) || hr_memo_holds(&cfg->memo, v))
+		return;
+	if (qir_graph_remove_initializer(v->graph, v, &err))
+		qopt_debug(cfg->ctx, "'%s' kept: %s", v->name, err.msg);
+}
+
+void hr_memo_drop_unused(struct hr_cfg *cfg)
+{
+	struct hr_memo *m = &cfg->memo;
+	qir_error err = { 0 };
+
+	for (size_t i = 0; i < m->n; i++) {
+		qir_value *v = m->vals[i];
+
+		if (!unused_init(v))
+			continue;
+		/* every key naming v forgets it before v is freed */
+		for (size_t j = i; j < m->n; j++)
+			if (m->vals[j] == v)
+				m->vals[j] = NULL;
+		if (qir_graph_remove_initializer(v->graph, v, &err))
+			qopt_debug(cfg->ctx, "'%s' kept: %s", v->name, err.msg);
+	}
 }
 
 void hr_memo_free(struct hr_memo *m)

@@ -77,7 +77,7 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 	if (!src || !x) {
 		free(x);
 		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
-			   src ? "out of memory" : err.msg);
+			   src || !err.msg[0] ? "out of memory" : err.msg);
 		return -1;
 	}
 	hr_layout(t, &outer, &inner);

@@ -38,13 +38,10 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	}
 	cfg->min_size = qopt_opt_int(ctx, "min_size");
 	cfg->fold = qopt_opt_bool(ctx, "fold");
-	cfg->block = qopt_opt_int(ctx, "block_size");
-	if (cfg->block < 0 || cfg->block == 1 ||
-	    (cfg->block & (cfg->block - 1))) {
-		qopt_error(ctx, "block_size: %lld is not 0 (automatic) or a "
-			   "power of two >= 2", (long long)cfg->block);
-		return -1;
-	}
+	/* The manager has checked the word (plugin.c: "0", then 2^1 ..
+	 * 2^16): a bad block is a pipeline error, found before any work. */
+	cfg->block = qopt_opt_enum(ctx, "block_size") > 0 ?
+		     (int64_t)1 << qopt_opt_enum(ctx, "block_size") : 0;
 	/* The manager has checked op_types' items and quantizer's word
 	 * (indexed as in plugin.c: none, nvfp4, fp8). */
 	cfg->quantizer = qopt_opt_enum(ctx, "quantizer") == 1 ? HR_Q_NVFP4 :
@@ -92,6 +89,13 @@ static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
 		   !strcmp(t->skip, "skipped (block does not divide K)");
 
 	qopt_stat_add(cfg->ctx, t->skip, 1);
+	if (!strcmp(t->skip, "skipped (non-finite weight)") ||
+	    !strcmp(t->skip, "skipped (weight unreadable)")) {
+		/* a warning: an error under --strict (the manager's) */
+		qopt_warn(cfg->ctx, "node '%s' %s: %s", t->node->name,
+			  t->skip, t->why);
+		return 0;
+	}
 	if (hard && qopt_strict(cfg->ctx)) {
 		qopt_error(cfg->ctx, "node '%s' %s: %s", t->node->name,
 			   t->skip, t->why);
@@ -175,7 +179,6 @@ static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
 static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 {
 	qir_value *old = t->wv, *w, *a;
-	qir_error err = { 0 };
 	int axis = t->kaxis;
 	char how[400];
 
@@ -202,9 +205,7 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 		return -1;
 	}
 	/* the original weight goes when nothing else reads it */
-	if (!old->nuses && old->init && !old->is_output && !old->producer &&
-	    qir_graph_remove_initializer(old->graph, old, &err))
-		qopt_debug(cfg->ctx, "'%s' kept: %s", old->name, err.msg);
+	hr_drop_unused(cfg, old);
 	*changed = 1;
 	qopt_stat_add(cfg->ctx, "weights rotated", 1);
 	qopt_info(cfg->ctx, "node '%s': weight '%s' rotated along axis %d "
@@ -237,6 +238,18 @@ static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
 	return rc;
 }
 
+/* Counters are integers: r in parts per million, only when it fits
+ * (a non-finite or huge r is no count: converting it would be UB). */
+static void stat_ppm(qopt_ctx *ctx, const char *counter, double r)
+{
+	double ppm = r * 1e6 + 0.5;
+
+	if (ppm >= 0 && ppm < 9.0e18)
+		qopt_stat_add(ctx, counter, (int64_t)ppm);
+	else
+		qopt_debug(ctx, "%s: %g is not counted", counter, r);
+}
+
 int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	struct hr_cfg cfg;
@@ -252,6 +265,7 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		if (one(&cfg, n, changed))
 			goto out;
 	}
+	hr_memo_drop_unused(&cfg);
 	if (*changed && (hr_record_flush(&cfg) ||
 			 qir_graph_toposort(m->graph, &err))) {
 		qopt_error(ctx, "%s", err.code ? err.msg : "out of memory");
@@ -265,11 +279,8 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 			  "weights: %.4g unrotated, %.4g as stored",
 			  cfg.quantizer == HR_Q_NVFP4 ? "NVFP4" : "FP8", plain,
 			  rot);
-		/* counters are integers: parts per million */
-		qopt_stat_add(ctx, "ppm total error unrotated",
-			      (int64_t)(plain * 1e6 + 0.5));
-		qopt_stat_add(ctx, "ppm total error as rotated",
-			      (int64_t)(rot * 1e6 + 0.5));
+		stat_ppm(ctx, "ppm total error unrotated", plain);
+		stat_ppm(ctx, "ppm total error as rotated", rot);
 	}
 	rc = unmatched_globs(&cfg);
 out:

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
+#include "../support/support.h"
 
 static int skip(struct hr_target *t, const char *counter, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -121,6 +122,27 @@ static int pick_block(struct hr_cfg *cfg, struct hr_target *t)
 			    "to %d", (unsigned long long)b,
 			    HR_DENSE_MAX * HR_DENSE_MAX), 1;
 	t->block = (size_t)b;
+	return 0;
+}
+
+/* 0, or 1 with a skip when the weight holds Inf or NaN: R would spread
+ * it over its whole block (and the quantizer cannot judge it), so the
+ * weight stays as it is and the skip is a warning. */
+static int all_finite(struct hr_target *t)
+{
+	qir_error err = { 0 };
+	const char *what;
+	uint64_t at;
+	int rc = ps_nonfinite(t->w, &at, &what, &err);
+
+	if (rc < 0)
+		return skip(t, "skipped (weight unreadable)", "'%s': %s",
+			    t->wv->name, err.msg[0] ? err.msg : "no data"), 1;
+	if (rc > 0)
+		return skip(t, "skipped (non-finite weight)", "'%s' holds %s "
+			    "at element %llu; the rotation would spread it "
+			    "over its block", t->wv->name, what,
+			    (unsigned long long)at), 1;
 	return 0;
 }
 
@@ -238,12 +260,15 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 			    t->act->name, h->name);
 	if (k_axis(t) || act_ok(t))
 		return 0;
+	if (!qir_tensor_numel(t->w))
+		return skip(t, "skipped (empty weight)", "'%s' has no elements "
+			    "(K = %lld)", wname, (long long)t->k);
 	if ((int64_t)qir_tensor_numel(t->w) < cfg->min_size)
 		return skip(t, "skipped (below min_size)", "'%s': %llu "
 			    "elements < %lld", wname,
 			    (unsigned long long)qir_tensor_numel(t->w),
 			    (long long)cfg->min_size);
-	if (pick_block(cfg, t))
+	if (pick_block(cfg, t) || all_finite(t))
 		return 0;
 	return 1;
 }

@@ -99,7 +99,8 @@ static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 	spec.dims = in->dims;
 	if (qir_tensor_new_deferred(cfg->m, &rot_ops, r, &in, 1, &spec, 1,
 				    &out, &err)) {
-		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name, err.msg);
+		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
+			   err.msg[0] ? err.msg : "out of memory");
 		return NULL;
 	}
 	t->w = out;	/* borrowed from here on: the initializer owns it */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nvfp4.h"
+#include "../support/support.h"
 
 static const char *const known_ops[] = { "MatMul", "Gemm", "Conv", NULL };
 /* Indexed by enum nvfp4_mode. */
@@ -144,7 +145,11 @@ static int collect_graph(qir_graph *g, void *arg)
 static void report_skip(struct nvfp4_cfg *cfg, const struct nvfp4_weight *w)
 {
 	qopt_stat_add(cfg->ctx, w->skip, 1);
-	if (!strcmp(w->skip, "skipped (not included)") ||
+	if (!strcmp(w->skip, "skipped (non-finite weight)") ||
+	    !strcmp(w->skip, "skipped (weight unreadable)"))
+		qopt_warn(cfg->ctx, "weight '%s' %s: %s", w->stored->name,
+			  w->skip, w->why);
+	else if (!strcmp(w->skip, "skipped (not included)") ||
 	    !strcmp(w->skip, "skipped (op type not selected)"))
 		qopt_debug(cfg->ctx, "weight '%s' %s: %s", w->stored->name,
 			   w->skip, w->why);
@@ -196,8 +201,25 @@ static int source(struct nvfp4_weight *w, qir_tensor **out)
 	return 0;
 }
 
+/* Inf has no finite NVFP4 scale, and NaN no code: such a weight stays
+ * as it is, with a warning (report_skip). */
+static void check_finite(struct nvfp4_weight *w, qir_tensor *t)
+{
+	qir_error err = { 0 };
+	const char *what;
+	uint64_t at;
+	int rc = ps_nonfinite(t, &at, &what, &err);
+
+	if (rc < 0)
+		skip(w, "skipped (weight unreadable)", "%s", err.msg);
+	else if (rc > 0)
+		skip(w, "skipped (non-finite weight)", "holds %s at element "
+		     "%llu, which NVFP4 cannot represent", what,
+		     (unsigned long long)at);
+}
+
 static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
-			 const qir_tensor *t)
+			 qir_tensor *t)
 {
 	int dt = t->dtype;
 
@@ -212,11 +234,16 @@ static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		skip(w, "skipped (K not a multiple of 16)",
 		     "K = %lld (axis %d)", (long long)t->dims[w->kaxis],
 		     w->kaxis);
+	else if (!qir_tensor_numel(t))
+		skip(w, "skipped (empty weight)", "no elements (K = %lld)",
+		     (long long)t->dims[w->kaxis]);
 	else if ((int64_t)qir_tensor_numel(t) < cfg->min_size &&
 		 !nvfp4_has_placeholder(w))
 		skip(w, "skipped (below min_size)", "%llu elements < %lld",
 		     (unsigned long long)qir_tensor_numel(t),
 		     (long long)cfg->min_size);
+	else
+		check_finite(w, t);
 }
 
 static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,

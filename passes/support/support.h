@@ -38,4 +38,11 @@ qir_tensor *ps_result(const struct ps_results *r, const char *name, int dtype,
  * keeps later results in memory. Not fatal either way. */
 void ps_spill(const struct ps_results *r, qir_tensor *t);
 
+/* 1 when the FLOAT, FLOAT16 or BFLOAT16 tensor t holds Inf or NaN:
+ * *at is the first such element, *what "Inf" or "NaN" (static). 0 when
+ * every element is finite (or t is of another type, or empty); -1 when
+ * its bytes cannot be read (err set). */
+int ps_nonfinite(qir_tensor *t, uint64_t *at, const char **what,
+		 qir_error *err);
+
 #endif
