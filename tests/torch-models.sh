@@ -17,20 +17,8 @@
 # the check count. An entry whose check passes shows as XPASS (a failure
 # in automake's TAP driver): time to delete it.
 TODO_ISSUE20='
-fp8-*/gpt2*/headsize
-fp8-*/gpt2/blocks
-fp8-mha/gpt2/softmax
-fp8-mha/gqa/softmax
-fp8-mha/gqa_fp16/softmax
-fp8-*/gpt2_fp8_*/blocks
 fp8-*/gqa_fp8_*/blocks
 fp8-nosm/gqa_fp8_*/form
-fp8-cal/gpt2/blocks
-fp8-cal/gpt2/form
-fp8-cal/gqa/blocks
-fp8-cal/gqa/form
-fp8-cal/gqa_fp16/blocks
-fp8-cal/gqa_fp16/form
 '
 
 qopt_need_py_onnx

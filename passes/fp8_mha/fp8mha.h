@@ -78,6 +78,10 @@ int fp8mha_all_users_are(qir_value *v, const char *op, char *why,
 qir_tensor *fp8mha_const(qir_value *v, int *owned);
 /* A scalar float constant (one element), 0 with *out; -1 otherwise. */
 int fp8mha_scalar(qir_value *v, double *out);
+/* 1 when v holds one element: a scalar constant, or a value whose
+ * shape (declared or inferred) is all 1s, e.g. 1/sqrt(d) computed at
+ * run time from Shape(k) as torch exports it. */
+int fp8mha_one_element(qir_value *v);
 /* Scale of a Q/DQ as FP32 values (caller frees *out, *count of them):
  * -1 when not a constant float tensor of rank <= 1, or blocked. */
 int fp8mha_scale_f32(qir_node *qdq, float **out, uint64_t *count);

@@ -97,6 +97,23 @@ int fp8mha_scalar(qir_value *v, double *out)
 	return rc;
 }
 
+int fp8mha_one_element(qir_value *v)
+{
+	double c;
+	int i;
+
+	if (!v)
+		return 0;
+	if (!fp8mha_scalar(v, &c))
+		return 1;
+	if (v->rank < 0)
+		return 0;
+	for (i = 0; i < v->rank; i++)
+		if (v->dims[i].value != 1)
+			return 0;
+	return 1;
+}
+
 int fp8mha_scale_f32(qir_node *qdq, float **out, uint64_t *count)
 {
 	int owned;

@@ -1,8 +1,9 @@
 /*
  * passes/fp8_mha/report.c - the attention report. An attention block is
- * BMM1 = MatMul -> [Mul|Div by a constant] -> [Add mask] -> Softmax ->
- * BMM2 = MatMul (Softmax output as its first input), with Reshape,
- * Transpose, Cast, Identity, Squeeze, Unsqueeze allowed on the way.
+ * BMM1 = MatMul -> any mix of Mul|Div by a constant, Add mask, Where
+ * mask (either value branch) and Cast -> Softmax -> BMM2 = MatMul
+ * (Softmax output as its first input), with Reshape, Transpose, Cast,
+ * Identity, Squeeze, Unsqueeze allowed on the way.
  * It is in the form TensorRT's fused FP8 attention needs when a
  * per-tensor FP8 DequantizeLinear feeds both BMM1 inputs and V directly,
  * Q/DQ sit between the Softmax and BMM2, and the head size is in
@@ -33,7 +34,6 @@ static int is_layout(const qir_node *n)
 static qir_node *back_to_bmm1(qir_value *v, int depth)
 {
 	qir_node *p = v ? v->producer : NULL;
-	double c;
 	qir_node *r;
 
 	if (!p || depth <= 0)
@@ -42,17 +42,25 @@ static qir_node *back_to_bmm1(qir_value *v, int depth)
 		return p;
 	if (is_layout(p))
 		return back_to_bmm1(p->inputs[0], depth - 1);
+	/* The scale: a constant, or one computed from shapes (torch's
+	 * scores / Pow(Cast(Shape(k)[-1]), 0.5)). */
 	if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
 	    p->ninputs == 2) {
-		if (!fp8mha_scalar(p->inputs[1], &c))
+		if (fp8mha_one_element(p->inputs[1]))
 			return back_to_bmm1(p->inputs[0], depth - 1);
-		if (fp8mha_is_op(p, "Mul") && !fp8mha_scalar(p->inputs[0], &c))
+		if (fp8mha_is_op(p, "Mul") && fp8mha_one_element(p->inputs[0]))
 			return back_to_bmm1(p->inputs[1], depth - 1);
 		return NULL;
 	}
 	if (fp8mha_is_op(p, "Add") && p->ninputs == 2) {
 		r = back_to_bmm1(p->inputs[0], depth - 1);
 		return r ? r : back_to_bmm1(p->inputs[1], depth - 1);
+	}
+	/* Where(mask, scores, fill) or Where(mask, fill, scores): the
+	 * condition is the mask, either value branch the scores. */
+	if (fp8mha_is_op(p, "Where") && p->ninputs == 3) {
+		r = back_to_bmm1(p->inputs[1], depth - 1);
+		return r ? r : back_to_bmm1(p->inputs[2], depth - 1);
 	}
 	return NULL;
 }
