@@ -190,8 +190,13 @@ check $? "report: the blocked scale Mul named as the reason"
 gen trb form=std blocks=1 bad=trbranch
 run trb trb1 $P fp8-mha
 has trb1 "Transposes not moved (consumer off the path)" &&
-	has trb1 "0 attention blocks fusible"
-check $? "rewrite 3: no Transpose move where its output has a second reader"
+	has trb1 "1 Q/DQ moved below layout ops" &&
+	has trb1 "1 attention blocks fusible"
+check $? "rewrite 3: a Transpose with a second reader stays; the key's Q/DQ is copied below it for BMM1 alone"
+run trb trbl $P fp8-mha:move_layout=no
+has trbl "Q/DQ not moved below layout ops: move_layout = no" &&
+	has trbl "0 attention blocks fusible"
+check $? "move_layout = no: the Transpose with a second reader stays between DQ and BMM1"
 run std nomove $P fp8-mha:move_scale=no:move_transpose=no
 has nomove "move_scale = no" && has nomove "move_transpose = no"
 check $? "move_scale = no and move_transpose = no leave the path"
@@ -273,6 +278,8 @@ for a in vit eager; do
 	run o$a o${a}ns $P fp8-mha:softmax_qdq=no
 	ort o$a o${a}ns 1e-5 f32 "ORT: $a attention: softmax_qdq = no is neutral"
 done
+run trb trbns $P fp8-mha:softmax_qdq=no
+ort trb trbns 1e-5 f32 "ORT: the key's Q/DQ copied below a shared Transpose: neutral (the probe too)"
 ort wconst wconst1 1e-5 f32 "ORT: constant-subgraph weight scales: neutral"
 ort waxis waxis1 1e-5 f32 "ORT: per-axis weight scales, pre-transposed: neutral"
 ort wconst cconst1 1e-5 f32 "ORT: custom ops with computed scales: equals the standard model"

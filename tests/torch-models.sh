@@ -17,8 +17,6 @@
 # the check count. An entry whose check passes shows as XPASS (a failure
 # in automake's TAP driver): time to delete it.
 TODO_ISSUE20='
-fp8-*/gqa_fp8_*/blocks
-fp8-nosm/gqa_fp8_*/form
 '
 
 qopt_need_py_onnx

@@ -35,6 +35,7 @@ struct fp8mha_cfg {
 	qk_ctx *qk;
 	int convert_custom_ops, compress_weights, move_scale,
 	    move_transpose, softmax_qdq;
+	int move_layout;	/* sink.c: Q/DQ below layout ops */
 	int weight_fake;	/* weight_mode = fake: float DQ(Q(W)) */
 	int rotate_back;	/* rotate = rotate_back: R fq(R W) */
 	int opset_done;
@@ -205,6 +206,10 @@ int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq);
 /* motion.c (rewrite 3) */
 int fp8mha_move_transposes(struct fp8mha_cfg *cfg, int *changed);
 int fp8mha_move_scales(struct fp8mha_cfg *cfg, int *changed);
+
+/* sink.c (rewrite 3b): the Q/DQ of each attention block's Q, K, V
+ * moved below the layout ops before the BMM (exact). */
+int fp8mha_sink_layout(struct fp8mha_cfg *cfg, int *changed);
 
 /* softmax.c (rewrite 4) */
 int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed);

@@ -6,7 +6,9 @@
  * Q/DQ), weights before motion (a compressed weight has no Q left to
  * move a Transpose above), Transposes before scales (the K path
  * Q -> DQ -> Transpose -> Mul becomes Transpose -> Q -> DQ -> Mul, whose
- * Mul then moves), Softmax Q/DQ last so the report sees the final form.
+ * Mul then moves), the Q/DQ of Q, K, V below their layout ops next (a
+ * scale Mul left after the new DQ moves with the others), Softmax Q/DQ
+ * last so the report sees the final form.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	cfg.compress_weights = qopt_opt_bool(ctx, "compress_weights");
 	cfg.move_transpose = qopt_opt_bool(ctx, "move_transpose");
 	cfg.move_scale = qopt_opt_bool(ctx, "move_scale");
+	cfg.move_layout = qopt_opt_bool(ctx, "move_layout");
 	cfg.softmax_qdq = qopt_opt_bool(ctx, "softmax_qdq");
 	if (!cfg.qk) {
 		qopt_error(ctx, "no kernel context");
@@ -41,6 +44,7 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	    fp8mha_compress_weights(&cfg, changed) ||
 	    fp8mha_pretranspose(&cfg, changed) ||
 	    fp8mha_move_transposes(&cfg, changed) ||
+	    fp8mha_sink_layout(&cfg, changed) ||
 	    fp8mha_move_scales(&cfg, changed) ||
 	    fp8mha_softmax_qdq(&cfg, changed) ||
 	    fp8mha_report(&cfg, &blocks, &fusible))
