@@ -31,6 +31,14 @@ static int is_layout(const qir_node *n)
 	return 0;
 }
 
+/* Layout ops rewrite 3b moves a Q/DQ below (besides is_layout's). */
+static int moves_data(const qir_node *n)
+{
+	return (fp8mha_is_op(n, "Expand") || fp8mha_is_op(n, "Slice") ||
+		fp8mha_is_op(n, "Gather") || fp8mha_is_op(n, "Split")) &&
+	       n->ninputs >= 1 && n->inputs[0];
+}
+
 static qir_node *back_to_bmm1(qir_value *v, int depth)
 {
 	qir_node *p = v ? v->producer : NULL;
@@ -115,22 +123,25 @@ static const char *input_reason(const struct fp8mha_cfg *cfg, qir_value *v,
 		}
 		return NULL;
 	}
+	note = NULL;
 	for (hops = 0; p && hops < FP8MHA_MAX_HOPS && !fp8_dq(p); hops++) {
 		int k = 0;
 
 		if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
 		    p->ninputs == 2 && !fp8mha_scalar(p->inputs[0], &c))
 			k = 1;
-		if (!(is_layout(p) || fp8mha_is_op(p, "Mul") ||
+		if (!(is_layout(p) || moves_data(p) || fp8mha_is_op(p, "Mul") ||
 		      fp8mha_is_op(p, "Div")) || !p->inputs[k])
 			break;
+		/* the first note on the way: the rewrite skipped there */
+		if (!note)
+			note = fp8mha_note_for(cfg, p);
 		p = p->inputs[k]->producer;
 	}
 	if (!fp8_dq(p)) {
 		snprintf(buf, len, "no FP8 Q/DQ on %s", what);
 		return buf;
 	}
-	note = fp8mha_note_for(cfg, first);
 	snprintf(buf, len, "%s%s between DQ and %s%s%s",
 		 fp8mha_is_op(first, "Cast") ? "a Cast " : "",
 		 qir_node_label(first, label, sizeof(label)), what,
