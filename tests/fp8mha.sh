@@ -258,6 +258,20 @@ check $? "report: 3 of 4, the block without Q/DQ on V named"
 grep -q '"attention blocks fusible": *3' "$work/nov.json" &&
 	grep -q '"attention blocks not fusible (value)": *1' "$work/nov.json"
 check $? "--stats-json: 3 fusible, 1 not fusible for its value"
+"$py" - "$work/nov.json" >"$work/log" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [x for x in d['passes'][0]['records'] if x['kind'] == 'attention block']
+assert len(r) == 4, r
+assert [x['fusible'] for x in r] == ['yes', 'yes', 'yes', 'no'], r
+assert 'BMM2 input B (value)' in r[3]['reason'], r[3]
+assert all(x['head_size'] == 16 and x['bmm1'] and x['softmax'] and x['bmm2']
+           for x in r), r
+assert all(x['scale_query'] > 0 and x['scale_key'] > 0 and
+           abs(x['scale_softmax'] - 1 / 448) < 1e-9 for x in r), r
+assert r[3]['scale_value'] is None and r[0]['scale_value'] > 0, r
+PY
+check $? "--stats-json: one record per block (names, head size, scales, fusible or the reason)"
 run nov nov2 --strict $P fp8-mha
 [ "$rc" != 0 ] && [ ! -f "$work/nov2.onnx" ]
 check $? "--strict fails on a block that is not fusible, writes nothing"

@@ -10,6 +10,7 @@
  * 9..256. For each block the first reason it is not is printed, quoting
  * the note a skipped rewrite left on the node in the way.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,46 @@ static void print_block(struct fp8mha_cfg *cfg, size_t i, const struct block *b)
 		  b->bmm1->name, b->sm->name, b->bmm2->name, head, b->why);
 }
 
+/* The scale of the per-tensor FP8 DQ feeding v directly; NAN when none. */
+static double dq_scale(qir_value *v)
+{
+	qir_node *p = v ? v->producer : NULL;
+	qir_tensor *s;
+	double d;
+
+	if (!fp8_dq(p) || !(s = qir_value_const(p->inputs[1])) ||
+	    qir_tensor_numel(s) != 1 || qir_tensor_get_f64(s, 0, &d, NULL))
+		return NAN;
+	return d;
+}
+
+/* One --stats-json record per block: what the log line says, and the
+ * scales TensorRT will use. */
+static void record_block(struct fp8mha_cfg *cfg, size_t i, const struct block *b)
+{
+	qopt_field f[11];
+	size_t n = 0;
+
+	f[n++] = (qopt_field){ "block", NULL, (double)i };
+	f[n++] = (qopt_field){ "bmm1", b->bmm1->name, 0 };
+	f[n++] = (qopt_field){ "softmax", b->sm->name, 0 };
+	f[n++] = (qopt_field){ "bmm2", b->bmm2->name, 0 };
+	f[n++] = (qopt_field){ "head_size", NULL,
+			       b->head >= 0 ? (double)b->head : NAN };
+	f[n++] = (qopt_field){ "fusible", b->why ? "no" : "yes", 0 };
+	if (b->why)
+		f[n++] = (qopt_field){ "reason", b->why, 0 };
+	f[n++] = (qopt_field){ "scale_query", NULL,
+			       dq_scale(b->bmm1->inputs[0]) };
+	f[n++] = (qopt_field){ "scale_key", NULL,
+			       dq_scale(b->bmm1->inputs[1]) };
+	f[n++] = (qopt_field){ "scale_softmax", NULL,
+			       dq_scale(b->bmm2->inputs[0]) };
+	f[n++] = (qopt_field){ "scale_value", NULL,
+			       dq_scale(b->bmm2->inputs[1]) };
+	qopt_record(cfg->ctx, "attention block", f, n);
+}
+
 int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 {
 	qir_node **sms;
@@ -269,6 +310,7 @@ int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 		judge(cfg, &b);
 		++*blocks;
 		print_block(cfg, *blocks, &b);
+		record_block(cfg, *blocks, &b);
 		qopt_stat_add(cfg->ctx, "attention blocks", 1);
 		qopt_stat_add(cfg->ctx, "attention blocks fusible", !b.why);
 		qopt_stat_add(cfg->ctx, "attention blocks not fusible", !!b.why);
