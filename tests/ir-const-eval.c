@@ -174,7 +174,8 @@ static void test_ops(void)
 	{
 		/* torch's 1/sqrt(head size): Pow(d, 0.5) of constants */
 		static const float d1[1] = { 64 }, half[1] = { 0.5f };
-		static const float want[1] = { 8 }, cube[6] = { 1, 8, 27, 64, 125, 216 };
+		static const float want[1] = { 8 };
+		static const float cube[6] = { 1, 8, 27, 64, 125, 216 };
 		int64_t one = 1;
 		static const float three[1] = { 3 };
 

@@ -770,9 +770,10 @@ static int op_binary(struct ce *c, qir_tensor **in, size_t nin,
 			if (dt != QIR_DOUBLE) {
 				float pf = (float)p, qf = (float)q;
 
-				res = op == ADD ? pf + qf : op == SUB ? pf - qf :
-				      op == MUL ? pf * qf : op == DIV ? pf / qf :
-				      powf(pf, qf);
+				res = op == ADD ? pf + qf :
+				      op == SUB ? pf - qf :
+				      op == MUL ? pf * qf :
+				      op == DIV ? pf / qf : powf(pf, qf);
 			} else {
 				res = op == ADD ? p + q : op == SUB ? p - q :
 				      op == MUL ? p * q : op == DIV ? p / q :

@@ -258,7 +258,8 @@ static double dq_scale(qir_value *v)
 
 /* One --stats-json record per block: what the log line says, and the
  * scales TensorRT will use. */
-static void record_block(struct fp8mha_cfg *cfg, size_t i, const struct block *b)
+static void record_block(struct fp8mha_cfg *cfg, size_t i,
+			 const struct block *b)
 {
 	qopt_field f[11];
 	size_t n = 0;

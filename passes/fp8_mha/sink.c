@@ -48,7 +48,7 @@ struct path {
 	qir_node *chain[SINK_MAX];
 	int n;
 	qir_node *dq, *q;
-	qir_value *target;	/* the value the BMM (or its scale Mul) reads */
+	qir_value *target;	/* what the BMM (or its scale Mul) reads */
 	qir_node *reader;	/* that node */
 	int slot;		/* its input slot */
 };
@@ -205,8 +205,8 @@ static int sink(struct fp8mha_cfg *cfg, struct path *p, const char *what)
 
 	if (!per_tensor(p->q) || !per_tensor(p->dq)) {
 		fp8mha_skip(cfg, p->chain[p->n - 1], "Q/DQ not moved below "
-			    "layout ops", "%s: per-axis Q/DQ %s does not commute "
-			    "with layout ops", what,
+			    "layout ops", "%s: per-axis Q/DQ %s does not "
+			    "commute with layout ops", what,
 			    qir_node_label(p->dq, label, sizeof(label)));
 		return 0;
 	}

@@ -160,9 +160,9 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 		fp8mha_note(cfg, sm, "softmax_qdq = no");
 		return 0;
 	}
-	if (!qopt_may_rewrite(cfg->ctx, "Q/DQ (scale 1/448) after Softmax '%s'%s%s",
-			      sm->name, at != sm ? " after Cast " : "",
-			      at != sm ? at->name : ""))
+	if (!qopt_may_rewrite(cfg->ctx, "Q/DQ (scale 1/448) after Softmax "
+			      "'%s'%s%s", sm->name, at != sm ? " after Cast " :
+			      "", at != sm ? at->name : ""))
 		return 0;
 	rc = insert(cfg, sm, at, out, dtype);
 	if (rc > 0 && at != sm)
