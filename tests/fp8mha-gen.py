@@ -13,9 +13,13 @@
                        0.5), causal mask Where(mask, scores, finfo.min),
                        Softmax -> Cast -> BMM2 (f16/bf16: the Softmax in
                        FLOAT between two Casts, as softmax(dtype=float32))
-  kv=heads|repeat      K and V with H heads, or one KV head repeated to H
+  kv=heads|repeat|cache
+                       K and V with H heads; one KV head repeated to H
                        after its Q/DQ (repeat_kv: Unsqueeze, Expand,
-                       Reshape; grouped-query attention)
+                       Reshape; grouped-query attention); or each the
+                       Concat of a "past" (0.5 times itself, its own Q/DQ
+                       with the same scale) and itself along the sequence
+                       (a KV cache; no mask)
   blocks=N             transformer blocks (attention + GELU MLP, LayerNorm)
   dtype=f32|f16|bf16   graph float type; f16/bf16 keep FP32 weights and scales
                        with a Cast(FLOAT16) between each weight's DQ and its
@@ -39,6 +43,7 @@
      vcast      a Cast (to the same type) between the value's DQ and BMM2
      nov        the value of the LAST block has no Q/DQ
      kaxis      the key's Q/DQ per axis (2, the sequence; std form only)
+     cachescale kv=cache: the key's past with a Q/DQ of another scale
 No ONNX checker run: onnx 1.12 does not know the FP8 types.
 """
 import sys
@@ -220,6 +225,13 @@ class Builder:
         rs = self.init(base + '_rshape', np.array([1, H, S, HD], np.int64))
         return self.node('Reshape', [e, rs], base + '_rep')
 
+    def cache(self, x, xd, amax, base):
+        """Concat(DQ(Q(past)), xd) along the sequence, past = 0.5 x."""
+        half = self.init(base + '_half', np.array(0.5, self.act))
+        past = self.qdq(self.node('Mul', [x, half], base + '_past'), amax,
+                        base + '_pq')
+        return self.node('Concat', [past, xd], base, axis=2)
+
     def attention(self, x, i, bad, last):
         base = 'b%d' % i
         q = self.heads(self.linear(x, D, D, base + '_qproj',
@@ -238,6 +250,9 @@ class Builder:
             kd = self.qdq(k, 4.0, base + '_ka')
         if rep:
             kd = self.repeat_kv(kd, base + '_krep')
+        if self.o['kv'] == 'cache':
+            kd = self.cache(k, kd, 8.0 if 'cachescale' in bad else 4.0,
+                            base + '_kcache')
         if 'dqbranch' in bad:
             self.probe(qd)
         kt = self.node('Transpose', [kd], base + '_kT', perm=[0, 1, 3, 2])
@@ -267,7 +282,8 @@ class Builder:
                 np.finfo(self.act).min, self.act))
             s = self.node('Where', [self.init(base + '_causal', keep), s,
                                     fill], base + '_where')
-        if self.o['mask'] == '1' and attn != 'gpt2':
+        if self.o['mask'] == '1' and attn != 'gpt2' and \
+                self.o['kv'] != 'cache':
             m = np.triu(np.full((S, S), -1e4, np.float32), 1)
             mi = self.init(base + '_mask', m.reshape(1, 1, S, S)
                            .astype(self.act))
@@ -283,6 +299,8 @@ class Builder:
         vd = v if ('nov' in bad and last) else self.qdq(v, 4.0, base + '_va')
         if rep and vd != v:
             vd = self.repeat_kv(vd, base + '_vrep')
+        if self.o['kv'] == 'cache' and vd != v:
+            vd = self.cache(v, vd, 4.0, base + '_vcache')
         if 'vcast' in bad:
             vd = self.node('Cast', [vd], base + '_vcast', to=self.act_t)
         o = self.node('MatMul', [p, vd], base + '_bmm2')

@@ -228,6 +228,17 @@ has gqk1 "per-axis Q/DQ node 'b0_ka_dq" &&
 	has gqk1 "not fusible: node 'b0_kT" &&
 	has gqk1 "1 attention blocks not fusible (key)"
 check $? "a per-axis key Q/DQ stays before repeat_kv, named in the log and the report"
+gen kc form=std attn=sdpa kv=cache blocks=2
+run kc kc1 $P fp8-mha
+has kc1 "attention: 2 of 2 blocks fusible" &&
+	has kc1 "4 Q/DQ moved below layout ops" && tattn kc1 2
+check $? "KV cache: Concat of two Q/DQ of one scale, then Transpose and scale Mul: one Q/DQ at the BMM, 2 of 2 fusible"
+gen kcs form=std attn=sdpa kv=cache blocks=1 bad=cachescale
+run kcs kcs1 $P fp8-mha
+has kcs1 "Concat of tensors with different Q/DQ" &&
+	has kcs1 "not fusible: node 'b0_ks" &&
+	has kcs1 "1 attention blocks not fusible (key)"
+check $? "KV cache of another scale: the Concat stays, named in the log and the report"
 run gqstdf32 gqns $P fp8-mha:softmax_qdq=no
 has gqns "softmax_qdq = no)"
 check $? "softmax_qdq = no: the report names it for the Softmax -> Cast blocks"
@@ -333,6 +344,8 @@ ort gqstdf32 gqcns 1e-5 f32 "ORT: GPT-2/GQA form from trt:: custom ops equals th
 run gqstdf16 gq16ns $P fp8-mha:softmax_qdq=no
 ort gqstdf16 gq16ns 0.05 f16 "ORT: GPT-2/GQA form in FLOAT16: softmax_qdq = no within 0.05 (ORT's FP16 FusedMatMul)"
 ort gqstdf32 gqstdf321 0.1 f32 "ORT: GPT-2/GQA form with the Softmax Q/DQ after the Cast within 0.1"
+run kc kcns $P fp8-mha:softmax_qdq=no
+ort kc kcns 1e-5 f32 "ORT: KV cache, Q/DQ below the Concat: softmax_qdq = no is neutral"
 run trb trbns $P fp8-mha:softmax_qdq=no
 ort trb trbns 1e-5 f32 "ORT: the key's Q/DQ copied below a shared Transpose: neutral (the probe too)"
 ort wconst wconst1 1e-5 f32 "ORT: constant-subgraph weight scales: neutral"

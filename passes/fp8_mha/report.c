@@ -32,11 +32,13 @@ static int is_layout(const qir_node *n)
 	return 0;
 }
 
-/* Layout ops rewrite 3b moves a Q/DQ below (besides is_layout's). */
+/* Layout ops rewrite 3b moves a Q/DQ below (besides is_layout's); a
+ * Concat is followed through its first input. */
 static int moves_data(const qir_node *n)
 {
 	return (fp8mha_is_op(n, "Expand") || fp8mha_is_op(n, "Slice") ||
-		fp8mha_is_op(n, "Gather") || fp8mha_is_op(n, "Split")) &&
+		fp8mha_is_op(n, "Gather") || fp8mha_is_op(n, "Split") ||
+		fp8mha_is_op(n, "Concat")) &&
 	       n->ninputs >= 1 && n->inputs[0];
 }
 

@@ -9,8 +9,9 @@
  * (repeat_kv of grouped-query attention). A per-tensor Q/DQ is the same
  * function of each element wherever the element sits, and the layout
  * ops (Reshape, Transpose, Expand, Squeeze, Unsqueeze, Identity, Slice,
- * Gather of data, one output of Split) only move, repeat or drop
- * elements: DQ(Q(L(x))) = L(DQ(Q(x))) bit for bit. The path is rebuilt
+ * Gather of data, one output of Split, and a Concat of tensors whose
+ * Q/DQ are alike: a KV cache) only move, repeat or drop elements:
+ * DQ(Q(L(x))) = L(DQ(Q(x))) bit for bit. The path is rebuilt
  * for the BMM's input alone (new layout nodes reading x, a new Q and
  * DQ with the old ones' scales, zero points and attributes); every
  * other consumer of the old DQ or of a value on the old path keeps
@@ -27,7 +28,7 @@
 
 #include "fp8mha.h"
 
-#define SINK_MAX FP8MHA_MAX_HOPS
+#define SINK_MAX 16	/* layout ops and Concats looked through */
 
 static int is_layout(const qir_node *n)
 {
@@ -42,15 +43,30 @@ static int is_layout(const qir_node *n)
 	return 0;
 }
 
-/* The path from a BMM input back to its DQ: chain[0] is the layout
- * node nearest the BMM. */
+static int is_concat(const qir_node *n)
+{
+	size_t i;
+
+	if (!fp8mha_is_op(n, "Concat") || !n->ninputs)
+		return 0;
+	for (i = 0; i < n->ninputs; i++)
+		if (!n->inputs[i])
+			return 0;
+	return 1;
+}
+
+/* What a BMM input is computed from: layout ops and Concats (nodes[],
+ * nearest the BMM first) over FP8 Q -> DQ leaves (dqs[]). */
 struct path {
-	qir_node *chain[SINK_MAX];
+	qir_node *nodes[SINK_MAX];
 	int n;
-	qir_node *dq, *q;
+	qir_node *dqs[SINK_MAX];
+	int ndq;
+	qir_node *dq, *q;	/* the first leaf: its Q/DQ is copied */
 	qir_value *target;	/* what the BMM (or its scale Mul) reads */
 	qir_node *reader;	/* that node */
 	int slot;		/* its input slot */
+	char why[256];		/* why the leaves cannot move, or "" */
 };
 
 static int per_tensor(const qir_node *qdq)
@@ -62,12 +78,88 @@ static int per_tensor(const qir_node *qdq)
 	return fp8mha_one_element(qdq->inputs[1]);
 }
 
-/* Walks back from input slot of bmm; 1 with *p filled when a Q/DQ
- * with layout ops before the BMM is found, else 0. */
+static int same_value(qir_value *a, qir_value *b)
+{
+	double x, y;
+
+	if (a == b)
+		return 1;
+	if (!a || !b)
+		return 0;
+	return !fp8mha_scalar(a, &x) && !fp8mha_scalar(b, &y) && x == y;
+}
+
+/* Two leaves of a Concat compute the same function of each element:
+ * the same scales, FP8 type, zero point (0) and saturation. */
+static int same_qdq(const struct path *p, qir_node *dq, qir_node *q)
+{
+	return same_value(p->q->inputs[1], q->inputs[1]) &&
+	       same_value(p->dq->inputs[1], dq->inputs[1]) &&
+	       fp8mha_q_fp8_type(p->q) == fp8mha_q_fp8_type(q) &&
+	       fp8mha_zero_point_is_zero(p->q) && fp8mha_zero_point_is_zero(q) &&
+	       fp8mha_zero_point_is_zero(p->dq) &&
+	       fp8mha_zero_point_is_zero(dq) &&
+	       qir_node_attr_int(p->q, "saturate", 1) ==
+	       qir_node_attr_int(q, "saturate", 1);
+}
+
+/* A leaf: an FP8 Q -> DQ. 1 taken, 0 not a leaf, -1 not movable. */
+static int leaf(struct path *p, qir_node *dq)
+{
+	qir_node *q = fp8mha_is_dq(dq) ? dq->inputs[0]->producer : NULL;
+	char label[160];
+
+	if (!q || !fp8mha_is_q(q) || !fp8mha_q_fp8_type(q) ||
+	    p->ndq == SINK_MAX)
+		return 0;
+	if (!per_tensor(q) || !per_tensor(dq)) {
+		snprintf(p->why, sizeof(p->why), "per-axis Q/DQ %s does not "
+			 "commute with layout ops",
+			 qir_node_label(dq, label, sizeof(label)));
+		return -1;
+	}
+	if (!p->dq) {
+		p->dq = dq;
+		p->q = q;
+	} else if (!same_qdq(p, dq, q)) {
+		snprintf(p->why, sizeof(p->why), "Concat of tensors with "
+			 "different Q/DQ (%s, %s)", p->dq->name,
+			 qir_node_label(dq, label, sizeof(label)));
+		return -1;
+	}
+	p->dqs[p->ndq++] = dq;
+	return 1;
+}
+
+/* v from leaves through layout ops and Concats: 1, 0 (not this form)
+ * or -1 (the form, but p->why says why it cannot move). */
+static int walk(struct path *p, qir_value *v)
+{
+	qir_node *n = v ? v->producer : NULL;
+	size_t i;
+	int rc;
+
+	if (!n)
+		return 0;
+	if (fp8mha_is_dq(n))
+		return leaf(p, n);
+	if ((!is_layout(n) && !is_concat(n)) || p->n == SINK_MAX)
+		return 0;
+	p->nodes[p->n++] = n;
+	for (i = 0; i < (is_concat(n) ? n->ninputs : 1); i++)
+		if ((rc = walk(p, n->inputs[i])) <= 0)
+			return rc;
+	return 1;
+}
+
+/* Walks back from input slot of bmm: 1 with *p filled when FP8 Q/DQ
+ * reach it through layout ops, -1 when they do but cannot move (why),
+ * else 0. */
 static int find_path(qir_node *bmm, int slot, struct path *p)
 {
 	qir_node *reader = bmm, *n;
 	qir_value *v = bmm->inputs[slot];
+	int rc;
 
 	memset(p, 0, sizeof(*p));
 	/* A scale Mul right before the BMM: rewrite 3 moves it later. */
@@ -86,30 +178,27 @@ static int find_path(qir_node *bmm, int slot, struct path *p)
 	p->reader = reader;
 	p->slot = slot;
 	p->target = v;
-	for (n = v ? v->producer : NULL; n && is_layout(n) && p->n < SINK_MAX;
-	     n = n->inputs[0]->producer)
-		p->chain[p->n++] = n;
-	if (!p->n || !fp8mha_is_dq(n))
-		return 0;
-	p->dq = n;
-	p->q = n->inputs[0]->producer;
-	return fp8mha_is_q(p->q) && fp8mha_q_fp8_type(p->q) != 0;
+	n = v ? v->producer : NULL;
+	if (!is_layout(n) && !is_concat(n))
+		return 0;	/* a DQ at the BMM already, or not this form */
+	rc = walk(p, v);
+	return rc < 0 && p->why[0] ? -1 : rc > 0;
 }
 
-/* A copy of n reading x as its data input: the output that stands
- * for n's output `from`. */
-static qir_value *clone_layout(struct fp8mha_cfg *cfg, qir_node *n,
-			       qir_value *x, qir_value *from)
+/* A copy of n reading ins[i] where ins[i] is set (else n's input):
+ * the output that stands for n's output `from`. */
+static qir_value *clone_node(struct fp8mha_cfg *cfg, qir_node *n,
+			     qir_value **ins, qir_value *from)
 {
 	qir_node *c = qir_node_new(n->graph, n->op_type, n->domain, n->name);
 	qir_value *out = NULL;
 	qir_error err = { 0 };
 	size_t i;
 
-	if (!c || qir_node_add_input(c, x))
+	if (!c)
 		return NULL;
-	for (i = 1; i < n->ninputs; i++)
-		if (qir_node_add_input(c, n->inputs[i]))
+	for (i = 0; i < n->ninputs; i++)
+		if (qir_node_add_input(c, ins[i] ? ins[i] : n->inputs[i]))
 			return NULL;
 	for (i = 0; i < n->nattrs; i++)
 		if (qir_node_copy_attr(c, &n->attrs[i], &err)) {
@@ -128,6 +217,30 @@ static qir_value *clone_layout(struct fp8mha_cfg *cfg, qir_node *n,
 			out = o;
 	}
 	qir_node_move_after(c, n);
+	return out;
+}
+
+/* The float twin of v: the leaves' Q inputs through copies of the
+ * layout ops and Concats. NULL on failure (reported). */
+static qir_value *rebuild(struct fp8mha_cfg *cfg, qir_value *v)
+{
+	qir_node *n = v->producer;
+	qir_value *ins[64] = { 0 }, *out;
+	size_t i, k;
+
+	if (fp8mha_is_dq(n))
+		return n->inputs[0]->producer->inputs[0];
+	k = is_concat(n) ? n->ninputs : 1;
+	if (k > 64) {
+		fp8mha_fail(cfg, n, NULL);
+		return NULL;
+	}
+	for (i = 0; i < k; i++)
+		if (!(ins[i] = rebuild(cfg, n->inputs[i])))
+			return NULL;
+	out = clone_node(cfg, n, ins, v);
+	if (!out)
+		fp8mha_fail(cfg, n, NULL);
 	return out;
 }
 
@@ -153,27 +266,45 @@ static qir_node *clone_qdq(qir_node *n, qir_value *x, int dtype,
 	return c;
 }
 
-/* Erases n when nothing reads its outputs; 1 when erased. */
-static int erase_dead(qir_node *n)
+/* Erases the old node behind v once nothing reads it, then what only
+ * it kept alive: layout ops, Concats, the leaves' DQ and Q. */
+static void erase_old(qir_value *v)
 {
+	qir_node *n = v ? v->producer : NULL;
 	qir_error err = { 0 };
-	qir_value *in[8];
+	qir_value *in[64];
 	size_t i, k;
 
+	if (!n || !(is_layout(n) || is_concat(n) || fp8mha_is_dq(n) ||
+		    fp8mha_is_q(n)))
+		return;
 	for (i = 0; i < n->noutputs; i++)
 		if (n->outputs[i] && (n->outputs[i]->nuses ||
 				      n->outputs[i]->is_output))
-			return 0;
-	k = n->ninputs < 8 ? n->ninputs : 8;
+			return;
+	k = n->ninputs < 64 ? n->ninputs : 64;
 	for (i = 0; i < k; i++)
 		in[i] = n->inputs[i];
+	if (fp8mha_is_q(n))
+		k = 0;	/* x feeds the new path; scales the new Q/DQ */
 	if (qir_node_erase(n, &err))
-		return 0;
-	/* Shape constants only the old node read (never x: it has the
-	 * new path). */
-	for (i = 1; i < k; i++)
-		fp8mha_erase_unused(in[i]);
-	return 1;
+		return;
+	for (i = 0; i < k; i++) {
+		size_t j;
+
+		for (j = 0; j < i; j++)	/* an input listed twice: once */
+			if (in[j] == in[i])
+				break;
+		if (j < i)
+			continue;
+		if (in[i] && in[i]->producer && (is_layout(in[i]->producer) ||
+		    is_concat(in[i]->producer) ||
+		    fp8mha_is_dq(in[i]->producer) ||
+		    fp8mha_is_q(in[i]->producer)))
+			erase_old(in[i]);
+		else
+			fp8mha_erase_unused(in[i]);
+	}
 }
 
 /* Shape(DQ output) reads x: the same shape, and the old Q/DQ can go. */
@@ -197,21 +328,13 @@ static int shapes_to_input(qir_node *dq, qir_value *x)
 
 static int sink(struct fp8mha_cfg *cfg, struct path *p, const char *what)
 {
-	qir_value *x = p->q->inputs[0], *cur = x, *from;
+	qir_value *cur;
 	qir_node *nq, *ndq;
 	int i, qtype = fp8mha_q_fp8_type(p->q);
 	int dtype = qir_value_elem_type(p->dq->outputs[0]);
-	char label[160];
 
-	if (!per_tensor(p->q) || !per_tensor(p->dq)) {
-		fp8mha_skip(cfg, p->chain[p->n - 1], "Q/DQ not moved below "
-			    "layout ops", "%s: per-axis Q/DQ %s does not "
-			    "commute with layout ops", what,
-			    qir_node_label(p->dq, label, sizeof(label)));
-		return 0;
-	}
 	if (!cfg->move_layout) {
-		fp8mha_skip(cfg, p->chain[p->n - 1], "Q/DQ not moved below "
+		fp8mha_skip(cfg, p->nodes[0], "Q/DQ not moved below "
 			    "layout ops", "move_layout = no");
 		return 0;
 	}
@@ -219,14 +342,9 @@ static int sink(struct fp8mha_cfg *cfg, struct path *p, const char *what)
 			      "%s", p->dq->name, p->n, p->n == 1 ? "" : "s",
 			      what))
 		return 0;
-	/* The layout ops in data order, each reading the new path. */
-	for (i = p->n - 1; i >= 0; i--) {
-		/* the output on the path (Split: one of several) */
-		from = i ? p->chain[i - 1]->inputs[0] : p->target;
-		cur = clone_layout(cfg, p->chain[i], cur, from);
-		if (!cur)
-			return fp8mha_fail(cfg, p->chain[i], NULL);
-	}
+	cur = rebuild(cfg, p->target);
+	if (!cur)
+		return -1;
 	nq = clone_qdq(p->q, cur, qtype, p->target);
 	ndq = nq ? clone_qdq(p->dq, nq->outputs[0], dtype, p->target) : NULL;
 	if (!ndq)
@@ -234,14 +352,13 @@ static int sink(struct fp8mha_cfg *cfg, struct path *p, const char *what)
 	qir_node_move_after(nq, cur->producer);
 	qir_node_move_after(ndq, nq);
 	if (qir_value_replace_use(p->target, (qir_use){ p->reader, p->slot },
-				  ndq->outputs[0]) ||
-	    shapes_to_input(p->dq, x))
+				  ndq->outputs[0]))
 		return fp8mha_fail(cfg, p->reader, NULL);
-	for (i = 0; i < p->n; i++)
-		if (!erase_dead(p->chain[i]))
-			break;
-	if (i == p->n && erase_dead(p->dq))
-		(void)erase_dead(p->q);
+	for (i = 0; i < p->ndq; i++)
+		if (shapes_to_input(p->dqs[i], p->dqs[i]->inputs[0]->producer->
+				    inputs[0]))
+			return fp8mha_fail(cfg, p->reader, NULL);
+	erase_old(p->target);
 	qopt_stat_add(cfg->ctx, "Q/DQ moved below layout ops", 1);
 	return 1;
 }
@@ -260,9 +377,15 @@ static int block_inputs(struct fp8mha_cfg *cfg, qir_node *sm, int *changed)
 	bmm[0] = bmm[1] = b1;
 	bmm[2] = b2;
 	for (k = 0; k < 3; k++) {
-		if (!find_path(bmm[k], slot[k], &p))
+		rc = find_path(bmm[k], slot[k], &p);
+		if (!rc)
 			continue;
 		cfg->found = 1;
+		if (rc < 0) {
+			fp8mha_skip(cfg, p.nodes[p.n - 1], "Q/DQ not moved below "
+				    "layout ops", "%s: %s", what[k], p.why);
+			continue;
+		}
 		rc = sink(cfg, &p, what[k]);
 		if (rc < 0)
 			return -1;
