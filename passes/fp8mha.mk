@@ -14,6 +14,7 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/rotate.c \
 	passes/fp8_mha/pretranspose.c \
 	passes/fp8_mha/motion.c \
+	passes/fp8_mha/sink.c \
 	passes/fp8_mha/softmax.c \
 	passes/fp8_mha/report.c \
 	passes/fp8_mha/calib.h \

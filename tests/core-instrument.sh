@@ -47,6 +47,7 @@ run "$QOPT" $G --passes t-count:count=5 m.onnx --dry-run --stats-json s.json
 t "--stats-json writes the counters" eval '[ $rc = 0 ] && grep -q "\"entries set\": 5" s.json && grep -q "\"rewrites\": 5" s.json'
 if [ -x /usr/bin/python3 ]; then
 	t "--stats-json is valid JSON" /usr/bin/python3 -c 'import json,sys; d=json.load(open("s.json")); sys.exit(0 if d["passes"][0]["pass"]=="t-count" else 1)'
+	t "--stats-json lists a pass's records (qopt_record): strings escaped, a non-finite number null" /usr/bin/python3 -c 'import json,sys; r=json.load(open("s.json"))["passes"][0]["records"]; sys.exit(0 if r == [{"kind": "t-count run", "prefix": "count", "count": 5, "quote\"d\n": "back\\slash\t", "none": None}] else r)'
 fi
 run "$QOPT" $G --passes t-count:count=5,t-opts m.onnx --dry-run --time-passes
 t "--time-passes prints a table with every pass and a total" \

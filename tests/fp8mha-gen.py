@@ -5,9 +5,21 @@
 
   form=custom|std      trt::TRT_FP8* custom ops (opset 17, as the PyTorch
                        exporter writes them) or standard Q/DQ (opset 19)
-  attn=sdpa|vit|eager  scale Mul on q and on Transpose(k) before BMM1
+  attn=sdpa|vit|eager|gpt2
+                       scale Mul on q and on Transpose(k) before BMM1
                        (scaled_dot_product_attention), Div after BMM1 (HF
-                       ViT), or Mul after BMM1 (eager attention)
+                       ViT), Mul after BMM1 (eager attention), or GPT-2 as
+                       torch exports it: Div by Pow(Constant d, Constant
+                       0.5), causal mask Where(mask, scores, finfo.min),
+                       Softmax -> Cast -> BMM2 (f16/bf16: the Softmax in
+                       FLOAT between two Casts, as softmax(dtype=float32))
+  kv=heads|repeat|cache
+                       K and V with H heads; one KV head repeated to H
+                       after its Q/DQ (repeat_kv: Unsqueeze, Expand,
+                       Reshape; grouped-query attention); or each the
+                       Concat of a "past" (0.5 times itself, its own Q/DQ
+                       with the same scale) and itself along the sequence
+                       (a KV cache; no mask)
   blocks=N             transformer blocks (attention + GELU MLP, LayerNorm)
   dtype=f32|f16|bf16   graph float type; f16/bf16 keep FP32 weights and scales
                        with a Cast(FLOAT16) between each weight's DQ and its
@@ -30,6 +42,8 @@
      qattr      the first custom Q carries an attribute (axis = 0)
      vcast      a Cast (to the same type) between the value's DQ and BMM2
      nov        the value of the LAST block has no Q/DQ
+     kaxis      the key's Q/DQ per axis (2, the sequence; std form only)
+     cachescale kv=cache: the key's past with a Q/DQ of another scale
 No ONNX checker run: onnx 1.12 does not know the FP8 types.
 """
 import sys
@@ -92,7 +106,7 @@ class Builder:
         self.inits.append(t)
         return nm
 
-    def qdq_axis(self, x, amax, base):
+    def qdq_axis(self, x, amax, base, axis=0):
         s = self.init(base + '_scale', (amax / 448.0).astype(np.float32))
         nm = self.name('zp')
         t = TensorProto()
@@ -101,8 +115,9 @@ class Builder:
         t.dims.extend([len(amax)])
         t.raw_data = bytes(len(amax))
         self.inits.append(t)
-        q = self.node('QuantizeLinear', [x, s, nm], base + '_q', axis=0)
-        return self.node('DequantizeLinear', [q, s, nm], base + '_dq', axis=0)
+        q = self.node('QuantizeLinear', [x, s, nm], base + '_q', axis=axis)
+        return self.node('DequantizeLinear', [q, s, nm], base + '_dq',
+                         axis=axis)
 
     def constant(self, base, arr):
         out = self.name(base)
@@ -191,25 +206,53 @@ class Builder:
                                  self.node('Add', [e, one], base + '_1p')],
                          base + '_gelu')
 
-    def heads(self, x, base):
-        shp = self.init(base + '_shape', np.array([1, S, H, HD], np.int64))
+    def heads(self, x, base, h=H):
+        shp = self.init(base + '_shape', np.array([1, S, h, HD], np.int64))
         r = self.node('Reshape', [x, shp], base + '_r')
         t = self.node('Transpose', [r], base + '_t', perm=[0, 2, 1, 3])
         # Shapes known up to the first custom op, as an exporter's
         # shape inference leaves them.
         self.vinfo.append(helper.make_tensor_value_info(
-            t, self.act_t, [1, H, S, HD]))
+            t, self.act_t, [1, h, S, HD]))
         return t
+
+    def repeat_kv(self, x, base):
+        """[1, 1, S, HD] -> [1, H, S, HD] as LLaMA's repeat_kv exports."""
+        ax = self.init(base + '_ax', np.array([2], np.int64))
+        u = self.node('Unsqueeze', [x, ax], base + '_u')
+        es = self.init(base + '_eshape', np.array([1, 1, H, S, HD], np.int64))
+        e = self.node('Expand', [u, es], base + '_e')
+        rs = self.init(base + '_rshape', np.array([1, H, S, HD], np.int64))
+        return self.node('Reshape', [e, rs], base + '_rep')
+
+    def cache(self, x, xd, amax, base):
+        """Concat(DQ(Q(past)), xd) along the sequence, past = 0.5 x."""
+        half = self.init(base + '_half', np.array(0.5, self.act))
+        past = self.qdq(self.node('Mul', [x, half], base + '_past'), amax,
+                        base + '_pq')
+        return self.node('Concat', [past, xd], base, axis=2)
 
     def attention(self, x, i, bad, last):
         base = 'b%d' % i
         q = self.heads(self.linear(x, D, D, base + '_qproj',
                                    wbranch='wbranch' in bad,
                                    qshare='qshare' in bad), base + '_q')
-        k = self.heads(self.linear(x, D, D, base + '_kproj'), base + '_k')
-        v = self.heads(self.linear(x, D, D, base + '_vproj'), base + '_v')
+        rep = self.o['kv'] == 'repeat'
+        kvd, kvh = (HD, 1) if rep else (D, H)
+        k = self.heads(self.linear(x, kvd, D, base + '_kproj'), base + '_k',
+                       kvh)
+        v = self.heads(self.linear(x, kvd, D, base + '_vproj'), base + '_v',
+                       kvh)
         qd = self.qdq(q, 4.0, base + '_qa')
-        kd = self.qdq(k, 4.0, base + '_ka')
+        if 'kaxis' in bad:
+            kd = self.qdq_axis(k, np.full(S, 4.0), base + '_ka', axis=2)
+        else:
+            kd = self.qdq(k, 4.0, base + '_ka')
+        if rep:
+            kd = self.repeat_kv(kd, base + '_krep')
+        if self.o['kv'] == 'cache':
+            kd = self.cache(k, kd, 8.0 if 'cachescale' in bad else 4.0,
+                            base + '_kcache')
         if 'dqbranch' in bad:
             self.probe(qd)
         kt = self.node('Transpose', [kd], base + '_kT', perm=[0, 1, 3, 2])
@@ -227,15 +270,37 @@ class Builder:
         elif attn == 'eager':
             c = self.init(base + '_c', np.array(HD ** -0.5, self.act))
             s = self.node('Mul', [s, c], base + '_mul')
-        if self.o['mask'] == '1':
+        elif attn == 'gpt2':
+            d = self.node('Pow', [self.constant(base + '_hd',
+                                                np.array(HD, self.act)),
+                                  self.constant(base + '_half',
+                                                np.array(0.5, self.act))],
+                          base + '_sqrtd')
+            s = self.node('Div', [s, d], base + '_div')
+            keep = np.tril(np.ones((S, S), bool)).reshape(1, 1, S, S)
+            fill = self.init(base + '_fill', np.array(
+                np.finfo(self.act).min, self.act))
+            s = self.node('Where', [self.init(base + '_causal', keep), s,
+                                    fill], base + '_where')
+        if self.o['mask'] == '1' and attn != 'gpt2' and \
+                self.o['kv'] != 'cache':
             m = np.triu(np.full((S, S), -1e4, np.float32), 1)
             mi = self.init(base + '_mask', m.reshape(1, 1, S, S)
                            .astype(self.act))
             s = self.node('Add', [s, mi], base + '_masked')
+        if attn == 'gpt2' and self.f16:
+            # softmax(..., dtype=torch.float32) of a half model
+            s = self.node('Cast', [s], base + '_scast', to=TensorProto.FLOAT)
         p = self.node('Softmax', [s], base + '_softmax', axis=-1)
         if 'smbranch' in bad:
             self.probe(p)
+        if attn == 'gpt2':
+            p = self.node('Cast', [p], base + '_pcast', to=self.act_t)
         vd = v if ('nov' in bad and last) else self.qdq(v, 4.0, base + '_va')
+        if rep and vd != v:
+            vd = self.repeat_kv(vd, base + '_vrep')
+        if self.o['kv'] == 'cache' and vd != v:
+            vd = self.cache(v, vd, 4.0, base + '_vcache')
         if 'vcast' in bad:
             vd = self.node('Cast', [vd], base + '_vcast', to=self.act_t)
         o = self.node('MatMul', [p, vd], base + '_bmm2')
@@ -282,7 +347,7 @@ class Builder:
 
 
 def main():
-    opts = {'form': 'std', 'attn': 'sdpa', 'blocks': '1', 'dtype': 'f32',
+    opts = {'form': 'std', 'attn': 'sdpa', 'kv': 'heads', 'blocks': '1', 'dtype': 'f32',
             'mask': '1', 'seed': '1', 'bad': '', 'hd': '16', 'wscale': 'init', 'spelling': 'trt'}
     for a in sys.argv[2:]:
         k, v = a.split('=', 1)

@@ -167,7 +167,7 @@ tgen t16 "form=std attn=vit dtype=f16"
 tgen tc "form=std attn=eager wscale=const"
 tgen tcus "form=custom attn=eager wscale=const"
 for t in t32 t16 tc tcus; do
-	run $t ${t}_f $P $FAKE:softmax_qdq=no:move_scale=no:move_transpose=no
+	run $t ${t}_f $P $FAKE:softmax_qdq=no:move_scale=no:move_transpose=no:move_layout=no
 	has ${t}_f "12 weights fake-quantized"
 	check $? "$t: 12 weights fake-quantized"
 	[ $t = tcus ] && b=tc || b=$t

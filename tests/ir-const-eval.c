@@ -171,6 +171,23 @@ static void test_ops(void)
 		tap_ok(fvals(t, want, 6), "Div broadcasts [3]/[2,3]");
 	}
 	qir_tensor_free(t);
+	{
+		/* torch's 1/sqrt(head size): Pow(d, 0.5) of constants */
+		static const float d1[1] = { 64 }, half[1] = { 0.5f };
+		static const float want[1] = { 8 };
+		static const float cube[6] = { 1, 8, 27, 64, 125, 216 };
+		int64_t one = 1;
+		static const float three[1] = { 3 };
+
+		t = fold(op("Pow", init_f("d", 1, &one, d1),
+			    init_f("half", 1, &one, half), NULL));
+		tap_ok(fvals(t, want, 1), "Pow(64, 0.5) = 8");
+		qir_tensor_free(t);
+		t = fold(op("Pow", a, init_f("three", 1, &one, three), NULL));
+		tap_ok(shape_is(t, 2, d23) && fvals(t, cube, 6),
+		       "Pow broadcasts [2,3]^[1]");
+		qir_tensor_free(t);
+	}
 
 	/* Integer math and Cast. */
 	{

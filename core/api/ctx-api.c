@@ -118,6 +118,15 @@ void qopt_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta)
 		o->stat_add(ctx, counter, delta);
 }
 
+void qopt_record(qopt_ctx *ctx, const char *kind, const qopt_field *fields,
+		 size_t nfields)
+{
+	const struct ctx_ops *o = ops_of(ctx);
+
+	if (o && o->record)
+		o->record(ctx, kind, fields, nfields);
+}
+
 int qopt_may_rewrite(qopt_ctx *ctx, const char *fmt, ...)
 {
 	const struct ctx_ops *o = ops_of(ctx);

@@ -29,6 +29,8 @@ struct ctx_ops {
 				       size_t *count);
 	int (*opt_is_set)(qopt_ctx *ctx, const char *name);
 	void (*stat_add)(qopt_ctx *ctx, const char *counter, int64_t delta);
+	void (*record)(qopt_ctx *ctx, const char *kind,
+		       const qopt_field *fields, size_t nfields);
 	/* desc: the formatted rewrite description. */
 	int (*may_rewrite)(qopt_ctx *ctx, const char *desc);
 	void (*progress)(qopt_ctx *ctx, uint64_t done, uint64_t total,

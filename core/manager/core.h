@@ -18,6 +18,9 @@
  */
 void pm_msg_setup(int max_level, int strict);
 struct pm_stage_result;
+/* report.c: a record as one JSON object, malloc'd (caller frees); NULL
+ * when out of memory. */
+char *pm_record_json(const char *kind, const qopt_field *fields, size_t n);
 char *pm_stage_counters_str(const struct pm_stage_result *res,
 			      char *buf, size_t n);
 int pm_msg_level(void);
@@ -235,6 +238,8 @@ struct pm_stage_result {
 	int64_t point;		/* bisect number of this pass run */
 	struct pm_counter *counters;
 	size_t ncounters;
+	char **records;		/* qopt_record: JSON objects (owned) */
+	size_t nrecords;
 };
 
 struct pm_point {

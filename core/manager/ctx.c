@@ -160,6 +160,28 @@ lost:
 		ctx->run->lost_record = 1;
 }
 
+static void ctx_record(qopt_ctx *ctx, const char *kind,
+			const qopt_field *fields, size_t nfields)
+{
+	struct pm_stage_result *r;
+	char **grown, *json;
+
+	if (!ctx || !ctx->res || !kind)
+		return;
+	r = ctx->res;
+	json = pm_record_json(kind, fields, nfields);
+	grown = json ? realloc(r->records, (r->nrecords + 1) *
+			       sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(json);
+		if (ctx->run)
+			ctx->run->lost_record = 1;
+		return;
+	}
+	r->records = grown;
+	r->records[r->nrecords++] = json;
+}
+
 static qk_ctx *ctx_kernels(qopt_ctx *ctx)
 {
 	return ctx && ctx->run ? ctx->run->kctx : NULL;
@@ -177,6 +199,7 @@ const struct ctx_ops pm_ctx_ops = {
 	.opt_list = ctx_opt_list,
 	.opt_is_set = ctx_opt_is_set,
 	.stat_add = ctx_stat_add,
+	.record = ctx_record,
 	.may_rewrite = pm_gate_rewrite,
 	.progress = pm_ctx_progress,
 	.kernels = ctx_kernels,

@@ -35,6 +35,9 @@ void pm_run_fini(struct pm_run *r)
 			for (j = 0; j < r->res[i].ncounters; j++)
 				free(r->res[i].counters[j].name);
 			free(r->res[i].counters);
+			for (j = 0; j < r->res[i].nrecords; j++)
+				free(r->res[i].records[j]);
+			free(r->res[i].records);
 		}
 	}
 	for (i = 0; i < r->npoints; i++)

@@ -4,7 +4,9 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
 #include "manager/core.h"
@@ -119,6 +121,37 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+char *pm_record_json(const char *kind, const qopt_field *fields, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "{\"kind\": ");
+	json_str(f, kind);
+	for (i = 0; i < n; i++) {
+		if (!fields[i].key)
+			continue;
+		fprintf(f, ", ");
+		json_str(f, fields[i].key);
+		fprintf(f, ": ");
+		if (fields[i].str)
+			json_str(f, fields[i].str);
+		else if (isfinite(fields[i].num))
+			fprintf(f, "%.9g", fields[i].num);
+		else
+			fprintf(f, "null");
+	}
+	fputc('}', f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static void json_stage(const struct pm_run *r, size_t i, FILE *f)
 {
 	const struct pm_stage_result *res = &r->res[i];
@@ -138,7 +171,10 @@ static void json_stage(const struct pm_run *r, size_t i, FILE *f)
 		json_str(f, res->counters[j].name);
 		fprintf(f, ": %lld", (long long)res->counters[j].value);
 	}
-	fprintf(f, "}}%s\n", i + 1 < r->pl->nstages ? "," : "");
+	fprintf(f, "}, \"records\": [");
+	for (j = 0; j < res->nrecords; j++)
+		fprintf(f, "%s\n      %s", j ? "," : "", res->records[j]);
+	fprintf(f, "]}%s\n", i + 1 < r->pl->nstages ? "," : "");
 }
 
 static void json_kernels(const struct pm_run *r, FILE *f)

@@ -232,6 +232,20 @@ int qopt_policy_allow_upgrade(qopt_ctx *ctx);
  * (not constant)"; counters print in first-use order ---- */
 void qopt_stat_add(qopt_ctx *ctx, const char *counter, int64_t delta);
 
+/* ---- records (ABI 2.4): what a pass judged item by item (fp8-mha:
+ * one per attention block), so a user checks a large model without
+ * reading logs. --stats-json lists them under the pass as
+ * "records": [{"kind": KIND, KEY: VALUE, ...}], in call order. A field
+ * whose str is NULL is the number num (null in JSON when not finite),
+ * else the string str. kind, keys and strings are copied. ---- */
+typedef struct qopt_field {
+	const char *key;
+	const char *str;
+	double num;
+} qopt_field;
+void qopt_record(qopt_ctx *ctx, const char *kind, const qopt_field *fields,
+		 size_t nfields);
+
 /* ---- the rewrite gate (bisect): call before every single rewrite
  * with a description; returns 1 to go ahead, 0 to skip it (leave the
  * IR as if the rewrite did not apply). ---- */

@@ -29,7 +29,7 @@ extern "C" {
 			QOPT_VERSION_PATCH)
 
 #define QOPT_ABI_MAJOR 2
-#define QOPT_ABI_MINOR 3
+#define QOPT_ABI_MINOR 4
 /* The ABI major, under its ABI 1 name (configure and qopt.pc read it). */
 #define QOPT_ABI_VERSION QOPT_ABI_MAJOR
 

@@ -708,7 +708,7 @@ out:
 
 /* ---- arithmetic ---------------------------------------------------- */
 
-enum bop { ADD, SUB, MUL, DIV };
+enum bop { ADD, SUB, MUL, DIV, POW };	/* POW: float types only */
 
 static int op_binary(struct ce *c, qir_tensor **in, size_t nin,
 		     qir_tensor **out, enum bop op)
@@ -728,7 +728,7 @@ static int op_binary(struct ce *c, qir_tensor **in, size_t nin,
 	dt = x->dtype;
 	if (y->dtype != dt)
 		return fail_node(c, QIR_EINVALID, "input types differ");
-	if (!is_fp(dt) && !is_int(dt))
+	if ((!is_fp(dt) && !is_int(dt)) || (op == POW && !is_fp(dt)))
 		return qir_fail(c->err, QIR_EUNSUPPORTED,
 				"cannot fold node %s: type %s not supported",
 				lbl(c), qir_dtype_name(dt) ? qir_dtype_name(dt) : "?");
@@ -770,11 +770,14 @@ static int op_binary(struct ce *c, qir_tensor **in, size_t nin,
 			if (dt != QIR_DOUBLE) {
 				float pf = (float)p, qf = (float)q;
 
-				res = op == ADD ? pf + qf : op == SUB ? pf - qf :
-				      op == MUL ? pf * qf : pf / qf;
+				res = op == ADD ? pf + qf :
+				      op == SUB ? pf - qf :
+				      op == MUL ? pf * qf :
+				      op == DIV ? pf / qf : powf(pf, qf);
 			} else {
 				res = op == ADD ? p + q : op == SUB ? p - q :
-				      op == MUL ? p * q : p / q;
+				      op == MUL ? p * q : op == DIV ? p / q :
+				      pow(p, q);
 			}
 			st_f(dst, dt, k, res);
 		} else {
@@ -1121,6 +1124,9 @@ static int run_op(struct ce *c, qir_node *n, qir_tensor **in, size_t nin,
 		return op_binary(c, in, nin, out, MUL);
 	if (!strcmp(op, "Div"))
 		return op_binary(c, in, nin, out, DIV);
+	/* torch writes 1/sqrt(head size) as Pow(d, 0.5) of constants */
+	if (!strcmp(op, "Pow"))
+		return op_binary(c, in, nin, out, POW);
 	if (!strcmp(op, "Cast"))
 		return op_cast(c, in, nin, out);
 	if (!strcmp(op, "Squeeze"))

@@ -35,6 +35,7 @@ struct fp8mha_cfg {
 	qk_ctx *qk;
 	int convert_custom_ops, compress_weights, move_scale,
 	    move_transpose, softmax_qdq;
+	int move_layout;	/* sink.c: Q/DQ below layout ops */
 	int weight_fake;	/* weight_mode = fake: float DQ(Q(W)) */
 	int rotate_back;	/* rotate = rotate_back: R fq(R W) */
 	int opset_done;
@@ -82,6 +83,10 @@ int fp8mha_all_users_are(qir_value *v, const char *op, char *why,
 qir_tensor *fp8mha_const(qir_value *v, int *owned);
 /* A scalar float constant (one element), 0 with *out; -1 otherwise. */
 int fp8mha_scalar(qir_value *v, double *out);
+/* 1 when v holds one element: a scalar constant, or a value whose
+ * shape (declared or inferred) is all 1s, e.g. 1/sqrt(d) computed at
+ * run time from Shape(k) as torch exports it. */
+int fp8mha_one_element(qir_value *v);
 /* Scale of a Q/DQ as FP32 values (caller frees *out, *count of them):
  * -1 when not a constant float tensor of rank <= 1, or blocked. */
 int fp8mha_scale_f32(qir_node *qdq, float **out, uint64_t *count);
@@ -208,6 +213,10 @@ int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq);
 /* motion.c (rewrite 3) */
 int fp8mha_move_transposes(struct fp8mha_cfg *cfg, int *changed);
 int fp8mha_move_scales(struct fp8mha_cfg *cfg, int *changed);
+
+/* sink.c (rewrite 3b): the Q/DQ of each attention block's Q, K, V
+ * moved below the layout ops before the BMM (exact). */
+int fp8mha_sink_layout(struct fp8mha_cfg *cfg, int *changed);
 
 /* softmax.c (rewrite 4) */
 int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed);

@@ -97,6 +97,27 @@ int fp8mha_scalar(qir_value *v, double *out)
 	return rc;
 }
 
+int fp8mha_one_element(qir_value *v)
+{
+	double c;
+	int i;
+
+	if (!v)
+		return 0;
+	/* A known dim other than 1 says no without folding anything (the
+	 * folder would walk an activation back to the graph inputs). */
+	for (i = 0; i < v->rank; i++)
+		if (v->dims[i].value >= 0 && v->dims[i].value != 1)
+			return 0;
+	if (v->rank >= 0) {
+		for (i = 0; i < v->rank && v->dims[i].value == 1; i++)
+			;
+		if (i == v->rank)
+			return 1;
+	}
+	return !fp8mha_scalar(v, &c);
+}
+
 int fp8mha_scale_f32(qir_node *qdq, float **out, uint64_t *count)
 {
 	int owned;

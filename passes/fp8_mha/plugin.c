@@ -31,6 +31,11 @@ static const qopt_option_spec fp8mha_opts[] = {
 	{ .name = "move_transpose", .type = QOPT_OPT_BOOL, .default_value = "yes",
 	  .help = "Q -> DQ -> Transpose -> MatMul becomes Transpose -> Q -> DQ -> "
 	  "MatMul (exact)" },
+	{ .name = "move_layout", .type = QOPT_OPT_BOOL, .default_value = "yes",
+	  .help = "Q -> DQ -> layout ops (Reshape, Transpose, Expand, Squeeze, "
+	  "Unsqueeze, Slice, Gather, Split, Concat of alike Q/DQ) -> attention "
+	  "MatMul becomes layout ops -> Q -> DQ -> MatMul, per-tensor Q/DQ "
+	  "only (exact)" },
 	{ .name = "move_scale", .type = QOPT_OPT_BOOL, .default_value = "yes",
 	  .help = "Q -> DQ -> Mul(scalar c) -> MatMul becomes Mul(c) -> Q -> DQ -> "
 	  "MatMul with Q/DQ scales times |c| (exact up to float rounding)" },

@@ -1,14 +1,16 @@
 /*
  * passes/fp8_mha/report.c - the attention report. An attention block is
- * BMM1 = MatMul -> [Mul|Div by a constant] -> [Add mask] -> Softmax ->
- * BMM2 = MatMul (Softmax output as its first input), with Reshape,
- * Transpose, Cast, Identity, Squeeze, Unsqueeze allowed on the way.
+ * BMM1 = MatMul -> any mix of Mul|Div by a constant, Add mask, Where
+ * mask (either value branch) and Cast -> Softmax -> BMM2 = MatMul
+ * (Softmax output as its first input), with Reshape, Transpose, Cast,
+ * Identity, Squeeze, Unsqueeze allowed on the way.
  * It is in the form TensorRT's fused FP8 attention needs when a
  * per-tensor FP8 DequantizeLinear feeds both BMM1 inputs and V directly,
  * Q/DQ sit between the Softmax and BMM2, and the head size is in
  * 9..256. For each block the first reason it is not is printed, quoting
  * the note a skipped rewrite left on the node in the way.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +32,19 @@ static int is_layout(const qir_node *n)
 	return 0;
 }
 
+/* Layout ops rewrite 3b moves a Q/DQ below (besides is_layout's); a
+ * Concat is followed through its first input. */
+static int moves_data(const qir_node *n)
+{
+	return (fp8mha_is_op(n, "Expand") || fp8mha_is_op(n, "Slice") ||
+		fp8mha_is_op(n, "Gather") || fp8mha_is_op(n, "Split") ||
+		fp8mha_is_op(n, "Concat")) &&
+	       n->ninputs >= 1 && n->inputs[0];
+}
+
 static qir_node *back_to_bmm1(qir_value *v, int depth)
 {
 	qir_node *p = v ? v->producer : NULL;
-	double c;
 	qir_node *r;
 
 	if (!p || depth <= 0)
@@ -42,17 +53,25 @@ static qir_node *back_to_bmm1(qir_value *v, int depth)
 		return p;
 	if (is_layout(p))
 		return back_to_bmm1(p->inputs[0], depth - 1);
+	/* The scale: a constant, or one computed from shapes (torch's
+	 * scores / Pow(Cast(Shape(k)[-1]), 0.5)). */
 	if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
 	    p->ninputs == 2) {
-		if (!fp8mha_scalar(p->inputs[1], &c))
+		if (fp8mha_one_element(p->inputs[1]))
 			return back_to_bmm1(p->inputs[0], depth - 1);
-		if (fp8mha_is_op(p, "Mul") && !fp8mha_scalar(p->inputs[0], &c))
+		if (fp8mha_is_op(p, "Mul") && fp8mha_one_element(p->inputs[0]))
 			return back_to_bmm1(p->inputs[1], depth - 1);
 		return NULL;
 	}
 	if (fp8mha_is_op(p, "Add") && p->ninputs == 2) {
 		r = back_to_bmm1(p->inputs[0], depth - 1);
 		return r ? r : back_to_bmm1(p->inputs[1], depth - 1);
+	}
+	/* Where(mask, scores, fill) or Where(mask, fill, scores): the
+	 * condition is the mask, either value branch the scores. */
+	if (fp8mha_is_op(p, "Where") && p->ninputs == 3) {
+		r = back_to_bmm1(p->inputs[1], depth - 1);
+		return r ? r : back_to_bmm1(p->inputs[2], depth - 1);
 	}
 	return NULL;
 }
@@ -107,22 +126,25 @@ static const char *input_reason(const struct fp8mha_cfg *cfg, qir_value *v,
 		}
 		return NULL;
 	}
+	note = NULL;
 	for (hops = 0; p && hops < FP8MHA_MAX_HOPS && !fp8_dq(p); hops++) {
 		int k = 0;
 
 		if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
 		    p->ninputs == 2 && !fp8mha_scalar(p->inputs[0], &c))
 			k = 1;
-		if (!(is_layout(p) || fp8mha_is_op(p, "Mul") ||
+		if (!(is_layout(p) || moves_data(p) || fp8mha_is_op(p, "Mul") ||
 		      fp8mha_is_op(p, "Div")) || !p->inputs[k])
 			break;
+		/* the first note on the way: the rewrite skipped there */
+		if (!note)
+			note = fp8mha_note_for(cfg, p);
 		p = p->inputs[k]->producer;
 	}
 	if (!fp8_dq(p)) {
 		snprintf(buf, len, "no FP8 Q/DQ on %s", what);
 		return buf;
 	}
-	note = fp8mha_note_for(cfg, first);
 	snprintf(buf, len, "%s%s between DQ and %s%s%s",
 		 fp8mha_is_op(first, "Cast") ? "a Cast " : "",
 		 qir_node_label(first, label, sizeof(label)), what,
@@ -223,6 +245,47 @@ static void print_block(struct fp8mha_cfg *cfg, size_t i, const struct block *b)
 		  b->bmm1->name, b->sm->name, b->bmm2->name, head, b->why);
 }
 
+/* The scale of the per-tensor FP8 DQ feeding v directly; NAN when none. */
+static double dq_scale(qir_value *v)
+{
+	qir_node *p = v ? v->producer : NULL;
+	qir_tensor *s;
+	double d;
+
+	if (!fp8_dq(p) || !(s = qir_value_const(p->inputs[1])) ||
+	    qir_tensor_numel(s) != 1 || qir_tensor_get_f64(s, 0, &d, NULL))
+		return NAN;
+	return d;
+}
+
+/* One --stats-json record per block: what the log line says, and the
+ * scales TensorRT will use. */
+static void record_block(struct fp8mha_cfg *cfg, size_t i,
+			 const struct block *b)
+{
+	qopt_field f[11];
+	size_t n = 0;
+
+	f[n++] = (qopt_field){ "block", NULL, (double)i };
+	f[n++] = (qopt_field){ "bmm1", b->bmm1->name, 0 };
+	f[n++] = (qopt_field){ "softmax", b->sm->name, 0 };
+	f[n++] = (qopt_field){ "bmm2", b->bmm2->name, 0 };
+	f[n++] = (qopt_field){ "head_size", NULL,
+			       b->head >= 0 ? (double)b->head : NAN };
+	f[n++] = (qopt_field){ "fusible", b->why ? "no" : "yes", 0 };
+	if (b->why)
+		f[n++] = (qopt_field){ "reason", b->why, 0 };
+	f[n++] = (qopt_field){ "scale_query", NULL,
+			       dq_scale(b->bmm1->inputs[0]) };
+	f[n++] = (qopt_field){ "scale_key", NULL,
+			       dq_scale(b->bmm1->inputs[1]) };
+	f[n++] = (qopt_field){ "scale_softmax", NULL,
+			       dq_scale(b->bmm2->inputs[0]) };
+	f[n++] = (qopt_field){ "scale_value", NULL,
+			       dq_scale(b->bmm2->inputs[1]) };
+	qopt_record(cfg->ctx, "attention block", f, n);
+}
+
 int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 {
 	qir_node **sms;
@@ -250,6 +313,7 @@ int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 		judge(cfg, &b);
 		++*blocks;
 		print_block(cfg, *blocks, &b);
+		record_block(cfg, *blocks, &b);
 		qopt_stat_add(cfg->ctx, "attention blocks", 1);
 		qopt_stat_add(cfg->ctx, "attention blocks fusible", !b.why);
 		qopt_stat_add(cfg->ctx, "attention blocks not fusible", !!b.why);

@@ -6,7 +6,9 @@
  * Q/DQ), weights before motion (a compressed weight has no Q left to
  * move a Transpose above), Transposes before scales (the K path
  * Q -> DQ -> Transpose -> Mul becomes Transpose -> Q -> DQ -> Mul, whose
- * Mul then moves), Softmax Q/DQ last so the report sees the final form.
+ * Mul then moves), the Q/DQ of Q, K, V below their layout ops next (a
+ * scale Mul left after the new DQ moves with the others), Softmax Q/DQ
+ * last so the report sees the final form.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,7 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		fp8mha_calib_place, fp8mha_convert_custom_ops,
 		fp8mha_type_qdq, fp8mha_compress_weights,
 		fp8mha_pretranspose, fp8mha_move_transposes,
-		fp8mha_move_scales, fp8mha_softmax_qdq,
+		fp8mha_sink_layout, fp8mha_move_scales, fp8mha_softmax_qdq,
 	};
 	struct fp8mha_cfg cfg;
 	size_t blocks = 0, fusible = 0;
@@ -34,6 +36,7 @@ int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	cfg.compress_weights = qopt_opt_bool(ctx, "compress_weights");
 	cfg.move_transpose = qopt_opt_bool(ctx, "move_transpose");
 	cfg.move_scale = qopt_opt_bool(ctx, "move_scale");
+	cfg.move_layout = qopt_opt_bool(ctx, "move_layout");
 	cfg.softmax_qdq = qopt_opt_bool(ctx, "softmax_qdq");
 	if (!cfg.qk) {
 		qopt_error(ctx, "no kernel context");

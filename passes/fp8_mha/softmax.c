@@ -2,8 +2,11 @@
  * passes/fp8_mha/softmax.c - rewrite 4: Q/DQ after each Softmax whose
  * consumers are all MatMul (BMM2 of attention). The Softmax output lies
  * in [0, 1], so a fixed scale of 1/448 maps 1.0 onto E4M3FN's largest
- * value: no calibration. The scale is in the Softmax's own float type,
- * the zero point FLOAT8E4M3FN 0, saturate = 1. This rewrite adds
+ * value: no calibration. The zero point is FLOAT8E4M3FN 0, saturate = 1.
+ * torch's softmax(..., dtype=float32) writes Softmax -> Cast [-> Cast]
+ * -> MatMul: the Q/DQ goes after the last Cast, so the DQ feeds BMM2
+ * directly, with its scale in that Cast's type (BMM2's); a float Cast
+ * keeps [0, 1] and 1.0, so the scale is the same. This rewrite adds
  * quantization (it is the only one that changes what the model
  * computes beyond float rounding).
  */
@@ -38,9 +41,32 @@ static qir_node *add_qdq_node(qir_graph *g, const char *op, const char *hint,
 	return n;
 }
 
-static int insert(struct fp8mha_cfg *cfg, qir_node *sm, int dtype)
+/* Where the Q/DQ goes: the Softmax output, or the output of the float
+ * Casts that alone follow it (each the one consumer of the value
+ * before); *at is the node it goes after. */
+static qir_value *after_casts(qir_node *sm, qir_node **at)
 {
-	qir_value *out = sm->outputs[0], *s, *zp;
+	qir_value *v = sm->outputs[0];
+	qir_node *c;
+	int hops;
+
+	*at = sm;
+	for (hops = 0; hops < FP8MHA_MAX_HOPS; hops++) {
+		c = fp8mha_sole_user(v);
+		if (!c || !fp8mha_is_op(c, "Cast") || c->noutputs != 1 ||
+		    !c->outputs[0] ||
+		    !fp8mha_is_float((int)qir_node_attr_int(c, "to", 0)))
+			break;
+		*at = c;
+		v = c->outputs[0];
+	}
+	return v;
+}
+
+static int insert(struct fp8mha_cfg *cfg, qir_node *sm, qir_node *at,
+		  qir_value *out, int dtype)
+{
+	qir_value *s, *zp;
 	qir_graph *g = sm->graph;
 	qir_node *q, *dq;
 	qir_use *uses;
@@ -74,7 +100,7 @@ static int insert(struct fp8mha_cfg *cfg, qir_node *sm, int dtype)
 		free(uses);
 		return fp8mha_fail(cfg, sm, &err);
 	}
-	qir_node_move_after(q, sm);
+	qir_node_move_after(q, at);
 	qir_node_move_after(dq, q);
 	for (i = 0; i < n; i++)
 		if (qir_value_replace_use(out, uses[i], dq->outputs[0])) {
@@ -99,17 +125,20 @@ static int any_matmul(const qir_value *v)
 static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 {
 	qir_value *out;
+	qir_node *at;
 	char why[256];
 	size_t i;
-	int dtype;
+	int dtype, rc;
 
 	if (sm->ninputs < 1 || !sm->inputs[0] || sm->noutputs != 1 ||
-	    !(out = sm->outputs[0]))
+	    !sm->outputs[0])
 		return 0;
+	out = after_casts(sm, &at);
 	/* Not attention (a classifier's Softmax), or done before. */
 	if (!any_matmul(out) || already_quantized(out))
 		return 0;
-	dtype = qir_value_elem_type(out);
+	dtype = at != sm ? (int)qir_node_attr_int(at, "to", 0) :
+		qir_value_elem_type(out);
 	if (!dtype)
 		dtype = fp8mha_float_type(sm->inputs[0], 16);
 	if (!fp8mha_all_users_are(out, "MatMul", why, sizeof(why))) {
@@ -131,10 +160,14 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 		fp8mha_note(cfg, sm, "softmax_qdq = no");
 		return 0;
 	}
-	if (!qopt_may_rewrite(cfg->ctx, "Q/DQ (scale 1/448) after Softmax '%s'",
-			      sm->name))
+	if (!qopt_may_rewrite(cfg->ctx, "Q/DQ (scale 1/448) after Softmax "
+			      "'%s'%s%s", sm->name, at != sm ? " after Cast " :
+			      "", at != sm ? at->name : ""))
 		return 0;
-	return insert(cfg, sm, dtype);
+	rc = insert(cfg, sm, at, out, dtype);
+	if (rc > 0 && at != sm)
+		qopt_stat_add(cfg->ctx, "Softmax Q/DQ after a Cast", 1);
+	return rc;
 }
 
 int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed)

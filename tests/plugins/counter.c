@@ -3,6 +3,7 @@
  * entry PREFIX.I = "ok"; "t-corrupt" writes "CORRUPT" at rewrite
  * number `bad` of its run (what tests/core-check.c looks for).
  */
+#include <math.h>
 #include <stdio.h>
 #include <qopt/qopt.h>
 
@@ -34,6 +35,15 @@ static int count_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		}
 		qopt_stat_add(ctx, "entries set", 1);
 		*changed = 1;
+	}
+	{
+		/* one record: strings escaped, a non-finite number null */
+		const qopt_field f[] = { { "prefix", prefix, 0 },
+			{ "count", NULL, (double)n },
+			{ "quote\"d\n", "back\\slash\t", 0 },
+			{ "none", NULL, HUGE_VAL } };
+
+		qopt_record(ctx, "t-count run", f, 4);
 	}
 	return 0;
 }
