@@ -268,7 +268,7 @@ static qir_node *clone_qdq(qir_node *n, qir_value *x, int dtype,
 
 /* Erases the old node behind v once nothing reads it, then what only
  * it kept alive: layout ops, Concats, the leaves' DQ and Q. */
-static void erase_old(qir_value *v)
+static void erase_old(struct fp8mha_cfg *cfg, qir_value *v)
 {
 	qir_node *n = v ? v->producer : NULL;
 	qir_error err = { 0 };
@@ -301,9 +301,9 @@ static void erase_old(qir_value *v)
 		    is_concat(in[i]->producer) ||
 		    fp8mha_is_dq(in[i]->producer) ||
 		    fp8mha_is_q(in[i]->producer)))
-			erase_old(in[i]);
+			erase_old(cfg, in[i]);
 		else
-			fp8mha_erase_unused(in[i]);
+			fp8mha_erase_unused(cfg, in[i]);
 	}
 }
 
@@ -358,7 +358,7 @@ static int sink(struct fp8mha_cfg *cfg, struct path *p, const char *what)
 		if (shapes_to_input(p->dqs[i], p->dqs[i]->inputs[0]->producer->
 				    inputs[0]))
 			return fp8mha_fail(cfg, p->reader, NULL);
-	erase_old(p->target);
+	erase_old(cfg, p->target);
 	qopt_stat_add(cfg->ctx, "Q/DQ moved below layout ops", 1);
 	return 1;
 }
