@@ -24,13 +24,14 @@ const qopt_plugin_info *fuzz_entry_opset_check(void);
 const qopt_plugin_info *fuzz_entry_hadamard_rotate(void);
 const qopt_plugin_info *fuzz_entry_nvfp4_weights(void);
 const qopt_plugin_info *fuzz_entry_fp8_mha(void);
+const qopt_plugin_info *fuzz_entry_infer_shapes(void);
 
 /* Every pass in one pipeline with small thresholds (so that tiny
  * fuzzed weights are targets), the variants of the options that take
  * other code paths, and each weight pass alone (a failure early in a
  * pipeline would hide the later passes). */
 static const char *const pipelines[] = {
-	"opset-check,cast-fold,hadamard-rotate:min_size=0,"
+	"infer-shapes,opset-check,cast-fold,hadamard-rotate:min_size=0,"
 	"nvfp4-weights:min_size=0,fp8-mha",
 	"hadamard-rotate:min_size=0:fold=no:quantizer=nvfp4:block_size=16,"
 	"nvfp4-weights:min_size=0:mode=fake:rotate=rotate_back,"
@@ -58,7 +59,7 @@ static void setup(void)
 	static const qopt_plugin_info *(*const entries[])(void) = {
 		fuzz_entry_cast_fold, fuzz_entry_opset_check,
 		fuzz_entry_hadamard_rotate, fuzz_entry_nvfp4_weights,
-		fuzz_entry_fp8_mha,
+		fuzz_entry_fp8_mha, fuzz_entry_infer_shapes,
 	};
 	qir_error err = { 0 };
 	char name[32];

@@ -32,7 +32,7 @@ done
 # The pass fuzzer's inputs, through fuzz/fuzz-passes.c's pipelines
 # (keep the two lists alike): a pass may refuse (exit 1), never crash.
 set -- \
-	"opset-check,cast-fold,hadamard-rotate:min_size=0,nvfp4-weights:min_size=0,fp8-mha" \
+	"infer-shapes,opset-check,cast-fold,hadamard-rotate:min_size=0,nvfp4-weights:min_size=0,fp8-mha" \
 	"hadamard-rotate:min_size=0:fold=no:quantizer=nvfp4:block_size=16,nvfp4-weights:min_size=0:mode=fake:rotate=rotate_back,fp8-mha:weight_mode=fake:rotate=rotate_back:weight_axis=yes" \
 	"hadamard-rotate:min_size=0:quantizer=fp8" \
 	"nvfp4-weights:min_size=0:op_types=MatMul;Gemm;Conv" \
