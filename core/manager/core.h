@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <qopt/pass.h>
 
-/* ---- messages (core/manager/log.c) ------------------------------------------
+/* ---- messages (core/manager/log.c) ----------------------------------
  * "qopt: <tag>: warning: ...", "qopt: <tag>: error: ...". tag NULL:
  * "qopt: error: ...". Messages above the configured level are dropped.
  */
@@ -66,7 +66,8 @@ void pm_value_clear(struct pm_value *v);
 int pm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
 int pm_parse_bool(const char *s, int *out);
 
-/* ---- plugins and the pass registry (core/manager/loader.c, discovery.c) ---- */
+/* ---- plugins and the pass registry (core/manager/loader.c,
+ * discovery.c) ---- */
 struct pm_plugin {
 	char *path;		/* as given (owned) */
 	char *real;		/* realpath (owned), to load each file once */
@@ -145,7 +146,8 @@ const char *pm_build_tree(void);
 /* spec index of option name in pass, or -1. */
 int pm_pass_option_index(const struct pm_pass *p, const char *name);
 
-/* ---- pipelines (core/manager/pipeline.c, pipeline-ini.c, pipeline-print.c) ---- */
+/* ---- pipelines (core/manager/pipeline.c, pipeline-ini.c,
+ * pipeline-print.c) ---- */
 struct pm_rawopt {
 	char *key, *value;	/* owned */
 	int line;
@@ -294,7 +296,7 @@ struct pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
 					       const char *input,
 					       qir_error *err);
 
-/* ---- core/manager/guard.c: signals, crashes and exit() inside a pass ------ */
+/* ---- core/manager/guard.c: signals, crashes and exit() inside a pass ---- */
 
 /* Installs the handlers (once): SIGINT/SIGTERM/SIGHUP remove the
  * temporary output files and re-raise; a crash or an exit() while a
@@ -304,7 +306,7 @@ int pm_guard_install(void);
 void pm_guard_enter(const char *pass);
 void pm_guard_leave(void);
 
-/* ---- core/manager/outfile.c: qopt's own outputs, atomically -------------- */
+/* ---- core/manager/outfile.c: qopt's own outputs, atomically ------ */
 
 /* A temporary file beside path (QIR_EUSAGE when path is there and is
  * not a regular file or a symlink); *fp writes to it. */

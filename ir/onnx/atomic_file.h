@@ -47,7 +47,7 @@ void ir_stops_release(const sigset_t *old);
 void ir_atomic_cleanup(void);
 /* "a FIFO", "a character device", ... for messages. */
 const char *ir_file_kind(mode_t mode);
-/* ---- ir/onnx/open_regular.c: inputs ---------------------------------- */
+/* ---- ir/onnx/open_regular.c: inputs ------------------------------ */
 
 /* Opens path read-only if it is a regular file (checked before the
  * open, so a FIFO never blocks; flags may add O_NOFOLLOW). -1 with
