@@ -1,6 +1,6 @@
 /*
  * tests/hostile-scan.c - the walk that guards the loader and reads back
- * every written model (ir/onnx_scan.c): what it refuses in both modes,
+ * every written model (ir/onnx/onnx_scan.c): what it refuses in both modes,
  * and the damage only the strict read-back reports.
  */
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * core/api/ctx-api.c - the pass context API exported by libqopt: each call
- * forwards to the ops table of the context (core/ctx-ops.h). A NULL
+ * forwards to the ops table of the context (core/api/ctx-ops.h). A NULL
  * context is accepted everywhere, so a pass can be unit-tested without
  * a manager: logging goes nowhere, options read as unset, every
  * rewrite is allowed.

@@ -1,6 +1,6 @@
 /*
  * core/cli/bisect.c - `qopt bisect`: finds the first numbered point (pass
- * run or rewrite, see core/gate.c) after which a test command calls
+ * run or rewrite, see core/manager/gate.c) after which a test command calls
  * the output bad. Each candidate comes from re-running the pipeline in
  * process on a freshly loaded model with a bisect limit.
  *

@@ -43,7 +43,7 @@ int cli_parse(struct pm_cli *c, int argc, char **argv);
 void cli_free(struct pm_cli *c);
 void cli_usage(FILE *f);
 
-/* Pipeline and plugins as the options and [qopt] say (core/setup.c).
+/* Pipeline and plugins as the options and [qopt] say (core/cli/setup.c).
  * Returns an exit status (0 fine). */
 int cli_setup(struct pm_cli *c, struct pm_pipeline *pl,
 		   struct pm_registry **reg);

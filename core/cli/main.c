@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	pm_use_build_tree_modules();
-	/* calibrate has options of its own (core/cmd-calibrate.c) */
+	/* calibrate has options of its own (core/cli/cmd-calibrate.c) */
 	if (argc >= 2 && !strcmp(argv[1], "calibrate")) {
 		pm_msg_setup(QOPT_LOG_INFO, 0);
 		return stdout_done(cmd_calibrate(argc - 1, argv + 1));

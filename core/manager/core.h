@@ -3,7 +3,7 @@
  *
  * The pass manager: a static library linked into the qopt program. It
  * uses libqopt's public API only, and gives passes their context
- * through the ops table of core/ctx-ops.h.
+ * through the ops table of core/api/ctx-ops.h.
  */
 #ifndef QOPT_CORE_H
 #define QOPT_CORE_H
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <qopt/pass.h>
 
-/* ---- messages (core/log.c) ------------------------------------------
+/* ---- messages (core/manager/log.c) ----------------------------------
  * "qopt: <tag>: warning: ...", "qopt: <tag>: error: ...". tag NULL:
  * "qopt: error: ...". Messages above the configured level are dropped.
  */
@@ -36,7 +36,7 @@ unsigned pm_msg_warnings(void);
 void pm_msg_clear_bar(void);
 void pm_msg_set_bar(int shown);
 
-/* ---- suggestions (core/suggest.c) ---- */
+/* ---- suggestions (core/manager/suggest.c) ---- */
 size_t pm_edit_distance(const char *a, const char *b);
 /* Closest candidate within a distance that still looks like a typo, or
  * NULL. Borrowed from cands. */
@@ -46,7 +46,7 @@ const char *pm_suggest(const char *word, const char *const *cands,
 const char *pm_did_you_mean(const char *word, const char *const *cands,
 			      size_t n);
 
-/* ---- option values (core/options.c) ---- */
+/* ---- option values (core/manager/options.c) ---- */
 struct pm_value {
 	int set;		/* given by the pipeline (not the default) */
 	int present;		/* set or defaulted */
@@ -69,7 +69,8 @@ void pm_value_clear(struct pm_value *v);
 int pm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
 int pm_parse_bool(const char *s, int *out);
 
-/* ---- plugins and the pass registry (core/loader.c, discovery.c) ---- */
+/* ---- plugins and the pass registry (core/manager/loader.c,
+ * discovery.c) ---- */
 struct pm_plugin {
 	char *path;		/* as given (owned) */
 	char *real;		/* realpath (owned), to load each file once */
@@ -148,7 +149,8 @@ const char *pm_build_tree(void);
 /* spec index of option name in pass, or -1. */
 int pm_pass_option_index(const struct pm_pass *p, const char *name);
 
-/* ---- pipelines (core/pipeline.c, pipeline-ini.c, pipeline-print.c) ---- */
+/* ---- pipelines (core/manager/pipeline.c, pipeline-ini.c,
+ * pipeline-print.c) ---- */
 struct pm_rawopt {
 	char *key, *value;	/* owned */
 	int line;
@@ -207,7 +209,7 @@ int pm_pipeline_resolve(struct pm_pipeline *p,
 /* INI text that parses back to the same pipeline. */
 void pm_pipeline_print(const struct pm_pipeline *p, FILE *f);
 
-/* ---- running a pipeline (core/manager.c, ctx.c, report.c) ---- */
+/* ---- running a pipeline (core/manager/manager.c, ctx.c, report.c) ---- */
 struct pm_run_opts {
 	int verify_each;
 	int strict;
@@ -269,7 +271,7 @@ struct pm_run {
 };
 
 struct ctx_ops;
-/* The manager's pass context; starts as core/ctx-ops.h's ctx_head. */
+/* The manager's pass context; starts as core/api/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
 	const struct ctx_ops *ops;	/* &pm_ctx_ops */
 	struct pm_run *run;
@@ -299,7 +301,7 @@ struct pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
 					       const char *input,
 					       qir_error *err);
 
-/* ---- core/guard.c: signals, crashes and exit() inside a pass ------ */
+/* ---- core/manager/guard.c: signals, crashes and exit() inside a pass ---- */
 
 /* Installs the handlers (once): SIGINT/SIGTERM/SIGHUP remove the
  * temporary output files and re-raise; a crash or an exit() while a
@@ -309,7 +311,7 @@ int pm_guard_install(void);
 void pm_guard_enter(const char *pass);
 void pm_guard_leave(void);
 
-/* ---- core/outfile.c: qopt's own outputs, atomically -------------- */
+/* ---- core/manager/outfile.c: qopt's own outputs, atomically ------ */
 
 /* A temporary file beside path (QIR_EUSAGE when path is there and is
  * not a regular file or a symlink); *fp writes to it. */
@@ -322,7 +324,7 @@ int pm_outfile_commit(pm_outfile *o, qir_error *err);
 /* Removes the temporary file; frees o. NULL is fine. */
 void pm_outfile_abort(pm_outfile *o);
 double pm_now(void);
-/* The gate for a whole pass run (core/gate.c); 1: run it. */
+/* The gate for a whole pass run (core/manager/gate.c); 1: run it. */
 int pm_gate_pass(struct pm_run *r, size_t stage);
 /* Ends a progress bar of the context's pass, if one is shown. */
 void pm_ctx_finish_progress(qopt_ctx *ctx);
@@ -330,7 +332,7 @@ void pm_ctx_finish_progress(qopt_ctx *ctx);
 int pm_gate_rewrite(qopt_ctx *ctx, const char *desc);
 void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		       const char *what);
-/* The table every manager context points to (core/ctx.c). */
+/* The table every manager context points to (core/manager/ctx.c). */
 extern const struct ctx_ops pm_ctx_ops;
 
 #endif /* QOPT_CORE_H */

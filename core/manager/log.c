@@ -43,7 +43,7 @@ void pm_msg_clear_bar(void)
 }
 
 /* One line each: control bytes from names in the model are shown as
- * \xNN (ir/error.c does the same for error texts). */
+ * \xNN (ir/model/error.c does the same for error texts). */
 static void put_escaped(const char *fmt, va_list ap)
 {
 	/* Each byte may grow to four (\xNN). */

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <qopt/ir.h>
 
-/* Open-addressing string -> pointer map (ir/strmap.c). Keys are not
+/* Open-addressing string -> pointer map (ir/model/strmap.c). Keys are not
  * copied: they must outlive their entry (we key by the object's own
  * name buffer). */
 typedef struct ir_strmap {
@@ -54,7 +54,7 @@ struct ir_tensor_priv {
 	/* Original Onnx__TensorProto (borrowed from the model's parsed
 	 * message) for fields the IR does not model; NULL for new ones. */
 	const void *pb;
-	/* QIR_STORE_OWNED bytes moved to the spill file (ir/spill.c):
+	/* QIR_STORE_OWNED bytes moved to the spill file (ir/model/spill.c):
 	 * the tensor's own read-only mapping, data points to it. */
 	void *spill_addr;
 	size_t spill_len;
@@ -108,7 +108,7 @@ struct ir_model_priv {
 	const void *pb;		/* parsed Onnx__ModelProto, or NULL */
 	void (*release)(qir_model *m); /* frees pb and file mapping */
 	/* Large raw_data in pb point into these bytes instead of owning
-	 * a copy (ir/onnx_skeleton.c): the model file's mapping, which
+	 * a copy (ir/onnx/onnx_skeleton.c): the model file's mapping, which
 	 * is then file_addr and unmapped with the model, or the buffer
 	 * given to qir_model_load_buffer. NULL when pb owns everything. */
 	const void *pb_borrow;
@@ -124,7 +124,7 @@ struct ir_model_priv {
 	 * suffix to try, so repeated hints do not rescan "w_1".."w_n". */
 	ir_strmap hint_next;
 	size_t value_order;	/* next ir_value_priv.order */
-	struct ir_spill *spill; /* ir/spill.c, NULL until first used */
+	struct ir_spill *spill; /* ir/model/spill.c, NULL until first used */
 	uint64_t mark_gen;	/* last ir_value_priv.mark used */
 	size_t load_moved;	/* nodes the load sorted into place */
 	/* Conflicts the load's inference found; the first few kept. */
@@ -157,7 +157,7 @@ void ir_tensor_set_external(qir_tensor *t, ir_mapping *map,
 /* Maps map->path on first use (read-only, MAP_PRIVATE). */
 int ir_mapping_open(ir_mapping *map, qir_error *err);
 void ir_mapping_close(ir_mapping *map);
-/* Unmaps spilled bytes (ir/spill.c); clears data when it pointed
+/* Unmaps spilled bytes (ir/model/spill.c); clears data when it pointed
  * there. No-op for a tensor that was not spilled. */
 void ir_tensor_unspill(struct ir_tensor_priv *p);
 /* The spill file's descriptor and *off when data are t's spilled bytes

@@ -1,6 +1,6 @@
 /*
  * ir/onnx/atomic_file.h - outputs written beside their target and renamed
- * over it (ir/atomic_file.c). Private to libqopt: the IR writer and
+ * over it (ir/onnx/atomic_file.c). Private to libqopt: the IR writer and
  * core's other outputs (--stats-json) share it.
  */
 #ifndef QOPT_IR_ATOMIC_FILE_H
@@ -47,7 +47,7 @@ void ir_stops_release(const sigset_t *old);
 void ir_atomic_cleanup(void);
 /* "a FIFO", "a character device", ... for messages. */
 const char *ir_file_kind(mode_t mode);
-/* ---- ir/open_regular.c: inputs ---------------------------------- */
+/* ---- ir/onnx/open_regular.c: inputs ------------------------------ */
 
 /* Opens path read-only if it is a regular file (checked before the
  * open, so a FIFO never blocks; flags may add O_NOFOLLOW). -1 with

@@ -17,7 +17,7 @@
 /* protobuf C++'s default recursion limit: what ONNX Runtime loads. */
 #define QIR_PB_MAX_DEPTH 100
 
-/* ---- ir/onnx_scan.c: before unpacking ----------------------------- */
+/* ---- ir/onnx/onnx_scan.c: before unpacking ----------------------- */
 
 /* Fails (QIR_EPARSE, with the byte offset) on messages nested deeper
  * than QIR_PB_MAX_DEPTH, field number 0 and NUL bytes in string
@@ -25,7 +25,7 @@
  * wire format fails too (used on what the writer produced). */
 int ir_pb_scan(const uint8_t *buf, size_t len, int strict, qir_error *err);
 
-/* ---- ir/onnx_check.c: sizes a TensorProto claims ---------------- */
+/* ---- ir/onnx/onnx_check.c: sizes a TensorProto claims ------------ */
 
 /* Checks data_type and dims (known type, no negative dim, no
  * overflow) and sets *nbytes / *numel. what names the tensor. */
@@ -36,7 +36,7 @@ int ir_pb_check_len(const Onnx__TensorProto *tp, const char *what,
 		      const char *field, uint64_t have, uint64_t need,
 		      const char *unit, qir_error *err);
 
-/* ---- ir/onnx_tensor.c: TensorProto -> qir_tensor ----------------- */
+/* ---- ir/onnx/onnx_tensor.c: TensorProto -> qir_tensor ------------ */
 
 struct ir_load_ctx {
 	qir_model *model;
@@ -50,16 +50,16 @@ struct ir_load_ctx {
  * live as long as the tensor); typed fields are converted into an
  * owned little-endian buffer; external data is checked and bound to
  * the model's shared mapping of its file. */
-/* ir/onnx_sparse.c: every index of a sparse tensor addresses an
+/* ir/onnx/onnx_sparse.c: every index of a sparse tensor addresses an
  * element of its dense shape. what names it in the message. */
 int ir_sparse_check(const Onnx__SparseTensorProto *sp, const char *what,
 		      qir_error *err);
 qir_tensor *ir_tensor_from_pb(struct ir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 
-/* ---- ir/atomic_file.c: see atomic_file.h ------------------------- */
+/* ---- ir/onnx/atomic_file.c: see atomic_file.h -------------------- */
 
-/* ---- ir/external.c: external data --------------------------------- */
+/* ---- ir/onnx/external.c: external data --------------------------- */
 
 /* The shared mapping of location (relative to ctx->dir) after the
  * path-safety checks; registered in the model's priv maps list. */
@@ -119,7 +119,7 @@ struct ir_ext_piece {
 int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
 		const char *path, qir_error *err);
 
-/* ---- ir/arena.c: allocations of one save, freed together --------- */
+/* ---- ir/onnx/arena.c: allocations of one save, freed together ---- */
 
 struct ir_arena {
 	struct ir_arena_block *head;
@@ -131,7 +131,7 @@ void *ir_arena_alloc(struct ir_arena *a, size_t size);
 char *ir_arena_strdup(struct ir_arena *a, const char *s);
 void ir_arena_free(struct ir_arena *a);
 
-/* ---- ir/onnx_skeleton.c: large raw_data left in the loaded file ---- */
+/* ---- ir/onnx/onnx_skeleton.c: large raw_data left in the loaded file ---- */
 
 /* raw_data payloads of at least this many bytes stay in the source
  * buffer; smaller ones are cheaper copied than tracked. */
@@ -176,7 +176,7 @@ void ir_pb_model_free(Onnx__ModelProto *mp, const void *base, size_t len);
  * pages (data must lie in a private read-only file mapping). */
 int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map);
 
-/* ---- ir/onnx_read.c ------------------------------------------------ */
+/* ---- ir/onnx/onnx_read.c ----------------------------------------- */
 
 /* Model priv release hook: frees the parsed message and the maps. */
 void ir_onnx_release(qir_model *m);

@@ -3,7 +3,7 @@
  *
  * The file is mmap'ed and unpacked by protobuf-c, which copies every
  * bytes field it reads; so large tensor payloads are first swapped for
- * tokens (ir/onnx_skeleton.c) and, once unpacked, their raw_data point
+ * tokens (ir/onnx/onnx_skeleton.c) and, once unpacked, their raw_data point
  * back into the mapping, which then lives as long as the model: each
  * weight is read from the file only when used, never copied on load.
  * Files with no large payload are unmapped at once. The unpacked

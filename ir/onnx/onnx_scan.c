@@ -117,7 +117,7 @@ static int bad(struct scan *s, enum msg k, size_t at, const char *what)
 
 /* A message that does not parse ends the scan without a finding:
  * everything before it was checked, and protobuf-c then reports the
- * damage itself (with ir/onnx_read.c's explanation). A strict scan
+ * damage itself (with ir/onnx/onnx_read.c's explanation). A strict scan
  * reports it. */
 static int stop(struct scan *s, enum msg k, size_t at, const char *what)
 {

@@ -2,7 +2,7 @@
  * ir/onnx/onnx_tensor.c - a TensorProto becomes a qir_tensor.
  *
  * raw_data is borrowed: large payloads from the loaded file itself
- * (ir/onnx_skeleton.c), small ones from protobuf-c's copy. The
+ * (ir/onnx/onnx_skeleton.c), small ones from protobuf-c's copy. The
  * typed fields (float_data, int32_data, ...) are converted into the
  * same raw little-endian layout, owned by the tensor, so everything
  * downstream sees one representation. External data is bound to the

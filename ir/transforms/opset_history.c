@@ -5,8 +5,8 @@
  *
  * Facts from the ONNX operator changelog: versions 1-17 as registered by
  * ONNX 1.12's schemas, 18-23 from the operator set declarations of
- * ONNX 1.13-1.18 (onnx/defs/operator_sets.h). opset_rules.c says what
- * each change means for an existing node.
+ * ONNX 1.13-1.18 (operator_sets.h in ONNX's defs folder). opset_rules.c
+ * says what each change means for an existing node.
  *
  * Opset 24 (ONNX 1.19, IR 12), from the v1.19.0 release notes: new ops
  * Swish and TensorScatter; Attention updated (new optional input

@@ -24,13 +24,21 @@ uint8_t *ps_grow(uint8_t **buf, size_t *cap, size_t n)
 	return p;
 }
 
-static uint64_t shape_bytes(int dtype, int rank, const int64_t *dims)
+/* The bytes a tensor of this shape holds: qir_dtype_nbytes, after an
+ * element count that cannot wrap. -1 on a negative dimension, an
+ * overflow or an unsized type. */
+static int result_bytes(int dtype, int rank, const int64_t *dims,
+			uint64_t *out)
 {
 	uint64_t numel = 1;
 
-	for (int i = 0; i < rank; i++)
+	for (int i = 0; i < rank; i++) {
+		if (dims[i] < 0 ||
+		    (dims[i] && numel > UINT64_MAX / (uint64_t)dims[i]))
+			return -1;
 		numel *= (uint64_t)dims[i];
-	return (numel * (uint64_t)qir_dtype_bits(dtype) + 7) / 8;
+	}
+	return qir_dtype_nbytes(dtype, numel, out);
 }
 
 /* The warning of a failed spill: said once, then results stay put. */
@@ -56,10 +64,16 @@ qir_tensor *ps_result(const struct ps_results *r, const char *name, int dtype,
 		      int rank, const int64_t *dims, const void *bytes,
 		      size_t nbytes, qir_error *err)
 {
-	uint64_t need = shape_bytes(dtype, rank, dims);
+	uint64_t need;
 	qir_tensor *t;
 	void *d;
 
+	if (result_bytes(dtype, rank, dims, &need) < 0) {
+		qir_fail(err, QIR_EINVALID, "tensor '%s': its shape has no "
+			 "byte size (negative, too large or an unsized type)",
+			 name);
+		return NULL;
+	}
 	if (need != nbytes) {
 		qir_fail(err, QIR_EINVALID, "tensor '%s': %zu bytes made for "
 			 "its shape, which needs %" PRIu64, name, nbytes, need);
