@@ -36,7 +36,9 @@ check() {
 if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
 	git ls-files >"$W/tree"
 else
-	find . -type f ! -path './tests/work/*' ! -path '*/.libs/*' |
+	# config.h and the protobuf-c code are generated, not written here.
+	find . -type f ! -path './tests/work/*' ! -path '*/.libs/*' \
+		! -name config.h ! -name '*.pb-c.[ch]' |
 		sed 's#^\./##' >"$W/tree"
 fi
 grep -E '\.(c|h|cu|cuh|mk|sh|py|js)$' "$W/tree" | grep -v '^build-aux/\|^m4/' >"$W/sources"
