@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "model/internal.h"
+#include "onnx/atomic_file.h"
 
 /* Tensors start on a page (mmap needs it) and at least 4096 bytes. */
 static uint64_t spill_align(void)
@@ -117,26 +118,6 @@ static struct ir_spill *spill_get(qir_model *m, qir_error *err)
 	return s;
 }
 
-static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
-{
-	while (len) {
-		size_t n = len > (1u << 30) ? (1u << 30) : (size_t)len;
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += w;
-		off += (uint64_t)w;
-		len -= (uint64_t)w;
-	}
-	return 0;
-}
-
 static pthread_mutex_t spill_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Writes bytes (t->nbytes of them) at the end of m's spill file and
@@ -167,7 +148,7 @@ static int spill_put(qir_model *m, qir_tensor *t, const void *bytes,
 	pthread_mutex_unlock(&spill_lock);
 	if (!s)
 		return -1;
-	if (t->nbytes > SIZE_MAX || pwrite_all(s->fd, bytes, t->nbytes, off))
+	if (t->nbytes > SIZE_MAX || ir_pwrite_all(s->fd, bytes, t->nbytes, off))
 		return qir_fail(err, QIR_EIO,
 				"tensor '%s': cannot spill %" PRIu64
 				" bytes to a temporary file in '%s': %s",

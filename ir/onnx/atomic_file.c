@@ -40,6 +40,28 @@ int ir_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int ir_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		size_t n = len > (1u << 30) ? (1u << 30) : (size_t)len;
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += w;
+		off += (uint64_t)w;
+		len -= (uint64_t)w;
+	}
+	return 0;
+}
+
 /* Temporary files being written, for ir_atomic_cleanup (a signal
  * handler): a slot holds the path from creation until the file is
  * renamed or removed. Slots are claimed under a lock-free exchange so

@@ -58,5 +58,8 @@ int ir_open_regular(const char *path, int flags, struct stat *st,
 
 /* Writes all of buf (retrying short writes). */
 int ir_write_all(int fd, const void *buf, size_t len);
+/* Writes all of buf at offset off (retrying short writes; a write of
+ * nothing is EIO). */
+int ir_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t off);
 
 #endif /* QOPT_IR_ATOMIC_FILE_H */

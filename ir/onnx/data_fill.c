@@ -69,26 +69,6 @@ static void fail_err(struct fill *f, const qir_error *e)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static int pwrite_all(int fd, const uint8_t *p, uint64_t len, uint64_t off)
-{
-	while (len) {
-		size_t n = len > (1u << 30) ? (1u << 30) : (size_t)len;
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += w;
-		off += (uint64_t)w;
-		len -= (uint64_t)w;
-	}
-	return 0;
-}
-
 /* Writes [p, p + len) at off; pages of a read-only file mapping are
  * dropped once written (they are re-read from the file if needed). */
 static int put_mem(int out, const uint8_t *p, uint64_t len, uint64_t off,
@@ -96,7 +76,7 @@ static int put_mem(int out, const uint8_t *p, uint64_t len, uint64_t off,
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 
-	if (pwrite_all(out, p, len, off))
+	if (ir_pwrite_all(out, p, len, off))
 		return -1;
 	if (from_map && pg) {
 		lo = ((uintptr_t)p + pg - 1) & ~(pg - 1);
@@ -290,7 +270,7 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 
 		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r)
 			continue;
-		if (pwrite_all(f->out, dst[qo], q->len, q->off)) {
+		if (ir_pwrite_all(f->out, dst[qo], q->len, q->off)) {
 			fail_io(f, errno);
 			goto done;
 		}
