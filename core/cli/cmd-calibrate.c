@@ -177,30 +177,14 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 /* ------------------------------------------------------------------ */
 /* the job file: what the script needs, as JSON */
 
-static void json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 static void json_value_type(FILE *f, const qir_value *v)
 {
 	int i;
 
 	fprintf(f, "{\"name\": ");
-	json_str(f, v->name);
+	calib_json_str(f, v->name);
 	fprintf(f, ", \"elem\": %d, \"dtype\": ", v->dtype);
-	json_str(f, v->dtype ? qir_dtype_name(v->dtype) : "UNDEFINED");
+	calib_json_str(f, v->dtype ? qir_dtype_name(v->dtype) : "UNDEFINED");
 	fprintf(f, ", \"dims\": ");
 	if (v->rank < 0) {
 		fprintf(f, "null}");
@@ -213,7 +197,7 @@ static void json_value_type(FILE *f, const qir_value *v)
 		if (v->dims[i].value >= 0)
 			fprintf(f, "%lld", (long long)v->dims[i].value);
 		else if (v->dims[i].param)
-			json_str(f, v->dims[i].param);
+			calib_json_str(f, v->dims[i].param);
 		else
 			fputs("null", f);
 	}
@@ -377,16 +361,16 @@ static int write_job(const char *path, const struct calib_args *a,
 		return -1;
 	}
 	fprintf(f, "{\"model\": ");
-	json_str(f, a->model);
+	calib_json_str(f, a->model);
 	fprintf(f, ",\n \"probe\": ");
-	json_str(f, probe);
+	calib_json_str(f, probe);
 	fprintf(f, ",\n \"result\": ");
-	json_str(f, result);
+	calib_json_str(f, result);
 	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"percentile\": %.17g,\n",
 		(unsigned long long)hash, a->percentile);
 	if (a->data) {
 		fprintf(f, " \"data\": ");
-		json_str(f, a->data);
+		calib_json_str(f, a->data);
 	} else {
 		fprintf(f, " \"random\": %ld, \"seed\": %ld, \"dims\": {",
 			a->random, a->seed);
@@ -397,7 +381,7 @@ static int write_job(const char *path, const struct calib_args *a,
 			snprintf(name, sizeof(name), "%.*s",
 				 (int)(eq - a->dims[i]), a->dims[i]);
 			fprintf(f, "%s", i ? ", " : "");
-			json_str(f, name);
+			calib_json_str(f, name);
 			fprintf(f, ": %ld", strtol(eq + 1, NULL, 10));
 		}
 		fputc('}', f);
