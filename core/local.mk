@@ -4,7 +4,8 @@
 libqopt_la_SOURCES += \
 	core/api/ctx-ops.h \
 	core/api/ctx-api.c \
-	core/api/version.c
+	core/api/version.c \
+	core/api/status.c
 
 noinst_LTLIBRARIES += core/libpassmgr.la
 core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)

@@ -124,7 +124,7 @@ uint32_t qki_amax_bits(const qk_ctx *ctx, int dtype, const void *x,
 	return m;
 }
 
-int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax)
+qopt_status qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax)
 {
 	size_t sz = qki_dtype_size(dtype);
 	const struct qki_cuda_ops *ops;
@@ -135,9 +135,9 @@ int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax)
 	if (!amax || (n && !x) || n > SIZE_MAX / 4)
 		return QK_EINVAL;
 	rc = qki_route(ctx, n * sz, &ops);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 1) {
+	if (ops) {
 		rc = ops->amax(dtype, x, n, amax);
 		rc = qki_cuda_result(ctx, ops, rc, n * sz);
 		if (rc != QKI_CPU)
@@ -233,7 +233,7 @@ static int qki_amaxb_range(void *arg, unsigned part, size_t lo, size_t hi)
 	return 0;
 }
 
-int qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
+qopt_status qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
 		   size_t outer, size_t axis, size_t inner, size_t block,
 		   float *out)
 {
@@ -251,9 +251,9 @@ int qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
 	a.nb = axis / block + (axis % block != 0);
 	units = outer * a.nb;
 	rc = qki_route(ctx, n * sz, &ops);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 1) {
+	if (ops) {
 		rc = ops->amax_blocks(dtype, x, outer, axis, inner, block, out);
 		rc = qki_cuda_result(ctx, ops, rc, n * sz);
 		if (rc != QKI_CPU)

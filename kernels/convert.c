@@ -109,7 +109,7 @@ static int qki_conv_range(void *arg, unsigned part, size_t lo, size_t hi)
 	return 0;
 }
 
-int qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
+qopt_status qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
 	       int src_dtype, const void *src, size_t n)
 {
 	size_t ssz = qki_dtype_size(src_dtype), dsz = qki_dtype_size(dst_dtype);
@@ -125,9 +125,9 @@ int qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
 	if (n > SIZE_MAX / 4)
 		return QK_EINVAL;
 	rc = qki_route(ctx, n * ssz, &ops);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 1) {
+	if (ops) {
 		rc = ops->convert(dst_dtype, dst, src_dtype, src, n);
 		rc = qki_cuda_result(ctx, ops, rc, n * ssz);
 		if (rc != QKI_CPU)

@@ -79,7 +79,7 @@ static void qki_cuda_load(void)
 			 sizeof(*ops));
 		return;
 	}
-	if (ops->init(why, len) == 0)
+	if (ops->init(why, len) == QOPT_OK)
 		qki_cuda.ops = ops;
 }
 #else
@@ -174,25 +174,26 @@ const char *qk_device_name(qk_device dev)
 	return "unknown";
 }
 
-int qki_route(qk_ctx *ctx, size_t bytes_in, const struct qki_cuda_ops **ops)
+qopt_status qki_route(qk_ctx *ctx, size_t bytes_in,
+		      const struct qki_cuda_ops **ops)
 {
 	const struct qki_cuda_ops *o;
 
 	*ops = NULL;
 	if (!ctx || ctx->dev == QK_DEVICE_CPU)
-		return 0;
+		return QK_OK;
 	if (ctx->dev == QK_DEVICE_AUTO && bytes_in < QKI_CUDA_AUTO_MIN_BYTES)
-		return 0;
+		return QK_OK;
 	o = qki_cuda_get();
 	if (o) {
 		*ops = o;
-		return 1;
+		return QK_OK;
 	}
 	qki_reason(ctx, qki_cuda.why);
 	if (ctx->dev == QK_DEVICE_CUDA)
 		return QK_EDEVICE;
 	ctx->stats.cuda_fallbacks++;
-	return 0;
+	return QK_OK;
 }
 
 void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in)
@@ -206,21 +207,21 @@ void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in)
 	ctx->stats.bytes_in += bytes_in;
 }
 
-int qki_cuda_result(qk_ctx *ctx, const struct qki_cuda_ops *ops, int rc,
-		    size_t bytes_in)
+int qki_cuda_result(qk_ctx *ctx, const struct qki_cuda_ops *ops,
+		    qopt_status rc, size_t bytes_in)
 {
 	const char *e;
 
-	if (rc == 0)
+	if (rc == QK_OK)
 		qki_account(ctx, 1, bytes_in);
-	if (rc <= 0)
+	if (rc != QOPT_EDEVICE_CALL && rc != QKI_CUDA_ECLOBBERED)
 		return rc;
 	e = ops->last_error ? ops->last_error() : NULL;
 	snprintf(ctx->stats.fallback_reason,
 		 sizeof(ctx->stats.fallback_reason), "CUDA kernel failed: %s",
 		 e ? e : "unknown error");
-	if (rc != 1)
-		return QK_EDEVICE;
+	if (rc == QKI_CUDA_ECLOBBERED)
+		return QOPT_EDEVICE_CALL;
 	ctx->stats.cuda_fallbacks++;
 	return QKI_CPU;
 }

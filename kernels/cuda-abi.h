@@ -7,20 +7,30 @@
  * below. Plain C types only: the module is C++ (nvcc) on its side.
  *
  * Every kernel takes host pointers, validated by libqopt beforehand,
- * and returns:
- *   0  done;
- *   1  failed before writing any caller memory (the CPU can redo it);
- *   2  failed after writing caller memory (hadamard in place only);
- *  <0  a QK_E* code for the caller (nvfp4_quantize: QK_EINVAL on inf).
- * last_error() tells why for 1 and 2, for the fallback reason.
+ * and returns a qopt_status (qopt/status.h):
+ *  QOPT_OK              done;
+ *  QOPT_EDEVICE_CALL    a CUDA call failed before any caller memory was
+ *                       written (the CPU redoes the call);
+ *  QKI_CUDA_ECLOBBERED  a CUDA call failed after writing caller memory
+ *                       (hadamard in place only): libqopt returns
+ *                       QOPT_EDEVICE_CALL to its caller;
+ *  other codes          the result for the caller (nvfp4_quantize:
+ *                       QOPT_EINVALID_NONFINITE on inf).
+ * last_error() tells why a CUDA call failed, for the fallback reason.
+ * init() returns QOPT_OK or QOPT_EDEVICE_UNAVAILABLE, bench() QOPT_OK,
+ * QOPT_EDEVICE_CALL or QOPT_EINVALID_ARG (an unknown kind).
  */
 #ifndef QK_CUDA_ABI_H
 #define QK_CUDA_ABI_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "qopt/status.h"
 
-#define QK_CUDA_ABI 1
+/* 2: qopt_status returns (was 0/1/2/negative QK_E*). */
+#define QK_CUDA_ABI 2
+/* Private to libqopt and its module: never returned by a qk_ function. */
+#define QKI_CUDA_ECLOBBERED (QOPT_EDEVICE | 0x80 << 8)
 #define QK_CUDA_ENTRY_NAME "qki_cuda_module_entry"
 
 /* Kernels the module's bench() can time. */
@@ -41,39 +51,39 @@ struct qki_cuda_ops {
 	uint32_t size; /* sizeof(struct qki_cuda_ops) */
 
 	/* Finds the driver and a device that runs this module's code.
-	 * 0 when usable; else writes why into why[len]. */
-	int (*init)(char *why, size_t len);
+	 * QOPT_OK when usable; else writes why into why[len]. */
+	qopt_status (*init)(char *why, size_t len);
 	const char *(*last_error)(void);
 
-	int (*convert)(int dst_dtype, void *dst, int src_dtype,
+	qopt_status (*convert)(int dst_dtype, void *dst, int src_dtype,
 		       const void *src, size_t n);
-	int (*amax)(int dtype, const void *x, size_t n, float *amax);
-	int (*amax_blocks)(int dtype, const void *x, size_t outer,
+	qopt_status (*amax)(int dtype, const void *x, size_t n, float *amax);
+	qopt_status (*amax_blocks)(int dtype, const void *x, size_t outer,
 			   size_t axis, size_t inner, size_t block,
 			   float *out);
 	/* mode/block as qk_qlayout; nscales scales are read. */
-	int (*fp8_quantize)(int fp8_dtype, uint8_t *dst, int src_dtype,
+	qopt_status (*fp8_quantize)(int fp8_dtype, uint8_t *dst, int src_dtype,
 			    const void *src, const float *scales,
 			    size_t nscales, size_t outer, size_t axis,
 			    size_t inner, int mode, size_t block,
 			    int saturate);
-	int (*fp8_dequantize)(int dst_dtype, void *dst, int fp8_dtype,
+	qopt_status (*fp8_dequantize)(int dst_dtype, void *dst, int fp8_dtype,
 			      const uint8_t *src, const float *scales,
 			      size_t nscales, size_t outer, size_t axis,
 			      size_t inner, int mode, size_t block);
-	int (*nvfp4_quantize)(int src_dtype, const void *w, size_t outer,
+	qopt_status (*nvfp4_quantize)(int src_dtype, const void *w, size_t outer,
 			      size_t k, size_t inner, uint8_t *codes,
 			      uint8_t *scales, float *gscale);
-	int (*nvfp4_dequantize)(const uint8_t *codes, const uint8_t *scales,
+	qopt_status (*nvfp4_dequantize)(const uint8_t *codes, const uint8_t *scales,
 				float gscale, size_t outer, size_t k,
 				size_t inner, int dst_dtype, void *dst);
-	int (*hadamard)(int dtype, void *x, size_t outer, size_t n,
+	qopt_status (*hadamard)(int dtype, void *x, size_t outer, size_t n,
 			size_t inner, size_t block);
 
 	/* Times one kernel on n FLOAT elements resident on the device;
 	 * *gbps is bytes of the FLOAT tensor (4 n) per second / 1e9 (for
-	 * QK_CB_MEMCPY: bytes copied). 0 on success. */
-	int (*bench)(int kind, size_t n, double *gbps);
+	 * QK_CB_MEMCPY: bytes copied). QOPT_OK on success. */
+	qopt_status (*bench)(int kind, size_t n, double *gbps);
 	/* Name of the device in use, e.g. "NVIDIA H100 80GB HBM3". */
 	const char *(*device_name)(void);
 };

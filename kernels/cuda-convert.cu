@@ -14,7 +14,7 @@ __global__ void qkc_convert_k(int dt, void *dst, int st, const void *src,
 		qkc_store(dt, dst, i, qkc_load(st, src, i));
 }
 
-int qkc_convert_dev(int dt, void *dst, int st, const void *src, size_t n)
+qopt_status qkc_convert_dev(int dt, void *dst, int st, const void *src, size_t n)
 {
 	/* Same type: a byte copy, as the CPU's memcpy. Decoding and
 	 * re-encoding would quiet a signaling FLOAT16/BFLOAT16 NaN
@@ -31,7 +31,7 @@ int qkc_convert_dev(int dt, void *dst, int st, const void *src, size_t n)
 	return 0;
 }
 
-int qkc_convert(int dst_dtype, void *dst, int src_dtype, const void *src,
+qopt_status qkc_convert(int dst_dtype, void *dst, int src_dtype, const void *src,
 		size_t n)
 {
 	size_t ib = n * qkc_dtype_size(src_dtype);
@@ -41,7 +41,7 @@ int qkc_convert(int dst_dtype, void *dst, int src_dtype, const void *src,
 	if (din.from_host(src, ib) || dout.alloc(ob) ||
 	    qkc_convert_dev(dst_dtype, dout.p, src_dtype, din.p, n) ||
 	    qkc_sync("convert"))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	return dout.to_host(dst, ob);
 }
 
@@ -66,7 +66,7 @@ __global__ void qkc_amax_k(int dtype, const void *x, size_t n, unsigned *out)
 		atomicMax(out, m);
 }
 
-int qkc_amax_dev(int dtype, const void *x, size_t n, unsigned *amax_bits)
+qopt_status qkc_amax_dev(int dtype, const void *x, size_t n, unsigned *amax_bits)
 {
 	cudaError_t e = cudaMemset(amax_bits, 0, sizeof(unsigned));
 
@@ -78,17 +78,17 @@ int qkc_amax_dev(int dtype, const void *x, size_t n, unsigned *amax_bits)
 	return 0;
 }
 
-int qkc_amax(int dtype, const void *x, size_t n, float *amax)
+qopt_status qkc_amax(int dtype, const void *x, size_t n, float *amax)
 {
 	qkc_buf din, dm;
 	unsigned bits;
 
 	if (din.from_host(x, n * qkc_dtype_size(dtype)) ||
 	    dm.alloc(sizeof(unsigned)))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	if (qkc_amax_dev(dtype, din.p, n, (unsigned *)dm.p) ||
 	    qkc_sync("amax") || dm.to_host(&bits, sizeof(bits)))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	*amax = qki_u2f(bits);
 	return 0;
 }
@@ -120,7 +120,7 @@ __global__ void qkc_amaxb_k(int dtype, const void *x, size_t outer,
 	}
 }
 
-int qkc_amax_blocks_dev(int dtype, const void *x, size_t outer,
+qopt_status qkc_amax_blocks_dev(int dtype, const void *x, size_t outer,
 			size_t axis, size_t inner, size_t block, float *out)
 {
 	size_t nb = axis / block + (axis % block != 0);
@@ -132,7 +132,7 @@ int qkc_amax_blocks_dev(int dtype, const void *x, size_t outer,
 	return 0;
 }
 
-int qkc_amax_blocks(int dtype, const void *x, size_t outer, size_t axis,
+qopt_status qkc_amax_blocks(int dtype, const void *x, size_t outer, size_t axis,
 		    size_t inner, size_t block, float *out)
 {
 	size_t nb = axis / block + (axis % block != 0);
@@ -141,10 +141,10 @@ int qkc_amax_blocks(int dtype, const void *x, size_t outer, size_t axis,
 
 	if (din.from_host(x, n * qkc_dtype_size(dtype)) ||
 	    dout.alloc(no * sizeof(float)))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	qkc_amax_blocks_dev(dtype, din.p, outer, axis, inner, block,
 			    (float *)dout.p);
 	if (qkc_sync("amax_blocks"))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	return dout.to_host(out, no * sizeof(float));
 }

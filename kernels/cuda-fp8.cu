@@ -53,7 +53,7 @@ __global__ void qkc_fp8_k(qkc_fp8_args a)
 	}
 }
 
-int qkc_fp8_dev(int quant, int fmt, int rt, const void *src, void *dst,
+qopt_status qkc_fp8_dev(int quant, int fmt, int rt, const void *src, void *dst,
 		const float *scales, size_t outer, size_t axis, size_t inner,
 		int mode, size_t block, int sat)
 {
@@ -77,7 +77,7 @@ int qkc_fp8_dev(int quant, int fmt, int rt, const void *src, void *dst,
 	return 0;
 }
 
-static int qkc_fp8(int quant, int fmt, int rt, const void *src, void *dst,
+static qopt_status qkc_fp8(int quant, int fmt, int rt, const void *src, void *dst,
 		   const float *scales, size_t nscales, size_t outer,
 		   size_t axis, size_t inner, int mode, size_t block, int sat)
 {
@@ -88,15 +88,15 @@ static int qkc_fp8(int quant, int fmt, int rt, const void *src, void *dst,
 
 	if (din.from_host(src, ib) || dout.alloc(ob) ||
 	    ds.from_host(scales, nscales * sizeof(float)))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	qkc_fp8_dev(quant, fmt, rt, din.p, dout.p, (const float *)ds.p, outer,
 		    axis, inner, mode, block, sat);
 	if (qkc_sync(quant ? "fp8 quantize" : "fp8 dequantize"))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	return dout.to_host(dst, ob);
 }
 
-int qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
+qopt_status qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
 		     const void *src, const float *scales, size_t nscales,
 		     size_t outer, size_t axis, size_t inner, int mode,
 		     size_t block, int saturate)
@@ -105,7 +105,7 @@ int qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
 		       outer, axis, inner, mode, block, saturate);
 }
 
-int qkc_fp8_dequantize(int dst_dtype, void *dst, int fp8_dtype,
+qopt_status qkc_fp8_dequantize(int dst_dtype, void *dst, int fp8_dtype,
 		       const uint8_t *src, const float *scales, size_t nscales,
 		       size_t outer, size_t axis, size_t inner, int mode,
 		       size_t block)

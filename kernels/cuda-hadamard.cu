@@ -85,7 +85,7 @@ size_t qkc_hadamard_work(int dtype, size_t outer, size_t n, size_t inner,
 	return outer * n * inner;
 }
 
-int qkc_hadamard_dev(int dtype, void *x, size_t outer, size_t n,
+qopt_status qkc_hadamard_dev(int dtype, void *x, size_t outer, size_t n,
 		     size_t inner, size_t block, float *work)
 {
 	size_t total = outer * n * inner;
@@ -115,7 +115,7 @@ int qkc_hadamard_dev(int dtype, void *x, size_t outer, size_t n,
 	return 0;
 }
 
-int qkc_hadamard(int dtype, void *x, size_t outer, size_t n, size_t inner,
+qopt_status qkc_hadamard(int dtype, void *x, size_t outer, size_t n, size_t inner,
 		 size_t block)
 {
 	size_t total = outer * n * inner, bytes = total * qkc_dtype_size(dtype);
@@ -123,10 +123,10 @@ int qkc_hadamard(int dtype, void *x, size_t outer, size_t n, size_t inner,
 	qkc_buf dx, dw;
 
 	if (dx.from_host(x, bytes) || (nw && dw.alloc(nw * sizeof(float))))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	qkc_hadamard_dev(dtype, dx.p, outer, n, inner, block, (float *)dw.p);
 	if (qkc_sync("hadamard"))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	/* In place: a failed copy back may have written part of x. */
-	return dx.to_host(x, bytes) ? 2 : 0;
+	return dx.to_host(x, bytes) ? QKI_CUDA_ECLOBBERED : QOPT_OK;
 }

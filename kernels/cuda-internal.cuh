@@ -22,11 +22,12 @@
 /* Grid-stride kernels launch at most this many blocks. */
 #define QKC_MAX_BLOCKS 8192u
 
-/* Records "what: CUDA's message" for last_error(); returns 1 so that
- * callers can write `return qkc_fail(...)` (1 = CPU may redo it). */
-int qkc_fail(const char *what, cudaError_t e);
-/* Checks the last launch and waits for it; 0 or 1 as qkc_fail. */
-int qkc_sync(const char *what);
+/* Records "what: CUDA's message" for last_error(); returns
+ * QOPT_EDEVICE_CALL so that callers can write `return qkc_fail(...)`
+ * (the CPU may redo the call: cuda-abi.h). */
+qopt_status qkc_fail(const char *what, cudaError_t e);
+/* Checks the last launch and waits for it; QOPT_OK or as qkc_fail. */
+qopt_status qkc_sync(const char *what);
 
 static inline unsigned qkc_blocks(size_t n)
 {
@@ -44,7 +45,7 @@ static inline size_t qkc_dtype_size(int dtype)
 	case QK_T_BFLOAT16:
 		return 2;
 	default:
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	}
 }
 
@@ -59,7 +60,7 @@ struct qkc_buf {
 		if (p)
 			cudaFree(p);
 	}
-	/* 0 or 1 (qkc_fail). */
+	/* QOPT_OK or as qkc_fail. */
 	int alloc(size_t bytes)
 	{
 		cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
@@ -71,7 +72,7 @@ struct qkc_buf {
 		cudaError_t e;
 
 		if (alloc(bytes))
-			return 1;
+			return QOPT_EDEVICE_CALL;
 		/* Empty tensors may come with NULL host pointers: copy
 		 * nothing rather than ask cudaMemcpy about them. */
 		if (!bytes)
@@ -130,28 +131,28 @@ __device__ __forceinline__ void qkc_store(int dtype, void *p, size_t i,
 }
 
 /* ---- launchers on device memory (default stream, not synchronized;
- * they return 0 or 1 like qkc_fail). The host-pointer entry points and
+ * they return QOPT_OK or fail like qkc_fail). The host-pointer entry points and
  * bench() are built on them. ---- */
 
-int qkc_convert_dev(int dt, void *dst, int st, const void *src, size_t n);
+qopt_status qkc_convert_dev(int dt, void *dst, int st, const void *src, size_t n);
 /* *amax_bits (device) = max over qki_abs_bits; zeroes it first. */
-int qkc_amax_dev(int dtype, const void *x, size_t n, unsigned *amax_bits);
-int qkc_amax_blocks_dev(int dtype, const void *x, size_t outer,
+qopt_status qkc_amax_dev(int dtype, const void *x, size_t n, unsigned *amax_bits);
+qopt_status qkc_amax_blocks_dev(int dtype, const void *x, size_t outer,
 			size_t axis, size_t inner, size_t block, float *out);
-int qkc_fp8_dev(int quant, int fmt, int rt, const void *src, void *dst,
+qopt_status qkc_fp8_dev(int quant, int fmt, int rt, const void *src, void *dst,
 		const float *scales, size_t outer, size_t axis, size_t inner,
 		int mode, size_t block, int sat);
 /* Whole NVFP4 quantization; tmp: n bytes when inner > 1 (else unused).
- * Reads the amax back to the host to form g. Returns QK_EINVAL (< 0)
- * for an infinite amax. */
-int qkc_nvfp4_q_dev(int dtype, const void *w, size_t outer, size_t k,
+ * Reads the amax back to the host to form g. Returns
+ * QOPT_EINVALID_NONFINITE for an infinite amax. */
+qopt_status qkc_nvfp4_q_dev(int dtype, const void *w, size_t outer, size_t k,
 		    size_t inner, uint8_t *codes, uint8_t *scales,
 		    uint8_t *tmp, unsigned *amax_bits, float *g);
-int qkc_nvfp4_dq_dev(const uint8_t *codes, const uint8_t *scales, float g,
+qopt_status qkc_nvfp4_dq_dev(const uint8_t *codes, const uint8_t *scales, float g,
 		     size_t outer, size_t k, size_t inner, int dt, void *dst);
 /* In place; work: outer*n*inner floats unless dtype is FLOAT and the
  * shared-memory path applies (may be NULL then: see qkc_hadamard_work). */
-int qkc_hadamard_dev(int dtype, void *x, size_t outer, size_t n,
+qopt_status qkc_hadamard_dev(int dtype, void *x, size_t outer, size_t n,
 		     size_t inner, size_t block, float *work);
 /* Floats of work memory qkc_hadamard_dev needs (0: none). */
 size_t qkc_hadamard_work(int dtype, size_t outer, size_t n, size_t inner,
@@ -159,26 +160,26 @@ size_t qkc_hadamard_work(int dtype, size_t outer, size_t n, size_t inner,
 
 /* ---- the table's entry points (host pointers; see cuda-abi.h) ---- */
 
-int qkc_convert(int dst_dtype, void *dst, int src_dtype, const void *src,
+qopt_status qkc_convert(int dst_dtype, void *dst, int src_dtype, const void *src,
 		size_t n);
-int qkc_amax(int dtype, const void *x, size_t n, float *amax);
-int qkc_amax_blocks(int dtype, const void *x, size_t outer, size_t axis,
+qopt_status qkc_amax(int dtype, const void *x, size_t n, float *amax);
+qopt_status qkc_amax_blocks(int dtype, const void *x, size_t outer, size_t axis,
 		    size_t inner, size_t block, float *out);
-int qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
+qopt_status qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
 		     const void *src, const float *scales, size_t nscales,
 		     size_t outer, size_t axis, size_t inner, int mode,
 		     size_t block, int saturate);
-int qkc_fp8_dequantize(int dst_dtype, void *dst, int fp8_dtype,
+qopt_status qkc_fp8_dequantize(int dst_dtype, void *dst, int fp8_dtype,
 		       const uint8_t *src, const float *scales, size_t nscales,
 		       size_t outer, size_t axis, size_t inner, int mode,
 		       size_t block);
-int qkc_nvfp4_quantize(int src_dtype, const void *w, size_t outer, size_t k,
+qopt_status qkc_nvfp4_quantize(int src_dtype, const void *w, size_t outer, size_t k,
 		       size_t inner, uint8_t *codes, uint8_t *scales,
 		       float *gscale);
-int qkc_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales,
+qopt_status qkc_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales,
 			 float gscale, size_t outer, size_t k, size_t inner,
 			 int dst_dtype, void *dst);
-int qkc_hadamard(int dtype, void *x, size_t outer, size_t n, size_t inner,
+qopt_status qkc_hadamard(int dtype, void *x, size_t outer, size_t n, size_t inner,
 		 size_t block);
 
 #endif /* QK_CUDA_INTERNAL_CUH */

@@ -12,7 +12,7 @@
 static thread_local char qkc_err[160];
 static char qkc_dev_name[300];
 
-int qkc_fail(const char *what, cudaError_t e)
+qopt_status qkc_fail(const char *what, cudaError_t e)
 {
 	snprintf(qkc_err, sizeof(qkc_err), "%s: %s", what,
 		 cudaGetErrorString(e));
@@ -21,10 +21,10 @@ int qkc_fail(const char *what, cudaError_t e)
 	 * qkc_sync (cudaGetLastError) would report it again and fail a
 	 * call that went fine (a needless CPU fallback). */
 	(void)cudaGetLastError();
-	return 1;
+	return QOPT_EDEVICE_CALL;
 }
 
-int qkc_sync(const char *what)
+qopt_status qkc_sync(const char *what)
 {
 	cudaError_t e = cudaGetLastError();
 
@@ -50,7 +50,7 @@ __global__ void qkc_probe_k(uint8_t *out)
 
 /* A device must exist and run this module's code: a GPU older than
  * the module's PTX target fails the probe launch ("no kernel image"). */
-static int qkc_init(char *why, size_t len)
+static qopt_status qkc_init(char *why, size_t len)
 {
 	cudaDeviceProp prop;
 	int count = 0, dev = 0;
@@ -65,15 +65,15 @@ static int qkc_init(char *why, size_t len)
 		snprintf(why, len, "CUDA unusable: no NVIDIA driver, or one "
 			 "older than this module's CUDA %d.%d",
 			 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-		return 1;
+		return QOPT_EDEVICE_UNAVAILABLE;
 	}
 	if (e != cudaSuccess) {
 		snprintf(why, len, "CUDA unusable: %s", cudaGetErrorString(e));
-		return 1;
+		return QOPT_EDEVICE_UNAVAILABLE;
 	}
 	if (count == 0) {
 		snprintf(why, len, "no CUDA device");
-		return 1;
+		return QOPT_EDEVICE_UNAVAILABLE;
 	}
 	e = cudaGetDevice(&dev);
 	if (e == cudaSuccess)
@@ -81,19 +81,19 @@ static int qkc_init(char *why, size_t len)
 	if (e != cudaSuccess) {
 		snprintf(why, len, "CUDA device query: %s",
 			 cudaGetErrorString(e));
-		return 1;
+		return QOPT_EDEVICE_UNAVAILABLE;
 	}
 	snprintf(qkc_dev_name, sizeof(qkc_dev_name), "%.200s (sm_%d%d)",
 		 prop.name, prop.major, prop.minor);
 	if (b.alloc(1)) {
 		snprintf(why, len, "CUDA %s", qkc_err);
-		return 1;
+		return QOPT_EDEVICE_UNAVAILABLE;
 	}
 	qkc_probe_k<<<1, 1>>>((uint8_t *)b.p);
 	if (qkc_sync("probe kernel") || b.to_host(&got, 1) || got != 0x38) {
 		snprintf(why, len, "CUDA module cannot run on %s: %s",
 			 qkc_dev_name, got ? "wrong result" : qkc_err);
-		return 1;
+		return QOPT_EDEVICE_UNAVAILABLE;
 	}
 	return 0;
 }
@@ -113,7 +113,7 @@ __global__ void qkc_fill_k(float *x, size_t n)
 }
 
 /* One run of kernel `kind` on device buffers. */
-static int qkc_bench_once(int kind, size_t n, float *in, void *out,
+static qopt_status qkc_bench_once(int kind, size_t n, float *in, void *out,
 			  uint8_t *aux, unsigned *am)
 {
 	float g;
@@ -145,7 +145,7 @@ static int qkc_bench_once(int kind, size_t n, float *in, void *out,
 		return qkc_hadamard_dev(QK_T_FLOAT, in, n / 128, 128, 1, 128,
 					NULL);
 	}
-	return 1;
+	return QOPT_EINVALID_ARG;
 }
 
 /* Bytes of the FLOAT tensor one run reads or writes, as the CPU
@@ -156,30 +156,33 @@ static double qkc_bench_bytes(int kind, size_t n)
 	return 4.0 * n;
 }
 
-static int qkc_bench(int kind, size_t n, double *gbps)
+static qopt_status qkc_bench(int kind, size_t n, double *gbps)
 {
 	qkc_buf in, out, aux, am;
 	cudaEvent_t t0, t1;
 	float ms = 0;
-	int reps = 20, rc = 0;
+	int reps = 20;
+	qopt_status rc = QOPT_OK;
 
 	n -= n % 4096;
 	if (kind < 0 || kind >= QK_CB_COUNT || !n)
-		return 1;
+		return QOPT_EINVALID_ARG;
 	if (in.alloc(n * sizeof(float)) || out.alloc(n * sizeof(float)) ||
 	    aux.alloc(n) || am.alloc(sizeof(unsigned)))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	qkc_fill_k<<<qkc_blocks(n), QKC_THREADS>>>((float *)in.p, n);
 	/* valid FP8 / FP4 inputs for the dequantizers */
 	qkc_convert_dev(QK_T_E4M3FN, aux.p, QK_T_FLOAT, in.p, n);
 	if (qkc_sync("bench setup") || cudaEventCreate(&t0) != cudaSuccess)
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	if (cudaEventCreate(&t1) != cudaSuccess) {
 		cudaEventDestroy(t0);
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	}
 	rc = qkc_bench_once(kind, n, (float *)in.p, out.p, (uint8_t *)aux.p,
-			    (unsigned *)am.p) || qkc_sync("bench warm-up");
+			    (unsigned *)am.p);
+	if (!rc)
+		rc = qkc_sync("bench warm-up");
 	cudaEventRecord(t0);
 	for (int r = 0; r < reps && !rc; r++)
 		rc = qkc_bench_once(kind, n, (float *)in.p, out.p,
@@ -190,7 +193,7 @@ static int qkc_bench(int kind, size_t n, double *gbps)
 	if (!rc && cudaEventElapsedTime(&ms, t0, t1) == cudaSuccess && ms > 0)
 		*gbps = qkc_bench_bytes(kind, n) * reps / (ms * 1e-3) / 1e9;
 	else
-		rc = 1;
+		rc = QOPT_EDEVICE_CALL;
 	cudaEventDestroy(t0);
 	cudaEventDestroy(t1);
 	return rc;

@@ -77,7 +77,7 @@ __global__ void qkc_pack_k(const uint8_t *tmp, size_t nbytes, uint8_t *codes)
 		codes[i] = (uint8_t)(tmp[2 * i] | tmp[2 * i + 1] << 4);
 }
 
-int qkc_nvfp4_q_dev(int dtype, const void *w, size_t outer, size_t k,
+qopt_status qkc_nvfp4_q_dev(int dtype, const void *w, size_t outer, size_t k,
 		    size_t inner, uint8_t *codes, uint8_t *scales,
 		    uint8_t *tmp, unsigned *amax_bits, float *g)
 {
@@ -86,12 +86,12 @@ int qkc_nvfp4_q_dev(int dtype, const void *w, size_t outer, size_t k,
 	cudaError_t e;
 
 	if (qkc_amax_dev(dtype, w, n, amax_bits) || qkc_sync("nvfp4 amax"))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	e = cudaMemcpy(&bits, amax_bits, sizeof(bits), cudaMemcpyDeviceToHost);
 	if (e != cudaSuccess)
 		return qkc_fail("copy amax to host", e);
 	if (bits == 0x7f800000u)
-		return QK_EINVAL;
+		return QOPT_EINVALID_NONFINITE;
 	*g = qki_nvfp4_gscale(qki_u2f(bits)); /* host, as on the CPU path */
 	if (!n)
 		return 0;
@@ -106,26 +106,26 @@ int qkc_nvfp4_q_dev(int dtype, const void *w, size_t outer, size_t k,
 	return 0;
 }
 
-int qkc_nvfp4_quantize(int src_dtype, const void *w, size_t outer, size_t k,
+qopt_status qkc_nvfp4_quantize(int src_dtype, const void *w, size_t outer, size_t k,
 		       size_t inner, uint8_t *codes, uint8_t *scales,
 		       float *gscale)
 {
 	size_t n = outer * k * inner, ns = n / QK_NVFP4_BLOCK;
 	qkc_buf dw, dc, ds, dt, dm;
 	float g;
-	int rc;
+	qopt_status rc;
 
 	if (dw.from_host(w, n * qkc_dtype_size(src_dtype)) ||
 	    dc.alloc(n / 2) || ds.alloc(ns) || dm.alloc(sizeof(unsigned)) ||
 	    (inner > 1 && dt.alloc(n)))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	rc = qkc_nvfp4_q_dev(src_dtype, dw.p, outer, k, inner,
 			     (uint8_t *)dc.p, (uint8_t *)ds.p,
 			     (uint8_t *)dt.p, (unsigned *)dm.p, &g);
 	if (rc || qkc_sync("nvfp4 quantize"))
-		return rc ? rc : 1;
+		return rc ? rc : QOPT_EDEVICE_CALL;
 	if (dc.to_host(codes, n / 2) || ds.to_host(scales, ns))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	*gscale = g;
 	return 0;
 }
@@ -147,7 +147,7 @@ __global__ void qkc_nvdq_k(const uint8_t *codes, const uint8_t *scales,
 	}
 }
 
-int qkc_nvfp4_dq_dev(const uint8_t *codes, const uint8_t *scales, float g,
+qopt_status qkc_nvfp4_dq_dev(const uint8_t *codes, const uint8_t *scales, float g,
 		     size_t outer, size_t k, size_t inner, int dt, void *dst)
 {
 	size_t n = outer * k * inner;
@@ -158,7 +158,7 @@ int qkc_nvfp4_dq_dev(const uint8_t *codes, const uint8_t *scales, float g,
 	return 0;
 }
 
-int qkc_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales,
+qopt_status qkc_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales,
 			 float gscale, size_t outer, size_t k, size_t inner,
 			 int dst_dtype, void *dst)
 {
@@ -167,10 +167,10 @@ int qkc_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales,
 
 	if (dc.from_host(codes, n / 2) ||
 	    ds.from_host(scales, n / QK_NVFP4_BLOCK) || dout.alloc(ob))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	qkc_nvfp4_dq_dev((const uint8_t *)dc.p, (const uint8_t *)ds.p, gscale,
 			 outer, k, inner, dst_dtype, dout.p);
 	if (qkc_sync("nvfp4 dequantize"))
-		return 1;
+		return QOPT_EDEVICE_CALL;
 	return dout.to_host(dst, ob);
 }

@@ -161,9 +161,9 @@ static int qki_fp8_run_all(qk_ctx *ctx, struct qki_fp8 *f,
 	const struct qki_cuda_ops *ops;
 	int rc = qki_route(ctx, n * in_sz, &ops);
 
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 1) {
+	if (ops) {
 		if (f->quant)
 			rc = ops->fp8_quantize(f->fmt, f->dst, f->rt, f->src,
 					       f->scales, nscales, lay->outer,
@@ -207,7 +207,7 @@ static int fp8_start(qk_ctx *ctx, struct qki_fp8 *f, const qk_qlayout *lay)
 	return qki_fp8_run_all(ctx, f, lay, n, nscales);
 }
 
-int qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
+qopt_status qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
 		    int src_dtype, const void *src, const float *scales,
 		    const qk_qlayout *lay, int saturate)
 {
@@ -219,7 +219,7 @@ int qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
 	return fp8_start(ctx, &f, lay);
 }
 
-int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
+qopt_status qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
 		      int fp8_dtype, const uint8_t *src, const float *scales,
 		      const qk_qlayout *lay)
 {

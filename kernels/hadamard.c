@@ -569,7 +569,7 @@ static int qki_had_range(void *arg, unsigned part, size_t lo, size_t hi)
 	return 0;
 }
 
-int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
+qopt_status qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 		size_t outer, size_t n, size_t inner, size_t block)
 {
 	struct qki_had a = { .dtype = dtype, .x = x, .n = n, .inner = inner };
@@ -592,9 +592,9 @@ int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 	if (n % block)
 		return QK_EBLOCK;
 	rc = qki_route(ctx, total * sz, &ops);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 1) {
+	if (ops) {
 		rc = ops->hadamard(dtype, x, outer, n, inner, block);
 		rc = qki_cuda_result(ctx, ops, rc, total * sz);
 		if (rc != QKI_CPU)

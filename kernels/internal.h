@@ -85,7 +85,7 @@ struct qk_ctx {
 };
 
 /* Work split: fn handles units [lo, hi) as part `part` (0-based,
- * < QKI_MAX_THREADS); returns 0 or a QK_E* code. */
+ * < QKI_MAX_THREADS); returns QK_OK or a QK_E* code. */
 typedef int (*qki_range_fn)(void *arg, unsigned part, size_t lo, size_t hi);
 
 /* Runs fn over [0, units) on up to ctx->threads threads, splitting in
@@ -97,17 +97,19 @@ int qki_parallel(const qk_ctx *ctx, size_t units, size_t total_bytes,
 
 /* ---- dispatch (ctx.c) ---- */
 
-/* Where one call runs: returns 1 (CUDA, *ops set), 0 (CPU) or
+/* Where one call runs: QK_OK with *ops set (CUDA) or NULL (CPU), or
  * QK_EDEVICE when CUDA was asked explicitly and is unusable. */
-int qki_route(qk_ctx *ctx, size_t bytes_in, const struct qki_cuda_ops **ops);
+qopt_status qki_route(qk_ctx *ctx, size_t bytes_in,
+		      const struct qki_cuda_ops **ops);
 /* Records a finished call (cuda: 1 when it ran on the GPU). */
 void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in);
-/* Takes the return value of a CUDA module kernel (see cuda-abi.h):
+/* Takes the status a CUDA module kernel returned (see cuda-abi.h):
  * QKI_CPU when the CPU must do the work (the reason is recorded), else
- * what the kernel returns to its caller (0, or a QK_E* code). */
-#define QKI_CPU 1
-int qki_cuda_result(qk_ctx *ctx, const struct qki_cuda_ops *ops, int rc,
-		    size_t bytes_in);
+ * the status the kernel returns to its caller. QKI_CPU is negative,
+ * never a qopt_status. */
+#define QKI_CPU (-1)
+int qki_cuda_result(qk_ctx *ctx, const struct qki_cuda_ops *ops,
+		    qopt_status rc, size_t bytes_in);
 
 /* Elements at any address. Tensor bytes borrowed from a mapped model
  * file or external data sit wherever the file put them (kernels.h):

@@ -255,7 +255,7 @@ static int qki_nv_check(int dtype, size_t outer, size_t k, size_t inner,
 	return 0;
 }
 
-int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
+qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,
 		      uint8_t *codes, uint8_t *scales, float *gscale)
 {
@@ -272,9 +272,9 @@ int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 	if (!gscale || (n && (!w || !codes || !scales)))
 		return QK_EINVAL;
 	rc = qki_route(ctx, n * sz, &ops);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 1) {
+	if (ops) {
 		rc = ops->nvfp4_quantize(src_dtype, w, outer, k, inner, codes,
 					 scales, gscale);
 		rc = qki_cuda_result(ctx, ops, rc, n * sz);
@@ -295,7 +295,7 @@ int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 	}
 	if (amax == 0x7f800000u) {
 		free(a.bmax);
-		return QK_EINVAL; /* inf: no finite scale represents it */
+		return QOPT_EINVALID_NONFINITE; /* no finite scale represents inf */
 	}
 	a.g = qki_nvfp4_gscale(qki_u2f(amax));
 	if (n && inner == 1)
@@ -387,7 +387,7 @@ static int qki_nv_dq_rows(void *arg, unsigned part, size_t lo, size_t hi)
 	return 0;
 }
 
-int qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
+qopt_status qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
 			const uint8_t *scales, float gscale,
 			size_t outer, size_t k, size_t inner,
 			int dst_dtype, void *dst)
@@ -405,9 +405,9 @@ int qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
 		return QK_EINVAL;
 	bytes = n / 2 + n / QK_NVFP4_BLOCK; /* codes + scales */
 	rc = qki_route(ctx, bytes, &ops);
-	if (rc < 0)
+	if (rc)
 		return rc;
-	if (rc == 1) {
+	if (ops) {
 		rc = ops->nvfp4_dequantize(codes, scales, gscale, outer, k,
 					   inner, dst_dtype, dst);
 		rc = qki_cuda_result(ctx, ops, rc, bytes);

@@ -97,7 +97,7 @@ static int qki_tr_range(void *arg, unsigned part, size_t lo, size_t hi)
 	return 0;
 }
 
-int qk_transpose(qk_ctx *ctx, size_t esize, const void *src, size_t rows,
+qopt_status qk_transpose(qk_ctx *ctx, size_t esize, const void *src, size_t rows,
 		 size_t cols, void *dst, size_t dst_stride)
 {
 	struct qki_tr t = { src, dst, esize, rows, cols, dst_stride };

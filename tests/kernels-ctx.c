@@ -28,6 +28,10 @@ static void names(void)
 	       strlen(qk_strerror(QK_ENOMEM)) > 0 &&
 	       strlen(qk_strerror(QK_EINVAL)) > 0,
 	       "qk_strerror names every code");
+	tap_ok(!strcmp(qk_strerror(QK_EBLOCK), qopt_status_str(QK_EBLOCK)) &&
+	       !strcmp(qk_strerror(QK_EDEVICE),
+		       qopt_status_str(QK_EDEVICE)),
+	       "qk_strerror is qopt_status_str");
 }
 
 static void env_override(void)

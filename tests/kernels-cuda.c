@@ -35,7 +35,7 @@ static void *rand_bytes(size_t n)
 }
 
 /* FLOAT16 +-inf (Cauchy values past 65504) to +-65504: NVFP4 refuses
- * inf, and the comparison must not be of two QK_EINVAL. */
+ * inf, and the comparison must not be of two QOPT_EINVALID_NONFINITE. */
 static void *finite16(int dt, void *p, size_t n)
 {
 	uint16_t *h = p;
@@ -214,7 +214,7 @@ static void nvfp4(void)
 
 		w[3] = INFINITY;
 		tap_ok(qk_nvfp4_quantize(gpu, QIR_FLOAT, w, 1, 32, 1, c, sc, &g) ==
-			       QK_EINVAL,
+			       QOPT_EINVALID_NONFINITE,
 		       "NVFP4 on CUDA refuses inf like the CPU");
 	}
 }

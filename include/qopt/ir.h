@@ -15,8 +15,9 @@
  *
  * Errors: functions that can fail take a qir_error *err (may be NULL)
  * and return 0 / a pointer on success, -1 / NULL on failure, with a
- * message in err->msg that names the tensor, node or value involved
- * (not the file: the caller adds that).
+ * qopt_status in err->code (qopt/status.h: decide on the code) and a
+ * message for people in err->msg that names the tensor, node or value
+ * involved (not the file: the caller adds that).
  */
 #ifndef QOPT_IR_H
 #define QOPT_IR_H
@@ -25,26 +26,29 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <qopt/dtype.h>
+#include <qopt/status.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct qir_error {
-	int code;		/* 0 ok, else a QIR_E* value */
+	qopt_status code;	/* QOPT_OK, else why (a QIR_E* / QOPT_E* value) */
 	char msg[1024];
 } qir_error;
 
+/* The IR's names for the primary codes it uses (ABI 3.0: aliases of
+ * qopt/status.h's, values unchanged since ABI 1). */
 enum qir_errcode {
-	QIR_OK = 0,
-	QIR_EIO = 1,		/* open/read/write/mmap/rename failed */
-	QIR_EPARSE = 2,		/* malformed or truncated protobuf */
-	QIR_EINVALID = 3,	/* well-formed but invalid model content */
-	QIR_ENOMEM = 4,
-	QIR_EUNSAFE = 5,	/* external data path escapes the model folder */
-	QIR_EUSAGE = 6,		/* API misuse (erasing a node still used...) */
-	QIR_EVERIFY = 7,	/* verifier found a problem */
-	QIR_EUNSUPPORTED = 8,	/* constant folder: op or type not handled */
+	QIR_OK = QOPT_OK,
+	QIR_EIO = QOPT_EIO,		/* open/read/write/mmap/rename failed */
+	QIR_EPARSE = QOPT_EPARSE,	/* malformed or truncated protobuf */
+	QIR_EINVALID = QOPT_EINVALID,	/* well-formed but invalid model content */
+	QIR_ENOMEM = QOPT_ENOMEM,
+	QIR_EUNSAFE = QOPT_EUNSAFE,	/* external data path escapes the model folder */
+	QIR_EUSAGE = QOPT_EUSAGE,	/* API misuse (erasing a node still used...) */
+	QIR_EVERIFY = QOPT_EVERIFY,	/* verifier found a problem */
+	QIR_EUNSUPPORTED = QOPT_EUNSUPPORTED, /* constant folder: op or type not handled */
 };
 
 /* On the IR's fallible mutators: a failed edit ignored by its caller
@@ -55,8 +59,9 @@ enum qir_errcode {
 #define QIR_MUST_CHECK
 #endif
 
-/* Sets err (when non-NULL) and returns -1; printf-style. */
-int qir_fail(qir_error *err, int code, const char *fmt, ...)
+/* Sets err (when non-NULL: code and the formatted message) and returns
+ * -1; printf-style. */
+int qir_fail(qir_error *err, qopt_status code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 typedef struct qir_model qir_model;

@@ -10,8 +10,11 @@
  * Layouts: a tensor is viewed as [outer, axis, inner] (row-major), the
  * middle dimension being the one that carries blocks or per-axis scales.
  *
- * Errors: functions returning int return 0 on success or a negative
- * QK_E* code; qk_strerror() names it. Nothing here prints.
+ * Errors: the array kernels return a qopt_status (qopt/status.h): QK_OK
+ * (0) on success, else one of the QK_E* codes below, which are
+ * qopt_status extended codes (ABI 3.0; they were negative before). Test
+ * for nonzero, not for < 0. qk_strerror() names the code. Nothing here
+ * prints.
  *
  * Alignment: element buffers may sit at any address. Tensor bytes the
  * IR hands out (qir_tensor_data) are borrowed from the mapped model file
@@ -30,7 +33,8 @@
  * answers, else the CPU (counted in cuda_fallbacks when CUDA was
  * wanted). QK_DEVICE_CUDA returns QK_EDEVICE when CUDA is unusable; a
  * CUDA call that fails at run time is redone on the CPU (counted), but
- * an in-place qk_hadamard whose copy-back failed returns QK_EDEVICE.
+ * an in-place qk_hadamard whose copy-back failed returns
+ * QOPT_EDEVICE_CALL (x may be partly written).
  * The reason is in qk_stats.fallback_reason either way. The environment
  * variable QOPT_DEVICE (cpu|cuda|auto), read by qk_ctx_new, overrides
  * the device asked for; QOPT_CUDA_MODULE names the module file.
@@ -47,21 +51,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <qopt/status.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* The kernels' codes, as qopt_status extended codes (ABI 3.0). */
 enum qk_errcode {
-	QK_OK = 0,
-	QK_EINVAL = -1,     /* bad argument (null buffer, zero block, ...) */
-	QK_EDTYPE = -2,     /* element type not supported by this kernel */
-	QK_EBLOCK = -3,     /* axis length not a multiple of the block */
-	QK_ENOMEM = -4,
-	QK_EDEVICE = -5,    /* CUDA requested explicitly but unusable */
+	QK_OK = QOPT_OK,
+	QK_EINVAL = QOPT_EINVALID_ARG,	/* bad argument (null buffer, zero block, ...) */
+	QK_EDTYPE = QOPT_EUNSUPPORTED_DTYPE, /* element type not supported by this kernel */
+	QK_EBLOCK = QOPT_EINVALID_BLOCK, /* axis length not a multiple of the block */
+	QK_ENOMEM = QOPT_ENOMEM,
+	QK_EDEVICE = QOPT_EDEVICE_UNAVAILABLE, /* CUDA requested explicitly but unusable */
 };
 
-const char *qk_strerror(int code);
+/* The same static text as qopt_status_str(code). */
+const char *qk_strerror(qopt_status code);
 
 typedef enum qk_device {
 	QK_DEVICE_AUTO = 0, /* CUDA when built, present and the work is large */
@@ -119,15 +126,15 @@ void qk_e2m1_unpack(const uint8_t *src, size_t n, float *dst);
  * FLOAT from FLOAT8E4M3FN/FLOAT8E5M2). n elements. Also: FP8 to
  * FLOAT16/BFLOAT16 (exact), and FLOAT/FLOAT16/BFLOAT16 to FP8 with
  * Cast's default saturate=1. */
-int qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
+qopt_status qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
 	       int src_dtype, const void *src, size_t n);
 
 /* amax(|x|) over n elements of FLOAT, FLOAT16 or BFLOAT16. NaN ignored. */
-int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax);
+qopt_status qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax);
 
 /* Per-block amax along the middle axis of [outer, axis, inner];
  * out has [outer, ceil(axis/block), inner] floats. */
-int qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
+qopt_status qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
 		   size_t outer, size_t axis, size_t inner, size_t block,
 		   float *out);
 
@@ -150,11 +157,11 @@ typedef struct qk_qlayout {
 /* FP8 (FLOAT8E4M3FN or FLOAT8E5M2) quantize: q = fp8(x / scale), the
  * ONNX QuantizeLinear definition; saturate as the attribute says; NaN
  * stays NaN. src FLOAT, FLOAT16 or BFLOAT16; scales are FP32. */
-int qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
+qopt_status qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
 		    int src_dtype, const void *src, const float *scales,
 		    const qk_qlayout *lay, int saturate);
 /* y = fp8 * scale, written as dst_dtype (FLOAT, FLOAT16, BFLOAT16). */
-int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
+qopt_status qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
 		      int fp8_dtype, const uint8_t *src, const float *scales,
 		      const qk_qlayout *lay);
 
@@ -167,7 +174,8 @@ int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
  * src FLOAT, FLOAT16 or BFLOAT16.
  * Arithmetic, all in FP32 with IEEE round-to-nearest (the CUDA kernels
  * do the same operations, so results are bit-identical):
- *   amax   = max |w| (NaN ignored); inf in w gives QK_EINVAL;
+ *   amax   = max |w| (NaN ignored); inf in w gives
+ *            QOPT_EINVALID_NONFINITE;
  *   g      = amax / 2688.0f (one division); 1 when amax == 0; held at
  *            FLT_MIN when a positive amax would make it subnormal;
  *   s      = e4m3(amax_blk / 6.0f / g)  (two divisions, in this order,
@@ -180,11 +188,11 @@ int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
  * every block's amax between its two passes (4 bytes per 16 weights;
  * QK_ENOMEM if that cannot be allocated). */
 #define QK_NVFP4_BLOCK 16
-int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
+qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,
 		      uint8_t *codes, uint8_t *scales, float *gscale);
 /* e2m1(code) * e4m3(scale) * gscale, written as dst_dtype. */
-int qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
+qopt_status qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
 			const uint8_t *scales, float gscale,
 			size_t outer, size_t k, size_t inner,
 			int dst_dtype, void *dst);
@@ -193,7 +201,7 @@ int qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
  * [outer, n, inner], block b (power of two dividing n; 0 picks the
  * default: n if a power of two, else n & -n), Sylvester order, scaled
  * by 1/sqrt(b). FLOAT16/BFLOAT16 are computed in FP32. */
-int qk_hadamard(qk_ctx *ctx, int dtype, void *x,
+qopt_status qk_hadamard(qk_ctx *ctx, int dtype, void *x,
 		size_t outer, size_t n, size_t inner, size_t block);
 /* The default block for an axis of length n (0 when n == 0). */
 size_t qk_hadamard_default_block(size_t n);
@@ -204,7 +212,7 @@ size_t qk_hadamard_default_block(size_t n);
  * on the CPU under every device, on ctx's threads; any alignment; src
  * and dst must not overlap. QK_EINVAL for another esize, a stride below
  * rows, a size overflow or a NULL buffer. Since ABI 2.2. */
-int qk_transpose(qk_ctx *ctx, size_t esize, const void *src, size_t rows,
+qopt_status qk_transpose(qk_ctx *ctx, size_t esize, const void *src, size_t rows,
 		 size_t cols, void *dst, size_t dst_stride);
 
 #ifdef __cplusplus

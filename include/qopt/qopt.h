@@ -1,6 +1,6 @@
 /*
- * qopt/qopt.h - umbrella header for plugins: the IR, the pass contract
- * and the kernels.
+ * qopt/qopt.h - umbrella header for plugins: the IR, the pass contract,
+ * the kernels and their status codes.
  */
 #ifndef QOPT_QOPT_H
 #define QOPT_QOPT_H
@@ -10,6 +10,7 @@
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
 #include <qopt/pass.h>
+#include <qopt/status.h>
 #include <qopt/upgrade.h>
 #include <qopt/version.h>
 

@@ -5,9 +5,10 @@
  * from. The plugin ABI (QOPT_ABI_MAJOR.QOPT_ABI_MINOR) is the contract
  * a plugin is built against; the rules are in docs/plugin-abi.md:
  * a minor release only adds (functions, and fields at the end of the
- * plugin, pass and option tables), so a plugin built against ABI 2.0
- * keeps loading under 2.1, 2.2...; a major release may change anything
+ * plugin, pass and option tables), so a plugin built against ABI 3.0
+ * keeps loading under 3.1, 3.2...; a major release may change anything
  * and qopt refuses plugins of another major, naming both versions.
+ * libqopt's soname is libqopt.so.QOPT_ABI_MAJOR.
  */
 #ifndef QOPT_VERSION_H
 #define QOPT_VERSION_H
@@ -28,9 +29,10 @@ extern "C" {
 	QOPT_VERSION_AT(QOPT_VERSION_MAJOR, QOPT_VERSION_MINOR, \
 			QOPT_VERSION_PATCH)
 
-#define QOPT_ABI_MAJOR 2
-#define QOPT_ABI_MINOR 4
-/* The ABI major, under its ABI 1 name (configure and qopt.pc read it). */
+#define QOPT_ABI_MAJOR 3
+#define QOPT_ABI_MINOR 0
+/* The ABI major, under its ABI 1 name (qopt.pc's abi_version; configure
+ * reads QOPT_ABI_MAJOR and QOPT_ABI_MINOR above for the soname). */
 #define QOPT_ABI_VERSION QOPT_ABI_MAJOR
 
 /* The running libqopt's release, "0.2.0" (static). A plugin can compare

@@ -69,7 +69,7 @@ size_t ir_escape_ctl(char *dst, size_t cap, const char *src)
 	return n;
 }
 
-int qir_fail(qir_error *err, int code, const char *fmt, ...)
+int qir_fail(qir_error *err, qopt_status code, const char *fmt, ...)
 {
 	char raw[sizeof(err->msg)];
 	va_list ap;
