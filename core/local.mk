@@ -19,6 +19,7 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/suggest.c \
 	core/manager/options.c \
 	core/manager/loader.c \
+	core/manager/plugin-symbols.c \
 	core/manager/discovery.c \
 	core/manager/pipeline.c \
 	core/manager/pipeline-ini.c \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Options that say what they accept: enum words, list items from a set,
-# number ranges, checked by the manager before any pass runs; and an
-# ABI 2.0 plugin (smaller option entries) read with its own sizes.
+# number ranges, checked by the manager before any pass runs; and a
+# plugin with the smallest option entries (ABI 2.0's size) read with its
+# own sizes.
 . "$top_srcdir/tests/core-lib.sh"
 cd "$W" || exit 1
 T="--load $PL/typed.so"
@@ -60,7 +61,7 @@ t "nvfp4-weights op_types items are checked by the manager" \
 	eval '[ $rc = 2 ] && has "expects one of MatMul, Gemm, Conv, got '\''Conv2d'\''" "$W/err"'
 
 run "$QOPT" --load "$PL/old-minor.so" --help-pass t-old-minor
-t "an ABI 2.0 plugin (smaller option entries) loads" \
+t "a plugin with 2.0-sized (smaller) option entries loads" \
 	eval '[ $rc = 0 ] && grep -q "^  level  *int  *default 7" "$W/out" && grep -q "^  name  *string default old" "$W/out"'
 t "... with no ranges or words it never declared" \
 	eval '! grep -q "range:\|one of:" "$W/out"'

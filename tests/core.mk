@@ -9,7 +9,8 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/dup.la tests/plugins/malformed.la \
 	tests/plugins/abi1.la tests/plugins/newer-minor.la \
 	tests/plugins/needs-newer.la tests/plugins/typed.la \
-	tests/plugins/bad-enum.la tests/plugins/old-minor.la
+	tests/plugins/bad-enum.la tests/plugins/old-minor.la \
+	tests/plugins/abi2.la tests/plugins/needs-symbol.la
 tests_plugins_good_la_SOURCES = tests/plugins/good.c
 tests_plugins_good_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_good_la_LIBADD = libqopt.la
@@ -44,6 +45,11 @@ tests_plugins_bad_enum_la_LIBADD = libqopt.la
 tests_plugins_old_minor_la_SOURCES = tests/plugins/old-minor.c
 tests_plugins_old_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_old_minor_la_LIBADD = libqopt.la
+tests_plugins_abi2_la_SOURCES = tests/plugins/abi2.c
+tests_plugins_abi2_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_needs_symbol_la_SOURCES = tests/plugins/needs-symbol.c
+tests_plugins_needs_symbol_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_needs_symbol_la_LIBADD = libqopt.la
 
 check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit
 tests_core_mkmodel_SOURCES = tests/core-mkmodel.c

@@ -83,10 +83,16 @@ struct pm_plugin {
 	qopt_option_spec **options;	/* per pass, or NULL */
 };
 
-/* Entry sizes of ABI 2.0, the smallest a plugin of this major has. */
-#define QOPT_PLUGIN_INFO_SIZE_2_0 sizeof(qopt_plugin_info)
-#define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
-#define QOPT_OPTION_SPEC_SIZE_2_0 offsetof(qopt_option_spec, choices)
+/* Bytes of type up to and including field, padded as an array of type
+ * would be: the size type had when field was its last. */
+#define PM_SIZE_THROUGH(type, field)					\
+	((offsetof(type, field) + sizeof(((type *)0)->field) +		\
+	  _Alignof(type) - 1) / _Alignof(type) * _Alignof(type))
+/* The smallest entries the loader accepts: ABI 2.0's (3.0 only appended
+ * fields to its layout); fields past them read as zero. */
+#define PM_PLUGIN_INFO_SIZE_MIN PM_SIZE_THROUGH(qopt_plugin_info, passes)
+#define PM_PASS_INFO_SIZE_MIN PM_SIZE_THROUGH(qopt_pass_info, flags)
+#define PM_OPTION_SPEC_SIZE_MIN offsetof(qopt_option_spec, choices)
 
 struct pm_pass {
 	const qopt_pass_info *info;
@@ -104,6 +110,13 @@ struct pm_registry {
 	char **pending;
 	size_t npending;
 };
+
+/* The first public-prefix function (qopt_, qir_, qk_) the plugin file
+ * at path imports that neither the loaded program nor h (the plugin
+ * opened lazily) defines, copied into buf[n]; NULL when none, or when
+ * the file's symbol table cannot be read. */
+const char *pm_plugin_missing_function(const char *path, void *h, char *buf,
+				       size_t n);
 
 struct pm_registry *pm_registry_new(void);
 void pm_registry_free(struct pm_registry *r);
@@ -278,7 +291,10 @@ struct qopt_ctx {
 	size_t stage;
 	const struct pm_stage *st;
 	struct pm_stage_result *res;
-	int misuse;		/* the pass broke the API contract */
+	/* The pass broke the API contract: the first misuse's status
+	 * (QOPT_ENOTFOUND: an undeclared option; QOPT_EUSAGE: read as
+	 * another type), QOPT_OK when none. */
+	qopt_status misuse;
 	unsigned errors;	/* qopt_error() calls */
 	unsigned warnings;
 	double bar_last;	/* progress throttle */

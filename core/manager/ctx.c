@@ -34,6 +34,13 @@ static const char *ctx_pass_name(const qopt_ctx *ctx)
 	return ctx && ctx->st ? ctx->st->name : NULL;
 }
 
+/* The first misuse decides the status the pass fails with. */
+static void record_misuse(qopt_ctx *ctx, qopt_status why)
+{
+	if (!ctx->misuse)
+		ctx->misuse = why;
+}
+
 /* A pass asking for an option it did not declare, or with the wrong
  * type, is a bug in the pass: it fails once it returns. */
 static const struct pm_value *opt(qopt_ctx *ctx, const char *name,
@@ -48,7 +55,7 @@ static const struct pm_value *opt(qopt_ctx *ctx, const char *name,
 	if (idx < 0) {
 		qopt_error(ctx, "asked for option '%s', which it does not declare",
 			   name);
-		ctx->misuse = 1;
+		record_misuse(ctx, QOPT_ENOTFOUND);
 		return NULL;
 	}
 	spec = &ctx->st->pass->info->options[idx];
@@ -56,7 +63,7 @@ static const struct pm_value *opt(qopt_ctx *ctx, const char *name,
 		qopt_error(ctx, "read option '%s' (%s) as %s", name,
 			   pm_opt_type_name(spec->type),
 			   pm_opt_type_name(type));
-		ctx->misuse = 1;
+		record_misuse(ctx, QOPT_EUSAGE);
 		return NULL;
 	}
 	return &ctx->st->vals[idx];

@@ -98,28 +98,28 @@ static int check_accepts(const char *path, const qopt_pass_info *pi,
 	int numeric = o->type == QOPT_OPT_INT || o->type == QOPT_OPT_FLOAT;
 
 	if (o->type == QOPT_OPT_ENUM && (!o->choices || !o->choices[0]))
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: pass '%s': enum option '%s' lists no choices",
 				path, pi->name, o->name);
 	if (o->choices && o->type != QOPT_OPT_ENUM &&
 	    o->type != QOPT_OPT_LIST)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: pass '%s': option '%s' (%s) cannot list choices",
 				path, pi->name, o->name,
 				pm_opt_type_name(o->type));
 	for (k = 0; o->choices && o->choices[k]; k++)
 		if (!*o->choices[k] || strchr(o->choices[k], ','))
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: pass '%s': option '%s': choice %zu is empty or has a comma",
 					path, pi->name, o->name, k);
 	if ((o->flags & (QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX)) && !numeric)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: pass '%s': option '%s' (%s) cannot have a range",
 				path, pi->name, o->name,
 				pm_opt_type_name(o->type));
 	if ((o->flags & QOPT_OPT_HAS_MIN) && (o->flags & QOPT_OPT_HAS_MAX) &&
 	    !(o->min <= o->max))
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: pass '%s': option '%s': min %g is above max %g",
 				path, pi->name, o->name, o->min, o->max);
 	return 0;
@@ -138,16 +138,16 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 		return 0;
 	for (i = 0; o[i].name; i++) {
 		if (!valid_name(o[i].name))
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: pass '%s': option %zu has an invalid name '%s'",
 					path, pi->name, i, o[i].name);
 		if (!pm_opt_type_name(o[i].type))
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: pass '%s': option '%s' has an unknown type %d",
 					path, pi->name, o[i].name, (int)o[i].type);
 		for (j = 0; j < i; j++)
 			if (!strcmp(o[j].name, o[i].name))
-				return qir_fail(err, QIR_EINVALID,
+				return qir_fail(err, QOPT_EPLUGIN_TABLE,
 						"%s: pass '%s': option '%s' declared twice",
 						path, pi->name, o[i].name);
 		if (check_accepts(path, pi, &o[i], err) < 0)
@@ -156,7 +156,7 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 		    pm_value_parse(&o[i], o[i].default_value, &v, why,
 				     sizeof(why)) < 0) {
 			pm_value_clear(&v);
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: pass '%s': default of option '%s' %s",
 					path, pi->name, o[i].name, why);
 		}
@@ -177,44 +177,44 @@ static int check_table(struct pm_registry *r, const char *path,
 	size_t i, j, nopts;
 
 	if (!info->name || !*info->name)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: missing plugin name",
 				path);
 	if (!p)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: no pass table", path);
 	for (i = 0; p[i].name; i++) {
 		if (!valid_name(p[i].name))
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: malformed plugin table: pass %zu has an invalid name '%s'",
 					path, i, p[i].name);
 		if (!p[i].run)
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: malformed plugin table: pass '%s' has no run function",
 					path, p[i].name);
 		if (!p[i].summary)
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: malformed plugin table: pass '%s' has no summary",
 					path, p[i].name);
 		if (!strcmp(p[i].name, "qopt"))
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: pass name 'qopt' is reserved for pipeline settings",
 					path);
 		for (j = 0; j < i; j++)
 			if (!strcmp(p[j].name, p[i].name))
-				return qir_fail(err, QIR_EINVALID,
+				return qir_fail(err, QOPT_EPLUGIN_TABLE,
 						"%s: malformed plugin table: pass '%s' listed twice",
 						path, p[i].name);
 		other = pm_registry_find(r, p[i].name);
 		if (other)
-			return qir_fail(err, QIR_EINVALID,
+			return qir_fail(err, QOPT_EPLUGIN_DUPLICATE,
 					"%s: pass '%s' is already registered by %s",
 					path, p[i].name, other->plugin->path);
 		if (check_options(path, &p[i], &nopts, err) < 0)
 			return -1;
 	}
 	if (i == 0)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: no passes", path);
 	*npasses = i;
 	return 0;
@@ -285,58 +285,43 @@ static int register_plugin(struct pm_registry *r, const char *path,
 	return add_passes(r, pl, n, err);
 }
 
-/* dlerror()'s "...: undefined symbol: NAME" for a public-prefix NAME:
- * the plugin uses a function this libqopt does not have. */
-static const char *missing_api_symbol(const char *dlerr, char *buf, size_t n)
-{
-	const char *p = dlerr ? strstr(dlerr, "undefined symbol: ") : NULL;
-	size_t len;
-
-	if (!p)
-		return NULL;
-	p += strlen("undefined symbol: ");
-	len = strcspn(p, " ,()\n");
-	if (len >= n || !(!strncmp(p, "qopt_", 5) || !strncmp(p, "qir_", 4) ||
-			  !strncmp(p, "qk_", 3)))
-		return NULL;
-	memcpy(buf, p, len);
-	buf[len] = 0;
-	return buf;
-}
-
 /* The plugin's first field: its ABI major in every version. */
 static int check_version(const char *path, const qopt_plugin_info *info,
 			 qir_error *err)
 {
 	if (info->abi_major != QOPT_ABI_MAJOR)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_ABI,
 				"%s: plugin ABI version %u does not match qopt's plugin ABI version %u.%u (qopt %s): rebuild the plugin against this qopt%s",
 				path, (unsigned)info->abi_major,
 				QOPT_ABI_MAJOR, QOPT_ABI_MINOR, qopt_version(),
+				info->abi_major == 1 ?
+				"; see 'Porting a plugin from ABI 1' and 'Porting a plugin from ABI 2' in docs/plugin-abi.md" :
 				info->abi_major < QOPT_ABI_MAJOR ?
-				"; see 'Porting a plugin from ABI 1' in docs/plugin-abi.md" :
+				"; see 'Porting a plugin from ABI 2' in docs/plugin-abi.md" :
 				"");
 	if (info->abi_minor > QOPT_ABI_MINOR)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_ABI,
 				"%s: plugin needs qopt plugin ABI %u.%u, this qopt (%s) provides %u.%u: upgrade qopt",
 				path, (unsigned)info->abi_major,
 				(unsigned)info->abi_minor, qopt_version(),
 				QOPT_ABI_MAJOR, QOPT_ABI_MINOR);
-	if (info->info_size < QOPT_PLUGIN_INFO_SIZE_2_0 ||
-	    info->pass_size < QOPT_PASS_INFO_SIZE_2_0 ||
-	    info->option_size < QOPT_OPTION_SPEC_SIZE_2_0)
-		return qir_fail(err, QIR_EINVALID,
-				"%s: malformed plugin table: entry sizes %u/%u/%u are smaller than ABI %u.0's",
+	if (info->info_size < PM_PLUGIN_INFO_SIZE_MIN ||
+	    info->pass_size < PM_PASS_INFO_SIZE_MIN ||
+	    info->option_size < PM_OPTION_SPEC_SIZE_MIN)
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: malformed plugin table: entry sizes %u/%u/%u are smaller than ABI 2.0's (%zu/%zu/%zu), the smallest this qopt reads",
 				path, (unsigned)info->info_size,
 				(unsigned)info->pass_size,
-				(unsigned)info->option_size, QOPT_ABI_MAJOR);
+				(unsigned)info->option_size,
+				PM_PLUGIN_INFO_SIZE_MIN, PM_PASS_INFO_SIZE_MIN,
+				PM_OPTION_SPEC_SIZE_MIN);
 	/* A plugin of this minor or an older one cannot have larger
 	 * entries than this loader's: its tables would be walked with a
 	 * stride past what it provides. */
 	if (info->info_size > sizeof(qopt_plugin_info) ||
 	    info->pass_size > sizeof(qopt_pass_info) ||
 	    info->option_size > sizeof(qopt_option_spec))
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: entry sizes %u/%u/%u are larger than ABI %u.%u's (%zu/%zu/%zu), which the plugin claims",
 				path, (unsigned)info->info_size,
 				(unsigned)info->pass_size,
@@ -408,55 +393,84 @@ static void free_tables(struct pm_plugin *pl)
 	pl->passes = NULL;
 }
 
-/* Opens the file and finds its table. A plugin needing a function this
- * libqopt lacks fails RTLD_NOW; it is opened again lazily to tell the
- * user which version it wants. */
+/* The table of a plugin opened lazily, or NULL. */
+static const qopt_plugin_info *entry_table(void *h)
+{
+	qopt_plugin_entry_fn entry;
+
+	*(void **)&entry = dlsym(h, QOPT_PLUGIN_ENTRY_SYMBOL);
+	return entry ? entry() : NULL;
+}
+
+/* RTLD_NOW failed with dlerror() text why (for people only). The file
+ * is opened again lazily: if that works, the one thing RTLD_NOW adds,
+ * binding every function at once, is what failed, so the plugin needs
+ * a symbol nothing loaded defines. Its table then says which ABI it
+ * was built for, and its symbol table which public function it is
+ * (plugin-symbols.c). Always NULL, with err set. */
+static void *open_failed(const char *path, const char *real,
+			 const char *why, qir_error *err)
+{
+	const qopt_plugin_info *info;
+	char sym[256];
+	const char *missing;
+	void *h = dlopen(real, RTLD_LAZY | RTLD_LOCAL);
+
+	if (!h)
+		return qir_fail(err, QOPT_EPLUGIN_OPEN,
+				"%s: cannot open plugin: %s", path, why), NULL;
+	missing = pm_plugin_missing_function(real, h, sym, sizeof(sym));
+	info = entry_table(h);
+	if (info && check_version(path, info, err) < 0) {
+		size_t len = err ? strlen(err->msg) : 0;
+
+		/* The version says more than the symbol; both shown. */
+		if (missing && err && len + strlen(missing) + 48 <
+				      sizeof(err->msg))
+			sprintf(err->msg + len,
+				"; it uses %s(), which this libqopt lacks",
+				missing);
+		return NULL;
+	}
+	if (missing && info)
+		return qir_fail(err, QOPT_EPLUGIN_SYMBOL,
+				"%s: plugin built for ABI %u.%u uses %s(), which this libqopt (qopt %s, plugin ABI %u.%u) does not provide: it was built against a later qopt",
+				path, (unsigned)info->abi_major,
+				(unsigned)info->abi_minor, missing,
+				qopt_version(), QOPT_ABI_MAJOR,
+				QOPT_ABI_MINOR), NULL;
+	if (missing)
+		return qir_fail(err, QOPT_EPLUGIN_SYMBOL,
+				"%s: plugin uses %s(), which this libqopt (qopt %s, plugin ABI %u.%u) does not provide: it was built against a later qopt",
+				path, missing, qopt_version(),
+				QOPT_ABI_MAJOR, QOPT_ABI_MINOR), NULL;
+	return qir_fail(err, QOPT_EPLUGIN_SYMBOL,
+			"%s: cannot open plugin: it needs a symbol no loaded library defines (%s)",
+			path, why), NULL;
+}
+
+/* Opens the file and finds its table. */
 static void *open_plugin(const char *path, const char *real,
 			 const qopt_plugin_info **info, qir_error *err)
 {
 	qopt_plugin_entry_fn entry;
-	char sym[256], why[1024];
-	const char *missing;
+	char why[1024];
 	void *h;
 
 	*info = NULL;
 	h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		snprintf(why, sizeof(why), "%s", dlerror());
-		missing = missing_api_symbol(why, sym, sizeof(sym));
-		h = missing ? dlopen(real, RTLD_LAZY | RTLD_LOCAL) : NULL;
-		if (h) {
-			*(void **)&entry = dlsym(h, QOPT_PLUGIN_ENTRY_SYMBOL);
-			*info = entry ? entry() : NULL;
-		}
-		if (*info && check_version(path, *info, err) < 0) {
-			size_t len = err ? strlen(err->msg) : 0;
-
-			/* Appended in place: err->msg has room to spare. */
-			if (missing && err && len + strlen(missing) + 48 <
-					      sizeof(err->msg))
-				sprintf(err->msg + len,
-					"; it uses %s(), which this libqopt lacks",
-					missing);
-			return NULL;
-		}
-		if (missing)
-			return qir_fail(err, QIR_EINVALID,
-					"%s: plugin uses %s(), which this libqopt (qopt %s, plugin ABI %u.%u) does not provide: it was built against a later qopt",
-					path, missing, qopt_version(),
-					QOPT_ABI_MAJOR, QOPT_ABI_MINOR),
-			       NULL;
-		return qir_fail(err, QIR_EIO, "%s: cannot open plugin: %s",
-				path, why), NULL;
+		return open_failed(path, real, why, err);
 	}
 	*(void **)&entry = dlsym(h, QOPT_PLUGIN_ENTRY_SYMBOL);
 	if (!entry)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_NOENTRY,
 				"%s: not a qopt plugin: entry symbol '%s' not found",
 				path, QOPT_PLUGIN_ENTRY_SYMBOL), NULL;
 	*info = entry();
 	if (!*info)
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin: %s() returned NULL",
 				path, QOPT_PLUGIN_ENTRY_SYMBOL), NULL;
 	return h;
@@ -473,15 +487,17 @@ int pm_registry_load_file(struct pm_registry *r, const char *path,
 	void *h;
 
 	if (!realpath(path, real))
-		return qir_fail(err, QIR_EIO, "%s: cannot open plugin: %s",
+		return qir_fail(err, errno == ENOENT ? QOPT_ENOTFOUND :
+				QOPT_EPLUGIN_OPEN, "%s: cannot open plugin: %s",
 				path, strerror(errno));
 	/* dlopen() would block on a FIFO until a writer comes, and read a
 	 * device: only regular files are plugins. */
 	if (stat(real, &st) < 0)
-		return qir_fail(err, QIR_EIO, "%s: cannot open plugin: %s",
-				path, strerror(errno));
+		return qir_fail(err, QOPT_EPLUGIN_OPEN,
+				"%s: cannot open plugin: %s", path,
+				strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return qir_fail(err, QIR_EINVALID,
+		return qir_fail(err, QOPT_EPLUGIN_OPEN,
 				"%s: cannot open plugin: %s, not a regular file",
 				path, S_ISFIFO(st.st_mode) ? "a FIFO" :
 				S_ISDIR(st.st_mode) ? "a folder" :
@@ -514,7 +530,8 @@ int pm_registry_add_table(struct pm_registry *r, const char *name,
 	size_t n = 0;
 
 	if (!info)
-		return qir_fail(err, QIR_EINVALID, "%s: no plugin table", name);
+		return qir_fail(err, QOPT_EPLUGIN_TABLE, "%s: no plugin table",
+				name);
 	if (already_loaded(r, name))
 		return 0;
 	if (check_version(name, info, err) < 0)
@@ -548,8 +565,9 @@ static int list_so(const char *dir, char ***out, size_t *count,
 	size_t n = 0;
 
 	if (!d)
-		return qir_fail(err, QIR_EIO, "%s: cannot open plugin folder: %s",
-				dir, strerror(errno));
+		return qir_fail(err, errno == ENOENT ? QOPT_ENOTFOUND : QIR_EIO,
+				"%s: cannot open plugin folder: %s", dir,
+				strerror(errno));
 	while ((e = readdir(d))) {
 		if (!is_so(e->d_name))
 			continue;
@@ -616,7 +634,7 @@ static int load_pending_at(struct pm_registry *r, size_t i, qir_error *err)
 		(r->npending - i - 1) * sizeof(*r->pending));
 	r->npending--;
 	rc = pm_registry_load_file(r, path, &e);
-	if (rc < 0 && strstr(e.msg, ": not a qopt plugin: ")) {
+	if (rc < 0 && e.code == QOPT_EPLUGIN_NOENTRY) {
 		pm_msg(QOPT_LOG_WARN, NULL,
 			 "%s: skipped: a shared object in a plugin folder "
 			 "without '%s' (not a qopt plugin)", path,

@@ -166,6 +166,22 @@ static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 	return 0;
 }
 
+/* run() returned rc != QOPT_OK: any nonzero fails the pass, and the
+ * message names the status. A negative value is no qopt_status (an
+ * ABI 2 habit, or a misbehaving plugin): reported as QOPT_EPASS. */
+static void report_failure(const qopt_ctx *ctx, int rc)
+{
+	if (rc < 0)
+		pm_msg(QOPT_LOG_ERROR, ctx->st->name,
+		       "pass returned %d, not a qopt_status: failed as '%s' (status %d)%s",
+		       rc, qopt_status_str(QOPT_EPASS), QOPT_EPASS,
+		       ctx->errors ? "" : ", without a message");
+	else
+		pm_msg(QOPT_LOG_ERROR, ctx->st->name,
+		       "pass returned '%s' (status %d)%s", qopt_status_str(rc),
+		       rc, ctx->errors ? "" : " without a message");
+}
+
 static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 {
 	const struct pm_stage *st = &r->pl->stages[i];
@@ -191,16 +207,14 @@ static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 	res->seconds = pm_now() - t0;
 	res->ran = 1;
 	pm_ctx_finish_progress(&ctx);
-	if (rc != 0) {
-		if (!ctx.errors)
-			pm_msg(QOPT_LOG_ERROR, st->name,
-				 "pass failed (returned %d) without a message",
-				 rc);
+	if (rc != QOPT_OK) {
+		report_failure(&ctx, rc);
 		return -1;
 	}
 	if (ctx.misuse) {
 		pm_msg(QOPT_LOG_ERROR, st->name,
-			 "pass misused the qopt API (see above)");
+			 "pass misused the qopt API (see above): %s",
+			 qopt_status_str(ctx.misuse));
 		return -1;
 	}
 	if (r->lost_record) {

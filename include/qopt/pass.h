@@ -27,8 +27,12 @@
  *
  * A pass's run function rewrites the model in place, asks
  * qopt_may_rewrite() before every single rewrite (bisect), reports
- * through the context, sets *changed, and returns 0 or -1 (after
- * qopt_error()). It never exits the process and never writes files.
+ * through the context, sets *changed, and returns a qopt_status
+ * (qopt/status.h, ABI 3.0): QOPT_OK, or the code of what failed, after
+ * qopt_error() says why. Any other value than QOPT_OK fails the pass
+ * (the manager names the code); warnings do not, and whether --strict
+ * turns them into a failure is the manager's decision alone. It never
+ * exits the process and never writes files.
  *
  * What a pass may assume when run() is called:
  * - the model verifies (qir_verify): the manager checks the input
@@ -86,6 +90,7 @@
 #include <stdint.h>
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
+#include <qopt/status.h>
 #include <qopt/version.h>
 
 #ifdef __cplusplus
@@ -131,7 +136,8 @@ typedef struct qopt_option_spec {
 
 typedef struct qopt_ctx qopt_ctx;
 
-typedef int (*qopt_pass_run_fn)(qopt_ctx *ctx, qir_model *m, int *changed);
+typedef qopt_status (*qopt_pass_run_fn)(qopt_ctx *ctx, qir_model *m,
+					int *changed);
 
 enum qopt_pass_flags {
 	/* The pass's options name targets: warn when it changes nothing. */

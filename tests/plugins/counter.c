@@ -17,7 +17,7 @@ static const qopt_option_spec count_opts[] = {
 	{ 0 }
 };
 
-static int count_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status count_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	int64_t i, n = qopt_opt_int(ctx, "count"), bad = qopt_opt_int(ctx, "bad");
 	const char *prefix = qopt_opt_string(ctx, "prefix");
@@ -31,7 +31,7 @@ static int count_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		}
 		if (qir_model_set_metadata(m, key, i == bad ? "CORRUPT" : "ok") < 0) {
 			qopt_error(ctx, "cannot set metadata %s", key);
-			return -1;
+			return QOPT_ENOMEM;
 		}
 		qopt_stat_add(ctx, "entries set", 1);
 		*changed = 1;
@@ -51,7 +51,7 @@ static int count_run(qopt_ctx *ctx, qir_model *m, int *changed)
 /* Rewrites every element of every FLOAT initializer; only rewrite
  * number `bad` changes a value (adds 1), so a numeric checker can
  * tell where it went wrong. */
-static int perturb_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status perturb_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	int64_t bad = qopt_opt_int(ctx, "bad"), k = 0;
 	qir_error err = { 0 };
@@ -67,7 +67,7 @@ static int perturb_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		d = qir_tensor_mutable_data(t, &err);
 		if (!d) {
 			qopt_error(ctx, "%s: %s", t->name, err.msg);
-			return -1;
+			return err.code;
 		}
 		for (j = 0; j < qir_tensor_numel(t); j++) {
 			if (!qopt_may_rewrite(ctx, "%s[%llu]", t->name,

@@ -2,7 +2,7 @@
  * tests/plugins/good.c - a well-formed plugin with several passes that
  * exercise the manager: typed options, failure, warnings, a broken IR,
  * a targeted pass that can match nothing, a pass that lies about
- * changing the IR.
+ * changing the IR, a pass returning any status.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +24,7 @@ static const qopt_option_spec opts_opts[] = {
 
 /* Records its option values as metadata "t-opts.N", so tests can see
  * what the manager handed over. */
-static int opts_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status opts_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	char key[64], val[512];
 	size_t n, i, len;
@@ -45,7 +45,7 @@ static int opts_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		return 0;
 	if (qir_model_set_metadata(m, key, val) < 0) {
 		qopt_error(ctx, "cannot set metadata");
-		return -1;
+		return QOPT_ENOMEM;
 	}
 	qopt_stat_add(ctx, "options recorded", 1);
 	qopt_info(ctx, "%s", val);
@@ -53,15 +53,15 @@ static int opts_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return 0;
 }
 
-static int fail_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status fail_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	(void)m;
 	(void)changed;
 	qopt_error(ctx, "planned failure for the test");
-	return -1;
+	return QOPT_EPASS;
 }
 
-static int warn_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status warn_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	(void)m;
 	(void)changed;
@@ -70,7 +70,7 @@ static int warn_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 /* A node reading a value nothing defines: the verifier must object. */
-static int break_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status break_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	qir_graph *g = m->graph;
 	qir_value *ghost = qir_value_new(g, "ghost");
@@ -78,12 +78,12 @@ static int break_run(qopt_ctx *ctx, qir_model *m, int *changed)
 
 	if (!ghost || !n) {
 		qopt_error(ctx, "cannot build the broken node");
-		return -1;
+		return QOPT_ENOMEM;
 	}
 	if (qir_node_add_input(n, ghost) < 0 ||
 	    !qir_node_add_output(n, NULL, "broken_out")) {
 		qopt_error(ctx, "cannot build the broken node");
-		return -1;
+		return QOPT_ENOMEM;
 	}
 	*changed = 1;
 	return 0;
@@ -95,7 +95,7 @@ static const qopt_option_spec targets_opts[] = {
 	{ 0 }
 };
 
-static int targets_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status targets_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	size_t n, i;
 	const char *const *match = qopt_opt_list(ctx, "match", &n);
@@ -110,7 +110,7 @@ static int targets_run(qopt_ctx *ctx, qir_model *m, int *changed)
 			if (qir_node_set_attr_int(node, "t_tagged", 1) < 0) {
 				qopt_error(ctx, "out of memory tagging %s",
 					   node->name);
-				return -1;
+				return QOPT_ENOMEM;
 			}
 			qopt_stat_add(ctx, "nodes tagged", 1);
 			*changed = 1;
@@ -120,13 +120,13 @@ static int targets_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 /* Changes the model but says it did not. */
-static int lazy_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status lazy_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	(void)changed;
 	if (qopt_may_rewrite(ctx, "metadata t-lazy") &&
 	    qir_model_set_metadata(m, "t-lazy", "yes") < 0) {
 		qopt_error(ctx, "out of memory setting metadata");
-		return -1;
+		return QOPT_ENOMEM;
 	}
 	return 0;
 }
@@ -139,7 +139,7 @@ static const qopt_option_spec misuse_opts[] = {
 	{ 0 }
 };
 
-static int misuse_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status misuse_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	uint64_t i;
 
@@ -152,6 +152,27 @@ static int misuse_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return 0;
 }
 
+/* Returns what it is told (rc), logging an error first unless quiet:
+ * how the manager reports each kind of return. */
+static const qopt_option_spec status_opts[] = {
+	{ .name = "rc", .type = QOPT_OPT_INT, .default_value = "16",
+	  .help = "the value run() returns" },
+	{ .name = "quiet", .type = QOPT_OPT_BOOL, .default_value = "no",
+	  .help = "return without a message" },
+	{ 0 }
+};
+
+static qopt_status status_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	int rc = (int)qopt_opt_int(ctx, "rc");
+
+	(void)m;
+	(void)changed;
+	if (!qopt_opt_bool(ctx, "quiet"))
+		qopt_error(ctx, "returning %d as told", rc);
+	return rc;
+}
+
 static const qopt_pass_info passes[] = {
 	{ "t-opts", "records its options as metadata", opts_opts, opts_run, 0 },
 	{ "t-fail", "always fails", NULL, fail_run, 0 },
@@ -162,6 +183,8 @@ static const qopt_pass_info passes[] = {
 	{ "t-lazy", "changes the IR but reports no change", NULL, lazy_run, 0 },
 	{ "t-misuse", "progress, and API misuse on request", misuse_opts,
 	  misuse_run, 0 },
+	{ .name = "t-status", .summary = "returns the status it is told",
+	  .options = status_opts, .run = status_run },
 	{ 0 }
 };
 

@@ -1,8 +1,10 @@
 /*
- * tests/plugins/old-minor.c - a plugin as ABI 2.0 built it: its option
- * entries end after `help` (2.1 added choices, flags, min, max), and its
- * table records 2.0's minor and entry sizes. The loader must read it
- * with those sizes and treat the missing fields as unset.
+ * tests/plugins/old-minor.c - a plugin whose option entries are as small
+ * as the loader accepts: they end after `help`, as ABI 2.0's did (2.1
+ * added choices, flags, min, max), with this major and minor 0. The
+ * loader must read it with those sizes and treat the missing fields as
+ * unset (a later 3.x minor's smaller-than-current entries go the same
+ * way).
  */
 #include <qopt/qopt.h>
 
@@ -31,7 +33,7 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-old-minor", "built against ABI 2.0",
+	{ "t-old-minor", "option entries of ABI 2.0's size",
 	  (const qopt_option_spec *)(const void *)opts, run, 0 },
 	{ 0 }
 };
