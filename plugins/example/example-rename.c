@@ -31,38 +31,44 @@ static int matches(const char *name, const char *const *globs, size_t n)
 	return 0;
 }
 
-/* Graph inputs and outputs are the model's interface: keep them. */
-static int rename_value(qopt_ctx *ctx, qir_value *v, const char *prefix)
+/* Graph inputs and outputs are the model's interface: keep them.
+ * Adds 1 to *renamed for a value renamed. */
+static qopt_status rename_value(qopt_ctx *ctx, qir_value *v,
+				const char *prefix, int64_t *renamed)
 {
 	qir_error err = { 0 };
 	char *name;
 	int rc;
 
 	if (!v || v->is_input || v->is_output)
-		return 0;
+		return QOPT_OK;
 	/* Ask the gate before every single rewrite: qopt bisect may
 	 * stop here. */
 	if (!qopt_may_rewrite(ctx, "rename %s", v->name)) {
 		qopt_stat_add(ctx, "skipped (bisect)", 1);
-		return 0;
+		return QOPT_OK;
 	}
 	name = malloc(strlen(prefix) + strlen(v->name) + 1);
 	if (!name) {
 		qopt_error(ctx, "out of memory");
-		return -1;
+		return QOPT_ENOMEM;
 	}
 	sprintf(name, "%s%s", prefix, v->name);
 	rc = qir_value_rename(v, name, &err);
 	free(name);
 	if (rc < 0) {
+		/* The message for people, the IR's code for qopt. */
 		qopt_error(ctx, "cannot rename %s: %s", v->name, err.msg);
-		return -1;
+		return err.code;
 	}
 	qopt_stat_add(ctx, "values renamed", 1);
-	return 1;
+	(*renamed)++;
+	return QOPT_OK;
 }
 
-static int run(qopt_ctx *ctx, qir_model *m, int *changed)
+/* QOPT_OK, or the status of what failed (qopt/status.h): qopt fails
+ * the pass on anything else and names the code. */
+static qopt_status run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	size_t nglobs, i;
 	const char *const *globs = qopt_opt_list(ctx, "match", &nglobs);
@@ -70,32 +76,31 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 	int64_t renamed = 0;
 	char count[32];
 	qir_node *n;
+	qopt_status rc;
 
 	qir_graph_for_each_node(m->graph, n) {
 		for (i = 0; i < n->noutputs; i++) {
 			qir_value *v = n->outputs[i];
-			int rc;
 
 			if (!v || !matches(v->name, globs, nglobs))
 				continue;
-			rc = rename_value(ctx, v, prefix);
-			if (rc < 0)
-				return -1;
-			renamed += rc;
+			rc = rename_value(ctx, v, prefix, &renamed);
+			if (rc != QOPT_OK)
+				return rc;
 		}
 	}
 	if (!renamed)
-		return 0;
+		return QOPT_OK;
 	snprintf(count, sizeof(count), "%lld", (long long)renamed);
 	if (qopt_may_rewrite(ctx, "metadata example-rename.count = %s",
 			     count) &&
 	    qir_model_set_metadata(m, "example-rename.count", count) < 0) {
 		qopt_error(ctx, "cannot set metadata");
-		return -1;
+		return QOPT_ENOMEM;
 	}
 	qopt_info(ctx, "renamed %lld values", (long long)renamed);
 	*changed = 1;
-	return 0;
+	return QOPT_OK;
 }
 
 static const qopt_pass_info passes[] = {
