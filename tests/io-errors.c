@@ -231,10 +231,37 @@ static void external_errors(void)
 	free(m.d);
 }
 
+/* An error inside a subgraph names every node on the way to it, outer
+ * first, even when the outer node's name already appears in the
+ * message (here: the outer If is named like the inner attribute). */
+static void nested_errors(void)
+{
+	struct pb inner_attr = { 0 }, inner = { 0 }, sub = { 0 };
+	struct pb outer_attr = { 0 }, outer = { 0 }, g = { 0 }, m;
+	static const char *const out[] = { "y", NULL };
+
+	pb_str(&inner_attr, 1, "value");
+	pb_int(&inner_attr, 20, 4);	/* TENSOR, without the tensor */
+	pb_msg(&inner, 5, &inner_attr);
+	pb_node(&sub, "Constant", "inner", NULL, out, &inner);
+	pb_str(&sub, 2, "then");
+	pb_str(&outer_attr, 1, "then_branch");
+	pb_int(&outer_attr, 20, 5);	/* GRAPH */
+	pb_msg(&outer_attr, 6, &sub);
+	pb_msg(&outer, 5, &outer_attr);
+	pb_node(&g, "If", "value", NULL, NULL, &outer);
+	pb_str(&g, 2, "g");
+	m = pb_model(&g);
+	expect(&m, QIR_EINVALID,
+	       "node 'value' (If): node 'inner' (Constant): attribute 'value': type TENSOR without a tensor",
+	       "error in a subgraph: the path of nodes");
+}
+
 int main(void)
 {
 	dir = io_mkdir("io-errors");
 	parse_errors();
+	nested_errors();
 	size_errors();
 	external_errors();
 	return tap_done();

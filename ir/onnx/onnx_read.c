@@ -542,7 +542,10 @@ static int read_node_rest(struct ir_load_ctx *ctx, qir_node *n,
 	for (size_t i = 0; i < np->n_attribute; i++) {
 		n->nattrs = i + 1;
 		if (read_attr(ctx, n, &n->attrs[i], np->attribute[i], err)) {
-			if (err && !strstr(err->msg, node_label(np))) {
+			/* Always named, whatever the message says: an
+			 * error from a subgraph reads as a path, outer
+			 * node first. */
+			if (err) {
 				char tmp[sizeof(err->msg) + 512];
 
 				snprintf(tmp, sizeof(tmp), "node '%s' (%s): %s",
