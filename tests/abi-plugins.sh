@@ -59,5 +59,13 @@ else
 fi
 
 run "$QOPT" --version
-t "--version names the plugin ABI" has "plugin ABI $major" "$W/out"
+t "--version names the plugin ABI" has "plugin ABI $ours" "$W/out"
+
+# The soname follows the ABI major; a minor only moves the revision.
+soname=$(objdump -p "$top_builddir/.libs/libqopt.so" 2>/dev/null |
+	awk '$1 == "SONAME" { print $2 }')
+t "libqopt's soname is libqopt.so.$major (got '$soname')" \
+	test "$soname" = "libqopt.so.$major"
+t "... and the file is libqopt.so.$major.0.$minor" \
+	test -e "$top_builddir/.libs/libqopt.so.$major.0.$minor"
 done_testing
