@@ -29,6 +29,17 @@ tests_kernels_cuda_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_dump_fp8_SOURCES = tests/kernels-dump-fp8.c $(KERNELS_TEST_HDRS)
 tests_kernels_dump_fp8_LDADD = $(KERNELS_TEST_LIBS)
 
+# How libqopt treats each status of the CUDA module: a fake module
+# (same table, no GPU) returns what the test asks.
+check_LTLIBRARIES += tests/kernels-fake-cuda.la
+tests_kernels_fake_cuda_la_SOURCES = tests/kernels-fake-cuda.c
+tests_kernels_fake_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/kernels
+tests_kernels_fake_cuda_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+check_PROGRAMS += tests/kernels-cuda-status
+tests_kernels_cuda_status_SOURCES = tests/kernels-cuda-status.c $(KERNELS_TEST_HDRS)
+tests_kernels_cuda_status_LDADD = $(KERNELS_TEST_LIBS)
+TESTS += tests/kernels-cuda-status
+
 # Kernels on buffers at any address (bytes borrowed from mapped files).
 check_PROGRAMS += tests/kernels-align
 TESTS += tests/kernels-align
