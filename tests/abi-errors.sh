@@ -27,6 +27,21 @@ refused "missing function: named, with both ABIs" \
 	"$PL/needs-symbol.so: plugin built for ABI $ours uses qopt_not_in_any_release(), which this libqopt (qopt"
 t "... not the dynamic linker's words" eval '! has "undefined symbol" "$W/err"'
 
+# The same plugin with a forged section table (e_shoff far past the end,
+# then e_shnum too large): dlopen() does not read it, the symbol reader
+# must not trust it (ELF64 offsets: e_shoff at 40, e_shnum at 60).
+cp "$PL/needs-symbol.so" forged.so
+printf '\377\377\377\377\377\377\377\177' |
+	dd of=forged.so bs=1 seek=40 conv=notrunc 2>/dev/null
+run "$QOPT" --load forged.so --list-passes
+refused "forged section offset: the generic message, nothing read past the file" \
+	"forged.so: cannot open plugin: it needs a symbol no loaded library defines"
+cp "$PL/needs-symbol.so" forged2.so
+printf '\377\377' | dd of=forged2.so bs=1 seek=60 conv=notrunc 2>/dev/null
+run "$QOPT" --load forged2.so --list-passes
+refused "forged section count: likewise" \
+	"forged2.so: cannot open plugin: it needs a symbol no loaded library defines"
+
 run "$QOPT" --load "$PL/abi2.so" --list-passes
 refused "an ABI 2 plugin is another major: both versions named" \
 	"$PL/abi2.so: plugin ABI version 2 does not match qopt's plugin ABI version $ours"
