@@ -190,7 +190,8 @@ static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 			 .bar_pct = -1 };
 	int hashed = r->o.print_changed;
 	uint64_t h0 = hashed ? qir_model_hash(m) : 0;
-	int changed = 0, rc;
+	int changed = 0;
+	qopt_status rc;
 	double t0;
 
 	if (!pm_gate_pass(r, i)) {
