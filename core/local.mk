@@ -30,6 +30,7 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/gate.c \
 	core/manager/progress.c \
 	core/manager/manager.c \
+	core/manager/calib-query.c \
 	core/manager/report.c \
 	core/manager/outfile.c \
 	core/manager/guard.c

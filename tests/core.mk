@@ -11,7 +11,11 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/needs-newer.la tests/plugins/typed.la \
 	tests/plugins/bad-enum.la tests/plugins/old-minor.la \
 	tests/plugins/alias.la tests/plugins/alias-bad-when.la \
-	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la
+	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la \
+	tests/plugins/calib-one.la
+tests_plugins_calib_one_la_SOURCES = tests/plugins/calib-one.c
+tests_plugins_calib_one_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_calib_one_la_LIBADD = libqopt.la
 tests_plugins_good_la_SOURCES = tests/plugins/good.c
 tests_plugins_good_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_good_la_LIBADD = libqopt.la

@@ -89,7 +89,7 @@ struct pm_plugin {
 
 /* Entry sizes of ABI 2.0, the smallest a plugin of this major has. */
 #define QOPT_PLUGIN_INFO_SIZE_2_0 offsetof(qopt_plugin_info, pipeline_size)
-#define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
+#define QOPT_PASS_INFO_SIZE_2_0 offsetof(qopt_pass_info, calibration_targets)
 /* The plugin_info size from which a plugin has pipelines (ABI 3.0);
  * their entries have no older, smaller layout. */
 #define QOPT_PLUGIN_INFO_SIZE_3_0 sizeof(qopt_plugin_info)
@@ -330,6 +330,13 @@ struct pm_run {
 	int lost_record;
 };
 
+/* Values a pass's calibration_targets asked to measure (in the order
+ * asked; values borrowed from the model). */
+struct pm_want {
+	qir_value **values;	/* owned array */
+	size_t n, cap;
+};
+
 struct ctx_ops;
 /* The manager's pass context; starts as core/api/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
@@ -343,6 +350,9 @@ struct qopt_ctx {
 	unsigned warnings;
 	double bar_last;	/* progress throttle */
 	int bar_pct;
+	/* Set only while calibration_targets runs: qopt_want_range()
+	 * fails elsewhere. */
+	struct pm_want *want;
 };
 
 int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
@@ -360,6 +370,16 @@ struct pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
 					       const char *path,
 					       const char *input,
 					       qir_error *err);
+
+/* ---- core/manager/calib-query.c: what `qopt calibrate` measures ---- */
+
+/* Calls calibration_targets of every stage's pass that has one, with
+ * the stage's options, on m (which none may change). *want gets the
+ * values asked for, in order, duplicates included; *nasked the number
+ * of passes asked. -1 after a message naming the pass when one fails
+ * or changes m. */
+int pm_calibration_targets(struct pm_run *r, qir_model *m,
+			   struct pm_want *want, size_t *nasked);
 
 /* ---- core/manager/guard.c: signals, crashes and exit() inside a pass ---- */
 
