@@ -15,6 +15,8 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/core.h \
 	core/api/ctx-ops.h \
 	core/manager/pipeline-internal.h \
+	core/manager/session.h \
+	core/manager/session.c \
 	core/manager/log.c \
 	core/manager/suggest.c \
 	core/manager/options.c \

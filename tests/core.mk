@@ -68,7 +68,11 @@ tests_plugins_alias_big_step_la_CPPFLAGS = $(AM_CPPFLAGS) -DALIAS_BIG_STEP
 tests_plugins_alias_big_step_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_alias_big_step_la_LIBADD = libqopt.la
 
-check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit
+check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit \
+	tests/core-session
+tests_core_session_SOURCES = tests/core-session.c tests/tap.h
+tests_core_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_core_session_LDADD = core/libpassmgr.la libqopt.la
 tests_core_mkmodel_SOURCES = tests/core-mkmodel.c
 tests_core_mkmodel_LDADD = libqopt.la
 tests_core_check_SOURCES = tests/core-check.c
@@ -77,11 +81,11 @@ tests_core_unit_SOURCES = tests/core-unit.c tests/tap.h
 tests_core_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 
-TESTS += tests/core-unit tests/core-cli.sh tests/core-plugins.sh \
+TESTS += tests/core-unit tests/core-session tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
 	tests/core-alias.sh
-dist_check_SCRIPTS += tests/core-cli.sh tests/core-plugins.sh \
+dist_check_SCRIPTS += tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
 	tests/core-alias.sh

@@ -39,6 +39,7 @@
 #include "cli/outpath.h"
 
 struct calib_args {
+	pm_session *s;
 	const char *model, *data, *output;
 	const char *pipeline_file, *passes;	/* -p, --passes */
 	const char **loads, **plugin_dirs;	/* --load, -L */
@@ -308,6 +309,7 @@ static int select_tensors(const struct calib_args *a, qir_model *m,
 	int rc;
 
 	memset(&c, 0, sizeof(c));
+	c.s = a->s;
 	c.pipeline_file = a->pipeline_file;
 	c.passes_inline = a->pipeline_file ? NULL :
 			  a->passes ? a->passes : "fp8-mha";
@@ -316,7 +318,7 @@ static int select_tensors(const struct calib_args *a, qir_model *m,
 	c.plugin_dirs = a->plugin_dirs;
 	c.nplugin_dirs = a->nplugin_dirs;
 	c.threads = 0;
-	pm_pipeline_init(&pl);
+	pm_pipeline_init(&pl, a->s);
 	rc = cli_setup(&c, &pl, &reg);
 	if (!rc)
 		rc = cli_run_opts(&c, &pl, &o);
@@ -983,7 +985,7 @@ static int check_samples(const struct calib_args *a)
 	return rc;
 }
 
-int cmd_calibrate(int argc, char **argv)
+int cmd_calibrate(pm_session *s, int argc, char **argv)
 {
 	struct calib_args a;
 	char outbuf[4096];
@@ -991,6 +993,7 @@ int cmd_calibrate(int argc, char **argv)
 	int rc;
 
 	memset(&a, 0, sizeof(a));
+	a.s = s;
 	rc = calib_parse(&a, argc, argv);
 	if (rc) {
 		calib_args_free(&a);
@@ -1008,7 +1011,7 @@ int cmd_calibrate(int argc, char **argv)
 		calib_args_free(&a);
 		return rc;
 	}
-	m = cli_load(a.model);
+	m = cli_load(s, a.model);
 	if (!m) {
 		calib_args_free(&a);
 		return QOPT_EXIT_FAIL;

@@ -26,18 +26,18 @@ static int ask(struct pm_run *r, qir_model *m, size_t i,
 	rc = st->pass->info->calibration_targets(&ctx, m);
 	pm_guard_leave();
 	if (rc != QOPT_OK) {
-		pm_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 		       "asking which tensors to calibrate failed: %s",
 		       qopt_status_str(rc));
 		return -1;
 	}
 	if (ctx.misuse) {
-		pm_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 		       "pass misused the qopt API (see above)");
 		return -1;
 	}
 	if (qir_model_hash(m) != h0) {
-		pm_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 		       "changed the model while asking which tensors to calibrate");
 		return -1;
 	}

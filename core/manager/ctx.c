@@ -21,7 +21,7 @@ static void ctx_vlog(qopt_ctx *ctx, int level, const char *fmt,
 		ctx->errors++;
 	if (ctx && level == QOPT_LOG_WARN)
 		ctx->warnings++;
-	pm_vmsg(level, tag, fmt, ap);
+	pm_vmsg(ctx && ctx->run ? ctx->run->s : NULL, level, tag, fmt, ap);
 }
 
 static int ctx_strict(const qopt_ctx *ctx)
