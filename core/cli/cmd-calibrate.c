@@ -136,6 +136,7 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 		{ "pipeline", required_argument, NULL, 'p' },
 		{ "passes", required_argument, NULL, 'S' },
 		{ "load", required_argument, NULL, 'l' },
+		{ "plugin-dir", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
