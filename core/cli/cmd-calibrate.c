@@ -318,7 +318,6 @@ static int select_tensors(const struct calib_args *a, qir_model *m,
 	c.nloads = a->nloads;
 	c.plugin_dirs = a->plugin_dirs;
 	c.nplugin_dirs = a->nplugin_dirs;
-	c.threads = 0;
 	pm_pipeline_init(&pl, a->s);
 	rc = cli_setup(&c, &pl, &reg);
 	if (!rc)
