@@ -88,6 +88,12 @@ t "'when' naming an option that is not a bool refuses the plugin at load" \
 run "$QOPT" $A --load "$PL/alias-dup.so" --list-passes
 t "a pipeline named like a registered one is refused naming both plugins" \
 	eval '[ $rc = 1 ] && has "alias-dup.so: pipeline '\''al-both'\'' is already registered by" err && has "alias.so (as a pipeline)" err'
+run "$QOPT" --load "$PL/good.so" --load "$PL/alias-dup.so" --list-passes
+t "a pipeline named like a registered pass is refused naming both plugins" \
+	eval '[ $rc = 1 ] && has "alias-dup.so: pipeline '\''t-opts'\'' is already registered by $PL/good.so (as a pass)" err'
+run "$QOPT" --load "$PL/alias-dup.so" --load "$PL/good.so" --list-passes
+t "... and a pass named like a registered pipeline" \
+	eval '[ $rc = 1 ] && has "good.so: pass '\''t-opts'\'' is already registered by $PL/alias-dup.so (as a pipeline)" err'
 run "$QOPT" --load "$PL/alias-big-step.so" --list-passes
 t "pipeline entries larger than this qopt knows are refused" \
 	eval '[ $rc = 1 ] && has "malformed plugin table: pipeline entry sizes" err'
