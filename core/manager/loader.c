@@ -247,6 +247,8 @@ static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
 	struct pm_pass **grown;
 	size_t i;
 
+	if (!n)
+		return 0;	/* a plugin of pipelines only */
 	grown = realloc(r->passes, (r->npasses + n) * sizeof(*grown));
 	if (!grown)
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
