@@ -25,6 +25,13 @@ t "an option the user leaves alone is forwarded with the pipeline's default" \
 t "... and one without a default is not forwarded (the pass's default holds)" \
 	eval 'sed -n "/^\[al-ren\]/,/^\$/p" out | grep -q "^; match = "'
 
+run "$QOPT" $A --print-pipeline --passes 'al-both{tag=x,match=A;B},al-note{n=5}:tag=y'
+t "--passes NAME{key=value,...} sets a pipeline's options like NAME:key=value" \
+	eval '[ $rc = 0 ] && sed -n "/^\[al-note\]/,/^\$/p" out | grep -qx "tag = x" && grep -qx "match = A,B" out && grep -qx "n = 5" out && grep -qx "tag = y" out'
+run "$QOPT" $A --print-pipeline --passes 'al-both{tag=x'
+t "... a brace left open is a usage error" \
+	eval '[ $rc = 2 ] && has "'\''{'\'' without a closing '\''}'\''" err'
+
 printf '[al-both]\nnote = no\nmatch = A\n' >when.ini
 run "$QOPT" $A --print-pipeline -p when.ini
 t "a step whose 'when' option is off is left out (INI section)" \
