@@ -4,8 +4,8 @@
 libqopt_la_SOURCES += \
 	core/api/ctx-ops.h \
 	core/api/ctx-api.c \
-	core/api/version.c \
-	core/api/status.c
+	core/api/status.c \
+	core/api/version.c
 
 noinst_LTLIBRARIES += core/libpassmgr.la
 core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
@@ -15,13 +15,17 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/core.h \
 	core/api/ctx-ops.h \
 	core/manager/pipeline-internal.h \
+	core/manager/session.h \
+	core/manager/session.c \
 	core/manager/log.c \
 	core/manager/suggest.c \
 	core/manager/options.c \
 	core/manager/loader.c \
 	core/manager/plugin-symbols.c \
+	core/manager/alias.c \
 	core/manager/discovery.c \
 	core/manager/pipeline.c \
+	core/manager/pipeline-expand.c \
 	core/manager/pipeline-ini.c \
 	core/manager/pipeline-globals.c \
 	core/manager/pipeline-print.c \
@@ -29,6 +33,7 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/gate.c \
 	core/manager/progress.c \
 	core/manager/manager.c \
+	core/manager/calib-query.c \
 	core/manager/report.c \
 	core/manager/outfile.c \
 	core/manager/guard.c

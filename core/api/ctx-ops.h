@@ -38,6 +38,7 @@ struct ctx_ops {
 	qk_ctx *(*kernels)(qopt_ctx *ctx);
 	int64_t (*max_opset)(qopt_ctx *ctx);
 	int (*allow_upgrade)(qopt_ctx *ctx);
+	qopt_status (*want_range)(qopt_ctx *ctx, qir_value *v);
 };
 
 /* Every context handed to a pass begins with this. */

@@ -13,6 +13,20 @@
 #include "cli/outpath.h"
 #include "cli/summary.h"
 
+/* "a, b [when x], c" into f. */
+static void print_steps(const struct pm_alias *a, FILE *f)
+{
+	size_t k;
+
+	for (k = 0; k < a->nsteps; k++) {
+		const qopt_pipeline_step *s = &a->info->steps[k];
+
+		fprintf(f, "%s%s", k ? ", " : "", s->pass);
+		if (s->when)
+			fprintf(f, " [if %s]", s->when);
+	}
+}
+
 int cmd_list_passes(const struct pm_registry *r)
 {
 	size_t i, w = 4;
@@ -20,6 +34,9 @@ int cmd_list_passes(const struct pm_registry *r)
 	for (i = 0; i < r->npasses; i++)
 		if (strlen(r->passes[i]->info->name) > w)
 			w = strlen(r->passes[i]->info->name);
+	for (i = 0; i < r->naliases; i++)
+		if (strlen(r->aliases[i]->info->name) > w)
+			w = strlen(r->aliases[i]->info->name);
 	for (i = 0; i < r->npasses; i++) {
 		const struct pm_pass *p = r->passes[i];
 
@@ -30,33 +47,30 @@ int cmd_list_passes(const struct pm_registry *r)
 	}
 	if (!r->npasses)
 		printf("(no passes found)\n");
+	for (i = 0; i < r->naliases; i++) {
+		const struct pm_alias *a = r->aliases[i];
+
+		printf("%-*s  %s (pipeline; %s %s)\n", (int)w, a->info->name,
+		       a->info->summary, a->plugin->path,
+		       a->plugin->info->version ? a->plugin->info->version :
+		       "?");
+		printf("%-*s    = ", (int)w, "");
+		print_steps(a, stdout);
+		putchar('\n');
+	}
 	return QOPT_EXIT_OK;
 }
 
-int cmd_help_pass(const struct pm_registry *r, const char *name)
+static void print_options(const qopt_option_spec *o, size_t n)
 {
-	const struct pm_pass *p = pm_registry_find(r, name);
-	const qopt_option_spec *o;
 	size_t i;
 
-	if (!p) {
-		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
-			pm_registry_did_you_mean(r, name));
-		return QOPT_EXIT_USAGE;
-	}
-	printf("%s - %s\n", p->info->name, p->info->summary);
-	printf("plugin: %s %s (%s)\n", p->plugin->info->name,
-	       p->plugin->info->version ? p->plugin->info->version : "?",
-	       p->plugin->path);
-	if (p->info->flags & QOPT_PASS_HAS_TARGETS)
-		printf("warns when it changes nothing (its options name targets)\n");
-	if (!p->nopts) {
+	if (!n) {
 		printf("options: none\n");
-		return QOPT_EXIT_OK;
+		return;
 	}
 	printf("options:\n");
-	o = p->info->options;
-	for (i = 0; i < p->nopts; i++) {
+	for (i = 0; i < n; i++) {
 		char acc[512];
 
 		printf("  %-20s %-6s default %-10s %s\n", o[i].name,
@@ -67,6 +81,63 @@ int cmd_help_pass(const struct pm_registry *r, const char *name)
 		if (pm_option_accepts(&o[i], acc, sizeof(acc)))
 			printf("  %-20s %s\n", "", acc);
 	}
+}
+
+static void print_strv(const char *what, const char *const *v)
+{
+	size_t i;
+
+	if (!v || !v[0])
+		return;
+	printf("; %s ", what);
+	for (i = 0; v[i]; i++)
+		printf("%s%s", i ? ", " : "", v[i]);
+}
+
+static int help_pipeline(const struct pm_alias *a)
+{
+	size_t k;
+
+	printf("%s - %s\n", a->info->name, a->info->summary);
+	printf("pipeline of plugin: %s %s (%s)\n", a->plugin->info->name,
+	       a->plugin->info->version ? a->plugin->info->version : "?",
+	       a->plugin->path);
+	if (a->info->flags & QOPT_PASS_HAS_TARGETS)
+		printf("warns when no step changes anything (its options name targets)\n");
+	printf("steps:\n");
+	for (k = 0; k < a->nsteps; k++) {
+		const qopt_pipeline_step *s = &a->info->steps[k];
+
+		printf("  %zu. %s", k + 1, s->pass);
+		if (s->when)
+			printf(" (if %s)", s->when);
+		print_strv("forwards", s->forward);
+		print_strv("fixed", s->fixed);
+		putchar('\n');
+	}
+	print_options(a->info->options, a->nopts);
+	return QOPT_EXIT_OK;
+}
+
+int cmd_help_pass(const struct pm_registry *r, const char *name)
+{
+	char dym[PM_DID_YOU_MEAN_SIZE];
+	const struct pm_pass *p = pm_registry_find(r, name);
+
+	if (!p && pm_registry_find_alias(r, name))
+		return help_pipeline(pm_registry_find_alias(r, name));
+	if (!p) {
+		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
+			pm_registry_did_you_mean(r, name, dym));
+		return QOPT_EXIT_USAGE;
+	}
+	printf("%s - %s\n", p->info->name, p->info->summary);
+	printf("plugin: %s %s (%s)\n", p->plugin->info->name,
+	       p->plugin->info->version ? p->plugin->info->version : "?",
+	       p->plugin->path);
+	if (p->info->flags & QOPT_PASS_HAS_TARGETS)
+		printf("warns when it changes nothing (its options name targets)\n");
+	print_options(p->info->options, p->nopts);
 	return QOPT_EXIT_OK;
 }
 
@@ -75,11 +146,16 @@ int cmd_help_pass(const struct pm_registry *r, const char *name)
 static int check_print_after(const struct pm_cli *c,
 			     const struct pm_pipeline *pl)
 {
-	const char *names[256];
+	char dym[PM_DID_YOU_MEAN_SIZE];
+	const char *names[512];
 	size_t i, j, n = 0;
 
-	for (i = 0; i < pl->nstages && n < 256; i++)
+	/* A pipeline's name stands for its last step. */
+	for (i = 0; i < pl->nstages && n < 511; i++) {
 		names[n++] = pl->stages[i].name;
+		if (pl->stages[i].from)
+			names[n++] = pl->stages[i].from;
+	}
 	for (i = 0; i < c->nprint_after; i++) {
 		for (j = 0; j < n; j++)
 			if (!strcmp(names[j], c->print_after[i]))
@@ -87,7 +163,8 @@ static int check_print_after(const struct pm_cli *c,
 		if (j == n) {
 			fprintf(stderr, "qopt: error: --print-after: pass '%s' is not in the pipeline%s\n",
 				c->print_after[i],
-				pm_did_you_mean(c->print_after[i], names, n));
+				pm_did_you_mean(c->print_after[i], names, n,
+						dym, sizeof(dym)));
 			return -1;
 		}
 	}
@@ -144,15 +221,6 @@ static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 	qir_save_opts so;
 	double t0;
 
-	if (run->o.strict && pm_msg_warnings()) {
-		fprintf(stderr, "qopt: error: warnings with --strict; no output written\n");
-		return QOPT_EXIT_FAIL;
-	}
-	if (qir_verify(m, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: the result does not verify: %s; no output written\n",
-			c->input, err.msg);
-		return QOPT_EXIT_FAIL;
-	}
 	errno = 0;
 	if (!stdout_ok())
 		return QOPT_EXIT_FAIL;
@@ -172,7 +240,7 @@ static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 			return QOPT_EXIT_FAIL;
 		}
 		run->t_save = pm_now() - t0;
-		pm_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
+		pm_msg(c->s, QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
 			 m->graph->nnodes, m->graph->ninits);
 	}
 	if ((c->dry_run || c->out_discard) && eval_deferred(c, m) < 0) {
@@ -180,7 +248,7 @@ static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 		return QOPT_EXIT_FAIL;
 	}
 	if (c->out_discard)
-		pm_msg(QOPT_LOG_INFO, c->output, "discarded (%zu nodes, %zu initializers)",
+		pm_msg(c->s, QOPT_LOG_INFO, c->output, "discarded (%zu nodes, %zu initializers)",
 			 m->graph->nnodes, m->graph->ninits);
 	if (stats && pm_outfile_commit(stats, &err) < 0) {
 		fprintf(stderr, "qopt: %s: error: %s%s\n", c->stats_json, err.msg,
@@ -303,32 +371,26 @@ static int run_pipeline(struct pm_cli *c, struct pm_pipeline *pl)
 	rc = cli_run_opts(c, pl, &o);
 	if (rc)
 		return rc;
-	pm_msg_setup(pm_msg_level(), o.strict);
+	pm_msg_setup(c->s, pm_msg_level(c->s), o.strict);
 	if (pm_run_init(&run, pl, &o, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return QOPT_EXIT_FAIL;
 	}
 	t0 = pm_now();
-	m = cli_load(c->input);
+	m = cli_load(c->s, c->input);
 	run.t_load = pm_now() - t0;
 	if (!m) {
 		pm_run_fini(&run);
-		return QOPT_EXIT_FAIL;
-	}
-	/* Passes may assume a valid model: check before they start. */
-	if (qir_verify(m, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: invalid model: %s; no output written\n",
-			c->input, err.msg);
-		pm_run_fini(&run);
-		qir_model_free(m);
 		return QOPT_EXIT_FAIL;
 	}
 	if (summary && cli_summary_take(&before, m) < 0)
 		summary = 0;	/* out of memory: the run goes on without */
 	cli_summary_files(&before, c->input, NULL);
 	if (pm_run_model(&run, m) < 0) {
-		fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
-			run.failed_pass);
+		/* The manager said why; for a pass, the CLI names it. */
+		if (run.failed_pass)
+			fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
+				run.failed_pass);
 		rc = QOPT_EXIT_FAIL;
 	} else {
 		rc = finish(c, &run, m);
@@ -348,7 +410,7 @@ int cmd_run(struct pm_cli *c)
 	struct pm_registry *reg = NULL;
 	int rc;
 
-	pm_pipeline_init(&pl);
+	pm_pipeline_init(&pl, c->s);
 	rc = cli_setup(c, &pl, &reg);
 	if (rc)
 		goto out;

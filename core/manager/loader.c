@@ -18,9 +18,13 @@
 
 static void free_tables(struct pm_plugin *pl);
 
-struct pm_registry *pm_registry_new(void)
+struct pm_registry *pm_registry_new(pm_session *s)
 {
-	return calloc(1, sizeof(struct pm_registry));
+	struct pm_registry *r = calloc(1, sizeof(struct pm_registry));
+
+	if (r)
+		r->s = s;
+	return r;
 }
 
 void pm_registry_free(struct pm_registry *r)
@@ -31,6 +35,9 @@ void pm_registry_free(struct pm_registry *r)
 		return;
 	for (i = 0; i < r->npasses; i++)
 		free(r->passes[i]);
+	for (i = 0; i < r->naliases; i++)
+		free(r->aliases[i]);
+	free(r->aliases);
 	for (i = 0; i < r->nplugins; i++) {
 		free_tables(r->plugins[i]);
 		free(r->plugins[i]->path);
@@ -57,14 +64,16 @@ const struct pm_pass *pm_registry_find(const struct pm_registry *r,
 }
 
 const char *pm_registry_did_you_mean(const struct pm_registry *r,
-				       const char *name)
+				     const char *name, char *buf)
 {
 	const char *names[256];
 	size_t i, n = 0;
 
 	for (i = 0; i < r->npasses && n < 256; i++)
 		names[n++] = r->passes[i]->info->name;
-	return pm_did_you_mean(name, names, n);
+	for (i = 0; i < r->naliases && n < 256; i++)
+		names[n++] = r->aliases[i]->info->name;
+	return pm_did_you_mean(name, names, n, buf, PM_DID_YOU_MEAN_SIZE);
 }
 
 int pm_pass_option_index(const struct pm_pass *p, const char *name)
@@ -77,10 +86,11 @@ int pm_pass_option_index(const struct pm_pass *p, const char *name)
 	return -1;
 }
 
-/* A pass name goes into INI section headers and --passes lists. */
-static int valid_name(const char *s)
+/* A pass or pipeline name goes into INI section headers and --passes
+ * lists. */
+int pm_valid_name(const char *s)
 {
-	if (!*s)
+	if (!s || !*s)
 		return 0;
 	for (; *s; s++)
 		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
@@ -91,42 +101,43 @@ static int valid_name(const char *s)
 }
 
 /* choices and bounds make sense for the type (ABI 2.1 fields). */
-static int check_accepts(const char *path, const qopt_pass_info *pi,
-			 const qopt_option_spec *o, qir_error *err)
+static int check_accepts(const char *path, const char *kind,
+			 const qopt_pass_info *pi, const qopt_option_spec *o,
+			 qir_error *err)
 {
 	size_t k;
 	int numeric = o->type == QOPT_OPT_INT || o->type == QOPT_OPT_FLOAT;
 
 	if (o->type == QOPT_OPT_ENUM && (!o->choices || !o->choices[0]))
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: pass '%s': enum option '%s' lists no choices",
-				path, pi->name, o->name);
+				"%s: %s '%s': enum option '%s' lists no choices",
+				path, kind, pi->name, o->name);
 	if (o->choices && o->type != QOPT_OPT_ENUM &&
 	    o->type != QOPT_OPT_LIST)
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: pass '%s': option '%s' (%s) cannot list choices",
-				path, pi->name, o->name,
+				"%s: %s '%s': option '%s' (%s) cannot list choices",
+				path, kind, pi->name, o->name,
 				pm_opt_type_name(o->type));
 	for (k = 0; o->choices && o->choices[k]; k++)
 		if (!*o->choices[k] || strchr(o->choices[k], ','))
 			return qir_fail(err, QOPT_EPLUGIN_TABLE,
-					"%s: pass '%s': option '%s': choice %zu is empty or has a comma",
-					path, pi->name, o->name, k);
+					"%s: %s '%s': option '%s': choice %zu is empty or has a comma",
+					path, kind, pi->name, o->name, k);
 	if ((o->flags & (QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX)) && !numeric)
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: pass '%s': option '%s' (%s) cannot have a range",
-				path, pi->name, o->name,
+				"%s: %s '%s': option '%s' (%s) cannot have a range",
+				path, kind, pi->name, o->name,
 				pm_opt_type_name(o->type));
 	if ((o->flags & QOPT_OPT_HAS_MIN) && (o->flags & QOPT_OPT_HAS_MAX) &&
 	    !(o->min <= o->max))
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: pass '%s': option '%s': min %g is above max %g",
-				path, pi->name, o->name, o->min, o->max);
+				"%s: %s '%s': option '%s': min %g is above max %g",
+				path, kind, pi->name, o->name, o->min, o->max);
 	return 0;
 }
 
-static int check_options(const char *path, const qopt_pass_info *pi,
-			 size_t *nopts, qir_error *err)
+static int check_options(const char *path, const char *kind,
+			 const qopt_pass_info *pi, size_t *nopts, qir_error *err)
 {
 	const qopt_option_spec *o = pi->options;
 	struct pm_value v = { 0 };
@@ -137,33 +148,43 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 	if (!o)
 		return 0;
 	for (i = 0; o[i].name; i++) {
-		if (!valid_name(o[i].name))
+		if (!pm_valid_name(o[i].name))
 			return qir_fail(err, QOPT_EPLUGIN_TABLE,
-					"%s: pass '%s': option %zu has an invalid name '%s'",
-					path, pi->name, i, o[i].name);
+					"%s: %s '%s': option %zu has an invalid name '%s'",
+					path, kind, pi->name, i, o[i].name);
 		if (!pm_opt_type_name(o[i].type))
 			return qir_fail(err, QOPT_EPLUGIN_TABLE,
-					"%s: pass '%s': option '%s' has an unknown type %d",
-					path, pi->name, o[i].name, (int)o[i].type);
+					"%s: %s '%s': option '%s' has an unknown type %d",
+					path, kind, pi->name, o[i].name, (int)o[i].type);
 		for (j = 0; j < i; j++)
 			if (!strcmp(o[j].name, o[i].name))
 				return qir_fail(err, QOPT_EPLUGIN_TABLE,
-						"%s: pass '%s': option '%s' declared twice",
-						path, pi->name, o[i].name);
-		if (check_accepts(path, pi, &o[i], err) < 0)
+						"%s: %s '%s': option '%s' declared twice",
+						path, kind, pi->name, o[i].name);
+		if (check_accepts(path, kind, pi, &o[i], err) < 0)
 			return -1;
 		if (o[i].default_value &&
 		    pm_value_parse(&o[i], o[i].default_value, &v, why,
 				     sizeof(why)) < 0) {
 			pm_value_clear(&v);
 			return qir_fail(err, QOPT_EPLUGIN_TABLE,
-					"%s: pass '%s': default of option '%s' %s",
-					path, pi->name, o[i].name, why);
+					"%s: %s '%s': default of option '%s' %s",
+					path, kind, pi->name, o[i].name, why);
 		}
 		pm_value_clear(&v);
 	}
 	*nopts = i;
 	return 0;
+}
+
+/* A pipeline's options follow a pass's rules (alias.c). */
+int pm_check_option_table(const char *path, const char *what,
+			  const char *name, const qopt_option_spec *o,
+			  size_t *nopts, qir_error *err)
+{
+	qopt_pass_info pi = { .name = name, .options = o };
+
+	return check_options(path, what, &pi, nopts, err);
 }
 
 /* Validates the whole table before registering anything, so a refused
@@ -180,11 +201,11 @@ static int check_table(struct pm_registry *r, const char *path,
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: missing plugin name",
 				path);
-	if (!p)
+	if (!p && !info->pipelines)
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: no pass table", path);
-	for (i = 0; p[i].name; i++) {
-		if (!valid_name(p[i].name))
+	for (i = 0; p && p[i].name; i++) {
+		if (!pm_valid_name(p[i].name))
 			return qir_fail(err, QOPT_EPLUGIN_TABLE,
 					"%s: malformed plugin table: pass %zu has an invalid name '%s'",
 					path, i, p[i].name);
@@ -210,14 +231,14 @@ static int check_table(struct pm_registry *r, const char *path,
 			return qir_fail(err, QOPT_EPLUGIN_DUPLICATE,
 					"%s: pass '%s' is already registered by %s",
 					path, p[i].name, other->plugin->path);
-		if (check_options(path, &p[i], &nopts, err) < 0)
+		if (check_options(path, "pass", &p[i], &nopts, err) < 0)
 			return -1;
 	}
-	if (i == 0)
+	if (i == 0 && !info->pipelines)
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: no passes", path);
 	*npasses = i;
-	return 0;
+	return pm_alias_check_table(r, path, info, err);
 }
 
 static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
@@ -226,6 +247,8 @@ static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
 	struct pm_pass **grown;
 	size_t i;
 
+	if (!n)
+		return 0;	/* a plugin of pipelines only */
 	grown = realloc(r->passes, (r->npasses + n) * sizeof(*grown));
 	if (!grown)
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
@@ -237,7 +260,7 @@ static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
 		p->info = &pl->info->passes[i];
 		p->plugin = pl;
-		check_options(pl->path, p->info, &p->nopts, NULL);
+		check_options(pl->path, "pass", p->info, &p->nopts, NULL);
 		r->passes[r->npasses++] = p;
 	}
 	return 0;
@@ -282,7 +305,9 @@ static int register_plugin(struct pm_registry *r, const char *path,
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	}
 	r->plugins[r->nplugins++] = pl;
-	return add_passes(r, pl, n, err);
+	if (add_passes(r, pl, n, err) < 0)
+		return -1;
+	return pm_alias_register(r, pl, err);
 }
 
 /* The plugin's first field: its ABI major in every version. */
@@ -346,7 +371,7 @@ static int import_tables(const char *path, const qopt_plugin_info *info,
 	       info->info_size < sizeof(pl->info_copy) ? info->info_size :
 							  sizeof(pl->info_copy));
 	if (!src)
-		return 0;
+		return pm_alias_import(path, info, pl, err);
 	while (((const qopt_pass_info *)(const void *)
 		(src + np * info->pass_size))->name)
 		np++;
@@ -378,7 +403,7 @@ static int import_tables(const char *path, const qopt_plugin_info *info,
 		pl->passes[i].options = pl->options[i];
 	}
 	pl->info_copy.passes = pl->passes;
-	return 0;
+	return pm_alias_import(path, info, pl, err);
 }
 
 static void free_tables(struct pm_plugin *pl)
@@ -391,6 +416,7 @@ static void free_tables(struct pm_plugin *pl)
 	free(pl->passes);
 	pl->options = NULL;
 	pl->passes = NULL;
+	pm_alias_free_tables(pl);
 }
 
 /* The table of a plugin opened lazily, or NULL. */
@@ -635,7 +661,7 @@ static int load_pending_at(struct pm_registry *r, size_t i, qir_error *err)
 	r->npending--;
 	rc = pm_registry_load_file(r, path, &e);
 	if (rc < 0 && e.code == QOPT_EPLUGIN_NOENTRY) {
-		pm_msg(QOPT_LOG_WARN, NULL,
+		pm_msg(r->s, QOPT_LOG_WARN, NULL,
 			 "%s: skipped: a shared object in a plugin folder "
 			 "without '%s' (not a qopt plugin)", path,
 			 QOPT_PLUGIN_ENTRY_SYMBOL);
@@ -669,18 +695,18 @@ int pm_registry_need(struct pm_registry *r, const char *name,
 {
 	size_t i;
 
-	if (pm_registry_find(r, name))
+	if (pm_registry_has_name(r, name))
 		return 0;
 	for (i = 0; i < r->npending; i++) {
 		if (!named_after(r->pending[i], name))
 			continue;
 		if (load_pending_at(r, i, err) < 0)
 			return -1;
-		if (pm_registry_find(r, name))
+		if (pm_registry_has_name(r, name))
 			return 0;
 		break;
 	}
-	while (r->npending && !pm_registry_find(r, name))
+	while (r->npending && !pm_registry_has_name(r, name))
 		if (load_pending_at(r, 0, err) < 0)
 			return -1;
 	return 0;

@@ -11,9 +11,10 @@
 #include "manager/core.h"
 #include "manager/pipeline-internal.h"
 
-void pm_pipeline_init(struct pm_pipeline *p)
+void pm_pipeline_init(struct pm_pipeline *p, pm_session *s)
 {
 	memset(p, 0, sizeof(*p));
+	p->s = s;
 	p->g.verify_each = -1;
 	p->g.strict = -1;
 	p->g.external_threshold = -1;
@@ -50,6 +51,7 @@ void pm_pipeline_free(struct pm_pipeline *p)
 		struct pm_stage *s = &p->stages[i];
 
 		free(s->name);
+		free(s->from);
 		free_raw(s->raw, s->nraw);
 		if (s->vals)
 			for (j = 0; j < s->pass->nopts; j++)
@@ -64,7 +66,7 @@ void pm_pipeline_free(struct pm_pipeline *p)
 	free(p->g.external_name);
 	free(p->file);
 	free(p->dir);
-	pm_pipeline_init(p);
+	pm_pipeline_init(p, p->s);
 }
 
 /* Like a compiler's error limit: a file with thousands of bad lines
@@ -79,7 +81,7 @@ void pm_pl_error(struct pm_pipeline *p, int line, const char *fmt, ...)
 
 	if (++p->nerrors > PM_PL_MAX_SHOWN) {
 		if (p->nerrors == PM_PL_MAX_SHOWN + 1)
-			pm_msg_line("qopt: %s: more problems not shown (the "
+			pm_msg_line(p->s, "qopt: %s: more problems not shown (the "
 				    "first %d are above)", p->file,
 				    PM_PL_MAX_SHOWN);
 		return;
@@ -90,9 +92,9 @@ void pm_pl_error(struct pm_pipeline *p, int line, const char *fmt, ...)
 	/* Text quoted from the file may hold control bytes. */
 	qir_escape_text(esc, sizeof(esc), raw);
 	if (line > 0)
-		pm_msg_line("qopt: %s:%d: %s", p->file, line, esc);
+		pm_msg_line(p->s, "qopt: %s:%d: %s", p->file, line, esc);
 	else
-		pm_msg_line("qopt: %s: %s", p->file, esc);
+		pm_msg_line(p->s, "qopt: %s: %s", p->file, esc);
 }
 
 /* Arrays grow geometrically: their capacity is n rounded up to a power
@@ -150,15 +152,16 @@ int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 
 /*
  * --passes splits at ',' (passes) and ':' (options) outside double
- * quotes, so a value holding either is written key="a:b,c" (inside
- * quotes \" and \\ stand for " and \). Returns the next piece of *s up
- * to sep, NUL-terminated, and moves *s past it (NULL after the last);
- * sets *open_quote when a quote is left open.
+ * quotes and braces, so a value holding either is written key="a:b,c"
+ * (inside quotes \" and \\ stand for " and \), and NAME{k=v,k2=v2}
+ * keeps its options together. Returns the next piece of *s up to sep,
+ * NUL-terminated, and moves *s past it (NULL after the last); sets
+ * *open_quote when a quote is left open.
  */
 static char *next_piece(char **s, char sep, int *open_quote)
 {
 	char *start = *s, *c;
-	int q = 0;
+	int q = 0, depth = 0;
 
 	if (!start)
 		return NULL;
@@ -167,7 +170,11 @@ static char *next_piece(char **s, char sep, int *open_quote)
 			c++;
 		} else if (*c == '"') {
 			q = !q;
-		} else if (*c == sep && !q) {
+		} else if (!q && *c == '{') {
+			depth++;
+		} else if (!q && *c == '}' && depth) {
+			depth--;
+		} else if (*c == sep && !q && !depth) {
 			*c = 0;
 			*s = c + 1;
 			return start;
@@ -198,38 +205,77 @@ static void unquote(char *v)
 	*o = 0;
 }
 
-/* One "name[:key=value...]" element of --passes. */
+/* One "key=value" of --passes into stage s; 1 when malformed. */
+static int inline_option(struct pm_pipeline *p, struct pm_stage *s,
+			 char *part, int *oom)
+{
+	char *eq = strchr(part, '=');
+
+	if (!eq || eq == part) {
+		pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s' "
+			      "(quote a value holding ':' or ',': "
+			      "key=\"a::b\")", s->name, part);
+		return 1;
+	}
+	*eq = 0;
+	unquote(eq + 1);
+	if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
+		*oom = 1;
+	return 0;
+}
+
+/* NAME{key=value,...} (the form LLVM's pass pipelines use): splits off
+ * the braces' options into *inner; "" when there are none. 1 when the
+ * braces do not close at the end of the name. */
+static int split_braces(struct pm_pipeline *p, char *name, char **inner)
+{
+	char *open = strchr(name, '{');
+	size_t n = strlen(name);
+
+	*inner = NULL;
+	if (!open)
+		return 0;
+	if (name[n - 1] != '}') {
+		pm_pl_error(p, 0, "pass '%.*s': '{' without a closing '}' at "
+			      "the end of '%s'", (int)(open - name), name,
+			      name);
+		return 1;
+	}
+	*open = 0;
+	name[n - 1] = 0;
+	*inner = open + 1;
+	return 0;
+}
+
+/* One "name[{key=value,...}][:key=value...]" element of --passes. */
 static int inline_stage(struct pm_pipeline *p, char *tok)
 {
-	char *rest = tok, *part, *eq;
+	char *rest = tok, *part, *inner;
 	struct pm_stage *s;
-	int bad = 0, open_quote = 0;
+	int bad = 0, open_quote = 0, oom = 0;
 
 	part = next_piece(&rest, ':', &open_quote);
-	if (!part || !*part) {
+	if (!part || !*part || *part == '{') {
 		pm_pl_error(p, 0, "empty pass name in '%s'", tok);
 		return 1;
 	}
+	if (split_braces(p, part, &inner))
+		return 1;
 	s = pm_pl_add_stage(p, part, 0);
 	if (!s)
 		return 1;
-	while ((part = next_piece(&rest, ':', &open_quote))) {
-		if (!*part)
-			continue;
-		eq = strchr(part, '=');
-		if (!eq || eq == part) {
-			pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s' "
-				      "(quote a value holding ':' or ',': "
-				      "key=\"a::b\")", s->name, part);
-			bad++;
-			continue;
-		}
-		*eq = 0;
-		unquote(eq + 1);
-		if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
-			return bad + 1;
+	/* Inside braces ',' separates options too. */
+	while (inner && (part = next_piece(&inner, ',', &open_quote))) {
+		char *opt;
+
+		while ((opt = next_piece(&part, ':', &open_quote)))
+			if (*opt)
+				bad += inline_option(p, s, opt, &oom);
 	}
-	return bad;
+	while (!oom && (part = next_piece(&rest, ':', &open_quote)))
+		if (*part)
+			bad += inline_option(p, s, part, &oom);
+	return bad + oom;
 }
 
 int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
@@ -265,6 +311,7 @@ int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
 static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 			  const struct pm_rawopt *o)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	const qopt_option_spec *specs = s->pass->info->options;
 	const char *names[128];
 	char why[512];
@@ -282,13 +329,16 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 			pm_pl_error(p, o->line,
 				      "unknown option '%s' for pass '%s'%s",
 				      o->key, s->name,
-				      pm_did_you_mean(o->key, names, n));
+				      pm_did_you_mean(o->key, names, n, dym,
+						      sizeof(dym)));
 		return 1;
 	}
 	if (pm_value_parse(&specs[idx], o->value, &s->vals[idx], why,
 			     sizeof(why)) < 0) {
-		pm_pl_error(p, o->line, "option '%s' of pass '%s' %s",
-			      o->key, s->name, why);
+		pm_pl_error(p, o->line, "option '%s' of pass '%s'%s%s%s %s",
+			      o->key, s->name, s->from ? " (a step of '" : "",
+			      s->from ? s->from : "", s->from ? "')" : "",
+			      why);
 		return 1;
 	}
 	s->vals[idx].set = 1;
@@ -298,6 +348,7 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
 			 const struct pm_registry *r)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	const qopt_option_spec *specs;
 	char why[512];
 	size_t i;
@@ -306,7 +357,7 @@ static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
 	s->pass = pm_registry_find(r, s->name);
 	if (!s->pass) {
 		pm_pl_error(p, s->line, "unknown pass '%s'%s", s->name,
-			      pm_registry_did_you_mean(r, s->name));
+			      pm_registry_did_you_mean(r, s->name, dym));
 		return 1;
 	}
 	specs = s->pass->info->options;
@@ -328,8 +379,10 @@ int pm_pipeline_resolve(struct pm_pipeline *p,
 			  const struct pm_registry *r)
 {
 	size_t i;
-	int bad = 0;
+	int bad = pm_pipeline_expand(p, r);
 
+	if (bad)
+		return bad;
 	for (i = 0; i < p->nstages; i++)
 		bad += resolve_stage(p, &p->stages[i], r);
 	return bad;

@@ -150,7 +150,34 @@ typedef struct qopt_pass_info {
 	const qopt_option_spec *options; /* NULL-name-terminated, or NULL */
 	qopt_pass_run_fn run;
 	unsigned flags;
+	/* ---- ABI 3.0 ---- */
+	/* What `qopt calibrate` must measure for this pass with its options: calls
+	 * qopt_want_range() for every value whose range the pass reads from a
+	 * calibration file. Must not change m. NULL: the pass reads none. */
+	qopt_status (*calibration_targets)(qopt_ctx *ctx, qir_model *m);
 } qopt_pass_info;
+
+/* ---- named pipelines (ABI 3.0): a name users write like a pass's,
+ * expanding to a sequence of passes (LLVM's default<O2>). ---- */
+typedef struct qopt_pipeline_step {
+	const char *pass;     /* NULL ends the table; a pass of any loaded plugin */
+	/* A BOOL option of the pipeline enabling this step; NULL: always runs. */
+	const char *when;
+	/* Pipeline options handed to this pass under the same name, NULL-terminated,
+	 * or NULL. Each is passed when the user set it or the pipeline's spec has a
+	 * default (the pipeline's value wins over the pass's own default). */
+	const char *const *forward;
+	/* "key=value" options fixed for this step, NULL-terminated, or NULL. */
+	const char *const *fixed;
+} qopt_pipeline_step;
+
+typedef struct qopt_pipeline_info {
+	const char *name;     /* NULL ends the table */
+	const char *summary;  /* one line */
+	const qopt_option_spec *options; /* what users set on the name, or NULL */
+	const qopt_pipeline_step *steps; /* NULL-pass-terminated */
+	unsigned flags;       /* QOPT_PASS_HAS_TARGETS: warn when no step changed anything */
+} qopt_pipeline_info;
 
 typedef struct qopt_plugin_info {
 	/* abi_major stays the first field in every ABI, so a plugin of
@@ -163,6 +190,10 @@ typedef struct qopt_plugin_info {
 	const char *name;
 	const char *version;
 	const qopt_pass_info *passes; /* NULL-name-terminated */
+	/* ---- ABI 3.0 ---- */
+	uint32_t pipeline_size; /* sizeof(qopt_pipeline_info) */
+	uint32_t step_size;     /* sizeof(qopt_pipeline_step) */
+	const qopt_pipeline_info *pipelines; /* NULL-name-terminated, or NULL */
 } qopt_plugin_info;
 
 typedef const qopt_plugin_info *(*qopt_plugin_entry_fn)(void);
@@ -171,19 +202,27 @@ typedef const qopt_plugin_info *(*qopt_plugin_entry_fn)(void);
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void);
 
 /* The entry tail of every plugin: QOPT_PLUGIN("name", "1.0", passes) at
- * file scope, once per plugin. */
-#define QOPT_PLUGIN(plugin_name, plugin_version, pass_table)		\
+ * file scope, once per plugin. A plugin that also defines named
+ * pipelines (ABI 3.0) ends with QOPT_PLUGIN_PIPELINES("name", "1.0",
+ * passes, pipelines) instead. */
+#define QOPT_PLUGIN_PIPELINES(plugin_name, plugin_version, pass_table,	\
+			      pipeline_table)				\
 	static const qopt_plugin_info qopt_plugin_info_of_this_plugin = { \
 		QOPT_ABI_MAJOR, QOPT_ABI_MINOR,				\
 		(uint32_t)sizeof(qopt_plugin_info),			\
 		(uint32_t)sizeof(qopt_pass_info),			\
 		(uint32_t)sizeof(qopt_option_spec),			\
-		(plugin_name), (plugin_version), (pass_table)		\
+		(plugin_name), (plugin_version), (pass_table),		\
+		(uint32_t)sizeof(qopt_pipeline_info),			\
+		(uint32_t)sizeof(qopt_pipeline_step),			\
+		(pipeline_table)					\
 	};								\
 	QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)	\
 	{								\
 		return &qopt_plugin_info_of_this_plugin;		\
 	}
+#define QOPT_PLUGIN(plugin_name, plugin_version, pass_table)		\
+	QOPT_PLUGIN_PIPELINES(plugin_name, plugin_version, pass_table, NULL)
 
 /* ---- context: logging (tagged with the pass name) ---- */
 enum qopt_log_level {
@@ -261,6 +300,11 @@ int qopt_may_rewrite(qopt_ctx *ctx, const char *fmt, ...)
 /* ---- progress: a bar on stderr when it is a terminal ---- */
 void qopt_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		   const char *what);
+
+/* ---- calibration (ABI 3.0) ---- */
+/* Inside calibration_targets only: ask `qopt calibrate` to measure v's range.
+ * QOPT_EUSAGE elsewhere. */
+qopt_status qopt_want_range(qopt_ctx *ctx, qir_value *v);
 
 /* ---- kernels: the run's kernel context (device choice, threads) ---- */
 qk_ctx *qopt_kernels(qopt_ctx *ctx);

@@ -2,7 +2,7 @@
  * passes/fp8_mha/plugin.c - the plugin's entry table and options (the
  * pass itself is in run.c).
  */
-#include "fp8mha.h"
+#include "calib.h"
 
 static const char *const fp8mha_calib_ops[] = { "MatMul", "Gemm", NULL };
 /* Indexed as fp8mha_rotate_options reads them. */
@@ -64,7 +64,7 @@ static const qopt_pass_info fp8mha_passes[] = {
 	{ "fp8-mha",
 	  "exported FP8 models into the form TensorRT's fused FP8 attention "
 	  "needs, with an attention report",
-	  fp8mha_opts, fp8mha_run, 0 },
+	  fp8mha_opts, fp8mha_run, 0, fp8mha_calibration_targets },
 	{ 0 }
 };
 

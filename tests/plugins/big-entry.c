@@ -15,14 +15,16 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-big-entry", "claims entries larger than they are", NULL, run, 0 },
+	{ .name = "t-big-entry", .summary = "claims entries larger than they are", .options = NULL,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 
 static const qopt_plugin_info info = {
 	QOPT_ABI_MAJOR, QOPT_ABI_MINOR, sizeof(qopt_plugin_info),
 	4096 * sizeof(qopt_pass_info), sizeof(qopt_option_spec),
-	"test-big-entry", "1", passes
+	"test-big-entry", "1", passes,
+	sizeof(qopt_pipeline_info), sizeof(qopt_pipeline_step), NULL
 };
 
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)

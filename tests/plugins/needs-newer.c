@@ -13,15 +13,16 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-needs-newer", "uses a function from a later release", NULL, run,
-	  0 },
+	{ .name = "t-needs-newer", .summary = "uses a function from a later release", .options = NULL,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 
 static const qopt_plugin_info info = {
 	QOPT_ABI_MAJOR, QOPT_ABI_MINOR + 1, sizeof(qopt_plugin_info),
 	sizeof(qopt_pass_info), sizeof(qopt_option_spec),
-	"test-needs-newer", "1", passes
+	"test-needs-newer", "1", passes,
+	sizeof(qopt_pipeline_info), sizeof(qopt_pipeline_step), NULL
 };
 
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)

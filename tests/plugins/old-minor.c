@@ -33,14 +33,15 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-old-minor", "option entries of ABI 2.0's size",
-	  (const qopt_option_spec *)(const void *)opts, run, 0 },
+	{ .name = "t-old-minor", .summary = "option entries of ABI 2.0's size", .options = (const qopt_option_spec *)(const void *)opts,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 
 static const qopt_plugin_info info = {
-	QOPT_ABI_MAJOR, 0, sizeof(qopt_plugin_info), sizeof(qopt_pass_info),
-	sizeof(struct opt_2_0), "test-old-minor", "1", passes
+	QOPT_ABI_MAJOR, 0, offsetof(qopt_plugin_info, pipeline_size),
+	sizeof(qopt_pass_info), sizeof(struct opt_2_0), "test-old-minor", "1",
+	passes, 0, 0, NULL
 };
 
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)
