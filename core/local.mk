@@ -4,6 +4,7 @@
 libqopt_la_SOURCES += \
 	core/api/ctx-ops.h \
 	core/api/ctx-api.c \
+	core/api/status.c \
 	core/api/version.c
 
 noinst_LTLIBRARIES += core/libpassmgr.la
@@ -24,6 +25,7 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/pipeline-globals.c \
 	core/manager/pipeline-print.c \
 	core/manager/ctx.c \
+	core/manager/require-opset.c \
 	core/manager/gate.c \
 	core/manager/progress.c \
 	core/manager/manager.c \
