@@ -386,7 +386,7 @@ ini bad3 '[hadamard-rotate]\nmin_size = 0\nblock_size = 64'
 ini bad4 '[hadamard-rotate]\nmin_size = 0\ninclude = fc1,fcX'
 for c in "bad1:bad1.ini:2: option 'block_size' of pass 'hadamard-rotate' expects one of 0, 2, 4, 8" "bad2:bad2.ini:2: option 'quantizer' of pass 'hadamard-rotate' expects one of none, nvfp4, fp8, got 'int3'" \
 	 "bad3:skipped (block does not divide K)" \
-	 "bad4:include glob 'fcX' matched no MatMul/Gemm node"; do
+	 "bad4:include pattern 'fcX' matches no MatMul/Gemm node"; do
 	name=${c%%:*}
 	msg=${c#*:}
 	rm -f "$work/out.onnx"

@@ -66,10 +66,9 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 	int rc;
 
 	if (cfg->quantizer == HR_Q_NVFP4 && t->k % QK_NVFP4_BLOCK) {
-		t->skip = "skipped (quantizer cannot judge)";
-		snprintf(t->why, sizeof(t->why), "K = %lld is not a multiple "
-			 "of the NVFP4 block %d", (long long)t->k,
-			 QK_NVFP4_BLOCK);
+		ps_skip_set(&t->skip, &hr_skip_cannot_judge, "K = %lld is not "
+			    "a multiple of the NVFP4 block %d", (long long)t->k,
+			    QK_NVFP4_BLOCK);
 		return 0;
 	}
 	src = qir_tensor_data(t->w, &err);
@@ -109,9 +108,9 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 			  "FP8", r0, r1, t->block);
 		return 1;
 	}
-	t->skip = "skipped (rotation would not help)";
-	snprintf(t->why, sizeof(t->why), "%s relative error %.4g unrotated, "
-		 "%.4g rotated (block %zu)", cfg->quantizer == HR_Q_NVFP4 ?
-		 "NVFP4" : "FP8", r0, r1, t->block);
+	ps_skip_set(&t->skip, &hr_skip_no_help, "%s relative error %.4g "
+		    "unrotated, %.4g rotated (block %zu)",
+		    cfg->quantizer == HR_Q_NVFP4 ? "NVFP4" : "FP8", r0, r1,
+		    t->block);
 	return 0;
 }
