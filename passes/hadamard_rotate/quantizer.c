@@ -17,7 +17,8 @@ static int fq_error(struct hr_cfg *cfg, float *x, size_t outer, size_t k,
 		    size_t inner, double *err2, double *norm2)
 {
 	size_t n = outer * k * inner;
-	float *y = malloc(n * sizeof(float)), g = 0, amax = 0, s;
+	float *y = malloc(n * sizeof(float)), amax = 0, s;
+	const char *step;
 	uint8_t *codes = malloc(n + 1), *scales = malloc(n / 16 + 1);
 	qk_qlayout lay = { 1, n, 1, QK_SCALE_TENSOR, 0 };
 	int rc;
@@ -27,11 +28,8 @@ static int fq_error(struct hr_cfg *cfg, float *x, size_t outer, size_t k,
 		goto out;
 	}
 	if (cfg->quantizer == HR_Q_NVFP4) {
-		rc = qk_nvfp4_quantize(cfg->qk, QIR_FLOAT, x, outer, k, inner,
-				       codes, scales, &g);
-		if (!rc)
-			rc = qk_nvfp4_dequantize(cfg->qk, codes, scales, g,
-						 outer, k, inner, QIR_FLOAT, y);
+		rc = ps_fake_nvfp4(cfg->qk, QIR_FLOAT, x, y, outer, k, inner,
+				   &step);
 	} else {
 		rc = qk_amax(cfg->qk, QIR_FLOAT, x, n, &amax);
 		s = amax > 0 ? amax / 448.0f : 1.0f;

@@ -192,17 +192,6 @@ static int cone_collect(struct cone *c, qir_graph *g, qir_value *v)
 	return 0;
 }
 
-static int node_dead(const qir_node *n)
-{
-	size_t i;
-
-	for (i = 0; i < n->noutputs; i++)
-		if (n->outputs[i] &&
-		    (n->outputs[i]->nuses || n->outputs[i]->is_output))
-			return 0;
-	return 1;
-}
-
 static int in_cone(const struct cone *c, const qir_node *n)
 {
 	size_t i;
@@ -225,16 +214,14 @@ static void cone_sweep(struct cone *c, qir_graph *g)
 		again = 0;
 		for (n = g->first; n; n = next) {
 			next = n->next;
-			if (in_cone(c, n) && node_dead(n) &&
+			if (in_cone(c, n) && ps_node_unused(n) &&
 			    !qir_node_erase(n, &err))
 				again = 1;
 		}
 	}
 	/* The conditions are removal's only reasons to fail. */
 	for (i = 0; i < c->ni; i++)
-		if (!c->inits[i]->nuses && !c->inits[i]->is_output &&
-		    qir_graph_remove_initializer(g, c->inits[i], &err) < 0)
-			continue;
+		(void)ps_drop_unused_initializer(c->inits[i], &err);
 }
 
 static void cone_free(struct cone *c)
@@ -255,8 +242,8 @@ static void remove_original(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		rc = qir_node_erase(w->constant, &err);
 	else if (w->folded)
 		cone_sweep(c, w->graph);
-	else if (!w->stored->nuses && !w->stored->is_output)
-		rc = qir_graph_remove_initializer(w->graph, w->stored, &err);
+	else
+		rc = ps_drop_unused_initializer(w->stored, &err);
 	if (rc < 0)
 		qopt_info(cfg->ctx, "weight '%s': original kept: %s",
 			  w->stored->name, err.msg);
@@ -499,37 +486,23 @@ static int fake_values(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		       qir_tensor *t, const struct layout *l, void *dst)
 {
 	qir_error err = { 0 };
-	uint64_t n = qir_tensor_numel(t);
-	uint8_t *codes = malloc(n / 2 + 1);
-	uint8_t *scales = malloc(n / QK_NVFP4_BLOCK + 1);
 	const void *src = qir_tensor_data(t, &err);
-	float g;
-	int rc = -1;
+	const char *step;
+	int rc;
 
-	if (!codes || !scales || !src) {
-		irerr(cfg, w->stored->name, &err);
-		goto out;
-	}
-	if (cfg->rotate_back) {
-		rc = nvfp4_fake_rotated(cfg, w->stored->name, t->dtype, src,
-					l->outer, l->k, l->inner, dst);
-		goto out;
-	}
-	rc = qk_nvfp4_quantize(cfg->qk, t->dtype, src, l->outer, l->k,
-			       l->inner, codes, scales, &g);
-	if (rc) {
-		rc = kerr(cfg, "NVFP4 quantization", w->stored->name, rc);
-		goto out;
-	}
-	drop_pages(t);
-	rc = qk_nvfp4_dequantize(cfg->qk, codes, scales, g, l->outer, l->k,
-				 l->inner, t->dtype, dst);
+	if (!src)
+		return irerr(cfg, w->stored->name, &err);
+	if (cfg->rotate_back)
+		return nvfp4_fake_rotated(cfg, w->stored->name, t->dtype, src,
+					  l->outer, l->k, l->inner, dst);
+	rc = ps_fake_nvfp4(cfg->qk, t->dtype, src, dst, l->outer, l->k,
+			   l->inner, &step);
+	if (rc == QK_ENOMEM)
+		return irerr(cfg, w->stored->name, &err);
 	if (rc)
-		rc = kerr(cfg, "NVFP4 dequantization", w->stored->name, rc);
-out:
-	free(codes);
-	free(scales);
-	return rc;
+		return kerr(cfg, step, w->stored->name, rc);
+	drop_pages(t);
+	return 0;
 }
 
 static int rewrite_fake_init(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,

@@ -35,27 +35,8 @@ int nvfp4_rotate_option(struct nvfp4_cfg *cfg, const char *v)
 static int fake_nvfp4(void *arg, qk_ctx *qk, float *x, size_t outer,
 		      size_t k, size_t inner, const char **step)
 {
-	size_t n = outer * k * inner;
-	uint8_t *codes = malloc(n / 2 + 1), *scales = malloc(n / 16 + 1);
-	float g;
-	int rc = QK_ENOMEM;
-
 	(void)arg;
-	*step = "out of memory";
-	if (!codes || !scales)
-		goto out;
-	*step = "NVFP4 quantization";
-	rc = qk_nvfp4_quantize(qk, QIR_FLOAT, x, outer, k, inner, codes,
-			       scales, &g);
-	if (rc)
-		goto out;
-	*step = "NVFP4 dequantization";
-	rc = qk_nvfp4_dequantize(qk, codes, scales, g, outer, k, inner,
-				 QIR_FLOAT, x);
-out:
-	free(codes);
-	free(scales);
-	return rc;
+	return ps_fake_nvfp4(qk, QIR_FLOAT, x, x, outer, k, inner, step);
 }
 
 int nvfp4_fake_rotated(struct nvfp4_cfg *cfg, const char *name, int dtype,
