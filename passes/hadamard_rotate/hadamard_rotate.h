@@ -70,8 +70,7 @@ struct hr_target {
 };
 
 /* Skip kinds of this pass (the shared ones: passes/support/skip.h). */
-extern const struct ps_skip_kind hr_skip_weight_not_constant,
-	hr_skip_is_hadamard, hr_skip_already, hr_skip_k_odd,
+extern const struct ps_skip_kind hr_skip_is_hadamard, hr_skip_already, hr_skip_k_odd,
 	hr_skip_block_k, hr_skip_block_large, hr_skip_quantized_act,
 	hr_skip_type, hr_skip_act_shape, hr_skip_constant_subgraph,
 	hr_skip_cannot_judge, hr_skip_no_help;

@@ -28,8 +28,6 @@ static int skip(struct hr_target *t, const struct ps_skip_kind *kind,
 }
 
 const struct ps_skip_kind
-	hr_skip_weight_not_constant = { "skipped (weight not constant)",
-					PS_SKIP_INFO },
 	hr_skip_is_hadamard = { "skipped (is a Hadamard rotation)",
 				PS_SKIP_INFO },
 	hr_skip_already = { "skipped (already rotated)", PS_SKIP_INFO },
@@ -59,31 +57,13 @@ void hr_target_release(struct hr_target *t)
 	t->folded = 0;
 }
 
-static int is_float(int dt)
-{
-	return dt == QIR_FLOAT || dt == QIR_FLOAT16 || dt == QIR_BFLOAT16;
-}
-
 /* The weight's value: borrowed constant, or an evaluated constant
  * subgraph (owned). 0, or 1 when it is not constant (skipped). */
 static int weight_value(struct hr_target *t)
 {
-	qir_error err = { 0 };
-
-	t->w = qir_value_const(t->wv);
-	if (t->w)
-		return 0;
-	if (!t->wv->producer)
-		return skip(t, &hr_skip_weight_not_constant, "'%s' is %s",
-			    t->wv->name, t->wv->is_input ? "a graph input" :
-			    "not a constant"), 1;
-	if (qir_const_eval(t->wv, HR_FOLD_MAX_BYTES, &t->w, &err))
-		return skip(t, &hr_skip_weight_not_constant,
-			    "'%s' is computed by %s node '%s' (%s)",
-			    t->wv->name, t->wv->producer->op_type,
-			    t->wv->producer->name, err.msg), 1;
-	t->folded = 1;
-	return 0;
+	t->w = ps_weight_tensor(t->wv, HR_FOLD_MAX_BYTES, &t->folded,
+				&t->skip);
+	return t->w ? 0 : 1;
 }
 
 /* K axis, or a skip: MatMul reads B[.., K, N]; Gemm B[K, N] or, with
@@ -249,7 +229,7 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 			    t->act->name);
 	if (weight_value(t))
 		return 0;
-	if (!is_float(t->w->dtype))
+	if (!ps_float_weight_type(t->w->dtype))
 		return skip(t, &ps_skip_not_float, "'%s' has type "
 			    "%s", wname, qir_dtype_name(t->w->dtype) ?
 			    qir_dtype_name(t->w->dtype) : "?");

@@ -137,28 +137,15 @@ const struct ps_skip_kind nvfp4_skip_k_block = {
 static int source(struct nvfp4_weight *w, qir_tensor **out)
 {
 	qir_value *v = w->stored;
-	qir_error err = { 0 };
 
-	*out = NULL;
-	w->tensor = qir_value_const(v);
-	if (w->tensor) {
-		if (v->producer)
-			w->constant = v->producer;
-		*out = w->tensor;
-		return 0;
-	}
-	if (!v->producer) {
-		ps_skip_set(&w->skip, &ps_skip_not_constant, "%s",
-			    v->is_input ? "a graph input" : "no constant value");
+	*out = ps_weight_tensor(v, NVFP4_FOLD_MAX_BYTES, &w->folded, &w->skip);
+	if (!*out)
 		return 1;
+	if (!w->folded) {
+		w->tensor = *out;
+		/* a Constant node's output (an initializer has none) */
+		w->constant = v->producer;
 	}
-	if (qir_const_eval(v, NVFP4_FOLD_MAX_BYTES, out, &err)) {
-		ps_skip_set(&w->skip, &ps_skip_not_constant,
-			    "computed by %s node '%s' (%s)",
-			    v->producer->op_type, v->producer->name, err.msg);
-		return 1;
-	}
-	w->folded = 1;
 	return 0;
 }
 
@@ -186,7 +173,7 @@ static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 
 	if (w->skip.kind)
 		return;
-	if (dt != QIR_FLOAT && dt != QIR_FLOAT16 && dt != QIR_BFLOAT16)
+	if (!ps_float_weight_type(dt))
 		ps_skip_set(&w->skip, &ps_skip_not_float, "type %s",
 			    qir_dtype_name(dt) ? qir_dtype_name(dt) : "?");
 	else if (w->kaxis < 0 || w->kaxis >= t->rank)
