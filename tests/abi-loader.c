@@ -12,12 +12,14 @@
 #include "tap.h"
 
 static char pl[4096];
+/* The manager's state (messages, strictness) for every registry here. */
+static pm_session *sess;
 
 /* Loads plugin file NAME (in the test plugin folder) into a fresh
  * registry, after the files of `first`, if given; returns err.code. */
 static qopt_status load(const char *name, const char *first, qir_error *err)
 {
-	struct pm_registry *r = pm_registry_new();
+	struct pm_registry *r = pm_registry_new(sess);
 	char path[4200];
 
 	memset(err, 0, sizeof(*err));
@@ -71,7 +73,7 @@ static void not_elf(void)
 static void folder_skip(void)
 {
 	char dir[] = "/tmp/qopt-abi-loader-XXXXXX", link[4200], target[4200];
-	struct pm_registry *r = pm_registry_new();
+	struct pm_registry *r = pm_registry_new(sess);
 	qir_error err = { 0 };
 	int rc = -1;
 
@@ -93,6 +95,9 @@ int main(void)
 	const char *top = getenv("top_builddir");
 
 	snprintf(pl, sizeof(pl), "%s/tests/plugins/.libs", top ? top : ".");
+	sess = pm_session_new();
+	if (!sess)
+		return 1;
 	expect("good.so", NULL, QOPT_OK, "loads");
 	expect("no-entry.so", NULL, QOPT_EPLUGIN_NOENTRY, "not a plugin");
 	expect("needs-symbol.so", NULL, QOPT_EPLUGIN_SYMBOL,
@@ -113,5 +118,6 @@ int main(void)
 	expect("..", NULL, QOPT_EPLUGIN_OPEN, "a folder");
 	not_elf();
 	folder_skip();
+	pm_session_free(sess);
 	return tap_done();
 }

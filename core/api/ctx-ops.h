@@ -39,6 +39,9 @@ struct ctx_ops {
 	int64_t (*max_opset)(qopt_ctx *ctx);
 	int (*allow_upgrade)(qopt_ctx *ctx);
 	qopt_status (*want_range)(qopt_ctx *ctx, qir_value *v);
+	/* ABI 3.0: qopt_require_opset. */
+	qopt_status (*require_opset)(qopt_ctx *ctx, int64_t opset,
+				     const char *why);
 };
 
 /* Every context handed to a pass begins with this. */

@@ -374,6 +374,9 @@ struct pm_run {
 	 * memory): the run fails after the pass, since a dropped point
 	 * would make `qopt bisect` blame the wrong rewrite. */
 	int lost_record;
+	/* qopt_require_opset: the lowest opset whose upgrade bisect
+	 * declined (0: none), so that the run asks the gate once. */
+	int64_t opset_declined;
 };
 
 /* Values a pass's calibration_targets asked to measure (in the order
@@ -395,6 +398,7 @@ struct qopt_ctx {
 	 * (QOPT_ENOTFOUND: an undeclared option; QOPT_EUSAGE: read as
 	 * another type), QOPT_OK when none. */
 	qopt_status misuse;
+	qir_model *m;		/* the model the pass runs on */
 	unsigned errors;	/* qopt_error() calls */
 	unsigned warnings;
 	double bar_last;	/* progress throttle */
@@ -463,6 +467,9 @@ void pm_ctx_finish_progress(qopt_ctx *ctx);
 int pm_gate_rewrite(qopt_ctx *ctx, const char *desc);
 void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		       const char *what);
+/* qopt_require_opset() (core/manager/require-opset.c). */
+qopt_status pm_ctx_require_opset(qopt_ctx *ctx, int64_t opset,
+				 const char *why);
 /* The table every manager context points to (core/manager/ctx.c). */
 extern const struct ctx_ops pm_ctx_ops;
 

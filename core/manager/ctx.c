@@ -234,4 +234,5 @@ const struct ctx_ops pm_ctx_ops = {
 	.max_opset = ctx_max_opset,
 	.allow_upgrade = ctx_allow_upgrade,
 	.want_range = ctx_want_range,
+	.require_opset = pm_ctx_require_opset,
 };
