@@ -76,7 +76,7 @@ static int put_mem(int out, const uint8_t *p, uint64_t len, uint64_t off,
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 
-	if (ir_pwrite_all(out, p, len, off))
+	if (fio_pwrite_all(out, p, len, off))
 		return -1;
 	if (from_map && pg) {
 		lo = ((uintptr_t)p + pg - 1) & ~(pg - 1);
@@ -168,8 +168,8 @@ static int open_source(const ir_mapping *src)
 {
 	const char *kind;
 	struct stat st;
-	int in = ir_open_regular(src->path, O_NOFOLLOW | O_CLOEXEC, &st,
-				   &kind);
+	int in = fio_open_regular(src->path, O_NOFOLLOW | O_CLOEXEC, &st,
+				  &kind);
 
 	if (in >= 0 && (st.st_dev != src->dev || st.st_ino != src->ino)) {
 		close(in);
@@ -270,7 +270,7 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 
 		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r)
 			continue;
-		if (ir_pwrite_all(f->out, dst[qo], q->len, q->off)) {
+		if (fio_pwrite_all(f->out, dst[qo], q->len, q->off)) {
 			fail_io(f, errno);
 			goto done;
 		}
