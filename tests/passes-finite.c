@@ -1,0 +1,124 @@
+/*
+ * tests/passes-finite.c - ps_nonfinite (passes/support/finite.c), the
+ * Inf/NaN check nvfp4-weights and hadamard-rotate run on every weight:
+ * it scans in fixed steps and looks element by element only inside a
+ * step that holds a special value, so the first one must be found
+ * wherever it sits (first, last, at a step's edges, in the tail past
+ * the last whole step), for each float type.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "passes/support/support.h"
+#include "tap.h"
+
+#define N 1000 /* three whole steps of 256 and a tail of 232 */
+
+/* The element-by-element definition: exponent all ones. */
+static int ref_first(int dt, const unsigned char *p, size_t n, int *nan)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f;
+		uint16_t h;
+
+		if (dt == QIR_FLOAT) {
+			memcpy(&f, p + 4 * i, 4);
+			if ((f & 0x7f800000u) == 0x7f800000u) {
+				*nan = (f & 0x7fffffu) != 0;
+				return (int)i;
+			}
+			continue;
+		}
+		memcpy(&h, p + 2 * i, 2);
+		if (dt == QIR_FLOAT16 ? (h & 0x7c00u) == 0x7c00u :
+		    (h & 0x7f80u) == 0x7f80u) {
+			*nan = dt == QIR_FLOAT16 ? (h & 0x3ffu) != 0 :
+			       (h & 0x7fu) != 0;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* Puts Inf (nan = 0) or a NaN at element i of a dt array. */
+static void plant(int dt, unsigned char *p, size_t i, int nan)
+{
+	uint32_t f = nan ? 0x7fc00001u : 0xff800000u; /* NaN, -Inf */
+	uint16_t h = dt == QIR_FLOAT16 ? (nan ? 0x7e01u : 0x7c00u) :
+		     (nan ? 0xffc1u : 0x7f80u);
+
+	if (dt == QIR_FLOAT)
+		memcpy(p + 4 * i, &f, 4);
+	else
+		memcpy(p + 2 * i, &h, 2);
+}
+
+/* Finite values with large exponents, so a test that looked at fewer
+ * exponent bits would fire. */
+static void fill(int dt, unsigned char *p)
+{
+	for (size_t i = 0; i < N; i++) {
+		uint32_t f = 0x7f7fffffu - (uint32_t)i;		/* FLT_MAX down */
+		uint16_t h = (uint16_t)((dt == QIR_FLOAT16 ? 0x7bffu : 0x7f7fu) -
+					(i & 7) - (i & 0x100 ? 0x8000 : 0));
+
+		if (dt == QIR_FLOAT)
+			memcpy(p + 4 * i, &f, 4);
+		else
+			memcpy(p + 2 * i, &h, 2);
+	}
+}
+
+static void one(int dt, const char *name, const size_t *at, size_t nat,
+		int nan)
+{
+	int64_t dims[1] = { N };
+	qir_error err = { 0 };
+	qir_tensor *t = qir_tensor_new("W", dt, 1, dims, &err);
+	unsigned char *p = t ? qir_tensor_mutable_data(t, &err) : NULL;
+	const char *what = NULL;
+	uint64_t got = 0;
+	int rc, want, wnan = 0;
+
+	if (!p) {
+		tap_ok(0, "%s: tensor made", name);
+		return;
+	}
+	fill(dt, p);
+	for (size_t k = 0; k < nat; k++)
+		plant(dt, p, at[k], nan);
+	want = ref_first(dt, p, N, &wnan);
+	rc = ps_nonfinite(t, &got, &what, &err);
+	tap_ok(want < 0 ? rc == 0 :
+	       rc == 1 && got == (uint64_t)want &&
+	       !strcmp(what, wnan ? "NaN" : "Inf"),
+	       "%s, %s at %zu%s: found %s at %llu (expected %d)", name,
+	       nan ? "NaN" : "Inf", nat ? at[0] : 0, nat > 1 ? " and more" : "",
+	       rc == 1 ? what : "none", (unsigned long long)got, want);
+	qir_tensor_free(t);
+}
+
+int main(void)
+{
+	static const struct { int dt; const char *name; } types[] = {
+		{ QIR_FLOAT, "FLOAT" }, { QIR_FLOAT16, "FLOAT16" },
+		{ QIR_BFLOAT16, "BFLOAT16" },
+	};
+	static const size_t places[] = { 0, 1, 255, 256, 257, 511, 767, 768,
+					 999 };
+
+	for (size_t d = 0; d < 3; d++) {
+		one(types[d].dt, types[d].name, NULL, 0, 0);
+		for (size_t k = 0; k < sizeof(places) / sizeof(*places); k++)
+			for (int nan = 0; nan < 2; nan++)
+				one(types[d].dt, types[d].name, &places[k], 1,
+				    nan);
+		{
+			/* Two in one step and one before: the earliest. */
+			const size_t two[] = { 300, 290, 600 };
+
+			one(types[d].dt, types[d].name, two, 3, 1);
+		}
+	}
+	return tap_done();
+}
