@@ -7,8 +7,8 @@
  * straight to its place with positioned calls: no shared file position,
  * no padding written (the gaps between aligned tensors are holes that
  * read as zeros), nothing written twice. Pieces are cut into chunks
- * that the workers (one per online CPU, as the kernels use by default)
- * take in file order. Bytes that are also in a file (the input's
+ * that the workers (qir_save_opts.threads; by default one per online
+ * CPU, as the kernels use) take in file order. Bytes that are also in a file (the input's
  * external data, the spill file) are copied inside the kernel
  * (copy_file_range), keeping the source's holes; the rest is written
  * from memory. A deferred tensor's recipe is evaluated by one worker
@@ -356,9 +356,10 @@ static size_t cut(const struct ir_ext_piece *p, size_t n, struct chunk *out)
 	return k;
 }
 
-static int nthreads(size_t nchunks)
+/* want: the caller's count, 0 for one per online CPU. */
+static int nthreads(int want, size_t nchunks)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = want > 0 ? want : sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (n < 1)
 		n = 1;
@@ -368,7 +369,7 @@ static int nthreads(size_t nchunks)
 }
 
 int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
-		const char *path, qir_error *err)
+		int threads, const char *path, qir_error *err)
 {
 	struct fill f = { .out = out, .pieces = pieces, .npieces = n,
 			  .path = path };
@@ -383,7 +384,7 @@ int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	pthread_mutex_init(&f.lock, NULL);
 	cut(pieces, n, f.chunks);
-	nt = nthreads(f.nchunks);
+	nt = nthreads(threads, f.nchunks);
 	/* The calling thread is one of the workers. */
 	while (started < nt - 1 &&
 	       pthread_create(&tid[started], NULL, worker, &f) == 0)

@@ -116,11 +116,12 @@ struct ir_ext_piece {
 	qir_tensor *deferred;
 };
 
-/* Writes every piece to out at its offset, in parallel, copying inside
- * the kernel where the bytes are in a file; path names out in
- * messages. 0, or -1 with err set. */
+/* Writes every piece to out at its offset, in parallel (threads
+ * workers, 0: one per online CPU), copying inside the kernel where the
+ * bytes are in a file; path names out in messages. 0, or -1 with err
+ * set. */
 int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
-		const char *path, qir_error *err);
+		int threads, const char *path, qir_error *err);
 
 /* ---- ir/onnx/arena.c: allocations of one save, freed together ---- */
 

@@ -624,7 +624,7 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 /* The data file is laid out first (every tensor's offset follows from
  * the sizes before it), then filled in parallel (ir/onnx/data_fill.c). */
 static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
-		       const char *dir, uint64_t threshold)
+		       const char *dir, uint64_t threshold, int threads)
 {
 	struct ir_ext_piece *pc = NULL;
 	size_t n = 0;
@@ -682,7 +682,8 @@ static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 	}
 	if (ir_ext_writer_create(w, dir, ctx->err))
 		goto out;
-	if (ir_ext_fill(w->file.fd, pc, n, w->file.final_path, ctx->err))
+	if (ir_ext_fill(w->file.fd, pc, n, threads, w->file.final_path,
+			ctx->err))
 		goto out;
 	rc = 0;
 out:
@@ -722,7 +723,8 @@ static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
 	if (!threshold && !(opts && opts->all_inline) &&
 	    protobuf_c_message_get_packed_size(&mp->base) > QIR_PB_LIMIT)
 		threshold = 1024;
-	if ((threshold && externalize(ctx, w, dir, threshold)) ||
+	if ((threshold && externalize(ctx, w, dir, threshold,
+				      opts ? opts->threads : 0)) ||
 	    resolve_inline(ctx))
 		return -1;
 	size = protobuf_c_message_get_packed_size(&mp->base);
