@@ -1,10 +1,12 @@
 /*
  * tests/passes-finite.c - ps_nonfinite (passes/support/finite.c), the
- * Inf/NaN check nvfp4-weights and hadamard-rotate run on every weight:
- * it scans in fixed steps and looks element by element only inside a
- * step that holds a special value, so the first one must be found
- * wherever it sits (first, last, at a step's edges, in the tail past
- * the last whole step), for each float type.
+ * Inf/NaN check nvfp4-weights and hadamard-rotate run on every weight,
+ * and the kernel under it, qk_find_nonfinite (kernels/finite.c): it
+ * scans in fixed steps, split over threads, and looks element by
+ * element only inside a step that holds a special value, so the first
+ * one must be found wherever it sits (first, last, at a step's edges,
+ * in the tail past the last whole step, in another thread's range),
+ * for each float type, on one thread and on three, at an odd address.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,6 +71,8 @@ static void fill(int dt, unsigned char *p)
 	}
 }
 
+static qk_ctx *threads3;
+
 static void one(int dt, const char *name, const size_t *at, size_t nat,
 		int nan)
 {
@@ -88,14 +92,68 @@ static void one(int dt, const char *name, const size_t *at, size_t nat,
 	for (size_t k = 0; k < nat; k++)
 		plant(dt, p, at[k], nan);
 	want = ref_first(dt, p, N, &wnan);
-	rc = ps_nonfinite(t, &got, &what, &err);
-	tap_ok(want < 0 ? rc == 0 :
-	       rc == 1 && got == (uint64_t)want &&
-	       !strcmp(what, wnan ? "NaN" : "Inf"),
-	       "%s, %s at %zu%s: found %s at %llu (expected %d)", name,
-	       nan ? "NaN" : "Inf", nat ? at[0] : 0, nat > 1 ? " and more" : "",
-	       rc == 1 ? what : "none", (unsigned long long)got, want);
+	for (int th = 0; th < 2; th++) {
+		rc = ps_nonfinite(th ? threads3 : NULL, t, &got, &what, &err);
+		tap_ok(want < 0 ? rc == 0 :
+		       rc == 1 && got == (uint64_t)want &&
+		       !strcmp(what, wnan ? "NaN" : "Inf"),
+		       "%s, %s at %zu%s, %d thread(s): found %s at %llu "
+		       "(expected %d)", name, nan ? "NaN" : "Inf",
+		       nat ? at[0] : 0, nat > 1 ? " and more" : "",
+		       th ? 3 : 1, rc == 1 ? what : "none",
+		       (unsigned long long)got, want);
+	}
+	{
+		/* The kernel on the same bytes one byte off alignment. */
+		size_t es = dt == QIR_FLOAT ? 4 : 2, k = 7;
+		unsigned char *odd = malloc(N * es + 1);
+
+		memcpy(odd + 1, p, N * es);
+		rc = odd ? qk_find_nonfinite(threads3, dt, odd + 1, N, &k) : -1;
+		tap_ok(rc == 0 && k == (want < 0 ? N : (size_t)want),
+		       "%s: qk_find_nonfinite at an odd address: %zu", name, k);
+		free(odd);
+	}
 	qir_tensor_free(t);
+}
+
+/* A tensor big enough for three threads (over 3 x 256 KiB): ranges
+ * start at 349525 and 699050 elements. A hit only in a later thread's
+ * range, and hits in two ranges (the earlier wins). */
+static void big(int dt, const char *name)
+{
+	enum { NB = 1 << 20 };
+	static const size_t sets[][2] = { { 699050, 0 }, { 699049, 0 },
+					  { 1048575, 0 }, { 900000, 349530 },
+					  { 349524, 0 } };
+	int64_t dims[1] = { NB };
+	qir_error err = { 0 };
+
+	for (size_t s = 0; s < sizeof(sets) / sizeof(*sets); s++) {
+		qir_tensor *t = qir_tensor_new("B", dt, 1, dims, &err);
+		unsigned char *p = t ? qir_tensor_mutable_data(t, &err) : NULL;
+		const char *what = NULL;
+		uint64_t got = 0;
+		int want, wnan = 0, rc;
+
+		if (!p) {
+			tap_ok(0, "%s: big tensor made", name);
+			qir_tensor_free(t);
+			return;
+		}
+		plant(dt, p, sets[s][0], 0);
+		if (sets[s][1])
+			plant(dt, p, sets[s][1], 1);
+		want = ref_first(dt, p, NB, &wnan);
+		rc = ps_nonfinite(threads3, t, &got, &what, &err);
+		tap_ok(rc == 1 && got == (uint64_t)want &&
+		       !strcmp(what, wnan ? "NaN" : "Inf"),
+		       "%s, %zu elements on 3 threads, hit at %zu%s: found at "
+		       "%llu (expected %d)", name, (size_t)NB, sets[s][0],
+		       sets[s][1] ? " and earlier" : "",
+		       (unsigned long long)got, want);
+		qir_tensor_free(t);
+	}
 }
 
 int main(void)
@@ -104,8 +162,14 @@ int main(void)
 		{ QIR_FLOAT, "FLOAT" }, { QIR_FLOAT16, "FLOAT16" },
 		{ QIR_BFLOAT16, "BFLOAT16" },
 	};
-	static const size_t places[] = { 0, 1, 255, 256, 257, 511, 767, 768,
-					 999 };
+	static const size_t places[] = { 0, 1, 63, 64, 255, 256, 257, 333,
+					 334, 511, 666, 767, 768, 999 };
+	size_t k = 5;
+
+	threads3 = qk_ctx_new(QK_DEVICE_CPU, 3);
+	tap_ok(threads3 != NULL, "a CPU kernel context of 3 threads");
+	tap_ok(qk_find_nonfinite(NULL, QIR_INT8, "", 1, &k) == QK_EDTYPE &&
+	       k == 1, "qk_find_nonfinite refuses an integer type");
 
 	for (size_t d = 0; d < 3; d++) {
 		one(types[d].dt, types[d].name, NULL, 0, 0);
@@ -119,6 +183,8 @@ int main(void)
 
 			one(types[d].dt, types[d].name, two, 3, 1);
 		}
+		big(types[d].dt, types[d].name);
 	}
+	qk_ctx_free(threads3);
 	return tap_done();
 }

@@ -125,6 +125,13 @@ int qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
 /* amax(|x|) over n elements of FLOAT, FLOAT16 or BFLOAT16. NaN ignored. */
 int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax);
 
+/* ABI 3.0: *at = the index of the first Inf or NaN among n elements of
+ * FLOAT, FLOAT16 or BFLOAT16 (any alignment), or n when all are
+ * finite. On the CPU, on ctx's threads; the answer does not depend on
+ * them. */
+int qk_find_nonfinite(qk_ctx *ctx, int dtype, const void *x, size_t n,
+		      size_t *at);
+
 /* Per-block amax along the middle axis of [outer, axis, inner];
  * out has [outer, ceil(axis/block), inner] floats. */
 int qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,

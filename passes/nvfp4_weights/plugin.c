@@ -203,12 +203,13 @@ static int source(struct nvfp4_weight *w, qir_tensor **out)
 
 /* Inf has no finite NVFP4 scale, and NaN no code: such a weight stays
  * as it is, with a warning (report_skip). */
-static void check_finite(struct nvfp4_weight *w, qir_tensor *t)
+static void check_finite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+			 qir_tensor *t)
 {
 	qir_error err = { 0 };
 	const char *what;
 	uint64_t at;
-	int rc = ps_nonfinite(t, &at, &what, &err);
+	int rc = ps_nonfinite(cfg->qk, t, &at, &what, &err);
 
 	if (rc < 0)
 		skip(w, "skipped (weight unreadable)", "%s", err.msg);
@@ -243,7 +244,7 @@ static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		     (unsigned long long)qir_tensor_numel(t),
 		     (long long)cfg->min_size);
 	else
-		check_finite(w, t);
+		check_finite(cfg, w, t);
 }
 
 static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
