@@ -93,7 +93,14 @@ static void one(int dt, const char *name, const size_t *at, size_t nat,
 		plant(dt, p, at[k], nan);
 	want = ref_first(dt, p, N, &wnan);
 	for (int th = 0; th < 2; th++) {
-		rc = ps_nonfinite(th ? threads3 : NULL, t, &got, &what, &err);
+		float am = 7, ref = -1;
+
+		if (want < 0)
+			qk_amax(NULL, dt, p, N, &ref);
+		rc = ps_nonfinite(th ? threads3 : NULL, t, &got, &what, &am,
+				  &err);
+		tap_ok(am == ref, "%s: amax with the answer: %g (expected %g)",
+		       name, am, ref);
 		tap_ok(want < 0 ? rc == 0 :
 		       rc == 1 && got == (uint64_t)want &&
 		       !strcmp(what, wnan ? "NaN" : "Inf"),
@@ -109,7 +116,8 @@ static void one(int dt, const char *name, const size_t *at, size_t nat,
 		unsigned char *odd = malloc(N * es + 1);
 
 		memcpy(odd + 1, p, N * es);
-		rc = odd ? qk_find_nonfinite(threads3, dt, odd + 1, N, &k) : -1;
+		rc = odd ? qk_find_nonfinite(threads3, dt, odd + 1, N, &k,
+					     NULL) : -1;
 		tap_ok(rc == 0 && k == (want < 0 ? N : (size_t)want),
 		       "%s: qk_find_nonfinite at an odd address: %zu", name, k);
 		free(odd);
@@ -145,7 +153,7 @@ static void big(int dt, const char *name)
 		if (sets[s][1])
 			plant(dt, p, sets[s][1], 1);
 		want = ref_first(dt, p, NB, &wnan);
-		rc = ps_nonfinite(threads3, t, &got, &what, &err);
+		rc = ps_nonfinite(threads3, t, &got, &what, NULL, &err);
 		tap_ok(rc == 1 && got == (uint64_t)want &&
 		       !strcmp(what, wnan ? "NaN" : "Inf"),
 		       "%s, %zu elements on 3 threads, hit at %zu%s: found at "
@@ -168,7 +176,7 @@ int main(void)
 
 	threads3 = qk_ctx_new(QK_DEVICE_CPU, 3);
 	tap_ok(threads3 != NULL, "a CPU kernel context of 3 threads");
-	tap_ok(qk_find_nonfinite(NULL, QIR_INT8, "", 1, &k) == QK_EDTYPE &&
+	tap_ok(qk_find_nonfinite(NULL, QIR_INT8, "", 1, &k, NULL) == QK_EDTYPE &&
 	       k == 1, "qk_find_nonfinite refuses an integer type");
 
 	for (size_t d = 0; d < 3; d++) {

@@ -127,10 +127,11 @@ int qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax);
 
 /* ABI 3.0: *at = the index of the first Inf or NaN among n elements of
  * FLOAT, FLOAT16 or BFLOAT16 (any alignment), or n when all are
- * finite. On the CPU, on ctx's threads; the answer does not depend on
- * them. */
+ * finite; then amax (when not NULL) receives max |x|, the value
+ * qk_amax gives (0 for n == 0), else -1. On the CPU, on ctx's threads;
+ * the answer does not depend on them. */
 int qk_find_nonfinite(qk_ctx *ctx, int dtype, const void *x, size_t n,
-		      size_t *at);
+		      size_t *at, float *amax);
 
 /* Per-block amax along the middle axis of [outer, axis, inner];
  * out has [outer, ceil(axis/block), inner] floats. */
@@ -187,6 +188,13 @@ int qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
  * every block's amax between its two passes (4 bytes per 16 weights;
  * QK_ENOMEM if that cannot be allocated). */
 #define QK_NVFP4_BLOCK 16
+/* ABI 3.0: qk_nvfp4_quantize for a w whose amax (max |w|, finite) the
+ * caller already has, from qk_find_nonfinite or qk_amax: the CPU path
+ * then reads w once instead of twice. Same bytes as qk_nvfp4_quantize
+ * when amax is right; QK_EINVAL when it is negative, NaN or Inf. */
+int qk_nvfp4_quantize_amax(qk_ctx *ctx, int src_dtype, const void *w,
+			   size_t outer, size_t k, size_t inner, float amax,
+			   uint8_t *codes, uint8_t *scales, float *gscale);
 int qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,
 		      uint8_t *codes, uint8_t *scales, float *gscale);

@@ -133,7 +133,7 @@ static int all_finite(struct hr_cfg *cfg, struct hr_target *t)
 	qir_error err = { 0 };
 	const char *what;
 	uint64_t at;
-	int rc = ps_nonfinite(cfg->qk, t->w, &at, &what, &err);
+	int rc = ps_nonfinite(cfg->qk, t->w, &at, &what, NULL, &err);
 
 	if (rc < 0)
 		return skip(t, "skipped (weight unreadable)", "'%s': %s",

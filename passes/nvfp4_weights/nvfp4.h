@@ -71,6 +71,9 @@ struct nvfp4_weight {
 	const char *skip;	/* stats counter when skipped, else NULL */
 	char why[512];		/* skip reason for the log */
 	uint64_t written;	/* bytes of the tensors the rewrite added */
+	/* max |weight| from the Inf/NaN scan, or -1 where none ran: the
+	 * real-mode recipe then reads the weight once, not twice. */
+	float amax;
 };
 
 /* trace.c */

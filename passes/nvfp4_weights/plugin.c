@@ -209,7 +209,7 @@ static void check_finite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	qir_error err = { 0 };
 	const char *what;
 	uint64_t at;
-	int rc = ps_nonfinite(cfg->qk, t, &at, &what, &err);
+	int rc = ps_nonfinite(cfg->qk, t, &at, &what, &w->amax, &err);
 
 	if (rc < 0)
 		skip(w, "skipped (weight unreadable)", "%s", err.msg);
@@ -360,6 +360,7 @@ static int nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		w.stored = c.v[i];
 		w.graph = c.v[i]->graph;
 		w.kaxis = -1;
+		w.amax = -1.0f;
 		rc = process(&cfg, &w, changed);
 		nvfp4_weight_release(&w);
 		if (rc)

@@ -28,13 +28,15 @@ static int special(int dt, const unsigned char *p, int *nan)
 }
 
 int ps_nonfinite(qk_ctx *kc, qir_tensor *t, uint64_t *at,
-		 const char **what, qir_error *err)
+		 const char **what, float *amax, qir_error *err)
 {
 	size_t es = t->dtype == QIR_FLOAT ? 4 : 2, first = 0;
 	uint64_t n = qir_tensor_numel(t);
 	const unsigned char *p;
 	int nan, rc;
 
+	if (amax)
+		*amax = -1.0f;
 	if (t->dtype != QIR_FLOAT && t->dtype != QIR_FLOAT16 &&
 	    t->dtype != QIR_BFLOAT16)
 		return 0;
@@ -47,7 +49,7 @@ int ps_nonfinite(qk_ctx *kc, qir_tensor *t, uint64_t *at,
 	 * element at a time here, it was half of nvfp4-weights' CPU time
 	 * on 1 GiB of weights). */
 	rc = n > SIZE_MAX ? QK_EINVAL :
-	     qk_find_nonfinite(kc, t->dtype, p, (size_t)n, &first);
+	     qk_find_nonfinite(kc, t->dtype, p, (size_t)n, &first, amax);
 	if (rc)
 		return qir_fail(err, QIR_EINVALID, "'%s': %s", t->name ?
 				t->name : "(unnamed)", qk_strerror(rc));
