@@ -8,14 +8,15 @@
  * no padding written (the gaps between aligned tensors are holes that
  * read as zeros), nothing written twice. Pieces are cut into chunks
  * that the workers (qir_save_opts.threads; by default one per online
- * CPU, as the kernels use) take in file order. Bytes that are also in a file (the input's
- * external data, the spill file) are copied inside the kernel
- * (copy_file_range), keeping the source's holes; the rest is written
- * from memory. A deferred tensor's recipe is evaluated by one worker
- * into its scratch (the recipe's outputs that go to this file, reused
- * from recipe to recipe) and written at each output's place: computed
- * once, written once. Each chunk's writeback is started as soon as it
- * is written, so the fsync before the rename finds little left.
+ * CPU, as the kernels use) take in file order. Bytes that are also in
+ * a file (the input's external data, the spill file) are copied inside
+ * the kernel (copy_file_range), keeping the source's holes; the rest is
+ * written from memory. A deferred tensor's recipe is evaluated by one
+ * worker straight into the file: its big outputs into a mapping of
+ * their place, small ones into the worker's scratch (reused from recipe
+ * to recipe) then written at their place: computed once, written once.
+ * Each chunk's writeback is started as soon as it is written, so the
+ * fsync before the rename finds little left.
  */
 #include <errno.h>
 #include <fcntl.h>
