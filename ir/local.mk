@@ -1,12 +1,22 @@
-# ir: three layers, each its own folder.
+# ir: four layers, each its own folder.
 
-# ir/model: the IR proper (graph operations, verifier, printer, hash).
+# ir/file: generic file code below the IR (atomic outputs, regular-file
+# inputs, whole writes, bounded reads); it knows nothing of the model,
+# returns enum fio_code and fills its caller's message buffer.
+libqopt_la_SOURCES += ir/file/code.h ir/file/kind.h ir/file/kind.c \
+	ir/file/write_all.h ir/file/write_all.c ir/file/open_regular.h \
+	ir/file/open_regular.c ir/file/read_file.h ir/file/read_file.c \
+	ir/file/stops.h ir/file/stops.c ir/file/dir_lock.h \
+	ir/file/dir_lock.c ir/file/atomic_file.h ir/file/atomic_file.c
+
+# ir/model: the IR proper (graph operations, verifier, printer, hash),
+# and qopt/file.h over ir/file (ir/model/outfile.c).
 libqopt_la_SOURCES += ir/model/internal.h ir/model/dtype.c \
 	ir/model/strmap.c ir/model/error.c ir/model/tensor.c \
 	ir/model/value.c ir/model/node.c ir/model/attr.c ir/model/graph.c \
 	ir/model/model.c ir/model/toposort.c ir/model/dead.c \
 	ir/model/verify.c ir/model/print.c ir/model/hash.c ir/model/spill.c \
-	ir/model/deferred.c
+	ir/model/deferred.c ir/model/outfile.c
 
 # ir/infer: type and shape inference (docs/shape-inference.md): the
 # driver, what rules read, and the rules by operator family.
@@ -24,16 +34,13 @@ libqopt_la_SOURCES += ir/transforms/const_eval.c \
 	ir/transforms/opset_rules.c ir/transforms/opset_keep.c \
 	ir/transforms/opset_rewrite.c ir/transforms/opset_upgrade.c
 
-# ir/onnx: ONNX reading and writing, external data, and the files qopt
-# writes (atomic outputs, qopt/file.h). The protobuf-c bindings are
+# ir/onnx: ONNX reading and writing and external data. The protobuf-c bindings are
 # generated into the build tree from our own ir/onnx/onnx.proto;
 # AM_CPPFLAGS finds them as "ir/onnx/onnx.pb-c.h".
 libqopt_la_SOURCES += ir/onnx/onnx_io.h ir/onnx/onnx_check.c \
 	ir/onnx/onnx_tensor.c ir/onnx/onnx_sparse.c ir/onnx/onnx_read.c \
 	ir/onnx/onnx_scan.c ir/onnx/onnx_skeleton.c ir/onnx/onnx_write.c \
-	ir/onnx/external.c ir/onnx/atomic_file.h ir/onnx/atomic_file.c \
-	ir/onnx/open_regular.c ir/onnx/outfile.c ir/onnx/arena.c \
-	ir/onnx/data_fill.c
+	ir/onnx/external.c ir/onnx/arena.c ir/onnx/data_fill.c
 nodist_libqopt_la_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
 BUILT_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
 CLEANFILES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h

@@ -255,9 +255,11 @@ static int qki_nv_check(int dtype, size_t outer, size_t k, size_t inner,
 	return 0;
 }
 
-qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
-		      size_t outer, size_t k, size_t inner,
-		      uint8_t *codes, uint8_t *scales, float *gscale)
+/* known: the caller's amax bits, or NULL to take them from w. */
+static qopt_status qki_nv_quantize(qk_ctx *ctx, int src_dtype, const void *w,
+			   size_t outer, size_t k, size_t inner,
+			   const uint32_t *known, uint8_t *codes,
+			   uint8_t *scales, float *gscale)
 {
 	struct qki_nv a = { .dtype = src_dtype, .w = w, .k = k,
 			    .inner = inner, .codes = codes, .scales = scales };
@@ -284,6 +286,7 @@ qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 	a.nb = k / QK_NVFP4_BLOCK;
 	tiles = outer * a.nb;
 	if (n && inner == 1) {
+		/* The block maxima are needed anyway; amax comes free. */
 		a.bmax = malloc(tiles * sizeof(float));
 		if (!a.bmax)
 			return QK_ENOMEM;
@@ -291,7 +294,7 @@ qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		for (i = 0, amax = 0; i < parts; i++)
 			amax = qki_f2u(a.part[i]) > amax ? qki_f2u(a.part[i]) : amax;
 	} else {
-		amax = qki_amax_bits(ctx, src_dtype, w, n);
+		amax = known ? *known : qki_amax_bits(ctx, src_dtype, w, n);
 	}
 	if (amax == 0x7f800000u) {
 		free(a.bmax);
@@ -308,6 +311,27 @@ qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 	*gscale = a.g;
 	qki_account(ctx, 0, n * sz);
 	return 0;
+}
+
+qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
+		      size_t outer, size_t k, size_t inner,
+		      uint8_t *codes, uint8_t *scales, float *gscale)
+{
+	return qki_nv_quantize(ctx, src_dtype, w, outer, k, inner, NULL,
+			       codes, scales, gscale);
+}
+
+qopt_status qk_nvfp4_quantize_amax(qk_ctx *ctx, int src_dtype, const void *w,
+			   size_t outer, size_t k, size_t inner, float amax,
+			   uint8_t *codes, uint8_t *scales, float *gscale)
+{
+	uint32_t bits = qki_f2u(amax);
+
+	/* Negative, NaN or Inf: not the amax of a quantizable weight. */
+	if (bits >= 0x7f800000u)
+		return QK_EINVAL;
+	return qki_nv_quantize(ctx, src_dtype, w, outer, k, inner, &bits,
+			       codes, scales, gscale);
 }
 
 /* Dequantize tiles [lo, hi): y = e2m1(code) * (e4m3(s) * g). */

@@ -82,6 +82,24 @@ static void threshold_save(qir_model *m)
 	       "save with external_threshold 1024 (%s)", err.msg);
 	tap_ok(io_exists(io_path(dir, "ext.onnx.data")),
 	       "one data file named <output>.data");
+	for (int th = 1; th <= 7; th += 6) {
+		char name[32], data[40];
+		size_t n0 = 0, n1 = 1;
+		uint8_t *d0, *d1;
+
+		snprintf(name, sizeof(name), "threads%d.onnx", th);
+		snprintf(data, sizeof(data), "%s.data", name);
+		o.threads = th;
+		tap_ok(qir_model_save(m, io_path(dir, name), &o, &err) == 0,
+		       "save with threads = %d (%s)", th, err.msg);
+		d0 = io_read(io_path(dir, "ext.onnx.data"), &n0);
+		d1 = io_read(io_path(dir, data), &n1);
+		tap_ok(d0 && d1 && n0 == n1 && !memcmp(d0, d1, n0),
+		       "threads = %d: the data file is byte-identical", th);
+		free(d0);
+		free(d1);
+	}
+	o.threads = 0;
 	qir_model_load(io_path(dir, "ext.onnx"), NULL, &r, &err);
 	tap_ok(r && same_data(m, r), "reloaded bytes equal (%s)", err.msg);
 	if (!r)

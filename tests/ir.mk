@@ -3,6 +3,9 @@ IR_TESTS = tests/ir-dtype tests/ir-tensor tests/ir-graph tests/ir-order \
 	tests/ir-verify tests/ir-const-eval tests/ir-print tests/ir-upgrade
 check_PROGRAMS += $(IR_TESTS)
 TESTS += $(IR_TESTS)
+# ir-layers.sh: ir/file and ir/model include nothing from above them.
+TESTS += tests/ir-layers.sh
+dist_check_SCRIPTS += tests/ir-layers.sh
 
 # ir-tensor reaches into ir/model/internal.h for the external-data mapping.
 IR_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ir
@@ -29,13 +32,16 @@ tests_ir_upgrade_LDADD = libqopt.la
 # external data. io-util.h holds a small protobuf encoder so the tests
 # write exactly the bytes they mean, malformed ones included.
 IO_TESTS = tests/io-errors tests/io-roundtrip tests/io-external \
-	tests/io-zerocopy
+	tests/io-zerocopy tests/io-file
 check_PROGRAMS += $(IO_TESTS)
 TESTS += $(IO_TESTS)
 tests_io_errors_SOURCES = tests/io-errors.c tests/io-util.h tests/tap.h
 tests_io_errors_LDADD = libqopt.la
 tests_io_roundtrip_SOURCES = tests/io-roundtrip.c tests/io-util.h tests/tap.h
 tests_io_roundtrip_LDADD = libqopt.la
+# io-file: qopt/file.h (ir/file/ underneath).
+tests_io_file_SOURCES = tests/io-file.c tests/io-util.h tests/tap.h
+tests_io_file_LDADD = libqopt.la
 tests_io_external_SOURCES = tests/io-external.c tests/io-util.h tests/tap.h
 tests_io_external_LDADD = libqopt.la
 # io-zerocopy checks where tensor bytes live (ir/model/internal.h, ir/onnx/onnx_io.h).

@@ -12,7 +12,14 @@ tests_passes_opset_check_SOURCES = tests/passes-opset-check.c \
 	tests/passes-util.h tests/tap.h
 tests_passes_opset_check_LDADD = libqopt.la
 
-TESTS += tests/passes-cast-fold tests/passes-opset-check tests/passes-toolkit \
+# passes-finite: the weight passes' Inf/NaN scan (passes/support).
+check_PROGRAMS += tests/passes-finite
+tests_passes_finite_SOURCES = tests/passes-finite.c tests/tap.h
+tests_passes_finite_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+tests_passes_finite_LDADD = passes/libpass-support.la libqopt.la
+
+TESTS += tests/passes-finite tests/passes-cast-fold tests/passes-opset-check \
+	tests/passes-toolkit \
 	tests/passes-upgrade-corpus.sh
 
 EXTRA_DIST += tests/passes-upgrade-corpus.sh

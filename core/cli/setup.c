@@ -200,6 +200,7 @@ void cli_save_opts(const struct pm_cli *c,
 	so->external_name = c->external_name ? c->external_name :
 			    pl->g.external_name;
 	so->all_inline = c->all_inline || pl->g.all_inline > 0;
+	so->threads = c->threads;
 }
 
 qir_model *cli_load(pm_session *s, const char *path)

@@ -52,6 +52,17 @@ const char *qir_file_kind(mode_t mode);
 int qir_open_regular(const char *path, int flags, struct stat *st,
 		     const char **kind);
 
+/* ---- ABI 3.0 ---- */
+/* Reads the whole of path, a regular file opened as qir_open_regular
+ * does (flags likewise), refusing one of more than max bytes before
+ * reading any: for inputs small enough to hold whole (a calibration
+ * file). Returns the bytes followed by a NUL (the caller frees them)
+ * with *len (may be NULL) their count, or NULL with err set, naming
+ * the path: QIR_EUSAGE for a path that is not a regular file or is
+ * larger than max, QIR_ENOMEM, QIR_EIO. */
+char *qir_read_file(const char *path, int flags, size_t max, size_t *len,
+		    qir_error *err);
+
 #ifdef __cplusplus
 }
 #endif

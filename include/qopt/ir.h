@@ -561,6 +561,11 @@ typedef struct qir_save_opts {
 	 * "<output file name>.data". */
 	const char *external_name;
 	int all_inline;		/* force everything inline (fails > 2 GiB) */
+	/* ---- ABI 3.0 ---- */
+	/* Threads filling the data file (copying bytes, evaluating
+	 * deferred tensors' recipes); 0: one per online CPU, at most 16.
+	 * The bytes written do not depend on it. */
+	int threads;
 } qir_save_opts;
 
 /* Writes to a temporary file beside path and renames it over path;

@@ -132,6 +132,14 @@ qopt_status qk_convert(qk_ctx *ctx, int dst_dtype, void *dst,
 /* amax(|x|) over n elements of FLOAT, FLOAT16 or BFLOAT16. NaN ignored. */
 qopt_status qk_amax(qk_ctx *ctx, int dtype, const void *x, size_t n, float *amax);
 
+/* ABI 3.0: *at = the index of the first Inf or NaN among n elements of
+ * FLOAT, FLOAT16 or BFLOAT16 (any alignment), or n when all are
+ * finite; then amax (when not NULL) receives max |x|, the value
+ * qk_amax gives (0 for n == 0), else -1. On the CPU, on ctx's threads;
+ * the answer does not depend on them. */
+qopt_status qk_find_nonfinite(qk_ctx *ctx, int dtype, const void *x, size_t n,
+		      size_t *at, float *amax);
+
 /* Per-block amax along the middle axis of [outer, axis, inner];
  * out has [outer, ceil(axis/block), inner] floats. */
 qopt_status qk_amax_blocks(qk_ctx *ctx, int dtype, const void *x,
@@ -188,6 +196,13 @@ qopt_status qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
  * every block's amax between its two passes (4 bytes per 16 weights;
  * QK_ENOMEM if that cannot be allocated). */
 #define QK_NVFP4_BLOCK 16
+/* ABI 3.0: qk_nvfp4_quantize for a w whose amax (max |w|, finite) the
+ * caller already has, from qk_find_nonfinite or qk_amax: the CPU path
+ * then reads w once instead of twice. Same bytes as qk_nvfp4_quantize
+ * when amax is right; QK_EINVAL when it is negative, NaN or Inf. */
+qopt_status qk_nvfp4_quantize_amax(qk_ctx *ctx, int src_dtype, const void *w,
+			   size_t outer, size_t k, size_t inner, float amax,
+			   uint8_t *codes, uint8_t *scales, float *gscale);
 qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,
 		      uint8_t *codes, uint8_t *scales, float *gscale);

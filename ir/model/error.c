@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "model/internal.h"
+#include "file/code.h"
 
 size_t ir_utf8_shown(const char *s)
 {
@@ -84,6 +85,15 @@ int qir_fail(qir_error *err, qopt_status code, const char *fmt, ...)
 	 * the file) is shown escaped, not passed to the terminal. */
 	ir_escape_ctl(err->msg, sizeof(err->msg), raw);
 	return -1;
+}
+
+int ir_fail_file(qir_error *err, int code, const char *msg)
+{
+	int qcode = code == FIO_ENOMEM ? QIR_ENOMEM :
+		    code == FIO_EKIND || code == FIO_ETOOBIG ? QIR_EUSAGE :
+		    QIR_EIO;
+
+	return qir_fail(err, qcode, "%s", msg);
 }
 
 size_t qir_escape_text(char *dst, size_t cap, const char *src)

@@ -196,6 +196,10 @@ size_t ir_utf8_shown(const char *s);
 /* Copies src into dst (cap bytes, always terminated) with every byte
  * ir_utf8_shown refuses written as \xNN; returns the length. */
 size_t ir_escape_ctl(char *dst, size_t cap, const char *src);
+/* Fills err from a failed call of the file layer (ir/file/code.h):
+ * code becomes the QIR_E* value it stands for, msg is escaped as
+ * qir_fail does. Returns -1. */
+int ir_fail_file(qir_error *err, int code, const char *msg);
 /* Frees a graph and everything in it (subgraphs too). */
 void ir_graph_free(qir_graph *g);
 /* Frees everything the attribute owns (name, tensors, subgraphs, priv)

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "model/internal.h"
-#include "onnx/atomic_file.h"
+#include "file/write_all.h"
 
 /* Tensors start on a page (mmap needs it) and at least 4096 bytes. */
 static uint64_t spill_align(void)
@@ -148,7 +148,7 @@ static int spill_put(qir_model *m, qir_tensor *t, const void *bytes,
 	pthread_mutex_unlock(&spill_lock);
 	if (!s)
 		return -1;
-	if (t->nbytes > SIZE_MAX || ir_pwrite_all(s->fd, bytes, t->nbytes, off))
+	if (t->nbytes > SIZE_MAX || fio_pwrite_all(s->fd, bytes, t->nbytes, off))
 		return qir_fail(err, QIR_EIO,
 				"tensor '%s': cannot spill %" PRIu64
 				" bytes to a temporary file in '%s': %s",

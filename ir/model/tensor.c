@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <qopt/kernels.h>
 #include "model/internal.h"
-#include "onnx/atomic_file.h"
+#include "file/open_regular.h"
 
 static const char *tname(const qir_tensor *t)
 {
@@ -223,7 +223,7 @@ int ir_mapping_open(ir_mapping *map, qir_error *err)
 
 	if (map->addr)
 		return 0;
-	fd = ir_open_regular(map->path, O_NOFOLLOW, &st, &kind);
+	fd = fio_open_regular(map->path, O_NOFOLLOW, &st, &kind);
 	if (fd < 0 && kind)
 		return qir_fail(err, QIR_EIO,
 				"external data '%s': it is %s, not a regular file",

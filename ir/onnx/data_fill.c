@@ -7,15 +7,16 @@
  * straight to its place with positioned calls: no shared file position,
  * no padding written (the gaps between aligned tensors are holes that
  * read as zeros), nothing written twice. Pieces are cut into chunks
- * that the workers (one per online CPU, as the kernels use by default)
- * take in file order. Bytes that are also in a file (the input's
- * external data, the spill file) are copied inside the kernel
- * (copy_file_range), keeping the source's holes; the rest is written
- * from memory. A deferred tensor's recipe is evaluated by one worker
- * into its scratch (the recipe's outputs that go to this file, reused
- * from recipe to recipe) and written at each output's place: computed
- * once, written once. Each chunk's writeback is started as soon as it
- * is written, so the fsync before the rename finds little left.
+ * that the workers (qir_save_opts.threads; by default one per online
+ * CPU, as the kernels use) take in file order. Bytes that are also in
+ * a file (the input's external data, the spill file) are copied inside
+ * the kernel (copy_file_range), keeping the source's holes; the rest is
+ * written from memory. A deferred tensor's recipe is evaluated by one
+ * worker straight into the file: its big outputs into a mapping of
+ * their place, small ones into the worker's scratch (reused from recipe
+ * to recipe) then written at their place: computed once, written once.
+ * Each chunk's writeback is started as soon as it is written, so the
+ * fsync before the rename finds little left.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,7 +77,7 @@ static int put_mem(int out, const uint8_t *p, uint64_t len, uint64_t off,
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 
-	if (ir_pwrite_all(out, p, len, off))
+	if (fio_pwrite_all(out, p, len, off))
 		return -1;
 	if (from_map && pg) {
 		lo = ((uintptr_t)p + pg - 1) & ~(pg - 1);
@@ -168,8 +169,8 @@ static int open_source(const ir_mapping *src)
 {
 	const char *kind;
 	struct stat st;
-	int in = ir_open_regular(src->path, O_NOFOLLOW | O_CLOEXEC, &st,
-				   &kind);
+	int in = fio_open_regular(src->path, O_NOFOLLOW | O_CLOEXEC, &st,
+				  &kind);
 
 	if (in >= 0 && (st.st_dev != src->dev || st.st_ino != src->ino)) {
 		close(in);
@@ -211,16 +212,97 @@ static void start_writeback(int fd, uint64_t off, uint64_t n)
 }
 
 /* Scratch of one worker, reused from recipe to recipe: at most the
- * outputs of the biggest recipe it evaluates. */
+ * outputs of the biggest recipe it evaluates that are not mapped. */
 struct scratch {
 	uint8_t *buf;
 	size_t cap;
 };
 
-/* Evaluates the recipe of the deferred piece p into scratch, one
- * region per output that is a piece of this save, then writes each
- * region at its offset. Outputs that are not pieces (inline ones) get
- * owned bytes from the same evaluation. */
+/* Outputs at least this big are computed straight into the data file
+ * through a shared mapping of their place: the kernel's stores land in
+ * the page cache, where scratch + pwrite stored them once and then
+ * copied them (a third of the memory traffic of an NVFP4 recipe's
+ * output). Smaller ones are not worth a mapping. */
+#define MAP_MIN (1u << 20)
+
+/* A writable mapping of [off, off + len) of out, or NULL (the caller
+ * then uses scratch). The blocks are allocated first: a store into a
+ * shared mapping that finds the disk full is a SIGBUS, not an error
+ * return, so nothing is mapped where fallocate cannot promise room (a
+ * file system without it, or a full disk, where pwrite then reports
+ * the error). *base and *maplen receive what to munmap. */
+static uint8_t *map_out(int out, uint64_t off, uint64_t len, void **base,
+			size_t *maplen)
+{
+#ifdef __linux__
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), lo;
+	void *p;
+
+	if (len < MAP_MIN || !pg || len > SIZE_MAX - pg)
+		return NULL;
+	lo = off & ~(pg - 1);
+	if (fallocate(out, 0, (off_t)off, (off_t)len) < 0)
+		return NULL;
+	p = mmap(NULL, (size_t)(len + off - lo), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, out, (off_t)lo);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_POPULATE_WRITE
+	/* One call makes every page writable; page by page, the first
+	 * store to each would fault (Linux 5.14; before, they still do). */
+	(void)madvise(p, (size_t)(len + off - lo), MADV_POPULATE_WRITE);
+#endif
+	*base = p;
+	*maplen = (size_t)(len + off - lo);
+	return (uint8_t *)p + (off - lo);
+#else
+	(void)out;
+	(void)off;
+	(void)len;
+	(void)base;
+	(void)maplen;
+	return NULL;
+#endif
+}
+
+/* Where each output of the recipe that is a piece of this save goes:
+ * its mapping (map[j] set), else a region of the worker's scratch.
+ * mine[j]: the output's piece. -1 when out of memory. */
+static int place_outputs(int out, const struct ir_ext_piece **mine,
+			 size_t nout, void **dst, void **map, size_t *maplen,
+			 struct scratch *sc)
+{
+	uint64_t total = 0, at = 0;
+	size_t j;
+
+	for (j = 0; j < nout; j++)
+		if (mine[j] && !(dst[j] = map_out(out, mine[j]->off,
+						  mine[j]->len, &map[j],
+						  &maplen[j])))
+			total += (mine[j]->len + 63) & ~(uint64_t)63;
+	if (total > SIZE_MAX)
+		return -1;
+	if (sc->cap < total) {
+		uint8_t *grown = realloc(sc->buf, (size_t)total);
+
+		if (!grown)
+			return -1;
+		sc->buf = grown;
+		sc->cap = (size_t)total;
+	}
+	for (j = 0; j < nout; j++)
+		if (mine[j] && !map[j]) {
+			dst[j] = sc->buf + at;
+			at += (mine[j]->len + 63) & ~(uint64_t)63;
+		}
+	return 0;
+}
+
+/* Evaluates the recipe of the deferred piece p, each output that is a
+ * piece of this save computed into its mapping or into scratch, then
+ * writes the scratch ones at their offsets (every piece of the recipe:
+ * two tensors sharing an output too). Outputs that are not pieces
+ * (inline ones) get owned bytes from the same evaluation. */
 static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 		      struct scratch *sc)
 {
@@ -228,12 +310,29 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 	const void *r = ir_deferred_recipe(p->deferred, &out, &nout);
 	const struct ir_ext_piece **mine = calloc(nout, sizeof(*mine));
 	void **dst = calloc(nout, sizeof(*dst));
-	uint64_t total = 0, at = 0;
+	void **map = calloc(nout, sizeof(*map));
+	size_t *maplen = calloc(nout, sizeof(*maplen));
 	qir_error e = { 0 };
 	int rc = -1;
 
-	if (!mine || !dst) {
+	if (!mine || !dst || !map || !maplen) {
 		fail_io(f, ENOMEM);
+		goto done;
+	}
+	for (size_t i = 0; i < f->npieces; i++) {
+		const struct ir_ext_piece *q = &f->pieces[i];
+		size_t qo, qn;
+
+		if (q->deferred && ir_deferred_recipe(q->deferred, &qo, &qn) == r &&
+		    !mine[qo])
+			mine[qo] = q;
+	}
+	if (place_outputs(f->out, mine, nout, dst, map, maplen, sc)) {
+		fail_io(f, ENOMEM);
+		goto done;
+	}
+	if (ir_deferred_write(p->deferred, dst, &e)) {
+		fail_err(f, &e);
 		goto done;
 	}
 	for (size_t i = 0; i < f->npieces; i++) {
@@ -241,36 +340,9 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 		size_t qo, qn;
 
 		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r ||
-		    mine[qo])
+		    (map[qo] && mine[qo] == q))
 			continue;
-		mine[qo] = q;
-		total += (q->len + 63) & ~(uint64_t)63;
-	}
-	if (total > SIZE_MAX || (sc->cap < total &&
-	    !(sc->buf = realloc(sc->buf, (size_t)total)))) {
-		sc->cap = 0;
-		fail_io(f, ENOMEM);
-		goto done;
-	}
-	if (sc->cap < total)
-		sc->cap = (size_t)total;
-	for (j = 0; j < nout; j++)
-		if (mine[j]) {
-			dst[j] = sc->buf + at;
-			at += (mine[j]->len + 63) & ~(uint64_t)63;
-		}
-	if (ir_deferred_write(p->deferred, dst, &e)) {
-		fail_err(f, &e);
-		goto done;
-	}
-	/* Every piece of the recipe, two tensors sharing an output too. */
-	for (size_t i = 0; i < f->npieces; i++) {
-		const struct ir_ext_piece *q = &f->pieces[i];
-		size_t qo, qn;
-
-		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r)
-			continue;
-		if (ir_pwrite_all(f->out, dst[qo], q->len, q->off)) {
+		if (fio_pwrite_all(f->out, dst[qo], q->len, q->off)) {
 			fail_io(f, errno);
 			goto done;
 		}
@@ -278,8 +350,17 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 	}
 	rc = 0;
 done:
+	for (j = 0; map && j < nout; j++)
+		if (map[j]) {
+			munmap(map[j], maplen[j]);
+			if (!rc)
+				start_writeback(f->out, mine[j]->off,
+						mine[j]->len);
+		}
 	free(mine);
 	free(dst);
+	free(map);
+	free(maplen);
 	return rc;
 }
 
@@ -356,9 +437,10 @@ static size_t cut(const struct ir_ext_piece *p, size_t n, struct chunk *out)
 	return k;
 }
 
-static int nthreads(size_t nchunks)
+/* want: the caller's count, 0 for one per online CPU. */
+static int nthreads(int want, size_t nchunks)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = want > 0 ? want : sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (n < 1)
 		n = 1;
@@ -368,7 +450,7 @@ static int nthreads(size_t nchunks)
 }
 
 int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
-		const char *path, qir_error *err)
+		int threads, const char *path, qir_error *err)
 {
 	struct fill f = { .out = out, .pieces = pieces, .npieces = n,
 			  .path = path };
@@ -383,7 +465,7 @@ int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	pthread_mutex_init(&f.lock, NULL);
 	cut(pieces, n, f.chunks);
-	nt = nthreads(f.nchunks);
+	nt = nthreads(threads, f.nchunks);
 	/* The calling thread is one of the workers. */
 	while (started < nt - 1 &&
 	       pthread_create(&tid[started], NULL, worker, &f) == 0)

@@ -174,7 +174,7 @@ ir_mapping *ir_ext_resolve(struct ir_load_ctx *ctx, const char *what,
 	/* Opened once here, without following a symlink at the last
 	 * component; the file mapped later must be this one (device and
 	 * inode), so a swap after the check is refused. */
-	fd = ir_open_regular(real, O_NOFOLLOW, &st, &kind);
+	fd = fio_open_regular(real, O_NOFOLLOW, &st, &kind);
 	if (fd < 0) {
 		if (kind)
 			qir_fail(err, QIR_EIO,
@@ -276,7 +276,7 @@ int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 	while (len) {
 		size_t n = len > QIR_EXT_CHUNK ? QIR_EXT_CHUNK : (size_t)len;
 
-		if (ir_write_all(fd, p, n))
+		if (fio_write_all(fd, p, n))
 			return -1;
 		start_writeback(fd, off, n);
 		if (off >= 0)
@@ -308,16 +308,16 @@ int ir_ext_writer_create(struct ir_ext_writer *w, const char *dir,
 			   qir_error *err)
 {
 	size_t n = strlen(dir) + strlen(w->location) + 2;
-	char *path = malloc(n);
+	char *path = malloc(n), msg[sizeof(err->msg)];
 	int rc;
 
 	if (!path)
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	snprintf(path, n, "%s/%s", dir, w->location);
-	rc = ir_atomic_open(&w->file, path, err);
+	rc = fio_atomic_open(&w->file, path, msg, sizeof(msg));
 	free(path);
 	if (rc)
-		return -1;
+		return ir_fail_file(err, rc, msg);
 	w->opened = 1;
 	if (ftruncate(w->file.fd, (off_t)w->size) < 0)
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s",

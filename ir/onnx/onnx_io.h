@@ -6,7 +6,12 @@
 #define QOPT_IR_ONNX_IO_H
 
 #include "model/internal.h"
-#include "onnx/atomic_file.h"
+#include "file/atomic_file.h"
+#include "file/code.h"
+#include "file/dir_lock.h"
+#include "file/open_regular.h"
+#include "file/stops.h"
+#include "file/write_all.h"
 #include "ir/onnx/onnx.pb-c.h"
 
 /* A single protobuf message may not exceed 2 GiB. */
@@ -57,8 +62,6 @@ int ir_sparse_check(const Onnx__SparseTensorProto *sp, const char *what,
 qir_tensor *ir_tensor_from_pb(struct ir_load_ctx *ctx,
 				const Onnx__TensorProto *tp, qir_error *err);
 
-/* ---- ir/onnx/atomic_file.c: see atomic_file.h -------------------- */
-
 /* ---- ir/onnx/external.c: external data --------------------------- */
 
 /* The shared mapping of location (relative to ctx->dir) after the
@@ -76,7 +79,7 @@ int ir_ext_is_source(qir_model *m, const char *path);
 
 /* Data file written on save: tensors at aligned offsets. */
 struct ir_ext_writer {
-	struct ir_atomic_file file;
+	struct fio_atomic_file file;
 	const char *location;	/* as recorded in the model (borrowed) */
 	uint64_t size;		/* laid out so far */
 	int opened;
@@ -113,11 +116,12 @@ struct ir_ext_piece {
 	qir_tensor *deferred;
 };
 
-/* Writes every piece to out at its offset, in parallel, copying inside
- * the kernel where the bytes are in a file; path names out in
- * messages. 0, or -1 with err set. */
+/* Writes every piece to out at its offset, in parallel (threads
+ * workers, 0: one per online CPU), copying inside the kernel where the
+ * bytes are in a file; path names out in messages. 0, or -1 with err
+ * set. */
 int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
-		const char *path, qir_error *err);
+		int threads, const char *path, qir_error *err);
 
 /* ---- ir/onnx/arena.c: allocations of one save, freed together ---- */
 

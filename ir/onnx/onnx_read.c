@@ -871,7 +871,7 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 	int fd, rc;
 
 	*out = NULL;
-	fd = ir_open_regular(path, 0, &st, &kind);
+	fd = fio_open_regular(path, 0, &st, &kind);
 	if (fd < 0 && kind)
 		return qir_fail(err, QIR_EIO, "'%s' is %s, not an ONNX model file",
 				path, kind);

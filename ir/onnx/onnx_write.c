@@ -624,7 +624,7 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 /* The data file is laid out first (every tensor's offset follows from
  * the sizes before it), then filled in parallel (ir/onnx/data_fill.c). */
 static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
-		       const char *dir, uint64_t threshold)
+		       const char *dir, uint64_t threshold, int threads)
 {
 	struct ir_ext_piece *pc = NULL;
 	size_t n = 0;
@@ -682,7 +682,8 @@ static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 	}
 	if (ir_ext_writer_create(w, dir, ctx->err))
 		goto out;
-	if (ir_ext_fill(w->file.fd, pc, n, w->file.final_path, ctx->err))
+	if (ir_ext_fill(w->file.fd, pc, n, threads, w->file.final_path,
+			ctx->err))
 		goto out;
 	rc = 0;
 out:
@@ -722,7 +723,8 @@ static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
 	if (!threshold && !(opts && opts->all_inline) &&
 	    protobuf_c_message_get_packed_size(&mp->base) > QIR_PB_LIMIT)
 		threshold = 1024;
-	if ((threshold && externalize(ctx, w, dir, threshold)) ||
+	if ((threshold && externalize(ctx, w, dir, threshold,
+				      opts ? opts->threads : 0)) ||
 	    resolve_inline(ctx))
 		return -1;
 	size = protobuf_c_message_get_packed_size(&mp->base);
@@ -748,7 +750,7 @@ struct file_sink {
 
 static void sink_flush(struct file_sink *s)
 {
-	if (!s->failed && s->used && ir_write_all(s->fd, s->buf, s->used))
+	if (!s->failed && s->used && fio_write_all(s->fd, s->buf, s->used))
 		s->failed = errno ? errno : EIO;
 	s->used = 0;
 }
@@ -963,9 +965,10 @@ static int source_clash(qir_model *m, const char *path,
 
 static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		       const qir_save_opts *opts, const char *dir,
-		       struct ir_ext_writer *w, struct ir_atomic_file *f)
+		       struct ir_ext_writer *w, struct fio_atomic_file *f)
 {
 	Onnx__ModelProto *mp = model_pb(ctx, m);
+	char msg[sizeof(ctx->err->msg)];
 	sigset_t held;
 	int lock, rc;
 
@@ -976,32 +979,37 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 		return -1;
 	}
 	if (place_data(ctx, mp, opts, w, dir) ||
-	    source_clash(m, path, w, dir, ctx->err) ||
-	    ir_atomic_open(f, path, ctx->err) ||
-	    pack_to(ctx, f->fd, mp, path, ctx->err) ||
+	    source_clash(m, path, w, dir, ctx->err))
+		return -1;
+	rc = fio_atomic_open(f, path, msg, sizeof(msg));
+	if (rc)
+		return ir_fail_file(ctx->err, rc, msg);
+	if (pack_to(ctx, f->fd, mp, path, ctx->err) ||
 	    reread(f->fd, path, ctx->err) ||
-	    check_data(ctx, w, ctx->err) ||
-	    ir_atomic_sync(f, ctx->err))
+	    check_data(ctx, w, ctx->err))
 		return -1;
-	lock = ir_dir_lock(dir, ctx->err);
+	rc = fio_atomic_sync(f, msg, sizeof(msg));
+	if (rc)
+		return ir_fail_file(ctx->err, rc, msg);
+	lock = fio_dir_lock(dir, msg, sizeof(msg));
 	if (lock == -1)
-		return -1;
+		return ir_fail_file(ctx->err, FIO_EIO, msg);
 	/* A stop between the two renames would leave a new data file
 	 * beside an old model: the pair commits whole, then the signal. */
-	ir_stops_hold(&held);
-	rc = w->opened ? ir_atomic_commit(&w->file, ctx->err) : 0;
+	fio_stops_hold(&held);
+	rc = w->opened ? fio_atomic_commit(&w->file, msg, sizeof(msg)) : 0;
 	if (!rc)
-		rc = ir_atomic_commit(f, ctx->err);
-	ir_stops_release(&held);
-	ir_dir_unlock(lock);
-	return rc;
+		rc = fio_atomic_commit(f, msg, sizeof(msg));
+	fio_stops_release(&held);
+	fio_dir_unlock(lock);
+	return rc ? ir_fail_file(ctx->err, rc, msg) : 0;
 }
 
 int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 		   qir_error *err)
 {
 	struct save_ctx ctx = { .err = err, .m = m };
-	struct ir_atomic_file f = { .fd = -1 };
+	struct fio_atomic_file f = { .fd = -1 };
 	struct ir_ext_writer w;
 	char *copy, *dir = NULL, *name;
 	int rc;
@@ -1027,8 +1035,8 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 	}
 	ir_ext_writer_init(&w, name);
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
-	ir_atomic_abort(&f);
-	ir_atomic_abort(&w.file);
+	fio_atomic_abort(&f);
+	fio_atomic_abort(&w.file);
 	ir_arena_free(&ctx.a);
 	free(ctx.refs);
 	free(name);

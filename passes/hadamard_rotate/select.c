@@ -115,12 +115,12 @@ static int pick_block(struct hr_cfg *cfg, struct hr_target *t)
 /* 0, or 1 with a skip when the weight holds Inf or NaN: R would spread
  * it over its whole block (and the quantizer cannot judge it), so the
  * weight stays as it is and the skip is a warning. */
-static int all_finite(struct hr_target *t)
+static int all_finite(struct hr_cfg *cfg, struct hr_target *t)
 {
 	qir_error err = { 0 };
 	const char *what;
 	uint64_t at;
-	int rc = ps_nonfinite(t->w, &at, &what, &err);
+	int rc = ps_nonfinite(cfg->qk, t->w, &at, &what, NULL, &err);
 
 	if (rc < 0)
 		return skip(t, &ps_skip_unreadable, "'%s': %s",
@@ -255,7 +255,7 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 			    "elements < %lld", wname,
 			    (unsigned long long)qir_tensor_numel(t->w),
 			    (long long)cfg->tg.min_size);
-	if (pick_block(cfg, t) || all_finite(t))
+	if (pick_block(cfg, t) || all_finite(cfg, t))
 		return 0;
 	return 1;
 }

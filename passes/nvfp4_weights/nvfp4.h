@@ -53,6 +53,9 @@ struct nvfp4_weight {
 	int kaxis;		/* in stored coordinates, once known */
 	struct ps_skip skip;	/* why it is left alone, once it is */
 	uint64_t written;	/* bytes of the tensors the rewrite added */
+	/* max |weight| from the Inf/NaN scan, or -1 where none ran: the
+	 * real-mode recipe then reads the weight once, not twice. */
+	float amax;
 };
 
 /* Skip kinds of this pass (the shared ones: skip.h). */

@@ -151,12 +151,13 @@ static int source(struct nvfp4_weight *w, qir_tensor **out)
 
 /* Inf has no finite NVFP4 scale, and NaN no code: such a weight stays
  * as it is, with a warning (the kind's level). */
-static void check_finite(struct nvfp4_weight *w, qir_tensor *t)
+static void check_finite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
+			 qir_tensor *t)
 {
 	qir_error err = { 0 };
 	const char *what;
 	uint64_t at;
-	int rc = ps_nonfinite(t, &at, &what, &err);
+	int rc = ps_nonfinite(cfg->qk, t, &at, &what, &w->amax, &err);
 
 	if (rc < 0)
 		ps_skip_set(&w->skip, &ps_skip_unreadable, "%s", err.msg);
@@ -192,7 +193,7 @@ static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 			    (unsigned long long)qir_tensor_numel(t),
 			    (long long)cfg->tg.min_size);
 	else
-		check_finite(w, t);
+		check_finite(cfg, w, t);
 }
 
 /* Real mode writes FLOAT4E2M1 DequantizeLinear: opset 23 (IR 11),
@@ -323,6 +324,7 @@ static qopt_status nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		w.stored = c.v[i];
 		w.graph = c.v[i]->graph;
 		w.kaxis = -1;
+		w.amax = -1.0f;
 		rc = process(&cfg, &w, changed);
 		ps_uses_free(&w.uses);
 		if (rc)

@@ -300,6 +300,7 @@ struct real_recipe {
 	char *name;		/* the weight, for messages */
 	int dtype;
 	size_t outer, k, inner;
+	float amax;		/* the weight's, or -1: the kernel finds it */
 };
 
 static int real_fill(void *state, qir_tensor *const *in, size_t nin,
@@ -313,7 +314,10 @@ static int real_fill(void *state, qir_tensor *const *in, size_t nin,
 	(void)nin;
 	if (!src)
 		return -1;
-	rc = qk_nvfp4_quantize(NULL, r->dtype, src, r->outer, r->k, r->inner,
+	rc = r->amax >= 0 ?
+	     qk_nvfp4_quantize_amax(NULL, r->dtype, src, r->outer, r->k,
+				    r->inner, r->amax, dst[0], dst[1], &g) :
+	     qk_nvfp4_quantize(NULL, r->dtype, src, r->outer, r->k, r->inner,
 			       dst[0], dst[1], &g);
 	if (rc)
 		return qir_fail(err, QIR_EINVALID,
@@ -364,6 +368,7 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	r->outer = l->outer;
 	r->k = l->k;
 	r->inner = l->inner;
+	r->amax = w->amax;
 	/* The recipe's own view of the weight's bytes: the original goes
 	 * away with the rewrite. */
 	in = qir_tensor_share(cfg->m, t, &err);

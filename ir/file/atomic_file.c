@@ -1,68 +1,44 @@
 /*
- * ir/onnx/atomic_file.c - outputs appear complete or not at all: written to
+ * ir/file/atomic_file.c - outputs appear complete or not at all: written to
  * a temporary file in the target's folder (same file system, so the
  * final rename is atomic), fsync'd, then renamed over the target.
  * Only a regular file (or a symlink, which is replaced, never
  * followed) is ever renamed over; temporary files still open are
- * listed for a signal handler to remove (ir_atomic_cleanup).
+ * listed for a signal handler to remove (fio_atomic_cleanup).
  */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "onnx/onnx_io.h"
+#include "file/atomic_file.h"
+#include "file/code.h"
+#include "file/kind.h"
+#include "file/stops.h"
 
-int ir_write_all(int fd, const void *buf, size_t len)
+/* Fills msg and returns code, so a failure is one statement. */
+static int fail(char *msg, size_t msgn, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *msg, size_t msgn, int code, const char *fmt, ...)
 {
-	const uint8_t *p = buf;
+	va_list ap;
 
-	while (len) {
-		/* Linux caps one write at about 2 GiB. */
-		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
-		ssize_t w = write(fd, p, chunk);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
+	va_start(ap, fmt);
+	if (msg && msgn)
+		vsnprintf(msg, msgn, fmt, ap);
+	va_end(ap);
+	return code;
 }
 
-int ir_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t off)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		size_t n = len > (1u << 30) ? (1u << 30) : (size_t)len;
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += w;
-		off += (uint64_t)w;
-		len -= (uint64_t)w;
-	}
-	return 0;
-}
-
-/* Temporary files being written, for ir_atomic_cleanup (a signal
+/* Temporary files being written, for fio_atomic_cleanup (a signal
  * handler): a slot holds the path from creation until the file is
  * renamed or removed. Slots are claimed under a lock-free exchange so
  * a handler never sees a half-written entry. */
@@ -93,7 +69,7 @@ static void live_del(const char *path)
 	}
 }
 
-void ir_atomic_cleanup(void)
+void fio_atomic_cleanup(void)
 {
 	int saved = errno;
 
@@ -106,41 +82,22 @@ void ir_atomic_cleanup(void)
 	errno = saved;
 }
 
-const char *ir_file_kind(mode_t mode)
-{
-	if (S_ISREG(mode))
-		return "a regular file";
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	if (S_ISLNK(mode))
-		return "a symbolic link";
-	return "not a regular file";
-}
-
 /* Only regular files are replaced (a symlink is replaced by the new
  * file; its target is left alone): a rename over /dev/null or a FIFO
  * would put a regular file in its place. */
-static int target_ok(const char *path, qir_error *err)
+static int target_ok(const char *path, char *msg, size_t msgn)
 {
 	struct stat st;
 
 	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 :
-		       qir_fail(err, QIR_EIO, "cannot write '%s': %s", path,
-				strerror(errno));
+		return errno == ENOENT ? FIO_OK :
+		       fail(msg, msgn, FIO_EIO, "cannot write '%s': %s", path,
+			    strerror(errno));
 	if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-		return 0;
-	return qir_fail(err, QIR_EUSAGE,
-			"cannot write '%s': it is %s; qopt only replaces regular files",
-			path, ir_file_kind(st.st_mode));
+		return FIO_OK;
+	return fail(msg, msgn, FIO_EKIND,
+		    "cannot write '%s': it is %s; qopt only replaces regular files",
+		    path, fio_file_kind(st.st_mode));
 }
 
 /* dir/.NAME.XXXXXX: NAME cut so the whole stays within NAME_MAX, so any
@@ -195,22 +152,6 @@ static int create_tmp(char *path)
 	return -1;
 }
 
-void ir_stops_hold(sigset_t *old)
-{
-	sigset_t stops;
-
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stops, old);
-}
-
-void ir_stops_release(const sigset_t *old)
-{
-	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
 /* Creates the file and lists it for the signal handler with the stop
  * signals held back, so that a stop between the two cannot leave a
  * file the handler does not know about. */
@@ -219,20 +160,21 @@ static int create_tmp_listed(char *path)
 	sigset_t old;
 	int fd, e;
 
-	ir_stops_hold(&old);
+	fio_stops_hold(&old);
 	fd = create_tmp(path);
 	e = errno;
 	if (fd >= 0)
 		live_add(path);
-	ir_stops_release(&old);
+	fio_stops_release(&old);
 	errno = e;
 	return fd;
 }
 
-int ir_atomic_open(struct ir_atomic_file *f, const char *final_path,
-		     qir_error *err)
+int fio_atomic_open(struct fio_atomic_file *f, const char *final_path,
+		    char *msg, size_t msgn)
 {
 	struct stat st;
+	int rc;
 
 	f->fd = -1;
 	f->tmp_path = NULL;
@@ -240,17 +182,18 @@ int ir_atomic_open(struct ir_atomic_file *f, const char *final_path,
 	/* Found now, not at the final rename: by then a data file may
 	 * already have been committed beside it. */
 	if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
-		return qir_fail(err, QIR_EUSAGE, "cannot write '%s': it is a directory",
-				final_path);
-	if (target_ok(final_path, err))
-		return -1;
+		return fail(msg, msgn, FIO_EKIND,
+			    "cannot write '%s': it is a directory", final_path);
+	rc = target_ok(final_path, msg, msgn);
+	if (rc)
+		return rc;
 	f->final_path = strdup(final_path);
 	f->tmp_path = tmp_name(final_path);
 	if (!f->final_path || !f->tmp_path) {
 		free(f->final_path);
 		free(f->tmp_path);
 		f->final_path = f->tmp_path = NULL;
-		return qir_fail(err, QIR_ENOMEM, "out of memory");
+		return fail(msg, msgn, FIO_ENOMEM, "out of memory");
 	}
 	f->fd = create_tmp_listed(f->tmp_path);
 	if (f->fd < 0) {
@@ -259,24 +202,24 @@ int ir_atomic_open(struct ir_atomic_file *f, const char *final_path,
 		free(f->tmp_path);
 		free(f->final_path);
 		f->final_path = f->tmp_path = NULL;
-		return qir_fail(err, QIR_EIO, "cannot create a file beside '%s': %s",
-				final_path, strerror(e));
+		return fail(msg, msgn, FIO_EIO,
+			    "cannot create a file beside '%s': %s", final_path,
+			    strerror(e));
 	}
-	return 0;
+	return FIO_OK;
 }
 
-int ir_atomic_sync(struct ir_atomic_file *f, qir_error *err)
+int fio_atomic_sync(struct fio_atomic_file *f, char *msg, size_t msgn)
 {
 	if (fsync(f->fd) == 0)
-		return 0;
-	qir_fail(err, QIR_EIO, "cannot write '%s': %s", f->final_path,
-		 strerror(errno));
-	return -1;
+		return FIO_OK;
+	return fail(msg, msgn, FIO_EIO, "cannot write '%s': %s",
+		    f->final_path, strerror(errno));
 }
 
-int ir_atomic_commit(struct ir_atomic_file *f, qir_error *err)
+int fio_atomic_commit(struct fio_atomic_file *f, char *msg, size_t msgn)
 {
-	int e;
+	int e, rc;
 
 	if (fsync(f->fd) < 0)
 		goto fail;
@@ -285,9 +228,10 @@ int ir_atomic_commit(struct ir_atomic_file *f, qir_error *err)
 		goto fail;
 	}
 	f->fd = -1;
-	if (target_ok(f->final_path, err) < 0) {
-		ir_atomic_abort(f);
-		return -1;
+	rc = target_ok(f->final_path, msg, msgn);
+	if (rc) {
+		fio_atomic_abort(f);
+		return rc;
 	}
 	if (rename(f->tmp_path, f->final_path) < 0)
 		goto fail;
@@ -295,16 +239,16 @@ int ir_atomic_commit(struct ir_atomic_file *f, qir_error *err)
 	free(f->tmp_path);
 	free(f->final_path);
 	f->tmp_path = f->final_path = NULL;
-	return 0;
+	return FIO_OK;
 fail:
 	e = errno;
-	qir_fail(err, QIR_EIO, "cannot write '%s': %s", f->final_path,
-		 strerror(e));
-	ir_atomic_abort(f);
-	return -1;
+	rc = fail(msg, msgn, FIO_EIO, "cannot write '%s': %s",
+		  f->final_path, strerror(e));
+	fio_atomic_abort(f);
+	return rc;
 }
 
-void ir_atomic_abort(struct ir_atomic_file *f)
+void fio_atomic_abort(struct fio_atomic_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
@@ -319,31 +263,3 @@ void ir_atomic_abort(struct ir_atomic_file *f)
 	f->final_path = NULL;
 }
 
-int ir_dir_lock(const char *dir, qir_error *err)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return qir_fail(err, QIR_EIO, "cannot open the folder '%s': %s",
-				dir, strerror(errno));
-	while (flock(fd, LOCK_EX) < 0) {
-		int e = errno;
-
-		if (e == EINTR)
-			continue;
-		close(fd);
-		/* A file system without locks: commit unlocked, as
-		 * before. */
-		if (e == ENOLCK || e == EOPNOTSUPP || e == EINVAL)
-			return -2;
-		return qir_fail(err, QIR_EIO, "cannot lock the folder '%s': %s",
-				dir, strerror(e));
-	}
-	return fd;
-}
-
-void ir_dir_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd);	/* releases the flock */
-}

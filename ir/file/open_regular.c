@@ -1,5 +1,5 @@
 /*
- * ir/onnx/open_regular.c - inputs (model, pipeline, external data) are read
+ * ir/file/open_regular.c - inputs (model, pipeline, external data) are read
  * only from regular files, and the check comes before the open: opening
  * a FIFO for reading blocks until a writer appears, and opening a device
  * can have effects of its own. The file opened is then checked to be
@@ -8,10 +8,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include "onnx/atomic_file.h"
+#include "file/kind.h"
+#include "file/open_regular.h"
 
-int ir_open_regular(const char *path, int flags, struct stat *st,
-		      const char **kind)
+int fio_open_regular(const char *path, int flags, struct stat *st,
+		     const char **kind)
 {
 	struct stat before;
 	int fd;
@@ -21,7 +22,7 @@ int ir_open_regular(const char *path, int flags, struct stat *st,
 	     stat(path, &before)) < 0)
 		return -1;
 	if (!S_ISREG(before.st_mode)) {
-		*kind = ir_file_kind(before.st_mode);
+		*kind = fio_file_kind(before.st_mode);
 		return -1;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags);
@@ -39,7 +40,7 @@ int ir_open_regular(const char *path, int flags, struct stat *st,
 		close(fd);
 		*kind = S_ISREG(st->st_mode) ?
 			"a file that changed while being opened" :
-			ir_file_kind(st->st_mode);
+			fio_file_kind(st->st_mode);
 		return -1;
 	}
 	/* Reads block normally from here on. */
