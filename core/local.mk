@@ -20,6 +20,8 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/log.c \
 	core/manager/suggest.c \
 	core/manager/options.c \
+	core/manager/numfmt.h \
+	core/manager/numfmt.c \
 	core/manager/loader.c \
 	core/manager/plugin-symbols.c \
 	core/manager/alias.c \

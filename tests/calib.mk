@@ -13,5 +13,5 @@ tests_calib_roundtrip_SOURCES = tests/calib-roundtrip.c tests/tap.h \
 	core/cli/calib-json.c core/cli/calib-json.h \
 	passes/fp8_mha/calib_file.c passes/fp8_mha/calib.h
 tests_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/fp8_mha
-tests_calib_roundtrip_LDADD = libqopt.la -lm
+tests_calib_roundtrip_LDADD = core/libpassmgr.la libqopt.la -lm
 TESTS += tests/calib-roundtrip

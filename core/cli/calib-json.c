@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/calib-json.h"
+#include "manager/numfmt.h"
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 (RFC 3629: no
  * overlong forms, no surrogates, nothing above U+10FFFF). */
@@ -68,18 +69,6 @@ void calib_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void calib_json_number(char *buf, size_t n, double x)
-{
-	int prec;
-
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, n, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
-	snprintf(buf, n, "%.17g", x);
-}
-
 int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad)
 {
 	char num[40];
@@ -97,7 +86,7 @@ int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad)
 	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"method\": \"%s\",\n",
 		(unsigned long long)d->hash,
 		d->percentile < 100 ? "percentile" : "max");
-	calib_json_number(num, sizeof(num), d->percentile);
+	pm_fmt_double(num, sizeof(num), d->percentile);
 	fprintf(f, " \"percentile\": %s,\n \"samples\": %ld,\n \"source\": ",
 		num, d->samples);
 	calib_json_str(f, d->source);
@@ -107,7 +96,7 @@ int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad)
 		calib_json_str(f, d->names[i]);
 		fputs(": {\n   \"dtype\": ", f);
 		calib_json_str(f, d->dtypes[i]);
-		calib_json_number(num, sizeof(num), d->amax[i]);
+		pm_fmt_double(num, sizeof(num), d->amax[i]);
 		fprintf(f, ",\n   \"amax\": %s\n  }", num);
 	}
 	fputs(d->n ? "\n }\n}\n" : "}\n}\n", f);

@@ -32,8 +32,4 @@ int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad);
  * produce one, so the reader restores the bytes exactly. */
 void calib_json_str(FILE *f, const char *s);
 
-/* The shortest "%.*g" spelling of x that reads back as x (finite x);
- * buf holds at least 32 bytes. */
-void calib_json_number(char *buf, size_t n, double x);
-
 #endif

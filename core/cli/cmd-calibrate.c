@@ -635,40 +635,16 @@ static void default_output(const char *model, char *buf, size_t n)
  * the reason printed. */
 static char *read_result(const char *path, const char *script)
 {
-	struct stat st;
-	const char *kind = NULL;
-	char *buf = NULL;
-	size_t got = 0;
-	ssize_t k;
-	int fd = qir_open_regular(path, O_RDONLY | O_NOFOLLOW, &st, &kind);
+	qir_error err = { 0 };
+	char *buf = qir_read_file(path, O_NOFOLLOW, RESULT_MAX_BYTES, NULL,
+				  &err);
+	const char *node = getenv("QOPT_NODE");
 
-	if (fd < 0) {
-		const char *node = getenv("QOPT_NODE");
-
+	if (!buf)
 		fprintf(stderr, "qopt calibrate: error: %s %s exited 0 but left "
-			"no result (%s); no calibration file written\n",
-			node && *node ? node : "node", script,
-			kind ? kind : strerror(errno));
-		return NULL;
-	}
-	if ((uint64_t)st.st_size <= RESULT_MAX_BYTES)
-		buf = malloc((size_t)st.st_size + 1);
-	while (buf && got < (size_t)st.st_size) {
-		k = read(fd, buf + got, (size_t)st.st_size - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	close(fd);
-	if (!buf || got != (size_t)st.st_size) {
-		fprintf(stderr, "qopt calibrate: error: cannot read the result "
-			"of %s\n", script);
-		free(buf);
-		return NULL;
-	}
-	buf[got] = 0;
+			"no result that can be read (%s); no calibration file "
+			"written\n", node && *node ? node : "node", script,
+			err.msg);
 	return buf;
 }
 

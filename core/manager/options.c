@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <qopt/pass.h>
 #include "manager/core.h"
+#include "manager/numfmt.h"
 
 const char *pm_opt_type_name(int type)
 {
@@ -123,18 +124,6 @@ static int parse_list(const char *text, struct pm_value *v)
 
 /* Shortest text that reads back as the same double, so a printed
  * pipeline says 0.1 and still parses to the identical value. */
-static void fmt_double(char *buf, size_t n, double x)
-{
-	int prec;
-
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, n, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
-	snprintf(buf, n, "%.17g", x);
-}
-
 static size_t count_choices(const qopt_option_spec *spec)
 {
 	size_t k = 0;
@@ -202,8 +191,8 @@ int pm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n)
 	}
 	if (spec->type != QOPT_OPT_INT && spec->type != QOPT_OPT_FLOAT)
 		return 0;
-	fmt_double(lo, sizeof(lo), spec->min);
-	fmt_double(hi, sizeof(hi), spec->max);
+	pm_fmt_double(lo, sizeof(lo), spec->min);
+	pm_fmt_double(hi, sizeof(hi), spec->max);
 	if (has_min && has_max)
 		snprintf(buf, n, "range: %s to %s", lo, hi);
 	else if (has_min)
@@ -261,7 +250,7 @@ int pm_value_parse(const qopt_option_spec *spec, const char *text,
 		}
 		if (out_of_range(spec, v->f))
 			return range_error(spec, text, why, n);
-		fmt_double(buf, sizeof(buf), v->f);
+		pm_fmt_double(buf, sizeof(buf), v->f);
 		break;
 	case QOPT_OPT_ENUM:
 		idx = choice_index(spec, text);
