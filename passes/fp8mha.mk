@@ -3,7 +3,7 @@ passes_LTLIBRARIES += passes/fp8-mha.la
 passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/fp8mha.h \
 	passes/fp8_mha/plugin.c \
-	passes/fp8_mha/run.c \
+	passes/fp8_mha/steps.c \
 	passes/fp8_mha/match.c \
 	passes/fp8_mha/notes.c \
 	passes/fp8_mha/build.c \

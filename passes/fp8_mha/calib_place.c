@@ -32,8 +32,6 @@
 #include "calib.h"
 
 #define FP8_MAX 448.0
-#define HEAD_MIN 9
-#define HEAD_MAX 256
 
 struct placed {
 	qir_value *from;
@@ -112,18 +110,6 @@ static struct placed *find_done(struct place *p, const qir_value *v)
 	return NULL;
 }
 
-static int keep_softmax(struct fp8mha_cfg *cfg, const qir_node *sm)
-{
-	const qir_node **g = realloc(cfg->calib_left, (cfg->ncalib_left + 1) *
-				     sizeof(*g));
-
-	if (!g)
-		return -1;
-	cfg->calib_left = g;
-	g[cfg->ncalib_left++] = sm;
-	return 0;
-}
-
 /* Attention blocks with a head size TensorRT does not fuse: both
  * MatMuls and the Softmax stay in float. */
 static int find_left(struct place *p)
@@ -131,7 +117,6 @@ static int find_left(struct place *p)
 	qir_node **sms, *b[2], **g;
 	size_t i, k, count;
 	qir_error err = { 0 };
-	qir_value *q;
 	int64_t head;
 
 	if (qir_graph_nodes(p->cfg->m->graph, "", "Softmax", 0, &sms, &count,
@@ -142,19 +127,15 @@ static int find_left(struct place *p)
 		b[1] = fp8mha_attn_bmm2(sms[i]);
 		if (!b[0] || !b[1])
 			continue;
-		q = b[0]->inputs[0];
-		head = q && q->rank >= 1 ? q->dims[q->rank - 1].value : -1;
-		if (head < 0 || (head >= HEAD_MIN && head <= HEAD_MAX))
+		head = fp8mha_attn_head_size(b[0]);
+		if (head < 0 || fp8mha_head_fusible(head))
 			continue;
 		qopt_info(p->cfg->ctx, "calibration: attention at Softmax '%s' "
 			  "left unquantized: head size %lld outside %d..%d",
-			  sms[i]->name, (long long)head, HEAD_MIN, HEAD_MAX);
+			  sms[i]->name, (long long)head, FP8MHA_HEAD_MIN,
+			  FP8MHA_HEAD_MAX);
 		qopt_stat_add(p->cfg->ctx, "calibration: attention left "
 			      "unquantized (head size)", 1);
-		if (keep_softmax(p->cfg, sms[i])) {
-			free(sms);
-			return fp8mha_fail(p->cfg, NULL, NULL);
-		}
 		for (k = 0; k < 2; k++) {
 			if (p->nleft == p->capleft) {
 				p->capleft = p->capleft ? 2 * p->capleft : 8;
@@ -441,7 +422,6 @@ static int one(struct place *p, qir_node *n)
 			continue;	/* quantized already */
 		if (from_softmax(v))
 			continue;	/* rewrite 4: fixed scale */
-		p->cfg->found = 1;
 		rc = qir_value_const(v) ? weight(p, n, slot) :
 			activation(p, n, slot);
 		if (rc < 0)

@@ -14,6 +14,7 @@
 #define QOPT_PASSES_FP8MHA_H
 
 #include <qopt/qopt.h>
+#include <qopt/status.h>
 
 #include "../support/support.h"
 
@@ -41,12 +42,13 @@ struct fp8mha_cfg {
 	int opset_done;
 	int opset_denied;	/* bisect refused the upgrade */
 	int spill_failed;
-	int found;		/* anything the pass applies to was seen */
 	int typed;
-	/* Softmax nodes of attention the calibrated placement left in
-	 * float (head size): rewrite 4 leaves them too. Owned. */
-	const qir_node **calib_left;
-	size_t ncalib_left;
+	/* fp8-softmax-qdq on a calibrated model (option calibration set):
+	 * the blocks the placement left in float stay so. */
+	int calibrated;
+	/* The report's explain run: every gate says no and a skip only
+	 * leaves its note (FP8MHA_MAY, fp8mha_skip). */
+	int explain;
 	struct fp8mha_note *notes;	/* owned */
 	size_t nnotes, capnotes;
 	/* Reused from weight to weight (owned): the FP8 codes of a strip
@@ -63,8 +65,27 @@ struct fp8mha_cfg {
 /* The pass's results policy for passes/support (spill from 64 KiB). */
 struct ps_results fp8mha_results(struct fp8mha_cfg *cfg);
 
-/* run.c */
-int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed);
+/* The gate of every rewrite: the bisect gate, closed in the report's
+ * explain run. */
+#define FP8MHA_MAY(cfg, ...) \
+	(!(cfg)->explain && qopt_may_rewrite((cfg)->ctx, __VA_ARGS__))
+
+#define FP8MHA_HEAD_MIN 9	/* head sizes TensorRT's fused attention takes */
+#define FP8MHA_HEAD_MAX 256
+
+/* steps.c: the run functions of the plugin's passes (plugin.c). */
+qopt_status fp8mha_run_calibrate_place(qopt_ctx *ctx, qir_model *m,
+				       int *changed);
+qopt_status fp8mha_run_custom_ops(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_type_qdq(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_compress_weights(qopt_ctx *ctx, qir_model *m,
+					int *changed);
+qopt_status fp8mha_run_move_transpose(qopt_ctx *ctx, qir_model *m,
+				      int *changed);
+qopt_status fp8mha_run_move_layout(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_move_scale(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_softmax_qdq(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_report(qopt_ctx *ctx, qir_model *m, int *changed);
 
 /* match.c */
 int fp8mha_is_op(const qir_node *n, const char *op);
@@ -97,6 +118,9 @@ int fp8mha_float_type(qir_value *v, int depth);
 /* FP8 element type a Q node produces (zero point type or
  * output_dtype), or 0 when not FP8. */
 int fp8mha_q_fp8_type(const qir_node *q);
+/* TensorRT's custom FP8 Q/DQ (trt::TRT_FP8QuantizeLinear, ...). */
+enum { FP8MHA_NOT_CUSTOM = 0, FP8MHA_CUSTOM_Q = 1, FP8MHA_CUSTOM_DQ = 2 };
+int fp8mha_custom_kind(const qir_node *n);
 
 /* notes.c: notes for the report (a no-op when out of memory). */
 void fp8mha_note(struct fp8mha_cfg *cfg, const qir_node *n,
@@ -221,8 +245,13 @@ int fp8mha_sink_layout(struct fp8mha_cfg *cfg, int *changed);
 /* softmax.c (rewrite 4) */
 int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed);
 
-/* report.c (the attention report); sets *blocks and *fusible. */
-int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible);
+/* report.c: the attention report, and the warning when the model holds
+ * nothing fp8-mha applies to. */
+int fp8mha_report(struct fp8mha_cfg *cfg);
+/* The head size of the block of bmm1 (its input A's last dimension),
+ * -1 when unknown; 1 when TensorRT fuses that head size. */
+int64_t fp8mha_attn_head_size(const qir_node *bmm1);
+int fp8mha_head_fusible(int64_t head);
 /* report.c: BMM1 and BMM2 of the attention block around a Softmax, as
  * the report finds them; NULL when it is not one. */
 qir_node *fp8mha_attn_bmm1(qir_node *softmax);

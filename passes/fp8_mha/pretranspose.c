@@ -106,7 +106,6 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct fp8mha_pt *p)
 	if (!p->t || p->w->producer || (p->t->dtype != QIR_FLOAT8E4M3FN &&
 					p->t->dtype != QIR_FLOAT8E5M2))
 		return 0;
-	cfg->found = 1;
 	p->rank = p->t->rank;
 	if ((rc = path_match(cfg, dq, p, 1)) <= 0)
 		return rc;

@@ -122,12 +122,21 @@ static int any_matmul(const qir_value *v)
 	return 0;
 }
 
+/* The calibrated placement leaves an attention block whose head size
+ * TensorRT does not fuse in float (its MatMuls and its Softmax). */
+static int left_in_float(qir_node *sm)
+{
+	qir_node *b1 = fp8mha_attn_bmm1(sm), *b2 = fp8mha_attn_bmm2(sm);
+	int64_t head = b1 && b2 ? fp8mha_attn_head_size(b1) : -1;
+
+	return head >= 0 && !fp8mha_head_fusible(head);
+}
+
 static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 {
 	qir_value *out;
 	qir_node *at;
 	char why[256];
-	size_t i;
 	int dtype, rc;
 
 	if (sm->ninputs < 1 || !sm->inputs[0] || sm->noutputs != 1 ||
@@ -146,10 +155,8 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 			    "MatMul)", "%s", why);
 		return 0;
 	}
-	cfg->found = 1;
-	for (i = 0; i < cfg->ncalib_left; i++)
-		if (cfg->calib_left[i] == sm)
-			return 0;	/* said so in calib_place.c */
+	if (cfg->calibrated && left_in_float(sm))
+		return 0;	/* said so by fp8-calibrate-place */
 	if (!fp8mha_is_float(dtype)) {
 		fp8mha_skip(cfg, sm, "Softmax Q/DQ skipped", "type %s is not "
 			    "FLOAT, FLOAT16 or BFLOAT16", dtype ?
@@ -160,7 +167,7 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 		fp8mha_note(cfg, sm, "softmax_qdq = no");
 		return 0;
 	}
-	if (!qopt_may_rewrite(cfg->ctx, "Q/DQ (scale 1/448) after Softmax "
+	if (!FP8MHA_MAY(cfg, "Q/DQ (scale 1/448) after Softmax "
 			      "'%s'%s%s", sm->name, at != sm ? " after Cast " :
 			      "", at != sm ? at->name : ""))
 		return 0;

@@ -106,7 +106,6 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq,
 	c->w = fp8mha_const(q->inputs[0], &c->owned);
 	if (!c->w)
 		return 0;	/* an activation */
-	cfg->found = 1;
 	if (fp8mha_sole_user(q->outputs[0]) != dq) {
 		fp8mha_skip(cfg, dq, "weights skipped (Q output shared)",
 			    "weight '%s': Q output has %zu consumers%s",
