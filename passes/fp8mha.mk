@@ -9,6 +9,7 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/build.c \
 	passes/fp8_mha/opset.c \
 	passes/fp8_mha/custom_ops.c \
+	passes/fp8_mha/weight_match.c \
 	passes/fp8_mha/weights.c \
 	passes/fp8_mha/fake.c \
 	passes/fp8_mha/rotate.c \
@@ -16,6 +17,7 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/motion.c \
 	passes/fp8_mha/sink.c \
 	passes/fp8_mha/softmax.c \
+	passes/fp8_mha/attn.c \
 	passes/fp8_mha/report.c \
 	passes/fp8_mha/calib.h \
 	passes/fp8_mha/calib_file.c \

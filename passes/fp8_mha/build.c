@@ -1,7 +1,8 @@
 /*
- * passes/fp8_mha/build.c - new constants (scales, zero points) and the
- * removal of what a rewrite left unused.
+ * passes/fp8_mha/build.c - new constants (scales, zero points), the one
+ * Q/DQ builder, and the removal of what a rewrite left unused.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fp8mha.h"
@@ -16,6 +17,38 @@ qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t)
 	if (!v)
 		qir_tensor_free(t);
 	return v;
+}
+
+static qir_node *qdq_node(qir_graph *g, const char *op, const char *base,
+			  const char *suffix, qir_value *x, qir_value *s,
+			  qir_value *zp)
+{
+	char hint[512];
+	qir_node *n;
+
+	snprintf(hint, sizeof(hint), "%s%s", base, suffix);
+	n = qir_node_new(g, op, NULL, hint);
+	if (!n || qir_node_add_input(n, x) || qir_node_add_input(n, s) ||
+	    qir_node_add_input(n, zp) || !qir_node_add_output(n, NULL, hint))
+		return NULL;
+	return n;
+}
+
+qir_node *fp8mha_qdq_pair(qir_graph *g, qir_value *x, qir_value *s,
+			  qir_value *zp, int axis, int dtype, const char *base,
+			  qir_error *err)
+{
+	qir_node *q = qdq_node(g, "QuantizeLinear", base, "_q", x, s, zp);
+	qir_node *dq = q ? qdq_node(g, "DequantizeLinear", base, "_dq",
+				    q->outputs[0], s, zp) : NULL;
+
+	if (!dq || qir_node_set_attr_int(q, "saturate", 1) ||
+	    (axis >= 0 && (qir_node_set_attr_int(q, "axis", axis) ||
+			   qir_node_set_attr_int(dq, "axis", axis))) ||
+	    qir_value_copy_shape(q->outputs[0], x, fp8mha_q_fp8_type(q), err) ||
+	    qir_value_copy_shape(dq->outputs[0], x, dtype, err))
+		return NULL;
+	return dq;
 }
 
 qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,

@@ -153,17 +153,6 @@ static int find_left(struct place *p)
 	return 0;
 }
 
-static qir_node *qdq_node(qir_graph *g, const char *op, const char *hint,
-			  qir_value *x, qir_value *s, qir_value *zp)
-{
-	qir_node *n = qir_node_new(g, op, NULL, hint);
-
-	if (!n || qir_node_add_input(n, x) || qir_node_add_input(n, s) ||
-	    qir_node_add_input(n, zp) || !qir_node_add_output(n, NULL, hint))
-		return NULL;
-	return n;
-}
-
 /* Q/DQ on x before node `before`, scale tensor s (taken); axis >= 0 for
  * per-axis. Returns the DQ output. */
 static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
@@ -171,7 +160,7 @@ static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
 {
 	qir_graph *g = before->graph;
 	qir_value *sv, *zv;
-	qir_node *q = NULL, *dq = NULL;
+	qir_node *q, *dq;
 	qir_error err = { 0 };
 	char hint[512];
 
@@ -185,19 +174,12 @@ static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
 		fp8mha_fail(p->cfg, before, NULL);
 		return NULL;
 	}
-	snprintf(hint, sizeof(hint), "%s_q", x->name);
-	q = qdq_node(g, "QuantizeLinear", hint, x, sv, zv);
-	snprintf(hint, sizeof(hint), "%s_dq", x->name);
-	dq = q ? qdq_node(g, "DequantizeLinear", hint, q->outputs[0], sv,
-			  zv) : NULL;
-	if (!dq || qir_node_set_attr_int(q, "saturate", 1) ||
-	    (axis >= 0 && (qir_node_set_attr_int(q, "axis", axis) ||
-			   qir_node_set_attr_int(dq, "axis", axis))) ||
-	    qir_value_copy_shape(q->outputs[0], x, QIR_FLOAT8E4M3FN, &err) ||
-	    qir_value_copy_shape(dq->outputs[0], x, dtype, &err)) {
+	dq = fp8mha_qdq_pair(g, x, sv, zv, axis, dtype, x->name, &err);
+	if (!dq) {
 		fp8mha_fail(p->cfg, before, &err);
 		return NULL;
 	}
+	q = dq->inputs[0]->producer;
 	qir_node_move_before(q, before);
 	qir_node_move_before(dq, before);
 	return dq->outputs[0];

@@ -1,14 +1,33 @@
 /*
- * passes/fp8_mha/fp8mha.h - shared by the files of the fp8-mha pass
- * (not installed; the pass sees only qopt/qopt.h).
+ * passes/fp8_mha/fp8mha.h - shared by the files of the fp8-mha plugin
+ * (not installed; the plugin sees only the public qopt/ headers).
  *
- * The pass runs its rewrites in a fixed order, each over a snapshot of
- * the graph: custom Q/DQ to standard ones, Q/DQ typing, weight
- * compression and pre-transpose, Transpose and scale motion above Q,
- * Softmax Q/DQ, then the attention report. Every rewrite checks that
- * each consumer it affects is on its path and asks the bisect gate
- * first; a rewrite that cannot be proven safe is skipped with a reason
- * (a stats counter, a log line, and a note the report can quote).
+ * The plugin registers single-purpose passes (plugin.c, run functions in
+ * steps.c): fp8-calibrate-place, fp8-custom-ops, fp8-type-qdq,
+ * fp8-compress-weights, fp8-move-transpose, fp8-move-layout,
+ * fp8-move-scale, fp8-softmax-qdq, fp8-report; `fp8-mha` runs them in
+ * that order with today's options. Each pass works from the model and
+ * its own options alone (a struct fp8mha_cfg lives for one run). Every
+ * rewrite checks that each consumer it affects is on its path and asks
+ * the bisect gate first; one that cannot be proven safe is skipped with
+ * a reason (a stats counter and a log line); the report finds the
+ * reasons again on the final model (report.c, explain run).
+ *
+ * Layering: a file calls only files of its own layer's helpers or of
+ * the layers below it, never up (no call or include circle):
+ *   6  steps.c, plugin.c                          the passes
+ *   5  report.c                                   (explains with the
+ *                                                 motion and Softmax
+ *                                                 rewrites, gate closed)
+ *   4  calib_place.c, custom_ops.c, weights.c, motion.c, sink.c,
+ *      softmax.c                                  one rewrite each
+ *   3  fake.c                                     weight_mode = fake
+ *   2  rotate.c, pretranspose.c                   R fq(R W); transposed codes
+ *   1  weight_match.c, attn.c, calib_file.c,     weight scales and the
+ *      opset.c                                    weight walk; attention
+ *                                                 blocks; the file
+ *   0  match.c, build.c, notes.c                  matching, building,
+ *                                                 reporting
  */
 #ifndef QOPT_PASSES_FP8MHA_H
 #define QOPT_PASSES_FP8MHA_H
@@ -62,7 +81,8 @@ struct fp8mha_cfg {
 	size_t ndead, capdead;
 };
 
-/* The pass's results policy for passes/support (spill from 64 KiB). */
+/* weight_match.c: the results policy for passes/support (spill from
+ * 64 KiB). */
 struct ps_results fp8mha_results(struct fp8mha_cfg *cfg);
 
 /* The gate of every rewrite: the bisect gate, closed in the report's
@@ -146,6 +166,15 @@ qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
 /* Caller owns: an FP8 tensor of zeros of the given shape. */
 qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
 			      const int64_t *dims);
+/* The one Q/DQ builder: x -> Q -> DQ with scale s and zero point zp
+ * (values of g; zp's type is the FP8 type), named base_q and base_dq,
+ * Q saturating, per-axis along axis when axis >= 0; the Q output typed
+ * FP8 and the DQ output dtype, both with x's shape. Returns the DQ (its
+ * Q is dq->inputs[0]->producer), appended to g and not yet read by
+ * anything; NULL with err. */
+qir_node *fp8mha_qdq_pair(qir_graph *g, qir_value *x, qir_value *s,
+			  qir_value *zp, int axis, int dtype, const char *base,
+			  qir_error *err);
 /* Removes v once nothing reads it, and what only it kept alive. */
 void fp8mha_erase_unused(struct fp8mha_cfg *cfg, qir_value *v);
 /* Removes the initializers fp8mha_erase_unused queued (those still
@@ -181,7 +210,14 @@ int fp8mha_scale_layout(qir_node *qdq, const qir_tensor *w, uint64_t nscales,
 			qk_qlayout *lay, const char **why);
 /* 1 when the Q/DQ's zero point is absent or a constant +0. */
 int fp8mha_zero_point_is_zero(qir_node *qdq);
-/* pretranspose.c: a Transpose's perm for rank (reversed when absent);
+/* weight_match.c: the walk over every DQ of the model (sub-graphs
+ * too) for the weight rewrites: visit returns 1 changed, 0 not, -1
+ * error (stops the walk); progress, when set, names the progress bar. */
+typedef int (*fp8mha_dq_visit)(struct fp8mha_cfg *cfg, qir_node *dq,
+			       void *arg);
+int fp8mha_each_weight_dq(struct fp8mha_cfg *cfg, fp8mha_dq_visit visit,
+			  void *arg, const char *progress, int *changed);
+/* weight_match.c: a Transpose's perm for rank (reversed when absent);
  * -1 when it is not a permutation of rank axes. */
 int fp8mha_transpose_perm(const qir_node *tr, int rank, int64_t *perm);
 
@@ -248,12 +284,14 @@ int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed);
 /* report.c: the attention report, and the warning when the model holds
  * nothing fp8-mha applies to. */
 int fp8mha_report(struct fp8mha_cfg *cfg);
-/* The head size of the block of bmm1 (its input A's last dimension),
+/* attn.c: the head size of the block of bmm1 (its input A's last dimension),
  * -1 when unknown; 1 when TensorRT fuses that head size. */
 int64_t fp8mha_attn_head_size(const qir_node *bmm1);
+/* attn.c: a layout op the block finder looks through. */
+int fp8mha_attn_is_layout(const qir_node *n);
 int fp8mha_head_fusible(int64_t head);
-/* report.c: BMM1 and BMM2 of the attention block around a Softmax, as
- * the report finds them; NULL when it is not one. */
+/* attn.c: BMM1 and BMM2 of the attention block around a Softmax; NULL
+ * when it is not one. */
 qir_node *fp8mha_attn_bmm1(qir_node *softmax);
 qir_node *fp8mha_attn_bmm2(qir_node *softmax);
 

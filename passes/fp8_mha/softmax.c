@@ -30,17 +30,6 @@ static int already_quantized(qir_value *v)
 	return 1;
 }
 
-static qir_node *add_qdq_node(qir_graph *g, const char *op, const char *hint,
-			      qir_value *x, qir_value *s, qir_value *zp)
-{
-	qir_node *n = qir_node_new(g, op, NULL, hint);
-
-	if (!n || qir_node_add_input(n, x) || qir_node_add_input(n, s) ||
-	    qir_node_add_input(n, zp) || !qir_node_add_output(n, NULL, hint))
-		return NULL;
-	return n;
-}
-
 /* Where the Q/DQ goes: the Softmax output, or the output of the float
  * Casts that alone follow it (each the one consumer of the value
  * before); *at is the node it goes after. */
@@ -89,17 +78,13 @@ static int insert(struct fp8mha_cfg *cfg, qir_node *sm, qir_node *at,
 	snprintf(hint, sizeof(hint), "%s_fp8_zero_point", base);
 	zp = fp8mha_add_init(g, fp8mha_zero_point(hint, QIR_FLOAT8E4M3FN, 0,
 						  NULL));
-	snprintf(hint, sizeof(hint), "%s_q", base);
-	q = s && zp ? add_qdq_node(g, "QuantizeLinear", hint, out, s, zp) : NULL;
-	snprintf(hint, sizeof(hint), "%s_dq", base);
-	dq = q ? add_qdq_node(g, "DequantizeLinear", hint, q->outputs[0], s,
-			      zp) : NULL;
-	if (!dq || qir_node_set_attr_int(q, "saturate", 1) ||
-	    qir_value_copy_shape(q->outputs[0], out, QIR_FLOAT8E4M3FN, &err) ||
-	    qir_value_copy_shape(dq->outputs[0], out, dtype, &err)) {
+	dq = s && zp ? fp8mha_qdq_pair(g, out, s, zp, -1, dtype, base, &err) :
+	     NULL;
+	if (!dq) {
 		free(uses);
 		return fp8mha_fail(cfg, sm, &err);
 	}
+	q = dq->inputs[0]->producer;
 	qir_node_move_after(q, at);
 	qir_node_move_after(dq, q);
 	for (i = 0; i < n; i++)
