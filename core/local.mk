@@ -4,6 +4,7 @@
 libqopt_la_SOURCES += \
 	core/api/ctx-ops.h \
 	core/api/ctx-api.c \
+	core/api/status.c \
 	core/api/version.c
 
 noinst_LTLIBRARIES += core/libpassmgr.la
@@ -18,8 +19,10 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/suggest.c \
 	core/manager/options.c \
 	core/manager/loader.c \
+	core/manager/alias.c \
 	core/manager/discovery.c \
 	core/manager/pipeline.c \
+	core/manager/pipeline-expand.c \
 	core/manager/pipeline-ini.c \
 	core/manager/pipeline-globals.c \
 	core/manager/pipeline-print.c \

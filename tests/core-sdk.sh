@@ -49,6 +49,37 @@ run Q --load "$W/ex/example-rename.so" --passes 'example-rename:match=nothing*' 
 t "matching nothing warns (QOPT_PASS_HAS_TARGETS)" \
 	has "qopt: example-rename: warning: changed nothing" "$W/err"
 
+# The example is a third-party plugin with two passes and a named
+# pipeline (ABI 3.0), built out of tree against the installed headers.
+X="--load $W/ex/example-rename.so"
+run Q $X --list-passes
+t "its second pass and its pipeline are listed, the pipeline with its steps" \
+	eval '[ $rc = 0 ] && grep -q "^example-stamp " "$W/out" && grep -q "^example-tidy .*(pipeline; " "$W/out" && has "= example-rename, example-stamp [if stamp]" "$W/out"'
+run Q $X --print-pipeline --passes 'example-tidy:match=A;B:text=hi'
+t "--print-pipeline shows the pipeline expanded, each step naming it" \
+	eval '[ $rc = 0 ] && [ "$(grep -c "^; from pipeline .example-tidy.$" "$W/out")" = 2 ] && [ "$(grep "^\[" "$W/out" | tr "\n" " ")" = "[example-rename] [example-stamp] " ]'
+t "its options are forwarded to the steps (set by the user, or the pipeline's default)" \
+	eval 'grep -qx "match = A,B" "$W/out" && grep -qx "prefix = tidy_" "$W/out" && grep -qx "text = hi" "$W/out"'
+run Q $X --print-pipeline --passes 'example-tidy:stamp=no'
+t "a step whose 'when' option is off is left out" \
+	eval '[ $rc = 0 ] && has "[example-rename]" "$W/out" && ! has "[example-stamp]" "$W/out"'
+run Q $X --passes 'example-tidy:match=A;B:text=hi' "$W/m.onnx" -o "$W/tidy.onnx" \
+	--stats-json "$W/tidy.json" --print-after example-rename --print-after example-stamp
+"$top_builddir/tests/core-check" "$W/tidy.onnx" --meta >"$W/tidy-meta.txt"
+t "the pipeline runs both steps with the forwarded options" \
+	eval '[ $rc = 0 ] && grep -qx "example-stamp=hi" "$W/tidy-meta.txt" && grep -qx "example-rename.count=2" "$W/tidy-meta.txt"'
+t "--print-after prints after each step" \
+	eval 'has "; *** IR after example-rename (pass 1, from example-tidy) ***" "$W/out" && has "; *** IR after example-stamp (pass 2, from example-tidy) ***" "$W/out"'
+t "--stats-json names the pipeline each step came from" \
+	eval 'grep -q "\"pass\": \"example-rename\", \"from\": \"example-tidy\"" "$W/tidy.json" && grep -q "\"pass\": \"example-stamp\", \"from\": \"example-tidy\"" "$W/tidy.json"'
+# Points: 1 example-rename, 2-3 its renames, 4 its metadata, 5 example-stamp.
+run Q $X --passes 'example-tidy:match=A;B' --bisect-limit=4 "$W/m.onnx" --dry-run
+t "bisect stops between the two steps" \
+	eval 'has "BISECT: running rewrite (4) example-rename: metadata" "$W/err" && has "BISECT: NOT running pass (5) example-stamp" "$W/err"'
+run Q $X --passes 'example-tidy:match=nothing*:stamp=no' "$W/m.onnx" --dry-run
+t "the pipeline warns once, as itself, when no step changed anything" \
+	eval '[ "$(grep -c "changed nothing" "$W/err")" = 1 ] && has "qopt: example-tidy: warning: changed nothing" "$W/err"'
+
 passdir=$(find "$D" -path '*/qopt/passes' -type d | head -1)
 for so in "$passdir"/*.so; do
 	[ -e "$so" ] || continue

@@ -9,7 +9,9 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/dup.la tests/plugins/malformed.la \
 	tests/plugins/abi1.la tests/plugins/newer-minor.la \
 	tests/plugins/needs-newer.la tests/plugins/typed.la \
-	tests/plugins/bad-enum.la tests/plugins/old-minor.la
+	tests/plugins/bad-enum.la tests/plugins/old-minor.la \
+	tests/plugins/alias.la tests/plugins/alias-bad-when.la \
+	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la
 tests_plugins_good_la_SOURCES = tests/plugins/good.c
 tests_plugins_good_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_good_la_LIBADD = libqopt.la
@@ -44,6 +46,23 @@ tests_plugins_bad_enum_la_LIBADD = libqopt.la
 tests_plugins_old_minor_la_SOURCES = tests/plugins/old-minor.c
 tests_plugins_old_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_old_minor_la_LIBADD = libqopt.la
+# Named pipelines: one source, built as a good plugin and as three the
+# loader must refuse or that clash with the first.
+tests_plugins_alias_la_SOURCES = tests/plugins/alias.c
+tests_plugins_alias_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_alias_la_LIBADD = libqopt.la
+tests_plugins_alias_bad_when_la_SOURCES = tests/plugins/alias.c
+tests_plugins_alias_bad_when_la_CPPFLAGS = $(AM_CPPFLAGS) -DALIAS_BAD_WHEN
+tests_plugins_alias_bad_when_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_alias_bad_when_la_LIBADD = libqopt.la
+tests_plugins_alias_dup_la_SOURCES = tests/plugins/alias.c
+tests_plugins_alias_dup_la_CPPFLAGS = $(AM_CPPFLAGS) -DALIAS_DUP
+tests_plugins_alias_dup_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_alias_dup_la_LIBADD = libqopt.la
+tests_plugins_alias_big_step_la_SOURCES = tests/plugins/alias.c
+tests_plugins_alias_big_step_la_CPPFLAGS = $(AM_CPPFLAGS) -DALIAS_BIG_STEP
+tests_plugins_alias_big_step_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_alias_big_step_la_LIBADD = libqopt.la
 
 check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit
 tests_core_mkmodel_SOURCES = tests/core-mkmodel.c
@@ -56,10 +75,12 @@ tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 
 TESTS += tests/core-unit tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
-	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh
+	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
+	tests/core-alias.sh
 dist_check_SCRIPTS += tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
-	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh
+	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
+	tests/core-alias.sh
 EXTRA_DIST += tests/core-lib.sh
 EXTRA_DIST += plugins/example/Makefile plugins/example/example-rename.c
 

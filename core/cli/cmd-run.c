@@ -13,6 +13,20 @@
 #include "cli/outpath.h"
 #include "cli/summary.h"
 
+/* "a, b [when x], c" into f. */
+static void print_steps(const struct pm_alias *a, FILE *f)
+{
+	size_t k;
+
+	for (k = 0; k < a->nsteps; k++) {
+		const qopt_pipeline_step *s = &a->info->steps[k];
+
+		fprintf(f, "%s%s", k ? ", " : "", s->pass);
+		if (s->when)
+			fprintf(f, " [if %s]", s->when);
+	}
+}
+
 int cmd_list_passes(const struct pm_registry *r)
 {
 	size_t i, w = 4;
@@ -20,6 +34,9 @@ int cmd_list_passes(const struct pm_registry *r)
 	for (i = 0; i < r->npasses; i++)
 		if (strlen(r->passes[i]->info->name) > w)
 			w = strlen(r->passes[i]->info->name);
+	for (i = 0; i < r->naliases; i++)
+		if (strlen(r->aliases[i]->info->name) > w)
+			w = strlen(r->aliases[i]->info->name);
 	for (i = 0; i < r->npasses; i++) {
 		const struct pm_pass *p = r->passes[i];
 
@@ -30,15 +47,84 @@ int cmd_list_passes(const struct pm_registry *r)
 	}
 	if (!r->npasses)
 		printf("(no passes found)\n");
+	for (i = 0; i < r->naliases; i++) {
+		const struct pm_alias *a = r->aliases[i];
+
+		printf("%-*s  %s (pipeline; %s %s)\n", (int)w, a->info->name,
+		       a->info->summary, a->plugin->path,
+		       a->plugin->info->version ? a->plugin->info->version :
+		       "?");
+		printf("%-*s    = ", (int)w, "");
+		print_steps(a, stdout);
+		putchar('\n');
+	}
+	return QOPT_EXIT_OK;
+}
+
+static void print_options(const qopt_option_spec *o, size_t n)
+{
+	size_t i;
+
+	if (!n) {
+		printf("options: none\n");
+		return;
+	}
+	printf("options:\n");
+	for (i = 0; i < n; i++) {
+		char acc[512];
+
+		printf("  %-20s %-6s default %-10s %s\n", o[i].name,
+		       pm_opt_type_name(o[i].type),
+		       o[i].default_value ? (*o[i].default_value ?
+		       o[i].default_value : "''") : "(unset)",
+		       o[i].help ? o[i].help : "");
+		if (pm_option_accepts(&o[i], acc, sizeof(acc)))
+			printf("  %-20s %s\n", "", acc);
+	}
+}
+
+static void print_strv(const char *what, const char *const *v)
+{
+	size_t i;
+
+	if (!v || !v[0])
+		return;
+	printf("; %s ", what);
+	for (i = 0; v[i]; i++)
+		printf("%s%s", i ? ", " : "", v[i]);
+}
+
+static int help_pipeline(const struct pm_alias *a)
+{
+	size_t k;
+
+	printf("%s - %s\n", a->info->name, a->info->summary);
+	printf("pipeline of plugin: %s %s (%s)\n", a->plugin->info->name,
+	       a->plugin->info->version ? a->plugin->info->version : "?",
+	       a->plugin->path);
+	if (a->info->flags & QOPT_PASS_HAS_TARGETS)
+		printf("warns when no step changes anything (its options name targets)\n");
+	printf("steps:\n");
+	for (k = 0; k < a->nsteps; k++) {
+		const qopt_pipeline_step *s = &a->info->steps[k];
+
+		printf("  %zu. %s", k + 1, s->pass);
+		if (s->when)
+			printf(" (if %s)", s->when);
+		print_strv("forwards", s->forward);
+		print_strv("fixed", s->fixed);
+		putchar('\n');
+	}
+	print_options(a->info->options, a->nopts);
 	return QOPT_EXIT_OK;
 }
 
 int cmd_help_pass(const struct pm_registry *r, const char *name)
 {
 	const struct pm_pass *p = pm_registry_find(r, name);
-	const qopt_option_spec *o;
-	size_t i;
 
+	if (!p && pm_registry_find_alias(r, name))
+		return help_pipeline(pm_registry_find_alias(r, name));
 	if (!p) {
 		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
 			pm_registry_did_you_mean(r, name));
@@ -50,23 +136,7 @@ int cmd_help_pass(const struct pm_registry *r, const char *name)
 	       p->plugin->path);
 	if (p->info->flags & QOPT_PASS_HAS_TARGETS)
 		printf("warns when it changes nothing (its options name targets)\n");
-	if (!p->nopts) {
-		printf("options: none\n");
-		return QOPT_EXIT_OK;
-	}
-	printf("options:\n");
-	o = p->info->options;
-	for (i = 0; i < p->nopts; i++) {
-		char acc[512];
-
-		printf("  %-20s %-6s default %-10s %s\n", o[i].name,
-		       pm_opt_type_name(o[i].type),
-		       o[i].default_value ? (*o[i].default_value ?
-		       o[i].default_value : "''") : "(unset)",
-		       o[i].help ? o[i].help : "");
-		if (pm_option_accepts(&o[i], acc, sizeof(acc)))
-			printf("  %-20s %s\n", "", acc);
-	}
+	print_options(p->info->options, p->nopts);
 	return QOPT_EXIT_OK;
 }
 
@@ -75,11 +145,15 @@ int cmd_help_pass(const struct pm_registry *r, const char *name)
 static int check_print_after(const struct pm_cli *c,
 			     const struct pm_pipeline *pl)
 {
-	const char *names[256];
+	const char *names[512];
 	size_t i, j, n = 0;
 
-	for (i = 0; i < pl->nstages && n < 256; i++)
+	/* A pipeline's name stands for its last step. */
+	for (i = 0; i < pl->nstages && n < 511; i++) {
 		names[n++] = pl->stages[i].name;
+		if (pl->stages[i].from)
+			names[n++] = pl->stages[i].from;
+	}
 	for (i = 0; i < c->nprint_after; i++) {
 		for (j = 0; j < n; j++)
 			if (!strcmp(names[j], c->print_after[i]))

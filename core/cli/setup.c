@@ -107,14 +107,14 @@ static int load_needed(const struct pm_cli *c,
 	size_t i;
 
 	for (i = 0; !all && i < pl->nstages; i++) {
-		if (pm_registry_need(r, pl->stages[i].name, &err) < 0)
+		if (pm_registry_need_all(r, pl->stages[i].name, &err) < 0)
 			goto fail;
-		all = !pm_registry_find(r, pl->stages[i].name);
+		all = !pm_registry_has_name(r, pl->stages[i].name);
 	}
 	if (!all && c->help_pass) {
-		if (pm_registry_need(r, c->help_pass, &err) < 0)
+		if (pm_registry_need_all(r, c->help_pass, &err) < 0)
 			goto fail;
-		all = !pm_registry_find(r, c->help_pass);
+		all = !pm_registry_has_name(r, c->help_pass);
 	}
 	if (all && pm_registry_load_pending(r, &err) < 0)
 		goto fail;
@@ -141,7 +141,7 @@ int cli_setup(struct pm_cli *c, struct pm_pipeline *pl,
 	if (load_plugins(c, pl, *reg) < 0 || load_needed(c, pl, *reg) < 0)
 		return QOPT_EXIT_FAIL;
 	if (pm_pipeline_resolve(pl, *reg))
-		return QOPT_EXIT_USAGE;
+		return pl->nplugin_errors ? QOPT_EXIT_FAIL : QOPT_EXIT_USAGE;
 	return QOPT_EXIT_OK;
 }
 

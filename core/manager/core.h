@@ -81,11 +81,20 @@ struct pm_plugin {
 	qopt_plugin_info info_copy;
 	qopt_pass_info *passes;
 	qopt_option_spec **options;	/* per pass, or NULL */
+	/* Named pipelines (ABI 3.0), the same way (owned, or NULL). */
+	qopt_pipeline_info *pipelines;
+	qopt_option_spec **pipeline_options;	/* per pipeline, or NULL */
+	qopt_pipeline_step **steps;		/* per pipeline, or NULL */
 };
 
 /* Entry sizes of ABI 2.0, the smallest a plugin of this major has. */
-#define QOPT_PLUGIN_INFO_SIZE_2_0 sizeof(qopt_plugin_info)
+#define QOPT_PLUGIN_INFO_SIZE_2_0 offsetof(qopt_plugin_info, pipeline_size)
 #define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
+/* The plugin_info size from which a plugin has pipelines (ABI 3.0);
+ * their entries have no older, smaller layout. */
+#define QOPT_PLUGIN_INFO_SIZE_3_0 sizeof(qopt_plugin_info)
+#define QOPT_PIPELINE_INFO_SIZE_3_0 sizeof(qopt_pipeline_info)
+#define QOPT_PIPELINE_STEP_SIZE_3_0 sizeof(qopt_pipeline_step)
 #define QOPT_OPTION_SPEC_SIZE_2_0 offsetof(qopt_option_spec, choices)
 
 struct pm_pass {
@@ -94,11 +103,21 @@ struct pm_pass {
 	size_t nopts;
 };
 
+/* A named pipeline (core/manager/alias.c). */
+struct pm_alias {
+	const qopt_pipeline_info *info;
+	const struct pm_plugin *plugin;
+	size_t nopts;
+	size_t nsteps;
+};
+
 struct pm_registry {
 	struct pm_plugin **plugins;
 	size_t nplugins;
 	struct pm_pass **passes;
 	size_t npasses;
+	struct pm_alias **aliases;
+	size_t naliases;
 	/* *.so files of plugin folders not opened yet (owned paths):
 	 * opened when a pass they may hold is needed. */
 	char **pending;
@@ -149,6 +168,38 @@ const char *pm_build_tree(void);
 /* spec index of option name in pass, or -1. */
 int pm_pass_option_index(const struct pm_pass *p, const char *name);
 
+/* ---- named pipelines in the registry (core/manager/alias.c) ---- */
+const struct pm_alias *pm_registry_find_alias(const struct pm_registry *r,
+					      const char *name);
+/* 1 when a pass or a pipeline is called name. */
+int pm_registry_has_name(const struct pm_registry *r, const char *name);
+/* spec index of option name in the pipeline's options, or -1. */
+int pm_alias_option_index(const struct pm_alias *a, const char *name);
+/* Checks a plugin's pipeline table (already imported) before it is
+ * registered: names unique across passes and pipelines of every
+ * plugin, options valid, each step's `when` a BOOL option of the
+ * pipeline, `forward` names options of it, `fixed` items key=value.
+ * What depends on other plugins (the steps' passes) is checked when
+ * the pipeline is expanded. */
+int pm_alias_check_table(const struct pm_registry *r, const char *path,
+			 const qopt_plugin_info *info, qir_error *err);
+/* Registers the plugin's pipelines (checked). */
+int pm_alias_register(struct pm_registry *r, const struct pm_plugin *pl,
+		      qir_error *err);
+/* pm_registry_need(), and for a pipeline the passes of its steps,
+ * recursively. */
+int pm_registry_need_all(struct pm_registry *r, const char *name,
+			 qir_error *err);
+/* Reads the plugin's pipeline tables with the plugin's entry sizes into
+ * pl (owned there; freed by pm_alias_free_tables). */
+int pm_alias_import(const char *path, const qopt_plugin_info *info,
+		    struct pm_plugin *pl, qir_error *err);
+void pm_alias_free_tables(struct pm_plugin *pl);
+/* Options of a pipeline's spec, checked as a pass's are (loader.c). */
+int pm_check_option_table(const char *path, const char *what,
+			  const char *name, const qopt_option_spec *o,
+			  size_t *nopts, qir_error *err);
+
 /* ---- pipelines (core/manager/pipeline.c, pipeline-ini.c,
  * pipeline-print.c) ---- */
 struct pm_rawopt {
@@ -161,6 +212,12 @@ struct pm_stage {
 	int line;		/* 0 for --passes */
 	struct pm_rawopt *raw;
 	size_t nraw;
+	/* A step of a named pipeline (pm_pipeline_resolve expands it):
+	 * the name the user wrote (owned), else NULL. Stages of one
+	 * expansion share group (1-based) and the pipeline's flags. */
+	char *from;
+	size_t group;
+	unsigned from_flags;
 	/* after pm_pipeline_resolve: */
 	const struct pm_pass *pass;
 	struct pm_value *vals; /* one per option spec of the pass */
@@ -192,6 +249,9 @@ struct pm_pipeline {
 	size_t nglobal;
 	struct pm_globals g;
 	unsigned nerrors;	/* problems reported so far (pm_pl_error) */
+	/* Of those, problems of a plugin's pipeline table found while
+	 * expanding it (not the user's to fix). */
+	unsigned nplugin_errors;
 };
 
 void pm_pipeline_init(struct pm_pipeline *p);

@@ -31,6 +31,9 @@ void pm_registry_free(struct pm_registry *r)
 		return;
 	for (i = 0; i < r->npasses; i++)
 		free(r->passes[i]);
+	for (i = 0; i < r->naliases; i++)
+		free(r->aliases[i]);
+	free(r->aliases);
 	for (i = 0; i < r->nplugins; i++) {
 		free_tables(r->plugins[i]);
 		free(r->plugins[i]->path);
@@ -64,6 +67,8 @@ const char *pm_registry_did_you_mean(const struct pm_registry *r,
 
 	for (i = 0; i < r->npasses && n < 256; i++)
 		names[n++] = r->passes[i]->info->name;
+	for (i = 0; i < r->naliases && n < 256; i++)
+		names[n++] = r->aliases[i]->info->name;
 	return pm_did_you_mean(name, names, n);
 }
 
@@ -91,42 +96,43 @@ static int valid_name(const char *s)
 }
 
 /* choices and bounds make sense for the type (ABI 2.1 fields). */
-static int check_accepts(const char *path, const qopt_pass_info *pi,
-			 const qopt_option_spec *o, qir_error *err)
+static int check_accepts(const char *path, const char *kind,
+			 const qopt_pass_info *pi, const qopt_option_spec *o,
+			 qir_error *err)
 {
 	size_t k;
 	int numeric = o->type == QOPT_OPT_INT || o->type == QOPT_OPT_FLOAT;
 
 	if (o->type == QOPT_OPT_ENUM && (!o->choices || !o->choices[0]))
 		return qir_fail(err, QIR_EINVALID,
-				"%s: pass '%s': enum option '%s' lists no choices",
-				path, pi->name, o->name);
+				"%s: %s '%s': enum option '%s' lists no choices",
+				path, kind, pi->name, o->name);
 	if (o->choices && o->type != QOPT_OPT_ENUM &&
 	    o->type != QOPT_OPT_LIST)
 		return qir_fail(err, QIR_EINVALID,
-				"%s: pass '%s': option '%s' (%s) cannot list choices",
-				path, pi->name, o->name,
+				"%s: %s '%s': option '%s' (%s) cannot list choices",
+				path, kind, pi->name, o->name,
 				pm_opt_type_name(o->type));
 	for (k = 0; o->choices && o->choices[k]; k++)
 		if (!*o->choices[k] || strchr(o->choices[k], ','))
 			return qir_fail(err, QIR_EINVALID,
-					"%s: pass '%s': option '%s': choice %zu is empty or has a comma",
-					path, pi->name, o->name, k);
+					"%s: %s '%s': option '%s': choice %zu is empty or has a comma",
+					path, kind, pi->name, o->name, k);
 	if ((o->flags & (QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX)) && !numeric)
 		return qir_fail(err, QIR_EINVALID,
-				"%s: pass '%s': option '%s' (%s) cannot have a range",
-				path, pi->name, o->name,
+				"%s: %s '%s': option '%s' (%s) cannot have a range",
+				path, kind, pi->name, o->name,
 				pm_opt_type_name(o->type));
 	if ((o->flags & QOPT_OPT_HAS_MIN) && (o->flags & QOPT_OPT_HAS_MAX) &&
 	    !(o->min <= o->max))
 		return qir_fail(err, QIR_EINVALID,
-				"%s: pass '%s': option '%s': min %g is above max %g",
-				path, pi->name, o->name, o->min, o->max);
+				"%s: %s '%s': option '%s': min %g is above max %g",
+				path, kind, pi->name, o->name, o->min, o->max);
 	return 0;
 }
 
-static int check_options(const char *path, const qopt_pass_info *pi,
-			 size_t *nopts, qir_error *err)
+static int check_options(const char *path, const char *kind,
+			 const qopt_pass_info *pi, size_t *nopts, qir_error *err)
 {
 	const qopt_option_spec *o = pi->options;
 	struct pm_value v = { 0 };
@@ -139,31 +145,41 @@ static int check_options(const char *path, const qopt_pass_info *pi,
 	for (i = 0; o[i].name; i++) {
 		if (!valid_name(o[i].name))
 			return qir_fail(err, QIR_EINVALID,
-					"%s: pass '%s': option %zu has an invalid name '%s'",
-					path, pi->name, i, o[i].name);
+					"%s: %s '%s': option %zu has an invalid name '%s'",
+					path, kind, pi->name, i, o[i].name);
 		if (!pm_opt_type_name(o[i].type))
 			return qir_fail(err, QIR_EINVALID,
-					"%s: pass '%s': option '%s' has an unknown type %d",
-					path, pi->name, o[i].name, (int)o[i].type);
+					"%s: %s '%s': option '%s' has an unknown type %d",
+					path, kind, pi->name, o[i].name, (int)o[i].type);
 		for (j = 0; j < i; j++)
 			if (!strcmp(o[j].name, o[i].name))
 				return qir_fail(err, QIR_EINVALID,
-						"%s: pass '%s': option '%s' declared twice",
-						path, pi->name, o[i].name);
-		if (check_accepts(path, pi, &o[i], err) < 0)
+						"%s: %s '%s': option '%s' declared twice",
+						path, kind, pi->name, o[i].name);
+		if (check_accepts(path, kind, pi, &o[i], err) < 0)
 			return -1;
 		if (o[i].default_value &&
 		    pm_value_parse(&o[i], o[i].default_value, &v, why,
 				     sizeof(why)) < 0) {
 			pm_value_clear(&v);
 			return qir_fail(err, QIR_EINVALID,
-					"%s: pass '%s': default of option '%s' %s",
-					path, pi->name, o[i].name, why);
+					"%s: %s '%s': default of option '%s' %s",
+					path, kind, pi->name, o[i].name, why);
 		}
 		pm_value_clear(&v);
 	}
 	*nopts = i;
 	return 0;
+}
+
+/* A pipeline's options follow a pass's rules (alias.c). */
+int pm_check_option_table(const char *path, const char *what,
+			  const char *name, const qopt_option_spec *o,
+			  size_t *nopts, qir_error *err)
+{
+	qopt_pass_info pi = { .name = name, .options = o };
+
+	return check_options(path, what, &pi, nopts, err);
 }
 
 /* Validates the whole table before registering anything, so a refused
@@ -180,10 +196,10 @@ static int check_table(struct pm_registry *r, const char *path,
 		return qir_fail(err, QIR_EINVALID,
 				"%s: malformed plugin table: missing plugin name",
 				path);
-	if (!p)
+	if (!p && !info->pipelines)
 		return qir_fail(err, QIR_EINVALID,
 				"%s: malformed plugin table: no pass table", path);
-	for (i = 0; p[i].name; i++) {
+	for (i = 0; p && p[i].name; i++) {
 		if (!valid_name(p[i].name))
 			return qir_fail(err, QIR_EINVALID,
 					"%s: malformed plugin table: pass %zu has an invalid name '%s'",
@@ -210,14 +226,14 @@ static int check_table(struct pm_registry *r, const char *path,
 			return qir_fail(err, QIR_EINVALID,
 					"%s: pass '%s' is already registered by %s",
 					path, p[i].name, other->plugin->path);
-		if (check_options(path, &p[i], &nopts, err) < 0)
+		if (check_options(path, "pass", &p[i], &nopts, err) < 0)
 			return -1;
 	}
-	if (i == 0)
+	if (i == 0 && !info->pipelines)
 		return qir_fail(err, QIR_EINVALID,
 				"%s: malformed plugin table: no passes", path);
 	*npasses = i;
-	return 0;
+	return pm_alias_check_table(r, path, info, err);
 }
 
 static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
@@ -237,7 +253,7 @@ static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
 		p->info = &pl->info->passes[i];
 		p->plugin = pl;
-		check_options(pl->path, p->info, &p->nopts, NULL);
+		check_options(pl->path, "pass", p->info, &p->nopts, NULL);
 		r->passes[r->npasses++] = p;
 	}
 	return 0;
@@ -282,7 +298,9 @@ static int register_plugin(struct pm_registry *r, const char *path,
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	}
 	r->plugins[r->nplugins++] = pl;
-	return add_passes(r, pl, n, err);
+	if (add_passes(r, pl, n, err) < 0)
+		return -1;
+	return pm_alias_register(r, pl, err);
 }
 
 /* dlerror()'s "...: undefined symbol: NAME" for a public-prefix NAME:
@@ -361,7 +379,7 @@ static int import_tables(const char *path, const qopt_plugin_info *info,
 	       info->info_size < sizeof(pl->info_copy) ? info->info_size :
 							  sizeof(pl->info_copy));
 	if (!src)
-		return 0;
+		return pm_alias_import(path, info, pl, err);
 	while (((const qopt_pass_info *)(const void *)
 		(src + np * info->pass_size))->name)
 		np++;
@@ -393,7 +411,7 @@ static int import_tables(const char *path, const qopt_plugin_info *info,
 		pl->passes[i].options = pl->options[i];
 	}
 	pl->info_copy.passes = pl->passes;
-	return 0;
+	return pm_alias_import(path, info, pl, err);
 }
 
 static void free_tables(struct pm_plugin *pl)
@@ -406,6 +424,7 @@ static void free_tables(struct pm_plugin *pl)
 	free(pl->passes);
 	pl->options = NULL;
 	pl->passes = NULL;
+	pm_alias_free_tables(pl);
 }
 
 /* Opens the file and finds its table. A plugin needing a function this
@@ -651,18 +670,18 @@ int pm_registry_need(struct pm_registry *r, const char *name,
 {
 	size_t i;
 
-	if (pm_registry_find(r, name))
+	if (pm_registry_has_name(r, name))
 		return 0;
 	for (i = 0; i < r->npending; i++) {
 		if (!named_after(r->pending[i], name))
 			continue;
 		if (load_pending_at(r, i, err) < 0)
 			return -1;
-		if (pm_registry_find(r, name))
+		if (pm_registry_has_name(r, name))
 			return 0;
 		break;
 	}
-	while (r->npending && !pm_registry_find(r, name))
+	while (r->npending && !pm_registry_has_name(r, name))
 		if (load_pending_at(r, 0, err) < 0)
 			return -1;
 	return 0;

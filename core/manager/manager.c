@@ -49,17 +49,55 @@ void pm_run_fini(struct pm_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int wants_print(const struct pm_run *r, const char *name,
-		       int changed)
+/* 1 when stage i is the last of its pipeline's expansion. */
+static int ends_group(const struct pm_run *r, size_t i)
 {
-	size_t i;
+	const struct pm_stage *st = &r->pl->stages[i];
+
+	return st->group && (i + 1 == r->pl->nstages ||
+			     r->pl->stages[i + 1].group != st->group);
+}
+
+/* --print-after names a pass, or a pipeline: then after its last
+ * step. */
+static int wants_print(const struct pm_run *r, size_t i, int changed)
+{
+	const struct pm_stage *st = &r->pl->stages[i];
+	size_t j;
 
 	if (r->o.print_after_all || (r->o.print_changed && changed))
 		return 1;
-	for (i = 0; i < r->o.nprint_after; i++)
-		if (!strcmp(r->o.print_after[i], name))
+	for (j = 0; j < r->o.nprint_after; j++) {
+		if (!strcmp(r->o.print_after[j], st->name))
 			return 1;
+		if (st->from && !strcmp(r->o.print_after[j], st->from) &&
+		    ends_group(r, i))
+			return 1;
+	}
 	return 0;
+}
+
+/* A pipeline whose options name targets (QOPT_PASS_HAS_TARGETS) warns
+ * once, after its last step, when no step changed anything; its steps
+ * do not warn each (one of them finding nothing is how a pipeline
+ * works). Not when bisect declined a step or a rewrite. */
+static void pipeline_changed_nothing(struct pm_run *r, qopt_ctx *ctx)
+{
+	const struct pm_stage *st = ctx->st;
+	size_t i = ctx->stage + 1;
+
+	if (!(st->from_flags & QOPT_PASS_HAS_TARGETS) ||
+	    !ends_group(r, ctx->stage))
+		return;
+	while (i-- > 0 && r->pl->stages[i].group == st->group) {
+		const struct pm_stage_result *res = &r->res[i];
+
+		if (!res->ran || res->changed || res->denied)
+			return;
+	}
+	pm_msg(QOPT_LOG_WARN, st->from,
+	       "changed nothing: no step matched its options");
+	ctx->warnings++;
 }
 
 static int verify_after(struct pm_run *r, qir_model *m, const char *name)
@@ -143,8 +181,9 @@ static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 
 	report_summary(ctx);
 	if (!res->changed && (st->pass->info->flags & QOPT_PASS_HAS_TARGETS) &&
-	    !res->denied)
+	    !res->denied && !st->from)
 		qopt_warn(ctx, "changed nothing: no target matched its options");
+	pipeline_changed_nothing(r, ctx);
 	res->warnings = ctx->warnings;
 	if (res->changed && restore_order(r, ctx, m) < 0)
 		return -1;
@@ -156,10 +195,14 @@ static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 	}
 	if (r->o.verify_each && verify_after(r, m, st->name) < 0)
 		return -1;
-	if (wants_print(r, st->name, res->changed)) {
+	if (wants_print(r, ctx->stage, res->changed)) {
 		fflush(stderr);
-		fprintf(r->o.ir_out, "; *** IR after %s (pass %zu) ***\n",
-			st->name, ctx->stage + 1);
+		if (st->from)
+			fprintf(r->o.ir_out, "; *** IR after %s (pass %zu, from %s) ***\n",
+				st->name, ctx->stage + 1, st->from);
+		else
+			fprintf(r->o.ir_out, "; *** IR after %s (pass %zu) ***\n",
+				st->name, ctx->stage + 1);
 		qir_print(m, r->o.ir_out);
 		fflush(r->o.ir_out);
 	}

@@ -17,4 +17,8 @@ int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 int pm_pl_global(struct pm_pipeline *p, const char *key,
 		   const char *value, int line);
 
+/* Replaces every stage naming a pipeline by its steps
+ * (pipeline-expand.c). Prints problems; returns their number. */
+int pm_pipeline_expand(struct pm_pipeline *p, const struct pm_registry *r);
+
 #endif

@@ -56,6 +56,8 @@ static void print_stage(const struct pm_stage *s, FILE *f)
 	const qopt_option_spec *spec;
 	size_t i;
 
+	if (s->from)
+		fprintf(f, "; from pipeline '%s'\n", s->from);
 	fprintf(f, "[%s]\n", s->name);
 	if (!s->pass) {
 		for (i = 0; i < s->nraw; i++)

@@ -50,6 +50,7 @@ void pm_pipeline_free(struct pm_pipeline *p)
 		struct pm_stage *s = &p->stages[i];
 
 		free(s->name);
+		free(s->from);
 		free_raw(s->raw, s->nraw);
 		if (s->vals)
 			for (j = 0; j < s->pass->nopts; j++)
@@ -287,8 +288,10 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 	}
 	if (pm_value_parse(&specs[idx], o->value, &s->vals[idx], why,
 			     sizeof(why)) < 0) {
-		pm_pl_error(p, o->line, "option '%s' of pass '%s' %s",
-			      o->key, s->name, why);
+		pm_pl_error(p, o->line, "option '%s' of pass '%s'%s%s%s %s",
+			      o->key, s->name, s->from ? " (a step of '" : "",
+			      s->from ? s->from : "", s->from ? "')" : "",
+			      why);
 		return 1;
 	}
 	s->vals[idx].set = 1;
@@ -328,8 +331,10 @@ int pm_pipeline_resolve(struct pm_pipeline *p,
 			  const struct pm_registry *r)
 {
 	size_t i;
-	int bad = 0;
+	int bad = pm_pipeline_expand(p, r);
 
+	if (bad)
+		return bad;
 	for (i = 0; i < p->nstages; i++)
 		bad += resolve_stage(p, &p->stages[i], r);
 	return bad;

@@ -159,6 +159,10 @@ static void json_stage(const struct pm_run *r, size_t i, FILE *f)
 
 	fprintf(f, "    {\"pass\": ");
 	json_str(f, r->pl->stages[i].name);
+	if (r->pl->stages[i].from) {
+		fprintf(f, ", \"from\": ");
+		json_str(f, r->pl->stages[i].from);
+	}
 	fprintf(f, ", \"index\": %zu, \"ran\": %s, \"changed\": %s, "
 		"\"seconds\": %.6f, \"warnings\": %u, \"rewrites\": %llu, "
 		"\"rewrites_skipped\": %llu, \"stats\": {",

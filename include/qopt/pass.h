@@ -86,6 +86,7 @@
 #include <stdint.h>
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
+#include <qopt/status.h>
 #include <qopt/version.h>
 
 #ifdef __cplusplus
@@ -146,6 +147,28 @@ typedef struct qopt_pass_info {
 	unsigned flags;
 } qopt_pass_info;
 
+/* ---- named pipelines (ABI 3.0): a name users write like a pass's,
+ * expanding to a sequence of passes (LLVM's default<O2>). ---- */
+typedef struct qopt_pipeline_step {
+	const char *pass;     /* NULL ends the table; a pass of any loaded plugin */
+	/* A BOOL option of the pipeline enabling this step; NULL: always runs. */
+	const char *when;
+	/* Pipeline options handed to this pass under the same name, NULL-terminated,
+	 * or NULL. Each is passed when the user set it or the pipeline's spec has a
+	 * default (the pipeline's value wins over the pass's own default). */
+	const char *const *forward;
+	/* "key=value" options fixed for this step, NULL-terminated, or NULL. */
+	const char *const *fixed;
+} qopt_pipeline_step;
+
+typedef struct qopt_pipeline_info {
+	const char *name;     /* NULL ends the table */
+	const char *summary;  /* one line */
+	const qopt_option_spec *options; /* what users set on the name, or NULL */
+	const qopt_pipeline_step *steps; /* NULL-pass-terminated */
+	unsigned flags;       /* QOPT_PASS_HAS_TARGETS: warn when no step changed anything */
+} qopt_pipeline_info;
+
 typedef struct qopt_plugin_info {
 	/* abi_major stays the first field in every ABI, so a plugin of
 	 * any version can be told apart (ABI 1 called it abi_version). */
@@ -157,6 +180,10 @@ typedef struct qopt_plugin_info {
 	const char *name;
 	const char *version;
 	const qopt_pass_info *passes; /* NULL-name-terminated */
+	/* ---- ABI 3.0 ---- */
+	uint32_t pipeline_size; /* sizeof(qopt_pipeline_info) */
+	uint32_t step_size;     /* sizeof(qopt_pipeline_step) */
+	const qopt_pipeline_info *pipelines; /* NULL-name-terminated, or NULL */
 } qopt_plugin_info;
 
 typedef const qopt_plugin_info *(*qopt_plugin_entry_fn)(void);
@@ -165,19 +192,27 @@ typedef const qopt_plugin_info *(*qopt_plugin_entry_fn)(void);
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void);
 
 /* The entry tail of every plugin: QOPT_PLUGIN("name", "1.0", passes) at
- * file scope, once per plugin. */
-#define QOPT_PLUGIN(plugin_name, plugin_version, pass_table)		\
+ * file scope, once per plugin. A plugin that also defines named
+ * pipelines (ABI 3.0) ends with QOPT_PLUGIN_PIPELINES("name", "1.0",
+ * passes, pipelines) instead. */
+#define QOPT_PLUGIN_PIPELINES(plugin_name, plugin_version, pass_table,	\
+			      pipeline_table)				\
 	static const qopt_plugin_info qopt_plugin_info_of_this_plugin = { \
 		QOPT_ABI_MAJOR, QOPT_ABI_MINOR,				\
 		(uint32_t)sizeof(qopt_plugin_info),			\
 		(uint32_t)sizeof(qopt_pass_info),			\
 		(uint32_t)sizeof(qopt_option_spec),			\
-		(plugin_name), (plugin_version), (pass_table)		\
+		(plugin_name), (plugin_version), (pass_table),		\
+		(uint32_t)sizeof(qopt_pipeline_info),			\
+		(uint32_t)sizeof(qopt_pipeline_step),			\
+		(pipeline_table)					\
 	};								\
 	QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)	\
 	{								\
 		return &qopt_plugin_info_of_this_plugin;		\
 	}
+#define QOPT_PLUGIN(plugin_name, plugin_version, pass_table)		\
+	QOPT_PLUGIN_PIPELINES(plugin_name, plugin_version, pass_table, NULL)
 
 /* ---- context: logging (tagged with the pass name) ---- */
 enum qopt_log_level {

@@ -10,6 +10,7 @@
 #include <qopt/ir.h>
 #include <qopt/kernels.h>
 #include <qopt/pass.h>
+#include <qopt/status.h>
 #include <qopt/upgrade.h>
 #include <qopt/version.h>
 

@@ -1,11 +1,7 @@
 /*
- * qopt/status.h - status codes (ABI 3.0): 0 is QOPT_OK, else a primary
- * code in the low byte and an optional detail above it (SQLite's
- * model). Messages are for people, codes for programs.
- *
- * Minimal version (docs/plugin-abi.md, ABI 3.0) created by the fp8
- * branch for its passes' return type; the errors branch owns the full
- * header.
+ * qopt/status.h - one status type for libqopt, the kernels and the pass
+ * API (ABI 3.0). Minimal version: the full header, documented in
+ * docs/plugin-abi.md, comes with the error convention.
  */
 #ifndef QOPT_STATUS_H
 #define QOPT_STATUS_H

@@ -17,7 +17,8 @@ static const qopt_pass_info passes[] = {
 static const qopt_plugin_info info = {
 	QOPT_ABI_MAJOR + 40, 0, sizeof(qopt_plugin_info),
 	sizeof(qopt_pass_info), sizeof(qopt_option_spec),
-	"test-bad-abi", "9", passes
+	"test-bad-abi", "9", passes,
+	sizeof(qopt_pipeline_info), sizeof(qopt_pipeline_step), NULL
 };
 
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)

@@ -22,7 +22,8 @@ static const qopt_pass_info passes[] = {
 static const qopt_plugin_info info = {
 	QOPT_ABI_MAJOR, QOPT_ABI_MINOR, sizeof(qopt_plugin_info),
 	4096 * sizeof(qopt_pass_info), sizeof(qopt_option_spec),
-	"test-big-entry", "1", passes
+	"test-big-entry", "1", passes,
+	sizeof(qopt_pipeline_info), sizeof(qopt_pipeline_step), NULL
 };
 
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)

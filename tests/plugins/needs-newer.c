@@ -21,7 +21,8 @@ static const qopt_pass_info passes[] = {
 static const qopt_plugin_info info = {
 	QOPT_ABI_MAJOR, QOPT_ABI_MINOR + 1, sizeof(qopt_plugin_info),
 	sizeof(qopt_pass_info), sizeof(qopt_option_spec),
-	"test-needs-newer", "1", passes
+	"test-needs-newer", "1", passes,
+	sizeof(qopt_pipeline_info), sizeof(qopt_pipeline_step), NULL
 };
 
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)

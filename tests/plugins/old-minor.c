@@ -37,8 +37,9 @@ static const qopt_pass_info passes[] = {
 };
 
 static const qopt_plugin_info info = {
-	QOPT_ABI_MAJOR, 0, sizeof(qopt_plugin_info), sizeof(qopt_pass_info),
-	sizeof(struct opt_2_0), "test-old-minor", "1", passes
+	QOPT_ABI_MAJOR, 0, offsetof(qopt_plugin_info, pipeline_size),
+	sizeof(qopt_pass_info), sizeof(struct opt_2_0), "test-old-minor", "1",
+	passes, 0, 0, NULL
 };
 
 QOPT_EXPORT const qopt_plugin_info *qopt_plugin_entry(void)

@@ -1,0 +1,378 @@
+/*
+ * core/manager/alias.c - named pipelines in the registry (ABI 3.0): reading
+ * a plugin's pipeline table with its entry sizes, checking what can be
+ * checked before other plugins are known, and finding them by name.
+ *
+ * Pass and pipeline names share one namespace: a user writes either in
+ * a section header or --passes, so one name must mean one thing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <qopt/pass.h>
+#include "manager/core.h"
+
+const struct pm_alias *pm_registry_find_alias(const struct pm_registry *r,
+					      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->naliases; i++)
+		if (!strcmp(r->aliases[i]->info->name, name))
+			return r->aliases[i];
+	return NULL;
+}
+
+int pm_registry_has_name(const struct pm_registry *r, const char *name)
+{
+	return pm_registry_find(r, name) || pm_registry_find_alias(r, name);
+}
+
+int pm_alias_option_index(const struct pm_alias *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->nopts; i++)
+		if (!strcmp(a->info->options[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static size_t count_steps(const char *src, size_t stride)
+{
+	size_t n = 0;
+
+	while (((const qopt_pipeline_step *)(const void *)
+		(src + n * stride))->pass)
+		n++;
+	return n;
+}
+
+static size_t count_options(const char *src, size_t stride)
+{
+	size_t n = 0;
+
+	while (((const qopt_option_spec *)(const void *)
+		(src + n * stride))->name)
+		n++;
+	return n;
+}
+
+/* Entry i of a table whose entries are stride bytes apart, copied into
+ * today's layout (fields the plugin lacks stay zero). */
+static void copy_entry(void *dst, size_t size, const char *src, size_t i,
+		       size_t stride)
+{
+	memcpy(dst, src + i * stride, stride < size ? stride : size);
+}
+
+static int import_one(const char *path, const qopt_plugin_info *info,
+		      struct pm_plugin *pl, size_t k, qir_error *err)
+{
+	qopt_pipeline_info *pi = &pl->pipelines[k];
+	const char *src;
+	size_t n, i;
+
+	if (pi->steps) {
+		src = (const char *)pi->steps;
+		n = count_steps(src, info->step_size);
+		pl->steps[k] = calloc(n + 1, sizeof(qopt_pipeline_step));
+		if (!pl->steps[k])
+			return qir_fail(err, QIR_ENOMEM, "%s: out of memory",
+					path);
+		for (i = 0; i < n; i++)
+			copy_entry(&pl->steps[k][i], sizeof(qopt_pipeline_step),
+				   src, i, info->step_size);
+		pi->steps = pl->steps[k];
+	}
+	if (pi->options) {
+		src = (const char *)pi->options;
+		n = count_options(src, info->option_size);
+		pl->pipeline_options[k] = calloc(n + 1,
+						 sizeof(qopt_option_spec));
+		if (!pl->pipeline_options[k])
+			return qir_fail(err, QIR_ENOMEM, "%s: out of memory",
+					path);
+		for (i = 0; i < n; i++)
+			copy_entry(&pl->pipeline_options[k][i],
+				   sizeof(qopt_option_spec), src, i,
+				   info->option_size);
+		pi->options = pl->pipeline_options[k];
+	}
+	return 0;
+}
+
+int pm_alias_import(const char *path, const qopt_plugin_info *info,
+		    struct pm_plugin *pl, qir_error *err)
+{
+	const char *src;
+	size_t n, k;
+
+	pl->info_copy.pipelines = NULL;
+	/* A plugin_info of ABI 2.x ends before the pipeline fields. */
+	if (info->info_size < QOPT_PLUGIN_INFO_SIZE_3_0 || !info->pipelines)
+		return 0;
+	if (info->pipeline_size < QOPT_PIPELINE_INFO_SIZE_3_0 ||
+	    info->step_size < QOPT_PIPELINE_STEP_SIZE_3_0 ||
+	    info->pipeline_size > sizeof(qopt_pipeline_info) ||
+	    info->step_size > sizeof(qopt_pipeline_step))
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: malformed plugin table: pipeline entry sizes %u/%u, this qopt knows %zu/%zu",
+				path, (unsigned)info->pipeline_size,
+				(unsigned)info->step_size,
+				sizeof(qopt_pipeline_info),
+				sizeof(qopt_pipeline_step));
+	src = (const char *)info->pipelines;
+	for (n = 0; ((const qopt_pipeline_info *)(const void *)
+		     (src + n * info->pipeline_size))->name; n++)
+		;
+	pl->pipelines = calloc(n + 1, sizeof(*pl->pipelines));
+	pl->pipeline_options = calloc(n + 1, sizeof(*pl->pipeline_options));
+	pl->steps = calloc(n + 1, sizeof(*pl->steps));
+	if (!pl->pipelines || !pl->pipeline_options || !pl->steps)
+		return qir_fail(err, QIR_ENOMEM, "%s: out of memory", path);
+	for (k = 0; k < n; k++)
+		copy_entry(&pl->pipelines[k], sizeof(qopt_pipeline_info), src,
+			   k, info->pipeline_size);
+	for (k = 0; k < n; k++)
+		if (import_one(path, info, pl, k, err) < 0)
+			return -1;
+	pl->info_copy.pipelines = pl->pipelines;
+	return 0;
+}
+
+void pm_alias_free_tables(struct pm_plugin *pl)
+{
+	size_t k;
+
+	for (k = 0; pl->pipelines && pl->pipelines[k].name; k++) {
+		free(pl->pipeline_options[k]);
+		free(pl->steps[k]);
+	}
+	free(pl->pipelines);
+	free(pl->pipeline_options);
+	free(pl->steps);
+	pl->pipelines = NULL;
+	pl->pipeline_options = NULL;
+	pl->steps = NULL;
+}
+
+/* Same rule as loader.c's for pass names: they go into INI section
+ * headers and --passes lists. */
+static int valid_name(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
+		      ('0' <= *s && *s <= '9') || *s == '-' || *s == '_' ||
+		      *s == '.'))
+			return 0;
+	return 1;
+}
+
+static const qopt_option_spec *find_spec(const qopt_option_spec *o,
+					 const char *name)
+{
+	for (; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+static int in_strv(const char *const *v, const char *key, size_t keylen)
+{
+	for (; v && *v; v++)
+		if (strlen(*v) == keylen && !strncmp(*v, key, keylen))
+			return 1;
+	return 0;
+}
+
+/* What one step says about the pipeline's own options. */
+static int check_step(const char *path, const qopt_pipeline_info *pi,
+		      size_t k, qir_error *err)
+{
+	const qopt_pipeline_step *s = &pi->steps[k];
+	const qopt_option_spec *o;
+	size_t i;
+
+	if (!valid_name(s->pass))
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: malformed plugin table: pipeline '%s' step %zu names an invalid pass '%s'",
+				path, pi->name, k + 1, s->pass);
+	if (s->when) {
+		o = find_spec(pi->options, s->when);
+		if (!o || o->type != QOPT_OPT_BOOL)
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
+					"%s: malformed plugin table: pipeline '%s' step %zu ('%s'): 'when' names '%s', which is not a bool option of the pipeline",
+					path, pi->name, k + 1, s->pass, s->when);
+	}
+	for (i = 0; s->forward && s->forward[i]; i++)
+		if (!find_spec(pi->options, s->forward[i]))
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
+					"%s: malformed plugin table: pipeline '%s' step %zu ('%s') forwards '%s', which is not an option of the pipeline",
+					path, pi->name, k + 1, s->pass,
+					s->forward[i]);
+	for (i = 0; s->fixed && s->fixed[i]; i++) {
+		const char *eq = strchr(s->fixed[i], '=');
+		size_t klen = eq ? (size_t)(eq - s->fixed[i]) : 0;
+
+		if (!klen)
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
+					"%s: malformed plugin table: pipeline '%s' step %zu ('%s'): fixed option '%s' is not key=value",
+					path, pi->name, k + 1, s->pass,
+					s->fixed[i]);
+		if (in_strv(s->forward, s->fixed[i], klen))
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
+					"%s: malformed plugin table: pipeline '%s' step %zu ('%s'): option '%.*s' is both fixed and forwarded",
+					path, pi->name, k + 1, s->pass,
+					(int)klen, s->fixed[i]);
+	}
+	return 0;
+}
+
+/* Who has name already: "pass 'x' of FILE", or NULL. */
+static const char *taken_by(const struct pm_registry *r, const char *name,
+			    const char **kind)
+{
+	const struct pm_pass *p = pm_registry_find(r, name);
+	const struct pm_alias *a = pm_registry_find_alias(r, name);
+
+	*kind = p ? "pass" : "pipeline";
+	return p ? p->plugin->path : a ? a->plugin->path : NULL;
+}
+
+static int check_names(const struct pm_registry *r, const char *path,
+		       const qopt_plugin_info *info, qir_error *err)
+{
+	const qopt_pipeline_info *pi = info->pipelines;
+	const char *kind, *by;
+	size_t i, j;
+
+	for (i = 0; info->passes && info->passes[i].name; i++) {
+		by = taken_by(r, info->passes[i].name, &kind);
+		if (by && !strcmp(kind, "pipeline"))
+			return qir_fail(err, QOPT_EPLUGIN_DUPLICATE,
+					"%s: pass '%s' is already registered by %s (as a pipeline)",
+					path, info->passes[i].name, by);
+	}
+	for (i = 0; pi && pi[i].name; i++) {
+		by = taken_by(r, pi[i].name, &kind);
+		if (by)
+			return qir_fail(err, QOPT_EPLUGIN_DUPLICATE,
+					"%s: pipeline '%s' is already registered by %s (as a %s)",
+					path, pi[i].name, by, kind);
+		for (j = 0; info->passes && info->passes[j].name; j++)
+			if (!strcmp(info->passes[j].name, pi[i].name))
+				return qir_fail(err, QOPT_EPLUGIN_DUPLICATE,
+						"%s: malformed plugin table: '%s' is both a pass and a pipeline",
+						path, pi[i].name);
+		for (j = 0; j < i; j++)
+			if (!strcmp(pi[j].name, pi[i].name))
+				return qir_fail(err, QOPT_EPLUGIN_DUPLICATE,
+						"%s: malformed plugin table: pipeline '%s' listed twice",
+						path, pi[i].name);
+	}
+	return 0;
+}
+
+static int check_one(const char *path, const qopt_pipeline_info *pi,
+		     qir_error *err)
+{
+	size_t k, nopts;
+
+	if (!valid_name(pi->name))
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: malformed plugin table: a pipeline has an invalid name '%s'",
+				path, pi->name);
+	if (!strcmp(pi->name, "qopt"))
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: pipeline name 'qopt' is reserved for pipeline settings",
+				path);
+	if (!pi->summary)
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: malformed plugin table: pipeline '%s' has no summary",
+				path, pi->name);
+	if (!pi->steps || !pi->steps[0].pass)
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: malformed plugin table: pipeline '%s' has no steps",
+				path, pi->name);
+	if (pm_check_option_table(path, "pipeline", pi->name, pi->options,
+				  &nopts, err) < 0)
+		return -1;
+	for (k = 0; pi->steps[k].pass; k++)
+		if (check_step(path, pi, k, err) < 0)
+			return -1;
+	return 0;
+}
+
+int pm_alias_check_table(const struct pm_registry *r, const char *path,
+			 const qopt_plugin_info *info, qir_error *err)
+{
+	const qopt_pipeline_info *pi = info->pipelines;
+	size_t i;
+
+	if (check_names(r, path, info, err) < 0)
+		return -1;
+	for (i = 0; pi && pi[i].name; i++)
+		if (check_one(path, &pi[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+int pm_alias_register(struct pm_registry *r, const struct pm_plugin *pl,
+		      qir_error *err)
+{
+	const qopt_pipeline_info *pi = pl->info->pipelines;
+	struct pm_alias **grown;
+	size_t n = 0, i;
+
+	while (pi && pi[n].name)
+		n++;
+	if (!n)
+		return 0;
+	grown = realloc(r->aliases, (r->naliases + n) * sizeof(*grown));
+	if (!grown)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	r->aliases = grown;
+	for (i = 0; i < n; i++) {
+		struct pm_alias *a = calloc(1, sizeof(*a));
+
+		if (!a)
+			return qir_fail(err, QIR_ENOMEM, "out of memory");
+		a->info = &pi[i];
+		a->plugin = pl;
+		while (a->info->options && a->info->options[a->nopts].name)
+			a->nopts++;
+		while (a->info->steps[a->nsteps].pass)
+			a->nsteps++;
+		r->aliases[r->naliases++] = a;
+	}
+	return 0;
+}
+
+/* The deepest nesting followed; deeper is a cycle (reported when the
+ * pipeline is expanded, with its path). */
+#define PM_ALIAS_MAX_DEPTH 32
+
+static int need_rec(struct pm_registry *r, const char *name, int depth,
+		    qir_error *err)
+{
+	const struct pm_alias *a;
+	size_t k;
+
+	if (pm_registry_need(r, name, err) < 0)
+		return -1;
+	a = pm_registry_find_alias(r, name);
+	if (!a || depth >= PM_ALIAS_MAX_DEPTH)
+		return 0;
+	for (k = 0; k < a->nsteps; k++)
+		if (need_rec(r, a->info->steps[k].pass, depth + 1, err) < 0)
+			return -1;
+	return 0;
+}
+
+int pm_registry_need_all(struct pm_registry *r, const char *name,
+			 qir_error *err)
+{
+	return need_rec(r, name, 0, err);
+}
