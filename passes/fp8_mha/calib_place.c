@@ -459,8 +459,10 @@ int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 	memset(&p, 0, sizeof(p));
 	p.cfg = cfg;
 	p.path = qopt_opt_string(cfg->ctx, "calibration");
-	if (!p.path || !*p.path)
+	if (!p.path || !*p.path) {
+		qopt_debug(cfg->ctx, "no calibration file: nothing to place");
 		return 0;
+	}
 	if (fp8mha_calib_load(p.path, &p.cal, why, sizeof(why))) {
 		qopt_error(cfg->ctx, "calibration file '%s': %s", p.path, why);
 		return -1;

@@ -1,7 +1,7 @@
 /*
  * passes/fp8_mha/plugin.c - the plugin's entry table: its single-purpose
- * passes (run functions in steps.c) and `fp8-mha`, all of them in order
- * with today's options. Each option is written once (OPT_*) and listed
+ * passes (run functions in steps.c) and the named pipeline `fp8-mha`,
+ * all of them in order with today's options. Each option is written once (OPT_*) and listed
  * by every pass that reads it.
  */
 #include "fp8mha.h"
@@ -143,32 +143,6 @@ static const qopt_option_spec report_opts[] = {
 	{ 0 }
 };
 
-/* Until the manager expands named pipelines: fp8-mha runs the steps in
- * their order on one context, each reading the options it declares
- * (all of them fp8-mha's too). */
-static qopt_status fp8mha_run_all(qopt_ctx *ctx, qir_model *m, int *changed)
-{
-	static const qopt_pass_run_fn steps[] = {
-		fp8mha_run_calibrate_place, fp8mha_run_custom_ops,
-		fp8mha_run_type_qdq, fp8mha_run_compress_weights,
-		fp8mha_run_move_transpose, fp8mha_run_move_layout,
-		fp8mha_run_move_scale, fp8mha_run_softmax_qdq,
-		fp8mha_run_report,
-	};
-	size_t i;
-
-	*changed = 0;
-	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		int c = 0;
-		qopt_status rc = steps[i](ctx, m, &c);
-
-		*changed |= c;
-		if (rc)
-			return rc;
-	}
-	return QOPT_OK;
-}
-
 static const qopt_pass_info fp8mha_passes[] = {
 	{ .name = "fp8-calibrate-place",
 	  .summary = "calibrated FP8 Q/DQ on the inputs of the selected "
@@ -204,11 +178,51 @@ static const qopt_pass_info fp8mha_passes[] = {
 	  .summary = "the attention report: which blocks TensorRT can fuse, "
 	  "and why not",
 	  .options = report_opts, .run = fp8mha_run_report },
-	{ .name = "fp8-mha",
-	  .summary = "exported FP8 models into the form TensorRT's fused FP8 "
-	  "attention needs, with an attention report",
-	  .options = fp8mha_opts, .run = fp8mha_run_all },
 	{ 0 }
 };
 
-QOPT_PLUGIN("fp8-mha", "1.0", fp8mha_passes)
+/* fp8-mha's options go to the steps that read them. The yes/no options
+ * are forwarded, not `when`: a rewrite turned off still runs to report
+ * each place it leaves ("move_scale = no"), and the report quotes that. */
+static const char *const fwd_calib[] = { "calibration", "include", "exclude",
+	"op_types", "weight_axis", NULL };
+static const char *const fwd_custom[] = { "convert_custom_ops", NULL };
+static const char *const fwd_weights[] = { "compress_weights", "weight_mode",
+	"rotate", NULL };
+static const char *const fwd_transpose[] = { "move_transpose", NULL };
+static const char *const fwd_layout[] = { "move_layout", NULL };
+static const char *const fwd_scale[] = { "move_scale", NULL };
+static const char *const fwd_softmax[] = { "softmax_qdq", "calibration", NULL };
+static const char *const fwd_report[] = { "move_transpose", "move_layout",
+	"move_scale", "softmax_qdq", NULL };
+
+/* The order matters: calibrated placement first (its file is for the
+ * model's hash, before anything changes it), custom ops next (the other
+ * rewrites match standard Q/DQ), weights before motion (a compressed
+ * weight has no Q left to move a Transpose above), Transposes before
+ * scales (Q -> DQ -> Transpose -> Mul becomes Transpose -> Q -> DQ -> Mul,
+ * whose Mul then moves), the Q/DQ of Q, K, V below their layout ops next
+ * (a scale Mul left after the new DQ moves with the others), Softmax
+ * Q/DQ last so the report sees the final form. */
+static const qopt_pipeline_step fp8mha_steps[] = {
+	{ .pass = "fp8-calibrate-place", .forward = fwd_calib },
+	{ .pass = "fp8-custom-ops", .forward = fwd_custom },
+	{ .pass = "fp8-type-qdq" },
+	{ .pass = "fp8-compress-weights", .forward = fwd_weights },
+	{ .pass = "fp8-move-transpose", .forward = fwd_transpose },
+	{ .pass = "fp8-move-layout", .forward = fwd_layout },
+	{ .pass = "fp8-move-scale", .forward = fwd_scale },
+	{ .pass = "fp8-softmax-qdq", .forward = fwd_softmax },
+	{ .pass = "fp8-report", .forward = fwd_report },
+	{ 0 }
+};
+
+static const qopt_pipeline_info fp8mha_pipelines[] = {
+	{ .name = "fp8-mha",
+	  .summary = "exported FP8 models into the form TensorRT's fused FP8 "
+	  "attention needs, with an attention report",
+	  .options = fp8mha_opts, .steps = fp8mha_steps },
+	{ 0 }
+};
+
+QOPT_PLUGIN_PIPELINES("fp8-mha", "1.0", fp8mha_passes, fp8mha_pipelines)
