@@ -27,6 +27,7 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/pipeline-globals.c \
 	core/manager/pipeline-print.c \
 	core/manager/ctx.c \
+	core/manager/require-opset.c \
 	core/manager/gate.c \
 	core/manager/progress.c \
 	core/manager/manager.c \

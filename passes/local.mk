@@ -8,7 +8,13 @@ passes_LTLIBRARIES += passes/opset-check.la passes/cast-fold.la \
 # linked into each module that uses them.
 noinst_LTLIBRARIES += passes/libpass-support.la
 passes_libpass_support_la_SOURCES = passes/support/support.h \
-	passes/support/results.c passes/support/finite.c
+	passes/support/results.h passes/support/results.c \
+	passes/support/finite.h passes/support/finite.c \
+	passes/support/skip.h passes/support/skip.c \
+	passes/support/targets.h passes/support/targets.c \
+	passes/support/weight.h passes/support/weight.c \
+	passes/support/rotate.h passes/support/rotate.c \
+	passes/support/qdq.h passes/support/qdq.c
 
 passes_opset_check_la_SOURCES = \
 	passes/opset_check/opset_check.h \
@@ -30,4 +36,4 @@ passes_cast_fold_la_SOURCES = \
 passes_cast_fold_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_cast_fold_la_LIBADD = $(PASS_LIBADD) -lm
 
-EXTRA_DIST += passes/opset_check/README.md
+EXTRA_DIST += passes/opset_check/README.md docs/pass-toolkit.md

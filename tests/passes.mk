@@ -1,7 +1,10 @@
 # tests of the opset-check and cast-fold passes (fragment of the top
 # Makefile.am). The C tests build graphs with the IR API and run them
 # through the qopt binary; ORT comparisons SKIP without ONNX Runtime.
-check_PROGRAMS += tests/passes-cast-fold tests/passes-opset-check
+check_PROGRAMS += tests/passes-cast-fold tests/passes-opset-check \
+	tests/passes-toolkit
+tests_passes_toolkit_SOURCES = tests/passes-toolkit.c tests/tap.h
+tests_passes_toolkit_LDADD = passes/libpass-support.la libqopt.la -lm
 tests_passes_cast_fold_SOURCES = tests/passes-cast-fold.c \
 	tests/passes-util.h tests/tap.h
 tests_passes_cast_fold_LDADD = libqopt.la
@@ -9,7 +12,7 @@ tests_passes_opset_check_SOURCES = tests/passes-opset-check.c \
 	tests/passes-util.h tests/tap.h
 tests_passes_opset_check_LDADD = libqopt.la
 
-TESTS += tests/passes-cast-fold tests/passes-opset-check \
+TESTS += tests/passes-cast-fold tests/passes-opset-check tests/passes-toolkit \
 	tests/passes-upgrade-corpus.sh
 
 EXTRA_DIST += tests/passes-upgrade-corpus.sh

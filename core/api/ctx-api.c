@@ -164,6 +164,15 @@ int qopt_policy_allow_upgrade(qopt_ctx *ctx)
 	return o ? o->allow_upgrade(ctx) : 1;
 }
 
+/* Without a manager there is no model to raise, nor a policy to ask. */
+qopt_status qopt_require_opset(qopt_ctx *ctx, int64_t opset, const char *why)
+{
+	const struct ctx_ops *o = ops_of(ctx);
+
+	return o && o->require_opset ? o->require_opset(ctx, opset, why) :
+	       QOPT_EUSAGE;
+}
+
 qk_ctx *qopt_kernels(qopt_ctx *ctx)
 {
 	const struct ctx_ops *o = ops_of(ctx);

@@ -38,6 +38,9 @@ struct ctx_ops {
 	qk_ctx *(*kernels)(qopt_ctx *ctx);
 	int64_t (*max_opset)(qopt_ctx *ctx);
 	int (*allow_upgrade)(qopt_ctx *ctx);
+	/* ABI 3.0: qopt_require_opset. */
+	qopt_status (*require_opset)(qopt_ctx *ctx, int64_t opset,
+				     const char *why);
 };
 
 /* Every context handed to a pass begins with this. */

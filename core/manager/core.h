@@ -328,6 +328,9 @@ struct pm_run {
 	 * memory): the run fails after the pass, since a dropped point
 	 * would make `qopt bisect` blame the wrong rewrite. */
 	int lost_record;
+	/* qopt_require_opset: the lowest opset whose upgrade bisect
+	 * declined (0: none), so that the run asks the gate once. */
+	int64_t opset_declined;
 };
 
 struct ctx_ops;
@@ -338,6 +341,7 @@ struct qopt_ctx {
 	size_t stage;
 	const struct pm_stage *st;
 	struct pm_stage_result *res;
+	qir_model *m;		/* the model the pass runs on */
 	int misuse;		/* the pass broke the API contract */
 	unsigned errors;	/* qopt_error() calls */
 	unsigned warnings;
@@ -392,6 +396,9 @@ void pm_ctx_finish_progress(qopt_ctx *ctx);
 int pm_gate_rewrite(qopt_ctx *ctx, const char *desc);
 void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		       const char *what);
+/* qopt_require_opset() (core/manager/require-opset.c). */
+qopt_status pm_ctx_require_opset(qopt_ctx *ctx, int64_t opset,
+				 const char *why);
 /* The table every manager context points to (core/manager/ctx.c). */
 extern const struct ctx_ops pm_ctx_ops;
 

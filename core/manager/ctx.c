@@ -205,4 +205,5 @@ const struct ctx_ops pm_ctx_ops = {
 	.kernels = ctx_kernels,
 	.max_opset = ctx_max_opset,
 	.allow_upgrade = ctx_allow_upgrade,
+	.require_opset = pm_ctx_require_opset,
 };

@@ -214,7 +214,7 @@ static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 	const struct pm_stage *st = &r->pl->stages[i];
 	struct pm_stage_result *res = &r->res[i];
 	qopt_ctx ctx = { .ops = &pm_ctx_ops, .run = r, .stage = i, .st = st, .res = res,
-			 .bar_pct = -1 };
+			 .m = m, .bar_pct = -1 };
 	int hashed = r->o.print_changed;
 	uint64_t h0 = hashed ? qir_model_hash(m) : 0;
 	int changed = 0, rc;

@@ -262,6 +262,15 @@ int64_t qopt_policy_max_opset(qopt_ctx *ctx);
 /* [qopt] allow_upgrade: 0 when the pipeline forbids raising the opset
  * at all (default 1). */
 int qopt_policy_allow_upgrade(qopt_ctx *ctx);
+/* ABI 3.0. The pass needs the default-domain opset >= opset (why: "FP8 Q/DQ", used in
+ * messages). QOPT_OK: the model is at >= opset now (raised if needed: a bisect
+ * point of its own, a real upgrade (qir_model_upgrade_opset), logged and counted
+ * "opset upgraded to N"). QOPT_EPOLICY: [qopt] max_opset or allow_upgrade forbid
+ * it (an error is logged naming the setting and why). QOPT_ESKIPPED: bisect
+ * declined the upgrade (nothing logged; skip what needed it). Other codes: the
+ * upgrade failed (logged). On QOPT_OK the IR version is at least the one
+ * that opset came with (qir_opset_min_ir_version). */
+qopt_status qopt_require_opset(qopt_ctx *ctx, int64_t opset, const char *why);
 
 /* ---- statistics: "nvfp4-weights: 96 weights quantized, 2 skipped
  * (not constant)"; counters print in first-use order ---- */

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "support.h"
+#include "finite.h"
 
 /* Exponent all ones: Inf or NaN; the mantissa tells which. */
 static int special(int dt, const unsigned char *p, int *nan)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support.h"
+#include "results.h"
 
 uint8_t *ps_grow(uint8_t **buf, size_t *cap, size_t n)
 {

@@ -1,48 +1,30 @@
 /*
- * passes/support/support.h - small helpers shared by the built-in passes
- * (linked into each pass module; public API only underneath, like the
- * passes themselves). Not part of the plugin interface.
+ * passes/support/support.h - the pass toolkit: what the built-in passes
+ * share, one header per concept (docs/pass-toolkit.md). Linked into
+ * each pass module (libpass-support.la); public API only underneath,
+ * like the passes themselves. Not part of the plugin interface.
+ *
+ *   targets.h  include/exclude globs, op types, min_size; unmatched
+ *              patterns warned about
+ *   skip.h     why a candidate is left alone: counter, level, sentence
+ *   weight.h   the stored weight behind layout nodes, its consumers
+ *              and reduction axis K
+ *   rotate.h   rotate_back: R fq(R W) along K
+ *   qdq.h      Q/DQ constants and nodes, the naming scheme
+ *   results.h  big results in reused buffers and the spill file
+ *   finite.h   Inf/NaN in a float weight
+ * The opset a pass needs comes from the manager: qopt_require_opset()
+ * (qopt/pass.h).
  */
 #ifndef PASSES_SUPPORT_H
 #define PASSES_SUPPORT_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#include "qopt/qopt.h"
-
-/* *buf grown to hold at least n bytes (never shrunk; the caller frees
- * it when done with every weight); NULL when out of memory, *buf kept. */
-uint8_t *ps_grow(uint8_t **buf, size_t *cap, size_t n);
-
-/* Where big results go: the model's spill file until that fails once
- * (*spill_failed, the pass's own flag, shared with its other spills). */
-struct ps_results {
-	qopt_ctx *ctx;
-	qir_model *m;
-	size_t spill_min;	/* results this size and up are spilled */
-	const char *what;	/* "FP8 weights", for the warning */
-	int *spill_failed;
-};
-
-/* Caller owns: a tensor holding a copy of nbytes at bytes (a buffer the
- * caller reuses), which must be what dtype and dims need. Big ones go
- * straight to the spill file; when that fails the pass warns once and
- * the rest are copied into the heap. NULL with err set on error. */
-qir_tensor *ps_result(const struct ps_results *r, const char *name, int dtype,
-		      int rank, const int64_t *dims, const void *bytes,
-		      size_t nbytes, qir_error *err);
-
-/* Moves t's bytes to the spill file when they are r->spill_min or more
- * (qir_tensor_spill); on the first failure the pass warns once and
- * keeps later results in memory. Not fatal either way. */
-void ps_spill(const struct ps_results *r, qir_tensor *t);
-
-/* 1 when the FLOAT, FLOAT16 or BFLOAT16 tensor t holds Inf or NaN:
- * *at is the first such element, *what "Inf" or "NaN" (static). 0 when
- * every element is finite (or t is of another type, or empty); -1 when
- * its bytes cannot be read (err set). */
-int ps_nonfinite(qir_tensor *t, uint64_t *at, const char **what,
-		 qir_error *err);
+#include "finite.h"
+#include "qdq.h"
+#include "results.h"
+#include "rotate.h"
+#include "skip.h"
+#include "targets.h"
+#include "weight.h"
 
 #endif
