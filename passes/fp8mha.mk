@@ -7,7 +7,6 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/match.c \
 	passes/fp8_mha/notes.c \
 	passes/fp8_mha/build.c \
-	passes/fp8_mha/opset.c \
 	passes/fp8_mha/custom_ops.c \
 	passes/fp8_mha/weight_match.c \
 	passes/fp8_mha/weights.c \

@@ -1,89 +1,12 @@
 /*
- * passes/fp8_mha/build.c - new constants (scales, zero points), the one
- * Q/DQ builder, and the removal of what a rewrite left unused.
+ * passes/fp8_mha/build.c - what a rewrite needs around what it builds
+ * (constants and Q/DQ come from the toolkit, passes/support/qdq.h): the
+ * opset FP8 Q/DQ need, and the removal of what a rewrite left unused.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "fp8mha.h"
-
-qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t)
-{
-	qir_value *v;
-
-	if (!t)
-		return NULL;
-	v = qir_graph_add_initializer(g, t);
-	if (!v)
-		qir_tensor_free(t);
-	return v;
-}
-
-static qir_node *qdq_node(qir_graph *g, const char *op, const char *base,
-			  const char *suffix, qir_value *x, qir_value *s,
-			  qir_value *zp)
-{
-	char hint[512];
-	qir_node *n;
-
-	snprintf(hint, sizeof(hint), "%s%s", base, suffix);
-	n = qir_node_new(g, op, NULL, hint);
-	if (!n || qir_node_add_input(n, x) || qir_node_add_input(n, s) ||
-	    qir_node_add_input(n, zp) || !qir_node_add_output(n, NULL, hint))
-		return NULL;
-	return n;
-}
-
-qir_node *fp8mha_qdq_pair(qir_graph *g, qir_value *x, qir_value *s,
-			  qir_value *zp, int axis, int dtype, const char *base,
-			  qir_error *err)
-{
-	qir_node *q = qdq_node(g, "QuantizeLinear", base, "_q", x, s, zp);
-	qir_node *dq = q ? qdq_node(g, "DequantizeLinear", base, "_dq",
-				    q->outputs[0], s, zp) : NULL;
-
-	if (!dq || qir_node_set_attr_int(q, "saturate", 1) ||
-	    (axis >= 0 && (qir_node_set_attr_int(q, "axis", axis) ||
-			   qir_node_set_attr_int(dq, "axis", axis))) ||
-	    qir_value_copy_shape(q->outputs[0], x, fp8mha_q_fp8_type(q), err) ||
-	    qir_value_copy_shape(dq->outputs[0], x, dtype, err))
-		return NULL;
-	return dq;
-}
-
-qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
-				 int rank, const int64_t *dims)
-{
-	qir_tensor *t = qir_tensor_new(name, dtype, rank, dims, NULL);
-	void *p = t ? qir_tensor_mutable_data(t, NULL) : NULL;
-	uint64_t i, n;
-
-	if (!p) {
-		qir_tensor_free(t);
-		return NULL;
-	}
-	n = qir_tensor_numel(t);
-	for (i = 0; i < n; i++) {
-		if (dtype == QIR_FLOAT)
-			((float *)p)[i] = (float)x;
-		else if (dtype == QIR_FLOAT16)
-			((uint16_t *)p)[i] = qk_f32_to_f16((float)x);
-		else if (dtype == QIR_BFLOAT16)
-			((uint16_t *)p)[i] = qk_f32_to_bf16((float)x);
-		else {
-			qir_tensor_free(t);
-			return NULL;
-		}
-	}
-	return t;
-}
-
-qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
-			      const int64_t *dims)
-{
-	/* qir_tensor_new zeroes the bytes: code 0 is +0 in every FP8 type. */
-	return qir_tensor_new(name, fp8, rank, dims, NULL);
-}
 
 /* v and what only it kept alive, once nothing reads v: its producer
  * when every output is unused, or its initializer (queued: removed by
@@ -165,4 +88,13 @@ void fp8mha_flush_dead(struct fp8mha_cfg *cfg)
 		i = j;
 	}
 	cfg->ndead = 0;
+}
+
+int fp8mha_prepare_opset(struct fp8mha_cfg *cfg)
+{
+	qopt_status rc = qopt_require_opset(cfg->ctx, FP8MHA_OPSET, "FP8 Q/DQ");
+
+	if (rc == QOPT_ESKIPPED)
+		return 1;
+	return rc ? -1 : 0;
 }

@@ -161,25 +161,27 @@ static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
 	qir_graph *g = before->graph;
 	qir_value *sv, *zv;
 	qir_node *q, *dq;
+	struct ps_qdq_attrs attrs = { .saturate = 1 };
 	qir_error err = { 0 };
 	char hint[512];
 
 	snprintf(hint, sizeof(hint), "%s_fp8_zero_point", x->name);
-	zv = s ? fp8mha_add_init(g, fp8mha_zero_point(hint, QIR_FLOAT8E4M3FN,
+	zv = s ? ps_add_initializer(g, ps_zero_point(hint, QIR_FLOAT8E4M3FN,
 						      s->rank, s->dims)) : NULL;
-	sv = zv ? fp8mha_add_init(g, s) : NULL;
+	sv = zv ? ps_add_initializer(g, s) : NULL;
 	if (!sv) {
 		if (!zv)
 			qir_tensor_free(s);
 		fp8mha_fail(p->cfg, before, NULL);
 		return NULL;
 	}
-	dq = fp8mha_qdq_pair(g, x, sv, zv, axis, dtype, x->name, &err);
-	if (!dq) {
+	attrs.per_axis = axis >= 0;
+	attrs.axis = axis;
+	if (ps_qdq_pair(g, x->name, x, sv, zv, QIR_FLOAT8E4M3FN, dtype, &attrs,
+			&q, &dq, &err)) {
 		fp8mha_fail(p->cfg, before, &err);
 		return NULL;
 	}
-	q = dq->inputs[0]->producer;
 	qir_node_move_before(q, before);
 	qir_node_move_before(dq, before);
 	return dq->outputs[0];
@@ -232,7 +234,7 @@ static qir_tensor *scale_tensor(const char *name, int dtype, const double *amax,
 				int64_t count, int per_axis, char *why, size_t n)
 {
 	int64_t k;
-	qir_tensor *t = fp8mha_scalar_tensor(name, dtype, 1.0, per_axis ? 1 : 0,
+	qir_tensor *t = ps_filled_tensor(name, dtype, 1.0, per_axis ? 1 : 0,
 					     &count);
 	void *d = t ? qir_tensor_mutable_data(t, NULL) : NULL;
 	float f, back;

@@ -96,7 +96,7 @@ static int convert(struct fp8mha_cfg *cfg, qir_node *n, int kind)
 		return rc < 0 ? -1 : 0;
 	snprintf(hint, sizeof(hint), "%s_zero_point",
 		 n->name[0] ? n->name : n->outputs[0]->name);
-	zp = fp8mha_add_init(n->graph, fp8mha_zero_point(hint,
+	zp = ps_add_initializer(n->graph, ps_zero_point(hint,
 				QIR_FLOAT8E4M3FN, rank, dims));
 	if (!zp || qir_node_add_input(n, zp) ||
 	    qir_node_set_op(n, kind == FP8MHA_CUSTOM_Q ? "QuantizeLinear" :

@@ -23,11 +23,13 @@
  *      softmax.c                                  one rewrite each
  *   3  fake.c                                     weight_mode = fake
  *   2  rotate.c, pretranspose.c                   R fq(R W); transposed codes
- *   1  weight_match.c, attn.c, calib_file.c,     weight scales and the
- *      opset.c                                    weight walk; attention
+ *   1  weight_match.c, attn.c, calib_file.c      weight scales and the
+ *                                                 weight walk; attention
  *                                                 blocks; the file
  *   0  match.c, build.c, notes.c                  matching, building,
  *                                                 reporting
+ * and under them all the pass toolkit (passes/support) and the public
+ * qopt/ API.
  */
 #ifndef QOPT_PASSES_FP8MHA_H
 #define QOPT_PASSES_FP8MHA_H
@@ -38,7 +40,6 @@
 #include "../support/support.h"
 
 #define FP8MHA_OPSET 19		/* FP8 QuantizeLinear/DequantizeLinear */
-#define FP8MHA_IR 9
 #define FP8MHA_FOLD_MAX_BYTES (UINT64_C(8) << 30)
 #define FP8MHA_MAX_HOPS 8	/* layout nodes looked through */
 
@@ -58,8 +59,6 @@ struct fp8mha_cfg {
 	int move_layout;	/* sink.c: Q/DQ below layout ops */
 	int weight_fake;	/* weight_mode = fake: float DQ(Q(W)) */
 	int rotate_back;	/* rotate = rotate_back: R fq(R W) */
-	int opset_done;
-	int opset_denied;	/* bisect refused the upgrade */
 	int spill_failed;
 	int typed;
 	/* fp8-softmax-qdq on a calibrated model (option calibration set):
@@ -156,35 +155,17 @@ void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
 int fp8mha_fail(struct fp8mha_cfg *cfg, const qir_node *n,
 		const qir_error *e);
 
-/* build.c: a new constant tensor as an initializer of g (takes t; NULL
- * when t is NULL or on failure, t freed). */
-qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t);
-/* Caller owns: a tensor of dtype (FLOAT, FLOAT16, BFLOAT16) and the
- * given shape, every element x. */
-qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
-				 int rank, const int64_t *dims);
-/* Caller owns: an FP8 tensor of zeros of the given shape. */
-qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
-			      const int64_t *dims);
-/* The one Q/DQ builder: x -> Q -> DQ with scale s and zero point zp
- * (values of g; zp's type is the FP8 type), named base_q and base_dq,
- * Q saturating, per-axis along axis when axis >= 0; the Q output typed
- * FP8 and the DQ output dtype, both with x's shape. Returns the DQ (its
- * Q is dq->inputs[0]->producer), appended to g and not yet read by
- * anything; NULL with err. */
-qir_node *fp8mha_qdq_pair(qir_graph *g, qir_value *x, qir_value *s,
-			  qir_value *zp, int axis, int dtype, const char *base,
-			  qir_error *err);
+/* build.c */
 /* Removes v once nothing reads it, and what only it kept alive. */
 void fp8mha_erase_unused(struct fp8mha_cfg *cfg, qir_value *v);
 /* Removes the initializers fp8mha_erase_unused queued (those still
  * unread), one walk per graph. */
 void fp8mha_flush_dead(struct fp8mha_cfg *cfg);
 
-/* opset.c: raises the opset to 19 (and IR to 9) once, when the
- * pipeline allows it. */
-/* 0 when the model is at opset 19 or above, 1 when bisect refused the
- * upgrade (skip the rewrite), -1 on error (reported). */
+/* build.c: the opset FP8 Q/DQ need (19), asked of the manager
+ * (qopt_require_opset: the pipeline's policy, one bisect point, the
+ * upgrade). 0 when the model is there, 1 when bisect declined (skip the
+ * rewrite), -1 on error (reported by the manager). */
 int fp8mha_prepare_opset(struct fp8mha_cfg *cfg);
 
 /* custom_ops.c (rewrite 1) and typing */
@@ -238,11 +219,11 @@ int fp8mha_rotate_options(struct fp8mha_cfg *cfg);
  * or Gemm: 0 with *kaxis, or -1 with why. */
 int fp8mha_weight_kaxis(qir_value *v, int rank, int *kaxis, char *why,
 			size_t n);
-/* x: c->w as FP32 (numel elements, rotated in place); writes
- * R fq(R W) in c->w's type to dst. The FP8 scale is amax/448 of R W at
- * the granularity of Q's scale. 0, or -1 after qopt_error. */
+/* src: c->w's bytes; writes R fq(R W) in c->w's type to dst. The FP8
+ * scale is amax/448 of R W at the granularity of Q's scale. 0, or -1
+ * after qopt_error. */
 int fp8mha_rotated_values(struct fp8mha_cfg *cfg, const struct fp8mha_wcand *c,
-			  int kaxis, float *x, void *dst);
+			  int kaxis, const void *src, void *dst);
 /* pretranspose.c (rewrite 2, second half) */
 #define FP8MHA_PT_MAXRANK 8
 struct fp8mha_pt {

@@ -231,7 +231,7 @@ static qir_value *scaled(qir_graph *g, qir_value *s, double k,
 	}
 	if (owned)
 		qir_tensor_free(t);
-	return fp8mha_add_init(g, nt);
+	return ps_add_initializer(g, nt);
 fail:
 	if (owned)
 		qir_tensor_free(t);

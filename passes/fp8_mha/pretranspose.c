@@ -177,7 +177,7 @@ int fp8mha_pretranspose_finish(struct fp8mha_cfg *cfg, struct fp8mha_pt *p,
 	qir_value *nv, *last;
 
 	ps_spill(&res, nt);
-	nv = fp8mha_add_init(p->dq->graph, nt);
+	nv = ps_add_initializer(p->dq->graph, nt);
 	if (!nv || remap_axis(p))
 		return fp8mha_fail(cfg, p->tr, NULL);
 	if (qir_node_set_input(p->dq, 0, nv))

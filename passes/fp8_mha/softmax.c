@@ -58,6 +58,7 @@ static int insert(struct fp8mha_cfg *cfg, qir_node *sm, qir_node *at,
 	qir_value *s, *zp;
 	qir_graph *g = sm->graph;
 	qir_node *q, *dq;
+	const struct ps_qdq_attrs attrs = { .saturate = 1 };
 	qir_use *uses;
 	qir_error err = { 0 };
 	char hint[512];
@@ -73,18 +74,16 @@ static int insert(struct fp8mha_cfg *cfg, qir_node *sm, qir_node *at,
 		return fp8mha_fail(cfg, sm, NULL);
 	memcpy(uses, out->uses, n * sizeof(*uses));
 	snprintf(hint, sizeof(hint), "%s_fp8_scale", base);
-	s = fp8mha_add_init(g, fp8mha_scalar_tensor(hint, dtype, SOFTMAX_SCALE,
+	s = ps_add_initializer(g, ps_filled_tensor(hint, dtype, SOFTMAX_SCALE,
 						    0, NULL));
 	snprintf(hint, sizeof(hint), "%s_fp8_zero_point", base);
-	zp = fp8mha_add_init(g, fp8mha_zero_point(hint, QIR_FLOAT8E4M3FN, 0,
+	zp = ps_add_initializer(g, ps_zero_point(hint, QIR_FLOAT8E4M3FN, 0,
 						  NULL));
-	dq = s && zp ? fp8mha_qdq_pair(g, out, s, zp, -1, dtype, base, &err) :
-	     NULL;
-	if (!dq) {
+	if (!s || !zp || ps_qdq_pair(g, base, out, s, zp, QIR_FLOAT8E4M3FN,
+				     dtype, &attrs, &q, &dq, &err)) {
 		free(uses);
 		return fp8mha_fail(cfg, sm, &err);
 	}
-	q = dq->inputs[0]->producer;
 	qir_node_move_after(q, at);
 	qir_node_move_after(dq, q);
 	for (i = 0; i < n; i++)

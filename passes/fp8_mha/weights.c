@@ -164,7 +164,7 @@ static int quantize(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	t = fp8_deferred(cfg, c, name, c->w->dims, 0, &err);
 	if (!t)
 		return fp8mha_fail(cfg, c->dq, &err);
-	*out = fp8mha_add_init(c->dq->graph, t);
+	*out = ps_add_initializer(c->dq->graph, t);
 	return *out ? 0 : fp8mha_fail(cfg, c->dq, NULL);
 }
 
