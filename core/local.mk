@@ -15,6 +15,8 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/core.h \
 	core/api/ctx-ops.h \
 	core/manager/pipeline-internal.h \
+	core/manager/session.h \
+	core/manager/session.c \
 	core/manager/log.c \
 	core/manager/suggest.c \
 	core/manager/options.c \
@@ -31,6 +33,7 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/gate.c \
 	core/manager/progress.c \
 	core/manager/manager.c \
+	core/manager/calib-query.c \
 	core/manager/report.c \
 	core/manager/outfile.c \
 	core/manager/guard.c

@@ -43,6 +43,7 @@ static const char *const pipelines[] = {
 };
 #define NPIPELINES (sizeof(pipelines) / sizeof(pipelines[0]))
 
+static pm_session *session;
 static struct pm_registry *reg;
 static struct pm_pipeline pl[NPIPELINES];
 static char out_path[256];
@@ -65,8 +66,11 @@ static void setup(void)
 	char name[32];
 
 	/* Only errors: formatting every skip would be most of the time. */
-	pm_msg_setup(QOPT_LOG_ERROR, 0);
-	reg = pm_registry_new();
+	session = pm_session_new();
+	if (!session)
+		fail("out of memory", "", NULL);
+	pm_msg_setup(session, QOPT_LOG_ERROR, 0);
+	reg = pm_registry_new(session);
 	if (!reg)
 		fail("out of memory", "", NULL);
 	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
@@ -75,7 +79,7 @@ static void setup(void)
 			fail("a built-in pass table is refused", name, &err);
 	}
 	for (size_t i = 0; i < NPIPELINES; i++) {
-		pm_pipeline_init(&pl[i]);
+		pm_pipeline_init(&pl[i], session);
 		if (pm_pipeline_parse_inline(&pl[i], pipelines[i]) ||
 		    pm_pipeline_resolve(&pl[i], reg))
 			fail("a pipeline does not resolve", pipelines[i], NULL);

@@ -43,8 +43,8 @@ t "a plugin of this version loads" eval '[ $rc = 0 ] && grep -q "^t-opts " "$W/o
 if [ "$PYTHON3" != no ] && [ -x "$PYTHON3" ]; then
 	cp "$top_srcdir/tests/abi1-example.c" "$W/port.c"
 	run "$PYTHON3" "$top_srcdir/tools/qopt-port-abi1.py" "$W/port.c"
-	t "qopt-port-abi1.py ports the entry tail and the option table" \
-		eval '[ $rc = 0 ] && has "1 entry tail(s), 2 option(s) ported" "$W/out" && grep -q "^QOPT_PLUGIN(\"example-rename\", \"1.0\", passes)" "$W/port.c"'
+	t "qopt-port-abi1.py ports the entry tail, the option and the pass tables" \
+		eval '[ $rc = 0 ] && has "1 entry tail(s), 2 option(s), 1 pass(es) ported" "$W/out" && grep -q "^QOPT_PLUGIN(\"example-rename\", \"1.0\", passes)" "$W/port.c"'
 	run ${CC:-cc} -std=c11 -Wall -Wextra -Werror -fPIC -shared \
 		-I"$top_srcdir/include" -o "$W/port.so" "$W/port.c"
 	t "... the ported plugin builds with -Wall -Wextra -Werror" \

@@ -1,7 +1,8 @@
 # tests of qopt calibrate and fp8-mha calibration = FILE (fragment of
 # the top Makefile.am).
-TESTS += tests/calib.sh
-EXTRA_DIST += tests/calib.sh tests/calib-gen.py tests/calib-ort.js
+TESTS += tests/calib.sh tests/calib-query.sh
+EXTRA_DIST += tests/calib.sh tests/calib-gen.py tests/calib-ort.js \
+	tests/calib-query.sh
 # calibrate under hostile input (issue 21)
 TESTS += tests/calib-hostile.sh
 EXTRA_DIST += tests/calib-hostile.sh tests/calib-hostile.py

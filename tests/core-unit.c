@@ -56,7 +56,7 @@ int main(void)
 	static const char *const opts[] = { "block_size", "exclude", "axis" };
 	struct pm_value v = { 0 };
 	qopt_option_spec list = { .name = "l", .type = QOPT_OPT_LIST };
-	char why[256];
+	char why[256], dym[PM_DID_YOU_MEAN_SIZE];
 
 	tap_ok(pm_edit_distance("kitten", "sitting") == 3, "levenshtein");
 	tap_ok(pm_edit_distance("blcok", "block") == 1,
@@ -66,7 +66,7 @@ int main(void)
 		   "suggests block_size for blocksize");
 	tap_ok(pm_suggest("zzzzzz", opts, 3) == NULL,
 	       "no suggestion for something unrelated");
-	TAP_IS_STR(pm_did_you_mean("exlcude", opts, 3),
+	TAP_IS_STR(pm_did_you_mean("exlcude", opts, 3, dym, sizeof(dym)),
 		   " (did you mean 'exclude'?)", "did-you-mean text");
 
 	tap_ok(parses(QOPT_OPT_BOOL, "On", "yes"), "bool On");

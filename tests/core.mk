@@ -11,7 +11,11 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/needs-newer.la tests/plugins/typed.la \
 	tests/plugins/bad-enum.la tests/plugins/old-minor.la \
 	tests/plugins/alias.la tests/plugins/alias-bad-when.la \
-	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la
+	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la \
+	tests/plugins/calib-one.la
+tests_plugins_calib_one_la_SOURCES = tests/plugins/calib-one.c
+tests_plugins_calib_one_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_calib_one_la_LIBADD = libqopt.la
 tests_plugins_good_la_SOURCES = tests/plugins/good.c
 tests_plugins_good_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_good_la_LIBADD = libqopt.la
@@ -64,7 +68,11 @@ tests_plugins_alias_big_step_la_CPPFLAGS = $(AM_CPPFLAGS) -DALIAS_BIG_STEP
 tests_plugins_alias_big_step_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_alias_big_step_la_LIBADD = libqopt.la
 
-check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit
+check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit \
+	tests/core-session
+tests_core_session_SOURCES = tests/core-session.c tests/tap.h
+tests_core_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_core_session_LDADD = core/libpassmgr.la libqopt.la
 tests_core_mkmodel_SOURCES = tests/core-mkmodel.c
 tests_core_mkmodel_LDADD = libqopt.la
 tests_core_check_SOURCES = tests/core-check.c
@@ -73,11 +81,11 @@ tests_core_unit_SOURCES = tests/core-unit.c tests/tap.h
 tests_core_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 
-TESTS += tests/core-unit tests/core-cli.sh tests/core-plugins.sh \
+TESTS += tests/core-unit tests/core-session tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
 	tests/core-alias.sh
-dist_check_SCRIPTS += tests/core-cli.sh tests/core-plugins.sh \
+dist_check_SCRIPTS += tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
 	tests/core-alias.sh

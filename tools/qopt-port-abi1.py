@@ -5,9 +5,9 @@ to ABI 2 in place (docs/plugin-abi.md, "Porting a plugin from ABI 1"):
 - the hand-written entry tail (a static qopt_plugin_info starting with
   QOPT_ABI_VERSION and a qopt_plugin_entry() returning it) becomes
   QOPT_PLUGIN(name, version, passes);
-- positional qopt_option_spec entries become designated initializers,
-  so fields a later ABI minor adds at the end do not trip
-  -Wmissing-field-initializers.
+- positional qopt_option_spec and qopt_pass_info entries become
+  designated initializers, so fields a later ABI adds at the end (ABI
+  3.0's calibration_targets) do not trip -Wmissing-field-initializers.
 
 Files it does not recognise are left as they are; it prints what it did.
 """
@@ -20,8 +20,10 @@ TAIL = re.compile(
     r'(?:/\*.*?\*/\s*)?'
     r'QOPT_EXPORT const qopt_plugin_info \*qopt_plugin_entry\(void\)\s*'
     r'\{\s*return &\1;\s*\}\n', re.S)
-TABLE = re.compile(r'qopt_option_spec\s+\w+\[\]\s*=\s*\{')
-FIELDS = ('name', 'type', 'default_value', 'help')
+OPTION_TABLE = re.compile(r'qopt_option_spec\s+\w+\[\]\s*=\s*\{')
+OPTION_FIELDS = ('name', 'type', 'default_value', 'help')
+PASS_TABLE = re.compile(r'qopt_pass_info\s+\w+\[\]\s*=\s*\{')
+PASS_FIELDS = ('name', 'summary', 'options', 'run', 'flags')
 
 
 def split_top(text):
@@ -51,24 +53,27 @@ def split_top(text):
     return [p.strip() for p in parts]
 
 
-def entry(body, indent):
+def entry(body, indent, fields):
     parts = split_top(body)
     if parts and parts[0].startswith('.'):
         return None                     # already designated
     if not parts or parts[0] in ('0', 'NULL'):
         return '{ 0 }'
-    if len(parts) > len(FIELDS):
+    if len(parts) > len(fields):
         return None
-    out = ['.%s = %s' % (f, v) for f, v in zip(FIELDS, parts)]
+    out = ['.%s = %s' % (f, v) for f, v in zip(fields, parts)]
+    if any('\n' in v for v in parts):  # a long entry: one field a line
+        sep = ',\n' + indent + '  '
+        return '{ ' + sep.join(out) + ' }'
     head = '{ ' + ', '.join(out[:3])
-    if len(out) == 4:
-        head += ',\n' + indent + '  ' + out[3]
+    if len(out) > 3:
+        head += ',\n' + indent + '  ' + ', '.join(out[3:])
     return head + ' }'
 
 
-def port_tables(src):
+def port_tables(src, table, fields):
     pos, res, n = 0, [], 0
-    for m in TABLE.finditer(src):
+    for m in table.finditer(src):
         res.append(src[pos:m.end()])
         i = m.end()
         while True:
@@ -94,7 +99,7 @@ def port_tables(src):
                 j += 1
             line_start = src.rfind('\n', 0, i) + 1
             indent = src[line_start:i]
-            new = entry(src[i + 1:j], indent)
+            new = entry(src[i + 1:j], indent, fields)
             if new is None:
                 new = src[i:j + 1]
             elif new != src[i:j + 1]:
@@ -117,12 +122,13 @@ def main(paths):
             src = f.read()
         new, ntail = TAIL.subn(
             lambda m: 'QOPT_PLUGIN(%s, %s, %s)\n' % m.group(2, 3, 4), src)
-        new, nopts = port_tables(new)
+        new, nopts = port_tables(new, OPTION_TABLE, OPTION_FIELDS)
+        new, npasses = port_tables(new, PASS_TABLE, PASS_FIELDS)
         if new != src:
             with open(path, 'w') as f:
                 f.write(new)
-        print('%s: %d entry tail(s), %d option(s) ported' %
-              (path, ntail, nopts))
+        print('%s: %d entry tail(s), %d option(s), %d pass(es) ported' %
+              (path, ntail, nopts, npasses))
 
 
 if __name__ == '__main__':

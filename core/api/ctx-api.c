@@ -179,3 +179,10 @@ qk_ctx *qopt_kernels(qopt_ctx *ctx)
 
 	return o ? o->kernels(ctx) : NULL;
 }
+
+qopt_status qopt_want_range(qopt_ctx *ctx, qir_value *v)
+{
+	const struct ctx_ops *o = ops_of(ctx);
+
+	return o ? o->want_range(ctx, v) : QOPT_EUSAGE;
+}

@@ -41,6 +41,7 @@ struct ctx_ops {
 	/* ABI 3.0: qopt_require_opset. */
 	qopt_status (*require_opset)(qopt_ctx *ctx, int64_t opset,
 				     const char *why);
+	qopt_status (*want_range)(qopt_ctx *ctx, qir_value *v);
 };
 
 /* Every context handed to a pass begins with this. */

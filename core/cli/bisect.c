@@ -102,7 +102,7 @@ static qir_model *run_at(struct bisect *b, int64_t limit, int64_t *count,
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return NULL;
 	}
-	m = cli_load(b->c->input);
+	m = cli_load(b->c->s, b->c->input);
 	if (m && pm_run_model(&run, m) < 0) {
 		qir_model_free(m);
 		m = NULL;
@@ -496,7 +496,7 @@ int cmd_bisect(struct pm_cli *c)
 	struct bisect b = { .c = c, .pl = &pl };
 	int rc;
 
-	pm_pipeline_init(&pl);
+	pm_pipeline_init(&pl, c->s);
 	rc = cli_setup(c, &pl, &reg);
 	if (!rc && !pl.nstages) {
 		fprintf(stderr, "qopt: error: bisect needs a pipeline (-p or --passes)\n");
@@ -510,7 +510,7 @@ int cmd_bisect(struct pm_cli *c)
 		 * search; -v brings it (and the BISECT: lines) back. */
 		b.o.bisect_print = c->verbose > 0;
 		if (!c->verbose)
-			pm_msg_setup(QOPT_LOG_ERROR, b.o.strict);
+			pm_msg_setup(c->s, QOPT_LOG_ERROR, b.o.strict);
 		cli_save_opts(c, &pl, &b.so);
 		rc = check_dir(&b);
 		if (!rc)

@@ -11,6 +11,7 @@
 enum { QOPT_EXIT_OK = 0, QOPT_EXIT_FAIL = 1, QOPT_EXIT_USAGE = 2 };
 
 struct pm_cli {
+	pm_session *s;		/* the manager's session (main.c owns it) */
 	const char *cmd;	/* "run", "dump", "verify", "bisect" */
 	const char *input;
 	const char *output;
@@ -53,14 +54,14 @@ int cli_run_opts(const struct pm_cli *c,
 void cli_save_opts(const struct pm_cli *c,
 			const struct pm_pipeline *pl, qir_save_opts *so);
 /* Loads a model, printing "qopt: FILE: error: ..." on failure. */
-qir_model *cli_load(const char *path);
+qir_model *cli_load(pm_session *s, const char *path);
 
 int cmd_run(struct pm_cli *c);
 int cmd_dump(struct pm_cli *c);
 int cmd_verify(struct pm_cli *c);
 int cmd_bisect(struct pm_cli *c);
 /* qopt calibrate ARGS (argv[0] is "calibrate"): exit status. */
-int cmd_calibrate(int argc, char **argv);
+int cmd_calibrate(pm_session *s, int argc, char **argv);
 int cmd_list_passes(const struct pm_registry *r);
 int cmd_help_pass(const struct pm_registry *r, const char *name);
 

@@ -1,14 +1,16 @@
 /*
- * core/cli/cmd-calibrate.c - `qopt calibrate`: activation ranges for
- * fp8-mha's calibrated Q/DQ placement.
+ * core/cli/cmd-calibrate.c - `qopt calibrate`: activation ranges for the
+ * passes of a pipeline that read a calibration file (fp8-mha's
+ * calibrated Q/DQ placement by default).
  *
  * qopt owns the model side: it loads the model exactly as a pipeline
  * does (nodes sorted), takes qir_model_hash() of it (fp8-mha compares
  * the same hash, so a file made for another model or an edited one is
- * refused), picks the tensors fp8-mha may quantize (the non-constant
- * float inputs of MatMul, Gemm and Conv, Softmax outputs excepted: their
- * scale is fixed), and writes a copy of the model that exposes them as
- * graph outputs, since ONNX Runtime returns graph outputs only. The
+ * refused), asks the pipeline's passes which tensors to measure (each
+ * pass's calibration_targets with its options, through the manager:
+ * core/manager/calib-query.c), and writes a copy of the model that
+ * exposes them as graph outputs, since ONNX Runtime returns graph
+ * outputs only. The
  * runtime side (reading samples, running ORT, reducing to amax) is the
  * node script qopt-calibrate-ort; it hands the amax values back in a
  * result file in the temporary folder, and qopt writes the calibration
@@ -37,7 +39,11 @@
 #include "cli/outpath.h"
 
 struct calib_args {
+	pm_session *s;
 	const char *model, *data, *output;
+	const char *pipeline_file, *passes;	/* -p, --passes */
+	const char **loads, **plugin_dirs;	/* --load, -L */
+	size_t nloads, nplugin_dirs;
 	const char **dims;	/* NAME=VALUE, for --random */
 	size_t ndims;
 	double percentile;	/* 100: plain max */
@@ -54,7 +60,11 @@ static int calib_usage(const char *msg, const char *arg)
 	fputs("usage: qopt calibrate MODEL.onnx --data DIR [-o CALIB.json] "
 	      "[--percentile P]\n"
 	      "       qopt calibrate MODEL.onnx --random N [--seed S] "
-	      "[--dim NAME=VALUE]... (smoke test only)\n", stderr);
+	      "[--dim NAME=VALUE]... (smoke test only)\n"
+	      "  the pipeline whose passes say what to measure: -p FILE.ini or "
+	      "--passes LIST\n"
+	      "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n",
+	      stderr);
 	return QOPT_EXIT_USAGE;
 }
 
@@ -96,6 +106,24 @@ static int parse_uint(const char *s, unsigned long long lo,
 	return 0;
 }
 
+static int add_arg(const char ***v, size_t *n, const char *arg)
+{
+	const char **grown = realloc(*v, (*n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -1;
+	*v = grown;
+	grown[(*n)++] = arg;
+	return 0;
+}
+
+static void calib_args_free(struct calib_args *a)
+{
+	free(a->dims);
+	free(a->loads);
+	free(a->plugin_dirs);
+}
+
 static int calib_parse(struct calib_args *a, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -105,6 +133,9 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 		{ "random", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "dim", required_argument, NULL, 'D' },
+		{ "pipeline", required_argument, NULL, 'p' },
+		{ "passes", required_argument, NULL, 'S' },
+		{ "load", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -116,10 +147,19 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 	a->seed = 1;
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:o:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:o:p:L:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'd': a->data = optarg; break;
 		case 'o': a->output = optarg; break;
+		case 'p': a->pipeline_file = optarg; break;
+		case 'S': a->passes = optarg; break;
+		case 'l':
+		case 'L':
+			if (add_arg(ch == 'l' ? &a->loads : &a->plugin_dirs,
+				    ch == 'l' ? &a->nloads : &a->nplugin_dirs,
+				    optarg) < 0)
+				return calib_usage("out of memory", NULL);
+			break;
 		case 'P':
 			if (parse_number(optarg, 50.0, 100.0, &a->percentile))
 				return calib_usage("--percentile takes a number "
@@ -171,6 +211,8 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 		return calib_usage("--dim belongs to --random", NULL);
 	if (a->output && !*a->output)
 		return calib_usage("-o needs a file name, got ''", NULL);
+	if (a->pipeline_file && a->passes)
+		return calib_usage("give either -p FILE or --passes LIST", NULL);
 	return 0;
 }
 
@@ -202,25 +244,6 @@ static void json_value_type(FILE *f, const qir_value *v)
 			fputs("null", f);
 	}
 	fputs("]}", f);
-}
-
-static int is_float(int t)
-{
-	return t == QIR_FLOAT || t == QIR_FLOAT16 || t == QIR_BFLOAT16;
-}
-
-/* The activations fp8-mha may quantize (see the file comment). */
-static int wanted(qir_value *v)
-{
-	qir_node *p = v ? v->producer : NULL;
-
-	if (!v || qir_value_const(v))
-		return 0;
-	if (p && qir_node_is(p, "Softmax"))
-		return 0;
-	if (v->dtype && !is_float(v->dtype))
-		return 0;
-	return 1;
 }
 
 /* A value and a position: sorted by value, then position, so that
@@ -269,41 +292,62 @@ static int dedup(qir_value **v, size_t *n)
 	return 0;
 }
 
-/* Fills *sel with the selected values (deduplicated, graph order). */
-static int select_tensors(qir_model *m, qir_value ***sel, size_t *n)
+/* The pipeline as -p/--passes say (fp8-mha by default), its plugins
+ * loaded and its passes resolved, as the main command does; then the
+ * values its passes ask for, deduplicated, in the order asked. */
+static int select_tensors(const struct calib_args *a, qir_model *m,
+			  qir_value ***sel, size_t *n)
 {
-	qir_node *node;
-	qir_value **out = NULL, **grown;
-	size_t i, cap = 0;
+	struct pm_cli c;
+	struct pm_pipeline pl;
+	struct pm_registry *reg = NULL;
+	struct pm_run_opts o;
+	struct pm_run run;
+	struct pm_want want = { 0 };
+	qir_error err = { 0 };
+	size_t nasked = 0;
+	int rc;
 
-	*n = 0;
-	qir_graph_for_each_node(m->graph, node) {
-		size_t slots = qir_node_is(node, "Conv") ? 1 :
-			qir_node_is(node, "MatMul") ||
-			qir_node_is(node, "Gemm") ? 2 : 0;
-
-		for (i = 0; i < slots && i < node->ninputs; i++) {
-			qir_value *v = node->inputs[i];
-
-			if (!wanted(v))
-				continue;
-			if (*n == cap) {
-				cap = cap ? 2 * cap : 16;
-				grown = realloc(out, cap * sizeof(*out));
-				if (!grown) {
-					free(out);
-					return -1;
-				}
-				out = grown;
-			}
-			out[(*n)++] = v;
+	memset(&c, 0, sizeof(c));
+	c.s = a->s;
+	c.pipeline_file = a->pipeline_file;
+	c.passes_inline = a->pipeline_file ? NULL :
+			  a->passes ? a->passes : "fp8-mha";
+	c.loads = a->loads;
+	c.nloads = a->nloads;
+	c.plugin_dirs = a->plugin_dirs;
+	c.nplugin_dirs = a->nplugin_dirs;
+	c.threads = 0;
+	pm_pipeline_init(&pl, a->s);
+	rc = cli_setup(&c, &pl, &reg);
+	if (!rc)
+		rc = cli_run_opts(&c, &pl, &o);
+	if (!rc && pm_run_init(&run, &pl, &o, &err) < 0) {
+		fprintf(stderr, "qopt calibrate: error: %s\n", err.msg);
+		rc = QOPT_EXIT_FAIL;
+	} else if (!rc) {
+		if (pm_calibration_targets(&run, m, &want, &nasked) < 0)
+			rc = QOPT_EXIT_FAIL;
+		else if (!nasked) {
+			fprintf(stderr, "qopt calibrate: error: no pass of the "
+				"pipeline (%s) reads a calibration file: nothing "
+				"to calibrate\n", pl.file);
+			rc = QOPT_EXIT_USAGE;
 		}
+		pm_run_fini(&run);
 	}
-	if (dedup(out, n) < 0) {
-		free(out);
-		return -1;
+	pm_pipeline_free(&pl);
+	pm_registry_free(reg);
+	if (!rc && dedup(want.values, &want.n) < 0) {
+		fprintf(stderr, "qopt calibrate: error: out of memory\n");
+		rc = QOPT_EXIT_FAIL;
 	}
-	*sel = out;
+	if (rc) {
+		free(want.values);
+		return rc;
+	}
+	*sel = want.values;
+	*n = want.n;
 	return 0;
 }
 
@@ -884,14 +928,13 @@ static int calibrate(const struct calib_args *a, qir_model *m)
 
 	if (!a->discard && clashes_with_data(a, m))
 		return QOPT_EXIT_USAGE;
-	if (select_tensors(m, &sel, &nsel) < 0) {
-		fprintf(stderr, "qopt calibrate: error: out of memory\n");
-		return QOPT_EXIT_FAIL;
-	}
+	rc = select_tensors(a, m, &sel, &nsel);
+	if (rc)
+		return rc;
+	rc = QOPT_EXIT_FAIL;
 	if (!nsel)
-		fprintf(stderr, "qopt calibrate: %s: error: no MatMul, Gemm or "
-			"Conv with a non-constant float input: nothing to "
-			"calibrate\n", a->model);
+		fprintf(stderr, "qopt calibrate: %s: error: the pipeline's passes "
+			"ask for no tensor: nothing to calibrate\n", a->model);
 	for (i = 0; i < nsel; i++)
 		if (!sel[i]->is_input && !sel[i]->is_output &&
 		    qir_graph_add_output(m->graph, sel[i]) < 0) {
@@ -942,7 +985,7 @@ static int check_samples(const struct calib_args *a)
 	return rc;
 }
 
-int cmd_calibrate(int argc, char **argv)
+int cmd_calibrate(pm_session *s, int argc, char **argv)
 {
 	struct calib_args a;
 	char outbuf[4096];
@@ -950,9 +993,10 @@ int cmd_calibrate(int argc, char **argv)
 	int rc;
 
 	memset(&a, 0, sizeof(a));
+	a.s = s;
 	rc = calib_parse(&a, argc, argv);
 	if (rc) {
-		free(a.dims);
+		calib_args_free(&a);
 		return rc < 0 ? QOPT_EXIT_OK : rc;
 	}
 	a.out = a.output;
@@ -964,16 +1008,16 @@ int cmd_calibrate(int argc, char **argv)
 	if (!rc && a.data)
 		rc = check_samples(&a);
 	if (rc) {
-		free(a.dims);
+		calib_args_free(&a);
 		return rc;
 	}
-	m = cli_load(a.model);
+	m = cli_load(s, a.model);
 	if (!m) {
-		free(a.dims);
+		calib_args_free(&a);
 		return QOPT_EXIT_FAIL;
 	}
 	rc = calibrate(&a, m);
 	qir_model_free(m);
-	free(a.dims);
+	calib_args_free(&a);
 	return rc;
 }

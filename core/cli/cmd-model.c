@@ -6,7 +6,7 @@
 
 int cmd_dump(struct pm_cli *c)
 {
-	qir_model *m = cli_load(c->input);
+	qir_model *m = cli_load(c->s, c->input);
 
 	if (!m)
 		return QOPT_EXIT_FAIL;
@@ -18,7 +18,7 @@ int cmd_dump(struct pm_cli *c)
 int cmd_verify(struct pm_cli *c)
 {
 	qir_error err = { 0 };
-	qir_model *m = cli_load(c->input);
+	qir_model *m = cli_load(c->s, c->input);
 	/* A path may hold control bytes too: shown escaped, as names are. */
 	char shown[4 * 4096 + 1];
 	int rc = QOPT_EXIT_OK;

@@ -121,13 +121,14 @@ static int help_pipeline(const struct pm_alias *a)
 
 int cmd_help_pass(const struct pm_registry *r, const char *name)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	const struct pm_pass *p = pm_registry_find(r, name);
 
 	if (!p && pm_registry_find_alias(r, name))
 		return help_pipeline(pm_registry_find_alias(r, name));
 	if (!p) {
 		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
-			pm_registry_did_you_mean(r, name));
+			pm_registry_did_you_mean(r, name, dym));
 		return QOPT_EXIT_USAGE;
 	}
 	printf("%s - %s\n", p->info->name, p->info->summary);
@@ -145,6 +146,7 @@ int cmd_help_pass(const struct pm_registry *r, const char *name)
 static int check_print_after(const struct pm_cli *c,
 			     const struct pm_pipeline *pl)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	const char *names[512];
 	size_t i, j, n = 0;
 
@@ -161,7 +163,8 @@ static int check_print_after(const struct pm_cli *c,
 		if (j == n) {
 			fprintf(stderr, "qopt: error: --print-after: pass '%s' is not in the pipeline%s\n",
 				c->print_after[i],
-				pm_did_you_mean(c->print_after[i], names, n));
+				pm_did_you_mean(c->print_after[i], names, n,
+						dym, sizeof(dym)));
 			return -1;
 		}
 	}
@@ -218,15 +221,6 @@ static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 	qir_save_opts so;
 	double t0;
 
-	if (run->o.strict && pm_msg_warnings()) {
-		fprintf(stderr, "qopt: error: warnings with --strict; no output written\n");
-		return QOPT_EXIT_FAIL;
-	}
-	if (qir_verify(m, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: the result does not verify: %s; no output written\n",
-			c->input, err.msg);
-		return QOPT_EXIT_FAIL;
-	}
 	errno = 0;
 	if (!stdout_ok())
 		return QOPT_EXIT_FAIL;
@@ -246,7 +240,7 @@ static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 			return QOPT_EXIT_FAIL;
 		}
 		run->t_save = pm_now() - t0;
-		pm_msg(QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
+		pm_msg(c->s, QOPT_LOG_INFO, c->output, "wrote %zu nodes, %zu initializers",
 			 m->graph->nnodes, m->graph->ninits);
 	}
 	if ((c->dry_run || c->out_discard) && eval_deferred(c, m) < 0) {
@@ -254,7 +248,7 @@ static int finish(struct pm_cli *c, struct pm_run *run, qir_model *m)
 		return QOPT_EXIT_FAIL;
 	}
 	if (c->out_discard)
-		pm_msg(QOPT_LOG_INFO, c->output, "discarded (%zu nodes, %zu initializers)",
+		pm_msg(c->s, QOPT_LOG_INFO, c->output, "discarded (%zu nodes, %zu initializers)",
 			 m->graph->nnodes, m->graph->ninits);
 	if (stats && pm_outfile_commit(stats, &err) < 0) {
 		fprintf(stderr, "qopt: %s: error: %s%s\n", c->stats_json, err.msg,
@@ -377,32 +371,26 @@ static int run_pipeline(struct pm_cli *c, struct pm_pipeline *pl)
 	rc = cli_run_opts(c, pl, &o);
 	if (rc)
 		return rc;
-	pm_msg_setup(pm_msg_level(), o.strict);
+	pm_msg_setup(c->s, pm_msg_level(c->s), o.strict);
 	if (pm_run_init(&run, pl, &o, &err) < 0) {
 		fprintf(stderr, "qopt: error: %s\n", err.msg);
 		return QOPT_EXIT_FAIL;
 	}
 	t0 = pm_now();
-	m = cli_load(c->input);
+	m = cli_load(c->s, c->input);
 	run.t_load = pm_now() - t0;
 	if (!m) {
 		pm_run_fini(&run);
-		return QOPT_EXIT_FAIL;
-	}
-	/* Passes may assume a valid model: check before they start. */
-	if (qir_verify(m, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: invalid model: %s; no output written\n",
-			c->input, err.msg);
-		pm_run_fini(&run);
-		qir_model_free(m);
 		return QOPT_EXIT_FAIL;
 	}
 	if (summary && cli_summary_take(&before, m) < 0)
 		summary = 0;	/* out of memory: the run goes on without */
 	cli_summary_files(&before, c->input, NULL);
 	if (pm_run_model(&run, m) < 0) {
-		fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
-			run.failed_pass);
+		/* The manager said why; for a pass, the CLI names it. */
+		if (run.failed_pass)
+			fprintf(stderr, "qopt: error: pass '%s' failed; no output written\n",
+				run.failed_pass);
 		rc = QOPT_EXIT_FAIL;
 	} else {
 		rc = finish(c, &run, m);
@@ -422,7 +410,7 @@ int cmd_run(struct pm_cli *c)
 	struct pm_registry *reg = NULL;
 	int rc;
 
-	pm_pipeline_init(&pl);
+	pm_pipeline_init(&pl, c->s);
 	rc = cli_setup(c, &pl, &reg);
 	if (rc)
 		goto out;

@@ -20,27 +20,36 @@ static int stdout_done(int rc)
 int main(int argc, char **argv)
 {
 	struct pm_cli c;
+	pm_session *s;
 	int rc;
 
 	pm_use_build_tree_modules();
+	s = pm_session_new();
+	if (!s) {
+		fprintf(stderr, "qopt: error: out of memory\n");
+		return QOPT_EXIT_FAIL;
+	}
 	/* calibrate has options of its own (core/cli/cmd-calibrate.c) */
 	if (argc >= 2 && !strcmp(argv[1], "calibrate")) {
-		pm_msg_setup(QOPT_LOG_INFO, 0);
-		return stdout_done(cmd_calibrate(argc - 1, argv + 1));
+		rc = cmd_calibrate(s, argc - 1, argv + 1);
+		pm_session_free(s);
+		return stdout_done(rc);
 	}
 	rc = cli_parse(&c, argc, argv);
-
+	c.s = s;
 	if (rc) {
 		cli_free(&c);
+		pm_session_free(s);
 		return rc < 0 ? stdout_done(QOPT_EXIT_OK) : rc;
 	}
 	if (pm_guard_install()) {
 		fprintf(stderr, "qopt: error: cannot install the exit handler\n");
 		cli_free(&c);
+		pm_session_free(s);
 		return QOPT_EXIT_FAIL;
 	}
-	pm_msg_setup(c.quiet ? QOPT_LOG_WARN :
-		       c.verbose ? QOPT_LOG_DEBUG : QOPT_LOG_INFO, c.strict);
+	pm_msg_setup(s, c.quiet ? QOPT_LOG_WARN :
+		     c.verbose ? QOPT_LOG_DEBUG : QOPT_LOG_INFO, c.strict);
 	if (!strcmp(c.cmd, "dump"))
 		rc = cmd_dump(&c);
 	else if (!strcmp(c.cmd, "verify"))
@@ -50,5 +59,6 @@ int main(int argc, char **argv)
 	else
 		rc = cmd_run(&c);
 	cli_free(&c);
+	pm_session_free(s);
 	return stdout_done(rc);
 }

@@ -60,7 +60,7 @@ static int load_env_path(struct pm_registry *r)
 	for (tok = strtok_r(copy, ":", &save); tok && !rc;
 	     tok = strtok_r(NULL, ":", &save)) {
 		if (!is_dir(tok)) {
-			pm_msg(QOPT_LOG_WARN, "QOPT_PLUGIN_PATH",
+			pm_msg(r->s, QOPT_LOG_WARN, "QOPT_PLUGIN_PATH",
 				 "'%s' is not a folder", tok);
 			continue;
 		}
@@ -129,7 +129,7 @@ int cli_setup(struct pm_cli *c, struct pm_pipeline *pl,
 {
 	int bad = 0;
 
-	*reg = pm_registry_new();
+	*reg = pm_registry_new(c->s);
 	if (!*reg)
 		return QOPT_EXIT_FAIL;
 	if (c->pipeline_file)
@@ -202,7 +202,7 @@ void cli_save_opts(const struct pm_cli *c,
 	so->all_inline = c->all_inline || pl->g.all_inline > 0;
 }
 
-qir_model *cli_load(const char *path)
+qir_model *cli_load(pm_session *s, const char *path)
 {
 	qir_error err = { 0 };
 	qir_model *m = NULL;
@@ -212,7 +212,7 @@ qir_model *cli_load(const char *path)
 		return NULL;
 	}
 	if (qir_model_load_reordered(m))
-		pm_msg(QOPT_LOG_INFO, path,
+		pm_msg(s, QOPT_LOG_INFO, path,
 			 "note: nodes were not in topological order; sorted them (%zu node%s moved)",
 			 qir_model_load_reordered(m),
 			qir_model_load_reordered(m) == 1 ? "" : "s");
@@ -220,13 +220,13 @@ qir_model *cli_load(const char *path)
 		const char *note = qir_model_load_note(m, i);
 
 		if (!note) {
-			pm_msg(QOPT_LOG_INFO, path,
+			pm_msg(s, QOPT_LOG_INFO, path,
 			       "note: %zu more declared type%s disagree with inference",
 			       qir_model_load_notes(m) - i,
 			       qir_model_load_notes(m) - i == 1 ? "" : "s");
 			break;
 		}
-		pm_msg(QOPT_LOG_INFO, path, "note: %s", note);
+		pm_msg(s, QOPT_LOG_INFO, path, "note: %s", note);
 	}
 	return m;
 }

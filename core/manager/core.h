@@ -1,9 +1,17 @@
 /*
  * core/manager/core.h - private to core/ and the qopt binary (not installed).
  *
- * The pass manager: a static library linked into the qopt program. It
- * uses libqopt's public API only, and gives passes their context
- * through the ops table of core/api/ctx-ops.h.
+ * The pass manager: a library (core/libpassmgr; the qopt program, the
+ * pass fuzzer and the unit tests link it) without mutable globals: what
+ * it remembers between calls lives in a pm_session its caller creates
+ * and frees, and every registry, pipeline and run belongs to one, so
+ * two sessions in one process are independent (tests/core-session.c;
+ * tests/core-globals.sh checks the objects). The one exception is the
+ * signal guard (guard.c), which is the process's by nature. It decides
+ * alone what the CLI must not redo: the input and the result verify,
+ * and --strict (pm_run_model). It uses libqopt's public API only, and
+ * gives passes their context through the ops table of
+ * core/api/ctx-ops.h.
  */
 #ifndef QOPT_CORE_H
 #define QOPT_CORE_H
@@ -12,29 +20,44 @@
 #include <stdio.h>
 #include <qopt/pass.h>
 
+/* ---- the session (core/manager/session.c): what the manager keeps
+ * between calls, owned by its caller. Every registry, pipeline and run
+ * belongs to one; none of the manager's state is global (but for the
+ * signal guard, guard.c, which is the process's by nature). ---- */
+typedef struct pm_session pm_session;
+/* NULL when out of memory. Free after everything made with it. */
+pm_session *pm_session_new(void);
+void pm_session_free(pm_session *s);
+
 /* ---- messages (core/manager/log.c) ----------------------------------
  * "qopt: <tag>: warning: ...", "qopt: <tag>: error: ...". tag NULL:
- * "qopt: error: ...". Messages above the configured level are dropped.
+ * "qopt: error: ...". Messages above the session's level are dropped.
+ * s NULL: level info, not strict, nothing counted.
  */
-void pm_msg_setup(int max_level, int strict);
+void pm_msg_setup(pm_session *s, int max_level, int strict);
 struct pm_stage_result;
 /* report.c: a record as one JSON object, malloc'd (caller frees); NULL
  * when out of memory. */
 char *pm_record_json(const char *kind, const qopt_field *fields, size_t n);
 char *pm_stage_counters_str(const struct pm_stage_result *res,
 			      char *buf, size_t n);
-int pm_msg_level(void);
-void pm_msg(int level, const char *tag, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap);
+int pm_msg_level(const pm_session *s);
+void pm_msg(pm_session *s, int level, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void pm_vmsg(pm_session *s, int level, const char *tag, const char *fmt,
+	     va_list ap);
 /* A line as given (BISECT: ..., file:line: ...), through the same sink:
  * after wiping a progress bar, on stderr. */
-void pm_msg_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Warnings printed so far (each one fails the run under --strict). */
-unsigned pm_msg_warnings(void);
+void pm_msg_line(pm_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Warnings printed so far in the session (each one fails the run under
+ * --strict). */
+unsigned pm_msg_warnings(const pm_session *s);
 /* Wipes a progress bar off the terminal line before other output. */
-void pm_msg_clear_bar(void);
-void pm_msg_set_bar(int shown);
+void pm_msg_clear_bar(pm_session *s);
+void pm_msg_set_bar(pm_session *s, int shown);
+/* 1 when stderr is a terminal (asked once per session). */
+int pm_msg_tty(pm_session *s);
 
 /* ---- suggestions (core/manager/suggest.c) ---- */
 size_t pm_edit_distance(const char *a, const char *b);
@@ -42,9 +65,12 @@ size_t pm_edit_distance(const char *a, const char *b);
  * NULL. Borrowed from cands. */
 const char *pm_suggest(const char *word, const char *const *cands,
 			 size_t n);
-/* " (did you mean 'x'?)" or "" (static buffer). */
+/* " (did you mean 'x'?)" or "" into buf; returns buf. */
 const char *pm_did_you_mean(const char *word, const char *const *cands,
-			      size_t n);
+			    size_t n, char *buf, size_t size);
+/* The size of buffer pm_did_you_mean needs for a name of up to 200
+ * bytes (longer ones are cut). */
+#define PM_DID_YOU_MEAN_SIZE 256
 
 /* ---- option values (core/manager/options.c) ---- */
 struct pm_value {
@@ -89,7 +115,7 @@ struct pm_plugin {
 
 /* Entry sizes of ABI 2.0, the smallest a plugin of this major has. */
 #define QOPT_PLUGIN_INFO_SIZE_2_0 offsetof(qopt_plugin_info, pipeline_size)
-#define QOPT_PASS_INFO_SIZE_2_0 sizeof(qopt_pass_info)
+#define QOPT_PASS_INFO_SIZE_2_0 offsetof(qopt_pass_info, calibration_targets)
 /* The plugin_info size from which a plugin has pipelines (ABI 3.0);
  * their entries have no older, smaller layout. */
 #define QOPT_PLUGIN_INFO_SIZE_3_0 sizeof(qopt_plugin_info)
@@ -112,6 +138,7 @@ struct pm_alias {
 };
 
 struct pm_registry {
+	pm_session *s;		/* where its warnings go */
 	struct pm_plugin **plugins;
 	size_t nplugins;
 	struct pm_pass **passes;
@@ -124,7 +151,7 @@ struct pm_registry {
 	size_t npending;
 };
 
-struct pm_registry *pm_registry_new(void);
+struct pm_registry *pm_registry_new(pm_session *s);
 void pm_registry_free(struct pm_registry *r);
 /* Loads one plugin and registers its passes; a file already loaded
  * (same realpath) is skipped. Errors name the file. */
@@ -153,8 +180,10 @@ int pm_registry_need(struct pm_registry *r, const char *name,
 int pm_registry_load_pending(struct pm_registry *r, qir_error *err);
 const struct pm_pass *pm_registry_find(const struct pm_registry *r,
 					   const char *name);
+/* " (did you mean 'x'?)" over passes and pipelines, or "", into buf
+ * (PM_DID_YOU_MEAN_SIZE bytes); returns buf. */
 const char *pm_registry_did_you_mean(const struct pm_registry *r,
-				       const char *name);
+				     const char *name, char *buf);
 /* Where the built-in passes live: the build tree's passes/.libs when
  * this binary runs uninstalled from it, else $(pkglibdir)/passes. */
 const char *pm_builtin_pass_dir(void);
@@ -241,6 +270,7 @@ struct pm_globals {
 };
 
 struct pm_pipeline {
+	pm_session *s;		/* where its problems are reported */
 	char *file;		/* name for messages: the INI path or "--passes" */
 	char *dir;		/* folder relative [qopt] paths start from */
 	struct pm_stage *stages;
@@ -254,7 +284,7 @@ struct pm_pipeline {
 	unsigned nplugin_errors;
 };
 
-void pm_pipeline_init(struct pm_pipeline *p);
+void pm_pipeline_init(struct pm_pipeline *p, pm_session *s);
 void pm_pipeline_free(struct pm_pipeline *p);
 /* Syntax only (passes are not known yet): sections, keys, [qopt].
  * Prints every problem as "qopt: FILE:LINE: ..."; returns the number
@@ -314,6 +344,7 @@ struct pm_point {
 };
 
 struct pm_run {
+	pm_session *s;		/* the pipeline's */
 	const struct pm_pipeline *pl;
 	struct pm_run_opts o;
 	qk_ctx *kctx;
@@ -333,6 +364,13 @@ struct pm_run {
 	int64_t opset_declined;
 };
 
+/* Values a pass's calibration_targets asked to measure (in the order
+ * asked; values borrowed from the model). */
+struct pm_want {
+	qir_value **values;	/* owned array */
+	size_t n, cap;
+};
+
 struct ctx_ops;
 /* The manager's pass context; starts as core/api/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
@@ -347,11 +385,16 @@ struct qopt_ctx {
 	unsigned warnings;
 	double bar_last;	/* progress throttle */
 	int bar_pct;
+	/* Set only while calibration_targets runs: qopt_want_range()
+	 * fails elsewhere. */
+	struct pm_want *want;
 };
 
 int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
 		  const struct pm_run_opts *o, qir_error *err);
-/* Runs every stage on m; prints what goes wrong (naming the pass) and
+/* Verifies m, runs every stage on it, verifies the result and applies
+ * --strict to the session's warnings; prints what goes wrong (naming
+ * the pass, and r->failed_pass says which when a pass failed) and
  * returns -1 then: the caller must not write an output. */
 int pm_run_model(struct pm_run *r, qir_model *m);
 void pm_run_fini(struct pm_run *r);
@@ -364,6 +407,16 @@ struct pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
 					       const char *path,
 					       const char *input,
 					       qir_error *err);
+
+/* ---- core/manager/calib-query.c: what `qopt calibrate` measures ---- */
+
+/* Calls calibration_targets of every stage's pass that has one, with
+ * the stage's options, on m (which none may change). *want gets the
+ * values asked for, in order, duplicates included; *nasked the number
+ * of passes asked. -1 after a message naming the pass when one fails
+ * or changes m. */
+int pm_calibration_targets(struct pm_run *r, qir_model *m,
+			   struct pm_want *want, size_t *nasked);
 
 /* ---- core/manager/guard.c: signals, crashes and exit() inside a pass ---- */
 

@@ -21,7 +21,7 @@ static void ctx_vlog(qopt_ctx *ctx, int level, const char *fmt,
 		ctx->errors++;
 	if (ctx && level == QOPT_LOG_WARN)
 		ctx->warnings++;
-	pm_vmsg(level, tag, fmt, ap);
+	pm_vmsg(ctx && ctx->run ? ctx->run->s : NULL, level, tag, fmt, ap);
 }
 
 static int ctx_strict(const qopt_ctx *ctx)
@@ -187,6 +187,27 @@ static qk_ctx *ctx_kernels(qopt_ctx *ctx)
 	return ctx && ctx->run ? ctx->run->kctx : NULL;
 }
 
+/* Only a context made for calibration_targets collects values. */
+static qopt_status ctx_want_range(qopt_ctx *ctx, qir_value *v)
+{
+	qir_value **grown;
+	struct pm_want *w = ctx ? ctx->want : NULL;
+
+	if (!w || !v)
+		return QOPT_EUSAGE;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 16;
+
+		grown = realloc(w->values, cap * sizeof(*grown));
+		if (!grown)
+			return QOPT_ENOMEM;
+		w->values = grown;
+		w->cap = cap;
+	}
+	w->values[w->n++] = v;
+	return QOPT_OK;
+}
+
 const struct ctx_ops pm_ctx_ops = {
 	.vlog = ctx_vlog,
 	.strict = ctx_strict,
@@ -206,4 +227,5 @@ const struct ctx_ops pm_ctx_ops = {
 	.max_opset = ctx_max_opset,
 	.allow_upgrade = ctx_allow_upgrade,
 	.require_opset = pm_ctx_require_opset,
+	.want_range = ctx_want_range,
 };

@@ -59,7 +59,7 @@ int pm_gate_pass(struct pm_run *r, size_t stage)
 
 	r->res[stage].point = num;
 	if (r->o.bisect_print) {
-		pm_msg_line("BISECT: %srunning pass (%lld) %s",
+		pm_msg_line(r->s, "BISECT: %srunning pass (%lld) %s",
 			    ok ? "" : "NOT ", (long long)num,
 			    r->pl->stages[stage].name);
 	}
@@ -85,7 +85,7 @@ int pm_gate_rewrite(qopt_ctx *ctx, const char *desc)
 	else
 		ctx->res->denied++;
 	if (r->o.bisect_print) {
-		pm_msg_line("BISECT: %srunning rewrite (%lld) %s: %s",
+		pm_msg_line(r->s, "BISECT: %srunning rewrite (%lld) %s: %s",
 			    ok ? "" : "NOT ", (long long)num, ctx->st->name,
 			    desc);
 	}

@@ -18,9 +18,13 @@
 
 static void free_tables(struct pm_plugin *pl);
 
-struct pm_registry *pm_registry_new(void)
+struct pm_registry *pm_registry_new(pm_session *s)
 {
-	return calloc(1, sizeof(struct pm_registry));
+	struct pm_registry *r = calloc(1, sizeof(struct pm_registry));
+
+	if (r)
+		r->s = s;
+	return r;
 }
 
 void pm_registry_free(struct pm_registry *r)
@@ -60,7 +64,7 @@ const struct pm_pass *pm_registry_find(const struct pm_registry *r,
 }
 
 const char *pm_registry_did_you_mean(const struct pm_registry *r,
-				       const char *name)
+				     const char *name, char *buf)
 {
 	const char *names[256];
 	size_t i, n = 0;
@@ -69,7 +73,7 @@ const char *pm_registry_did_you_mean(const struct pm_registry *r,
 		names[n++] = r->passes[i]->info->name;
 	for (i = 0; i < r->naliases && n < 256; i++)
 		names[n++] = r->aliases[i]->info->name;
-	return pm_did_you_mean(name, names, n);
+	return pm_did_you_mean(name, names, n, buf, PM_DID_YOU_MEAN_SIZE);
 }
 
 int pm_pass_option_index(const struct pm_pass *p, const char *name)
@@ -636,7 +640,7 @@ static int load_pending_at(struct pm_registry *r, size_t i, qir_error *err)
 	r->npending--;
 	rc = pm_registry_load_file(r, path, &e);
 	if (rc < 0 && strstr(e.msg, ": not a qopt plugin: ")) {
-		pm_msg(QOPT_LOG_WARN, NULL,
+		pm_msg(r->s, QOPT_LOG_WARN, NULL,
 			 "%s: skipped: a shared object in a plugin folder "
 			 "without '%s' (not a qopt plugin)", path,
 			 QOPT_PLUGIN_ENTRY_SYMBOL);

@@ -5,40 +5,46 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/session.h"
 
-static int max_level = QOPT_LOG_INFO;
-static int strict_mode;
-static unsigned nwarnings;
-static int bar_shown;
-
-void pm_msg_setup(int level, int strict)
+void pm_msg_setup(pm_session *s, int level, int strict)
 {
-	max_level = level;
-	strict_mode = strict;
+	s->max_level = level;
+	s->strict = strict;
 }
 
-int pm_msg_level(void)
+int pm_msg_level(const pm_session *s)
 {
-	return max_level;
+	return s ? s->max_level : QOPT_LOG_INFO;
 }
 
-unsigned pm_msg_warnings(void)
+unsigned pm_msg_warnings(const pm_session *s)
 {
-	return nwarnings;
+	return s ? s->nwarnings : 0;
 }
 
-void pm_msg_set_bar(int shown)
+int pm_msg_tty(pm_session *s)
 {
-	bar_shown = shown;
+	if (!s)
+		return 0;
+	if (s->tty < 0)
+		s->tty = isatty(2);
+	return s->tty;
 }
 
-void pm_msg_clear_bar(void)
+void pm_msg_set_bar(pm_session *s, int shown)
 {
-	if (bar_shown) {
+	if (s)
+		s->bar_shown = shown;
+}
+
+void pm_msg_clear_bar(pm_session *s)
+{
+	if (s && s->bar_shown) {
 		fputs("\r\033[K", stderr);
-		bar_shown = 0;
+		s->bar_shown = 0;
 	}
 }
 
@@ -54,13 +60,15 @@ static void put_escaped(const char *fmt, va_list ap)
 	fputs(esc, stderr);
 }
 
-void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap)
+void pm_vmsg(pm_session *s, int level, const char *tag, const char *fmt,
+	     va_list ap)
 {
 	const char *kind = "";
 	const char *tail = "";
+	int max_level = pm_msg_level(s), strict_mode = s ? s->strict : 0;
 
-	if (level == QOPT_LOG_WARN)
-		nwarnings++;
+	if (level == QOPT_LOG_WARN && s)
+		s->nwarnings++;
 	/* Errors always show; so do warnings that --strict turns into
 	 * errors, whatever the verbosity. */
 	if (level > max_level && level != QOPT_LOG_ERROR &&
@@ -72,7 +80,7 @@ void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 		kind = strict_mode ? "error: " : "warning: ";
 		tail = strict_mode ? " [--strict]" : "";
 	}
-	pm_msg_clear_bar();
+	pm_msg_clear_bar(s);
 	fflush(stdout);
 	if (tag)
 		fprintf(stderr, "qopt: %s: %s", tag, kind);
@@ -82,11 +90,11 @@ void pm_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 	fprintf(stderr, "%s\n", tail);
 }
 
-void pm_msg_line(const char *fmt, ...)
+void pm_msg_line(pm_session *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	pm_msg_clear_bar();
+	pm_msg_clear_bar(s);
 	fflush(stdout);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -94,11 +102,11 @@ void pm_msg_line(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void pm_msg(int level, const char *tag, const char *fmt, ...)
+void pm_msg(pm_session *s, int level, const char *tag, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	pm_vmsg(level, tag, fmt, ap);
+	pm_vmsg(s, level, tag, fmt, ap);
 	va_end(ap);
 }

@@ -13,6 +13,7 @@ int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
 		  const struct pm_run_opts *o, qir_error *err)
 {
 	memset(r, 0, sizeof(*r));
+	r->s = pl->s;
 	r->pl = pl;
 	r->o = *o;
 	if (!r->o.ir_out)
@@ -95,7 +96,7 @@ static void pipeline_changed_nothing(struct pm_run *r, qopt_ctx *ctx)
 		if (!res->ran || res->changed || res->denied)
 			return;
 	}
-	pm_msg(QOPT_LOG_WARN, st->from,
+	pm_msg(r->s, QOPT_LOG_WARN, st->from,
 	       "changed nothing: no step matched its options");
 	ctx->warnings++;
 }
@@ -108,7 +109,7 @@ static int verify_after(struct pm_run *r, qir_model *m, const char *name)
 
 	r->t_verify += pm_now() - t0;
 	if (rc < 0) {
-		pm_msg(QOPT_LOG_ERROR, name,
+		pm_msg(r->s, QOPT_LOG_ERROR, name,
 			 "the IR does not verify after this pass: %s", err.msg);
 		return -1;
 	}
@@ -141,7 +142,7 @@ static void report_summary(qopt_ctx *ctx)
 	else
 		snprintf(line, sizeof(line), "%s",
 			 ctx->res->changed ? "changed the IR" : "no change");
-	pm_msg(QOPT_LOG_INFO, ctx->st->name, "done: %s", line);
+	pm_msg(ctx->run->s, QOPT_LOG_INFO, ctx->st->name, "done: %s", line);
 }
 
 /* Passes add and rewire nodes without placing them (pass.h): the
@@ -157,16 +158,16 @@ static int restore_order(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 	double t0 = pm_now();
 
 	if (qir_graph_toposort_count(m->graph, &moved, &err) < 0) {
-		pm_msg(QOPT_LOG_ERROR, ctx->st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, ctx->st->name,
 		       "the IR has a cycle after this pass: %s", err.msg);
 		return -1;
 	}
 	if (moved)
-		pm_msg(QOPT_LOG_DEBUG, ctx->st->name,
+		pm_msg(r->s, QOPT_LOG_DEBUG, ctx->st->name,
 		       "%zu node%s put in topological order", moved,
 		       moved == 1 ? "" : "s");
 	if (qir_model_infer(m, NULL, &err) < 0) {
-		pm_msg(QOPT_LOG_ERROR, ctx->st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, ctx->st->name,
 		       "type inference after this pass failed: %s", err.msg);
 		return -1;
 	}
@@ -188,7 +189,7 @@ static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 	if (res->changed && restore_order(r, ctx, m) < 0)
 		return -1;
 	if (r->o.strict && ctx->warnings) {
-		pm_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 			 "%u warning%s turned into errors by --strict",
 			 ctx->warnings, ctx->warnings == 1 ? "" : "s");
 		return -1;
@@ -223,7 +224,7 @@ static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 	if (!pm_gate_pass(r, i)) {
 		if (!r->lost_record)
 			return 0;
-		pm_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 			 "out of memory recording a bisect point; the run cannot be trusted");
 		return -1;
 	}
@@ -236,18 +237,18 @@ static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 	pm_ctx_finish_progress(&ctx);
 	if (rc != 0) {
 		if (!ctx.errors)
-			pm_msg(QOPT_LOG_ERROR, st->name,
+			pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 				 "pass failed (returned %d) without a message",
 				 rc);
 		return -1;
 	}
 	if (ctx.misuse) {
-		pm_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 			 "pass misused the qopt API (see above)");
 		return -1;
 	}
 	if (r->lost_record) {
-		pm_msg(QOPT_LOG_ERROR, st->name,
+		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 			 "out of memory recording a bisect point or statistic; the run cannot be trusted");
 		return -1;
 	}
@@ -255,28 +256,67 @@ static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 	return after_pass(r, &ctx, m);
 }
 
-int pm_run_model(struct pm_run *r, qir_model *m)
+/* Passes may assume a model that verifies (pass.h): checked once
+ * before the first pass, always (also with no pass: the result is then
+ * the input); it is linear in the model. */
+static int verify_input(struct pm_run *r, qir_model *m)
 {
 	qir_error err = { 0 };
-	size_t i;
+	double t0 = pm_now();
 
-	/* Passes may assume a model that verifies (pass.h): checked once
-	 * before the first pass, always; it is linear in the model. */
-	if (r->pl->nstages || r->o.verify_each) {
-		double t0 = pm_now();
-
-		if (qir_verify(m, &err) < 0) {
-			pm_msg(QOPT_LOG_ERROR, m->path ? m->path : "input",
-				 "the input model does not verify: %s", err.msg);
-			return -1;
-		}
-		r->t_verify += pm_now() - t0;
+	if (qir_verify(m, &err) < 0) {
+		pm_msg(r->s, QOPT_LOG_ERROR, m->path ? m->path : "input",
+		       "invalid model: %s; no output written", err.msg);
+		return -1;
 	}
+	r->t_verify += pm_now() - t0;
+	return 0;
+}
+
+/* The result verifies before anyone writes it: checked unless the model
+ * did not change since it last verified (no pass changed it, or
+ * --verify-each checked after the last one that did). */
+static int verify_result(struct pm_run *r, qir_model *m, size_t last)
+{
+	qir_error err = { 0 };
+	double t0;
+
+	if (last == SIZE_MAX || (r->o.verify_each && r->res[last].ran))
+		return 0;
+	t0 = pm_now();
+	if (qir_verify(m, &err) < 0) {
+		pm_msg(r->s, QOPT_LOG_ERROR, m->path ? m->path : "input",
+		       "the result does not verify: %s; no output written",
+		       err.msg);
+		return -1;
+	}
+	r->t_verify += pm_now() - t0;
+	return 0;
+}
+
+int pm_run_model(struct pm_run *r, qir_model *m)
+{
+	size_t i, last = SIZE_MAX;
+
+	if (verify_input(r, m) < 0)
+		return -1;
 	for (i = 0; i < r->pl->nstages; i++) {
 		if (run_stage(r, m, i) < 0) {
 			r->failed_pass = r->pl->stages[i].name;
 			return -1;
 		}
+		if (r->res[i].changed)
+			last = i;
+	}
+	if (verify_result(r, m, last) < 0)
+		return -1;
+	/* --strict is decided here, once: a pass's warnings fail that pass
+	 * (after_pass); any other warning of the session (a plugin folder,
+	 * a skipped file) fails the run before anything is written. */
+	if (r->o.strict && pm_msg_warnings(r->s)) {
+		pm_msg(r->s, QOPT_LOG_ERROR, NULL,
+		       "warnings with --strict; no output written");
+		return -1;
 	}
 	return 0;
 }

@@ -168,11 +168,13 @@ static int choice_index(const qopt_option_spec *spec, const char *word)
 static int not_a_choice(const qopt_option_spec *spec, const char *word,
 			char *why, size_t n)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	char list[512];
 
 	join_choices(spec, list, sizeof(list));
 	snprintf(why, n, "expects one of %s, got '%s'%s", list, word,
-		 pm_did_you_mean(word, spec->choices, count_choices(spec)));
+		 pm_did_you_mean(word, spec->choices, count_choices(spec),
+				 dym, sizeof(dym)));
 	return -1;
 }
 

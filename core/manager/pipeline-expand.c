@@ -48,7 +48,7 @@ static void table_error(struct expand *x, const struct pm_alias *a, size_t k,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	pm_msg_line("qopt: error: %s: malformed plugin table: pipeline '%s' step %zu ('%s'): %s",
+	pm_msg_line(x->p->s, "qopt: error: %s: malformed plugin table: pipeline '%s' step %zu ('%s'): %s",
 		    a->plugin->path, a->info->name, k + 1,
 		    a->info->steps[k].pass, what);
 	x->p->nerrors++;
@@ -61,6 +61,7 @@ static int alias_values(struct expand *x, const struct pm_alias *a,
 			const struct pm_stage *s, struct pm_value *vals,
 			int *lines)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	const qopt_option_spec *spec = a->info->options;
 	const char *names[128];
 	char why[512];
@@ -83,7 +84,8 @@ static int alias_values(struct expand *x, const struct pm_alias *a,
 			pm_pl_error(x->p, o->line,
 				    "unknown option '%s' for pipeline '%s'%s",
 				    o->key, s->name,
-				    n ? pm_did_you_mean(o->key, names, n) :
+				    n ? pm_did_you_mean(o->key, names, n, dym,
+							sizeof(dym)) :
 					" (it takes no options)");
 			bad++;
 			continue;
@@ -187,6 +189,7 @@ static int expand_step(struct expand *x, const struct pm_stage *s,
 		       const struct pm_alias *a, size_t k,
 		       const struct pm_value *vals, const int *lines)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	const qopt_pipeline_step *step = &a->info->steps[k];
 	const struct pm_pass *pass = pm_registry_find(x->r, step->pass);
 	const struct pm_alias *sub = pass ? NULL :
@@ -202,7 +205,7 @@ static int expand_step(struct expand *x, const struct pm_stage *s,
 	if (!pass && !sub) {
 		table_error(x, a, k, "no loaded plugin provides pass '%s'%s",
 			    step->pass,
-			    pm_registry_did_you_mean(x->r, step->pass));
+			    pm_registry_did_you_mean(x->r, step->pass, dym));
 		return 0;
 	}
 	if (sub && (in_chain(x, step->pass) ||

@@ -113,6 +113,7 @@ static int set_string(char **dst, const char *value)
 int pm_pl_global(struct pm_pipeline *p, const char *key,
 		   const char *value, int line)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	struct pm_globals *g = &p->g;
 
 	if (pm_pl_add_raw(&p->global_raw, &p->nglobal, key, value, line) < 0)
@@ -146,6 +147,7 @@ int pm_pl_global(struct pm_pipeline *p, const char *key,
 		return set_string(&g->device, value);
 	}
 	pm_pl_error(p, line, "unknown setting '%s' in [qopt]%s", key,
-		      pm_did_you_mean(key, global_keys, NKEYS));
+		      pm_did_you_mean(key, global_keys, NKEYS, dym,
+				      sizeof(dym)));
 	return 1;
 }

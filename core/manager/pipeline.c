@@ -11,9 +11,10 @@
 #include "manager/core.h"
 #include "manager/pipeline-internal.h"
 
-void pm_pipeline_init(struct pm_pipeline *p)
+void pm_pipeline_init(struct pm_pipeline *p, pm_session *s)
 {
 	memset(p, 0, sizeof(*p));
+	p->s = s;
 	p->g.verify_each = -1;
 	p->g.strict = -1;
 	p->g.external_threshold = -1;
@@ -65,7 +66,7 @@ void pm_pipeline_free(struct pm_pipeline *p)
 	free(p->g.external_name);
 	free(p->file);
 	free(p->dir);
-	pm_pipeline_init(p);
+	pm_pipeline_init(p, p->s);
 }
 
 /* Like a compiler's error limit: a file with thousands of bad lines
@@ -80,7 +81,7 @@ void pm_pl_error(struct pm_pipeline *p, int line, const char *fmt, ...)
 
 	if (++p->nerrors > PM_PL_MAX_SHOWN) {
 		if (p->nerrors == PM_PL_MAX_SHOWN + 1)
-			pm_msg_line("qopt: %s: more problems not shown (the "
+			pm_msg_line(p->s, "qopt: %s: more problems not shown (the "
 				    "first %d are above)", p->file,
 				    PM_PL_MAX_SHOWN);
 		return;
@@ -91,9 +92,9 @@ void pm_pl_error(struct pm_pipeline *p, int line, const char *fmt, ...)
 	/* Text quoted from the file may hold control bytes. */
 	qir_escape_text(esc, sizeof(esc), raw);
 	if (line > 0)
-		pm_msg_line("qopt: %s:%d: %s", p->file, line, esc);
+		pm_msg_line(p->s, "qopt: %s:%d: %s", p->file, line, esc);
 	else
-		pm_msg_line("qopt: %s: %s", p->file, esc);
+		pm_msg_line(p->s, "qopt: %s: %s", p->file, esc);
 }
 
 /* Arrays grow geometrically: their capacity is n rounded up to a power
@@ -266,6 +267,7 @@ int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
 static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 			  const struct pm_rawopt *o)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	const qopt_option_spec *specs = s->pass->info->options;
 	const char *names[128];
 	char why[512];
@@ -283,7 +285,8 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 			pm_pl_error(p, o->line,
 				      "unknown option '%s' for pass '%s'%s",
 				      o->key, s->name,
-				      pm_did_you_mean(o->key, names, n));
+				      pm_did_you_mean(o->key, names, n, dym,
+						      sizeof(dym)));
 		return 1;
 	}
 	if (pm_value_parse(&specs[idx], o->value, &s->vals[idx], why,
@@ -301,6 +304,7 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
 			 const struct pm_registry *r)
 {
+	char dym[PM_DID_YOU_MEAN_SIZE];
 	const qopt_option_spec *specs;
 	char why[512];
 	size_t i;
@@ -309,7 +313,7 @@ static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
 	s->pass = pm_registry_find(r, s->name);
 	if (!s->pass) {
 		pm_pl_error(p, s->line, "unknown pass '%s'%s", s->name,
-			      pm_registry_did_you_mean(r, s->name));
+			      pm_registry_did_you_mean(r, s->name, dym));
 		return 1;
 	}
 	specs = s->pass->info->options;

@@ -18,22 +18,19 @@ double pm_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int want_bar(void)
+static int want_bar(pm_session *s)
 {
-	static int tty = -1;
-
-	if (tty < 0)
-		tty = isatty(2);
-	return tty && pm_msg_level() >= QOPT_LOG_INFO;
+	return pm_msg_tty(s) && pm_msg_level(s) >= QOPT_LOG_INFO;
 }
 
 void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		       const char *what)
 {
+	pm_session *s = ctx && ctx->run ? ctx->run->s : NULL;
 	double now;
 	int pct, fill, i;
 
-	if (!ctx || !ctx->st || !total || !want_bar())
+	if (!ctx || !ctx->st || !total || !want_bar(s))
 		return;
 	if (done > total)
 		done = total;
@@ -50,10 +47,10 @@ void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 	for (i = 0; i < BAR_WIDTH; i++)
 		fputc(i < fill ? '#' : ' ', stderr);
 	fprintf(stderr, "] %3d%% %s", pct, what ? what : "");
-	pm_msg_set_bar(1);
+	pm_msg_set_bar(s, 1);
 	if (done == total) {
 		fputc('\n', stderr);
-		pm_msg_set_bar(0);
+		pm_msg_set_bar(s, 0);
 		ctx->bar_pct = -1;
 	}
 	fflush(stderr);
@@ -61,6 +58,5 @@ void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 
 void pm_ctx_finish_progress(qopt_ctx *ctx)
 {
-	(void)ctx;
-	pm_msg_clear_bar();
+	pm_msg_clear_bar(ctx && ctx->run ? ctx->run->s : NULL);
 }

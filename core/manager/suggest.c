@@ -62,13 +62,13 @@ const char *pm_suggest(const char *word, const char *const *cands,
 }
 
 const char *pm_did_you_mean(const char *word, const char *const *cands,
-			      size_t n)
+			    size_t n, char *buf, size_t size)
 {
-	static char buf[256];
 	const char *s = pm_suggest(word, cands, n);
 
-	if (!s)
-		return "";
-	snprintf(buf, sizeof(buf), " (did you mean '%s'?)", s);
+	if (size)
+		buf[0] = 0;
+	if (s && size)
+		snprintf(buf, size, " (did you mean '%.200s'?)", s);
 	return buf;
 }

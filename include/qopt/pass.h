@@ -145,6 +145,11 @@ typedef struct qopt_pass_info {
 	const qopt_option_spec *options; /* NULL-name-terminated, or NULL */
 	qopt_pass_run_fn run;
 	unsigned flags;
+	/* ---- ABI 3.0 ---- */
+	/* What `qopt calibrate` must measure for this pass with its options: calls
+	 * qopt_want_range() for every value whose range the pass reads from a
+	 * calibration file. Must not change m. NULL: the pass reads none. */
+	qopt_status (*calibration_targets)(qopt_ctx *ctx, qir_model *m);
 } qopt_pass_info;
 
 /* ---- named pipelines (ABI 3.0): a name users write like a pass's,
@@ -299,6 +304,11 @@ int qopt_may_rewrite(qopt_ctx *ctx, const char *fmt, ...)
 /* ---- progress: a bar on stderr when it is a terminal ---- */
 void qopt_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		   const char *what);
+
+/* ---- calibration (ABI 3.0) ---- */
+/* Inside calibration_targets only: ask `qopt calibrate` to measure v's range.
+ * QOPT_EUSAGE elsewhere. */
+qopt_status qopt_want_range(qopt_ctx *ctx, qir_value *v);
 
 /* ---- kernels: the run's kernel context (device choice, threads) ---- */
 qk_ctx *qopt_kernels(qopt_ctx *ctx);

@@ -129,12 +129,15 @@ static const qopt_option_spec cf_opts[] = {
 };
 
 static const qopt_pass_info cf_passes[] = {
-	{ "cast-fold", "fold Casts into Q/DQ scales (opset >= 19) and remove "
+	{ .name = "cast-fold",
+	  .summary = "fold Casts into Q/DQ scales (opset >= 19) and remove "
 	  "redundant Casts; not exact for Cast(FLOAT16->FLOAT)->"
 	  "QuantizeLinear: the scale is rounded to FLOAT16 (relative error "
 	  "<= 2^-11 in its normal range), which can move a quantized value q "
 	  "by up to |q| * 2^-11 + 1 steps (one step for 8-bit outputs)",
-	  cf_opts, cf_run, 0 },
+	  .options = cf_opts,
+	  .run = cf_run,
+	  .flags = 0 },
 	{ 0 }
 };
 

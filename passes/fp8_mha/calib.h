@@ -33,4 +33,8 @@ void fp8mha_calib_free(struct fp8mha_calib *c);
  * then places Q/DQ (weights as Q(W) -> DQ, compressed by rewrite 2). */
 int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed);
 
+/* calib_targets.c: the pass's calibration_targets (what `qopt
+ * calibrate` measures for it). */
+qopt_status fp8mha_calibration_targets(qopt_ctx *ctx, qir_model *m);
+
 #endif

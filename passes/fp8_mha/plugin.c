@@ -1,10 +1,10 @@
 /*
  * passes/fp8_mha/plugin.c - the plugin's entry table: its single-purpose
  * passes (run functions in steps.c) and the named pipeline `fp8-mha`,
- * all of them in order with today's options. Each option is written once (OPT_*) and listed
- * by every pass that reads it.
+ * all of them in order with today's options. Each option is written
+ * once (OPT_*) and listed by every pass that reads it.
  */
-#include "fp8mha.h"
+#include "calib.h"
 
 static const char *const fp8mha_calib_ops[] = { "MatMul", "Gemm", NULL };
 /* Indexed as fp8mha_rotate_options reads them. */
@@ -147,7 +147,8 @@ static const qopt_pass_info fp8mha_passes[] = {
 	{ .name = "fp8-calibrate-place",
 	  .summary = "calibrated FP8 Q/DQ on the inputs of the selected "
 	  "MatMul/Gemm of a plain model (option calibration)",
-	  .options = calib_opts, .run = fp8mha_run_calibrate_place },
+	  .options = calib_opts, .run = fp8mha_run_calibrate_place,
+	  .calibration_targets = fp8mha_calibration_targets },
 	{ .name = "fp8-custom-ops",
 	  .summary = "TensorRT's custom FP8 Q/DQ ops -> standard Q/DQ at opset 19",
 	  .options = custom_opts, .run = fp8mha_run_custom_ops },

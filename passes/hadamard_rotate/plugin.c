@@ -41,10 +41,12 @@ static const qopt_option_spec hr_opts[] = {
 };
 
 static const qopt_pass_info hr_passes[] = {
-	{ "hadamard-rotate",
-	  "rotate MatMul/Gemm reduction axes by a normalized Hadamard "
+	{ .name = "hadamard-rotate",
+	  .summary = "rotate MatMul/Gemm reduction axes by a normalized Hadamard "
 	  "matrix (weights offline, activations in standard ops)",
-	  hr_opts, hr_run, QOPT_PASS_HAS_TARGETS },
+	  .options = hr_opts,
+	  .run = hr_run,
+	  .flags = QOPT_PASS_HAS_TARGETS },
 	{ 0 }
 };
 

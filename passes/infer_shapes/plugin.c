@@ -85,9 +85,13 @@ static int is_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info is_passes[] = {
-	{ "infer-shapes", "write the inferred element types and shapes of "
-	  "intermediate values as value_info", NULL, is_run, 0 },
-	{ NULL, NULL, NULL, NULL, 0 }
+	{ .name = "infer-shapes",
+	  .summary = "write the inferred element types and shapes of "
+	  "intermediate values as value_info",
+	  .options = NULL,
+	  .run = is_run,
+	  .flags = 0 },
+	{ 0 }
 };
 
 QOPT_PLUGIN("infer-shapes", "1.0", is_passes)

@@ -381,10 +381,11 @@ out:
 }
 
 static const qopt_pass_info nvfp4_passes[] = {
-	{ "nvfp4-weights",
-	  "quantize MatMul/Gemm weights to NVFP4 (FP4 E2M1, FP8 block scales)",
-	  nvfp4_opts, nvfp4_run, QOPT_PASS_HAS_TARGETS },
-	{ NULL, NULL, NULL, NULL, 0 }
+	{ .name = "nvfp4-weights",
+	  .summary = "quantize MatMul/Gemm weights to NVFP4 (FP4 E2M1, FP8 block scales)",
+	  .options = nvfp4_opts, .run = nvfp4_run,
+	  .flags = QOPT_PASS_HAS_TARGETS },
+	{ 0 }
 };
 
 QOPT_PLUGIN("nvfp4-weights", "1.0", nvfp4_passes)

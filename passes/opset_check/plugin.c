@@ -165,9 +165,13 @@ static int oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info oc_passes[] = {
-	{ "opset-check", "report (require, or upgrade to) the opset and IR "
-	  "version the model needs", oc_options, oc_run, 0 },
-	{ NULL, NULL, NULL, NULL, 0 }
+	{ .name = "opset-check",
+	  .summary = "report (require, or upgrade to) the opset and IR "
+	  "version the model needs",
+	  .options = oc_options,
+	  .run = oc_run,
+	  .flags = 0 },
+	{ 0 }
 };
 
 QOPT_PLUGIN("opset-check", "1.0", oc_passes)

@@ -10,7 +10,8 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-future", "from the future", NULL, run, 0 },
+	{ .name = "t-future", .summary = "from the future", .options = NULL,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 

@@ -16,7 +16,8 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-bad-enum", "malformed option", opts, run, 0 },
+	{ .name = "t-bad-enum", .summary = "malformed option", .options = opts,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 

@@ -15,7 +15,8 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-big-entry", "claims entries larger than they are", NULL, run, 0 },
+	{ .name = "t-big-entry", .summary = "claims entries larger than they are", .options = NULL,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 

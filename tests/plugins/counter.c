@@ -82,12 +82,12 @@ static int perturb_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-count", "sets COUNT metadata entries, one rewrite each",
-	  count_opts, count_run, 0 },
-	{ "t-corrupt", "like t-count, but rewrite BAD writes CORRUPT",
-	  count_opts, count_run, 0 },
-	{ "t-perturb", "touches every float weight; rewrite BAD adds 1",
-	  count_opts, perturb_run, 0 },
+	{ .name = "t-count", .summary = "sets COUNT metadata entries, one rewrite each", .options = count_opts,
+	  .run = count_run, .flags = 0 },
+	{ .name = "t-corrupt", .summary = "like t-count, but rewrite BAD writes CORRUPT", .options = count_opts,
+	  .run = count_run, .flags = 0 },
+	{ .name = "t-perturb", .summary = "touches every float weight; rewrite BAD adds 1", .options = count_opts,
+	  .run = perturb_run, .flags = 0 },
 	{ 0 }
 };
 

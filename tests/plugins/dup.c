@@ -10,8 +10,10 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-dup-unique", "fine on its own", NULL, run, 0 },
-	{ "t-opts", "clashes with test-good", NULL, run, 0 },
+	{ .name = "t-dup-unique", .summary = "fine on its own", .options = NULL,
+	  .run = run, .flags = 0 },
+	{ .name = "t-opts", .summary = "clashes with test-good", .options = NULL,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 

@@ -153,15 +153,20 @@ static int misuse_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-opts", "records its options as metadata", opts_opts, opts_run, 0 },
-	{ "t-fail", "always fails", NULL, fail_run, 0 },
-	{ "t-warn", "always warns", NULL, warn_run, 0 },
-	{ "t-break", "leaves an invalid IR", NULL, break_run, 0 },
-	{ "t-targets", "tags nodes whose name starts with a prefix",
-	  targets_opts, targets_run, QOPT_PASS_HAS_TARGETS },
-	{ "t-lazy", "changes the IR but reports no change", NULL, lazy_run, 0 },
-	{ "t-misuse", "progress, and API misuse on request", misuse_opts,
-	  misuse_run, 0 },
+	{ .name = "t-opts", .summary = "records its options as metadata", .options = opts_opts,
+	  .run = opts_run, .flags = 0 },
+	{ .name = "t-fail", .summary = "always fails", .options = NULL,
+	  .run = fail_run, .flags = 0 },
+	{ .name = "t-warn", .summary = "always warns", .options = NULL,
+	  .run = warn_run, .flags = 0 },
+	{ .name = "t-break", .summary = "leaves an invalid IR", .options = NULL,
+	  .run = break_run, .flags = 0 },
+	{ .name = "t-targets", .summary = "tags nodes whose name starts with a prefix", .options = targets_opts,
+	  .run = targets_run, .flags = QOPT_PASS_HAS_TARGETS },
+	{ .name = "t-lazy", .summary = "changes the IR but reports no change", .options = NULL,
+	  .run = lazy_run, .flags = 0 },
+	{ .name = "t-misuse", .summary = "progress, and API misuse on request", .options = misuse_opts,
+	  .run = misuse_run, .flags = 0 },
 	{ 0 }
 };
 

@@ -25,8 +25,10 @@ static int crash_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-exit", "calls exit(0)", NULL, exit_run, 0 },
-	{ "t-crash", "dies of SIGSEGV", NULL, crash_run, 0 },
+	{ .name = "t-exit", .summary = "calls exit(0)", .options = NULL,
+	  .run = exit_run, .flags = 0 },
+	{ .name = "t-crash", .summary = "dies of SIGSEGV", .options = NULL,
+	  .run = crash_run, .flags = 0 },
 	{ 0 }
 };
 

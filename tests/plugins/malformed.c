@@ -2,7 +2,8 @@
 #include <qopt/qopt.h>
 
 static const qopt_pass_info passes[] = {
-	{ "t-norun", "has no run function", NULL, NULL, 0 },
+	{ .name = "t-norun", .summary = "has no run function", .options = NULL,
+	  .run = NULL, .flags = 0 },
 	{ 0 }
 };
 

@@ -13,8 +13,8 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-needs-newer", "uses a function from a later release", NULL, run,
-	  0 },
+	{ .name = "t-needs-newer", .summary = "uses a function from a later release", .options = NULL,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 

@@ -11,7 +11,8 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-newer-minor", "from a later minor", NULL, run, 0 },
+	{ .name = "t-newer-minor", .summary = "from a later minor", .options = NULL,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 

@@ -31,8 +31,8 @@ static int run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-old-minor", "built against ABI 2.0",
-	  (const qopt_option_spec *)(const void *)opts, run, 0 },
+	{ .name = "t-old-minor", .summary = "built against ABI 2.0", .options = (const qopt_option_spec *)(const void *)opts,
+	  .run = run, .flags = 0 },
 	{ 0 }
 };
 

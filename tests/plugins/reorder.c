@@ -71,9 +71,10 @@ static int cycle_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-cycle", "adds two nodes that feed each other", NULL, cycle_run, 0 },
-	{ "t-reverse", "appends a Neg chain consumer first", reverse_opts,
-	  reverse_run, 0 },
+	{ .name = "t-cycle", .summary = "adds two nodes that feed each other", .options = NULL,
+	  .run = cycle_run, .flags = 0 },
+	{ .name = "t-reverse", .summary = "appends a Neg chain consumer first", .options = reverse_opts,
+	  .run = reverse_run, .flags = 0 },
 	{ 0 }
 };
 

@@ -33,8 +33,8 @@ static int typed_run(qopt_ctx *ctx, qir_model *m, int *changed)
 }
 
 static const qopt_pass_info passes[] = {
-	{ "t-typed", "options with words and ranges", typed_opts, typed_run,
-	  0 },
+	{ .name = "t-typed", .summary = "options with words and ranges", .options = typed_opts,
+	  .run = typed_run, .flags = 0 },
 	{ 0 }
 };
 
