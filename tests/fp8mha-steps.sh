@@ -94,6 +94,15 @@ check $? "fp8-report on fp8-mha's output: fusible"
 	! grep -q "softmax[0-9_a-z]*_fp8_scale" "$work/pa.txt"
 check $? "--print-after fp8-move-transpose: the IR with FP8 weights and no Softmax Q/DQ yet"
 
+"$QOPT" --verify-each --time-passes $P fp8-mha "$work/cus.onnx" -o /dev/null \
+	>"$work/tp.txt" 2>&1
+r=$?
+for s in $STEPS; do
+	grep -q "%  $s\$" "$work/tp.txt" || r=1
+done
+[ $r = 0 ] || cp "$work/tp.txt" "$work/log"
+check $r "--verify-each and --time-passes: every step verified and timed on its own"
+
 # The limit of the run up to fp8-move-transpose: bisect points counted
 # from its log.
 "$QOPT" --bisect-limit -1 $P fp8-mha "$work/cus.onnx" -o /dev/null \

@@ -22,7 +22,6 @@
  * block whose head size is outside 9..256 is left in float (its MatMuls
  * here, its Softmax in rewrite 4).
  */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +41,7 @@ struct place {
 	struct fp8mha_cfg *cfg;
 	struct fp8mha_calib *cal;
 	const char *path;
-	const char *const *include, *const *exclude, *const *ops;
-	size_t ninclude, nexclude, nops;
+	struct ps_targets t;	/* include, exclude, op_types */
 	int weight_axis;
 	struct placed *done;	/* owned */
 	size_t ndone, capdone;
@@ -51,27 +49,20 @@ struct place {
 	size_t nleft, capleft;
 };
 
-static int glob_any(const char *const *g, size_t n, const qir_node *node)
-{
-	const char *out = node->noutputs && node->outputs[0] ?
-		node->outputs[0]->name : NULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!fnmatch(g[i], node->name, 0) ||
-		    (out && !fnmatch(g[i], out, 0)))
-			return 1;
-	return 0;
-}
-
+/* Selected: of op_types (default domain), and its name or its first
+ * output's matching include and none of exclude. */
 static int op_selected(const struct place *p, const qir_node *n)
 {
-	size_t i;
+	return ps_targets_op(&p->t, n->op_type) && qir_node_is(n, n->op_type);
+}
 
-	for (i = 0; i < p->nops; i++)
-		if (qir_node_is(n, p->ops[i]))
-			return 1;
-	return 0;
+static int name_selected(struct place *p, const qir_node *n)
+{
+	const char *names[2] = { n->name, n->noutputs && n->outputs[0] ?
+				 n->outputs[0]->name : NULL };
+
+	return ps_globs_match(&p->t.include, names, 2) >= 0 &&
+	       ps_globs_match(&p->t.exclude, names, 2) < 0;
 }
 
 static int left_alone(const struct place *p, const qir_node *n)
@@ -428,8 +419,7 @@ static int place_all(struct place *p, int *changed)
 	for (i = 0; i < count && rc >= 0; i++) {
 		if (!op_selected(p, nodes[i]) || left_alone(p, nodes[i]))
 			continue;
-		if (!glob_any(p->include, p->ninclude, nodes[i]) ||
-		    glob_any(p->exclude, p->nexclude, nodes[i])) {
+		if (!name_selected(p, nodes[i])) {
 			unselected++;
 			continue;
 		}
@@ -480,15 +470,19 @@ int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 		fp8mha_calib_free(p.cal);
 		return -1;
 	}
-	p.include = qopt_opt_list(cfg->ctx, "include", &p.ninclude);
-	p.exclude = qopt_opt_list(cfg->ctx, "exclude", &p.nexclude);
-	p.ops = qopt_opt_list(cfg->ctx, "op_types", &p.nops);
+	if (ps_targets_init(&p.t, cfg->ctx, PS_TARGET_INCLUDE |
+			    PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES)) {
+		ps_targets_fini(&p.t);
+		fp8mha_calib_free(p.cal);
+		return -1;
+	}
 	p.weight_axis = qopt_opt_bool(cfg->ctx, "weight_axis");
 	qopt_info(cfg->ctx, "calibration: %zu tensors from '%s'", p.cal->n,
 		  p.path);
 	rc = find_left(&p);
 	if (!rc)
 		rc = place_all(&p, changed);
+	ps_targets_fini(&p.t);
 	free(p.done);
 	free(p.left);
 	fp8mha_calib_free(p.cal);
