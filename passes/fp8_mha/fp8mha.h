@@ -43,13 +43,16 @@
 #define FP8MHA_FOLD_MAX_BYTES (UINT64_C(8) << 30)
 #define FP8MHA_MAX_HOPS 8	/* layout nodes looked through */
 
-/* A skipped rewrite, kept so the attention report can name why a
- * block stayed out of the fused form. */
+/* A skipped rewrite, noted in the report's explain run so that the
+ * report can name why a block stayed out of the fused form. */
 struct fp8mha_note {
 	const qir_node *node;	/* where the rewrite was tried */
 	char why[256];
 };
 
+/* One pass run's state (steps.c makes it from the pass's options and
+ * frees it when the pass returns: nothing outlives the run). The yes/no
+ * fields read 1 in a pass that does not declare the option. */
 struct fp8mha_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
@@ -69,11 +72,6 @@ struct fp8mha_cfg {
 	int explain;
 	struct fp8mha_note *notes;	/* owned */
 	size_t nnotes, capnotes;
-	/* Reused from weight to weight (owned): the FP8 codes of a strip
-	 * and the whole transposed weight, so that each big weight costs
-	 * no fresh pages. */
-	uint8_t *strip_buf, *tr_buf;
-	size_t strip_cap, tr_cap;
 	/* Initializers left unread, waiting for fp8mha_flush_dead (the
 	 * array is owned, the values are the graph's). */
 	qir_value **dead;

@@ -32,8 +32,6 @@ static qopt_status end(struct fp8mha_cfg *cfg, int rc)
 {
 	fp8mha_flush_dead(cfg);
 	free(cfg->notes);
-	free(cfg->strip_buf);
-	free(cfg->tr_buf);
 	free(cfg->dead);
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
