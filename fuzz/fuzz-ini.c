@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 	/* Pipeline messages go to stderr; libFuzzer's -close_fd_mask=2
 	 * silences them on long runs. */
-	pm_pipeline_init(&p);
+	pm_pipeline_init(&p, NULL);
 	pm_pipeline_parse_ini(&p, path);
 	pm_pipeline_free(&p);
 
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = 0;
-	pm_pipeline_init(&p);
+	pm_pipeline_init(&p, NULL);
 	pm_pipeline_parse_inline(&p, text);
 	pm_pipeline_free(&p);
 	free(text);

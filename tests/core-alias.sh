@@ -25,6 +25,13 @@ t "an option the user leaves alone is forwarded with the pipeline's default" \
 t "... and one without a default is not forwarded (the pass's default holds)" \
 	eval 'sed -n "/^\[al-ren\]/,/^\$/p" out | grep -q "^; match = "'
 
+run "$QOPT" $A --print-pipeline --passes 'al-both{tag=x,match=A;B},al-note{n=5}:tag=y'
+t "--passes NAME{key=value,...} sets a pipeline's options like NAME:key=value" \
+	eval '[ $rc = 0 ] && sed -n "/^\[al-note\]/,/^\$/p" out | grep -qx "tag = x" && grep -qx "match = A,B" out && grep -qx "n = 5" out && grep -qx "tag = y" out'
+run "$QOPT" $A --print-pipeline --passes 'al-both{tag=x'
+t "... a brace left open is a usage error" \
+	eval '[ $rc = 2 ] && has "'\''{'\'' without a closing '\''}'\''" err'
+
 printf '[al-both]\nnote = no\nmatch = A\n' >when.ini
 run "$QOPT" $A --print-pipeline -p when.ini
 t "a step whose 'when' option is off is left out (INI section)" \
@@ -88,6 +95,12 @@ t "'when' naming an option that is not a bool refuses the plugin at load" \
 run "$QOPT" $A --load "$PL/alias-dup.so" --list-passes
 t "a pipeline named like a registered one is refused naming both plugins" \
 	eval '[ $rc = 1 ] && has "alias-dup.so: pipeline '\''al-both'\'' is already registered by" err && has "alias.so (as a pipeline)" err'
+run "$QOPT" --load "$PL/good.so" --load "$PL/alias-dup.so" --list-passes
+t "a pipeline named like a registered pass is refused naming both plugins" \
+	eval '[ $rc = 1 ] && has "alias-dup.so: pipeline '\''t-opts'\'' is already registered by $PL/good.so (as a pass)" err'
+run "$QOPT" --load "$PL/alias-dup.so" --load "$PL/good.so" --list-passes
+t "... and a pass named like a registered pipeline" \
+	eval '[ $rc = 1 ] && has "good.so: pass '\''t-opts'\'' is already registered by $PL/alias-dup.so (as a pipeline)" err'
 run "$QOPT" --load "$PL/alias-big-step.so" --list-passes
 t "pipeline entries larger than this qopt knows are refused" \
 	eval '[ $rc = 1 ] && has "malformed plugin table: pipeline entry sizes" err'

@@ -18,7 +18,9 @@ objdump -t "$lib" 2>/dev/null | awk '
 	/file format/ { obj = $1; sub(/:$/, "", obj); next }
 	$0 ~ / O / {
 		for (i = 1; i <= NF; i++) if ($i == "O") sec = $(i + 1)
-		if (sec ~ /^\.(data|bss)(\.|$)/ && sec !~ /^\.data\.rel\.ro/)
+		# __*: what the compiler adds (the sanitizers __odr_asan.*, ...)
+		if (sec ~ /^\.(data|bss)(\.|$)/ && sec !~ /^\.data\.rel\.ro/ &&
+		    $NF !~ /^__/)
 			print obj ": " $NF " " sec
 	}' >"$W/writable"
 sed 's/^/# writable: /' "$W/writable"

@@ -136,6 +136,7 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 		{ "pipeline", required_argument, NULL, 'p' },
 		{ "passes", required_argument, NULL, 'S' },
 		{ "load", required_argument, NULL, 'l' },
+		{ "plugin-dir", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -317,7 +318,6 @@ static int select_tensors(const struct calib_args *a, qir_model *m,
 	c.nloads = a->nloads;
 	c.plugin_dirs = a->plugin_dirs;
 	c.nplugin_dirs = a->nplugin_dirs;
-	c.threads = 0;
 	pm_pipeline_init(&pl, a->s);
 	rc = cli_setup(&c, &pl, &reg);
 	if (!rc)

@@ -156,20 +156,6 @@ void pm_alias_free_tables(struct pm_plugin *pl)
 	pl->steps = NULL;
 }
 
-/* Same rule as loader.c's for pass names: they go into INI section
- * headers and --passes lists. */
-static int valid_name(const char *s)
-{
-	if (!s || !*s)
-		return 0;
-	for (; *s; s++)
-		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
-		      ('0' <= *s && *s <= '9') || *s == '-' || *s == '_' ||
-		      *s == '.'))
-			return 0;
-	return 1;
-}
-
 static const qopt_option_spec *find_spec(const qopt_option_spec *o,
 					 const char *name)
 {
@@ -195,7 +181,7 @@ static int check_step(const char *path, const qopt_pipeline_info *pi,
 	const qopt_option_spec *o;
 	size_t i;
 
-	if (!valid_name(s->pass))
+	if (!pm_valid_name(s->pass))
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: pipeline '%s' step %zu names an invalid pass '%s'",
 				path, pi->name, k + 1, s->pass);
@@ -280,7 +266,7 @@ static int check_one(const char *path, const qopt_pipeline_info *pi,
 {
 	size_t k, nopts;
 
-	if (!valid_name(pi->name))
+	if (!pm_valid_name(pi->name))
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: a pipeline has an invalid name '%s'",
 				path, pi->name);

@@ -196,6 +196,8 @@ void pm_use_build_tree_modules(void);
 const char *pm_build_tree(void);
 /* spec index of option name in pass, or -1. */
 int pm_pass_option_index(const struct pm_pass *p, const char *name);
+/* 1 when s can name a pass, pipeline or option (letters, digits, -_.). */
+int pm_valid_name(const char *s);
 
 /* ---- named pipelines in the registry (core/manager/alias.c) ---- */
 const struct pm_alias *pm_registry_find_alias(const struct pm_registry *r,

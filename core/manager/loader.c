@@ -86,10 +86,11 @@ int pm_pass_option_index(const struct pm_pass *p, const char *name)
 	return -1;
 }
 
-/* A pass name goes into INI section headers and --passes lists. */
-static int valid_name(const char *s)
+/* A pass or pipeline name goes into INI section headers and --passes
+ * lists. */
+int pm_valid_name(const char *s)
 {
-	if (!*s)
+	if (!s || !*s)
 		return 0;
 	for (; *s; s++)
 		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
@@ -147,7 +148,7 @@ static int check_options(const char *path, const char *kind,
 	if (!o)
 		return 0;
 	for (i = 0; o[i].name; i++) {
-		if (!valid_name(o[i].name))
+		if (!pm_valid_name(o[i].name))
 			return qir_fail(err, QIR_EINVALID,
 					"%s: %s '%s': option %zu has an invalid name '%s'",
 					path, kind, pi->name, i, o[i].name);
@@ -204,7 +205,7 @@ static int check_table(struct pm_registry *r, const char *path,
 		return qir_fail(err, QIR_EINVALID,
 				"%s: malformed plugin table: no pass table", path);
 	for (i = 0; p && p[i].name; i++) {
-		if (!valid_name(p[i].name))
+		if (!pm_valid_name(p[i].name))
 			return qir_fail(err, QIR_EINVALID,
 					"%s: malformed plugin table: pass %zu has an invalid name '%s'",
 					path, i, p[i].name);
@@ -246,6 +247,8 @@ static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
 	struct pm_pass **grown;
 	size_t i;
 
+	if (!n)
+		return 0;	/* a plugin of pipelines only */
 	grown = realloc(r->passes, (r->npasses + n) * sizeof(*grown));
 	if (!grown)
 		return qir_fail(err, QIR_ENOMEM, "out of memory");

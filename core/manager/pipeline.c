@@ -152,15 +152,16 @@ int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 
 /*
  * --passes splits at ',' (passes) and ':' (options) outside double
- * quotes, so a value holding either is written key="a:b,c" (inside
- * quotes \" and \\ stand for " and \). Returns the next piece of *s up
- * to sep, NUL-terminated, and moves *s past it (NULL after the last);
- * sets *open_quote when a quote is left open.
+ * quotes and braces, so a value holding either is written key="a:b,c"
+ * (inside quotes \" and \\ stand for " and \), and NAME{k=v,k2=v2}
+ * keeps its options together. Returns the next piece of *s up to sep,
+ * NUL-terminated, and moves *s past it (NULL after the last); sets
+ * *open_quote when a quote is left open.
  */
 static char *next_piece(char **s, char sep, int *open_quote)
 {
 	char *start = *s, *c;
-	int q = 0;
+	int q = 0, depth = 0;
 
 	if (!start)
 		return NULL;
@@ -169,7 +170,11 @@ static char *next_piece(char **s, char sep, int *open_quote)
 			c++;
 		} else if (*c == '"') {
 			q = !q;
-		} else if (*c == sep && !q) {
+		} else if (!q && *c == '{') {
+			depth++;
+		} else if (!q && *c == '}' && depth) {
+			depth--;
+		} else if (*c == sep && !q && !depth) {
 			*c = 0;
 			*s = c + 1;
 			return start;
@@ -200,38 +205,77 @@ static void unquote(char *v)
 	*o = 0;
 }
 
-/* One "name[:key=value...]" element of --passes. */
+/* One "key=value" of --passes into stage s; 1 when malformed. */
+static int inline_option(struct pm_pipeline *p, struct pm_stage *s,
+			 char *part, int *oom)
+{
+	char *eq = strchr(part, '=');
+
+	if (!eq || eq == part) {
+		pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s' "
+			      "(quote a value holding ':' or ',': "
+			      "key=\"a::b\")", s->name, part);
+		return 1;
+	}
+	*eq = 0;
+	unquote(eq + 1);
+	if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
+		*oom = 1;
+	return 0;
+}
+
+/* NAME{key=value,...} (the form LLVM's pass pipelines use): splits off
+ * the braces' options into *inner; "" when there are none. 1 when the
+ * braces do not close at the end of the name. */
+static int split_braces(struct pm_pipeline *p, char *name, char **inner)
+{
+	char *open = strchr(name, '{');
+	size_t n = strlen(name);
+
+	*inner = NULL;
+	if (!open)
+		return 0;
+	if (name[n - 1] != '}') {
+		pm_pl_error(p, 0, "pass '%.*s': '{' without a closing '}' at "
+			      "the end of '%s'", (int)(open - name), name,
+			      name);
+		return 1;
+	}
+	*open = 0;
+	name[n - 1] = 0;
+	*inner = open + 1;
+	return 0;
+}
+
+/* One "name[{key=value,...}][:key=value...]" element of --passes. */
 static int inline_stage(struct pm_pipeline *p, char *tok)
 {
-	char *rest = tok, *part, *eq;
+	char *rest = tok, *part, *inner;
 	struct pm_stage *s;
-	int bad = 0, open_quote = 0;
+	int bad = 0, open_quote = 0, oom = 0;
 
 	part = next_piece(&rest, ':', &open_quote);
-	if (!part || !*part) {
+	if (!part || !*part || *part == '{') {
 		pm_pl_error(p, 0, "empty pass name in '%s'", tok);
 		return 1;
 	}
+	if (split_braces(p, part, &inner))
+		return 1;
 	s = pm_pl_add_stage(p, part, 0);
 	if (!s)
 		return 1;
-	while ((part = next_piece(&rest, ':', &open_quote))) {
-		if (!*part)
-			continue;
-		eq = strchr(part, '=');
-		if (!eq || eq == part) {
-			pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s' "
-				      "(quote a value holding ':' or ',': "
-				      "key=\"a::b\")", s->name, part);
-			bad++;
-			continue;
-		}
-		*eq = 0;
-		unquote(eq + 1);
-		if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
-			return bad + 1;
+	/* Inside braces ',' separates options too. */
+	while (inner && (part = next_piece(&inner, ',', &open_quote))) {
+		char *opt;
+
+		while ((opt = next_piece(&part, ':', &open_quote)))
+			if (*opt)
+				bad += inline_option(p, s, opt, &oom);
 	}
-	return bad;
+	while (!oom && (part = next_piece(&rest, ':', &open_quote)))
+		if (*part)
+			bad += inline_option(p, s, part, &oom);
+	return bad + oom;
 }
 
 int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)

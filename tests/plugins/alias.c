@@ -7,7 +7,8 @@
  *
  * Built a second time with ALIAS_BAD_WHEN, ALIAS_DUP or ALIAS_BIG_STEP,
  * it is a plugin the loader must refuse (or, for ALIAS_DUP, one whose
- * pipeline clashes with a name of the first build).
+ * pipelines clash with a name of the first build, or with a pass of
+ * good.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +150,11 @@ static const qopt_pipeline_step badfwd_steps[] = {
 #endif
 
 static const qopt_pipeline_info pipelines[] = {
+#if defined(ALIAS_DUP)
+	/* named like a pass of tests/plugins/good.c */
+	{ .name = "t-opts", .summary = "clashes with good.so's pass",
+	  .options = both_opts, .steps = both_steps },
+#endif
 	{ .name = "al-both", .summary = "al-note then al-ren",
 	  .options = both_opts, .steps = both_steps,
 	  .flags = QOPT_PASS_HAS_TARGETS },
