@@ -14,7 +14,9 @@ passes_libpass_support_la_SOURCES = passes/support/support.h \
 	passes/support/targets.h passes/support/targets.c \
 	passes/support/weight.h passes/support/weight.c \
 	passes/support/rotate.h passes/support/rotate.c \
-	passes/support/qdq.h passes/support/qdq.c
+	passes/support/qdq.h passes/support/qdq.c \
+	passes/support/cleanup.h passes/support/cleanup.c \
+	passes/support/fakequant.h passes/support/fakequant.c
 
 passes_opset_check_la_SOURCES = \
 	passes/opset_check/opset_check.h \
@@ -34,6 +36,6 @@ passes_cast_fold_la_SOURCES = \
 	passes/cast_fold/redundant.c \
 	passes/cast_fold/util.c
 passes_cast_fold_la_LDFLAGS = $(PASS_LDFLAGS)
-passes_cast_fold_la_LIBADD = $(PASS_LIBADD) -lm
+passes_cast_fold_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD) -lm
 
 EXTRA_DIST += passes/opset_check/README.md docs/pass-toolkit.md

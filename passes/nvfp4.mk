@@ -3,9 +3,7 @@ passes_LTLIBRARIES += passes/nvfp4-weights.la
 passes_nvfp4_weights_la_SOURCES = \
 	passes/nvfp4_weights/nvfp4.h \
 	passes/nvfp4_weights/plugin.c \
-	passes/nvfp4_weights/trace.c \
 	passes/nvfp4_weights/select.c \
-	passes/nvfp4_weights/opset.c \
 	passes/nvfp4_weights/rewrite.c \
 	passes/nvfp4_weights/constants.c \
 	passes/nvfp4_weights/rotate.c

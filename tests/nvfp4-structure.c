@@ -795,6 +795,29 @@ static void t_opset_check(void)
 	       strstr(slurp("opset-bisect1", "err"),
 		      "BISECT: NOT running rewrite (2) nvfp4-weights: upgrade opset"),
 	       "opset: without the upgrade point no weight is rewritten");
+	/* qopt_require_opset: a declined upgrade holds for the run, so
+	 * four weights needing it make one point, not four (experts.onnx:
+	 * t_experts built it; building it again would move the random
+	 * weights of every later case). */
+	{
+		const char *e;
+
+		tap_ok(run("experts", "opset-bisect-once", PL(""),
+			   "--bisect-limit=1 --stats") == 0,
+		       "opset: four weights, bisect limit 1: qopt runs");
+		e = slurp("opset-bisect-once", "err");
+		tap_ok(strstr(e, "BISECT: NOT running rewrite (2) nvfp4-weights: "
+			      "upgrade opset 17 -> 23") &&
+		       !strstr(e, "rewrite (3)") &&
+		       strstr(e, "4 skipped (bisect)"),
+		       "opset: one upgrade point per run, every weight skipped");
+		tap_ok(run("opset", "opset-stats", PL(""), "--stats") == 0 &&
+		       strstr(slurp("opset-stats", "err"),
+			      "1 opset upgraded to 23") &&
+		       strstr(slurp("opset-stats", "err"),
+			      "upgraded ai.onnx opset 17 -> 23"),
+		       "opset: the upgrade is logged and counted by the manager");
+	}
 }
 
 /* Opset 9: MatMul -> Clip(min, max attributes). FLOAT4E2M1 needs 23,

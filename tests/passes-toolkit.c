@@ -2,7 +2,8 @@
  * tests/passes-toolkit.c - the pass toolkit (passes/support) on small
  * graphs built with the IR API: target selection and its hit counts,
  * the reduction axis K per consumer and through layout nodes, the
- * walk's refusals, rotate_back, the Q/DQ builder, skip reports, and
+ * walk's refusals, rotate_back, the Q/DQ builder, skip reports,
+ * cleanup of what a rewrite leaves unread, NVFP4 fake quantization and
  * qopt_require_opset() without a manager.
  */
 #include <math.h>
@@ -316,6 +317,55 @@ static void t_skip_and_opset(void)
 	       "status: primary of an extended code, names");
 }
 
+static void t_cleanup(void)
+{
+	qir_model *m = new_model();
+	int64_t d2[2] = { 4, 4 };
+	qir_value *x = input(m, "x", 2, d2), *w = weight(m, "w", 2, d2);
+	qir_node *mm = node(m, "MatMul", "mm", x, w);
+	qir_error err = { 0 };
+
+	tap_ok(!ps_unused_initializer(w) && !ps_unused_initializer(x) &&
+	       ps_drop_unused_initializer(w, &err) == 0,
+	       "cleanup: a read initializer and a graph input stay");
+	tap_ok(ps_node_unused(mm), "cleanup: a node nothing reads is unused");
+	if (qir_node_erase(mm, &err))
+		printf("Bail out! erase: %s\n", err.msg);
+	tap_ok(ps_unused_initializer(w) &&
+	       ps_drop_unused_initializer(w, &err) == 1 &&
+	       !qir_graph_find_value(m->graph, "w"),
+	       "cleanup: once unread, the initializer goes");
+	qir_model_free(m);
+}
+
+static void t_fakequant(void)
+{
+	/* Two blocks of 16 whose values NVFP4 holds exactly (E2M1 codes
+	 * times a power-of-two block scale): fake quantization keeps them. */
+	static const float e2m1[8] = { 0, 0.5f, 1, 1.5f, 2, 3, 4, 6 };
+	float w[32], out[32];
+	const char *step = NULL;
+	int i, rc, same = 1;
+
+	for (i = 0; i < 32; i++)
+		w[i] = (i & 1 ? -1.0f : 1.0f) * e2m1[i % 8] * (i < 16 ? 1 : 4);
+	rc = ps_fake_nvfp4(NULL, QIR_FLOAT, w, out, 1, 32, 1, &step);
+	for (i = 0; i < 32; i++)
+		same &= out[i] == w[i];
+	tap_ok(rc == 0 && same, "fake NVFP4: representable values unchanged");
+	for (i = 0; i < 32; i++)
+		w[i] = (float)(i * 37 % 23) * 0.13f - 1.3f;
+	rc = ps_fake_nvfp4(NULL, QIR_FLOAT, w, out, 1, 32, 1, &step);
+	rc |= ps_fake_nvfp4(NULL, QIR_FLOAT, w, w, 1, 32, 1, &step);
+	same = 1;
+	for (i = 0; i < 32; i++)
+		same &= out[i] == w[i];
+	tap_ok(rc == 0 && same, "fake NVFP4 in place: the same values");
+	rc = ps_fake_nvfp4(NULL, QIR_FLOAT, w, out, 1, 24, 1, &step);
+	tap_ok(rc != 0 && !strcmp(step, "NVFP4 quantization"),
+	       "fake NVFP4: K not a multiple of 16 fails naming the step");
+}
+
 int main(void)
 {
 	t_targets();
@@ -324,5 +374,7 @@ int main(void)
 	t_rotate_back();
 	t_qdq();
 	t_skip_and_opset();
+	t_cleanup();
+	t_fakequant();
 	return tap_done();
 }

@@ -8,7 +8,7 @@ cd "$W" || exit 1
 printf '[qopt]\nmax_opset = 18\n\n[opset-check]\nupgrade = yes\ntarget = 19\n' >max.ini
 run "$QOPT" -p max.ini m.onnx -o max.onnx
 t "opset-check: a target above [qopt] max_opset is refused naming it" \
-	eval '[ $rc = 1 ] && has "upgrade to opset 19: the pipeline has [qopt] max_opset = 18" "$W/err" && [ ! -e max.onnx ]'
+	eval '[ $rc = 1 ] && has "upgrade = yes: need opset 19 but the pipeline has [qopt] max_opset = 18" "$W/err" && [ ! -e max.onnx ]'
 printf '[qopt]\nmax_opset = 19\n\n[opset-check]\nupgrade = yes\ntarget = 19\n' >max19.ini
 run "$QOPT" -p max19.ini m.onnx -o max19.onnx
 t "opset-check: a target at max_opset runs" eval '[ $rc = 0 ] && [ -e max19.onnx ]'

@@ -39,6 +39,11 @@ static void on_rewrite(void *arg, const char *node, const char *op, int step,
 	qopt_debug(arg, "opset upgrade: %s: %s-%d: %s", node, op, step, what);
 }
 
+static void on_progress(void *arg, size_t done, size_t total)
+{
+	qopt_progress(arg, done, total, "upgrading nodes");
+}
+
 static qopt_status upgrade(qopt_ctx *ctx, int64_t have, int64_t need,
 			   const char *why)
 {
@@ -47,6 +52,7 @@ static qopt_status upgrade(qopt_ctx *ctx, int64_t have, int64_t need,
 	char counter[64];
 
 	rep.on_rewrite = on_rewrite;
+	rep.on_progress = on_progress;
 	rep.arg = ctx;
 	if (qir_model_upgrade_opset(ctx->m, need, &rep, &err) < 0) {
 		qopt_error(ctx, "%s: need opset %lld and the model (opset %lld) "

@@ -56,7 +56,8 @@
  * - options have the declared type and satisfy the declared choices
  *   and ranges; reading one the pass did not declare fails the pass;
  * - the model's opset may be raised only within the pipeline policy
- *   (qopt_policy_*), and only with a qopt_may_rewrite() of its own.
+ *   (qopt_policy_*), and only with a qopt_may_rewrite() of its own:
+ *   qopt_require_opset() (ABI 3.0) does both.
  * Nothing else: not the opset, not that every intermediate value is
  * typed, not which passes ran before.
  *

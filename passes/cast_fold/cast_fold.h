@@ -15,6 +15,7 @@ struct cf_state {
 	/* Report round: rewrites are off; skipped patterns are counted and
 	 * warned about (once, after the rewriting rounds converged). */
 	int report;
+	int64_t opset_skips;	/* patterns the report round left for opset < 19 */
 	/* Nodes a rewrite may have orphaned; erased at the end of a round
 	 * when nothing uses them (never nodes the rewrite did not touch). */
 	qir_node **dead;

@@ -81,7 +81,7 @@ static int round_once(struct cf_state *s, struct cast_list *declined)
 	return r < 0 ? -1 : done;
 }
 
-static int cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	struct cf_state s = { 0 };
 	struct cast_list declined = { 0 };
@@ -113,12 +113,17 @@ static int cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	free(s.dead);
 	*changed = total > 0;
 	if (r < 0)
-		return -1;
-	if (s.opset < 19)
+		return QOPT_EPASS;
+	if (s.opset_skips)
+		qopt_warn(ctx, "%lld Cast(s) next to Q/DQ left alone: folding "
+			  "them needs opset >= 19 (FLOAT16 scales), the model "
+			  "has %d (opset-check with upgrade = yes raises it)",
+			  (long long)s.opset_skips, s.opset);
+	else if (s.opset < 19)
 		qopt_info(ctx, "opset %d: Q/DQ scales stay FLOAT (FLOAT16 "
 			  "scales need opset 19)", s.opset);
 	qopt_info(ctx, "%d rewrite(s)", total);
-	return 0;
+	return QOPT_OK;
 }
 
 static const qopt_option_spec cf_opts[] = {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cast_fold.h"
+#include "../support/cleanup.h"
 
 qir_tensor *cf_const_f32(qir_value *v)
 {
@@ -158,20 +159,7 @@ void cf_maybe_dead(struct cf_state *s, qir_node *n)
 void cf_drop_if_unused(qir_value *v)
 {
 	/* The conditions are removal's only reasons to fail. */
-	if (v && v->init && !v->nuses && !v->is_output && !v->is_input &&
-	    qir_graph_remove_initializer(v->graph, v, NULL) < 0)
-		return;
-}
-
-static int unused(const qir_node *n)
-{
-	size_t i;
-
-	for (i = 0; i < n->noutputs; i++)
-		if (n->outputs[i] && (n->outputs[i]->nuses ||
-				      n->outputs[i]->is_output))
-			return 0;
-	return 1;
+	(void)ps_drop_unused_initializer(v, NULL);
 }
 
 /* Erases orphaned nodes, inputs first freed of their last use, until
@@ -188,7 +176,7 @@ void cf_sweep(struct cf_state *s)
 			qir_node *n = s->dead[i];
 			qir_value *ins[8] = { 0 };
 
-			if (!unused(n))
+			if (!ps_node_unused(n))
 				continue;
 			for (k = 0; k < n->ninputs && k < 8; k++)
 				ins[k] = n->inputs[k];

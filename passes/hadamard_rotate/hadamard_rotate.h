@@ -14,6 +14,8 @@
 
 #include <qopt/qopt.h>
 
+#include "../support/support.h"
+
 /* Metadata property recording every rotation the pass made. */
 #define HR_META_KEY "qopt.hadamard_rotate"
 /* A dense rotation constant is never larger than this (per side). */
@@ -35,10 +37,8 @@ struct hr_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
 	qk_ctx *qk;
-	const char *const *include, *const *exclude, *const *op_types;
-	size_t ninclude, nexclude, nop_types;
-	uint64_t *include_hits, *exclude_hits; /* per glob (owned) */
-	int64_t min_size, block;
+	struct ps_targets tg;	/* include, exclude, op_types, min_size */
+	int64_t block;
 	int quantizer;
 	int fold;		/* fold = yes */
 	const char *prior;	/* HR_META_KEY as loaded, or NULL */
@@ -66,18 +66,19 @@ struct hr_target {
 	int judged;		/* the quantizer computed q_e0, q_e1 */
 	double q_e0, q_e1, q_nn;	/* squared errors unrotated, rotated;
 					 * squared norm */
-	const char *skip;	/* counter when skipped */
-	char why[256];
+	struct ps_skip skip;	/* why it is left alone, once it is */
 };
 
-/* select.c: 1 = a target (t filled), 0 = skipped (t->skip, t->why),
+/* Skip kinds of this pass (the shared ones: passes/support/skip.h). */
+extern const struct ps_skip_kind hr_skip_is_hadamard, hr_skip_already, hr_skip_k_odd,
+	hr_skip_block_k, hr_skip_block_large, hr_skip_quantized_act,
+	hr_skip_type, hr_skip_act_shape, hr_skip_constant_subgraph,
+	hr_skip_cannot_judge, hr_skip_no_help;
+
+/* select.c: 1 = a target (t filled), 0 = skipped (t->skip),
  * -1 = error (reported). Frees nothing; hr_target_release does. */
 int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t);
 void hr_target_release(struct hr_target *t);
-/* 1 when a glob matches a or b; every matching glob counts a hit in
- * hits (may be NULL). */
-int hr_match(const char *const *globs, size_t n, const char *a,
-	     const char *b, uint64_t *hits);
 
 /* once.c: exactly-once bookkeeping. */
 int hr_recorded(const struct hr_cfg *cfg, const char *weight);
@@ -134,6 +135,6 @@ void hr_drop_unused(struct hr_cfg *cfg, qir_value *v);
 void hr_memo_drop_unused(struct hr_cfg *cfg);
 
 /* run.c: the pass. */
-int hr_run(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed);
 
 #endif /* HR_HADAMARD_ROTATE_H */

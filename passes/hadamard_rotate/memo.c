@@ -52,17 +52,11 @@ int hr_memo_holds(const struct hr_memo *m, const qir_value *v)
 	return 0;
 }
 
-static int unused_init(const qir_value *v)
-{
-	return v && v->init && !v->nuses && !v->is_output && !v->is_input &&
-	       !v->producer;
-}
-
 void hr_drop_unused(struct hr_cfg *cfg, qir_value *v)
 {
 	qir_error err = { 0 };
 
-	if (!unused_init(v) || hr_memo_holds(&cfg->memo, v))
+	if (!ps_unused_initializer(v) || hr_memo_holds(&cfg->memo, v))
 		return;
 	if (qir_graph_remove_initializer(v->graph, v, &err))
 		qopt_debug(cfg->ctx, "'%s' kept: %s", v->name, err.msg);
@@ -76,7 +70,7 @@ void hr_memo_drop_unused(struct hr_cfg *cfg)
 	for (size_t i = 0; i < m->n; i++) {
 		qir_value *v = m->vals[i];
 
-		if (!unused_init(v))
+		if (!ps_unused_initializer(v))
 			continue;
 		/* every key naming v forgets it before v is freed */
 		for (size_t j = i; j < m->n; j++)

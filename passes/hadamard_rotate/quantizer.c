@@ -17,7 +17,8 @@ static int fq_error(struct hr_cfg *cfg, float *x, size_t outer, size_t k,
 		    size_t inner, double *err2, double *norm2)
 {
 	size_t n = outer * k * inner;
-	float *y = malloc(n * sizeof(float)), g = 0, amax = 0, s;
+	float *y = malloc(n * sizeof(float)), amax = 0, s;
+	const char *step;
 	uint8_t *codes = malloc(n + 1), *scales = malloc(n / 16 + 1);
 	qk_qlayout lay = { 1, n, 1, QK_SCALE_TENSOR, 0 };
 	int rc;
@@ -27,11 +28,8 @@ static int fq_error(struct hr_cfg *cfg, float *x, size_t outer, size_t k,
 		goto out;
 	}
 	if (cfg->quantizer == HR_Q_NVFP4) {
-		rc = qk_nvfp4_quantize(cfg->qk, QIR_FLOAT, x, outer, k, inner,
-				       codes, scales, &g);
-		if (!rc)
-			rc = qk_nvfp4_dequantize(cfg->qk, codes, scales, g,
-						 outer, k, inner, QIR_FLOAT, y);
+		rc = ps_fake_nvfp4(cfg->qk, QIR_FLOAT, x, y, outer, k, inner,
+				   &step);
 	} else {
 		rc = qk_amax(cfg->qk, QIR_FLOAT, x, n, &amax);
 		s = amax > 0 ? amax / 448.0f : 1.0f;
@@ -66,10 +64,9 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 	int rc;
 
 	if (cfg->quantizer == HR_Q_NVFP4 && t->k % QK_NVFP4_BLOCK) {
-		t->skip = "skipped (quantizer cannot judge)";
-		snprintf(t->why, sizeof(t->why), "K = %lld is not a multiple "
-			 "of the NVFP4 block %d", (long long)t->k,
-			 QK_NVFP4_BLOCK);
+		ps_skip_set(&t->skip, &hr_skip_cannot_judge, "K = %lld is not "
+			    "a multiple of the NVFP4 block %d", (long long)t->k,
+			    QK_NVFP4_BLOCK);
 		return 0;
 	}
 	src = qir_tensor_data(t->w, &err);
@@ -109,9 +106,9 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 			  "FP8", r0, r1, t->block);
 		return 1;
 	}
-	t->skip = "skipped (rotation would not help)";
-	snprintf(t->why, sizeof(t->why), "%s relative error %.4g unrotated, "
-		 "%.4g rotated (block %zu)", cfg->quantizer == HR_Q_NVFP4 ?
-		 "NVFP4" : "FP8", r0, r1, t->block);
+	ps_skip_set(&t->skip, &hr_skip_no_help, "%s relative error %.4g "
+		    "unrotated, %.4g rotated (block %zu)",
+		    cfg->quantizer == HR_Q_NVFP4 ? "NVFP4" : "FP8", r0, r1,
+		    t->block);
 	return 0;
 }

@@ -21,22 +21,8 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 		qopt_error(ctx, "no kernel context");
 		return -1;
 	}
-	cfg->include = qopt_opt_list(ctx, "include", &cfg->ninclude);
-	cfg->exclude = qopt_opt_list(ctx, "exclude", &cfg->nexclude);
-	cfg->op_types = qopt_opt_list(ctx, "op_types", &cfg->nop_types);
-	if (!cfg->include)
-		cfg->ninclude = 0;
-	if (!cfg->exclude)
-		cfg->nexclude = 0;
-	if (!cfg->op_types)
-		cfg->nop_types = 0;
-	cfg->include_hits = calloc(cfg->ninclude + 1, sizeof(uint64_t));
-	cfg->exclude_hits = calloc(cfg->nexclude + 1, sizeof(uint64_t));
-	if (!cfg->include_hits || !cfg->exclude_hits) {
-		qopt_error(ctx, "out of memory");
+	if (ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL))
 		return -1;
-	}
-	cfg->min_size = qopt_opt_int(ctx, "min_size");
 	cfg->fold = qopt_opt_bool(ctx, "fold");
 	/* The manager has checked the word (plugin.c: "0", then 2^1 ..
 	 * 2^16): a bad block is a pipeline error, found before any work. */
@@ -53,56 +39,10 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	return 0;
 }
 
-/* Globs the pipeline set that matched nothing: a warning (an error
- * under --strict), so that a misspelt name does not pass silently. */
-static int unmatched_globs(struct hr_cfg *cfg)
-{
-	static const char *const opt[2] = { "include", "exclude" };
-	const char *const *g[2] = { cfg->include, cfg->exclude };
-	const uint64_t *hits[2] = { cfg->include_hits, cfg->exclude_hits };
-	size_t n[2] = { cfg->ninclude, cfg->nexclude };
-	int bad = 0;
-
-	for (int k = 0; k < 2; k++) {
-		if (!qopt_opt_is_set(cfg->ctx, opt[k]))
-			continue;
-		for (size_t i = 0; i < n[k]; i++) {
-			if (hits[k][i])
-				continue;
-			qopt_log(cfg->ctx, qopt_strict(cfg->ctx) ?
-				 QOPT_LOG_ERROR : QOPT_LOG_WARN,
-				 "%s glob '%s' matched no MatMul/Gemm node or "
-				 "weight name", opt[k], g[k][i]);
-			bad = 1;
-		}
-	}
-	return bad && qopt_strict(cfg->ctx) ? -1 : 0;
-}
-
-/* A skip: info (debug for the plain not-selected ones); under --strict
- * a target whose K cannot take the block is an error. */
+/* A skip, said at its kind's level (passes/support/skip.h). */
 static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
 {
-	int quiet = !strcmp(t->skip, "skipped (not included)") ||
-		    !strcmp(t->skip, "skipped (op type not selected)");
-	int hard = !strcmp(t->skip, "skipped (K odd)") ||
-		   !strcmp(t->skip, "skipped (block does not divide K)");
-
-	qopt_stat_add(cfg->ctx, t->skip, 1);
-	if (!strcmp(t->skip, "skipped (non-finite weight)") ||
-	    !strcmp(t->skip, "skipped (weight unreadable)")) {
-		/* a warning: an error under --strict (the manager's) */
-		qopt_warn(cfg->ctx, "node '%s' %s: %s", t->node->name,
-			  t->skip, t->why);
-		return 0;
-	}
-	if (hard && qopt_strict(cfg->ctx)) {
-		qopt_error(cfg->ctx, "node '%s' %s: %s", t->node->name,
-			   t->skip, t->why);
-		return -1;
-	}
-	qopt_log(cfg->ctx, quiet ? QOPT_LOG_DEBUG : QOPT_LOG_INFO,
-		 "node '%s' %s: %s", t->node->name, t->skip, t->why);
+	ps_skip_report(cfg->ctx, &t->skip, "node", t->node->name);
 	return 0;
 }
 
@@ -119,8 +59,7 @@ static qir_value *before_quant(struct hr_cfg *cfg, struct hr_target *t,
 			 "quantizer may leave them unrotated", t->act->name);
 	if ((cfg->quantizer != HR_Q_NONE && t->act->nuses > 1) ||
 	    !hr_consumers_agree(cfg, t, t->act, why, sizeof(why))) {
-		t->skip = "skipped (quantized activation)";
-		snprintf(t->why, sizeof(t->why), "%s", why);
+		ps_skip_set(&t->skip, &hr_skip_quantized_act, "%s", why);
 		return NULL;
 	}
 	xr = hr_rotate_activation(cfg, t, t->quant->inputs[0], t->quant);
@@ -185,12 +124,12 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 	if (!qopt_may_rewrite(cfg->ctx, "rotate node '%s' (weight '%s', K %lld, "
 			      "block %zu)", t->node->name, old->name,
 			      (long long)t->k, t->block)) {
-		t->skip = "skipped (bisect)";
-		snprintf(t->why, sizeof(t->why), "the rewrite gate said no");
+		ps_skip_set(&t->skip, &ps_skip_bisect,
+			    "the rewrite gate said no");
 		return report_skip(cfg, t);
 	}
 	a = activation(cfg, t, how, sizeof(how));
-	if (!a && t->skip)
+	if (!a && t->skip.kind)
 		return report_skip(cfg, t);
 	w = a ? hr_rotate_weight(cfg, t) : NULL;
 	if (!w)
@@ -221,17 +160,17 @@ static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
 
 	if (rc == 1 && cfg->quantizer != HR_Q_NONE) {
 		rc = hr_quantizer_says(cfg, &t);
-		if (rc == 0 && !t.skip)
+		if (rc == 0 && !t.skip.kind)
 			rc = 1;
 	}
 	if (rc == 1)
 		rc = rotate(cfg, &t, changed);
-	else if (rc == 0 && t.skip)
+	else if (rc == 0 && t.skip.kind)
 		rc = report_skip(cfg, &t);
 	if (rc == 0 && t.judged) {
 		/* what is finally stored: rotated unless skipped */
 		cfg->q_sum_plain += t.q_e0;
-		cfg->q_sum_rot += t.skip ? t.q_e0 : t.q_e1;
+		cfg->q_sum_rot += t.skip.kind ? t.q_e0 : t.q_e1;
 		cfg->q_norm += t.q_nn;
 	}
 	hr_target_release(&t);
@@ -250,7 +189,7 @@ static void stat_ppm(qopt_ctx *ctx, const char *counter, double r)
 		qopt_debug(ctx, "%s: %g is not counted", counter, r);
 }
 
-int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
+qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	struct hr_cfg cfg;
 	qir_node *n, *next;
@@ -282,11 +221,11 @@ int hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		stat_ppm(ctx, "ppm total error unrotated", plain);
 		stat_ppm(ctx, "ppm total error as rotated", rot);
 	}
-	rc = unmatched_globs(&cfg);
+	ps_targets_report(ctx, &cfg.tg, "MatMul/Gemm node or weight name");
+	rc = 0;
 out:
-	free(cfg.include_hits);
-	free(cfg.exclude_hits);
+	ps_targets_fini(&cfg.tg);
 	hr_memo_free(&cfg.memo);
 	free(cfg.record);
-	return rc;
+	return rc ? QOPT_EPASS : QOPT_OK;
 }

@@ -5,43 +5,49 @@
  * node, or a constant subgraph such as Transpose of one), and a block
  * that divides K. Every refusal names its reason.
  */
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hadamard_rotate.h"
-#include "../support/support.h"
 
-static int skip(struct hr_target *t, const char *counter, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static int skip(struct hr_target *t, const struct ps_skip_kind *kind,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static int skip(struct hr_target *t, const char *counter, const char *fmt, ...)
+/* Sets t's skip; 0 (hr_select's "not a target"). */
+static int skip(struct hr_target *t, const struct ps_skip_kind *kind,
+		const char *fmt, ...)
 {
 	va_list ap;
 
-	t->skip = counter;
+	t->skip.kind = kind;
 	va_start(ap, fmt);
-	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	vsnprintf(t->skip.why, sizeof(t->skip.why), fmt, ap);
 	va_end(ap);
 	return 0;
 }
 
-int hr_match(const char *const *globs, size_t n, const char *a, const char *b,
-	     uint64_t *hits)
-{
-	int any = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if ((a && !fnmatch(globs[i], a, 0)) ||
-		    (b && !fnmatch(globs[i], b, 0))) {
-			any = 1;
-			if (!hits)
-				break;
-			hits[i]++;
-		}
-	return any;
-}
+const struct ps_skip_kind
+	hr_skip_is_hadamard = { "skipped (is a Hadamard rotation)",
+				PS_SKIP_INFO },
+	hr_skip_already = { "skipped (already rotated)", PS_SKIP_INFO },
+	/* K that cannot take the block: the user selected the node and
+	 * it cannot be rotated, so a warning (--strict fails the run). */
+	hr_skip_k_odd = { "skipped (K odd)", PS_SKIP_WARN },
+	hr_skip_block_k = { "skipped (block does not divide K)",
+			    PS_SKIP_WARN },
+	hr_skip_block_large = { "skipped (block too large)", PS_SKIP_INFO },
+	hr_skip_quantized_act = { "skipped (quantized activation)",
+				  PS_SKIP_INFO },
+	hr_skip_type = { "skipped (type mismatch)", PS_SKIP_INFO },
+	hr_skip_act_shape = { "skipped (activation shape mismatch)",
+			      PS_SKIP_INFO },
+	hr_skip_constant_subgraph = { "skipped (constant subgraph)",
+				      PS_SKIP_INFO },
+	hr_skip_cannot_judge = { "skipped (quantizer cannot judge)",
+				 PS_SKIP_INFO },
+	hr_skip_no_help = { "skipped (rotation would not help)",
+			    PS_SKIP_INFO };
 
 void hr_target_release(struct hr_target *t)
 {
@@ -51,31 +57,13 @@ void hr_target_release(struct hr_target *t)
 	t->folded = 0;
 }
 
-static int is_float(int dt)
-{
-	return dt == QIR_FLOAT || dt == QIR_FLOAT16 || dt == QIR_BFLOAT16;
-}
-
 /* The weight's value: borrowed constant, or an evaluated constant
  * subgraph (owned). 0, or 1 when it is not constant (skipped). */
 static int weight_value(struct hr_target *t)
 {
-	qir_error err = { 0 };
-
-	t->w = qir_value_const(t->wv);
-	if (t->w)
-		return 0;
-	if (!t->wv->producer)
-		return skip(t, "skipped (weight not constant)", "'%s' is %s",
-			    t->wv->name, t->wv->is_input ? "a graph input" :
-			    "not a constant"), 1;
-	if (qir_const_eval(t->wv, HR_FOLD_MAX_BYTES, &t->w, &err))
-		return skip(t, "skipped (weight not constant)",
-			    "'%s' is computed by %s node '%s' (%s)",
-			    t->wv->name, t->wv->producer->op_type,
-			    t->wv->producer->name, err.msg), 1;
-	t->folded = 1;
-	return 0;
+	t->w = ps_weight_tensor(t->wv, HR_FOLD_MAX_BYTES, &t->folded,
+				&t->skip);
+	return t->w ? 0 : 1;
 }
 
 /* K axis, or a skip: MatMul reads B[.., K, N]; Gemm B[K, N] or, with
@@ -86,38 +74,37 @@ static int k_axis(struct hr_target *t)
 
 	if (!strcmp(n->op_type, "Gemm")) {
 		if (qir_node_attr_int(n, "transA", 0))
-			return skip(t, "skipped (unsupported layout)",
+			return skip(t, &ps_skip_layout,
 				    "Gemm with transA = 1"), 1;
 		if (t->w->rank != 2)
-			return skip(t, "skipped (unsupported layout)",
+			return skip(t, &ps_skip_layout,
 				    "Gemm weight of rank %d", t->w->rank), 1;
-		t->kaxis = qir_node_attr_int(n, "transB", 0) ? 1 : 0;
-	} else {
-		if (t->w->rank < 2)
-			return skip(t, "skipped (unsupported layout)",
-				    "MatMul weight of rank %d", t->w->rank), 1;
-		t->kaxis = t->w->rank - 2;
+	} else if (t->w->rank < 2) {
+		/* A = x R needs K as A's last axis and B's rows */
+		return skip(t, &ps_skip_layout,
+			    "MatMul weight of rank %d", t->w->rank), 1;
 	}
+	t->kaxis = ps_reduce_axis(n, 1, t->w->rank);
 	t->k = t->w->dims[t->kaxis];
 	return 0;
 }
 
 /* The block for K, or a skip (an explicit block that does not divide K
- * is a skip too; run.c turns skips into errors under --strict). */
+ * is a skip too, and a warning: --strict fails the run). */
 static int pick_block(struct hr_cfg *cfg, struct hr_target *t)
 {
 	uint64_t k = (uint64_t)t->k;
 	uint64_t b = cfg->block ? (uint64_t)cfg->block : k & (~k + 1);
 
 	if (k % 2)
-		return skip(t, "skipped (K odd)", "K = %lld has no Hadamard "
+		return skip(t, &hr_skip_k_odd, "K = %lld has no Hadamard "
 			    "block of 2 or more", (long long)t->k), 1;
 	if (k % b)
-		return skip(t, "skipped (block does not divide K)",
+		return skip(t, &hr_skip_block_k,
 			    "block_size %llu does not divide K = %lld",
 			    (unsigned long long)b, (long long)t->k), 1;
 	if (b > (uint64_t)HR_DENSE_MAX * HR_DENSE_MAX)
-		return skip(t, "skipped (block too large)", "block %llu: the "
+		return skip(t, &hr_skip_block_large, "block %llu: the "
 			    "two-factor activation rotation covers blocks up "
 			    "to %d", (unsigned long long)b,
 			    HR_DENSE_MAX * HR_DENSE_MAX), 1;
@@ -136,10 +123,10 @@ static int all_finite(struct hr_target *t)
 	int rc = ps_nonfinite(t->w, &at, &what, &err);
 
 	if (rc < 0)
-		return skip(t, "skipped (weight unreadable)", "'%s': %s",
+		return skip(t, &ps_skip_unreadable, "'%s': %s",
 			    t->wv->name, err.msg[0] ? err.msg : "no data"), 1;
 	if (rc > 0)
-		return skip(t, "skipped (non-finite weight)", "'%s' holds %s "
+		return skip(t, &ps_skip_nonfinite, "'%s' holds %s "
 			    "at element %llu; the rotation would spread it "
 			    "over its block", t->wv->name, what,
 			    (unsigned long long)at), 1;
@@ -170,13 +157,13 @@ static int qdq_ok(struct hr_target *t)
 	    strcmp(q->op_type, "QuantizeLinear") || !q->ninputs ||
 	    !q->inputs[0] || qv->nuses != 1 || qv->is_output ||
 	    !per_tensor(q) || !per_tensor(dq))
-		return skip(t, "skipped (quantized activation)", "A '%s' comes "
+		return skip(t, &hr_skip_quantized_act, "A '%s' comes "
 			    "from %s '%s', not a per-tensor QuantizeLinear -> "
 			    "DequantizeLinear pair the rotation can precede",
 			    t->act->name, dq->op_type, dq->name), 1;
 	dt = qir_value_elem_type(q->inputs[0]);
 	if (dt != QIR_UNDEFINED && dt != t->w->dtype)
-		return skip(t, "skipped (type mismatch)", "the input of "
+		return skip(t, &hr_skip_type, "the input of "
 			    "QuantizeLinear '%s' is %s, the weight %s", q->name,
 			    qir_dtype_name(dt) ? qir_dtype_name(dt) : "?",
 			    qir_dtype_name(t->w->dtype)), 1;
@@ -191,16 +178,16 @@ static int act_ok(struct hr_target *t)
 
 	if (qir_value_const(a) || (a->producer &&
 				   !strcmp(a->producer->op_type, "Constant")))
-		return skip(t, "skipped (constant subgraph)",
+		return skip(t, &hr_skip_constant_subgraph,
 			    "input A '%s' is constant too", a->name), 1;
 	if (dt != QIR_UNDEFINED && dt != t->w->dtype)
-		return skip(t, "skipped (type mismatch)", "A '%s' has type "
+		return skip(t, &hr_skip_type, "A '%s' has type "
 			    "%s, the weight %s", a->name,
 			    qir_dtype_name(dt) ? qir_dtype_name(dt) : "unknown",
 			    qir_dtype_name(t->w->dtype)), 1;
 	if (a->rank >= 1 && a->dims[a->rank - 1].value >= 0 &&
 	    a->dims[a->rank - 1].value != t->k)
-		return skip(t, "skipped (activation shape mismatch)",
+		return skip(t, &hr_skip_act_shape,
 			    "A '%s' ends in %lld, K is %lld", a->name,
 			    (long long)a->dims[a->rank - 1].value,
 			    (long long)t->k), 1;
@@ -213,7 +200,7 @@ static int act_ok(struct hr_target *t)
 
 int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 {
-	const char *wname;
+	const char *wname, *names[2];
 	qir_node *h;
 
 	memset(t, 0, sizeof(*t));
@@ -225,49 +212,49 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 	t->act = n->inputs[0];
 	t->wv = n->inputs[1];
 	wname = t->wv->name;
-	if (!hr_match(cfg->op_types, cfg->nop_types, n->op_type, NULL, NULL))
-		return skip(t, "skipped (op type not selected)", "%s",
+	if (!ps_targets_op(&cfg->tg, n->op_type))
+		return skip(t, &ps_skip_op_type, "%s",
 			    n->op_type);
-	if (!hr_match(cfg->include, cfg->ninclude, n->name, wname,
-		      cfg->include_hits))
-		return skip(t, "skipped (not included)", "no include glob "
+	names[0] = n->name;
+	names[1] = wname;
+	if (ps_globs_match(&cfg->tg.include, names, 2) < 0)
+		return skip(t, &ps_skip_not_included, "no include glob "
 			    "matches '%s' or '%s'", n->name, wname);
-	if (hr_match(cfg->exclude, cfg->nexclude, n->name, wname,
-		     cfg->exclude_hits))
-		return skip(t, "skipped (excluded)", "an exclude glob matches "
+	if (ps_globs_match(&cfg->tg.exclude, names, 2) >= 0)
+		return skip(t, &ps_skip_excluded, "an exclude glob matches "
 			    "'%s' or '%s'", n->name, wname);
 	if (qir_value_const(t->act) && hr_is_sylvester(qir_value_const(t->act)))
-		return skip(t, "skipped (is a Hadamard rotation)",
+		return skip(t, &hr_skip_is_hadamard,
 			    "'%s' is a normalized Sylvester matrix",
 			    t->act->name);
 	if (weight_value(t))
 		return 0;
-	if (!is_float(t->w->dtype))
-		return skip(t, "skipped (not a float weight)", "'%s' has type "
+	if (!ps_float_weight_type(t->w->dtype))
+		return skip(t, &ps_skip_not_float, "'%s' has type "
 			    "%s", wname, qir_dtype_name(t->w->dtype) ?
 			    qir_dtype_name(t->w->dtype) : "?");
 	if (t->w->rank == 2 && t->w->dims[0] == t->w->dims[1] &&
 	    hr_is_sylvester(t->w))
-		return skip(t, "skipped (is a Hadamard rotation)",
+		return skip(t, &hr_skip_is_hadamard,
 			    "'%s' is a normalized Sylvester matrix", wname);
 	if (hr_recorded(cfg, wname))
-		return skip(t, "skipped (already rotated)", "'%s' is recorded "
+		return skip(t, &hr_skip_already, "'%s' is recorded "
 			    "in metadata %s", wname, HR_META_KEY);
 	h = hr_upstream_hadamard(t->act);
 	if (h)
-		return skip(t, "skipped (already rotated)", "A '%s' already "
+		return skip(t, &hr_skip_already, "A '%s' already "
 			    "comes from the Hadamard rotation '%s'",
 			    t->act->name, h->name);
 	if (k_axis(t) || act_ok(t))
 		return 0;
 	if (!qir_tensor_numel(t->w))
-		return skip(t, "skipped (empty weight)", "'%s' has no elements "
+		return skip(t, &ps_skip_empty, "'%s' has no elements "
 			    "(K = %lld)", wname, (long long)t->k);
-	if ((int64_t)qir_tensor_numel(t->w) < cfg->min_size)
-		return skip(t, "skipped (below min_size)", "'%s': %llu "
+	if ((int64_t)qir_tensor_numel(t->w) < cfg->tg.min_size)
+		return skip(t, &ps_skip_below_min_size, "'%s': %llu "
 			    "elements < %lld", wname,
 			    (unsigned long long)qir_tensor_numel(t->w),
-			    (long long)cfg->min_size);
+			    (long long)cfg->tg.min_size);
 	if (pick_block(cfg, t) || all_finite(t))
 		return 0;
 	return 1;

@@ -11,18 +11,14 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
-#include "../support/support.h"
 
 /* outer and inner of w viewed as [outer, K, inner] along kaxis. */
 static void hr_layout_of(const qir_tensor *w, int kaxis, size_t *outer,
 			 size_t *inner)
 {
-	*outer = 1;
-	*inner = 1;
-	for (int i = 0; i < kaxis; i++)
-		*outer *= (size_t)w->dims[i];
-	for (int i = kaxis + 1; i < w->rank; i++)
-		*inner *= (size_t)w->dims[i];
+	size_t k;
+
+	ps_axis_split(w->dims, w->rank, kaxis, outer, &k, inner);
 }
 
 void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner)

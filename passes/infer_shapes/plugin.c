@@ -70,7 +70,7 @@ static int declare_graph(qir_graph *g, void *arg)
 	return 0;
 }
 
-static int is_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status is_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	qir_infer_opts o = { .note = note, .arg = ctx };
 	struct walk w = { .ctx = ctx, .changed = changed };
@@ -79,9 +79,10 @@ static int is_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	*changed = 0;
 	if (qir_model_infer(m, &o, &err) < 0) {
 		qopt_error(ctx, "%s", err.msg);
-		return -1;
+		return QOPT_EPASS;
 	}
-	return qir_graph_walk(m->graph, declare_graph, &w) ? -1 : 0;
+	return qir_graph_walk(m->graph, declare_graph, &w) ? QOPT_EPASS :
+							     QOPT_OK;
 }
 
 static const qopt_pass_info is_passes[] = {

@@ -5,13 +5,11 @@
  * Weights are handled one at a time (find, fold if needed, quantize,
  * rewrite, release) so that peak memory stays near the largest one.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nvfp4.h"
-#include "../support/support.h"
 
 static const char *const known_ops[] = { "MatMul", "Gemm", "Conv", NULL };
 /* Indexed by enum nvfp4_mode. */
@@ -60,25 +58,12 @@ static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? NVFP4_FAKE : NVFP4_REAL;
 	if (nvfp4_rotate_option(cfg, qopt_opt_string(ctx, "rotate")))
 		return -1;
-	cfg->include = qopt_opt_list(ctx, "include", &cfg->ninclude);
-	cfg->exclude = qopt_opt_list(ctx, "exclude", &cfg->nexclude);
-	cfg->op_types = qopt_opt_list(ctx, "op_types", &cfg->nop_types);
-	if (!cfg->include)
-		cfg->ninclude = 0;
-	if (!cfg->exclude)
-		cfg->nexclude = 0;
-	if (!cfg->op_types)
-		cfg->nop_types = 0;
-	cfg->include_explicit = qopt_opt_is_set(ctx, "include");
-	cfg->min_size = qopt_opt_int(ctx, "min_size");
 	cfg->constant_threshold = qopt_opt_int(ctx, "constant_threshold");
 	if (!cfg->qk) {
 		qopt_error(ctx, "no kernel context");
 		return -1;
 	}
-	if (nvfp4_glob_setup(cfg))
-		return -1;
-	return 0;
+	return ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL);
 }
 
 /* ---- candidates: every stored value some consumer reads as a weight,
@@ -119,12 +104,13 @@ static int collect_graph(qir_graph *g, void *arg)
 	qir_node *n;
 
 	qir_graph_for_each_node(g, n) {
-		int slot = nvfp4_weight_slot(n);
+		int slot = ps_weight_slot(n);
 		qir_value *in;
 
-		if (nvfp4_is_placeholder(n) && n->ninputs >= 1 &&
+		if (ps_is_placeholder(n) && n->ninputs >= 1 &&
 		    n->inputs[0]) {
-			if (cands_add(c, nvfp4_stored_value(n->inputs[0])))
+			if (cands_add(c, ps_stored_value(n->inputs[0],
+							 NVFP4_WALK)))
 				return -1;
 			continue;
 		}
@@ -132,9 +118,9 @@ static int collect_graph(qir_graph *g, void *arg)
 			continue;
 		/* A MatMul over two constants is part of a constant
 		 * subgraph (a rotation folded into a weight), not a use. */
-		if (nvfp4_is_const_expr(n->inputs[0], 16))
+		if (ps_is_const_expr(n->inputs[0], 16))
 			continue;
-		if (cands_add(c, nvfp4_stored_value(in)))
+		if (cands_add(c, ps_stored_value(in, NVFP4_WALK)))
 			return -1;
 	}
 	return 0;
@@ -142,67 +128,29 @@ static int collect_graph(qir_graph *g, void *arg)
 
 /* ---- one weight ---- */
 
-static void report_skip(struct nvfp4_cfg *cfg, const struct nvfp4_weight *w)
-{
-	qopt_stat_add(cfg->ctx, w->skip, 1);
-	if (!strcmp(w->skip, "skipped (non-finite weight)") ||
-	    !strcmp(w->skip, "skipped (weight unreadable)"))
-		qopt_warn(cfg->ctx, "weight '%s' %s: %s", w->stored->name,
-			  w->skip, w->why);
-	else if (!strcmp(w->skip, "skipped (not included)") ||
-	    !strcmp(w->skip, "skipped (op type not selected)"))
-		qopt_debug(cfg->ctx, "weight '%s' %s: %s", w->stored->name,
-			   w->skip, w->why);
-	else
-		qopt_info(cfg->ctx, "weight '%s' %s: %s", w->stored->name,
-			  w->skip, w->why);
-}
-
-static void skip(struct nvfp4_weight *w, const char *counter,
-		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void skip(struct nvfp4_weight *w, const char *counter,
-		 const char *fmt, ...)
-{
-	va_list ap;
-
-	w->skip = counter;
-	va_start(ap, fmt);
-	vsnprintf(w->why, sizeof(w->why), fmt, ap);
-	va_end(ap);
-}
+const struct ps_skip_kind nvfp4_skip_k_block = {
+	"skipped (K not a multiple of 16)", PS_SKIP_INFO
+};
 
 /* Where the weight's bytes are: borrowed constant or folded (caller
  * then owns *out). 0, or 1 when skipped. */
 static int source(struct nvfp4_weight *w, qir_tensor **out)
 {
 	qir_value *v = w->stored;
-	qir_error err = { 0 };
 
-	*out = NULL;
-	w->tensor = qir_value_const(v);
-	if (w->tensor) {
-		if (v->producer)
-			w->constant = v->producer;
-		*out = w->tensor;
-		return 0;
-	}
-	if (!v->producer) {
-		skip(w, "skipped (not constant)", "%s",
-		     v->is_input ? "a graph input" : "no constant value");
+	*out = ps_weight_tensor(v, NVFP4_FOLD_MAX_BYTES, &w->folded, &w->skip);
+	if (!*out)
 		return 1;
+	if (!w->folded) {
+		w->tensor = *out;
+		/* a Constant node's output (an initializer has none) */
+		w->constant = v->producer;
 	}
-	if (qir_const_eval(v, NVFP4_FOLD_MAX_BYTES, out, &err)) {
-		skip(w, "skipped (not constant)", "computed by %s node '%s' (%s)",
-		     v->producer->op_type, v->producer->name, err.msg);
-		return 1;
-	}
-	w->folded = 1;
 	return 0;
 }
 
 /* Inf has no finite NVFP4 scale, and NaN no code: such a weight stays
- * as it is, with a warning (report_skip). */
+ * as it is, with a warning (the kind's level). */
 static void check_finite(struct nvfp4_weight *w, qir_tensor *t)
 {
 	qir_error err = { 0 };
@@ -211,11 +159,11 @@ static void check_finite(struct nvfp4_weight *w, qir_tensor *t)
 	int rc = ps_nonfinite(t, &at, &what, &err);
 
 	if (rc < 0)
-		skip(w, "skipped (weight unreadable)", "%s", err.msg);
+		ps_skip_set(&w->skip, &ps_skip_unreadable, "%s", err.msg);
 	else if (rc > 0)
-		skip(w, "skipped (non-finite weight)", "holds %s at element "
-		     "%llu, which NVFP4 cannot represent", what,
-		     (unsigned long long)at);
+		ps_skip_set(&w->skip, &ps_skip_nonfinite, "holds %s at element "
+			    "%llu, which NVFP4 cannot represent", what,
+			    (unsigned long long)at);
 }
 
 static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
@@ -223,27 +171,40 @@ static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 {
 	int dt = t->dtype;
 
-	if (w->skip)
+	if (w->skip.kind)
 		return;
-	if (dt != QIR_FLOAT && dt != QIR_FLOAT16 && dt != QIR_BFLOAT16)
-		skip(w, "skipped (not a float weight)", "type %s",
-		     qir_dtype_name(dt) ? qir_dtype_name(dt) : "?");
+	if (!ps_float_weight_type(dt))
+		ps_skip_set(&w->skip, &ps_skip_not_float, "type %s",
+			    qir_dtype_name(dt) ? qir_dtype_name(dt) : "?");
 	else if (w->kaxis < 0 || w->kaxis >= t->rank)
-		skip(w, "skipped (unsupported layout)", "rank %d", t->rank);
+		ps_skip_set(&w->skip, &ps_skip_layout, "rank %d", t->rank);
 	else if (t->dims[w->kaxis] % QK_NVFP4_BLOCK)
-		skip(w, "skipped (K not a multiple of 16)",
-		     "K = %lld (axis %d)", (long long)t->dims[w->kaxis],
-		     w->kaxis);
+		ps_skip_set(&w->skip, &nvfp4_skip_k_block,
+			    "K = %lld (axis %d)", (long long)t->dims[w->kaxis],
+			    w->kaxis);
 	else if (!qir_tensor_numel(t))
-		skip(w, "skipped (empty weight)", "no elements (K = %lld)",
-		     (long long)t->dims[w->kaxis]);
-	else if ((int64_t)qir_tensor_numel(t) < cfg->min_size &&
+		ps_skip_set(&w->skip, &ps_skip_empty, "no elements (K = %lld)",
+			    (long long)t->dims[w->kaxis]);
+	else if ((int64_t)qir_tensor_numel(t) < cfg->tg.min_size &&
 		 !nvfp4_has_placeholder(w))
-		skip(w, "skipped (below min_size)", "%llu elements < %lld",
-		     (unsigned long long)qir_tensor_numel(t),
-		     (long long)cfg->min_size);
+		ps_skip_set(&w->skip, &ps_skip_below_min_size,
+			    "%llu elements < %lld",
+			    (unsigned long long)qir_tensor_numel(t),
+			    (long long)cfg->tg.min_size);
 	else
 		check_finite(w, t);
+}
+
+/* Real mode writes FLOAT4E2M1 DequantizeLinear: opset 23 (IR 11),
+ * raised by the manager within the pipeline's policy. */
+static qopt_status real_opset(struct nvfp4_cfg *cfg)
+{
+	qopt_status rc = qopt_require_opset(cfg->ctx, 23,
+					    "NVFP4 (FLOAT4E2M1 DequantizeLinear)");
+
+	if (rc && rc != QOPT_ESKIPPED)
+		qopt_info(cfg->ctx, "mode = fake needs no new opset");
+	return rc;
 }
 
 static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
@@ -253,28 +214,29 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	uint64_t before;
 	int rc;
 
-	if (nvfp4_collect_uses(w))
+	if (ps_collect_uses(w->stored, NVFP4_WALK, &w->uses, &w->skip))
 		return -1;
-	if (!w->nuses && !w->skip)
-		skip(w, "skipped (shared with a non-weight use)", "no consumer");
-	if (w->nuses)
+	if (!w->uses.n)
+		ps_skip_first(&w->skip, &ps_skip_shared, "no consumer");
+	if (w->uses.n)
 		nvfp4_select(cfg, w);
-	if (w->skip || source(w, &t))
+	if (w->skip.kind || source(w, &t))
 		goto skipped;
-	if (!nvfp4_resolve_axis(w, t->rank))
+	if (!ps_uses_kaxis(&w->uses, t->rank, &w->kaxis, &w->skip))
 		check_tensor(cfg, w, t);
-	if (w->skip)
+	if (w->skip.kind)
 		goto skipped;
-	rc = cfg->mode == NVFP4_REAL ? nvfp4_prepare_opset(cfg) : 0;
-	if (rc < 0)
-		goto failed;
-	if (rc > 0) {
-		skip(w, "skipped (bisect)", "the opset upgrade it needs did not run");
+	rc = cfg->mode == NVFP4_REAL ? real_opset(cfg) : QOPT_OK;
+	if (rc == QOPT_ESKIPPED) {
+		ps_skip_set(&w->skip, &ps_skip_bisect,
+			    "the opset upgrade it needs did not run");
 		goto skipped;
 	}
+	if (rc)
+		goto failed;
 	if (!qopt_may_rewrite(cfg->ctx, "quantize weight '%s' to NVFP4 (K axis %d)",
 			      w->stored->name, w->kaxis)) {
-		skip(w, "skipped (bisect)", "the rewrite gate said no");
+		ps_skip_set(&w->skip, &ps_skip_bisect, "the rewrite gate said no");
 		goto skipped;
 	}
 	before = t->nbytes;
@@ -294,7 +256,7 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 skipped:
 	if (w->folded && t)
 		qir_tensor_free(t);
-	report_skip(cfg, w);
+	ps_skip_report(cfg->ctx, &w->skip, "weight", w->stored->name);
 	return 0;
 failed:
 	if (w->folded && t)
@@ -310,7 +272,7 @@ static int leftover_placeholders(qir_graph *g, void *arg)
 	qir_node *n;
 
 	qir_graph_for_each_node(g, n) {
-		if (!nvfp4_is_placeholder(n))
+		if (!ps_is_placeholder(n))
 			continue;
 		qopt_warn(cfg->ctx, "trt::TRT_FP4QDQ node '%s' was not "
 			  "replaced (see the skipped weight above)", n->name);
@@ -331,7 +293,7 @@ static void read_ahead(qir_value *v)
 		(void)qir_tensor_advise(t, QIR_ADVISE_WILLNEED, &err);
 }
 
-static int nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	struct nvfp4_cfg cfg;
 	struct cands c = { 0 };
@@ -340,8 +302,10 @@ static int nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	int rc = -1;
 
 	*changed = 0;
-	if (cfg_init(&cfg, ctx, m))
-		return -1;
+	if (cfg_init(&cfg, ctx, m)) {
+		ps_targets_fini(&cfg.tg);
+		return QOPT_EPASS;
+	}
 	if (qir_graph_walk(m->graph, collect_graph, &c)) {
 		qopt_error(ctx, "out of memory");
 		goto out;
@@ -360,7 +324,7 @@ static int nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		w.graph = c.v[i]->graph;
 		w.kaxis = -1;
 		rc = process(&cfg, &w, changed);
-		nvfp4_weight_release(&w);
+		ps_uses_free(&w.uses);
 		if (rc)
 			goto out;
 		done += done + size <= c.total_bytes ? size : 0;
@@ -369,15 +333,16 @@ static int nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	rc = -1;
 	if (qir_graph_walk(m->graph, leftover_placeholders, &cfg))
 		goto out;
-	if (nvfp4_move_constants(&cfg, changed) || nvfp4_glob_report(&cfg))
+	if (nvfp4_move_constants(&cfg, changed))
 		goto out;
+	ps_targets_report(ctx, &cfg.tg, "weight");
 	rc = 0;
 out:
 	free(c.v);
 	free(cfg.codes_buf);
 	free(cfg.scales_buf);
-	nvfp4_glob_teardown(&cfg);
-	return rc;
+	ps_targets_fini(&cfg.tg);
+	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
 static const qopt_pass_info nvfp4_passes[] = {

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "nvfp4.h"
-#include "../support/support.h"
 
 struct layout {
 	int rank;
@@ -33,15 +32,9 @@ static int make_layout(const qir_tensor *t, int axis, struct layout *l)
 	if (t->rank > 16 || axis < 0 || axis >= t->rank)
 		return -1;
 	l->rank = t->rank;
-	l->outer = l->inner = 1;
-	for (i = 0; i < t->rank; i++) {
+	for (i = 0; i < t->rank; i++)
 		l->dims[i] = l->sdims[i] = t->dims[i];
-		if (i < axis)
-			l->outer *= (size_t)t->dims[i];
-		else if (i > axis)
-			l->inner *= (size_t)t->dims[i];
-	}
-	l->k = (size_t)t->dims[axis];
+	ps_axis_split(t->dims, t->rank, axis, &l->outer, &l->k, &l->inner);
 	l->sdims[axis] = t->dims[axis] / QK_NVFP4_BLOCK;
 	return 0;
 }
@@ -100,12 +93,12 @@ static int drop_placeholders(struct nvfp4_cfg *cfg, struct nvfp4_weight *w)
 	size_t i;
 	int j;
 
-	for (i = 0; i < w->nuses; i++) {
-		for (j = 0; j < w->uses[i].npath; j++) {
-			qir_node *p = w->uses[i].path[j];
+	for (i = 0; i < w->uses.n; i++) {
+		for (j = 0; j < w->uses.v[i].npath; j++) {
+			qir_node *p = w->uses.v[i].path[j];
 			size_t k;
 
-			if (!p || !nvfp4_is_placeholder(p))
+			if (!p || !ps_is_placeholder(p))
 				continue;
 			if (qir_value_replace_all_uses(p->outputs[0],
 						       p->inputs[0]) < 0 ||
@@ -113,12 +106,12 @@ static int drop_placeholders(struct nvfp4_cfg *cfg, struct nvfp4_weight *w)
 				return irerr(cfg, w->stored->name, &err);
 			qopt_stat_add(cfg->ctx, "TRT_FP4QDQ placeholders replaced", 1);
 			/* Other uses may share the path: forget the node. */
-			for (k = 0; k < w->nuses; k++) {
+			for (k = 0; k < w->uses.n; k++) {
 				int l;
 
-				for (l = 0; l < w->uses[k].npath; l++)
-					if (w->uses[k].path[l] == p)
-						w->uses[k].path[l] = NULL;
+				for (l = 0; l < w->uses.v[k].npath; l++)
+					if (w->uses.v[k].path[l] == p)
+						w->uses.v[k].path[l] = NULL;
 			}
 		}
 	}
@@ -199,17 +192,6 @@ static int cone_collect(struct cone *c, qir_graph *g, qir_value *v)
 	return 0;
 }
 
-static int node_dead(const qir_node *n)
-{
-	size_t i;
-
-	for (i = 0; i < n->noutputs; i++)
-		if (n->outputs[i] &&
-		    (n->outputs[i]->nuses || n->outputs[i]->is_output))
-			return 0;
-	return 1;
-}
-
 static int in_cone(const struct cone *c, const qir_node *n)
 {
 	size_t i;
@@ -232,16 +214,14 @@ static void cone_sweep(struct cone *c, qir_graph *g)
 		again = 0;
 		for (n = g->first; n; n = next) {
 			next = n->next;
-			if (in_cone(c, n) && node_dead(n) &&
+			if (in_cone(c, n) && ps_node_unused(n) &&
 			    !qir_node_erase(n, &err))
 				again = 1;
 		}
 	}
 	/* The conditions are removal's only reasons to fail. */
 	for (i = 0; i < c->ni; i++)
-		if (!c->inits[i]->nuses && !c->inits[i]->is_output &&
-		    qir_graph_remove_initializer(g, c->inits[i], &err) < 0)
-			continue;
+		(void)ps_drop_unused_initializer(c->inits[i], &err);
 }
 
 static void cone_free(struct cone *c)
@@ -262,37 +242,36 @@ static void remove_original(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		rc = qir_node_erase(w->constant, &err);
 	else if (w->folded)
 		cone_sweep(c, w->graph);
-	else if (!w->stored->nuses && !w->stored->is_output)
-		rc = qir_graph_remove_initializer(w->graph, w->stored, &err);
+	else
+		rc = ps_drop_unused_initializer(w->stored, &err);
 	if (rc < 0)
 		qopt_info(cfg->ctx, "weight '%s': original kept: %s",
 			  w->stored->name, err.msg);
 }
 
-static qir_value *add_init(qir_graph *g, qir_tensor *t)
+/* n's output typed dtype of l's rank and dims; NULL when n is. */
+static qir_value *typed(qir_node *n, int dtype, const struct layout *l,
+			const int64_t *dims, qir_node **out)
 {
-	qir_value *v = qir_graph_add_initializer(g, t);
+	qir_value *o = n ? n->outputs[0] : NULL;
 
-	if (!v)
-		qir_tensor_free(t);
-	return v;
-}
-
-static qir_value *add_node(qir_graph *g, const char *op, qir_value *a,
-			   qir_value *b, const char *hint, int dtype,
-			   const struct layout *l, const int64_t *dims,
-			   qir_node **out)
-{
-	qir_node *n = qir_node_new(g, op, NULL, hint);
-	qir_value *o;
-
-	if (!n || qir_node_add_input(n, a) || (b && qir_node_add_input(n, b)))
-		return NULL;
-	o = qir_node_add_output(n, NULL, hint);
 	if (!o || qir_value_set_type(o, dtype, l->rank, dims, NULL))
 		return NULL;
 	*out = n;
 	return o;
+}
+
+/* Cast(a) to dtype named after hint. */
+static qir_node *cast_node(qir_graph *g, qir_value *a, const char *hint,
+			   int dtype)
+{
+	qir_node *n = qir_node_new(g, "Cast", NULL, hint);
+
+	if (!n || qir_node_add_input(n, a) ||
+	    !qir_node_add_output(n, NULL, hint) ||
+	    qir_node_set_attr_int(n, "to", dtype))
+		return NULL;
+	return n;
 }
 
 static char *suffixed(const char *name, const char *suffix)
@@ -426,27 +405,27 @@ static qir_value *build_chain(struct nvfp4_weight *w, struct real_tensors *rt,
 	qir_value *v4, *vs, *vg, *s32, *out;
 
 	w->written = rt->f4->nbytes + rt->s8->nbytes + rt->g->nbytes;
-	v4 = add_init(g, rt->f4);
-	vs = add_init(g, rt->s8);
-	vg = add_init(g, rt->g);
+	v4 = ps_add_initializer(g, rt->f4);
+	vs = ps_add_initializer(g, rt->s8);
+	vg = ps_add_initializer(g, rt->g);
 	memset(rt, 0, sizeof(*rt));
 	if (!v4 || !vs || !vg)
 		return NULL;
-	s32 = add_node(g, "DequantizeLinear", vs, vg, vs->name, QIR_FLOAT,
-		       l, l->sdims, &dq1);
+	s32 = typed(ps_qdq_node(g, "DequantizeLinear", vs->name, vs, vg, NULL),
+		    QIR_FLOAT, l, l->sdims, &dq1);
 	if (!s32)
 		return NULL;
-	out = add_node(g, "DequantizeLinear", v4, s32, v4->name, QIR_FLOAT,
-		       l, l->dims, &dq2);
+	out = typed(ps_qdq_node(g, "DequantizeLinear", v4->name, v4, s32, NULL),
+		    QIR_FLOAT, l, l->dims, &dq2);
 	if (!out || qir_node_set_attr_int(dq2, "axis", axis) ||
 	    qir_node_set_attr_int(dq2, "block_size", QK_NVFP4_BLOCK))
 		return NULL;
 	if (dtype != QIR_FLOAT) {
 		/* The consumer expects the weight's own type; a later
 		 * cast-folding pass may retype the chain instead. */
-		out = add_node(g, "Cast", out, NULL, w->stored->name, dtype,
-			       l, l->dims, &cast);
-		if (!out || qir_node_set_attr_int(cast, "to", dtype))
+		out = typed(cast_node(g, out, w->stored->name, dtype), dtype, l,
+			    l->dims, &cast);
+		if (!out)
 			return NULL;
 	}
 	at = first_user(g, w->stored);
@@ -479,8 +458,7 @@ static int rewrite_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	char *name;
 	int dtype = t->dtype;
 
-	if (nvfp4_prepare_opset(cfg))	/* done before the weight's gate */
-		return -1;
+	/* The opset was raised before the weight's gate (plugin.c). */
 	if (quantize_real(cfg, w, t, l, &rt))
 		return -1;
 	out = build_chain(w, &rt, l, dtype, w->kaxis);
@@ -508,37 +486,23 @@ static int fake_values(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		       qir_tensor *t, const struct layout *l, void *dst)
 {
 	qir_error err = { 0 };
-	uint64_t n = qir_tensor_numel(t);
-	uint8_t *codes = malloc(n / 2 + 1);
-	uint8_t *scales = malloc(n / QK_NVFP4_BLOCK + 1);
 	const void *src = qir_tensor_data(t, &err);
-	float g;
-	int rc = -1;
+	const char *step;
+	int rc;
 
-	if (!codes || !scales || !src) {
-		irerr(cfg, w->stored->name, &err);
-		goto out;
-	}
-	if (cfg->rotate_back) {
-		rc = nvfp4_fake_rotated(cfg, w->stored->name, t->dtype, src,
-					l->outer, l->k, l->inner, dst);
-		goto out;
-	}
-	rc = qk_nvfp4_quantize(cfg->qk, t->dtype, src, l->outer, l->k,
-			       l->inner, codes, scales, &g);
-	if (rc) {
-		rc = kerr(cfg, "NVFP4 quantization", w->stored->name, rc);
-		goto out;
-	}
-	drop_pages(t);
-	rc = qk_nvfp4_dequantize(cfg->qk, codes, scales, g, l->outer, l->k,
-				 l->inner, t->dtype, dst);
+	if (!src)
+		return irerr(cfg, w->stored->name, &err);
+	if (cfg->rotate_back)
+		return nvfp4_fake_rotated(cfg, w->stored->name, t->dtype, src,
+					  l->outer, l->k, l->inner, dst);
+	rc = ps_fake_nvfp4(cfg->qk, t->dtype, src, dst, l->outer, l->k,
+			   l->inner, &step);
+	if (rc == QK_ENOMEM)
+		return irerr(cfg, w->stored->name, &err);
 	if (rc)
-		rc = kerr(cfg, "NVFP4 dequantization", w->stored->name, rc);
-out:
-	free(codes);
-	free(scales);
-	return rc;
+		return kerr(cfg, step, w->stored->name, rc);
+	drop_pages(t);
+	return 0;
 }
 
 static int rewrite_fake_init(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
@@ -586,7 +550,8 @@ static int rewrite_fake_folded(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	free(t->name);
 	t->name = strdup(name);
 	w->written = t->nbytes;
-	v = t->name ? add_init(w->graph, t) : (qir_tensor_free(t), NULL);
+	v = t->name ? ps_add_initializer(w->graph, t) :
+		      (qir_tensor_free(t), NULL);
 	if (!v) {
 		free(name);
 		return irerr(cfg, w->stored->name, &err);

@@ -6,6 +6,7 @@
  * keeps its activations unrotated. Only fake mode can store that: real
  * NVFP4 codes hold fq(R W) and would need the inverse rotation at run
  * time, so real mode refuses the option rather than drop the inverse.
+ * The rotation itself is the toolkit's (passes/support/rotate.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,51 +31,24 @@ int nvfp4_rotate_option(struct nvfp4_cfg *cfg, const char *v)
 	return 0;
 }
 
-/* FP32 throughout, one rounding to dtype at the end. */
+/* NVFP4 fake quantization in place (ps_rotate_back's fq). */
+static int fake_nvfp4(void *arg, qk_ctx *qk, float *x, size_t outer,
+		      size_t k, size_t inner, const char **step)
+{
+	(void)arg;
+	return ps_fake_nvfp4(qk, QIR_FLOAT, x, x, outer, k, inner, step);
+}
+
 int nvfp4_fake_rotated(struct nvfp4_cfg *cfg, const char *name, int dtype,
 		       const void *src, size_t outer, size_t k, size_t inner,
 		       void *dst)
 {
-	size_t n = outer * k * inner;
-	float *x = malloc(n * sizeof(float) + 1), *y = malloc(n * sizeof(float) + 1);
-	uint8_t *codes = malloc(n / 2 + 1), *scales = malloc(n / 16 + 1);
-	const char *step = "out of memory";
-	float g;
-	int rc = QK_ENOMEM;
+	const char *step = NULL;
+	int rc = ps_rotate_back(cfg->qk, dtype, src, dst, outer, k, inner, 0,
+				fake_nvfp4, NULL, &step);
 
-	if (!x || !y || !codes || !scales)
-		goto out;
-	step = "conversion to FP32";
-	rc = qk_convert(cfg->qk, QIR_FLOAT, x, dtype, src, n);
-	if (rc)
-		goto out;
-	step = "Hadamard rotation";
-	rc = qk_hadamard(cfg->qk, QIR_FLOAT, x, outer, k, inner, 0);
-	if (rc)
-		goto out;
-	step = "NVFP4 quantization";
-	rc = qk_nvfp4_quantize(cfg->qk, QIR_FLOAT, x, outer, k, inner, codes,
-			       scales, &g);
-	if (rc)
-		goto out;
-	step = "NVFP4 dequantization";
-	rc = qk_nvfp4_dequantize(cfg->qk, codes, scales, g, outer, k, inner,
-				 QIR_FLOAT, y);
-	if (rc)
-		goto out;
-	step = "inverse Hadamard rotation";
-	rc = qk_hadamard(cfg->qk, QIR_FLOAT, y, outer, k, inner, 0);
-	if (rc)
-		goto out;
-	step = "conversion to the weight's type";
-	rc = qk_convert(cfg->qk, dtype, dst, QIR_FLOAT, y, n);
-out:
 	if (rc)
 		qopt_error(cfg->ctx, "weight '%s': rotate_back: %s: %s", name,
 			   step, qk_strerror(rc));
-	free(x);
-	free(y);
-	free(codes);
-	free(scales);
 	return rc ? -1 : 0;
 }

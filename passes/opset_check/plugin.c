@@ -1,8 +1,9 @@
 /*
  * plugin.c - the opset-check pass: reports the default-domain opset and
  * IR version and what the model needs; with `require` fails when the
- * model falls short; with `upgrade` raises the opset, rewriting the ops
- * whose definition changed on the way (qir_model_upgrade_opset).
+ * model falls short; with `upgrade` raises the opset through the
+ * manager (qopt_require_opset: the pipeline's policy, a bisect point,
+ * the upgrade that rewrites the ops whose definition changed).
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,43 +29,11 @@ static int max_int(int a, int b)
 	return a > b ? a : b;
 }
 
-static void on_rewrite(void *arg, const char *node, const char *op, int step,
-		       const char *what)
-{
-	qopt_debug(arg, "%s: %s-%d: %s", node, op, step, what);
-}
-
-static void on_progress(void *arg, size_t done, size_t total)
-{
-	qopt_progress(arg, done, total, "upgrading nodes");
-}
-
-/* The whole upgrade is one rewrite for the gate. */
-static int upgrade(qopt_ctx *ctx, qir_model *m, int declared, int target)
-{
-	qir_upgrade_report rep = { 0 };
-	qir_error err = { 0 };
-
-	rep.on_rewrite = on_rewrite;
-	rep.on_progress = on_progress;
-	rep.arg = ctx;
-	if (qir_model_upgrade_opset(m, target, &rep, &err) < 0) {
-		qopt_error(ctx, "%s", err.msg[0] ? err.msg : "upgrade failed");
-		return -1;
-	}
-	qopt_stat_add(ctx, "nodes rewritten for the new opset",
-		      rep.nodes_rewritten);
-	qopt_stat_add(ctx, "nodes checked for upgrade", rep.nodes_checked);
-	qopt_info(ctx, "upgraded ai.onnx opset %d -> %d, IR version "
-		  "%lld -> %lld", declared, target, (long long)rep.ir_before,
-		  (long long)rep.ir_after);
-	return 0;
-}
-
 static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 		      const struct oc_needs *nd, int *changed)
 {
 	int target = max_int(declared, nd->opset);
+	qopt_status rc;
 
 	if (qopt_opt_is_set(ctx, "target"))
 		target = (int)qopt_opt_int(ctx, "target");
@@ -79,27 +48,18 @@ static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 			   "model needs", target, nd->opset);
 		return -1;
 	}
-	if (target > declared && !qopt_policy_allow_upgrade(ctx)) {
-		qopt_error(ctx, "upgrade to opset %d: the pipeline has [qopt] "
-			   "allow_upgrade = no", target);
-		return -1;
-	}
-	if (qopt_policy_max_opset(ctx) && target > qopt_policy_max_opset(ctx)) {
-		qopt_error(ctx, "upgrade to opset %d: the pipeline has [qopt] "
-			   "max_opset = %lld", target,
-			   (long long)qopt_policy_max_opset(ctx));
-		return -1;
-	}
 	if (target > OC_MAX_OPSET) {
 		qopt_error(ctx, "target opset %d: operator changes are known "
 			   "only up to opset %d", target, OC_MAX_OPSET);
 		return -1;
 	}
 	if (target > declared) {
-		if (!qopt_may_rewrite(ctx, "upgrade opset %d -> %d", declared,
-				      target))
+		/* The manager's policy, bisect point and upgrade; it logs
+		 * every refusal and failure. */
+		rc = qopt_require_opset(ctx, target, "upgrade = yes");
+		if (rc == QOPT_ESKIPPED)
 			return 0;
-		if (upgrade(ctx, m, declared, target) < 0)
+		if (rc)
 			return -1;
 		*changed = 1;
 	}
@@ -114,7 +74,7 @@ static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 	return 0;
 }
 
-static int oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	int declared = (int)qir_model_opset(m, "");
 	int upgrade = qopt_opt_bool(ctx, "upgrade");
@@ -126,7 +86,7 @@ static int oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	if (qopt_opt_is_set(ctx, "target") && !upgrade) {
 		qopt_error(ctx, "target is set but upgrade is not: set "
 			   "upgrade = yes to change the opset");
-		return -1;
+		return QOPT_EPASS;
 	}
 	qopt_info(ctx, "ai.onnx opset %d, IR version %lld", declared,
 		  (long long)m->ir_version);
@@ -141,27 +101,27 @@ static int oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_info(ctx, "declares all it needs");
 	if (upgrade) {
 		if (do_upgrade(ctx, m, declared, &nd, changed) < 0)
-			return -1;
+			return QOPT_EPASS;
 		declared = (int)qir_model_opset(m, "");
 	}
 	if (has_req && declared < req) {
 		qopt_error(ctx, "model declares ai.onnx opset %d, below the "
 			   "required %d (upgrade = yes raises it)", declared,
 			   req);
-		return -1;
+		return QOPT_EPASS;
 	}
 	if (nd.opset > declared || nd.ir > m->ir_version) {
 		if (has_req) {
 			qopt_error(ctx, "model needs opset %d / IR version %d "
 				   "but declares %d / %lld", nd.opset, nd.ir,
 				   declared, (long long)m->ir_version);
-			return -1;
+			return QOPT_EPASS;
 		}
 		qopt_warn(ctx, "model needs opset %d / IR version %d but "
 			  "declares %d / %lld", nd.opset, nd.ir, declared,
 			  (long long)m->ir_version);
 	}
-	return 0;
+	return QOPT_OK;
 }
 
 static const qopt_pass_info oc_passes[] = {

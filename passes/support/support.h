@@ -11,6 +11,8 @@
  *              and reduction axis K
  *   rotate.h   rotate_back: R fq(R W) along K
  *   qdq.h      Q/DQ constants and nodes, the naming scheme
+ *   fakequant.h  NVFP4 fake quantization (dq(q(W)) in W's type)
+ *   cleanup.h  unused initializers and nodes after a rewrite
  *   results.h  big results in reused buffers and the spill file
  *   finite.h   Inf/NaN in a float weight
  * The opset a pass needs comes from the manager: qopt_require_opset()
@@ -19,6 +21,8 @@
 #ifndef PASSES_SUPPORT_H
 #define PASSES_SUPPORT_H
 
+#include "cleanup.h"
+#include "fakequant.h"
 #include "finite.h"
 #include "qdq.h"
 #include "results.h"

@@ -236,6 +236,37 @@ void ps_uses_free(struct ps_uses *u)
 	u->n = u->cap = 0;
 }
 
+int ps_float_weight_type(int dtype)
+{
+	return dtype == QIR_FLOAT || dtype == QIR_FLOAT16 ||
+	       dtype == QIR_BFLOAT16;
+}
+
+qir_tensor *ps_weight_tensor(qir_value *v, uint64_t max_bytes, int *folded,
+			     struct ps_skip *s)
+{
+	qir_tensor *t = qir_value_const(v);
+	qir_error err = { 0 };
+
+	*folded = 0;
+	if (t)
+		return t;
+	if (!v->producer) {
+		ps_skip_set(s, &ps_skip_not_constant, "'%s' is %s", v->name,
+			    v->is_input ? "a graph input" :
+			    "not a constant");
+		return NULL;
+	}
+	if (qir_const_eval(v, max_bytes, &t, &err)) {
+		ps_skip_set(s, &ps_skip_not_constant, "'%s' is computed by %s "
+			    "node '%s' (%s)", v->name, v->producer->op_type,
+			    v->producer->name, err.msg);
+		return NULL;
+	}
+	*folded = 1;
+	return t;
+}
+
 void ps_axis_split(const int64_t *dims, int rank, int axis, size_t *outer,
 		   size_t *k, size_t *inner)
 {

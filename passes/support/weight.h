@@ -77,6 +77,15 @@ int ps_uses_kaxis(const struct ps_uses *u, int rank, int *kaxis,
 		  struct ps_skip *s);
 void ps_uses_free(struct ps_uses *u);
 
+/* 1 for the types a weight pass rewrites: FLOAT, FLOAT16, BFLOAT16. */
+int ps_float_weight_type(int dtype);
+/* The bytes of stored weight v: its constant (borrowed; *folded 0), or
+ * its constant subgraph evaluated (at most max_bytes; caller owns it,
+ * *folded 1). NULL with s set (ps_skip_not_constant) when v is a graph
+ * input, has no constant value, or its subgraph cannot be evaluated. */
+qir_tensor *ps_weight_tensor(qir_value *v, uint64_t max_bytes, int *folded,
+			     struct ps_skip *s);
+
 /* The element layout [outer, k, inner] of dims around axis. */
 void ps_axis_split(const int64_t *dims, int rank, int axis, size_t *outer,
 		   size_t *k, size_t *inner);
