@@ -46,6 +46,12 @@ section fp8-move-scale "$work/pp2" | grep -qx "move_scale = no" &&
 	section fp8-move-transpose "$work/pp2" | grep -qx "move_transpose = yes"
 check $? "fp8-mha's options reach the steps that read them"
 
+"$QOPT" --print-pipeline $P 'fp8-mha{compress_weights=no,weight_mode=fake}' \
+	>"$work/pp4" 2>"$work/log"
+section fp8-compress-weights "$work/pp4" | grep -qx "compress_weights = no" &&
+	section fp8-compress-weights "$work/pp4" | grep -qx "weight_mode = fake"
+check $? "fp8-mha{compress_weights=no,...}: the braces spelling reaches the steps too"
+
 printf '[fp8-mha]\nsoftmax_qdq = no\n' >"$work/ns.ini"
 "$QOPT" --print-pipeline -p "$work/ns.ini" >"$work/pp3" 2>"$work/log"
 section fp8-softmax-qdq "$work/pp3" | grep -qx "softmax_qdq = no"
