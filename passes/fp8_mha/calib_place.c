@@ -2,10 +2,11 @@
  * passes/fp8_mha/calib_place.c - calibrated Q/DQ placement for a plain
  * model (option `calibration = FILE`, from `qopt calibrate`).
  *
- * Runs first, before any rewrite changes the model, so the hash it
- * checks is that of the model the pass received: a file made for
- * another model (or for this one before an earlier pass changed it) is
- * refused rather than applied to tensors that only share a name.
+ * The pass fp8-calibrate-place, first in fp8-mha: it runs before any
+ * rewrite changes the model, so the hash it checks is that of the model
+ * the pass received: a file made for another model (or for this one
+ * before an earlier pass changed it) is refused rather than applied to
+ * tensors that only share a name.
  *
  * For every selected MatMul/Gemm, each input becomes DQ(Q(x)):
  * - a constant float weight: scale = amax/448 per tensor or per output
