@@ -3,12 +3,12 @@ passes_LTLIBRARIES += passes/fp8-mha.la
 passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/fp8mha.h \
 	passes/fp8_mha/plugin.c \
-	passes/fp8_mha/run.c \
+	passes/fp8_mha/steps.c \
 	passes/fp8_mha/match.c \
 	passes/fp8_mha/notes.c \
 	passes/fp8_mha/build.c \
-	passes/fp8_mha/opset.c \
 	passes/fp8_mha/custom_ops.c \
+	passes/fp8_mha/weight_match.c \
 	passes/fp8_mha/weights.c \
 	passes/fp8_mha/fake.c \
 	passes/fp8_mha/rotate.c \
@@ -16,6 +16,7 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/motion.c \
 	passes/fp8_mha/sink.c \
 	passes/fp8_mha/softmax.c \
+	passes/fp8_mha/attn.c \
 	passes/fp8_mha/report.c \
 	passes/fp8_mha/calib.h \
 	passes/fp8_mha/calib_file.c \

@@ -64,7 +64,7 @@ cal "$work/exact.onnx" --random 2 --passes "fp8-mha:op_types=Gemm" -o "$work/gem
 check $? "calibrate: fp8-mha's op_types names the operators measured"
 
 cal "$work/exact.onnx" --random 2 --passes "fp8-mha:include=nothing*" -o "$work/inc.json"
-[ $? = 1 ] && grep -q "qopt: fp8-mha: calibration: no MatMul, Gemm or Conv with a non-constant float input selected by include/exclude/op_types" "$work/log" &&
+[ $? = 1 ] && grep -q "qopt: fp8-calibrate-place: calibration: no MatMul, Gemm or Conv with a non-constant float input selected by include/exclude/op_types" "$work/log" &&
 	grep -q "the pipeline's passes ask for no tensor" "$work/log" && [ ! -e "$work/inc.json" ]
 check $? "calibrate: include matching nothing asks for nothing, and says so"
 

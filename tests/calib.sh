@@ -300,7 +300,7 @@ g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])' \
 	"$work/relu.onnx"
 cal "$work/relu.onnx" --random 1 -o "$work/relu.json"
-[ $? = 1 ] && grep -q "qopt: fp8-mha: calibration: no MatMul, Gemm or Conv with a non-constant float input$" "$work/log" &&
+[ $? = 1 ] && grep -q "qopt: fp8-calibrate-place: calibration: no MatMul, Gemm or Conv with a non-constant float input$" "$work/log" &&
 	grep -q "relu.onnx: error: the pipeline's passes ask for no tensor: nothing to calibrate" "$work/log" &&
 	[ ! -e "$work/relu.json" ]
 check $? "calibrate: a model with nothing to calibrate says so"

@@ -6,8 +6,8 @@ TESTS += tests/fp8mha-ir tests/fp8mha.sh
 EXTRA_DIST += tests/fp8mha-lib.sh tests/fp8mha.sh tests/fp8mha-gen.py tests/fp8mha-check.py \
 	tests/fp8mha-ort.js
 # weight_mode = fake and rotate = rotate_back
-TESTS += tests/fp8mha-rotate.sh
-EXTRA_DIST += tests/fp8mha-rotate.sh tests/fp8mha-rotate.py \
+TESTS += tests/fp8mha-rotate.sh tests/fp8mha-steps.sh
+EXTRA_DIST += tests/fp8mha-rotate.sh tests/fp8mha-steps.sh tests/fp8mha-rotate.py \
 	tests/fp8mha-rotate.js
 
 # make bench-fp8mha: 1 GiB of FLOAT16 weights behind Q/DQ, end to end.

@@ -167,7 +167,7 @@ while read -r m nb s hd; do
 		ort fp8-nosm/$m/ort exact "$ortref" "$W/$m.nosm.onnx" "$held"
 		# Rewrite 4 alone: FP8 Softmax outputs (scale 1/448) after
 		# every block's Softmax. Measured <= 0.018 (vit_sdpa).
-		grep -q "fp8-mha: done: .* $nb Softmax Q/DQ inserted" "$W/$m.fp8.log"
+		grep -Eq "fp8-softmax-qdq: done: (.* )?$nb Softmax Q/DQ inserted" "$W/$m.fp8.log"
 		r=$?
 		[ $r = 0 ] || grep "done:" "$W/$m.fp8.log" >"$W/log"
 		tcheck $r "fp8-mha/$m/softmax" "fp8-mha on $m: a Softmax Q/DQ for each of the $nb blocks"

@@ -1,56 +1,12 @@
 /*
- * passes/fp8_mha/build.c - new constants (scales, zero points) and the
- * removal of what a rewrite left unused.
+ * passes/fp8_mha/build.c - what a rewrite needs around what it builds
+ * (constants and Q/DQ come from the toolkit, passes/support/qdq.h): the
+ * opset FP8 Q/DQ need, and the removal of what a rewrite left unused.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fp8mha.h"
-
-qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t)
-{
-	qir_value *v;
-
-	if (!t)
-		return NULL;
-	v = qir_graph_add_initializer(g, t);
-	if (!v)
-		qir_tensor_free(t);
-	return v;
-}
-
-qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
-				 int rank, const int64_t *dims)
-{
-	qir_tensor *t = qir_tensor_new(name, dtype, rank, dims, NULL);
-	void *p = t ? qir_tensor_mutable_data(t, NULL) : NULL;
-	uint64_t i, n;
-
-	if (!p) {
-		qir_tensor_free(t);
-		return NULL;
-	}
-	n = qir_tensor_numel(t);
-	for (i = 0; i < n; i++) {
-		if (dtype == QIR_FLOAT)
-			((float *)p)[i] = (float)x;
-		else if (dtype == QIR_FLOAT16)
-			((uint16_t *)p)[i] = qk_f32_to_f16((float)x);
-		else if (dtype == QIR_BFLOAT16)
-			((uint16_t *)p)[i] = qk_f32_to_bf16((float)x);
-		else {
-			qir_tensor_free(t);
-			return NULL;
-		}
-	}
-	return t;
-}
-
-qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
-			      const int64_t *dims)
-{
-	/* qir_tensor_new zeroes the bytes: code 0 is +0 in every FP8 type. */
-	return qir_tensor_new(name, fp8, rank, dims, NULL);
-}
 
 /* v and what only it kept alive, once nothing reads v: its producer
  * when every output is unused, or its initializer (queued: removed by
@@ -132,4 +88,13 @@ void fp8mha_flush_dead(struct fp8mha_cfg *cfg)
 		i = j;
 	}
 	cfg->ndead = 0;
+}
+
+int fp8mha_prepare_opset(struct fp8mha_cfg *cfg)
+{
+	qopt_status rc = qopt_require_opset(cfg->ctx, FP8MHA_OPSET, "FP8 Q/DQ");
+
+	if (rc == QOPT_ESKIPPED)
+		return 1;
+	return rc ? -1 : 0;
 }

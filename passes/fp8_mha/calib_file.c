@@ -372,44 +372,15 @@ static int by_name(const void *a, const void *b)
 		      ((const struct fp8mha_calib_entry *)b)->name);
 }
 
+/* The file whole (qir_read_file: a regular file of at most
+ * CALIB_MAX_BYTES); NULL with why, which names the path. */
 static char *slurp(const char *path, size_t *len, char *why, size_t n)
 {
-	struct stat st;
-	const char *kind = NULL;
-	char *buf;
-	size_t got = 0;
-	ssize_t k;
-	int fd = qir_open_regular(path, O_RDONLY, &st, &kind);
+	qir_error err = { 0 };
+	char *buf = qir_read_file(path, 0, CALIB_MAX_BYTES, len, &err);
 
-	if (fd < 0) {
-		snprintf(why, n, "cannot open it: %s", kind ? kind :
-			 strerror(errno));
-		return NULL;
-	}
-	if ((uint64_t)st.st_size > CALIB_MAX_BYTES) {
-		snprintf(why, n, "%lld bytes, more than a calibration file "
-			 "can be", (long long)st.st_size);
-		close(fd);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	while (buf && got < (size_t)st.st_size) {
-		k = read(fd, buf + got, (size_t)st.st_size - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	close(fd);
-	if (!buf || got != (size_t)st.st_size) {
-		snprintf(why, n, "cannot read it: %s", buf ? strerror(errno) :
-			 "out of memory");
-		free(buf);
-		return NULL;
-	}
-	buf[got] = 0;
-	*len = got;
+	if (!buf)
+		snprintf(why, n, "%s", err.msg);
 	return buf;
 }
 
@@ -428,9 +399,13 @@ int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
 		return -1;
 	}
 	r.s = slurp(path, &r.n, why, n);
+	if (!r.s) {
+		fp8mha_calib_free(c);
+		return FP8MHA_CALIB_UNREADABLE;
+	}
 	r.why = why;
 	r.whyn = n;
-	if (!r.s || top(&r, c, &seen)) {
+	if (top(&r, c, &seen)) {
 		free((char *)r.s);
 		fp8mha_calib_free(c);
 		return -1;

@@ -2,10 +2,11 @@
  * passes/fp8_mha/calib_place.c - calibrated Q/DQ placement for a plain
  * model (option `calibration = FILE`, from `qopt calibrate`).
  *
- * Runs first, before any rewrite changes the model, so the hash it
- * checks is that of the model the pass received: a file made for
- * another model (or for this one before an earlier pass changed it) is
- * refused rather than applied to tensors that only share a name.
+ * The pass fp8-calibrate-place, first in fp8-mha: it runs before any
+ * rewrite changes the model, so the hash it checks is that of the model
+ * the pass received: a file made for another model (or for this one
+ * before an earlier pass changed it) is refused rather than applied to
+ * tensors that only share a name.
  *
  * For every selected MatMul/Gemm, each input becomes DQ(Q(x)):
  * - a constant float weight: scale = amax/448 per tensor or per output
@@ -22,7 +23,6 @@
  * block whose head size is outside 9..256 is left in float (its MatMuls
  * here, its Softmax in rewrite 4).
  */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +32,6 @@
 #include "calib.h"
 
 #define FP8_MAX 448.0
-#define HEAD_MIN 9
-#define HEAD_MAX 256
 
 struct placed {
 	qir_value *from;
@@ -44,8 +42,7 @@ struct place {
 	struct fp8mha_cfg *cfg;
 	struct fp8mha_calib *cal;
 	const char *path;
-	const char *const *include, *const *exclude, *const *ops;
-	size_t ninclude, nexclude, nops;
+	struct ps_targets t;	/* include, exclude, op_types */
 	int weight_axis;
 	struct placed *done;	/* owned */
 	size_t ndone, capdone;
@@ -53,27 +50,20 @@ struct place {
 	size_t nleft, capleft;
 };
 
-static int glob_any(const char *const *g, size_t n, const qir_node *node)
-{
-	const char *out = node->noutputs && node->outputs[0] ?
-		node->outputs[0]->name : NULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!fnmatch(g[i], node->name, 0) ||
-		    (out && !fnmatch(g[i], out, 0)))
-			return 1;
-	return 0;
-}
-
+/* Selected: of op_types (default domain), and its name or its first
+ * output's matching include and none of exclude. */
 static int op_selected(const struct place *p, const qir_node *n)
 {
-	size_t i;
+	return ps_targets_op(&p->t, n->op_type) && qir_node_is(n, n->op_type);
+}
 
-	for (i = 0; i < p->nops; i++)
-		if (qir_node_is(n, p->ops[i]))
-			return 1;
-	return 0;
+static int name_selected(struct place *p, const qir_node *n)
+{
+	const char *names[2] = { n->name, n->noutputs && n->outputs[0] ?
+				 n->outputs[0]->name : NULL };
+
+	return ps_globs_match(&p->t.include, names, 2) >= 0 &&
+	       ps_globs_match(&p->t.exclude, names, 2) < 0;
 }
 
 static int left_alone(const struct place *p, const qir_node *n)
@@ -112,18 +102,6 @@ static struct placed *find_done(struct place *p, const qir_value *v)
 	return NULL;
 }
 
-static int keep_softmax(struct fp8mha_cfg *cfg, const qir_node *sm)
-{
-	const qir_node **g = realloc(cfg->calib_left, (cfg->ncalib_left + 1) *
-				     sizeof(*g));
-
-	if (!g)
-		return -1;
-	cfg->calib_left = g;
-	g[cfg->ncalib_left++] = sm;
-	return 0;
-}
-
 /* Attention blocks with a head size TensorRT does not fuse: both
  * MatMuls and the Softmax stay in float. */
 static int find_left(struct place *p)
@@ -131,7 +109,6 @@ static int find_left(struct place *p)
 	qir_node **sms, *b[2], **g;
 	size_t i, k, count;
 	qir_error err = { 0 };
-	qir_value *q;
 	int64_t head;
 
 	if (qir_graph_nodes(p->cfg->m->graph, "", "Softmax", 0, &sms, &count,
@@ -142,19 +119,15 @@ static int find_left(struct place *p)
 		b[1] = fp8mha_attn_bmm2(sms[i]);
 		if (!b[0] || !b[1])
 			continue;
-		q = b[0]->inputs[0];
-		head = q && q->rank >= 1 ? q->dims[q->rank - 1].value : -1;
-		if (head < 0 || (head >= HEAD_MIN && head <= HEAD_MAX))
+		head = fp8mha_attn_head_size(b[0]);
+		if (head < 0 || fp8mha_head_fusible(head))
 			continue;
 		qopt_info(p->cfg->ctx, "calibration: attention at Softmax '%s' "
 			  "left unquantized: head size %lld outside %d..%d",
-			  sms[i]->name, (long long)head, HEAD_MIN, HEAD_MAX);
+			  sms[i]->name, (long long)head, FP8MHA_HEAD_MIN,
+			  FP8MHA_HEAD_MAX);
 		qopt_stat_add(p->cfg->ctx, "calibration: attention left "
 			      "unquantized (head size)", 1);
-		if (keep_softmax(p->cfg, sms[i])) {
-			free(sms);
-			return fp8mha_fail(p->cfg, NULL, NULL);
-		}
 		for (k = 0; k < 2; k++) {
 			if (p->nleft == p->capleft) {
 				p->capleft = p->capleft ? 2 * p->capleft : 8;
@@ -172,17 +145,6 @@ static int find_left(struct place *p)
 	return 0;
 }
 
-static qir_node *qdq_node(qir_graph *g, const char *op, const char *hint,
-			  qir_value *x, qir_value *s, qir_value *zp)
-{
-	qir_node *n = qir_node_new(g, op, NULL, hint);
-
-	if (!n || qir_node_add_input(n, x) || qir_node_add_input(n, s) ||
-	    qir_node_add_input(n, zp) || !qir_node_add_output(n, NULL, hint))
-		return NULL;
-	return n;
-}
-
 /* Q/DQ on x before node `before`, scale tensor s (taken); axis >= 0 for
  * per-axis. Returns the DQ output. */
 static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
@@ -190,30 +152,25 @@ static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
 {
 	qir_graph *g = before->graph;
 	qir_value *sv, *zv;
-	qir_node *q = NULL, *dq = NULL;
+	qir_node *q, *dq;
+	struct ps_qdq_attrs attrs = { .saturate = 1 };
 	qir_error err = { 0 };
 	char hint[512];
 
 	snprintf(hint, sizeof(hint), "%s_fp8_zero_point", x->name);
-	zv = s ? fp8mha_add_init(g, fp8mha_zero_point(hint, QIR_FLOAT8E4M3FN,
+	zv = s ? ps_add_initializer(g, ps_zero_point(hint, QIR_FLOAT8E4M3FN,
 						      s->rank, s->dims)) : NULL;
-	sv = zv ? fp8mha_add_init(g, s) : NULL;
+	sv = zv ? ps_add_initializer(g, s) : NULL;
 	if (!sv) {
 		if (!zv)
 			qir_tensor_free(s);
 		fp8mha_fail(p->cfg, before, NULL);
 		return NULL;
 	}
-	snprintf(hint, sizeof(hint), "%s_q", x->name);
-	q = qdq_node(g, "QuantizeLinear", hint, x, sv, zv);
-	snprintf(hint, sizeof(hint), "%s_dq", x->name);
-	dq = q ? qdq_node(g, "DequantizeLinear", hint, q->outputs[0], sv,
-			  zv) : NULL;
-	if (!dq || qir_node_set_attr_int(q, "saturate", 1) ||
-	    (axis >= 0 && (qir_node_set_attr_int(q, "axis", axis) ||
-			   qir_node_set_attr_int(dq, "axis", axis))) ||
-	    qir_value_copy_shape(q->outputs[0], x, QIR_FLOAT8E4M3FN, &err) ||
-	    qir_value_copy_shape(dq->outputs[0], x, dtype, &err)) {
+	attrs.per_axis = axis >= 0;
+	attrs.axis = axis;
+	if (ps_qdq_pair(g, x->name, x, sv, zv, QIR_FLOAT8E4M3FN, dtype, &attrs,
+			&q, &dq, &err)) {
 		fp8mha_fail(p->cfg, before, &err);
 		return NULL;
 	}
@@ -269,7 +226,7 @@ static qir_tensor *scale_tensor(const char *name, int dtype, const double *amax,
 				int64_t count, int per_axis, char *why, size_t n)
 {
 	int64_t k;
-	qir_tensor *t = fp8mha_scalar_tensor(name, dtype, 1.0, per_axis ? 1 : 0,
+	qir_tensor *t = ps_filled_tensor(name, dtype, 1.0, per_axis ? 1 : 0,
 					     &count);
 	void *d = t ? qir_tensor_mutable_data(t, NULL) : NULL;
 	float f, back;
@@ -441,7 +398,6 @@ static int one(struct place *p, qir_node *n)
 			continue;	/* quantized already */
 		if (from_softmax(v))
 			continue;	/* rewrite 4: fixed scale */
-		p->cfg->found = 1;
 		rc = qir_value_const(v) ? weight(p, n, slot) :
 			activation(p, n, slot);
 		if (rc < 0)
@@ -464,8 +420,7 @@ static int place_all(struct place *p, int *changed)
 	for (i = 0; i < count && rc >= 0; i++) {
 		if (!op_selected(p, nodes[i]) || left_alone(p, nodes[i]))
 			continue;
-		if (!glob_any(p->include, p->ninclude, nodes[i]) ||
-		    glob_any(p->exclude, p->nexclude, nodes[i])) {
+		if (!name_selected(p, nodes[i])) {
 			unselected++;
 			continue;
 		}
@@ -497,9 +452,16 @@ int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 	memset(&p, 0, sizeof(p));
 	p.cfg = cfg;
 	p.path = qopt_opt_string(cfg->ctx, "calibration");
-	if (!p.path || !*p.path)
+	if (!p.path || !*p.path) {
+		qopt_debug(cfg->ctx, "no calibration file: nothing to place");
 		return 0;
-	if (fp8mha_calib_load(p.path, &p.cal, why, sizeof(why))) {
+	}
+	rc = fp8mha_calib_load(p.path, &p.cal, why, sizeof(why));
+	if (rc == FP8MHA_CALIB_UNREADABLE) {
+		qopt_error(cfg->ctx, "calibration file %s", why);
+		return -1;
+	}
+	if (rc) {
 		qopt_error(cfg->ctx, "calibration file '%s': %s", p.path, why);
 		return -1;
 	}
@@ -514,15 +476,19 @@ int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 		fp8mha_calib_free(p.cal);
 		return -1;
 	}
-	p.include = qopt_opt_list(cfg->ctx, "include", &p.ninclude);
-	p.exclude = qopt_opt_list(cfg->ctx, "exclude", &p.nexclude);
-	p.ops = qopt_opt_list(cfg->ctx, "op_types", &p.nops);
+	if (ps_targets_init(&p.t, cfg->ctx, PS_TARGET_INCLUDE |
+			    PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES)) {
+		ps_targets_fini(&p.t);
+		fp8mha_calib_free(p.cal);
+		return -1;
+	}
 	p.weight_axis = qopt_opt_bool(cfg->ctx, "weight_axis");
 	qopt_info(cfg->ctx, "calibration: %zu tensors from '%s'", p.cal->n,
 		  p.path);
 	rc = find_left(&p);
 	if (!rc)
 		rc = place_all(&p, changed);
+	ps_targets_fini(&p.t);
 	free(p.done);
 	free(p.left);
 	fp8mha_calib_free(p.cal);

@@ -7,35 +7,11 @@
  * ops have no shape inference, so afterwards every Q/DQ output is typed
  * from its input (fp8mha_type_qdq).
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fp8mha.h"
-
-enum { NOT_CUSTOM = 0, CUSTOM_Q = 1, CUSTOM_DQ = 2 };
-
-/* Exporters spell the domain "trt" or "trt.plugins" and the op with or
- * without underscores, in any case: compare letters and digits only. */
-static int custom_kind(const qir_node *n)
-{
-	char norm[64];
-	size_t i, k = 0;
-
-	if (!n->domain || (strcmp(n->domain, "trt") &&
-			   strcmp(n->domain, "trt.plugins")))
-		return NOT_CUSTOM;
-	for (i = 0; n->op_type[i] && k + 1 < sizeof(norm); i++)
-		if (isalnum((unsigned char)n->op_type[i]))
-			norm[k++] = (char)tolower((unsigned char)n->op_type[i]);
-	norm[k] = 0;
-	if (!strcmp(norm, "trtfp8quantizelinear"))
-		return CUSTOM_Q;
-	if (!strcmp(norm, "trtfp8dequantizelinear"))
-		return CUSTOM_DQ;
-	return NOT_CUSTOM;
-}
 
 /* The scale's shape, from its constant (folded when computed, e.g.
  * Div(amax, 448)) or its declared type. */
@@ -90,7 +66,7 @@ static const char *why_not(qir_node *n, int kind, int *rank, int64_t *dims)
 	if (numel != 1)
 		return "scale is not per-tensor (the custom op has no axis)";
 	xt = qir_value_elem_type(n->inputs[0]);
-	if (kind == CUSTOM_Q && xt != QIR_UNDEFINED && xt != st) {
+	if (kind == FP8MHA_CUSTOM_Q && xt != QIR_UNDEFINED && xt != st) {
 		snprintf(why, sizeof(why), "input is %s, scale %s (opset 19 "
 			 "needs one type)", qir_dtype_name(xt) ?
 			 qir_dtype_name(xt) : "?", qir_dtype_name(st));
@@ -112,7 +88,7 @@ static int convert(struct fp8mha_cfg *cfg, qir_node *n, int kind)
 		return 0;
 	}
 	if (!qopt_may_rewrite(cfg->ctx, "convert %s '%s' to %s", n->op_type,
-			      n->name, kind == CUSTOM_Q ? "QuantizeLinear" :
+			      n->name, kind == FP8MHA_CUSTOM_Q ? "QuantizeLinear" :
 			      "DequantizeLinear"))
 		return 0;
 	rc = fp8mha_prepare_opset(cfg);
@@ -120,14 +96,14 @@ static int convert(struct fp8mha_cfg *cfg, qir_node *n, int kind)
 		return rc < 0 ? -1 : 0;
 	snprintf(hint, sizeof(hint), "%s_zero_point",
 		 n->name[0] ? n->name : n->outputs[0]->name);
-	zp = fp8mha_add_init(n->graph, fp8mha_zero_point(hint,
+	zp = ps_add_initializer(n->graph, ps_zero_point(hint,
 				QIR_FLOAT8E4M3FN, rank, dims));
 	if (!zp || qir_node_add_input(n, zp) ||
-	    qir_node_set_op(n, kind == CUSTOM_Q ? "QuantizeLinear" :
+	    qir_node_set_op(n, kind == FP8MHA_CUSTOM_Q ? "QuantizeLinear" :
 			    "DequantizeLinear", NULL) ||
-	    (kind == CUSTOM_Q && qir_node_set_attr_int(n, "saturate", 1)))
+	    (kind == FP8MHA_CUSTOM_Q && qir_node_set_attr_int(n, "saturate", 1)))
 		return fp8mha_fail(cfg, n, NULL);
-	qopt_stat_add(cfg->ctx, kind == CUSTOM_Q ? "custom Q converted" :
+	qopt_stat_add(cfg->ctx, kind == FP8MHA_CUSTOM_Q ? "custom Q converted" :
 		      "custom DQ converted", 1);
 	return 1;
 }
@@ -164,12 +140,11 @@ int fp8mha_convert_custom_ops(struct fp8mha_cfg *cfg, int *changed)
 	if (qir_graph_nodes(cfg->m->graph, NULL, NULL, 1, &nodes, &count, &err))
 		return fp8mha_fail(cfg, NULL, &err);
 	for (i = 0; i < count; i++) {
-		int kind = custom_kind(nodes[i]);
+		int kind = fp8mha_custom_kind(nodes[i]);
 		int rc;
 
-		if (kind == NOT_CUSTOM)
+		if (kind == FP8MHA_NOT_CUSTOM)
 			continue;
-		cfg->found = 1;
 		if (!cfg->convert_custom_ops) {
 			fp8mha_skip(cfg, nodes[i], "custom ops skipped",
 				    "convert_custom_ops = no");
@@ -232,10 +207,6 @@ static int type_graph(qir_graph *g, void *arg)
 		o = n->outputs[0];
 		x = n->inputs[0];
 		t = out_type(n);
-		if (fp8mha_is_q(n) ? t != 0 :
-		    qir_dtype_bits(qir_value_elem_type(x)) == 8 &&
-		    qir_dtype_is_float(qir_value_elem_type(x)))
-			cfg->found = 1;	/* FP8 Q/DQ: the pass has work */
 		/* a type only inferred is not in the file: declare it */
 		if (!t || (o->dtype == t && same_shape(o, x) &&
 			   !qir_value_type_inferred(o)))

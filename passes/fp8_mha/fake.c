@@ -8,7 +8,6 @@
  * R fq(R W) (rotate.c). The model then carries no FP8 on its weights:
  * the form for measuring accuracy in any runtime, not for TensorRT.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -130,30 +129,6 @@ out:
 	return rc ? -1 : 0;
 }
 
-/* W as FP32 for rotate_back; NULL with why when it is not finite (the
- * rotation would spread a NaN or inf over its block). */
-static float *to_f32(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
-		     const void *src, char *why, size_t n)
-{
-	size_t numel = (size_t)qir_tensor_numel(c->w), i;
-	float *x = malloc(numel * sizeof(*x) + 1);
-	int rc = x ? qk_convert(cfg->qk, QIR_FLOAT, x, c->w->dtype, src,
-				numel) : QK_ENOMEM;
-
-	if (rc) {
-		snprintf(why, n, "conversion to FP32: %s", qk_strerror(rc));
-		free(x);
-		return NULL;
-	}
-	for (i = 0; i < numel; i++)
-		if (!isfinite(x[i])) {
-			snprintf(why, n, "element %zu is not finite", i);
-			free(x);
-			return NULL;
-		}
-	return x;
-}
-
 /* Replaces the DQ output by nt (taken; *out: where it now lives) and
  * erases Q, DQ and what only they read. */
 static int splice(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
@@ -163,7 +138,7 @@ static int splice(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	qir_error err = { 0 };
 	size_t i, j, nd = 0;
 
-	nv = fp8mha_add_init(c->dq->graph, nt);
+	nv = ps_add_initializer(c->dq->graph, nt);
 	if (!nv || qir_value_replace_all_uses(c->dq->outputs[0], nv))
 		return fp8mha_fail(cfg, c->dq, NULL);
 	*out = nv->init;
@@ -200,7 +175,6 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	qir_tensor *nt = NULL;
 	const void *src;
 	void *dst;
-	float *x = NULL;
 	int kaxis = -1, rc = -1;
 
 	*out = NULL;
@@ -208,9 +182,20 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	src = skip ? NULL : qir_tensor_data(c->w, &err);
 	if (!skip && !src)
 		return fp8mha_fail(cfg, c->dq, &err);
-	if (!skip && cfg->rotate_back && !(x = to_f32(cfg, c, src, why,
-						       sizeof(why))))
-		skip = "weights skipped (rotate_back: not finite)";
+	/* The rotation would spread a NaN or Inf over its block. */
+	if (!skip && cfg->rotate_back) {
+		uint64_t at;
+		const char *what;
+		int nf = ps_nonfinite(cfg->qk, c->w, &at, &what, NULL, &err);
+
+		if (nf < 0)
+			return fp8mha_fail(cfg, c->dq, &err);
+		if (nf) {
+			snprintf(why, sizeof(why), "element %llu is not "
+				 "finite (%s)", (unsigned long long)at, what);
+			skip = "weights skipped (rotate_back: not finite)";
+		}
+	}
 	if (skip) {
 		fp8mha_skip(cfg, c->dq, skip, "weight '%s': %s", wname, why);
 		return 0;
@@ -219,23 +204,19 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	      qopt_may_rewrite(cfg->ctx, "replace weight '%s' and its Q/DQ "
 			       "by R fq(R W) (K axis %d)", wname, kaxis) :
 	      qopt_may_rewrite(cfg->ctx, "replace weight '%s' and its Q/DQ "
-			       "by DQ(Q(W))", wname))) {
-		free(x);
+			       "by DQ(Q(W))", wname)))
 		return 0;
-	}
 	snprintf(name, sizeof(name), "%s_%s", wname,
 		 cfg->rotate_back ? "fq_rot" : "fq");
 	nt = qir_tensor_new(name, c->w->dtype, c->w->rank, c->w->dims, &err);
 	dst = nt ? qir_tensor_mutable_data(nt, &err) : NULL;
 	if (!dst) {
 		qir_tensor_free(nt);
-		free(x);
 		return fp8mha_fail(cfg, c->dq, &err);
 	}
 	rc = cfg->rotate_back ?
-		fp8mha_rotated_values(cfg, c, kaxis, x, dst) :
+		fp8mha_rotated_values(cfg, c, kaxis, src, dst) :
 		plain_values(cfg, c, src, dst);
-	free(x);
 	if (rc) {
 		qir_tensor_free(nt);
 		return -1;

@@ -1,34 +1,58 @@
 /*
- * passes/fp8_mha/fp8mha.h - shared by the files of the fp8-mha pass
- * (not installed; the pass sees only qopt/qopt.h).
+ * passes/fp8_mha/fp8mha.h - shared by the files of the fp8-mha plugin
+ * (not installed; the plugin sees only the public qopt/ headers).
  *
- * The pass runs its rewrites in a fixed order, each over a snapshot of
- * the graph: custom Q/DQ to standard ones, Q/DQ typing, weight
- * compression and pre-transpose, Transpose and scale motion above Q,
- * Softmax Q/DQ, then the attention report. Every rewrite checks that
- * each consumer it affects is on its path and asks the bisect gate
- * first; a rewrite that cannot be proven safe is skipped with a reason
- * (a stats counter, a log line, and a note the report can quote).
+ * The plugin registers single-purpose passes (plugin.c, run functions in
+ * steps.c): fp8-calibrate-place, fp8-custom-ops, fp8-type-qdq,
+ * fp8-compress-weights, fp8-move-transpose, fp8-move-layout,
+ * fp8-move-scale, fp8-softmax-qdq, fp8-report; `fp8-mha` runs them in
+ * that order with today's options. Each pass works from the model and
+ * its own options alone (a struct fp8mha_cfg lives for one run). Every
+ * rewrite checks that each consumer it affects is on its path and asks
+ * the bisect gate first; one that cannot be proven safe is skipped with
+ * a reason (a stats counter and a log line); the report finds the
+ * reasons again on the final model (report.c, explain run).
+ *
+ * Layering: a file calls only files of its own layer's helpers or of
+ * the layers below it, never up (no call or include circle):
+ *   6  steps.c, plugin.c                          the passes
+ *   5  report.c                                   (explains with the
+ *                                                 motion and Softmax
+ *                                                 rewrites, gate closed)
+ *   4  calib_place.c, custom_ops.c, weights.c, motion.c, sink.c,
+ *      softmax.c                                  one rewrite each
+ *   3  fake.c                                     weight_mode = fake
+ *   2  rotate.c, pretranspose.c                   R fq(R W); transposed codes
+ *   1  weight_match.c, attn.c, calib_file.c      weight scales and the
+ *                                                 weight walk; attention
+ *                                                 blocks; the file
+ *   0  match.c, build.c, notes.c                  matching, building,
+ *                                                 reporting
+ * and under them all the pass toolkit (passes/support) and the public
+ * qopt/ API.
  */
 #ifndef QOPT_PASSES_FP8MHA_H
 #define QOPT_PASSES_FP8MHA_H
 
 #include <qopt/qopt.h>
+#include <qopt/status.h>
 
 #include "../support/support.h"
 
 #define FP8MHA_OPSET 19		/* FP8 QuantizeLinear/DequantizeLinear */
-#define FP8MHA_IR 9
 #define FP8MHA_FOLD_MAX_BYTES (UINT64_C(8) << 30)
 #define FP8MHA_MAX_HOPS 8	/* layout nodes looked through */
 
-/* A skipped rewrite, kept so the attention report can name why a
- * block stayed out of the fused form. */
+/* A skipped rewrite, noted in the report's explain run so that the
+ * report can name why a block stayed out of the fused form. */
 struct fp8mha_note {
 	const qir_node *node;	/* where the rewrite was tried */
 	char why[256];
 };
 
+/* One pass run's state (steps.c makes it from the pass's options and
+ * frees it when the pass returns: nothing outlives the run). The yes/no
+ * fields read 1 in a pass that does not declare the option. */
 struct fp8mha_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
@@ -38,33 +62,47 @@ struct fp8mha_cfg {
 	int move_layout;	/* sink.c: Q/DQ below layout ops */
 	int weight_fake;	/* weight_mode = fake: float DQ(Q(W)) */
 	int rotate_back;	/* rotate = rotate_back: R fq(R W) */
-	int opset_done;
-	int opset_denied;	/* bisect refused the upgrade */
 	int spill_failed;
-	int found;		/* anything the pass applies to was seen */
 	int typed;
-	/* Softmax nodes of attention the calibrated placement left in
-	 * float (head size): rewrite 4 leaves them too. Owned. */
-	const qir_node **calib_left;
-	size_t ncalib_left;
+	/* fp8-softmax-qdq on a calibrated model (option calibration set):
+	 * the blocks the placement left in float stay so. */
+	int calibrated;
+	/* The report's explain run: every gate says no and a skip only
+	 * leaves its note (FP8MHA_MAY, fp8mha_skip). */
+	int explain;
 	struct fp8mha_note *notes;	/* owned */
 	size_t nnotes, capnotes;
-	/* Reused from weight to weight (owned): the FP8 codes of a strip
-	 * and the whole transposed weight, so that each big weight costs
-	 * no fresh pages. */
-	uint8_t *strip_buf, *tr_buf;
-	size_t strip_cap, tr_cap;
 	/* Initializers left unread, waiting for fp8mha_flush_dead (the
 	 * array is owned, the values are the graph's). */
 	qir_value **dead;
 	size_t ndead, capdead;
 };
 
-/* The pass's results policy for passes/support (spill from 64 KiB). */
+/* weight_match.c: the results policy for passes/support (spill from
+ * 64 KiB). */
 struct ps_results fp8mha_results(struct fp8mha_cfg *cfg);
 
-/* run.c */
-int fp8mha_run(qopt_ctx *ctx, qir_model *m, int *changed);
+/* The gate of every rewrite: the bisect gate, closed in the report's
+ * explain run. */
+#define FP8MHA_MAY(cfg, ...) \
+	(!(cfg)->explain && qopt_may_rewrite((cfg)->ctx, __VA_ARGS__))
+
+#define FP8MHA_HEAD_MIN 9	/* head sizes TensorRT's fused attention takes */
+#define FP8MHA_HEAD_MAX 256
+
+/* steps.c: the run functions of the plugin's passes (plugin.c). */
+qopt_status fp8mha_run_calibrate_place(qopt_ctx *ctx, qir_model *m,
+				       int *changed);
+qopt_status fp8mha_run_custom_ops(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_type_qdq(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_compress_weights(qopt_ctx *ctx, qir_model *m,
+					int *changed);
+qopt_status fp8mha_run_move_transpose(qopt_ctx *ctx, qir_model *m,
+				      int *changed);
+qopt_status fp8mha_run_move_layout(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_move_scale(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_softmax_qdq(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status fp8mha_run_report(qopt_ctx *ctx, qir_model *m, int *changed);
 
 /* match.c */
 int fp8mha_is_op(const qir_node *n, const char *op);
@@ -97,6 +135,9 @@ int fp8mha_float_type(qir_value *v, int depth);
 /* FP8 element type a Q node produces (zero point type or
  * output_dtype), or 0 when not FP8. */
 int fp8mha_q_fp8_type(const qir_node *q);
+/* TensorRT's custom FP8 Q/DQ (trt::TRT_FP8QuantizeLinear, ...). */
+enum { FP8MHA_NOT_CUSTOM = 0, FP8MHA_CUSTOM_Q = 1, FP8MHA_CUSTOM_DQ = 2 };
+int fp8mha_custom_kind(const qir_node *n);
 
 /* notes.c: notes for the report (a no-op when out of memory). */
 void fp8mha_note(struct fp8mha_cfg *cfg, const qir_node *n,
@@ -112,26 +153,17 @@ void fp8mha_skip(struct fp8mha_cfg *cfg, const qir_node *n,
 int fp8mha_fail(struct fp8mha_cfg *cfg, const qir_node *n,
 		const qir_error *e);
 
-/* build.c: a new constant tensor as an initializer of g (takes t; NULL
- * when t is NULL or on failure, t freed). */
-qir_value *fp8mha_add_init(qir_graph *g, qir_tensor *t);
-/* Caller owns: a tensor of dtype (FLOAT, FLOAT16, BFLOAT16) and the
- * given shape, every element x. */
-qir_tensor *fp8mha_scalar_tensor(const char *name, int dtype, double x,
-				 int rank, const int64_t *dims);
-/* Caller owns: an FP8 tensor of zeros of the given shape. */
-qir_tensor *fp8mha_zero_point(const char *name, int fp8, int rank,
-			      const int64_t *dims);
+/* build.c */
 /* Removes v once nothing reads it, and what only it kept alive. */
 void fp8mha_erase_unused(struct fp8mha_cfg *cfg, qir_value *v);
 /* Removes the initializers fp8mha_erase_unused queued (those still
  * unread), one walk per graph. */
 void fp8mha_flush_dead(struct fp8mha_cfg *cfg);
 
-/* opset.c: raises the opset to 19 (and IR to 9) once, when the
- * pipeline allows it. */
-/* 0 when the model is at opset 19 or above, 1 when bisect refused the
- * upgrade (skip the rewrite), -1 on error (reported). */
+/* build.c: the opset FP8 Q/DQ need (19), asked of the manager
+ * (qopt_require_opset: the pipeline's policy, one bisect point, the
+ * upgrade). 0 when the model is there, 1 when bisect declined (skip the
+ * rewrite), -1 on error (reported by the manager). */
 int fp8mha_prepare_opset(struct fp8mha_cfg *cfg);
 
 /* custom_ops.c (rewrite 1) and typing */
@@ -157,7 +189,14 @@ int fp8mha_scale_layout(qir_node *qdq, const qir_tensor *w, uint64_t nscales,
 			qk_qlayout *lay, const char **why);
 /* 1 when the Q/DQ's zero point is absent or a constant +0. */
 int fp8mha_zero_point_is_zero(qir_node *qdq);
-/* pretranspose.c: a Transpose's perm for rank (reversed when absent);
+/* weight_match.c: the walk over every DQ of the model (sub-graphs
+ * too) for the weight rewrites: visit returns 1 changed, 0 not, -1
+ * error (stops the walk); progress, when set, names the progress bar. */
+typedef int (*fp8mha_dq_visit)(struct fp8mha_cfg *cfg, qir_node *dq,
+			       void *arg);
+int fp8mha_each_weight_dq(struct fp8mha_cfg *cfg, fp8mha_dq_visit visit,
+			  void *arg, const char *progress, int *changed);
+/* weight_match.c: a Transpose's perm for rank (reversed when absent);
  * -1 when it is not a permutation of rank axes. */
 int fp8mha_transpose_perm(const qir_node *tr, int rank, int64_t *perm);
 
@@ -178,11 +217,11 @@ int fp8mha_rotate_options(struct fp8mha_cfg *cfg);
  * or Gemm: 0 with *kaxis, or -1 with why. */
 int fp8mha_weight_kaxis(qir_value *v, int rank, int *kaxis, char *why,
 			size_t n);
-/* x: c->w as FP32 (numel elements, rotated in place); writes
- * R fq(R W) in c->w's type to dst. The FP8 scale is amax/448 of R W at
- * the granularity of Q's scale. 0, or -1 after qopt_error. */
+/* src: c->w's bytes; writes R fq(R W) in c->w's type to dst. The FP8
+ * scale is amax/448 of R W at the granularity of Q's scale. 0, or -1
+ * after qopt_error. */
 int fp8mha_rotated_values(struct fp8mha_cfg *cfg, const struct fp8mha_wcand *c,
-			  int kaxis, float *x, void *dst);
+			  int kaxis, const void *src, void *dst);
 /* pretranspose.c (rewrite 2, second half) */
 #define FP8MHA_PT_MAXRANK 8
 struct fp8mha_pt {
@@ -221,10 +260,17 @@ int fp8mha_sink_layout(struct fp8mha_cfg *cfg, int *changed);
 /* softmax.c (rewrite 4) */
 int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed);
 
-/* report.c (the attention report); sets *blocks and *fusible. */
-int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible);
-/* report.c: BMM1 and BMM2 of the attention block around a Softmax, as
- * the report finds them; NULL when it is not one. */
+/* report.c: the attention report, and the warning when the model holds
+ * nothing fp8-mha applies to. */
+int fp8mha_report(struct fp8mha_cfg *cfg);
+/* attn.c: the head size of the block of bmm1 (its input A's last dimension),
+ * -1 when unknown; 1 when TensorRT fuses that head size. */
+int64_t fp8mha_attn_head_size(const qir_node *bmm1);
+/* attn.c: a layout op the block finder looks through. */
+int fp8mha_attn_is_layout(const qir_node *n);
+int fp8mha_head_fusible(int64_t head);
+/* attn.c: BMM1 and BMM2 of the attention block around a Softmax; NULL
+ * when it is not one. */
 qir_node *fp8mha_attn_bmm1(qir_node *softmax);
 qir_node *fp8mha_attn_bmm2(qir_node *softmax);
 

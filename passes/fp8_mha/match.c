@@ -2,6 +2,7 @@
  * passes/fp8_mha/match.c - what the rewrites match on: op kinds, sole
  * and all consumers, constants (folded when computed), scales, types.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,4 +203,25 @@ int fp8mha_float_type(qir_value *v, int depth)
 		    fp8mha_is_float(t))
 			return t;
 	return 0;
+}
+
+/* Exporters spell the domain "trt" or "trt.plugins" and the op with or
+ * without underscores, in any case: compare letters and digits only. */
+int fp8mha_custom_kind(const qir_node *n)
+{
+	char norm[64];
+	size_t i, k = 0;
+
+	if (!n->domain || (strcmp(n->domain, "trt") &&
+			   strcmp(n->domain, "trt.plugins")))
+		return FP8MHA_NOT_CUSTOM;
+	for (i = 0; n->op_type[i] && k + 1 < sizeof(norm); i++)
+		if (isalnum((unsigned char)n->op_type[i]))
+			norm[k++] = (char)tolower((unsigned char)n->op_type[i]);
+	norm[k] = 0;
+	if (!strcmp(norm, "trtfp8quantizelinear"))
+		return FP8MHA_CUSTOM_Q;
+	if (!strcmp(norm, "trtfp8dequantizelinear"))
+		return FP8MHA_CUSTOM_DQ;
+	return FP8MHA_NOT_CUSTOM;
 }

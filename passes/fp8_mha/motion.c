@@ -125,7 +125,6 @@ static int move_transpose(struct fp8mha_cfg *cfg, qir_node *tr)
 	dq = qdq_above(tr->inputs[0], tr, why, sizeof(why));
 	if (!dq)
 		return 0;
-	cfg->found = 1;
 	if (!why[0])
 		path_ok(tr->outputs[0], why, sizeof(why));
 	if (why[0]) {
@@ -147,7 +146,7 @@ static int move_transpose(struct fp8mha_cfg *cfg, qir_node *tr)
 		fp8mha_skip(cfg, tr, "Transposes not moved", "rank unknown");
 		return 0;
 	}
-	if (!qopt_may_rewrite(cfg->ctx, "move Transpose '%s' above Q '%s'",
+	if (!FP8MHA_MAY(cfg, "move Transpose '%s' above Q '%s'",
 			      tr->name, q->name))
 		return 0;
 	tout = tr->outputs[0];
@@ -232,7 +231,7 @@ static qir_value *scaled(qir_graph *g, qir_value *s, double k,
 	}
 	if (owned)
 		qir_tensor_free(t);
-	return fp8mha_add_init(g, nt);
+	return ps_add_initializer(g, nt);
 fail:
 	if (owned)
 		qir_tensor_free(t);
@@ -261,7 +260,6 @@ static int mul_match(struct fp8mha_cfg *cfg, qir_node *m, struct mulpat *p)
 	}
 	if (k == 2)
 		return 0;
-	cfg->found = 1;
 	p->mul = m;
 	p->slot = k;
 	p->q = p->dq->inputs[0]->producer;
@@ -296,7 +294,7 @@ static int move_mul(struct fp8mha_cfg *cfg, struct mulpat *p)
 	const char *why = NULL;
 	double k = fabs(p->c);
 
-	if (!qopt_may_rewrite(cfg->ctx, "move Mul '%s' (x %g) above Q '%s', "
+	if (!FP8MHA_MAY(cfg, "move Mul '%s' (x %g) above Q '%s', "
 			      "Q/DQ scales x %g", p->mul->name, p->c,
 			      p->q->name, k))
 		return 0;

@@ -1,6 +1,8 @@
 /*
- * passes/fp8_mha/plugin.c - the plugin's entry table and options (the
- * pass itself is in run.c).
+ * passes/fp8_mha/plugin.c - the plugin's entry table: its single-purpose
+ * passes (run functions in steps.c) and the named pipeline `fp8-mha`,
+ * all of them in order with today's options. Each option is written
+ * once (OPT_*) and listed by every pass that reads it.
  */
 #include "calib.h"
 
@@ -9,63 +11,232 @@ static const char *const fp8mha_calib_ops[] = { "MatMul", "Gemm", NULL };
 static const char *const fp8mha_weight_modes[] = { "real", "fake", NULL };
 static const char *const fp8mha_rotations[] = { "no", "rotate_back", NULL };
 
+#define OPT_CONVERT_CUSTOM_OPS \
+	{ .name = "convert_custom_ops", .type = QOPT_OPT_BOOL, .default_value = "yes", \
+	  .help = "trt::TRT_FP8QuantizeLinear/DequantizeLinear -> standard Q/DQ with " \
+	  "a FLOAT8E4M3FN zero point, opset raised to 19 (exact)" }
+
+#define OPT_COMPRESS_WEIGHTS \
+	{ .name = "compress_weights", .type = QOPT_OPT_BOOL, .default_value = "yes", \
+	  .help = "Q(constant W) -> DQ becomes an FP8 initializer -> DQ; a Transpose " \
+	  "after it (consumers all MatMul) is folded into the stored weight " \
+	  "(exact)" }
+
+#define OPT_WEIGHT_MODE \
+	{ .name = "weight_mode", .type = QOPT_OPT_ENUM, .default_value = "real", \
+	  .choices = fp8mha_weight_modes, \
+	  .help = "how compress_weights stores a Q(constant W) -> DQ weight: " \
+	  "real: FP8 codes feeding the DQ; fake: a float initializer in W's " \
+	  "type holding DQ(Q(W)) (bit-exact), the Q and DQ removed" }
+
+#define OPT_ROTATE \
+	{ .name = "rotate", .type = QOPT_OPT_ENUM, .default_value = "no", \
+	  .choices = fp8mha_rotations, \
+	  .help = "rotate_back (weight_mode = fake only; refused in real mode): " \
+	  "store R fq(R W), R the normalized Hadamard along the consumers' " \
+	  "reduction axis K (block K & -K), FP8 scale amax(R W)/448 at the " \
+	  "Q scale's granularity; no activation rotation needed" }
+
+#define OPT_MOVE_TRANSPOSE \
+	{ .name = "move_transpose", .type = QOPT_OPT_BOOL, .default_value = "yes", \
+	  .help = "Q -> DQ -> Transpose -> MatMul becomes Transpose -> Q -> DQ -> " \
+	  "MatMul (exact)" }
+
+#define OPT_MOVE_LAYOUT \
+	{ .name = "move_layout", .type = QOPT_OPT_BOOL, .default_value = "yes", \
+	  .help = "Q -> DQ -> layout ops (Reshape, Transpose, Expand, Squeeze, " \
+	  "Unsqueeze, Slice, Gather, Split, Concat of alike Q/DQ) -> attention " \
+	  "MatMul becomes layout ops -> Q -> DQ -> MatMul, per-tensor Q/DQ " \
+	  "only (exact)" }
+
+#define OPT_MOVE_SCALE \
+	{ .name = "move_scale", .type = QOPT_OPT_BOOL, .default_value = "yes", \
+	  .help = "Q -> DQ -> Mul(scalar c) -> MatMul becomes Mul(c) -> Q -> DQ -> " \
+	  "MatMul with Q/DQ scales times |c| (exact up to float rounding)" }
+
+#define OPT_SOFTMAX_QDQ \
+	{ .name = "softmax_qdq", .type = QOPT_OPT_BOOL, .default_value = "yes", \
+	  .help = "Q/DQ (scale 1/448, FLOAT8E4M3FN) after each Softmax feeding only " \
+	  "MatMul (adds quantization)" }
+
+#define OPT_CALIBRATION \
+	{ .name = "calibration", .type = QOPT_OPT_STRING, \
+	  .help = "a JSON file from `qopt calibrate` for this model: Q/DQ " \
+	  "(scale amax/448) on the inputs of the selected MatMul/Gemm of a " \
+	  "plain model, FP8 weights; refused when made for another model" }
+
+/* include and op_types: the passes' own defaults. fp8-mha declares them
+ * without one (OPT_*_ALIAS), so that it hands them on only when the user
+ * set them: a forwarded default would read as set (qopt_opt_is_set), and
+ * what `qopt calibrate` measures depends on that. */
+#define OPT_INCLUDE_HELP "calibration: globs over MatMul/Gemm node or output names"
+#define OPT_INCLUDE \
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*", \
+	  .help = OPT_INCLUDE_HELP }
+#define OPT_INCLUDE_ALIAS \
+	{ .name = "include", .type = QOPT_OPT_LIST, \
+	  .help = OPT_INCLUDE_HELP " (unset: *)" }
+
+#define OPT_EXCLUDE \
+	{ .name = "exclude", .type = QOPT_OPT_LIST, \
+	  .help = "calibration: globs over the same names to leave in float " \
+	  "(wins over include)" }
+
+#define OPT_OP_TYPES_HELP "calibration: the operators whose inputs get Q/DQ"
+#define OPT_OP_TYPES \
+	{ .name = "op_types", .type = QOPT_OPT_LIST, \
+	  .default_value = "MatMul,Gemm", .choices = fp8mha_calib_ops, \
+	  .help = OPT_OP_TYPES_HELP }
+#define OPT_OP_TYPES_ALIAS \
+	{ .name = "op_types", .type = QOPT_OPT_LIST, \
+	  .choices = fp8mha_calib_ops, \
+	  .help = OPT_OP_TYPES_HELP " (unset: MatMul,Gemm)" }
+
+#define OPT_WEIGHT_AXIS \
+	{ .name = "weight_axis", .type = QOPT_OPT_BOOL, .default_value = "no", \
+	  .help = "calibration: per-output-channel weight scales (else per " \
+	  "tensor)" }
+
 static const qopt_option_spec fp8mha_opts[] = {
-	{ .name = "convert_custom_ops", .type = QOPT_OPT_BOOL, .default_value = "yes",
-	  .help = "trt::TRT_FP8QuantizeLinear/DequantizeLinear -> standard Q/DQ with "
-	  "a FLOAT8E4M3FN zero point, opset raised to 19 (exact)" },
-	{ .name = "compress_weights", .type = QOPT_OPT_BOOL, .default_value = "yes",
-	  .help = "Q(constant W) -> DQ becomes an FP8 initializer -> DQ; a Transpose "
-	  "after it (consumers all MatMul) is folded into the stored weight "
-	  "(exact)" },
-	{ .name = "weight_mode", .type = QOPT_OPT_ENUM, .default_value = "real",
-	  .choices = fp8mha_weight_modes,
-	  .help = "how compress_weights stores a Q(constant W) -> DQ weight: "
-	  "real: FP8 codes feeding the DQ; fake: a float initializer in W's "
-	  "type holding DQ(Q(W)) (bit-exact), the Q and DQ removed" },
-	{ .name = "rotate", .type = QOPT_OPT_ENUM, .default_value = "no",
-	  .choices = fp8mha_rotations,
-	  .help = "rotate_back (weight_mode = fake only; refused in real mode): "
-	  "store R fq(R W), R the normalized Hadamard along the consumers' "
-	  "reduction axis K (block K & -K), FP8 scale amax(R W)/448 at the "
-	  "Q scale's granularity; no activation rotation needed" },
-	{ .name = "move_transpose", .type = QOPT_OPT_BOOL, .default_value = "yes",
-	  .help = "Q -> DQ -> Transpose -> MatMul becomes Transpose -> Q -> DQ -> "
-	  "MatMul (exact)" },
-	{ .name = "move_layout", .type = QOPT_OPT_BOOL, .default_value = "yes",
-	  .help = "Q -> DQ -> layout ops (Reshape, Transpose, Expand, Squeeze, "
-	  "Unsqueeze, Slice, Gather, Split, Concat of alike Q/DQ) -> attention "
-	  "MatMul becomes layout ops -> Q -> DQ -> MatMul, per-tensor Q/DQ "
-	  "only (exact)" },
-	{ .name = "move_scale", .type = QOPT_OPT_BOOL, .default_value = "yes",
-	  .help = "Q -> DQ -> Mul(scalar c) -> MatMul becomes Mul(c) -> Q -> DQ -> "
-	  "MatMul with Q/DQ scales times |c| (exact up to float rounding)" },
-	{ .name = "softmax_qdq", .type = QOPT_OPT_BOOL, .default_value = "yes",
-	  .help = "Q/DQ (scale 1/448, FLOAT8E4M3FN) after each Softmax feeding only "
-	  "MatMul (adds quantization)" },
-	{ .name = "calibration", .type = QOPT_OPT_STRING,
-	  .help = "a JSON file from `qopt calibrate` for this model: Q/DQ "
-	  "(scale amax/448) on the inputs of the selected MatMul/Gemm of a "
-	  "plain model, FP8 weights; refused when made for another model" },
-	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
-	  .help = "calibration: globs over MatMul/Gemm node or output names" },
-	{ .name = "exclude", .type = QOPT_OPT_LIST,
-	  .help = "calibration: globs over the same names to leave in float "
-	  "(wins over include)" },
-	{ .name = "op_types", .type = QOPT_OPT_LIST,
-	  .default_value = "MatMul,Gemm", .choices = fp8mha_calib_ops,
-	  .help = "calibration: the operators whose inputs get Q/DQ" },
-	{ .name = "weight_axis", .type = QOPT_OPT_BOOL, .default_value = "no",
-	  .help = "calibration: per-output-channel weight scales (else per "
-	  "tensor)" },
+	OPT_CONVERT_CUSTOM_OPS,
+	OPT_COMPRESS_WEIGHTS,
+	OPT_WEIGHT_MODE,
+	OPT_ROTATE,
+	OPT_MOVE_TRANSPOSE,
+	OPT_MOVE_LAYOUT,
+	OPT_MOVE_SCALE,
+	OPT_SOFTMAX_QDQ,
+	OPT_CALIBRATION,
+	OPT_INCLUDE_ALIAS,
+	OPT_EXCLUDE,
+	OPT_OP_TYPES_ALIAS,
+	OPT_WEIGHT_AXIS,
+	{ 0 }
+};
+static const qopt_option_spec calib_opts[] = {
+	OPT_CALIBRATION,
+	OPT_INCLUDE,
+	OPT_EXCLUDE,
+	OPT_OP_TYPES,
+	OPT_WEIGHT_AXIS,
+	{ 0 }
+};
+static const qopt_option_spec custom_opts[] = {
+	OPT_CONVERT_CUSTOM_OPS,
+	{ 0 }
+};
+static const qopt_option_spec weight_opts[] = {
+	OPT_COMPRESS_WEIGHTS,
+	OPT_WEIGHT_MODE,
+	OPT_ROTATE,
+	{ 0 }
+};
+static const qopt_option_spec transpose_opts[] = {
+	OPT_MOVE_TRANSPOSE,
+	{ 0 }
+};
+static const qopt_option_spec layout_opts[] = {
+	OPT_MOVE_LAYOUT,
+	{ 0 }
+};
+static const qopt_option_spec scale_opts[] = {
+	OPT_MOVE_SCALE,
+	{ 0 }
+};
+static const qopt_option_spec softmax_opts[] = {
+	OPT_SOFTMAX_QDQ,
+	OPT_CALIBRATION,
+	{ 0 }
+};
+static const qopt_option_spec report_opts[] = {
+	OPT_MOVE_TRANSPOSE,
+	OPT_MOVE_LAYOUT,
+	OPT_MOVE_SCALE,
+	OPT_SOFTMAX_QDQ,
 	{ 0 }
 };
 
 static const qopt_pass_info fp8mha_passes[] = {
-	{ "fp8-mha",
-	  "exported FP8 models into the form TensorRT's fused FP8 attention "
-	  "needs, with an attention report",
-	  fp8mha_opts, fp8mha_run, 0, fp8mha_calibration_targets },
+	{ .name = "fp8-calibrate-place",
+	  .summary = "calibrated FP8 Q/DQ on the inputs of the selected "
+	  "MatMul/Gemm of a plain model (option calibration)",
+	  .options = calib_opts, .run = fp8mha_run_calibrate_place,
+	  .calibration_targets = fp8mha_calibration_targets },
+	{ .name = "fp8-custom-ops",
+	  .summary = "TensorRT's custom FP8 Q/DQ ops -> standard Q/DQ at opset 19",
+	  .options = custom_opts, .run = fp8mha_run_custom_ops },
+	{ .name = "fp8-type-qdq",
+	  .summary = "every Q/DQ output declared with its element type and "
+	  "its input's shape",
+	  .run = fp8mha_run_type_qdq },
+	{ .name = "fp8-compress-weights",
+	  .summary = "Q(constant W) -> DQ stored as FP8 (or fake-quantized "
+	  "float) weights, a Transpose after them folded in",
+	  .options = weight_opts, .run = fp8mha_run_compress_weights },
+	{ .name = "fp8-move-transpose",
+	  .summary = "Q -> DQ -> Transpose -> MatMul becomes Transpose -> Q -> "
+	  "DQ -> MatMul",
+	  .options = transpose_opts, .run = fp8mha_run_move_transpose },
+	{ .name = "fp8-move-layout",
+	  .summary = "the Q/DQ of attention's Q, K, V moved below their "
+	  "layout ops",
+	  .options = layout_opts, .run = fp8mha_run_move_layout },
+	{ .name = "fp8-move-scale",
+	  .summary = "Q -> DQ -> Mul(scalar) -> MatMul becomes Mul -> Q -> DQ "
+	  "-> MatMul",
+	  .options = scale_opts, .run = fp8mha_run_move_scale },
+	{ .name = "fp8-softmax-qdq",
+	  .summary = "Q/DQ (scale 1/448) after each attention Softmax",
+	  .options = softmax_opts, .run = fp8mha_run_softmax_qdq },
+	{ .name = "fp8-report",
+	  .summary = "the attention report: which blocks TensorRT can fuse, "
+	  "and why not",
+	  .options = report_opts, .run = fp8mha_run_report },
 	{ 0 }
 };
 
-QOPT_PLUGIN("fp8-mha", "1.0", fp8mha_passes)
+/* fp8-mha's options go to the steps that read them. The yes/no options
+ * are forwarded, not `when`: a rewrite turned off still runs to report
+ * each place it leaves ("move_scale = no"), and the report quotes that. */
+static const char *const fwd_calib[] = { "calibration", "include", "exclude",
+	"op_types", "weight_axis", NULL };
+static const char *const fwd_custom[] = { "convert_custom_ops", NULL };
+static const char *const fwd_weights[] = { "compress_weights", "weight_mode",
+	"rotate", NULL };
+static const char *const fwd_transpose[] = { "move_transpose", NULL };
+static const char *const fwd_layout[] = { "move_layout", NULL };
+static const char *const fwd_scale[] = { "move_scale", NULL };
+static const char *const fwd_softmax[] = { "softmax_qdq", "calibration", NULL };
+static const char *const fwd_report[] = { "move_transpose", "move_layout",
+	"move_scale", "softmax_qdq", NULL };
+
+/* The order matters: calibrated placement first (its file is for the
+ * model's hash, before anything changes it), custom ops next (the other
+ * rewrites match standard Q/DQ), weights before motion (a compressed
+ * weight has no Q left to move a Transpose above), Transposes before
+ * scales (Q -> DQ -> Transpose -> Mul becomes Transpose -> Q -> DQ -> Mul,
+ * whose Mul then moves), the Q/DQ of Q, K, V below their layout ops next
+ * (a scale Mul left after the new DQ moves with the others), Softmax
+ * Q/DQ last so the report sees the final form. */
+static const qopt_pipeline_step fp8mha_steps[] = {
+	{ .pass = "fp8-calibrate-place", .forward = fwd_calib },
+	{ .pass = "fp8-custom-ops", .forward = fwd_custom },
+	{ .pass = "fp8-type-qdq" },
+	{ .pass = "fp8-compress-weights", .forward = fwd_weights },
+	{ .pass = "fp8-move-transpose", .forward = fwd_transpose },
+	{ .pass = "fp8-move-layout", .forward = fwd_layout },
+	{ .pass = "fp8-move-scale", .forward = fwd_scale },
+	{ .pass = "fp8-softmax-qdq", .forward = fwd_softmax },
+	{ .pass = "fp8-report", .forward = fwd_report },
+	{ 0 }
+};
+
+static const qopt_pipeline_info fp8mha_pipelines[] = {
+	{ .name = "fp8-mha",
+	  .summary = "exported FP8 models into the form TensorRT's fused FP8 "
+	  "attention needs, with an attention report",
+	  .options = fp8mha_opts, .steps = fp8mha_steps },
+	{ 0 }
+};
+
+QOPT_PLUGIN_PIPELINES("fp8-mha", "1.0", fp8mha_passes, fp8mha_pipelines)

@@ -13,29 +13,6 @@
 
 #define MAXRANK FP8MHA_PT_MAXRANK
 
-int fp8mha_transpose_perm(const qir_node *tr, int rank, int64_t *perm)
-{
-	const qir_attr *a = qir_node_attr(tr, "perm");
-	int i, j;
-
-	if (!a) {
-		for (i = 0; i < rank; i++)
-			perm[i] = rank - 1 - i;
-		return 0;
-	}
-	if (a->type != QIR_ATTR_INTS || (int)a->n != rank)
-		return -1;
-	for (i = 0; i < rank; i++) {
-		perm[i] = a->ints[i] < 0 ? a->ints[i] + rank : a->ints[i];
-		if (perm[i] < 0 || perm[i] >= rank)
-			return -1;
-		for (j = 0; j < i; j++)
-			if (perm[j] == perm[i])
-				return -1;
-	}
-	return 0;
-}
-
 static int is_float_cast(const qir_node *n)
 {
 	return fp8mha_is_op(n, "Cast") && n->ninputs == 1 &&
@@ -106,7 +83,6 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq, struct fp8mha_pt *p)
 	if (!p->t || p->w->producer || (p->t->dtype != QIR_FLOAT8E4M3FN &&
 					p->t->dtype != QIR_FLOAT8E5M2))
 		return 0;
-	cfg->found = 1;
 	p->rank = p->t->rank;
 	if ((rc = path_match(cfg, dq, p, 1)) <= 0)
 		return rc;
@@ -201,7 +177,7 @@ int fp8mha_pretranspose_finish(struct fp8mha_cfg *cfg, struct fp8mha_pt *p,
 	qir_value *nv, *last;
 
 	ps_spill(&res, nt);
-	nv = fp8mha_add_init(p->dq->graph, nt);
+	nv = ps_add_initializer(p->dq->graph, nt);
 	if (!nv || remap_axis(p))
 		return fp8mha_fail(cfg, p->tr, NULL);
 	if (qir_node_set_input(p->dq, 0, nv))
@@ -322,29 +298,24 @@ int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq)
 	return apply(cfg, &p);
 }
 
+/* One FP8 weight already stored (exported so, or compressed) whose DQ
+ * feeds a Transpose. */
+static int one(struct fp8mha_cfg *cfg, qir_node *dq, void *arg)
+{
+	struct fp8mha_pt p;
+
+	(void)arg;
+	if (match(cfg, dq, &p) <= 0)
+		return 0;
+	if (!cfg->compress_weights) {
+		fp8mha_skip(cfg, p.tr, "pre-transposes skipped",
+			    "compress_weights = no");
+		return 0;
+	}
+	return apply(cfg, &p);
+}
+
 int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed)
 {
-	qir_node **dqs;
-	size_t i, count;
-	qir_error err = { 0 };
-	int rc = 0;
-
-	if (qir_graph_nodes(cfg->m->graph, "", "DequantizeLinear", 1, &dqs,
-			    &count, &err))
-		return fp8mha_fail(cfg, NULL, &err);
-	for (i = 0; i < count && rc >= 0; i++) {
-		struct fp8mha_pt p;
-
-		if (!fp8mha_is_dq(dqs[i]) || match(cfg, dqs[i], &p) <= 0)
-			continue;
-		if (!cfg->compress_weights) {
-			fp8mha_skip(cfg, p.tr, "pre-transposes skipped",
-				    "compress_weights = no");
-			continue;
-		}
-		if ((rc = apply(cfg, &p)) > 0)
-			*changed = 1;
-	}
-	free(dqs);
-	return rc < 0 ? -1 : 0;
+	return fp8mha_each_weight_dq(cfg, one, NULL, NULL, changed);
 }

@@ -1,10 +1,6 @@
 /*
- * passes/fp8_mha/report.c - the attention report. An attention block is
- * BMM1 = MatMul -> any mix of Mul|Div by a constant, Add mask, Where
- * mask (either value branch) and Cast -> Softmax -> BMM2 = MatMul
- * (Softmax output as its first input), with Reshape, Transpose, Cast,
- * Identity, Squeeze, Unsqueeze allowed on the way.
- * It is in the form TensorRT's fused FP8 attention needs when a
+ * passes/fp8_mha/report.c - the attention report (fp8-report), on the
+ * blocks attn.c finds. A block is in the form TensorRT's fused FP8 attention needs when a
  * per-tensor FP8 DequantizeLinear feeds both BMM1 inputs and V directly,
  * Q/DQ sit between the Softmax and BMM2, and the head size is in
  * 9..256. For each block the first reason it is not is printed, quoting
@@ -17,21 +13,6 @@
 
 #include "fp8mha.h"
 
-#define HEAD_MIN 9
-#define HEAD_MAX 256
-
-static int is_layout(const qir_node *n)
-{
-	static const char *const ops[] = { "Reshape", "Transpose", "Cast",
-		"Identity", "Squeeze", "Unsqueeze", NULL };
-	int i;
-
-	for (i = 0; ops[i]; i++)
-		if (fp8mha_is_op(n, ops[i]))
-			return n->ninputs >= 1 && n->inputs[0];
-	return 0;
-}
-
 /* Layout ops rewrite 3b moves a Q/DQ below (besides is_layout's); a
  * Concat is followed through its first input. */
 static int moves_data(const qir_node *n)
@@ -40,60 +21,6 @@ static int moves_data(const qir_node *n)
 		fp8mha_is_op(n, "Gather") || fp8mha_is_op(n, "Split") ||
 		fp8mha_is_op(n, "Concat")) &&
 	       n->ninputs >= 1 && n->inputs[0];
-}
-
-static qir_node *back_to_bmm1(qir_value *v, int depth)
-{
-	qir_node *p = v ? v->producer : NULL;
-	qir_node *r;
-
-	if (!p || depth <= 0)
-		return NULL;
-	if (fp8mha_is_op(p, "MatMul"))
-		return p;
-	if (is_layout(p))
-		return back_to_bmm1(p->inputs[0], depth - 1);
-	/* The scale: a constant, or one computed from shapes (torch's
-	 * scores / Pow(Cast(Shape(k)[-1]), 0.5)). */
-	if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
-	    p->ninputs == 2) {
-		if (fp8mha_one_element(p->inputs[1]))
-			return back_to_bmm1(p->inputs[0], depth - 1);
-		if (fp8mha_is_op(p, "Mul") && fp8mha_one_element(p->inputs[0]))
-			return back_to_bmm1(p->inputs[1], depth - 1);
-		return NULL;
-	}
-	if (fp8mha_is_op(p, "Add") && p->ninputs == 2) {
-		r = back_to_bmm1(p->inputs[0], depth - 1);
-		return r ? r : back_to_bmm1(p->inputs[1], depth - 1);
-	}
-	/* Where(mask, scores, fill) or Where(mask, fill, scores): the
-	 * condition is the mask, either value branch the scores. */
-	if (fp8mha_is_op(p, "Where") && p->ninputs == 3) {
-		r = back_to_bmm1(p->inputs[1], depth - 1);
-		return r ? r : back_to_bmm1(p->inputs[2], depth - 1);
-	}
-	return NULL;
-}
-
-static qir_node *forward_to_bmm2(qir_value *v, int depth)
-{
-	size_t i;
-
-	if (depth <= 0)
-		return NULL;
-	for (i = 0; i < v->nuses; i++)
-		if (fp8mha_is_op(v->uses[i].node, "MatMul") &&
-		    v->uses[i].index == 0)
-			return v->uses[i].node;
-	for (i = 0; i < v->nuses; i++) {
-		qir_node *u = v->uses[i].node;
-
-		if ((fp8mha_is_q(u) || fp8mha_is_dq(u) || is_layout(u)) &&
-		    u->noutputs >= 1 && u->outputs[0])
-			return forward_to_bmm2(u->outputs[0], depth - 1);
-	}
-	return NULL;
 }
 
 static int fp8_dq(const qir_node *p)
@@ -133,7 +60,7 @@ static const char *input_reason(const struct fp8mha_cfg *cfg, qir_value *v,
 		if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
 		    p->ninputs == 2 && !fp8mha_scalar(p->inputs[0], &c))
 			k = 1;
-		if (!(is_layout(p) || moves_data(p) || fp8mha_is_op(p, "Mul") ||
+		if (!(fp8mha_attn_is_layout(p) || moves_data(p) || fp8mha_is_op(p, "Mul") ||
 		      fp8mha_is_op(p, "Div")) || !p->inputs[k])
 			break;
 		/* the first note on the way: the rewrite skipped there */
@@ -169,15 +96,6 @@ static const char *softmax_reason(const struct fp8mha_cfg *cfg,
 	return buf;
 }
 
-static int64_t head_size(qir_node *bmm1)
-{
-	qir_value *q = bmm1->inputs[0];
-
-	if (!q || q->rank < 1)
-		return -1;
-	return q->dims[q->rank - 1].value;
-}
-
 struct block {
 	qir_node *bmm1, *sm, *bmm2;
 	int64_t head;
@@ -200,10 +118,10 @@ static void judge(const struct fp8mha_cfg *cfg, struct block *b)
 
 	b->why = NULL;
 	b->kind = NULL;
-	b->head = head_size(b->bmm1);
-	if (b->head >= 0 && (b->head < HEAD_MIN || b->head > HEAD_MAX)) {
+	b->head = fp8mha_attn_head_size(b->bmm1);
+	if (b->head >= 0 && !fp8mha_head_fusible(b->head)) {
 		snprintf(b->buf, sizeof(b->buf), "head size %lld outside %d..%d",
-			 (long long)b->head, HEAD_MIN, HEAD_MAX);
+			 (long long)b->head, FP8MHA_HEAD_MIN, FP8MHA_HEAD_MAX);
 		b->why = b->buf;
 		b->kind = "attention blocks not fusible (head size)";
 		return;
@@ -286,7 +204,7 @@ static void record_block(struct fp8mha_cfg *cfg, size_t i,
 	qopt_record(cfg->ctx, "attention block", f, n);
 }
 
-int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
+static int judge_all(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 {
 	qir_node **sms;
 	size_t i, count;
@@ -304,12 +222,11 @@ int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 		if (b.sm->ninputs < 1 || !b.sm->inputs[0] ||
 		    b.sm->noutputs != 1 || !b.sm->outputs[0])
 			continue;
-		b.bmm1 = back_to_bmm1(b.sm->inputs[0], FP8MHA_MAX_HOPS);
-		b.bmm2 = forward_to_bmm2(b.sm->outputs[0], FP8MHA_MAX_HOPS);
+		b.bmm1 = fp8mha_attn_bmm1(b.sm);
+		b.bmm2 = fp8mha_attn_bmm2(b.sm);
 		if (!b.bmm1 || !b.bmm2 || b.bmm1->ninputs != 2 ||
 		    b.bmm2->ninputs != 2)
 			continue;
-		cfg->found = 1;
 		judge(cfg, &b);
 		++*blocks;
 		print_block(cfg, *blocks, &b);
@@ -326,16 +243,64 @@ int fp8mha_report(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 	return 0;
 }
 
-/* The block finder for calibrated placement (calib_place.c), which
- * must leave out the same blocks the report judges. */
-qir_node *fp8mha_attn_bmm1(qir_node *softmax)
+/* Why the rewrites left what the report finds in the way: the motion
+ * and Softmax rewrites matched again on the final model with their
+ * gate closed, so their skips become notes (no log, no counter) that
+ * the report quotes. Derived from the model alone: the report needs
+ * nothing from the steps that ran before it. */
+static int explain(struct fp8mha_cfg *cfg)
 {
-	return softmax->ninputs ? back_to_bmm1(softmax->inputs[0],
-					       FP8MHA_MAX_HOPS) : NULL;
+	int changed = 0, rc;
+
+	cfg->explain = 1;
+	rc = fp8mha_move_transposes(cfg, &changed);
+	if (!rc)
+		rc = fp8mha_sink_layout(cfg, &changed);
+	if (!rc)
+		rc = fp8mha_move_scales(cfg, &changed);
+	if (!rc)
+		rc = fp8mha_softmax_qdq(cfg, &changed);
+	cfg->explain = 0;
+	return rc;
 }
 
-qir_node *fp8mha_attn_bmm2(qir_node *softmax)
+static int fp8_qdq(const qir_node *n)
 {
-	return softmax->noutputs && softmax->outputs[0] ?
-		forward_to_bmm2(softmax->outputs[0], FP8MHA_MAX_HOPS) : NULL;
+	return fp8mha_is_q(n) ? fp8mha_q_fp8_type(n) != 0 : fp8_dq(n);
+}
+
+/* 1 when the model holds anything fp8-mha applies to: an FP8 Q/DQ or a
+ * custom FP8 op (attention blocks are counted by the caller). */
+static int has_fp8(struct fp8mha_cfg *cfg, int *found)
+{
+	qir_node **nodes;
+	size_t i, count;
+	qir_error err = { 0 };
+
+	if (qir_graph_nodes(cfg->m->graph, NULL, NULL, 1, &nodes, &count,
+			    &err))
+		return fp8mha_fail(cfg, NULL, &err);
+	for (i = 0; i < count && !*found; i++)
+		*found = fp8_qdq(nodes[i]) || fp8mha_custom_kind(nodes[i]) != FP8MHA_NOT_CUSTOM;
+	free(nodes);
+	return 0;
+}
+
+int fp8mha_report(struct fp8mha_cfg *cfg)
+{
+	size_t blocks = 0, fusible = 0;
+	int found = 0;
+
+	if (explain(cfg) || judge_all(cfg, &blocks, &fusible))
+		return -1;
+	found = blocks > 0;
+	if (!found && has_fp8(cfg, &found))
+		return -1;
+	if (!found)
+		qopt_warn(cfg->ctx, "no FP8 Q/DQ, custom FP8 op or attention "
+			  "block found: nothing to do");
+	else if (blocks)
+		qopt_info(cfg->ctx, "attention: %zu of %zu blocks fusible",
+			  fusible, blocks);
+	return 0;
 }

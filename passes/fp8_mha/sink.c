@@ -338,7 +338,7 @@ static int sink(struct fp8mha_cfg *cfg, struct path *p, const char *what)
 			    "layout ops", "move_layout = no");
 		return 0;
 	}
-	if (!qopt_may_rewrite(cfg->ctx, "Q/DQ '%s' below %d layout op%s to "
+	if (!FP8MHA_MAY(cfg, "Q/DQ '%s' below %d layout op%s to "
 			      "%s", p->dq->name, p->n, p->n == 1 ? "" : "s",
 			      what))
 		return 0;
@@ -380,7 +380,6 @@ static int block_inputs(struct fp8mha_cfg *cfg, qir_node *sm, int *changed)
 		rc = find_path(bmm[k], slot[k], &p);
 		if (!rc)
 			continue;
-		cfg->found = 1;
 		if (rc < 0) {
 			fp8mha_skip(cfg, p.nodes[p.n - 1], "Q/DQ not moved below "
 				    "layout ops", "%s: %s", what[k], p.why);

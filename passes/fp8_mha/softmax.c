@@ -30,17 +30,6 @@ static int already_quantized(qir_value *v)
 	return 1;
 }
 
-static qir_node *add_qdq_node(qir_graph *g, const char *op, const char *hint,
-			      qir_value *x, qir_value *s, qir_value *zp)
-{
-	qir_node *n = qir_node_new(g, op, NULL, hint);
-
-	if (!n || qir_node_add_input(n, x) || qir_node_add_input(n, s) ||
-	    qir_node_add_input(n, zp) || !qir_node_add_output(n, NULL, hint))
-		return NULL;
-	return n;
-}
-
 /* Where the Q/DQ goes: the Softmax output, or the output of the float
  * Casts that alone follow it (each the one consumer of the value
  * before); *at is the node it goes after. */
@@ -69,6 +58,7 @@ static int insert(struct fp8mha_cfg *cfg, qir_node *sm, qir_node *at,
 	qir_value *s, *zp;
 	qir_graph *g = sm->graph;
 	qir_node *q, *dq;
+	const struct ps_qdq_attrs attrs = { .saturate = 1 };
 	qir_use *uses;
 	qir_error err = { 0 };
 	char hint[512];
@@ -84,19 +74,13 @@ static int insert(struct fp8mha_cfg *cfg, qir_node *sm, qir_node *at,
 		return fp8mha_fail(cfg, sm, NULL);
 	memcpy(uses, out->uses, n * sizeof(*uses));
 	snprintf(hint, sizeof(hint), "%s_fp8_scale", base);
-	s = fp8mha_add_init(g, fp8mha_scalar_tensor(hint, dtype, SOFTMAX_SCALE,
+	s = ps_add_initializer(g, ps_filled_tensor(hint, dtype, SOFTMAX_SCALE,
 						    0, NULL));
 	snprintf(hint, sizeof(hint), "%s_fp8_zero_point", base);
-	zp = fp8mha_add_init(g, fp8mha_zero_point(hint, QIR_FLOAT8E4M3FN, 0,
+	zp = ps_add_initializer(g, ps_zero_point(hint, QIR_FLOAT8E4M3FN, 0,
 						  NULL));
-	snprintf(hint, sizeof(hint), "%s_q", base);
-	q = s && zp ? add_qdq_node(g, "QuantizeLinear", hint, out, s, zp) : NULL;
-	snprintf(hint, sizeof(hint), "%s_dq", base);
-	dq = q ? add_qdq_node(g, "DequantizeLinear", hint, q->outputs[0], s,
-			      zp) : NULL;
-	if (!dq || qir_node_set_attr_int(q, "saturate", 1) ||
-	    qir_value_copy_shape(q->outputs[0], out, QIR_FLOAT8E4M3FN, &err) ||
-	    qir_value_copy_shape(dq->outputs[0], out, dtype, &err)) {
+	if (!s || !zp || ps_qdq_pair(g, base, out, s, zp, QIR_FLOAT8E4M3FN,
+				     dtype, &attrs, &q, &dq, &err)) {
 		free(uses);
 		return fp8mha_fail(cfg, sm, &err);
 	}
@@ -122,12 +106,21 @@ static int any_matmul(const qir_value *v)
 	return 0;
 }
 
+/* The calibrated placement leaves an attention block whose head size
+ * TensorRT does not fuse in float (its MatMuls and its Softmax). */
+static int left_in_float(qir_node *sm)
+{
+	qir_node *b1 = fp8mha_attn_bmm1(sm), *b2 = fp8mha_attn_bmm2(sm);
+	int64_t head = b1 && b2 ? fp8mha_attn_head_size(b1) : -1;
+
+	return head >= 0 && !fp8mha_head_fusible(head);
+}
+
 static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 {
 	qir_value *out;
 	qir_node *at;
 	char why[256];
-	size_t i;
 	int dtype, rc;
 
 	if (sm->ninputs < 1 || !sm->inputs[0] || sm->noutputs != 1 ||
@@ -146,10 +139,8 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 			    "MatMul)", "%s", why);
 		return 0;
 	}
-	cfg->found = 1;
-	for (i = 0; i < cfg->ncalib_left; i++)
-		if (cfg->calib_left[i] == sm)
-			return 0;	/* said so in calib_place.c */
+	if (cfg->calibrated && left_in_float(sm))
+		return 0;	/* said so by fp8-calibrate-place */
 	if (!fp8mha_is_float(dtype)) {
 		fp8mha_skip(cfg, sm, "Softmax Q/DQ skipped", "type %s is not "
 			    "FLOAT, FLOAT16 or BFLOAT16", dtype ?
@@ -160,7 +151,7 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 		fp8mha_note(cfg, sm, "softmax_qdq = no");
 		return 0;
 	}
-	if (!qopt_may_rewrite(cfg->ctx, "Q/DQ (scale 1/448) after Softmax "
+	if (!FP8MHA_MAY(cfg, "Q/DQ (scale 1/448) after Softmax "
 			      "'%s'%s%s", sm->name, at != sm ? " after Cast " :
 			      "", at != sm ? at->name : ""))
 		return 0;

@@ -17,73 +17,6 @@
 
 #include "fp8mha.h"
 
-#define FP8MHA_SPILL_MIN (64u << 10)
-
-struct ps_results fp8mha_results(struct fp8mha_cfg *cfg)
-{
-	struct ps_results r = { cfg->ctx, cfg->m, FP8MHA_SPILL_MIN,
-				"FP8 weights", &cfg->spill_failed };
-
-	return r;
-}
-
-int fp8mha_zero_point_is_zero(qir_node *q)
-{
-	qir_tensor *t;
-	const uint8_t *p;
-	uint64_t i;
-
-	if (q->ninputs < 3 || !q->inputs[2])
-		return 1;
-	t = qir_value_const(q->inputs[2]);
-	if (!t)
-		return 0;
-	p = t->nbytes ? qir_tensor_data(t, NULL) : NULL;
-	if (t->nbytes && !p)
-		return 0;
-	/* +0 only: -0 (0x80) would still dequantize to 0, but a zero point
-	 * other than 0x00 is not what the exporters write. */
-	for (i = 0; i < t->nbytes; i++)
-		if (p[i])
-			return 0;
-	return 1;
-}
-
-/* Layout of the scales over the weight, returning the per-axis axis
- * (0 for a per-tensor scale); -1 with why when unusable. */
-int fp8mha_scale_layout(qir_node *q, const qir_tensor *w, uint64_t nscales,
-			qk_qlayout *lay, const char **why)
-{
-	int64_t axis;
-	int i;
-
-	memset(lay, 0, sizeof(*lay));
-	lay->outer = 1;
-	lay->axis = (size_t)qir_tensor_numel(w);
-	lay->inner = 1;
-	if (nscales == 1) {
-		lay->mode = QK_SCALE_TENSOR;
-		return 0;
-	}
-	axis = qir_node_attr_int(q, "axis", 1);
-	if (axis < 0)
-		axis += w->rank;
-	if (axis < 0 || axis >= w->rank || w->dims[axis] != (int64_t)nscales) {
-		*why = "per-axis scale does not match the weight's axis";
-		return -1;
-	}
-	lay->mode = QK_SCALE_AXIS;
-	lay->outer = lay->inner = 1;
-	for (i = 0; i < w->rank; i++) {
-		if (i < axis)
-			lay->outer *= (size_t)w->dims[i];
-		else if (i > axis)
-			lay->inner *= (size_t)w->dims[i];
-	}
-	lay->axis = (size_t)w->dims[axis];
-	return (int)axis;
-}
-
 static void cand_free(struct fp8mha_wcand *c)
 {
 	if (c->owned)
@@ -106,7 +39,6 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq,
 	c->w = fp8mha_const(q->inputs[0], &c->owned);
 	if (!c->w)
 		return 0;	/* an activation */
-	cfg->found = 1;
 	if (fp8mha_sole_user(q->outputs[0]) != dq) {
 		fp8mha_skip(cfg, dq, "weights skipped (Q output shared)",
 			    "weight '%s': Q output has %zu consumers%s",
@@ -232,7 +164,7 @@ static int quantize(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	t = fp8_deferred(cfg, c, name, c->w->dims, 0, &err);
 	if (!t)
 		return fp8mha_fail(cfg, c->dq, &err);
-	*out = fp8mha_add_init(c->dq->graph, t);
+	*out = ps_add_initializer(c->dq->graph, t);
 	return *out ? 0 : fp8mha_fail(cfg, c->dq, NULL);
 }
 
@@ -359,59 +291,43 @@ static int compress(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c)
 	return fused ? 2 : 1;
 }
 
-static void read_ahead(qir_node *dq)
+/* One weight DQ: compressed (and pre-transposed) when its weight is
+ * Q(constant W). 1 changed, 0 not, -1 error. */
+static int one(struct fp8mha_cfg *cfg, qir_node *dq, void *arg)
 {
-	qir_node *q = dq->inputs[0] ? dq->inputs[0]->producer : NULL;
-	qir_tensor *t = fp8mha_is_q(q) ? qir_value_const(q->inputs[0]) : NULL;
+	const struct ps_results *res = arg;
+	struct fp8mha_wcand c;
+	int rc = 0;
 
-	if (t)
-		(void)qir_tensor_advise(t, QIR_ADVISE_WILLNEED, NULL);
+	if (match(cfg, dq, &c) > 0) {
+		qir_tensor *ft = NULL;
+
+		if (!cfg->compress_weights) {
+			fp8mha_skip(cfg, dq, "weights skipped",
+				    "compress_weights = no");
+		} else if (cfg->weight_fake) {
+			/* dq is gone when this returns 1 */
+			rc = fp8mha_fake_weight(cfg, &c, &ft);
+			if (rc > 0)
+				ps_spill(res, ft);
+		} else if ((rc = compress(cfg, &c)) == 1) {
+			rc = fp8mha_pretranspose_dq(cfg, dq);
+			/* Left as it is: its bytes leave the heap now. */
+			if (!rc)
+				ps_spill(res, dq->inputs[0]->init);
+			rc = rc < 0 ? -1 : 1;
+		} else if (rc == 2) {
+			rc = 1;	/* stored transposed, spilled */
+		}
+	}
+	cand_free(&c);
+	return rc;
 }
 
 int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed)
 {
 	const struct ps_results res = fp8mha_results(cfg);
-	qir_node **dqs;
-	size_t i, count;
-	qir_error err = { 0 };
-	int rc = 0;
 
-	if (qir_graph_nodes(cfg->m->graph, "", "DequantizeLinear", 1, &dqs,
-			    &count, &err))
-		return fp8mha_fail(cfg, NULL, &err);
-	for (i = 0; i < count && rc >= 0; i++) {
-		struct fp8mha_wcand c;
-
-		if (!fp8mha_is_dq(dqs[i]))
-			continue;
-		if (i + 1 < count && fp8mha_is_dq(dqs[i + 1]))
-			read_ahead(dqs[i + 1]);
-		if (match(cfg, dqs[i], &c) > 0) {
-			qir_tensor *ft = NULL;
-
-			if (!cfg->compress_weights)
-				fp8mha_skip(cfg, dqs[i], "weights skipped",
-					    "compress_weights = no");
-			else if (cfg->weight_fake) {
-				/* dqs[i] is gone when this returns 1 */
-				rc = fp8mha_fake_weight(cfg, &c, &ft);
-				if (rc > 0) {
-					*changed = 1;
-					ps_spill(&res, ft);
-				}
-			} else if ((rc = compress(cfg, &c)) == 1) {
-				*changed = 1;
-				rc = fp8mha_pretranspose_dq(cfg, dqs[i]);
-				/* Left as it is: its bytes leave the heap now. */
-				if (!rc)
-					ps_spill(&res, dqs[i]->inputs[0]->init);
-			} else if (rc == 2) {
-				*changed = 1;	/* stored transposed, spilled */
-			}
-		}
-		cand_free(&c);
-		qopt_progress(cfg->ctx, i + 1, count, "fp8 weights");
-	}
-	free(dqs);
-	return rc < 0 ? -1 : 0;
+	return fp8mha_each_weight_dq(cfg, one, (void *)&res, "fp8 weights",
+				     changed);
 }
