@@ -17,49 +17,23 @@
  * places nothing on Conv) unless op_types is set, which then names
  * exactly the operators measured.
  */
-#include <fnmatch.h>
 #include "calib.h"
 
-struct select {
-	const char *const *include, *const *exclude, *const *ops;
-	size_t ninclude, nexclude, nops;
-	int ops_set;
-};
-
-/* A node name or its first output's, as calib_place.c matches them. */
-static int glob_any(const char *const *g, size_t n, const qir_node *node)
+/* How many leading inputs of n are measured (0: n is not selected):
+ * the placement's rule (names through the toolkit's globs), with Conv
+ * kept unless op_types was set. */
+static size_t slots(struct ps_targets *t, int ops_set, const qir_node *n)
 {
-	const char *out = node->noutputs && node->outputs[0] ?
-		node->outputs[0]->name : NULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!fnmatch(g[i], node->name, 0) ||
-		    (out && !fnmatch(g[i], out, 0)))
-			return 1;
-	return 0;
-}
-
-static int in_ops(const struct select *s, const qir_node *n)
-{
-	size_t i;
-
-	for (i = 0; i < s->nops; i++)
-		if (qir_node_is(n, s->ops[i]))
-			return 1;
-	return 0;
-}
-
-/* How many leading inputs of n are measured (0: n is not selected). */
-static size_t slots(const struct select *s, const qir_node *n)
-{
+	const char *names[2] = { n->name, n->noutputs && n->outputs[0] ?
+				 n->outputs[0]->name : NULL };
 	size_t k = qir_node_is(n, "MatMul") || qir_node_is(n, "Gemm") ? 2 :
-		   qir_node_is(n, "Conv") && !s->ops_set ? 1 : 0;
+		   qir_node_is(n, "Conv") && !ops_set ? 1 : 0;
 
-	if (!k || (s->ops_set && !in_ops(s, n)))
+	if (!k || (ops_set && !(ps_targets_op(t, n->op_type) &&
+				qir_node_is(n, n->op_type))))
 		return 0;
-	if (!glob_any(s->include, s->ninclude, n) ||
-	    glob_any(s->exclude, s->nexclude, n))
+	if (ps_globs_match(&t->include, names, 2) < 0 ||
+	    ps_globs_match(&t->exclude, names, 2) >= 0)
 		return 0;
 	return k;
 }
@@ -77,31 +51,34 @@ static int measured(qir_value *v)
 
 qopt_status fp8mha_calibration_targets(qopt_ctx *ctx, qir_model *m)
 {
-	struct select s;
+	struct ps_targets t;
 	qir_node *node;
-	qopt_status rc;
+	qopt_status rc = QOPT_OK;
 	size_t i, k, asked = 0;
+	int ops_set = qopt_opt_is_set(ctx, "op_types");
 
-	s.include = qopt_opt_list(ctx, "include", &s.ninclude);
-	s.exclude = qopt_opt_list(ctx, "exclude", &s.nexclude);
-	s.ops = qopt_opt_list(ctx, "op_types", &s.nops);
-	s.ops_set = qopt_opt_is_set(ctx, "op_types");
+	if (ps_targets_init(&t, ctx, PS_TARGET_INCLUDE | PS_TARGET_EXCLUDE |
+			    PS_TARGET_OP_TYPES)) {
+		ps_targets_fini(&t);
+		return QOPT_ENOMEM;
+	}
 	qir_graph_for_each_node(m->graph, node) {
-		k = slots(&s, node);
-		for (i = 0; i < k && i < node->ninputs; i++) {
+		k = slots(&t, ops_set, node);
+		for (i = 0; rc == QOPT_OK && i < k && i < node->ninputs; i++) {
 			if (!measured(node->inputs[i]))
 				continue;
 			rc = qopt_want_range(ctx, node->inputs[i]);
-			if (rc != QOPT_OK)
-				return rc;
-			asked++;
+			asked += rc == QOPT_OK;
 		}
+		if (rc != QOPT_OK)
+			break;
 	}
-	if (!asked)
+	ps_targets_fini(&t);
+	if (rc == QOPT_OK && !asked)
 		qopt_info(ctx, "calibration: no MatMul, Gemm or Conv with a "
-			  "non-constant float input%s", s.ops_set ||
+			  "non-constant float input%s", ops_set ||
 			  qopt_opt_is_set(ctx, "include") ||
 			  qopt_opt_is_set(ctx, "exclude") ?
 			  " selected by include/exclude/op_types" : "");
-	return QOPT_OK;
+	return rc;
 }
