@@ -4,19 +4,21 @@
  * everything is written or a real error comes back.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <unistd.h>
 #include "file/write_all.h"
 
 /* Linux caps one write at about 2 GiB. */
 #define WRITE_MAX (1u << 30)
 
-int fio_write_all(int fd, const void *buf, size_t len)
+/* One loop for both: at the file position when off is NULL, else at
+ * *off (advanced as bytes land). */
+static int write_loop(int fd, const uint8_t *p, uint64_t len, uint64_t *off)
 {
-	const uint8_t *p = buf;
-
 	while (len) {
-		size_t chunk = len > WRITE_MAX ? WRITE_MAX : len;
-		ssize_t w = write(fd, p, chunk);
+		size_t n = len > WRITE_MAX ? WRITE_MAX : (size_t)len;
+		ssize_t w = off ? pwrite(fd, p, n, (off_t)*off) :
+				  write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -26,29 +28,19 @@ int fio_write_all(int fd, const void *buf, size_t len)
 			return -1;
 		}
 		p += w;
-		len -= (size_t)w;
+		if (off)
+			*off += (uint64_t)w;
+		len -= (uint64_t)w;
 	}
 	return 0;
 }
 
+int fio_write_all(int fd, const void *buf, size_t len)
+{
+	return write_loop(fd, buf, len, NULL);
+}
+
 int fio_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t off)
 {
-	const uint8_t *p = buf;
-
-	while (len) {
-		size_t n = len > WRITE_MAX ? WRITE_MAX : (size_t)len;
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += w;
-		off += (uint64_t)w;
-		len -= (uint64_t)w;
-	}
-	return 0;
+	return write_loop(fd, buf, len, &off);
 }
