@@ -75,8 +75,23 @@
 #if QKI_HAVE_F16C
 /* AVX2 and F16C both present (kernels/elem.c); asked once. */
 int qki_cpu_f16c(void);
+/* AVX-512 F, BW and VL present (kernels/hadamard-avx512.c). */
+int qki_have_avx512(void);
+/* NVFP4 tiles of inner % 16 == 0 on AVX-512 (kernels/nvfp4-avx512.c):
+ * tiles [lo, hi) of W [outer, k, inner], bit for bit what
+ * kernels/nvfp4.c writes. */
+void qki_nv_tiles_avx512(int dtype, const void *w, size_t inner, float g,
+			 size_t lo, size_t hi, uint8_t *codes,
+			 uint8_t *scales);
 #endif
 #endif
+
+/* 1 when QK_NO_SIMD is set to anything but "" or "0" (read once,
+ * kernels/ctx.c): the run-time chosen SIMD paths (F16C loads, the
+ * AVX-512 Hadamard and NVFP4 code) then step aside for the portable
+ * code, so tests can compare the two in one build. The compiler's
+ * target_clones of the portable loops stay: they are the same C. */
+int qki_simd_off(void);
 
 struct qk_ctx {
 	qk_device dev;

@@ -225,9 +225,18 @@ static void qki_nv_q_tile(const struct qki_nv *a, size_t t,
 static int qki_nv_q_tiles(void *arg, unsigned part, size_t lo, size_t hi)
 {
 	const struct qki_nv *a = arg;
-	struct qki_nv_buf *b = malloc(sizeof(*b));
+	struct qki_nv_buf *b;
 
 	(void)part;
+#if QKI_HAVE_F16C
+	/* Whole 16-column steps: kernels/nvfp4-avx512.c, same bits. */
+	if (a->inner % 16 == 0 && qki_have_avx512()) {
+		qki_nv_tiles_avx512(a->dtype, a->w, a->inner, a->g, lo, hi,
+				    a->codes, a->scales);
+		return 0;
+	}
+#endif
+	b = malloc(sizeof(*b));
 	if (!b)
 		return QK_ENOMEM;
 	b->c8 = NULL;
