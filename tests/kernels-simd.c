@@ -144,6 +144,28 @@ static void fp8_case(struct out *o, const char *name, qk_ctx *c, int fmt,
 	free(q);
 }
 
+/* Per-axis scales along the last axis ([64, 1024] of shuffled
+ * FLOAT16): the scale varies lane by lane, NaN and 0 scales included. */
+static void fp8_axis_case(struct out *o, qk_ctx *c, const uint16_t *h)
+{
+	qk_qlayout lay = { 64, 1023, 1, QK_SCALE_AXIS, 0 };
+	float *s = xmalloc(1023 * sizeof(float));
+	uint8_t *q = xmalloc(64 * 1023);
+	int rc;
+
+	kt_seed(9);
+	for (size_t i = 0; i < 1023; i++)
+		s[i] = (float)(kt_unif() * 4.0);
+	s[5] = 0.0f;
+	s[77] = nanf("");
+	s[300] = -2.0f;
+	rc = qk_fp8_quantize(c, T_E4M3, q, T_FLOAT16, h, s, &lay, 1);
+	put(o, "E4M3 of FLOAT16 [64,1023] per-axis scales (0, NaN, < 0 among)",
+	    rc, q, 64 * 1023);
+	free(q);
+	free(s);
+}
+
 static void convert_case(struct out *o, const char *name, qk_ctx *c,
 			 int dt, const void *x, size_t n)
 {
@@ -216,6 +238,17 @@ static void run_cases(struct out *o)
 	fp8_case(o, "E4M3 of 4099 FLOAT16 at an odd address", c, T_E4M3,
 		 T_FLOAT16, x, 4099, 0.01f, 1);
 	free(base);
+	x = random_at_odd(T_BFLOAT16, 4099, 6, 0, &base);
+	fp8_case(o, "E4M3 of 4099 BFLOAT16 at an odd address", c, T_E4M3,
+		 T_BFLOAT16, x, 4099, 1e-6f, 1);
+	fp8_case(o, "E5M2 of 4099 BFLOAT16, not saturating", c, T_E5M2,
+		 T_BFLOAT16, x, 4099, 1e-3f, 0);
+	free(base);
+	x = random_at_odd(T_FLOAT, 4099, 7, 0, &base);
+	fp8_case(o, "E4M3 of 4099 FLOAT at an odd address", c, T_E4M3,
+		 T_FLOAT, x, 4099, 1e-30f, 1);
+	free(base);
+	fp8_axis_case(o, c, hs);
 	free(h);
 	free(hs);
 	free(hf);
