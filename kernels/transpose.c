@@ -49,6 +49,48 @@ static void qki_t16x16(const unsigned char *src, size_t ss,
 }
 #endif
 
+#if QKI_HAVE_F16C
+#include <immintrin.h>
+
+/* 16 x 64 bytes on AVX-512: the four perfect shuffles of qki_t16x16
+ * run inside each 128-bit lane, so one pass transposes the four 16 x 16
+ * blocks of a whole 64-column band at once, with all rows in registers
+ * (a and b take turns: no copies between the stages). Lane l of row i
+ * is then destination row 16 * l + i. */
+#define QKI_T_STAGE(a, b)                                                 \
+	do {                                                              \
+		for (int i_ = 0; i_ < 8; i_++) {                          \
+			b[2 * i_] = _mm512_unpacklo_epi8(a[i_], a[i_ + 8]);  \
+			b[2 * i_ + 1] = _mm512_unpackhi_epi8(a[i_], a[i_ + 8]); \
+		}                                                         \
+	} while (0)
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+qki_t16x64(const unsigned char *src, size_t ss, unsigned char *dst,
+	   size_t ds)
+{
+	__m512i a[16], b[16];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		a[i] = _mm512_loadu_si512(src + i * ss);
+	QKI_T_STAGE(a, b);
+	QKI_T_STAGE(b, a);
+	QKI_T_STAGE(a, b);
+	QKI_T_STAGE(b, a);
+	for (i = 0; i < 16; i++) {
+		_mm_storeu_si128((__m128i *)(dst + i * ds),
+				 _mm512_castsi512_si128(a[i]));
+		_mm_storeu_si128((__m128i *)(dst + (16 + i) * ds),
+				 _mm512_extracti32x4_epi32(a[i], 1));
+		_mm_storeu_si128((__m128i *)(dst + (32 + i) * ds),
+				 _mm512_extracti32x4_epi32(a[i], 2));
+		_mm_storeu_si128((__m128i *)(dst + (48 + i) * ds),
+				 _mm512_extracti32x4_epi32(a[i], 3));
+	}
+}
+#endif
+
 /* Elements (i, j) for i in [i0, i1), j in [j0, j1), one at a time. */
 static void qki_tr_plain(const struct qki_tr *t, size_t i0, size_t i1,
 			 size_t j0, size_t j1)
@@ -64,6 +106,13 @@ static void qki_tr_band(const struct qki_tr *t, size_t j0, size_t w)
 {
 	size_t i = 0;
 
+#if QKI_HAVE_F16C
+	if (t->es == 1 && w == QKI_TBAND && qki_have_avx512()) {
+		for (; i + 16 <= t->rows; i += 16)
+			qki_t16x64(t->src + i * t->cols + j0, t->cols,
+				   t->dst + j0 * t->ds + i, t->ds);
+	}
+#endif
 #if defined(__SSE2__)
 	if (t->es == 1) {
 		size_t w16 = w & ~(size_t)15;

@@ -1,7 +1,7 @@
 /*
- * tests/kernels-simd.c - the run-time chosen SIMD paths (F16C loads,
- * AVX-512 NVFP4 tiles, kernels/nvfp4-avx512.c) write the same bytes as
- * the portable code, which QK_NO_SIMD=1 selects.
+ * tests/kernels-simd.c - the run-time chosen SIMD paths (F16C loads;
+ * AVX-512 NVFP4 tiles, FP8 quantization and byte transpose) write the
+ * same bytes as the portable code, which QK_NO_SIMD=1 selects.
  *
  * QK_NO_SIMD is read once per process, so the portable results come
  * from a child started before this process calls a kernel: it sets the
@@ -166,6 +166,25 @@ static void fp8_axis_case(struct out *o, qk_ctx *c, const uint16_t *h)
 	free(s);
 }
 
+/* Bytes [rows, cols] at an odd address to [cols, ds] (64-column bands
+ * and the rows and columns past them). */
+static void transpose_case(struct out *o, qk_ctx *c, size_t rows,
+			   size_t cols, size_t ds)
+{
+	unsigned char *src = xmalloc(rows * cols + 1), *dst = xmalloc(cols * ds);
+	int rc;
+
+	kt_seed(rows);
+	for (size_t i = 0; i < rows * cols + 1; i++)
+		src[i] = (unsigned char)kt_u32();
+	memset(dst, 0, cols * ds);
+	rc = qk_transpose(c, 1, src + 1, rows, cols, dst, ds);
+	put(o, rows == 1000 ? "transpose of bytes [1000,300] at an odd address" :
+			      "transpose of bytes [130,64]", rc, dst, cols * ds);
+	free(src);
+	free(dst);
+}
+
 static void convert_case(struct out *o, const char *name, qk_ctx *c,
 			 int dt, const void *x, size_t n)
 {
@@ -249,6 +268,8 @@ static void run_cases(struct out *o)
 		 T_FLOAT, x, 4099, 1e-30f, 1);
 	free(base);
 	fp8_axis_case(o, c, hs);
+	transpose_case(o, c, 1000, 300, 1003);
+	transpose_case(o, c, 130, 64, 130);
 	free(h);
 	free(hs);
 	free(hf);
