@@ -92,6 +92,11 @@ int qki_have_avx512(void);
 void qki_nv_tiles_avx512(int dtype, const void *w, size_t inner, float g,
 			 size_t lo, size_t hi, uint8_t *codes,
 			 uint8_t *scales);
+/* inner == 1: 16 blocks of 16 elements at w, their maxima m (as
+ * qki_amax16 gives them) -> 16 scales and 128 code bytes, bit for bit
+ * what kernels/nvfp4.c writes. */
+void qki_nv_blocks_avx512(int dtype, const void *w, const float *m,
+			  float g, uint8_t *codes, uint8_t *scales);
 /* FP8 quantization of elements [i, i + n) of src into q (q[0] is
  * element i) on AVX-512 (kernels/fp8-avx512.c): scale s, or sv[0..n)
  * when sv is not NULL; bit for bit what kernels/fp8.c writes. */

@@ -108,6 +108,34 @@ QKI_512 static inline __m512 qki_ld16(int dtype, const unsigned char *p)
 		_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
+/* The E4M3 scale codes of 16 block maxima m (|x| bits, NaN as 0):
+ * qki_nvfp4_scale_code; *div gets qki_nvfp4_block_div of each. */
+QKI_512 static inline __m512i qki_nv_scales16(__m512i m, __m512 gv,
+					      __m512 *div)
+{
+	__m512i s = qki_e4m3_sat16(_mm512_div_ps(
+		_mm512_div_ps(_mm512_castsi512_ps(m), _mm512_set1_ps(6.0f)),
+		gv));
+
+	s = QKI_SEL(_mm512_cmpeq_epi32_mask(s, _mm512_setzero_si512()),
+		    _mm512_set1_epi32(1), s);
+	s = QKI_SEL(_mm512_cmpneq_epi32_mask(m, _mm512_setzero_si512()), s,
+		    _mm512_set1_epi32(0x38));
+	*div = _mm512_mul_ps(qki_e4m3_dec16(s), gv);
+	return s;
+}
+
+/* E2M1 codes of v / div packed to 8 bytes at codes (lanes 2j, 2j + 1:
+ * low nibble, high nibble of byte j). */
+QKI_512 static inline void qki_nv_codes16(__m512 v, __m512 div,
+					  uint8_t *codes)
+{
+	__m512i c = qki_e2m1_16(_mm512_div_ps(v, div));
+
+	c = _mm512_or_si512(c, _mm512_srli_epi64(c, 28));
+	_mm_storel_epi64((__m128i *)codes, _mm512_cvtepi64_epi8(c));
+}
+
 /* Columns [col, col + 16) of a tile: x points at row 0, rows are
  * stride bytes apart; scales and codes at the tile's row 0, column
  * col. */
@@ -130,24 +158,28 @@ QKI_512 static void qki_nv_cols16(int dtype, const unsigned char *x,
 		a = _mm512_maskz_mov_epi32(_mm512_cmple_epu32_mask(a, inf), a);
 		m = _mm512_max_epu32(m, a);
 	}
-	/* qki_nvfp4_scale_code, then qki_nvfp4_block_div */
-	s = qki_e4m3_sat16(_mm512_div_ps(
-		_mm512_div_ps(_mm512_castsi512_ps(m), _mm512_set1_ps(6.0f)),
-		gv));
-	s = QKI_SEL(_mm512_cmpeq_epi32_mask(s, _mm512_setzero_si512()),
-		    _mm512_set1_epi32(1), s);
-	s = QKI_SEL(_mm512_cmpneq_epi32_mask(m, _mm512_setzero_si512()), s,
-		    _mm512_set1_epi32(0x38));
+	s = qki_nv_scales16(m, gv, &div);
 	_mm_storeu_si128((__m128i *)scales, _mm512_cvtepi32_epi8(s));
-	div = _mm512_mul_ps(qki_e4m3_dec16(s), gv);
-	for (r = 0; r < QK_NVFP4_BLOCK; r++) {
-		__m512i c = qki_e2m1_16(_mm512_div_ps(v[r], div));
+	for (r = 0; r < QK_NVFP4_BLOCK; r++)
+		qki_nv_codes16(v[r], div, codes + r * inner / 2);
+}
 
-		/* lanes 2j, 2j + 1 -> one byte: low nibble, high nibble */
-		c = _mm512_or_si512(c, _mm512_srli_epi64(c, 28));
-		_mm_storel_epi64((__m128i *)(codes + r * inner / 2),
-				 _mm512_cvtepi64_epi8(c));
-	}
+QKI_512 void qki_nv_blocks_avx512(int dtype, const void *w, const float *m,
+				  float g, uint8_t *codes, uint8_t *scales)
+{
+	const unsigned char *x = w;
+	size_t es = qki_dtype_size(dtype);
+	float d[QK_NVFP4_BLOCK];
+	__m512 div;
+	__m512i s = qki_nv_scales16(_mm512_castps_si512(_mm512_loadu_ps(m)),
+				    _mm512_set1_ps(g), &div);
+	int b;
+
+	_mm_storeu_si128((__m128i *)scales, _mm512_cvtepi32_epi8(s));
+	_mm512_storeu_ps(d, div);
+	for (b = 0; b < QK_NVFP4_BLOCK; b++)
+		qki_nv_codes16(qki_ld16(dtype, x + b * QK_NVFP4_BLOCK * es),
+			       _mm512_set1_ps(d[b]), codes + b * 8);
 }
 
 void qki_nv_tiles_avx512(int dtype, const void *w, size_t inner, float g,

@@ -119,6 +119,17 @@ static int qki_nv_q_rows(void *arg, unsigned part, size_t lo, size_t hi)
 		n = hi - b < QKI_NVB ? hi - b : QKI_NVB;
 		if (n == QKI_NVB) {
 			qki_nv_prefetch(a, b, hi);
+#if QKI_HAVE_F16C
+			if (qki_have_avx512()) {
+				qki_nv_blocks_avx512(
+					a->dtype, (const char *)a->w +
+					b * QK_NVFP4_BLOCK *
+					qki_dtype_size(a->dtype),
+					a->bmax + b, a->g, a->codes + b * 8,
+					a->scales + b);
+				continue;
+			}
+#endif
 			qki_nv_q_blocks(qki_nv_rows_at(a, b, n, buf),
 					a->bmax + b, a->g, a->codes + b * 8,
 					a->scales + b);

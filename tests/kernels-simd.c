@@ -223,18 +223,23 @@ static void run_cases(struct out *o)
 		   T_FLOAT16, hf, 16, 4096, 1, 65504.0f);
 	for (int dt = 0; dt < 3; dt++) {
 		static const int dts[] = { T_FLOAT16, T_BFLOAT16, T_FLOAT };
-		static const char *const nm[][3] = {
+		static const char *const nm[][4] = {
 			{ "NVFP4 random FLOAT16 [3,48,80] odd address",
 			  "NVFP4 random FLOAT16 [2,32,40] (inner % 16 != 0)",
-			  "NVFP4 random FLOAT16 [5,16,1008], own amax" },
+			  "NVFP4 random FLOAT16 [5,16,1008], own amax",
+			  "NVFP4 random FLOAT16 [3,4112,1] odd address" },
 			{ "NVFP4 random BFLOAT16 [3,48,80] odd address",
 			  "NVFP4 random BFLOAT16 [2,32,40] (inner % 16 != 0)",
-			  "NVFP4 random BFLOAT16 [5,16,1008], own amax" },
+			  "NVFP4 random BFLOAT16 [5,16,1008], own amax",
+			  "NVFP4 random BFLOAT16 [3,4112,1] odd address" },
 			{ "NVFP4 random FLOAT [3,48,80] odd address",
 			  "NVFP4 random FLOAT [2,32,40] (inner % 16 != 0)",
-			  "NVFP4 random FLOAT [5,16,1008], own amax" },
+			  "NVFP4 random FLOAT [5,16,1008], own amax",
+			  "NVFP4 random FLOAT [3,4112,1] odd address" },
 		};
-		unsigned char *b2, *b3;
+		unsigned char *b2, *b3, *b4;
+		unsigned char *x4 = random_at_odd(dts[dt], 3 * 4096 + 48, 8, 1,
+						  &b4);
 		unsigned char *x2 = random_at_odd(dts[dt], 2 * 32 * 40, 3, 0, &b2);
 		unsigned char *x3 = random_at_odd(dts[dt], 5 * 16 * 1008, 4, 1, &b3);
 
@@ -243,9 +248,12 @@ static void run_cases(struct out *o)
 		nvfp4_case(o, nm[dt][1], c, dts[dt], x2, 2, 32, 40, 3.0e38f);
 		/* finite: the kernel's own amax */
 		nvfp4_case(o, nm[dt][2], c, dts[dt], x3, 5, 16, 1008, -1.0f);
+		/* inner 1: 16-block steps and a short last one */
+		nvfp4_case(o, nm[dt][3], c, dts[dt], x4, 3, 4112, 1, -1.0f);
 		free(base);
 		free(b2);
 		free(b3);
+		free(b4);
 	}
 	fp8_case(o, "E4M3 saturating of all FLOAT16, scale 0.75", c, T_E4M3,
 		 T_FLOAT16, h, 65536, 0.75f, 1);
