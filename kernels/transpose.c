@@ -89,6 +89,26 @@ qki_t16x64(const unsigned char *src, size_t ss, unsigned char *dst,
 				 _mm512_extracti32x4_epi32(a[i], 3));
 	}
 }
+
+/* 64 x 64 bytes: four 16 x 64 passes into an L1 buffer, then each
+ * destination row's 64 bytes as one non-temporal store. The transposed
+ * weight is written once and not read back, and a whole line written
+ * at once needs no read for ownership: the destination lines are no
+ * longer fetched from memory to be overwritten (dst + r * ds must be
+ * 64-byte aligned). */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+qki_t64x64_nt(const unsigned char *src, size_t ss, unsigned char *dst,
+	      size_t ds)
+{
+	unsigned char tmp[64 * 64] __attribute__((aligned(64)));
+	int k;
+
+	for (k = 0; k < 4; k++)
+		qki_t16x64(src + 16 * k * ss, ss, tmp + 16 * k, 64);
+	for (k = 0; k < 64; k++)
+		_mm512_stream_si512((void *)(dst + k * ds),
+				    _mm512_load_si512(tmp + 64 * k));
+}
 #endif
 
 /* Elements (i, j) for i in [i0, i1), j in [j0, j1), one at a time. */
@@ -108,6 +128,12 @@ static void qki_tr_band(const struct qki_tr *t, size_t j0, size_t w)
 
 #if QKI_HAVE_F16C
 	if (t->es == 1 && w == QKI_TBAND && qki_have_avx512()) {
+		unsigned char *d = t->dst + j0 * t->ds;
+
+		if ((uintptr_t)d % 64 == 0 && t->ds % 64 == 0)
+			for (; i + 64 <= t->rows; i += 64)
+				qki_t64x64_nt(t->src + i * t->cols + j0,
+					      t->cols, d + i, t->ds);
 		for (; i + 16 <= t->rows; i += 16)
 			qki_t16x64(t->src + i * t->cols + j0, t->cols,
 				   t->dst + j0 * t->ds + i, t->ds);
@@ -143,6 +169,11 @@ static int qki_tr_range(void *arg, unsigned part, size_t lo, size_t hi)
 
 		qki_tr_band(t, j0, w);
 	}
+#if QKI_HAVE_F16C
+	/* Non-temporal stores are weakly ordered: drain them before the
+	 * caller (or the thread joining this one) reads the result. */
+	_mm_sfence();
+#endif
 	return 0;
 }
 

@@ -171,8 +171,14 @@ static void fp8_axis_case(struct out *o, qk_ctx *c, const uint16_t *h)
 static void transpose_case(struct out *o, qk_ctx *c, size_t rows,
 			   size_t cols, size_t ds)
 {
-	unsigned char *src = xmalloc(rows * cols + 1), *dst = xmalloc(cols * ds);
+	unsigned char *src = xmalloc(rows * cols + 1), *dst;
 	int rc;
+
+	/* 64-byte aligned, as a page of the output mapping is: whole
+	 * destination lines are then stored non-temporally */
+	dst = aligned_alloc(64, (cols * ds + 63) / 64 * 64);
+	if (!dst)
+		exit(99);
 
 	kt_seed(rows);
 	for (size_t i = 0; i < rows * cols + 1; i++)
@@ -180,7 +186,8 @@ static void transpose_case(struct out *o, qk_ctx *c, size_t rows,
 	memset(dst, 0, cols * ds);
 	rc = qk_transpose(c, 1, src + 1, rows, cols, dst, ds);
 	put(o, rows == 1000 ? "transpose of bytes [1000,300] at an odd address" :
-			      "transpose of bytes [130,64]", rc, dst, cols * ds);
+	    rows == 200 ? "transpose of bytes [200,130] to rows of 256, aligned" :
+			  "transpose of bytes [130,64]", rc, dst, cols * ds);
 	free(src);
 	free(dst);
 }
@@ -278,6 +285,7 @@ static void run_cases(struct out *o)
 	fp8_axis_case(o, c, hs);
 	transpose_case(o, c, 1000, 300, 1003);
 	transpose_case(o, c, 130, 64, 130);
+	transpose_case(o, c, 200, 130, 256);
 	free(h);
 	free(hs);
 	free(hf);
