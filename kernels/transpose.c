@@ -8,7 +8,10 @@
  * in bands of 64 source columns (64 destination rows), disjoint between
  * threads. Inside a band the source is walked in 64 x 64 tiles; one
  * byte elements go through 16 x 16 blocks of SSE2 unpacks, where the
- * four blocks along a line read and write it whole between them.
+ * four blocks along a line read and write it whole between them. With
+ * AVX-512 (chosen at run time, QK_NO_SIMD off) a band's four blocks are
+ * one pass of 16 x 64 bytes, and where the destination rows are 64-byte
+ * aligned 64 rows at a time go out as whole lines, non-temporally.
  */
 #include <string.h>
 
