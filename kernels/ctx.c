@@ -107,6 +107,20 @@ static void qki_reason(qk_ctx *ctx, const char *why)
 		 sizeof(ctx->stats.fallback_reason), "%s", why);
 }
 
+int qki_simd_off(void)
+{
+	static int off = -1;
+	int v = __atomic_load_n(&off, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		const char *env = getenv("QK_NO_SIMD");
+
+		v = env && *env && strcmp(env, "0") != 0;
+		__atomic_store_n(&off, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
 qk_ctx *qk_ctx_new(qk_device dev, int threads)
 {
 	qk_ctx *ctx = calloc(1, sizeof(*ctx));

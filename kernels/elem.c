@@ -27,7 +27,8 @@ int qki_cpu_f16c(void)
 		 * CPUID leaf 1 (ECX bit 29) as both compilers can. */
 		__builtin_cpu_init();
 		h = __builtin_cpu_supports("avx2") &&
-		    __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+		    __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) &&
+		    !qki_simd_off();
 		__atomic_store_n(&have, h, __ATOMIC_RELAXED);
 	}
 	return h;

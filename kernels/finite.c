@@ -59,6 +59,73 @@ QKI_HOT static int qki_step16(const qki_u16u *restrict h, uint16_t inf,
 	return any != 0;
 }
 
+/* Long stretches: QKI_SCAN steps between looks at the answer. A
+ * special value is the largest |x| bits there are (its exponent is all
+ * ones), so the running max alone says whether one was met: no
+ * per-step test, and the max is folded across lanes once a stretch
+ * (the per-step folding and the call per step through the clones'
+ * dispatch were most of the scan's time). Returns how many elements
+ * from the start hold no special value, in whole stretches; *m grows as
+ * qki_step's does. */
+#define QKI_SCAN 16
+QKI_HOT static size_t qki_scan32(const qki_f32u *restrict x, size_t n,
+				 uint32_t *m)
+{
+	uint32_t acc[QKI_VEC], top = *m;
+	size_t i = 0, s, k;
+
+	for (k = 0; k < QKI_VEC; k++)
+		acc[k] = top;
+	for (; i + QKI_SCAN * QKI_VEC <= n; i += QKI_SCAN * QKI_VEC) {
+		for (s = 0; s < QKI_SCAN; s++)
+			for (k = 0; k < QKI_VEC; k++) {
+				uint32_t v = qki_f2u(x[i + s * QKI_VEC + k]) &
+					     0x7fffffffu;
+
+				acc[k] = v > acc[k] ? v : acc[k];
+			}
+		for (k = 0; k < QKI_VEC; k++)
+			top = acc[k] > top ? acc[k] : top;
+		if (top >= 0x7f800000u)
+			break;
+	}
+	*m = top;
+	return i;
+}
+
+QKI_HOT static size_t qki_scan16(const qki_u16u *restrict h, size_t n,
+				 uint16_t inf, uint32_t *m)
+{
+	uint16_t acc[QKI_VEC], top = (uint16_t)*m;
+	size_t i = 0, s, k;
+
+	for (k = 0; k < QKI_VEC; k++)
+		acc[k] = top;
+	for (; i + QKI_SCAN * QKI_VEC <= n; i += QKI_SCAN * QKI_VEC) {
+		for (s = 0; s < QKI_SCAN; s++)
+			for (k = 0; k < QKI_VEC; k++) {
+				uint16_t v = h[i + s * QKI_VEC + k] & 0x7fffu;
+
+				acc[k] = v > acc[k] ? v : acc[k];
+			}
+		for (k = 0; k < QKI_VEC; k++)
+			top = acc[k] > top ? acc[k] : top;
+		if (top >= inf)
+			break;
+	}
+	*m = top;
+	return i;
+}
+
+static size_t qki_scan(int dtype, const void *x, size_t i, size_t n,
+		       uint32_t *m)
+{
+	if (dtype == QK_T_FLOAT)
+		return qki_scan32((const qki_f32u *)x + i, n, m);
+	return qki_scan16((const qki_u16u *)x + i, n,
+			  dtype == QK_T_FLOAT16 ? 0x7c00u : 0x7f80u, m);
+}
+
 static int qki_step(int dtype, const void *x, size_t i, uint32_t *m)
 {
 	if (dtype == QK_T_FLOAT)
@@ -89,6 +156,7 @@ static int qki_finite_range(void *arg, unsigned part, size_t lo, size_t hi)
 	size_t i = lo;
 
 	a->first[part] = SIZE_MAX;
+	i += qki_scan(a->dtype, a->x, lo, hi - lo, &m);
 	while (i + QKI_VEC <= hi && !qki_step(a->dtype, a->x, i, &m))
 		i += QKI_VEC;
 	for (; i < hi; i++) {

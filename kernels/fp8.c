@@ -115,6 +115,15 @@ static int qki_fp8_range(void *arg, unsigned part, size_t lo, size_t hi)
 	(void)part;
 	while (lo < hi) {
 		len = qki_fp8_run(f, lo, hi, &s, &sv);
+#if QKI_HAVE_F16C
+		/* The whole run in registers (kernels/fp8-avx512.c). */
+		if (f->quant && qki_have_avx512()) {
+			qki_fp8_q_avx512(f->fmt, f->sat, f->rt, f->src, lo,
+					 (uint8_t *)f->dst + lo, s, sv, len);
+			lo += len;
+			continue;
+		}
+#endif
 		for (j = 0; j < len; j += c) {
 			c = qki_min(len - j, QKI_CHUNK);
 			if (lo + j + QKI_PF_AHEAD + c <= hi)

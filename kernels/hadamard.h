@@ -43,8 +43,6 @@ qki_pf_lines(struct qki_pf *pf, int lines)
 }
 
 #if QKI_HAVE_F16C
-/* kernels/hadamard-avx512.c: 1 when the CPU has AVX-512 F, BW and VL. */
-int qki_have_avx512(void);
 /* Rows of b >= 16 elements, n of them at x (n % 256 == 0), transformed
  * in place; t holds QKI_PADDED of the unit's floats; pf names the next
  * unit's bytes to request meanwhile. */

@@ -63,6 +63,15 @@
 #endif
 #endif
 
+/* Elements at any address. Tensor bytes borrowed from a mapped model
+ * file or external data sit wherever the file put them (kernels.h):
+ * the kernels read and write caller buffers through these types, whose
+ * loads compile to the same (unaligned) vector loads on x86-64 and
+ * AArch64, so the aligned path loses nothing. Internal buffers keep
+ * the plain types. */
+typedef float qki_f32u __attribute__((aligned(1)));
+typedef uint16_t qki_u16u __attribute__((aligned(1)));
+
 /* An F16C path for FLOAT16 loads, chosen at run time (GCC or Clang on
  * x86-64 Linux, not under ASan; -DQKI_HAVE_F16C=0 turns it off). */
 #ifndef QKI_HAVE_F16C
@@ -75,8 +84,33 @@
 #if QKI_HAVE_F16C
 /* AVX2 and F16C both present (kernels/elem.c); asked once. */
 int qki_cpu_f16c(void);
+/* AVX-512 F, BW and VL present (kernels/hadamard-avx512.c). */
+int qki_have_avx512(void);
+/* NVFP4 tiles of inner % 16 == 0 on AVX-512 (kernels/nvfp4-avx512.c):
+ * tiles [lo, hi) of W [outer, k, inner], bit for bit what
+ * kernels/nvfp4.c writes. */
+void qki_nv_tiles_avx512(int dtype, const void *w, size_t inner, float g,
+			 size_t lo, size_t hi, uint8_t *codes,
+			 uint8_t *scales);
+/* inner == 1: 16 blocks of 16 elements at w, their maxima m (as
+ * qki_amax16 gives them) -> 16 scales and 128 code bytes, bit for bit
+ * what kernels/nvfp4.c writes. */
+void qki_nv_blocks_avx512(int dtype, const void *w, const float *m,
+			  float g, uint8_t *codes, uint8_t *scales);
+/* FP8 quantization of elements [i, i + n) of src into q (q[0] is
+ * element i) on AVX-512 (kernels/fp8-avx512.c): scale s, or sv[0..n)
+ * when sv is not NULL; bit for bit what kernels/fp8.c writes. */
+void qki_fp8_q_avx512(int fmt, int sat, int dt, const void *src, size_t i,
+		      uint8_t *q, float s, const qki_f32u *sv, size_t n);
 #endif
 #endif
+
+/* 1 when QK_NO_SIMD is set to anything but "" or "0" (read once,
+ * kernels/ctx.c): the run-time chosen SIMD paths (F16C loads, the
+ * AVX-512 Hadamard and NVFP4 code) then step aside for the portable
+ * code, so tests can compare the two in one build. The compiler's
+ * target_clones of the portable loops stay: they are the same C. */
+int qki_simd_off(void);
 
 struct qk_ctx {
 	qk_device dev;
@@ -110,15 +144,6 @@ void qki_account(qk_ctx *ctx, int cuda, size_t bytes_in);
 #define QKI_CPU (-1)
 int qki_cuda_result(qk_ctx *ctx, const struct qki_cuda_ops *ops,
 		    qopt_status rc, size_t bytes_in);
-
-/* Elements at any address. Tensor bytes borrowed from a mapped model
- * file or external data sit wherever the file put them (kernels.h):
- * the kernels read and write caller buffers through these types, whose
- * loads compile to the same (unaligned) vector loads on x86-64 and
- * AArch64, so the aligned path loses nothing. Internal buffers keep
- * the plain types. */
-typedef float qki_f32u __attribute__((aligned(1)));
-typedef uint16_t qki_u16u __attribute__((aligned(1)));
 
 /* m[b] = max |x| over block b, for QKI_AMAX16 blocks of 16 floats
  * (NaN ignored). */

@@ -119,6 +119,17 @@ static int qki_nv_q_rows(void *arg, unsigned part, size_t lo, size_t hi)
 		n = hi - b < QKI_NVB ? hi - b : QKI_NVB;
 		if (n == QKI_NVB) {
 			qki_nv_prefetch(a, b, hi);
+#if QKI_HAVE_F16C
+			if (qki_have_avx512()) {
+				qki_nv_blocks_avx512(
+					a->dtype, (const char *)a->w +
+					b * QK_NVFP4_BLOCK *
+					qki_dtype_size(a->dtype),
+					a->bmax + b, a->g, a->codes + b * 8,
+					a->scales + b);
+				continue;
+			}
+#endif
 			qki_nv_q_blocks(qki_nv_rows_at(a, b, n, buf),
 					a->bmax + b, a->g, a->codes + b * 8,
 					a->scales + b);
@@ -225,9 +236,18 @@ static void qki_nv_q_tile(const struct qki_nv *a, size_t t,
 static int qki_nv_q_tiles(void *arg, unsigned part, size_t lo, size_t hi)
 {
 	const struct qki_nv *a = arg;
-	struct qki_nv_buf *b = malloc(sizeof(*b));
+	struct qki_nv_buf *b;
 
 	(void)part;
+#if QKI_HAVE_F16C
+	/* Whole 16-column steps: kernels/nvfp4-avx512.c, same bits. */
+	if (a->inner % 16 == 0 && qki_have_avx512()) {
+		qki_nv_tiles_avx512(a->dtype, a->w, a->inner, a->g, lo, hi,
+				    a->codes, a->scales);
+		return 0;
+	}
+#endif
+	b = malloc(sizeof(*b));
 	if (!b)
 		return QK_ENOMEM;
 	b->c8 = NULL;

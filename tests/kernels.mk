@@ -3,7 +3,7 @@
 KERNELS_TESTS = tests/kernels-scalar tests/kernels-convert \
 	tests/kernels-fp8 tests/kernels-nvfp4 tests/kernels-hadamard \
 	tests/kernels-ctx tests/kernels-cuda tests/kernels-transpose \
-	tests/kernels-nvfp4-amax
+	tests/kernels-nvfp4-amax tests/kernels-simd
 check_PROGRAMS += $(KERNELS_TESTS) tests/kernels-dump-fp8
 TESTS += $(KERNELS_TESTS) tests/kernels-ort-cast.sh
 EXTRA_DIST += tests/kernels-ort-cast.sh tests/kernels-ort-cast.js
@@ -21,6 +21,8 @@ tests_kernels_nvfp4_SOURCES = tests/kernels-nvfp4.c $(KERNELS_TEST_HDRS)
 tests_kernels_nvfp4_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_nvfp4_amax_SOURCES = tests/kernels-nvfp4-amax.c $(KERNELS_TEST_HDRS)
 tests_kernels_nvfp4_amax_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_simd_SOURCES = tests/kernels-simd.c $(KERNELS_TEST_HDRS)
+tests_kernels_simd_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_hadamard_SOURCES = tests/kernels-hadamard.c $(KERNELS_TEST_HDRS)
 tests_kernels_hadamard_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_transpose_SOURCES = tests/kernels-transpose.c $(KERNELS_TEST_HDRS)
