@@ -137,7 +137,7 @@ static qopt_status qkc_bench_once(int kind, size_t n, float *in, void *out,
 				   n, 1, QK_SCALE_TENSOR, 0, 1);
 	case QK_CB_NVFP4_Q:
 		return qkc_nvfp4_q_dev(QK_T_FLOAT, in, n / 4096, 4096, 1,
-				       (uint8_t *)out, aux, NULL, am, &g) != 0;
+				       (uint8_t *)out, aux, NULL, am, &g);
 	case QK_CB_NVFP4_DQ:
 		return qkc_nvfp4_dq_dev(aux, aux, 1.0f, n / 4096, 4096, 1,
 					QK_T_FLOAT, out);

@@ -5,9 +5,10 @@
 cd "$W" || exit 1
 
 "$top_builddir/tests/core-mkmodel" --unsorted unsorted.onnx 2>"$W/err"
-# Read the file's own node order (qopt's load would sort it).
+# Read the file's own node order (qopt's load would sort it): the bytes,
+# so no python with onnx is needed; the last node's name comes first.
 t "a model listing its nodes backwards is written" \
-	eval '/usr/bin/python3 -c "import onnx,sys; sys.exit(onnx.load(\"unsorted.onnx\").graph.node[0].name != \"out_id\")"'
+	eval '[ "$(grep -ao "out_id\|relu1" unsorted.onnx | head -n 1)" = out_id ]'
 
 run "$QOPT" --passes cast-fold unsorted.onnx -o out.onnx
 # Either the load sorts it (then the output verifies) or the manager

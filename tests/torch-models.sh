@@ -125,7 +125,13 @@ casts() { echo "$1 casts $2" >>"$W/form.jobs"; }
 
 # ---- the committed models are what the generator writes ----
 # (only where torch is installed: make check does not need it)
-if "$py" -c 'import torch' 2>/dev/null; then
+# Another torch exports other graphs (torch 2 writes SDPA, other
+# constant folding): compare only with the version that made them.
+tv=$("$py" -c 'import torch; print(".".join(torch.__version__.split(".")[:2]))' 2>/dev/null)
+if [ -n "$tv" ] && [ "$tv" != 1.13 ]; then
+	n=$((n + 1))
+	echo "ok $n - [generator/same] the committed models are the generator's # SKIP torch $tv for $py; the models were made with 1.13 (docs/test-models.md)"
+elif [ -n "$tv" ]; then
 	"$py" "$top_srcdir/tests/torch/gen-models.py" "$W/gen" >"$W/log" 2>&1 &&
 		"$py" "$top_srcdir/tests/torch-check.py" --same "$M" "$W/gen" \
 			>"$W/log" 2>&1
