@@ -70,14 +70,15 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq,
  * computed by whoever reads them, or by the writer straight into the
  * output's data file, never parked in between. The recipe holds its
  * own view of the weight and copies of Q's scales and layout; it runs
- * on the CPU kernels with no context (the writer evaluates recipes in
- * parallel; the bytes are the same on every device and thread count).
+ * on the run's device with a context of its own (passes/support/device.h; the
+ * bytes are the same on every device and thread count).
  * transposed: the codes of the [R, C] weight stored as [C, R], built a
  * strip of rows at a time so the untransposed codes never exist in
  * full. */
 struct fp8_recipe {
 	char *name;		/* the weight, for messages */
 	int fp8, sat, transposed, axis;
+	qk_device dev;
 	float *scales;		/* owned copy */
 	qk_qlayout lay;
 };
@@ -93,26 +94,30 @@ static void fp8_recipe_free(void *state)
 	free(r);
 }
 
-static int fp8_fill_transposed(const struct fp8_recipe *r, const qir_tensor *w,
-			       const uint8_t *src, uint8_t *tr, qir_error *err);
+static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
+			       const qir_tensor *w, const uint8_t *src,
+			       uint8_t *tr, qir_error *err);
 
 static int fp8_fill(void *state, qir_tensor *const *in, size_t nin,
 		    void *const *dst, qir_error *err)
 {
 	struct fp8_recipe *r = state;
 	const void *src = qir_tensor_data(in[0], err);
+	qk_ctx *kc;
 	int rc;
 
 	(void)nin;
 	if (!src)
 		return -1;
+	kc = ps_recipe_kernels(r->dev);
 	if (r->transposed)
-		rc = fp8_fill_transposed(r, in[0], src, dst[0], err);
-	else if ((rc = qk_fp8_quantize(NULL, r->fp8, dst[0], in[0]->dtype, src,
+		rc = fp8_fill_transposed(r, kc, in[0], src, dst[0], err);
+	else if ((rc = qk_fp8_quantize(kc, r->fp8, dst[0], in[0]->dtype, src,
 				       r->scales, &r->lay, r->sat)))
 		qir_fail(err, QIR_EINVALID,
 			 "FP8 quantization of weight '%s' failed: %s", r->name,
 			 qk_strerror(rc));
+	qk_ctx_free(kc);
 	/* The source's pages are not needed again (a hint). */
 	(void)qir_tensor_advise(in[0], QIR_ADVISE_DONE, NULL);
 	return rc ? -1 : 0;
@@ -139,6 +144,7 @@ static qir_tensor *fp8_deferred(struct fp8mha_cfg *cfg,
 	memcpy(r->scales, c->scales, c->nscales * sizeof(float));
 	r->fp8 = c->fp8;
 	r->sat = (int)qir_node_attr_int(c->q, "saturate", 1);
+	r->dev = ps_recipe_device(cfg->ctx);
 	r->transposed = transposed;
 	r->axis = c->axis;
 	r->lay = c->lay;
@@ -205,8 +211,9 @@ static void strip_layout(const struct fp8_recipe *c, int64_t cols, int64_t r0,
 	}
 }
 
-static int fp8_fill_transposed(const struct fp8_recipe *r, const qir_tensor *w,
-			       const uint8_t *src, uint8_t *tr, qir_error *err)
+static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
+			       const qir_tensor *w, const uint8_t *src,
+			       uint8_t *tr, qir_error *err)
 {
 	int64_t rows = w->dims[0], cols = w->dims[1], r0, h, strip;
 	size_t es = (size_t)qir_dtype_bits(w->dtype) / 8;
@@ -224,7 +231,7 @@ static int fp8_fill_transposed(const struct fp8_recipe *r, const qir_tensor *w,
 
 		h = rows - r0 < strip ? rows - r0 : strip;
 		strip_layout(r, cols, r0, h, &lay, &sc);
-		rc = qk_fp8_quantize(NULL, r->fp8, buf, w->dtype,
+		rc = qk_fp8_quantize(kc, r->fp8, buf, w->dtype,
 				     src + (size_t)(r0 * cols) * es, sc, &lay,
 				     r->sat);
 		if (!rc)

@@ -28,10 +28,12 @@ void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner)
 
 /* R B as a deferred tensor (qir_tensor_new_deferred): the rotation
  * runs when someone reads the bytes, or in the writer straight into the
- * output's data file, not during the pass. On the CPU kernels with no
- * context (the bytes are the same on every device and thread count). */
+ * output's data file, not during the pass. On the run's device with a
+ * context of its own (passes/support/device.h; the bytes are the same on every
+ * device and thread count). */
 struct rot_recipe {
 	char *name;		/* the weight, for messages */
+	qk_device dev;
 	size_t outer, k, inner, block;
 };
 
@@ -40,14 +42,24 @@ static int rot_fill(void *state, qir_tensor *const *in, size_t nin,
 {
 	struct rot_recipe *r = state;
 	const void *src = qir_tensor_data(in[0], err);
+	qk_ctx *kc;
 	int rc;
 
 	(void)nin;
 	if (!src)
 		return -1;
 	memcpy(dst[0], src, in[0]->nbytes);
-	rc = qk_hadamard(NULL, in[0]->dtype, dst[0], r->outer, r->k, r->inner,
+	kc = ps_recipe_kernels(r->dev);
+	rc = qk_hadamard(kc, in[0]->dtype, dst[0], r->outer, r->k, r->inner,
 			 r->block);
+	qk_ctx_free(kc);
+	if (rc == QOPT_EDEVICE_CALL && r->dev == QK_DEVICE_AUTO) {
+		/* The GPU failed after writing dst: start again on the CPU,
+		 * as AUTO does for the calls it can redo itself. */
+		memcpy(dst[0], src, in[0]->nbytes);
+		rc = qk_hadamard(NULL, in[0]->dtype, dst[0], r->outer, r->k,
+				 r->inner, r->block);
+	}
 	if (rc)
 		return qir_fail(err, QIR_EINVALID,
 				"weight '%s': Hadamard kernel: %s", r->name,
@@ -89,6 +101,7 @@ static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 	hr_layout_of(in, t->kaxis, &r->outer, &r->inner);
 	r->k = (size_t)t->k;
 	r->block = t->block;
+	r->dev = ps_recipe_device(cfg->ctx);
 	spec.name = in->name;
 	spec.dtype = in->dtype;
 	spec.rank = in->rank;

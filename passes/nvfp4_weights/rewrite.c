@@ -291,14 +291,13 @@ struct real_tensors {
 /* The real-mode recipe: one pass of the NVFP4 quantizer over the
  * weight fills all three outputs (codes, block scales, global scale).
  * Deferred (qir_tensor_new_deferred): the writer runs it straight into
- * the output's data file, a reader of the bytes runs it on demand. It
- * runs on the CPU kernels with no context (one thread per recipe; the
- * writer evaluates recipes in parallel, and the run's kernel context
- * may be gone by the time a reader asks): the bytes are the same on
- * every device and thread count. */
+ * the output's data file, a reader of the bytes runs it on demand, on
+ * the run's device with a context of its own (passes/support/device.h): the
+ * bytes are the same on every device and thread count. */
 struct real_recipe {
 	char *name;		/* the weight, for messages */
 	int dtype;
+	qk_device dev;
 	size_t outer, k, inner;
 	float amax;		/* the weight's, or -1: the kernel finds it */
 };
@@ -309,16 +308,19 @@ static int real_fill(void *state, qir_tensor *const *in, size_t nin,
 	struct real_recipe *r = state;
 	const void *src = qir_tensor_data(in[0], err);
 	float g = 0.0f;
+	qk_ctx *kc;
 	int rc;
 
 	(void)nin;
 	if (!src)
 		return -1;
+	kc = ps_recipe_kernels(r->dev);
 	rc = r->amax >= 0 ?
-	     qk_nvfp4_quantize_amax(NULL, r->dtype, src, r->outer, r->k,
+	     qk_nvfp4_quantize_amax(kc, r->dtype, src, r->outer, r->k,
 				    r->inner, r->amax, dst[0], dst[1], &g) :
-	     qk_nvfp4_quantize(NULL, r->dtype, src, r->outer, r->k, r->inner,
+	     qk_nvfp4_quantize(kc, r->dtype, src, r->outer, r->k, r->inner,
 			       dst[0], dst[1], &g);
+	qk_ctx_free(kc);
 	if (rc)
 		return qir_fail(err, QIR_EINVALID,
 				"NVFP4 quantization of weight '%s' failed: %s",
@@ -365,6 +367,7 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		goto out;
 	}
 	r->dtype = t->dtype;
+	r->dev = ps_recipe_device(cfg->ctx);
 	r->outer = l->outer;
 	r->k = l->k;
 	r->inner = l->inner;

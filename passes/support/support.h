@@ -15,6 +15,7 @@
  *   cleanup.h  unused initializers and nodes after a rewrite
  *   results.h  big results in reused buffers and the spill file
  *   finite.h   Inf/NaN in a float weight
+ *   device.h   the kernel device a deferred recipe runs on
  * The opset a pass needs comes from the manager: qopt_require_opset()
  * (qopt/pass.h).
  */
@@ -22,6 +23,7 @@
 #define PASSES_SUPPORT_H
 
 #include "cleanup.h"
+#include "device.h"
 #include "fakequant.h"
 #include "finite.h"
 #include "qdq.h"
