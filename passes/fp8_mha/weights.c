@@ -70,8 +70,8 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq,
  * computed by whoever reads them, or by the writer straight into the
  * output's data file, never parked in between. The recipe holds its
  * own view of the weight and copies of Q's scales and layout; it runs
- * on the run's device with a context of its own (passes/support/device.h; the
- * bytes are the same on every device and thread count).
+ * on the CPU, or on CUDA when --device cuda asks, with a context of its
+ * own (passes/support/device.h; the bytes are the same everywhere).
  * transposed: the codes of the [R, C] weight stored as [C, R], built a
  * strip of rows at a time so the untransposed codes never exist in
  * full. */

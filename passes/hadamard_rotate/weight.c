@@ -28,9 +28,9 @@ void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner)
 
 /* R B as a deferred tensor (qir_tensor_new_deferred): the rotation
  * runs when someone reads the bytes, or in the writer straight into the
- * output's data file, not during the pass. On the run's device with a
- * context of its own (passes/support/device.h; the bytes are the same on every
- * device and thread count). */
+ * output's data file, not during the pass. On the CPU, or on CUDA when
+ * --device cuda asks, with a context of its own
+ * (passes/support/device.h; the bytes are the same everywhere). */
 struct rot_recipe {
 	char *name;		/* the weight, for messages */
 	qk_device dev;
@@ -53,9 +53,9 @@ static int rot_fill(void *state, qir_tensor *const *in, size_t nin,
 	rc = qk_hadamard(kc, in[0]->dtype, dst[0], r->outer, r->k, r->inner,
 			 r->block);
 	qk_ctx_free(kc);
-	if (rc == QOPT_EDEVICE_CALL && r->dev == QK_DEVICE_AUTO) {
+	if (rc == QOPT_EDEVICE_CALL && r->dev == QK_DEVICE_CUDA) {
 		/* The GPU failed after writing dst: start again on the CPU,
-		 * as AUTO does for the calls it can redo itself. */
+		 * as the kernels do for the calls they can redo themselves. */
 		memcpy(dst[0], src, in[0]->nbytes);
 		rc = qk_hadamard(NULL, in[0]->dtype, dst[0], r->outer, r->k,
 				 r->inner, r->block);

@@ -291,9 +291,9 @@ struct real_tensors {
 /* The real-mode recipe: one pass of the NVFP4 quantizer over the
  * weight fills all three outputs (codes, block scales, global scale).
  * Deferred (qir_tensor_new_deferred): the writer runs it straight into
- * the output's data file, a reader of the bytes runs it on demand, on
- * the run's device with a context of its own (passes/support/device.h): the
- * bytes are the same on every device and thread count. */
+ * the output's data file, a reader of the bytes runs it on demand: on
+ * the CPU, or on CUDA when --device cuda asks, with a context of its own
+ * (passes/support/device.h; the bytes are the same everywhere). */
 struct real_recipe {
 	char *name;		/* the weight, for messages */
 	int dtype;

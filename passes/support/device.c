@@ -8,6 +8,7 @@ qk_device ps_recipe_device(qopt_ctx *ctx)
 
 qk_ctx *ps_recipe_kernels(qk_device dev)
 {
-	/* One thread: the writer already fills recipes in parallel. */
-	return dev == QK_DEVICE_CPU ? NULL : qk_ctx_new(dev, 1);
+	/* One thread: the writer already fills recipes in parallel. AUTO
+	 * stays on the CPU (device.h says why). */
+	return dev == QK_DEVICE_CUDA ? qk_ctx_new(dev, 1) : NULL;
 }

@@ -8,6 +8,10 @@
  * one-thread context of its own for each fill. The bytes are the same
  * on every device (CUDA matches the CPU bit for bit), so the choice is
  * one of speed only; calls made this way are not in the run's --stats.
+ * Only an explicit cuda sends fills to the GPU: auto keeps them on the
+ * CPU, which writes straight into the output's mapping while the GPU
+ * would add a copy each way (measured on an H100 with 16 cores: 1 GiB
+ * of weights to NVFP4 in 0.23 s on the CPU, 0.69 s through CUDA).
  */
 #ifndef PASSES_SUPPORT_DEVICE_H
 #define PASSES_SUPPORT_DEVICE_H
@@ -18,9 +22,9 @@
 /* The device the run's kernels use (QK_DEVICE_CPU without a context). */
 qk_device ps_recipe_device(qopt_ctx *ctx);
 
-/* A one-thread context on dev for one fill, freed with qk_ctx_free();
- * NULL (the CPU kernels on the calling thread) for QK_DEVICE_CPU or
- * when none can be made, which changes no result. */
+/* A one-thread context for one fill, freed with qk_ctx_free(): on
+ * CUDA for QK_DEVICE_CUDA, else NULL (the CPU kernels on the calling
+ * thread), also when none can be made, which changes no result. */
 qk_ctx *ps_recipe_kernels(qk_device dev);
 
 #endif
