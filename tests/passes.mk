@@ -20,6 +20,6 @@ tests_passes_finite_LDADD = passes/libpass-support.la libqopt.la
 
 TESTS += tests/passes-finite tests/passes-cast-fold tests/passes-opset-check \
 	tests/passes-toolkit \
-	tests/passes-upgrade-corpus.sh
+	tests/passes-upgrade-corpus.sh tests/passes-device.sh
 
-EXTRA_DIST += tests/passes-upgrade-corpus.sh
+EXTRA_DIST += tests/passes-upgrade-corpus.sh tests/passes-device.sh
