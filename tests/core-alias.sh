@@ -24,6 +24,15 @@ t "an option the user leaves alone is forwarded with the pipeline's default" \
 	eval 'sed -n "/^\[al-note\]/,/^\$/p" out | grep -qx "tag = dflt"'
 t "... and one without a default is not forwarded (the pass's default holds)" \
 	eval 'sed -n "/^\[al-ren\]/,/^\$/p" out | grep -q "^; match = "'
+run "$QOPT" $A --print-pipeline --passes 'al-same'
+t "a default equal to the step's own is not forwarded: the step reads it as not set" \
+	eval '[ $rc = 0 ] && sed -n "/^\[al-note\]/,/^\$/p" out | grep -q "^; tag = none"'
+run "$QOPT" $A --passes 'al-same' m.onnx --dry-run --stats
+t "... so qopt_opt_is_set is false in the step" \
+	eval '[ $rc = 0 ] && has "al-note: 1 notes" err && ! has "tags given" err'
+run "$QOPT" $A --passes 'al-same:tag=none' m.onnx --dry-run --stats
+t "... and true when the user sets it, to the same value" \
+	eval '[ $rc = 0 ] && has "al-note: 1 notes, 1 tags given" err'
 
 run "$QOPT" $A --print-pipeline --passes 'al-both{tag=x,match=A;B},al-note{n=5}:tag=y'
 t "--passes NAME{key=value,...} sets a pipeline's options like NAME:key=value" \

@@ -43,8 +43,8 @@ section fp8-move-scale "$work/pp2" | grep -qx "move_scale = no" &&
 	section fp8-report "$work/pp2" | grep -qx "move_scale = no" &&
 	section fp8-compress-weights "$work/pp2" | grep -qx "weight_mode = fake" &&
 	section fp8-compress-weights "$work/pp2" | grep -qx "rotate = rotate_back" &&
-	section fp8-move-transpose "$work/pp2" | grep -qx "move_transpose = yes"
-check $? "fp8-mha's options reach the steps that read them"
+	section fp8-move-transpose "$work/pp2" | grep -qx "; move_transpose = yes (default)"
+check $? "fp8-mha's options reach the steps that read them; a default equal to the step's own stays the step's default"
 
 "$QOPT" --print-pipeline $P 'fp8-mha{compress_weights=no,weight_mode=fake}' \
 	>"$work/pp4" 2>"$work/log"

@@ -112,6 +112,29 @@ static int takes(const struct pm_pass *pass, const struct pm_alias *sub,
 		      pm_alias_option_index(sub, key) >= 0;
 }
 
+/* 1 when v, a default of the pipeline's, is what the step would take
+ * by itself: then it is not handed on, and the step reads the option as
+ * not set (qopt_opt_is_set), as it would run on its own. */
+static int step_default(const struct pm_pass *pass, const struct pm_alias *sub,
+			const char *key, const struct pm_value *v)
+{
+	const qopt_option_spec *spec;
+	struct pm_value own = { 0 };
+	char why[256];
+	int idx, same;
+
+	idx = pass ? pm_pass_option_index(pass, key) :
+		     pm_alias_option_index(sub, key);
+	spec = pass ? &pass->info->options[idx] : &sub->info->options[idx];
+	if (!spec->default_value ||
+	    pm_value_parse(spec, spec->default_value, &own, why,
+			   sizeof(why)) < 0)
+		return 0;
+	same = own.text && !strcmp(own.text, v->text);
+	pm_value_clear(&own);
+	return same;
+}
+
 /* The step's options into st: fixed ones, then forwarded ones. */
 static int step_options(struct expand *x, const struct pm_alias *a,
 			size_t k, const struct pm_pass *pass,
@@ -146,7 +169,8 @@ static int step_options(struct expand *x, const struct pm_alias *a,
 			continue;
 		}
 		idx = pm_alias_option_index(a, name);
-		if (!vals[idx].present)
+		if (!vals[idx].present ||
+		    (!vals[idx].set && step_default(pass, sub, name, &vals[idx])))
 			continue;
 		if (pm_pl_add_raw(&st->raw, &st->nraw, name, vals[idx].text,
 				  lines[idx]) < 0)

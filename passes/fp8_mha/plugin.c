@@ -65,32 +65,22 @@ static const char *const fp8mha_rotations[] = { "no", "rotate_back", NULL };
 	  "(scale amax/448) on the inputs of the selected MatMul/Gemm of a " \
 	  "plain model, FP8 weights; refused when made for another model" }
 
-/* include and op_types: the passes' own defaults. fp8-mha declares them
- * without one (OPT_*_ALIAS), so that it hands them on only when the user
- * set them: a forwarded default would read as set (qopt_opt_is_set), and
- * what `qopt calibrate` measures depends on that. */
-#define OPT_INCLUDE_HELP "calibration: globs over MatMul/Gemm node or output names"
+/* include and op_types: fp8-mha declares the passes' own defaults, which
+ * the manager then does not hand on (a forwarded value reads as set,
+ * qopt_opt_is_set, and what `qopt calibrate` measures depends on that). */
 #define OPT_INCLUDE \
 	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*", \
-	  .help = OPT_INCLUDE_HELP }
-#define OPT_INCLUDE_ALIAS \
-	{ .name = "include", .type = QOPT_OPT_LIST, \
-	  .help = OPT_INCLUDE_HELP " (unset: *)" }
+	  .help = "calibration: globs over MatMul/Gemm node or output names" }
 
 #define OPT_EXCLUDE \
 	{ .name = "exclude", .type = QOPT_OPT_LIST, \
 	  .help = "calibration: globs over the same names to leave in float " \
 	  "(wins over include)" }
 
-#define OPT_OP_TYPES_HELP "calibration: the operators whose inputs get Q/DQ"
 #define OPT_OP_TYPES \
 	{ .name = "op_types", .type = QOPT_OPT_LIST, \
 	  .default_value = "MatMul,Gemm", .choices = fp8mha_calib_ops, \
-	  .help = OPT_OP_TYPES_HELP }
-#define OPT_OP_TYPES_ALIAS \
-	{ .name = "op_types", .type = QOPT_OPT_LIST, \
-	  .choices = fp8mha_calib_ops, \
-	  .help = OPT_OP_TYPES_HELP " (unset: MatMul,Gemm)" }
+	  .help = "calibration: the operators whose inputs get Q/DQ" }
 
 #define OPT_WEIGHT_AXIS \
 	{ .name = "weight_axis", .type = QOPT_OPT_BOOL, .default_value = "no", \
@@ -107,9 +97,9 @@ static const qopt_option_spec fp8mha_opts[] = {
 	OPT_MOVE_SCALE,
 	OPT_SOFTMAX_QDQ,
 	OPT_CALIBRATION,
-	OPT_INCLUDE_ALIAS,
+	OPT_INCLUDE,
 	OPT_EXCLUDE,
-	OPT_OP_TYPES_ALIAS,
+	OPT_OP_TYPES,
 	OPT_WEIGHT_AXIS,
 	{ 0 }
 };

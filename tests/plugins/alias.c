@@ -1,7 +1,8 @@
 /*
  * tests/plugins/alias.c - named pipelines (ABI 3.0) for the manager's
  * tests: two passes, pipelines over them (options forwarded, fixed and
- * `when`), one nesting another, and pipelines whose steps are wrong in
+ * `when`; a default equal to the step's own is not handed on), one
+ * nesting another, and pipelines whose steps are wrong in
  * ways only expansion can tell (a cycle, an unknown pass, a forwarded
  * option the step's pass lacks).
  *
@@ -39,6 +40,8 @@ static int note_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		return -1;
 	}
 	qopt_stat_add(ctx, "notes", 1);
+	if (qopt_opt_is_set(ctx, "tag"))
+		qopt_stat_add(ctx, "tags given", 1);
 	qopt_info(ctx, "%s", val);
 	*changed = 1;
 	return 0;
@@ -147,6 +150,15 @@ static const qopt_option_spec badfwd_opts[] = {
 static const qopt_pipeline_step badfwd_steps[] = {
 	{ .pass = "al-ren", .forward = fwd_tag }, { 0 }
 };
+/* Its default is al-note's own: not handed on unless the user sets it. */
+static const qopt_option_spec same_opts[] = {
+	{ .name = "tag", .type = QOPT_OPT_STRING, .default_value = "none",
+	  .help = "handed to al-note" },
+	{ 0 }
+};
+static const qopt_pipeline_step same_steps[] = {
+	{ .pass = "al-note", .forward = fwd_tag }, { 0 }
+};
 #endif
 
 static const qopt_pipeline_info pipelines[] = {
@@ -169,6 +181,8 @@ static const qopt_pipeline_info pipelines[] = {
 	  .steps = ghost_steps },
 	{ .name = "al-badfwd", .summary = "forwards an option al-ren lacks",
 	  .options = badfwd_opts, .steps = badfwd_steps },
+	{ .name = "al-same", .summary = "forwards tag, whose default is al-note's",
+	  .options = same_opts, .steps = same_steps },
 #endif
 	{ 0 }
 };
