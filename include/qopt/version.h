@@ -18,9 +18,9 @@ extern "C" {
 #endif
 
 #define QOPT_VERSION_MAJOR 0
-#define QOPT_VERSION_MINOR 2
+#define QOPT_VERSION_MINOR 3
 #define QOPT_VERSION_PATCH 0
-#define QOPT_VERSION_STRING "0.2.0"
+#define QOPT_VERSION_STRING "0.3.0"
 /* Compare releases at compile time: QOPT_VERSION >= QOPT_VERSION_AT(0, 2, 0). */
 #define QOPT_VERSION_AT(maj, min, pat) \
 	((unsigned long)(maj) * 1000000ul + (unsigned long)(min) * 1000ul + \
@@ -35,7 +35,7 @@ extern "C" {
  * reads QOPT_ABI_MAJOR and QOPT_ABI_MINOR above for the soname). */
 #define QOPT_ABI_VERSION QOPT_ABI_MAJOR
 
-/* The running libqopt's release, "0.2.0" (static). A plugin can compare
+/* The running libqopt's release, "0.3.0" (static). A plugin can compare
  * it with the QOPT_VERSION_STRING it was built with. */
 const char *qopt_version(void);
 /* The running libqopt's plugin ABI: major in *major, minor in *minor
