@@ -43,6 +43,9 @@ t "--dry-run needs no -o and writes nothing" eval '[ $rc = 0 ] && [ ! -s "$W/out
 
 run "$QOPT" dump "$W/m.onnx"
 t "dump lists the nodes" eval '[ $rc = 0 ] && has relu1 "$W/out" && has add1 "$W/out"'
+run "$QOPT" dump "$top_srcdir/examples/mlp.onnx"
+t "dump gives each node output's type: inferred ones marked, declared ones plain" \
+	eval '[ $rc = 0 ] && grep -qx "  h16: FLOAT16\[batch,64\] (inferred)" "$W/out" && grep -qx "  y: FLOAT\[batch,64\]" "$W/out"'
 printf 'not a model' >"$W/junk.onnx"
 run "$QOPT" verify "$W/junk.onnx"
 t "verify of junk: exit 1, error names the file" \

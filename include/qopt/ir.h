@@ -605,9 +605,11 @@ const char *qir_model_load_note(const qir_model *m, size_t i);
  * use lists consistent. Reports the first problem. */
 int qir_verify(qir_model *m, qir_error *err);
 
-/* Readable listing (qopt dump, --print-after). */
+/* Readable listing (qopt dump, --print-after); after each graph's nodes
+ * the type of every node output, "(inferred)" where inference gave it
+ * and "?" where nothing is known. */
 void qir_print(qir_model *m, FILE *f);
-/* One line per node: "name = OpType(inputs) attrs". */
+/* One line per node: "name = OpType(inputs) attrs", then the types. */
 void qir_print_graph(qir_graph *g, FILE *f, int indent);
 
 /* A hash of the model's structure and tensor bytes; equal models have

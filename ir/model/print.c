@@ -215,6 +215,34 @@ static void print_values(const char *title, qir_value **vs, size_t n,
 	}
 }
 
+/* What every node output is: declared (value_info), inferred at load or
+ * after a pass, or unknown ("?"): the types passes see, which the file
+ * alone does not show for exporter models that carry no value_info. */
+static void print_node_types(qir_graph *g, FILE *f, int indent)
+{
+	qir_node *n;
+	size_t i;
+
+	if (!g->nnodes)
+		return;
+	pad(f, indent);
+	fputs("types:\n", f);
+	qir_graph_for_each_node(g, n) {
+		for (i = 0; i < n->noutputs; i++) {
+			qir_value *v = n->outputs[i];
+
+			if (!v)
+				continue;
+			pad(f, indent + 2);
+			put_name(f, v->name);
+			fputs(": ", f);
+			print_value_type(v, f);
+			fputs(qir_value_type_inferred(v) ? " (inferred)\n" :
+							   "\n", f);
+		}
+	}
+}
+
 void qir_print_graph(qir_graph *g, FILE *f, int indent)
 {
 	qir_node *n;
@@ -243,6 +271,7 @@ void qir_print_graph(qir_graph *g, FILE *f, int indent)
 	}
 	qir_graph_for_each_node(g, n)
 		print_node(n, f, indent + 2);
+	print_node_types(g, f, indent);
 }
 
 void qir_print(qir_model *m, FILE *f)
