@@ -3,6 +3,7 @@
  * used to write for itself: qir_node_is, qir_domain_is_default,
  * QIR_NODE_LABEL; qopt_version and qopt_abi_version.
  */
+#include <stdio.h>
 #include <string.h>
 #include <qopt/qopt.h>
 #include "tap.h"
@@ -13,6 +14,7 @@ int main(void)
 	qir_model *m = qir_model_new(10, 21, &err);
 	qir_node *mm, *custom, *ai, *anon;
 	unsigned major = 99, minor = 99;
+	char vs[64];
 
 	if (!m) {
 		tap_ok(0, "model: %s", err.msg);
@@ -43,9 +45,18 @@ int main(void)
 	qopt_abi_version(&major, &minor);
 	tap_ok(major == QOPT_ABI_MAJOR && minor == QOPT_ABI_MINOR,
 	       "qopt_abi_version() is %u.%u", major, minor);
-	tap_ok(QOPT_VERSION >= QOPT_VERSION_AT(0, 2, 0) &&
-	       QOPT_VERSION < QOPT_VERSION_AT(0, 2, 1),
-	       "QOPT_VERSION compares with QOPT_VERSION_AT");
+	snprintf(vs, sizeof(vs), "%d.%d.%d", QOPT_VERSION_MAJOR,
+		 QOPT_VERSION_MINOR, QOPT_VERSION_PATCH);
+	tap_ok(QOPT_VERSION >= QOPT_VERSION_AT(0, 3, 0) &&
+	       QOPT_VERSION == QOPT_VERSION_AT(QOPT_VERSION_MAJOR,
+					       QOPT_VERSION_MINOR,
+					       QOPT_VERSION_PATCH) &&
+	       QOPT_VERSION < QOPT_VERSION_AT(QOPT_VERSION_MAJOR,
+					      QOPT_VERSION_MINOR,
+					      QOPT_VERSION_PATCH + 1) &&
+	       !strcmp(vs, QOPT_VERSION_STRING),
+	       "QOPT_VERSION compares with QOPT_VERSION_AT and spells "
+	       "QOPT_VERSION_STRING");
 	tap_ok(qir_upgrade_max_opset() >= 25 &&
 	       qir_opset_min_ir_version(qir_upgrade_max_opset()) > 0,
 	       "qir_upgrade_max_opset() answers at run time (%lld)",
