@@ -90,3 +90,12 @@ bench-kernels: bench/kernels-bench$(EXEEXT) kernels-cuda
 	QOPT_BENCH_PYTHON="$$py" \
 	QOPT_BENCH_NUMPY='$(srcdir)/bench/nvfp4_numpy.py' \
 	./bench/kernels-bench$(EXEEXT)
+
+# make check-cuda: on a machine with a GPU, the CUDA tests at full size,
+# compute-sanitizer over them, and the suite with every kernel call on
+# CUDA (build-aux/check-cuda.sh says what and why; exit 2 without CUDA).
+check-cuda: all
+	top_srcdir='$(top_srcdir)' MAKE='$(MAKE)' \
+		$(SHELL) '$(top_srcdir)/build-aux/check-cuda.sh'
+.PHONY: check-cuda
+EXTRA_DIST += build-aux/check-cuda.sh
