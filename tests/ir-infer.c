@@ -1,7 +1,11 @@
 /* tests/ir-infer.c - qir_model_infer through the public API: what a
  * pass sees (inferred types on values it did not type), what stays a
  * declaration, recomputation after a rewire, notes on disagreement,
- * and the Q/DQ family's element types (FP8, FP4, INT4). */
+ * the Q/DQ family's element types (FP8, FP4, INT4), and the shapes of
+ * ConvTranspose, Pad, Resize/Upsample and Einsum, hostile forms
+ * included (they must leave the shape unknown, never crash). */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <qopt/ir.h>
 #include "tap.h"
@@ -85,6 +89,142 @@ static void test_basic(void)
 	qir_model_free(m);
 }
 
+/* One node of op over a FLOAT input x (rank xr, dims xd: -1 unknown,
+ * named "n"), output y; more inputs with fx_add / fx_ints / fx_floats. */
+struct fx {
+	qir_model *m;
+	qir_node *n;
+	qir_value *y;
+};
+
+static qir_value *fx_input(struct fx *f, int dtype, int rank, const int64_t *d)
+{
+	qir_value *v = qir_value_new(f->m->graph, "x");
+
+	qir_value_set_type(v, dtype, rank, d, NULL);
+	for (int i = 0; i < rank; i++)
+		if (d[i] < 0)
+			v->dims[i].param = strdup("n");
+	qir_graph_add_input(f->m->graph, v);
+	return v;
+}
+
+static void fx_new(struct fx *f, int64_t opset, const char *op, int xr,
+		   const int64_t *xd)
+{
+	f->m = qir_model_new(9, opset, NULL);
+	f->n = qir_node_new(f->m->graph, op, NULL, op);
+	qir_node_add_input(f->n, fx_input(f, QIR_FLOAT, xr, xd));
+	f->y = qir_node_add_output(f->n, NULL, "y");
+}
+
+/* Appends a FLOAT graph input of the given shape (a weight, a
+ * non-constant argument), or an empty optional input when rank < -1. */
+static void fx_add(struct fx *f, int rank, const int64_t *d)
+{
+	qir_node_add_input(f->n, rank < -1 ? NULL : fx_input(f, QIR_FLOAT, rank, d));
+}
+
+/* Infers, frees the model, and says whether y came out FLOAT with
+ * rank r and dims want (-1: unknown; rank -1: shape unknown). */
+static int fx_check(struct fx *f, int r, const int64_t *want)
+{
+	qir_error err = { 0 };
+	int ok = qir_model_infer(f->m, NULL, &err) == 0 &&
+		 f->y->dtype == QIR_FLOAT && (r < 0 ? f->y->rank == -1 :
+					       dims_are(f->y, r, want));
+
+	if (!ok && f->y->rank >= 0)
+		for (int i = 0; i < f->y->rank; i++)
+			tap_diag("y dim %d: %lld", i, (long long)f->y->dims[i].value);
+	qir_model_free(f->m);
+	return ok;
+}
+
+/* 1 when y's dim i is unknown and named name (inferred, not freed). */
+static int named(const struct fx *f, int i, const char *name)
+{
+	const qir_dim *d = &f->y->dims[i];
+
+	return f->y->rank > i && d->value < 0 && d->param &&
+	       !strcmp(d->param, name);
+}
+
+#define I64(...) ((const int64_t[]){ __VA_ARGS__ })
+#define F32(...) ((const float[]){ __VA_ARGS__ })
+#define NI64(...) (sizeof(I64(__VA_ARGS__)) / sizeof(int64_t)), I64(__VA_ARGS__)
+#define NF32(...) (sizeof(F32(__VA_ARGS__)) / sizeof(float)), F32(__VA_ARGS__)
+
+/* ConvTranspose X[1,1,3,3] (or xd) W[wc,2,3,3] (or wd). */
+static void ct_new(struct fx *f, const int64_t *xd, const int64_t *wd)
+{
+	fx_new(f, 17, "ConvTranspose", 4, xd ? xd : I64(1, 1, 3, 3));
+	fx_add(f, 4, wd ? wd : I64(1, 2, 3, 3));
+}
+
+static void test_conv_transpose(void)
+{
+	struct fx f;
+
+	ct_new(&f, NULL, NULL);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 5, 5)), "ConvTranspose: (3-1)+3 = 5, W.shape[1] channels");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(3, 2), 2);
+	qir_node_set_attr_ints(f.n, "output_shape", I64(10, 8), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 10, 8)), "ConvTranspose: output_shape wins");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(3, 2), 2);
+	qir_node_set_attr_ints(f.n, "output_padding", I64(1, 1), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 10, 8)), "ConvTranspose: strides and output_padding");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(3, 2), 2);
+	qir_node_set_attr_ints(f.n, "pads", I64(1, 2, 1, 2), 4);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 7, 3)), "ConvTranspose: pads subtract");
+	ct_new(&f, NULL, I64(1, 1, 2, 2));
+	qir_node_set_attr_ints(f.n, "dilations", I64(2, 2), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 5, 5)), "ConvTranspose: dilated kernel");
+	ct_new(&f, I64(-1, 2, 3, 4), I64(2, 3, 3, 3));
+	qir_node_set_attr_int(f.n, "group", 2);
+	qir_node_set_attr_ints(f.n, "kernel_shape", I64(3, 1), 2);
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(named(&f, 0, "n") && fx_check(&f, 4, I64(-1, 6, 5, 4)),
+	       "ConvTranspose: group multiplies channels, kernel_shape read, batch name kept");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_string(f.n, "auto_pad", "SAME_UPPER");
+	qir_node_set_attr_ints(f.n, "strides", I64(2, 2), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 6, 6)), "ConvTranspose: SAME_UPPER gives in * stride");
+
+	/* hostile or ambiguous: unknown dims, never a guess */
+	ct_new(&f, NULL, I64(1, 2, 1, 1));
+	qir_node_set_attr_string(f.n, "auto_pad", "SAME_LOWER");
+	qir_node_set_attr_ints(f.n, "strides", I64(2, 2), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)),
+	       "ConvTranspose: SAME with kernel < stride (spec and onnx differ): unknown");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(INT64_MAX, 2), 2);
+	qir_node_set_attr_ints(f.n, "pads", I64(0, 9, 0, 9), 4);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)),
+	       "ConvTranspose: overflowing stride, pads above the size: unknown");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(-3, 0), 2);
+	qir_node_set_attr_int(f.n, "group", -1);
+	tap_ok(fx_check(&f, 4, I64(1, -1, -1, -1)),
+	       "ConvTranspose: negative and zero strides, negative group: unknown");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(2, 2, 2), 3);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)), "ConvTranspose: strides of the wrong length");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "output_shape", I64(10), 1);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)), "ConvTranspose: output_shape of the wrong length");
+	int64_t many[70] = { 0 };
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "kernel_shape", many, 70);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)), "ConvTranspose: 70 kernel dims: unknown");
+	fx_new(&f, 17, "ConvTranspose", 4, I64(1, 1, 3, 3));
+	fx_add(&f, 3, I64(1, 2, 3));
+	tap_ok(fx_check(&f, -1, NULL), "ConvTranspose: W of another rank: typed, no shape");
+}
+
 static void test_qdq(void)
 {
 	static const struct { int zp; const char *what; } zps[] = {
@@ -120,5 +260,6 @@ int main(void)
 {
 	test_basic();
 	test_qdq();
+	test_conv_transpose();
 	return tap_done();
 }

@@ -136,6 +136,7 @@ int iri_topk(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_conv(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_pool(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_global_pool(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+int iri_conv_transpose(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 /* quant.c */
 int iri_quantize(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_dequantize(struct iri_ctx *, const qir_node *, iri_shape *, size_t);

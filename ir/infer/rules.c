@@ -153,7 +153,7 @@ static const struct rule_row default_rules[] = {
 	{ "ConstantOfShape", iri_constant_of_shape },
 	{ "Conv", iri_conv },
 	{ "ConvInteger", iri_conv },
-	{ "ConvTranspose", iri_dtype_only },
+	{ "ConvTranspose", iri_conv_transpose },
 	{ "Cos", iri_same },
 	{ "Cosh", iri_same },
 	{ "CumSum", iri_same },
