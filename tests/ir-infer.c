@@ -4,6 +4,7 @@
  * the Q/DQ family's element types (FP8, FP4, INT4), and the shapes of
  * ConvTranspose, Pad, Resize/Upsample and Einsum, hostile forms
  * included (they must leave the shape unknown, never crash). */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,32 @@ static void fx_add(struct fx *f, int rank, const int64_t *d)
 	qir_node_add_input(f->n, rank < -1 ? NULL : fx_input(f, QIR_FLOAT, rank, d));
 }
 
+/* Appends a 1-D INT64 (or dtype) constant holding v[0..n-1]. */
+static void fx_ints(struct fx *f, int dtype, size_t n, const int64_t *v)
+{
+	int64_t d = (int64_t)n;
+	qir_tensor *t = qir_tensor_new("c", dtype, 1, &d, NULL);
+	void *p = qir_tensor_mutable_data(t, NULL);
+
+	for (size_t i = 0; i < n; i++) {
+		if (dtype == QIR_INT64)
+			((int64_t *)p)[i] = v[i];
+		else
+			((int32_t *)p)[i] = (int32_t)v[i];
+	}
+	qir_node_add_input(f->n, qir_graph_add_initializer(f->m->graph, t));
+}
+
+static void fx_floats(struct fx *f, size_t n, const float *v)
+{
+	int64_t d = (int64_t)n;
+	qir_tensor *t = qir_tensor_new("c", QIR_FLOAT, 1, &d, NULL);
+
+	if (n)
+		memcpy(qir_tensor_mutable_data(t, NULL), v, n * sizeof(*v));
+	qir_node_add_input(f->n, qir_graph_add_initializer(f->m->graph, t));
+}
+
 /* Infers, frees the model, and says whether y came out FLOAT with
  * rank r and dims want (-1: unknown; rank -1: shape unknown). */
 static int fx_check(struct fx *f, int r, const int64_t *want)
@@ -225,6 +252,164 @@ static void test_conv_transpose(void)
 	tap_ok(fx_check(&f, -1, NULL), "ConvTranspose: W of another rank: typed, no shape");
 }
 
+/* Pad of x[1,3,4,5] (or xd) at opset, pads as an INT64 input. */
+static void pad_new(struct fx *f, int64_t opset, int r, const int64_t *xd)
+{
+	fx_new(f, opset, "Pad", r, xd);
+}
+
+static void test_pad(void)
+{
+	const int64_t *x4 = I64(1, 3, 4, 5);
+	struct fx f;
+
+	pad_new(&f, 13, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(0, 0, 1, 2, 0, 0, 3, 4));
+	tap_ok(fx_check(&f, 4, I64(1, 3, 8, 11)), "Pad-11+: in + begin + end");
+	pad_new(&f, 10, 4, x4);
+	qir_node_set_attr_ints(f.n, "pads", I64(0, 0, 1, 1, 0, 0, 1, 1), 8);
+	tap_ok(fx_check(&f, 4, I64(1, 3, 6, 7)), "Pad-2: the pads attribute");
+	pad_new(&f, 18, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(1, 2, 3, 4));
+	fx_add(&f, -2, NULL);
+	fx_ints(&f, QIR_INT64, NI64(-1, 2));
+	tap_ok(fx_check(&f, 4, I64(1, 3, 10, 9)), "Pad-18: axes input, negative axis");
+	pad_new(&f, 13, 4, x4);
+	fx_ints(&f, QIR_INT32, NI64(0, 0, -1, -1, 0, 0, -1, 0));
+	tap_ok(fx_check(&f, 4, I64(1, 3, 2, 4)), "Pad: negative pads crop (INT32 pads read)");
+	pad_new(&f, 13, 2, I64(-1, 3));
+	fx_ints(&f, QIR_INT64, NI64(0, 1, 0, 1));
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(named(&f, 0, "n") && fx_check(&f, 2, I64(-1, 5)),
+	       "Pad: an unpadded unknown dim keeps its name");
+	pad_new(&f, 13, 2, I64(-1, 3));
+	fx_ints(&f, QIR_INT64, NI64(1, 0, -1, 0));
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(!named(&f, 0, "n") && fx_check(&f, 2, I64(-1, 3)),
+	       "Pad: a padded unknown dim loses it");
+
+	/* hostile: rank kept, dims unknown */
+	pad_new(&f, 13, 4, x4);
+	fx_add(&f, 1, I64(8));
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad: pads not constant: rank only");
+	pad_new(&f, 13, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(0, 0, 1, 2, 0, 0, 3));
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad: 7 pads for rank 4");
+	pad_new(&f, 13, 2, I64(4, 5));
+	fx_ints(&f, QIR_INT64, NI64(INT64_MAX, -9, 1, 0));
+	tap_ok(fx_check(&f, 2, I64(-1, -1)), "Pad: overflowing and below-zero sums");
+	pad_new(&f, 18, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(1, 2, 3, 4));
+	fx_add(&f, -2, NULL);
+	fx_ints(&f, QIR_INT64, NI64(3, -1));
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad: a repeated axis");
+	pad_new(&f, 18, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(1, 2));
+	fx_add(&f, -2, NULL);
+	fx_ints(&f, QIR_INT64, NI64(4));
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad: an axis out of range");
+	pad_new(&f, 10, 4, x4);
+	qir_node_set_attr_int(f.n, "pads", 3);
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad-2: pads not a list");
+}
+
+/* Resize at opset over x (rank 4), roi absent. */
+static void rs_new(struct fx *f, int64_t opset, const int64_t *xd)
+{
+	fx_new(f, opset, "Resize", 4, xd ? xd : I64(1, 1, 2, 4));
+	if (opset >= 11)
+		fx_add(f, -2, NULL);
+}
+
+static void rs_sizes(struct fx *f, int64_t opset, const int64_t *xd,
+		     const char *policy, size_t n, const int64_t *sz)
+{
+	rs_new(f, opset, xd);
+	fx_add(f, -2, NULL);
+	fx_ints(f, QIR_INT64, n, sz);
+	if (policy)
+		qir_node_set_attr_string(f->n, "keep_aspect_ratio_policy", policy);
+}
+
+static void test_resize(void)
+{
+	const int64_t *x22 = I64(1, 1, 2, 2), *unk = I64(-1, -1, -1, -1);
+	struct fx f;
+
+	rs_new(&f, 10, NULL);
+	fx_floats(&f, NF32(1, 1, 2, 3));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 4, 12)), "Resize-10: scales input 1");
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(1, 1, 0.6f, 0.6f));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 1, 2)), "Resize-13: floor(in * scale)");
+	rs_sizes(&f, 13, NULL, NULL, NI64(1, 1, 7, 8));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 7, 8)), "Resize-13: sizes");
+	rs_new(&f, 11, NULL);
+	fx_floats(&f, 0, NULL);
+	fx_ints(&f, QIR_INT64, NI64(1, 1, 7, 8));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 7, 8)), "Resize-11: sizes beside an empty scales");
+	rs_sizes(&f, 18, I64(-1, 3, 4, 4), NULL, NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(-2, 3), 2);
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(named(&f, 0, "n") && fx_check(&f, 4, I64(-1, 3, 7, 8)),
+	       "Resize-18: sizes on axes, other dims kept with their names");
+	rs_sizes(&f, 18, x22, "not_larger", NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(2, 3), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 7, 7)), "Resize-18: not_larger takes the smaller scale");
+	rs_sizes(&f, 18, x22, "not_smaller", NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(2, 3), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 8, 8)), "Resize-18: not_smaller the larger");
+	rs_sizes(&f, 18, NULL, "not_larger", NI64(1, 1, 1, 3));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 1, 2)), "Resize-18: not_larger on every axis");
+	rs_new(&f, 19, I64(1, 1, 3, 5));
+	fx_floats(&f, NF32(2.5f, 0.5f));
+	qir_node_set_attr_ints(f.n, "axes", I64(3, 2), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 1, 12)), "Resize-19: scales on axes");
+	fx_new(&f, 9, "Upsample", 4, x22);
+	fx_floats(&f, NF32(1, 1, 2, 3));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 4, 6)), "Upsample-9: scales input");
+	fx_new(&f, 7, "Upsample", 4, x22);
+	qir_node_set_attr_floats(f.n, "scales", F32(1, 1, 2, 3), 4);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 4, 6)), "Upsample-7: scales attribute");
+
+	/* hostile or outside what a constant tells: rank only */
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(1, 1, 2, 2));
+	fx_ints(&f, QIR_INT64, NI64(1, 1, 4, 8));
+	tap_ok(fx_check(&f, 4, unk), "Resize: both scales and sizes");
+	rs_new(&f, 13, NULL);
+	tap_ok(fx_check(&f, 4, unk), "Resize: neither scales nor sizes");
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(1, 2, 2));
+	tap_ok(fx_check(&f, 4, unk), "Resize: 3 scales for rank 4");
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(-1.0f, 0.0f, NAN, 1e30f));
+	tap_ok(fx_check(&f, 4, unk), "Resize: negative, zero, NaN, overflowing scales");
+	rs_new(&f, 13, I64(1, 1, (1 << 24) + 1, 4));
+	fx_floats(&f, NF32(1, 1, 1, INFINITY));
+	tap_ok(fx_check(&f, 4, I64(1, 1, -1, -1)), "Resize: a dim not exact in float, an infinite scale");
+	rs_sizes(&f, 13, NULL, NULL, NI64(1, 1, -7, 0));
+	tap_ok(fx_check(&f, 4, unk), "Resize: negative and zero sizes");
+	rs_sizes(&f, 18, NULL, NULL, NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(3, -1), 2);
+	tap_ok(fx_check(&f, 4, unk), "Resize: a repeated axis");
+	rs_sizes(&f, 18, I64(1, 1, -1, 4), "not_larger", NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(2, 3), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, -1, -1)), "Resize: keep_aspect_ratio_policy over an unknown dim");
+	rs_sizes(&f, 18, NULL, "wider", NI64(1, 1, 7, 8));
+	tap_ok(fx_check(&f, 4, unk), "Resize: an unknown keep_aspect_ratio_policy");
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(1, 1, 2, 2));
+	qir_node_set_attr_string(f.n, "coordinate_transformation_mode", "tf_crop_and_resize");
+	tap_ok(fx_check(&f, 4, unk), "Resize: tf_crop_and_resize scales the roi: unknown");
+	rs_new(&f, 13, NULL);
+	fx_ints(&f, QIR_INT64, NI64(1, 1, 2, 2));
+	tap_ok(fx_check(&f, 4, unk), "Resize: INT64 scales");
+	fx_new(&f, 7, "Upsample", 4, x22);
+	qir_node_set_attr_ints(f.n, "scales", I64(1, 1, 2, 2), 4);
+	tap_ok(fx_check(&f, 4, unk), "Upsample-7: scales not FLOATS");
+}
+
 static void test_qdq(void)
 {
 	static const struct { int zp; const char *what; } zps[] = {
@@ -261,5 +446,7 @@ int main(void)
 	test_basic();
 	test_qdq();
 	test_conv_transpose();
+	test_pad();
+	test_resize();
 	return tap_done();
 }
