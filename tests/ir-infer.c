@@ -410,6 +410,92 @@ static void test_resize(void)
 	tap_ok(fx_check(&f, 4, unk), "Upsample-7: scales not FLOATS");
 }
 
+/* Einsum of equation eq over inputs of ranks r0, r1 (r1 < 0: one). */
+static int ein(const char *eq, int r0, const int64_t *d0, int r1,
+	       const int64_t *d1, int r, const int64_t *want)
+{
+	struct fx f;
+
+	fx_new(&f, 12, "Einsum", r0, d0);
+	if (r1 >= 0)
+		fx_add(&f, r1, d1);
+	if (eq)
+		qir_node_set_attr_string(f.n, "equation", eq);
+	return fx_check(&f, r, want);
+}
+
+static void test_einsum(void)
+{
+	const int64_t *x23 = I64(2, 3), *y34 = I64(3, 4);
+	char eq[200], *p = eq, *big;
+	int64_t d20[20];
+	struct fx f;
+
+	tap_ok(ein("ij,jk->ik", 2, x23, 2, y34, 2, I64(2, 4)), "Einsum: explicit matmul");
+	tap_ok(ein("ij,jk", 2, x23, 2, y34, 2, I64(2, 4)), "Einsum: implicit, letters used once");
+	tap_ok(ein("ji", 2, x23, -1, NULL, 2, I64(3, 2)), "Einsum: implicit output in alphabetical order");
+	tap_ok(ein(" i j , j k -> i k ", 2, x23, 2, y34, 2, I64(2, 4)), "Einsum: spaces");
+	tap_ok(ein("ii->i", 2, I64(3, 3), -1, NULL, 1, I64(3)), "Einsum: diagonal");
+	tap_ok(ein("i,i->", 1, I64(3), 1, I64(3), 0, NULL), "Einsum: a scalar output");
+	tap_ok(ein("...ii->...i", 3, I64(7, 3, 3), -1, NULL, 2, I64(7, 3)), "Einsum: ellipsis kept");
+	tap_ok(ein("...ii", 3, I64(7, 3, 3), -1, NULL, 1, I64(7)), "Einsum: implicit ellipsis first, repeated letters summed");
+	tap_ok(ein("aB->Ba", 2, x23, -1, NULL, 2, I64(3, 2)), "Einsum: upper case letters");
+	fx_new(&f, 12, "Einsum", 4, I64(-1, 5, 2, 3));
+	fx_add(&f, 4, I64(1, 5, 3, 4));
+	qir_node_set_attr_string(f.n, "equation", "...ij,...jk->...ik");
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(named(&f, 0, "n") && fx_check(&f, 4, I64(-1, 5, 2, 4)),
+	       "Einsum: ellipsis dims broadcast (1 gives way, a name kept)");
+
+	/* malformed: typed, no shape */
+	tap_ok(ein("ij,jk->ik", 2, x23, 2, I64(4, 5), -1, NULL), "Einsum: a letter of two sizes");
+	tap_ok(ein("ijk", 2, x23, -1, NULL, -1, NULL), "Einsum: more letters than dims");
+	tap_ok(ein("ij->iz", 2, x23, -1, NULL, -1, NULL), "Einsum: an output letter no input has");
+	tap_ok(ein("ij->ii", 2, x23, -1, NULL, -1, NULL), "Einsum: a repeated output letter");
+	tap_ok(ein("ij,jk,kl->il", 2, x23, 2, y34, -1, NULL), "Einsum: more terms than inputs");
+	tap_ok(ein("ij->ij", 2, x23, 2, y34, -1, NULL), "Einsum: fewer terms than inputs");
+	tap_ok(ein("i$j->ij", 2, x23, -1, NULL, -1, NULL), "Einsum: a stray character");
+	tap_ok(ein("..ij", 2, x23, -1, NULL, -1, NULL), "Einsum: two dots");
+	tap_ok(ein("....ij", 2, x23, -1, NULL, -1, NULL), "Einsum: four dots");
+	tap_ok(ein("ij->->ij", 2, x23, -1, NULL, -1, NULL), "Einsum: two arrows");
+	tap_ok(ein("...i...->i", 2, x23, -1, NULL, -1, NULL), "Einsum: two ellipses in a term");
+	tap_ok(ein("ij->...i...", 2, x23, -1, NULL, -1, NULL), "Einsum: two ellipses in the output");
+	tap_ok(ein("", 2, x23, -1, NULL, -1, NULL), "Einsum: empty equation for a matrix");
+	tap_ok(ein(NULL, 2, x23, -1, NULL, -1, NULL), "Einsum: no equation");
+	tap_ok(ein("...i,...i->...i", 3, I64(2, 3, 4), 2, I64(3, 4), -1, NULL),
+	       "Einsum: ellipses of different dim counts");
+	tap_ok(ein("...i,...i", 2, I64(2, 3), 2, I64(4, 3), -1, NULL),
+	       "Einsum: ellipsis dims that do not broadcast");
+	tap_ok(ein("aB", 2, x23, -1, NULL, -1, NULL), "Einsum: implicit mix of cases (order differs by runtime)");
+	tap_ok(ein("ij,jk->ik", -1, NULL, 2, y34, -1, NULL), "Einsum: an input of unknown rank");
+	for (int i = 0; i < 199; i++)
+		*p++ = 'a' + i % 26;
+	*p = 0;
+	tap_ok(ein(eq, 2, x23, -1, NULL, -1, NULL), "Einsum: 199 letters for 2 dims");
+	big = malloc(5000);
+	memset(big, 'a', 4999);
+	big[4999] = 0;
+	tap_ok(ein(big, 2, x23, -1, NULL, -1, NULL), "Einsum: an equation over the length read");
+	free(big);
+	/* 20 + 20 letters: an output rank above the 32 inference keeps */
+	for (int i = 0; i < 20; i++)
+		d20[i] = 1;
+	p = eq;
+	for (int i = 0; i < 20; i++)
+		*p++ = 'a' + i;
+	*p++ = ',';
+	for (int i = 0; i < 20; i++)
+		*p++ = 'A' + i;
+	memcpy(p, "->", 2);
+	p += 2;
+	for (int i = 0; i < 20; i++) {
+		*p++ = 'a' + i;
+		*p++ = 'A' + i;
+	}
+	*p = 0;
+	tap_ok(ein(eq, 20, d20, 20, d20, -1, NULL), "Einsum: an output of rank 40");
+}
+
 static void test_qdq(void)
 {
 	static const struct { int zp; const char *what; } zps[] = {
@@ -448,5 +534,6 @@ int main(void)
 	test_conv_transpose();
 	test_pad();
 	test_resize();
+	test_einsum();
 	return tap_done();
 }

@@ -145,6 +145,8 @@ int iri_conv_transpose(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 /* resample.c */
 int iri_pad(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_resize(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+/* einsum.c */
+int iri_einsum(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 /* quant.c */
 int iri_quantize(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_dequantize(struct iri_ctx *, const qir_node *, iri_shape *, size_t);

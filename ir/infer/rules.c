@@ -165,7 +165,7 @@ static const struct rule_row default_rules[] = {
 	{ "Div", iri_broadcast },
 	{ "Dropout", iri_dropout },
 	{ "DynamicQuantizeLinear", iri_dyn_quantize },
-	{ "Einsum", iri_dtype_only },
+	{ "Einsum", iri_einsum },
 	{ "Elu", iri_same },
 	{ "Equal", iri_compare },
 	{ "Erf", iri_same },
