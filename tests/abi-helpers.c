@@ -43,8 +43,8 @@ int main(void)
 	qopt_abi_version(&major, &minor);
 	tap_ok(major == QOPT_ABI_MAJOR && minor == QOPT_ABI_MINOR,
 	       "qopt_abi_version() is %u.%u", major, minor);
-	tap_ok(QOPT_VERSION >= QOPT_VERSION_AT(0, 2, 0) &&
-	       QOPT_VERSION < QOPT_VERSION_AT(0, 2, 1),
+	tap_ok(QOPT_VERSION >= QOPT_VERSION_AT(0, 3, 0) &&
+	       QOPT_VERSION < QOPT_VERSION_AT(0, 3, 1),
 	       "QOPT_VERSION compares with QOPT_VERSION_AT");
 	tap_ok(qir_upgrade_max_opset() >= 25 &&
 	       qir_opset_min_ir_version(qir_upgrade_max_opset()) > 0,
