@@ -9,7 +9,9 @@ and agree on the element type, the rank and every dim both know
 (conflict). A note of qopt's on its own stderr (a declared type it
 disagrees with) is a conflict too. One TAP line per model with its
 coverage; then the overall coverage, which must be at least
-QOPT_INFER_MIN_COVERAGE percent (99 by default).
+QOPT_INFER_MIN_COVERAGE percent (99 by default), and, as a diagnostic,
+how many of the static dims onnx gives qopt gives too (the shape rules'
+reach, which the element-type coverage does not see).
 """
 import os
 import sys
@@ -49,7 +51,8 @@ def types_of(graph, out):
     return out
 
 
-def compare(ref, got):
+def compare(ref, got, dims_seen):
+    """dims_seen: [static dims onnx gives, of them those qopt gives too]."""
     covered, missing, conflicts = 0, [], []
     for name, (et, dims) in sorted(ref.items()):
         if name not in got:
@@ -57,6 +60,11 @@ def compare(ref, got):
             continue
         covered += 1
         qet, qdims = got[name]
+        if dims is not None:
+            known = [k for k, a in enumerate(dims) if a is not None]
+            dims_seen[0] += len(known)
+            if qdims is not None and len(qdims) == len(dims):
+                dims_seen[1] += sum(1 for k in known if qdims[k] is not None)
         if qet != et:
             conflicts.append("%s: element type %d (onnx) vs %d (qopt)" % (name, et, qet))
         elif dims is not None and qdims is not None:
@@ -73,6 +81,7 @@ def main():
     total = covered_all = 0
     inter_total = inter_covered = 0  # values the file leaves untyped
     failed = 0
+    dims_seen = [0, 0]
     print("1..%d" % (len(lines) + 1))
     for i, (orig, out, err) in enumerate(lines, 1):
         name = os.path.relpath(orig, os.path.dirname(os.path.dirname(os.path.dirname(orig))))
@@ -90,7 +99,7 @@ def main():
             continue
         got = types_of(onnx.load(out).graph, {})
         declared = types_of(onnx.load(orig).graph, {})
-        covered, missing, conflicts = compare(ref, got)
+        covered, missing, conflicts = compare(ref, got, dims_seen)
         inter = [k for k in ref if k not in declared]
         inter_total += len(inter)
         inter_covered += sum(1 for k in inter if k in got)
@@ -108,6 +117,8 @@ def main():
             print("# untyped by qopt: " + m)
     print("# values the files leave untyped: qopt types %d of the %d onnx types" %
           (inter_covered, inter_total))
+    print("# static dims: qopt gives %d of the %d onnx gives" %
+          (dims_seen[1], dims_seen[0]))
     pct = 100.0 * covered_all / total if total else 100.0
     print("%s %d - overall coverage %d/%d values (%.2f%%, at least %g%% needed)" %
           ("ok" if pct >= minimum else "not ok", len(lines) + 1, covered_all,

@@ -1,7 +1,12 @@
 /* tests/ir-infer.c - qir_model_infer through the public API: what a
  * pass sees (inferred types on values it did not type), what stays a
  * declaration, recomputation after a rewire, notes on disagreement,
- * and the Q/DQ family's element types (FP8, FP4, INT4). */
+ * the Q/DQ family's element types (FP8, FP4, INT4), and the shapes of
+ * ConvTranspose, Pad, Resize/Upsample and Einsum, hostile forms
+ * included (they must leave the shape unknown, never crash). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <qopt/ir.h>
 #include "tap.h"
@@ -85,6 +90,412 @@ static void test_basic(void)
 	qir_model_free(m);
 }
 
+/* One node of op over a FLOAT input x (rank xr, dims xd: -1 unknown,
+ * named "n"), output y; more inputs with fx_add / fx_ints / fx_floats. */
+struct fx {
+	qir_model *m;
+	qir_node *n;
+	qir_value *y;
+};
+
+static qir_value *fx_input(struct fx *f, int dtype, int rank, const int64_t *d)
+{
+	qir_value *v = qir_value_new(f->m->graph, "x");
+
+	qir_value_set_type(v, dtype, rank, d, NULL);
+	for (int i = 0; i < rank; i++)
+		if (d[i] < 0)
+			v->dims[i].param = strdup("n");
+	qir_graph_add_input(f->m->graph, v);
+	return v;
+}
+
+static void fx_new(struct fx *f, int64_t opset, const char *op, int xr,
+		   const int64_t *xd)
+{
+	f->m = qir_model_new(9, opset, NULL);
+	f->n = qir_node_new(f->m->graph, op, NULL, op);
+	qir_node_add_input(f->n, fx_input(f, QIR_FLOAT, xr, xd));
+	f->y = qir_node_add_output(f->n, NULL, "y");
+}
+
+/* Appends a FLOAT graph input of the given shape (a weight, a
+ * non-constant argument), or an empty optional input when rank < -1. */
+static void fx_add(struct fx *f, int rank, const int64_t *d)
+{
+	qir_node_add_input(f->n, rank < -1 ? NULL : fx_input(f, QIR_FLOAT, rank, d));
+}
+
+/* Appends a 1-D INT64 (or dtype) constant holding v[0..n-1]. */
+static void fx_ints(struct fx *f, int dtype, size_t n, const int64_t *v)
+{
+	int64_t d = (int64_t)n;
+	qir_tensor *t = qir_tensor_new("c", dtype, 1, &d, NULL);
+	void *p = qir_tensor_mutable_data(t, NULL);
+
+	for (size_t i = 0; i < n; i++) {
+		if (dtype == QIR_INT64)
+			((int64_t *)p)[i] = v[i];
+		else
+			((int32_t *)p)[i] = (int32_t)v[i];
+	}
+	qir_node_add_input(f->n, qir_graph_add_initializer(f->m->graph, t));
+}
+
+static void fx_floats(struct fx *f, size_t n, const float *v)
+{
+	int64_t d = (int64_t)n;
+	qir_tensor *t = qir_tensor_new("c", QIR_FLOAT, 1, &d, NULL);
+
+	if (n)
+		memcpy(qir_tensor_mutable_data(t, NULL), v, n * sizeof(*v));
+	qir_node_add_input(f->n, qir_graph_add_initializer(f->m->graph, t));
+}
+
+/* Infers, frees the model, and says whether y came out FLOAT with
+ * rank r and dims want (-1: unknown; rank -1: shape unknown). */
+static int fx_check(struct fx *f, int r, const int64_t *want)
+{
+	qir_error err = { 0 };
+	int ok = qir_model_infer(f->m, NULL, &err) == 0 &&
+		 f->y->dtype == QIR_FLOAT && (r < 0 ? f->y->rank == -1 :
+					       dims_are(f->y, r, want));
+
+	if (!ok && f->y->rank >= 0)
+		for (int i = 0; i < f->y->rank; i++)
+			tap_diag("y dim %d: %lld", i, (long long)f->y->dims[i].value);
+	qir_model_free(f->m);
+	return ok;
+}
+
+/* 1 when y's dim i is unknown and named name (inferred, not freed). */
+static int named(const struct fx *f, int i, const char *name)
+{
+	const qir_dim *d = &f->y->dims[i];
+
+	return f->y->rank > i && d->value < 0 && d->param &&
+	       !strcmp(d->param, name);
+}
+
+#define I64(...) ((const int64_t[]){ __VA_ARGS__ })
+#define F32(...) ((const float[]){ __VA_ARGS__ })
+#define NI64(...) (sizeof(I64(__VA_ARGS__)) / sizeof(int64_t)), I64(__VA_ARGS__)
+#define NF32(...) (sizeof(F32(__VA_ARGS__)) / sizeof(float)), F32(__VA_ARGS__)
+
+/* ConvTranspose X[1,1,3,3] (or xd) W[wc,2,3,3] (or wd). */
+static void ct_new(struct fx *f, const int64_t *xd, const int64_t *wd)
+{
+	fx_new(f, 17, "ConvTranspose", 4, xd ? xd : I64(1, 1, 3, 3));
+	fx_add(f, 4, wd ? wd : I64(1, 2, 3, 3));
+}
+
+static void test_conv_transpose(void)
+{
+	struct fx f;
+
+	ct_new(&f, NULL, NULL);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 5, 5)), "ConvTranspose: (3-1)+3 = 5, W.shape[1] channels");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(3, 2), 2);
+	qir_node_set_attr_ints(f.n, "output_shape", I64(10, 8), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 10, 8)), "ConvTranspose: output_shape wins");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(3, 2), 2);
+	qir_node_set_attr_ints(f.n, "output_padding", I64(1, 1), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 10, 8)), "ConvTranspose: strides and output_padding");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(3, 2), 2);
+	qir_node_set_attr_ints(f.n, "pads", I64(1, 2, 1, 2), 4);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 7, 3)), "ConvTranspose: pads subtract");
+	ct_new(&f, NULL, I64(1, 1, 2, 2));
+	qir_node_set_attr_ints(f.n, "dilations", I64(2, 2), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 5, 5)), "ConvTranspose: dilated kernel");
+	ct_new(&f, I64(-1, 2, 3, 4), I64(2, 3, 3, 3));
+	qir_node_set_attr_int(f.n, "group", 2);
+	qir_node_set_attr_ints(f.n, "kernel_shape", I64(3, 1), 2);
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(named(&f, 0, "n") && fx_check(&f, 4, I64(-1, 6, 5, 4)),
+	       "ConvTranspose: group multiplies channels, kernel_shape read, batch name kept");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_string(f.n, "auto_pad", "SAME_UPPER");
+	qir_node_set_attr_ints(f.n, "strides", I64(2, 2), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 6, 6)), "ConvTranspose: SAME_UPPER gives in * stride");
+
+	/* hostile or ambiguous: unknown dims, never a guess */
+	ct_new(&f, NULL, I64(1, 2, 1, 1));
+	qir_node_set_attr_string(f.n, "auto_pad", "SAME_LOWER");
+	qir_node_set_attr_ints(f.n, "strides", I64(2, 2), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)),
+	       "ConvTranspose: SAME with kernel < stride (spec and onnx differ): unknown");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(INT64_MAX, 2), 2);
+	qir_node_set_attr_ints(f.n, "pads", I64(0, 9, 0, 9), 4);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)),
+	       "ConvTranspose: overflowing stride, pads above the size: unknown");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(-3, 0), 2);
+	qir_node_set_attr_int(f.n, "group", -1);
+	tap_ok(fx_check(&f, 4, I64(1, -1, -1, -1)),
+	       "ConvTranspose: negative and zero strides, negative group: unknown");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "strides", I64(2, 2, 2), 3);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)), "ConvTranspose: strides of the wrong length");
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "output_shape", I64(10), 1);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)), "ConvTranspose: output_shape of the wrong length");
+	int64_t many[70] = { 0 };
+	ct_new(&f, NULL, NULL);
+	qir_node_set_attr_ints(f.n, "kernel_shape", many, 70);
+	tap_ok(fx_check(&f, 4, I64(1, 2, -1, -1)), "ConvTranspose: 70 kernel dims: unknown");
+	fx_new(&f, 17, "ConvTranspose", 4, I64(1, 1, 3, 3));
+	fx_add(&f, 3, I64(1, 2, 3));
+	tap_ok(fx_check(&f, -1, NULL), "ConvTranspose: W of another rank: typed, no shape");
+}
+
+/* Pad of x[1,3,4,5] (or xd) at opset, pads as an INT64 input. */
+static void pad_new(struct fx *f, int64_t opset, int r, const int64_t *xd)
+{
+	fx_new(f, opset, "Pad", r, xd);
+}
+
+static void test_pad(void)
+{
+	const int64_t *x4 = I64(1, 3, 4, 5);
+	struct fx f;
+
+	pad_new(&f, 13, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(0, 0, 1, 2, 0, 0, 3, 4));
+	tap_ok(fx_check(&f, 4, I64(1, 3, 8, 11)), "Pad-11+: in + begin + end");
+	pad_new(&f, 10, 4, x4);
+	qir_node_set_attr_ints(f.n, "pads", I64(0, 0, 1, 1, 0, 0, 1, 1), 8);
+	tap_ok(fx_check(&f, 4, I64(1, 3, 6, 7)), "Pad-2: the pads attribute");
+	pad_new(&f, 18, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(1, 2, 3, 4));
+	fx_add(&f, -2, NULL);
+	fx_ints(&f, QIR_INT64, NI64(-1, 2));
+	tap_ok(fx_check(&f, 4, I64(1, 3, 10, 9)), "Pad-18: axes input, negative axis");
+	pad_new(&f, 13, 4, x4);
+	fx_ints(&f, QIR_INT32, NI64(0, 0, -1, -1, 0, 0, -1, 0));
+	tap_ok(fx_check(&f, 4, I64(1, 3, 2, 4)), "Pad: negative pads crop (INT32 pads read)");
+	pad_new(&f, 13, 2, I64(-1, 3));
+	fx_ints(&f, QIR_INT64, NI64(0, 1, 0, 1));
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(named(&f, 0, "n") && fx_check(&f, 2, I64(-1, 5)),
+	       "Pad: an unpadded unknown dim keeps its name");
+	pad_new(&f, 13, 2, I64(-1, 3));
+	fx_ints(&f, QIR_INT64, NI64(1, 0, -1, 0));
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(!named(&f, 0, "n") && fx_check(&f, 2, I64(-1, 3)),
+	       "Pad: a padded unknown dim loses it");
+
+	/* hostile: rank kept, dims unknown */
+	pad_new(&f, 13, 4, x4);
+	fx_add(&f, 1, I64(8));
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad: pads not constant: rank only");
+	pad_new(&f, 13, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(0, 0, 1, 2, 0, 0, 3));
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad: 7 pads for rank 4");
+	pad_new(&f, 13, 2, I64(4, 5));
+	fx_ints(&f, QIR_INT64, NI64(INT64_MAX, -9, 1, 0));
+	tap_ok(fx_check(&f, 2, I64(-1, -1)), "Pad: overflowing and below-zero sums");
+	pad_new(&f, 18, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(1, 2, 3, 4));
+	fx_add(&f, -2, NULL);
+	fx_ints(&f, QIR_INT64, NI64(3, -1));
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad: a repeated axis");
+	pad_new(&f, 18, 4, x4);
+	fx_ints(&f, QIR_INT64, NI64(1, 2));
+	fx_add(&f, -2, NULL);
+	fx_ints(&f, QIR_INT64, NI64(4));
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad: an axis out of range");
+	pad_new(&f, 10, 4, x4);
+	qir_node_set_attr_int(f.n, "pads", 3);
+	tap_ok(fx_check(&f, 4, I64(-1, -1, -1, -1)), "Pad-2: pads not a list");
+}
+
+/* Resize at opset over x (rank 4), roi absent. */
+static void rs_new(struct fx *f, int64_t opset, const int64_t *xd)
+{
+	fx_new(f, opset, "Resize", 4, xd ? xd : I64(1, 1, 2, 4));
+	if (opset >= 11)
+		fx_add(f, -2, NULL);
+}
+
+static void rs_sizes(struct fx *f, int64_t opset, const int64_t *xd,
+		     const char *policy, size_t n, const int64_t *sz)
+{
+	rs_new(f, opset, xd);
+	fx_add(f, -2, NULL);
+	fx_ints(f, QIR_INT64, n, sz);
+	if (policy)
+		qir_node_set_attr_string(f->n, "keep_aspect_ratio_policy", policy);
+}
+
+static void test_resize(void)
+{
+	const int64_t *x22 = I64(1, 1, 2, 2), *unk = I64(-1, -1, -1, -1);
+	struct fx f;
+
+	rs_new(&f, 10, NULL);
+	fx_floats(&f, NF32(1, 1, 2, 3));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 4, 12)), "Resize-10: scales input 1");
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(1, 1, 0.6f, 0.6f));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 1, 2)), "Resize-13: floor(in * scale)");
+	rs_sizes(&f, 13, NULL, NULL, NI64(1, 1, 7, 8));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 7, 8)), "Resize-13: sizes");
+	rs_new(&f, 11, NULL);
+	fx_floats(&f, 0, NULL);
+	fx_ints(&f, QIR_INT64, NI64(1, 1, 7, 8));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 7, 8)), "Resize-11: sizes beside an empty scales");
+	rs_sizes(&f, 18, I64(-1, 3, 4, 4), NULL, NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(-2, 3), 2);
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(named(&f, 0, "n") && fx_check(&f, 4, I64(-1, 3, 7, 8)),
+	       "Resize-18: sizes on axes, other dims kept with their names");
+	rs_sizes(&f, 18, x22, "not_larger", NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(2, 3), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 7, 7)), "Resize-18: not_larger takes the smaller scale");
+	rs_sizes(&f, 18, x22, "not_smaller", NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(2, 3), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 8, 8)), "Resize-18: not_smaller the larger");
+	rs_sizes(&f, 18, NULL, "not_larger", NI64(1, 1, 1, 3));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 1, 2)), "Resize-18: not_larger on every axis");
+	rs_new(&f, 19, I64(1, 1, 3, 5));
+	fx_floats(&f, NF32(2.5f, 0.5f));
+	qir_node_set_attr_ints(f.n, "axes", I64(3, 2), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 1, 12)), "Resize-19: scales on axes");
+	fx_new(&f, 9, "Upsample", 4, x22);
+	fx_floats(&f, NF32(1, 1, 2, 3));
+	tap_ok(fx_check(&f, 4, I64(1, 1, 4, 6)), "Upsample-9: scales input");
+	fx_new(&f, 7, "Upsample", 4, x22);
+	qir_node_set_attr_floats(f.n, "scales", F32(1, 1, 2, 3), 4);
+	tap_ok(fx_check(&f, 4, I64(1, 1, 4, 6)), "Upsample-7: scales attribute");
+
+	/* hostile or outside what a constant tells: rank only */
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(1, 1, 2, 2));
+	fx_ints(&f, QIR_INT64, NI64(1, 1, 4, 8));
+	tap_ok(fx_check(&f, 4, unk), "Resize: both scales and sizes");
+	rs_new(&f, 13, NULL);
+	tap_ok(fx_check(&f, 4, unk), "Resize: neither scales nor sizes");
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(1, 2, 2));
+	tap_ok(fx_check(&f, 4, unk), "Resize: 3 scales for rank 4");
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(-1.0f, 0.0f, NAN, 1e30f));
+	tap_ok(fx_check(&f, 4, unk), "Resize: negative, zero, NaN, overflowing scales");
+	rs_new(&f, 13, I64(1, 1, (1 << 24) + 1, 4));
+	fx_floats(&f, NF32(1, 1, 1, INFINITY));
+	tap_ok(fx_check(&f, 4, I64(1, 1, -1, -1)), "Resize: a dim not exact in float, an infinite scale");
+	rs_sizes(&f, 13, NULL, NULL, NI64(1, 1, -7, 0));
+	tap_ok(fx_check(&f, 4, unk), "Resize: negative and zero sizes");
+	rs_sizes(&f, 18, NULL, NULL, NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(3, -1), 2);
+	tap_ok(fx_check(&f, 4, unk), "Resize: a repeated axis");
+	rs_sizes(&f, 18, I64(1, 1, -1, 4), "not_larger", NI64(7, 8));
+	qir_node_set_attr_ints(f.n, "axes", I64(2, 3), 2);
+	tap_ok(fx_check(&f, 4, I64(1, 1, -1, -1)), "Resize: keep_aspect_ratio_policy over an unknown dim");
+	rs_sizes(&f, 18, NULL, "wider", NI64(1, 1, 7, 8));
+	tap_ok(fx_check(&f, 4, unk), "Resize: an unknown keep_aspect_ratio_policy");
+	rs_new(&f, 13, NULL);
+	fx_floats(&f, NF32(1, 1, 2, 2));
+	qir_node_set_attr_string(f.n, "coordinate_transformation_mode", "tf_crop_and_resize");
+	tap_ok(fx_check(&f, 4, unk), "Resize: tf_crop_and_resize scales the roi: unknown");
+	rs_new(&f, 13, NULL);
+	fx_ints(&f, QIR_INT64, NI64(1, 1, 2, 2));
+	tap_ok(fx_check(&f, 4, unk), "Resize: INT64 scales");
+	fx_new(&f, 7, "Upsample", 4, x22);
+	qir_node_set_attr_ints(f.n, "scales", I64(1, 1, 2, 2), 4);
+	tap_ok(fx_check(&f, 4, unk), "Upsample-7: scales not FLOATS");
+}
+
+/* Einsum of equation eq over inputs of ranks r0, r1 (r1 < 0: one). */
+static int ein(const char *eq, int r0, const int64_t *d0, int r1,
+	       const int64_t *d1, int r, const int64_t *want)
+{
+	struct fx f;
+
+	fx_new(&f, 12, "Einsum", r0, d0);
+	if (r1 >= 0)
+		fx_add(&f, r1, d1);
+	if (eq)
+		qir_node_set_attr_string(f.n, "equation", eq);
+	return fx_check(&f, r, want);
+}
+
+static void test_einsum(void)
+{
+	const int64_t *x23 = I64(2, 3), *y34 = I64(3, 4);
+	char eq[200], *p = eq, *big;
+	int64_t d20[20];
+	struct fx f;
+
+	tap_ok(ein("ij,jk->ik", 2, x23, 2, y34, 2, I64(2, 4)), "Einsum: explicit matmul");
+	tap_ok(ein("ij,jk", 2, x23, 2, y34, 2, I64(2, 4)), "Einsum: implicit, letters used once");
+	tap_ok(ein("ji", 2, x23, -1, NULL, 2, I64(3, 2)), "Einsum: implicit output in alphabetical order");
+	tap_ok(ein(" i j , j k -> i k ", 2, x23, 2, y34, 2, I64(2, 4)), "Einsum: spaces");
+	tap_ok(ein("ii->i", 2, I64(3, 3), -1, NULL, 1, I64(3)), "Einsum: diagonal");
+	tap_ok(ein("i,i->", 1, I64(3), 1, I64(3), 0, NULL), "Einsum: a scalar output");
+	tap_ok(ein("...ii->...i", 3, I64(7, 3, 3), -1, NULL, 2, I64(7, 3)), "Einsum: ellipsis kept");
+	tap_ok(ein("...ii", 3, I64(7, 3, 3), -1, NULL, 1, I64(7)), "Einsum: implicit ellipsis first, repeated letters summed");
+	tap_ok(ein("aB->Ba", 2, x23, -1, NULL, 2, I64(3, 2)), "Einsum: upper case letters");
+	fx_new(&f, 12, "Einsum", 4, I64(-1, 5, 2, 3));
+	fx_add(&f, 4, I64(1, 5, 3, 4));
+	qir_node_set_attr_string(f.n, "equation", "...ij,...jk->...ik");
+	qir_model_infer(f.m, NULL, NULL);
+	tap_ok(named(&f, 0, "n") && fx_check(&f, 4, I64(-1, 5, 2, 4)),
+	       "Einsum: ellipsis dims broadcast (1 gives way, a name kept)");
+
+	/* malformed: typed, no shape */
+	tap_ok(ein("ij,jk->ik", 2, x23, 2, I64(4, 5), -1, NULL), "Einsum: a letter of two sizes");
+	tap_ok(ein("ijk", 2, x23, -1, NULL, -1, NULL), "Einsum: more letters than dims");
+	tap_ok(ein("ij->iz", 2, x23, -1, NULL, -1, NULL), "Einsum: an output letter no input has");
+	tap_ok(ein("ij->ii", 2, x23, -1, NULL, -1, NULL), "Einsum: a repeated output letter");
+	tap_ok(ein("ij,jk,kl->il", 2, x23, 2, y34, -1, NULL), "Einsum: more terms than inputs");
+	tap_ok(ein("ij->ij", 2, x23, 2, y34, -1, NULL), "Einsum: fewer terms than inputs");
+	tap_ok(ein("i$j->ij", 2, x23, -1, NULL, -1, NULL), "Einsum: a stray character");
+	tap_ok(ein("..ij", 2, x23, -1, NULL, -1, NULL), "Einsum: two dots");
+	tap_ok(ein("....ij", 2, x23, -1, NULL, -1, NULL), "Einsum: four dots");
+	tap_ok(ein("ij->->ij", 2, x23, -1, NULL, -1, NULL), "Einsum: two arrows");
+	tap_ok(ein("...i...->i", 2, x23, -1, NULL, -1, NULL), "Einsum: two ellipses in a term");
+	tap_ok(ein("ij->...i...", 2, x23, -1, NULL, -1, NULL), "Einsum: two ellipses in the output");
+	tap_ok(ein("", 2, x23, -1, NULL, -1, NULL), "Einsum: empty equation for a matrix");
+	tap_ok(ein(NULL, 2, x23, -1, NULL, -1, NULL), "Einsum: no equation");
+	tap_ok(ein("...i,...i->...i", 3, I64(2, 3, 4), 2, I64(3, 4), -1, NULL),
+	       "Einsum: ellipses of different dim counts");
+	tap_ok(ein("...i,...i", 2, I64(2, 3), 2, I64(4, 3), -1, NULL),
+	       "Einsum: ellipsis dims that do not broadcast");
+	tap_ok(ein("aB", 2, x23, -1, NULL, -1, NULL), "Einsum: implicit mix of cases (order differs by runtime)");
+	tap_ok(ein("ij,jk->ik", -1, NULL, 2, y34, -1, NULL), "Einsum: an input of unknown rank");
+	for (int i = 0; i < 199; i++)
+		*p++ = 'a' + i % 26;
+	*p = 0;
+	tap_ok(ein(eq, 2, x23, -1, NULL, -1, NULL), "Einsum: 199 letters for 2 dims");
+	big = malloc(5000);
+	memset(big, 'a', 4999);
+	big[4999] = 0;
+	tap_ok(ein(big, 2, x23, -1, NULL, -1, NULL), "Einsum: an equation over the length read");
+	free(big);
+	/* 20 + 20 letters: an output rank above the 32 inference keeps */
+	for (int i = 0; i < 20; i++)
+		d20[i] = 1;
+	p = eq;
+	for (int i = 0; i < 20; i++)
+		*p++ = 'a' + i;
+	*p++ = ',';
+	for (int i = 0; i < 20; i++)
+		*p++ = 'A' + i;
+	memcpy(p, "->", 2);
+	p += 2;
+	for (int i = 0; i < 20; i++) {
+		*p++ = 'a' + i;
+		*p++ = 'A' + i;
+	}
+	*p = 0;
+	tap_ok(ein(eq, 20, d20, 20, d20, -1, NULL), "Einsum: an output of rank 40");
+}
+
 static void test_qdq(void)
 {
 	static const struct { int zp; const char *what; } zps[] = {
@@ -120,5 +531,9 @@ int main(void)
 {
 	test_basic();
 	test_qdq();
+	test_conv_transpose();
+	test_pad();
+	test_resize();
+	test_einsum();
 	return tap_done();
 }

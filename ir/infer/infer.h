@@ -77,6 +77,11 @@ int iri_fold_set(struct iri_ctx *c, const qir_value *v, const int64_t *vals,
 		 size_t n);
 int iri_fold_set_named(struct iri_ctx *c, const qir_value *v,
 		       const int64_t *vals, const char *const *names, size_t n);
+/* Whole contents of FLOAT constant input i; 1 with *len set. */
+int iri_const_floats(const qir_node *n, size_t i, float *out, size_t cap,
+		     size_t *len);
+/* The default domain's opset of n's model, or 0 when not known. */
+int64_t iri_opset(const qir_node *n);
 /* Axis a of rank r normalized into [0, r); -1 when out of range. */
 int iri_axis(int64_t a, int r);
 /* An INTS attribute of n: its count (0 when absent), copied into out. */
@@ -136,6 +141,12 @@ int iri_topk(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_conv(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_pool(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_global_pool(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+int iri_conv_transpose(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+/* resample.c */
+int iri_pad(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+int iri_resize(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+/* einsum.c */
+int iri_einsum(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 /* quant.c */
 int iri_quantize(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_dequantize(struct iri_ctx *, const qir_node *, iri_shape *, size_t);

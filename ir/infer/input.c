@@ -196,3 +196,33 @@ size_t iri_attr_ints(const qir_node *n, const char *name, int64_t *out,
 	memcpy(out, a->ints, a->n * sizeof(*out));
 	return a->n;
 }
+
+int64_t iri_opset(const qir_node *n)
+{
+	return n->graph && n->graph->model ?
+	       qir_model_opset(n->graph->model, "") : 0;
+}
+
+int iri_const_floats(const qir_node *n, size_t i, float *out, size_t cap,
+		     size_t *len)
+{
+	qir_value *v = i < n->ninputs ? n->inputs[i] : NULL;
+	qir_tensor *t = v ? qir_value_const(v) : NULL;
+	uint64_t numel;
+	double d;
+
+	/* the operators that read float constants (Resize's scales)
+	 * take FLOAT only */
+	if (!t || t->dtype != QIR_FLOAT)
+		return 0;
+	numel = qir_tensor_numel(t);
+	if (numel > cap)
+		return 0;
+	for (uint64_t k = 0; k < numel; k++) {
+		if (qir_tensor_get_f64(t, k, &d, NULL) < 0)
+			return 0;
+		out[k] = (float)d;
+	}
+	*len = numel;
+	return 1;
+}
