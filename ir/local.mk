@@ -24,7 +24,8 @@ libqopt_la_SOURCES += ir/infer/infer.h ir/infer/driver.c \
 	ir/infer/input.c ir/infer/rules.c ir/infer/elementwise.c \
 	ir/infer/shape_ops.c ir/infer/slicing.c ir/infer/linear.c \
 	ir/infer/reduce.c ir/infer/conv.c ir/infer/resample.c \
-	ir/infer/einsum.c ir/infer/quant.c ir/infer/control.c
+	ir/infer/einsum.c ir/infer/quant.c ir/infer/control.c \
+	ir/infer/recurrent.c
 
 # ir/transforms: the constant folder (qopt/fold.h) and the opset upgrade
 # (qopt/upgrade.h): operator history, per-change rules (and the rows

@@ -527,6 +527,95 @@ static void test_qdq(void)
 	}
 }
 
+/* LSTM X (W [dirs, 4h, in], R [dirs, 4h, h]) with outputs Y, Y_h, Y_c:
+ * 1 when Y has rank yr and dims yd, and Y_h, Y_c rank hr dims hd. */
+static int lstm(int64_t opset, const int64_t *xd, const char *dir,
+		int64_t h_attr, int64_t layout, int yr, const int64_t *yd,
+		int hr, const int64_t *hd)
+{
+	struct fx f;
+	qir_error err = { 0 };
+	qir_value *yh, *yc;
+	int ok;
+
+	fx_new(&f, opset, "LSTM", 3, xd);
+	fx_add(&f, 3, I64(2, 32, 5));
+	fx_add(&f, 3, I64(2, 32, 8));
+	yh = qir_node_add_output(f.n, NULL, "yh");
+	yc = qir_node_add_output(f.n, NULL, "yc");
+	if (dir)
+		qir_node_set_attr_string(f.n, "direction", dir);
+	if (h_attr)
+		qir_node_set_attr_int(f.n, "hidden_size", h_attr);
+	if (layout)
+		qir_node_set_attr_int(f.n, "layout", layout);
+	ok = qir_model_infer(f.m, NULL, &err) == 0 &&
+	     f.y->dtype == QIR_FLOAT && yh->dtype == QIR_FLOAT &&
+	     yc->dtype == QIR_FLOAT &&
+	     (yr < 0 ? f.y->rank == -1 : dims_are(f.y, yr, yd)) &&
+	     (hr < 0 ? yh->rank == -1 : dims_are(yh, hr, hd) &&
+				    dims_are(yc, hr, hd));
+	qir_model_free(f.m);
+	return ok;
+}
+
+static void test_recurrent(void)
+{
+	struct fx f;
+
+	tap_ok(lstm(17, I64(7, 3, 5), "bidirectional", 8, 0, 4, I64(7, 2, 3, 8),
+		    3, I64(2, 3, 8)),
+	       "LSTM: Y [seq, dirs, batch, h], Y_h and Y_c [dirs, batch, h]");
+	tap_ok(lstm(17, I64(7, 3, 5), NULL, 0, 0, 4, I64(7, 2, 3, 8), 3,
+		    I64(2, 3, 8)),
+	       "LSTM without direction or hidden_size: W's dirs, R's h");
+	tap_ok(lstm(17, I64(3, 7, 5), "forward", 8, 1, 4, I64(3, 7, 1, 8), 3,
+		    I64(3, 1, 8)),
+	       "LSTM layout 1: batch first in X, Y and the states");
+	tap_ok(lstm(17, I64(-1, 3, 5), "reverse", 8, 0, 4, I64(-1, 1, 3, 8), 3,
+		    I64(1, 3, 8)),
+	       "LSTM: an unknown sequence length stays unknown");
+	tap_ok(lstm(17, I64(7, 3, 5), "sideways", 8, 0, 4, I64(7, -1, 3, 8), 3,
+		    I64(-1, 3, 8)),
+	       "LSTM: an unknown direction leaves dirs unknown");
+	tap_ok(lstm(17, I64(7, 3, 5), NULL, 0, 2, -1, NULL, -1, NULL),
+	       "LSTM: layout 2 (not ONNX's) leaves every shape unknown");
+	fx_new(&f, 17, "GRU", 3, I64(4, 2, 6));
+	fx_add(&f, 3, I64(1, 48, 6));
+	qir_node_set_attr_int(f.n, "hidden_size", 16);
+	tap_ok(fx_check(&f, 4, I64(4, 1, 2, 16)), "GRU: Y [seq, 1, batch, h]");
+	fx_new(&f, 17, "RNN", 2, I64(4, 6));
+	fx_add(&f, 3, I64(1, 16, 6));
+	tap_ok(fx_check(&f, -1, NULL), "RNN: X of rank 2 leaves the shape unknown");
+}
+
+static void test_depth_space(void)
+{
+	struct fx f;
+
+	fx_new(&f, 17, "DepthToSpace", 4, I64(1, 8, 3, 5));
+	qir_node_set_attr_int(f.n, "blocksize", 2);
+	tap_ok(fx_check(&f, 4, I64(1, 2, 6, 10)), "DepthToSpace: C / b^2, H b, W b");
+	fx_new(&f, 17, "DepthToSpace", 4, I64(1, 6, 3, 5));
+	qir_node_set_attr_int(f.n, "blocksize", 2);
+	tap_ok(fx_check(&f, 4, I64(1, -1, 6, 10)),
+	       "DepthToSpace: channels b^2 does not divide stay unknown");
+	fx_new(&f, 17, "SpaceToDepth", 4, I64(1, 3, 4, 6));
+	qir_node_set_attr_int(f.n, "blocksize", 2);
+	tap_ok(fx_check(&f, 4, I64(1, 12, 2, 3)), "SpaceToDepth: C b^2, H / b, W / b");
+	fx_new(&f, 17, "SpaceToDepth", 4, I64(1, 3, 5, 6));
+	qir_node_set_attr_int(f.n, "blocksize", 2);
+	tap_ok(fx_check(&f, 4, I64(1, 12, -1, 3)),
+	       "SpaceToDepth: a dim b does not divide stays unknown");
+	fx_new(&f, 17, "SpaceToDepth", 4, I64(1, 3, 4, 6));
+	qir_node_set_attr_int(f.n, "blocksize", INT64_C(4000000000));
+	tap_ok(fx_check(&f, -1, NULL),
+	       "SpaceToDepth: a blocksize whose square overflows leaves the shape unknown");
+	fx_new(&f, 17, "DepthToSpace", 4, I64(1, 8, 3, 5));
+	qir_node_set_attr_int(f.n, "blocksize", 0);
+	tap_ok(fx_check(&f, -1, NULL), "DepthToSpace: blocksize 0 leaves the shape unknown");
+}
+
 int main(void)
 {
 	test_basic();
@@ -535,5 +624,7 @@ int main(void)
 	test_pad();
 	test_resize();
 	test_einsum();
+	test_recurrent();
+	test_depth_space();
 	return tap_done();
 }

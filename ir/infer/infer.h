@@ -121,6 +121,9 @@ int iri_constant(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_constant_of_shape(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_range(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_tile(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+int iri_depth_space(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+/* recurrent.c */
+int iri_recurrent(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 /* slicing.c */
 int iri_concat(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_split(struct iri_ctx *, const qir_node *, iri_shape *, size_t);

@@ -385,3 +385,35 @@ int iri_range(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	}
 	return 0;
 }
+
+/* DepthToSpace [N, C, H, W] -> [N, C/b², H b, W b]; SpaceToDepth the
+ * other way, [N, C b², H/b, W/b]. A dim that does not divide stays
+ * unknown (the model would fail at run time). */
+int iri_depth_space(struct iri_ctx *c, const qir_node *n, iri_shape *out,
+		    size_t nout)
+{
+	int64_t b = qir_node_attr_int(n, "blocksize", 0), bb;
+	int to_space = qir_node_is(n, "DepthToSpace");
+	iri_shape in;
+
+	(void)c;
+	(void)nout;
+	iri_input(n, 0, &in);
+	out[0].dtype = in.dtype;
+	if (in.rank != 4 || b < 1 || (bb = iri_mul(b, b)) < 0)
+		return 0;
+	iri_copy_shape(&out[0], &in);
+	for (int k = 1; k < 4; k++)
+		out[0].p[k] = NULL;
+	if (to_space) {
+		out[0].d[1] = in.d[1] >= 0 && in.d[1] % bb == 0 ?
+			      in.d[1] / bb : -1;
+		out[0].d[2] = iri_mul(in.d[2], b);
+		out[0].d[3] = iri_mul(in.d[3], b);
+		return 0;
+	}
+	out[0].d[1] = iri_mul(in.d[1], bb);
+	for (int k = 2; k < 4; k++)
+		out[0].d[k] = in.d[k] >= 0 && in.d[k] % b == 0 ? in.d[k] / b : -1;
+	return 0;
+}
