@@ -616,6 +616,51 @@ static void test_depth_space(void)
 	tap_ok(fx_check(&f, -1, NULL), "DepthToSpace: blocksize 0 leaves the shape unknown");
 }
 
+static void test_gather_sample_roi(void)
+{
+	struct fx f;
+
+	fx_new(&f, 17, "GatherND", 3, I64(4, 5, 6));
+	fx_add(&f, 3, I64(2, 3, 2));
+	tap_ok(fx_check(&f, 3, I64(2, 3, 6)), "GatherND: indices' dims but the last, then data's after k");
+	fx_new(&f, 17, "GatherND", 3, I64(4, 5, 6));
+	fx_add(&f, 3, I64(4, 3, 1));
+	qir_node_set_attr_int(f.n, "batch_dims", 1);
+	tap_ok(fx_check(&f, 3, I64(4, 3, 6)), "GatherND: batch_dims 1 skips data's first dim");
+	fx_new(&f, 17, "GatherND", 3, I64(4, 5, 6));
+	fx_add(&f, 2, I64(2, -1));
+	tap_ok(fx_check(&f, -1, NULL), "GatherND: an unknown tuple length leaves the shape unknown");
+	fx_new(&f, 17, "GatherND", 2, I64(4, 5));
+	fx_add(&f, 2, I64(2, 3));
+	tap_ok(fx_check(&f, -1, NULL), "GatherND: tuples longer than data's rank: unknown");
+	fx_new(&f, 17, "GatherND", 2, I64(4, 5));
+	fx_add(&f, 2, I64(2, 1));
+	qir_node_set_attr_int(f.n, "batch_dims", -3);
+	tap_ok(fx_check(&f, -1, NULL), "GatherND: a negative batch_dims: unknown");
+
+	fx_new(&f, 20, "GridSample", 4, I64(2, 3, 8, 8));
+	fx_add(&f, 4, I64(2, 5, 7, 2));
+	tap_ok(fx_check(&f, 4, I64(2, 3, 5, 7)), "GridSample: [N, C] then the grid's sample points");
+	fx_new(&f, 20, "GridSample", 4, I64(2, 3, 8, 8));
+	fx_add(&f, 4, I64(2, 5, 7, 3));
+	tap_ok(fx_check(&f, -1, NULL), "GridSample: a grid of 3-D points for a 2-D image: unknown");
+
+	fx_new(&f, 16, "RoiAlign", 4, I64(1, 16, 32, 32));
+	fx_add(&f, 2, I64(10, 4));
+	fx_add(&f, 1, I64(10));
+	tap_ok(fx_check(&f, 4, I64(10, 16, 1, 1)), "RoiAlign: [rois, C, 1, 1] by default");
+	fx_new(&f, 16, "RoiAlign", 4, I64(1, 16, 32, 32));
+	fx_add(&f, 2, I64(10, 4));
+	fx_add(&f, 1, I64(10));
+	qir_node_set_attr_int(f.n, "output_height", 7);
+	qir_node_set_attr_int(f.n, "output_width", 5);
+	tap_ok(fx_check(&f, 4, I64(10, 16, 7, 5)), "RoiAlign: output_height and output_width");
+	fx_new(&f, 16, "RoiAlign", 4, I64(1, 16, 32, 32));
+	fx_add(&f, 2, I64(10, 4));
+	qir_node_set_attr_int(f.n, "output_width", 0);
+	tap_ok(fx_check(&f, -1, NULL), "RoiAlign: output_width 0: unknown");
+}
+
 int main(void)
 {
 	test_basic();
@@ -626,5 +671,6 @@ int main(void)
 	test_einsum();
 	test_recurrent();
 	test_depth_space();
+	test_gather_sample_roi();
 	return tap_done();
 }

@@ -238,3 +238,31 @@ int iri_conv_transpose(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	tr_spatial(n, &in, ks, nk, &out[0]);
 	return 0;
 }
+
+/* RoiAlign: X [N, C, H, W], rois [R, 4] give [R, C, output_height,
+ * output_width] (both 1 unless set). */
+int iri_roi_align(struct iri_ctx *c, const qir_node *n, iri_shape *out,
+		  size_t nout)
+{
+	int64_t oh = qir_node_attr_int(n, "output_height", 1);
+	int64_t ow = qir_node_attr_int(n, "output_width", 1);
+	iri_shape x, rois;
+
+	(void)c;
+	(void)nout;
+	iri_input(n, 0, &x);
+	iri_input(n, 1, &rois);
+	out[0].dtype = x.dtype;
+	if (x.rank != 4 || oh < 1 || ow < 1)
+		return 0;
+	iri_rank_only(&out[0], 4);
+	if (rois.rank == 2) {
+		out[0].d[0] = rois.d[0];
+		out[0].p[0] = rois.p[0];
+	}
+	out[0].d[1] = x.d[1];
+	out[0].p[1] = x.p[1];
+	out[0].d[2] = oh;
+	out[0].d[3] = ow;
+	return 0;
+}

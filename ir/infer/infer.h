@@ -124,6 +124,10 @@ int iri_tile(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_depth_space(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 /* recurrent.c */
 int iri_recurrent(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+/* GatherND (slicing.c), GridSample (resample.c), RoiAlign (conv.c) */
+int iri_gather_nd(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+int iri_grid_sample(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
+int iri_roi_align(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 /* slicing.c */
 int iri_concat(struct iri_ctx *, const qir_node *, iri_shape *, size_t);
 int iri_split(struct iri_ctx *, const qir_node *, iri_shape *, size_t);

@@ -293,3 +293,30 @@ int iri_resize(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		resize_scales(n, &in, ax, na, &out[0]);
 	return 0;
 }
+
+/* GridSample: X [N, C, D_1 .. D_r] sampled at grid [N, O_1 .. O_r, r]
+ * gives [N, C, O_1 .. O_r]. */
+int iri_grid_sample(struct iri_ctx *c, const qir_node *n, iri_shape *out,
+		    size_t nout)
+{
+	iri_shape x, g;
+
+	(void)c;
+	(void)nout;
+	iri_input(n, 0, &x);
+	iri_input(n, 1, &g);
+	out[0].dtype = x.dtype;
+	if (x.rank < 3 || g.rank != x.rank ||
+	    (g.d[g.rank - 1] >= 0 && g.d[g.rank - 1] != x.rank - 2))
+		return 0;
+	iri_rank_only(&out[0], x.rank);
+	out[0].d[0] = x.d[0] >= 0 ? x.d[0] : g.d[0];
+	out[0].p[0] = out[0].d[0] >= 0 ? NULL : x.p[0];
+	out[0].d[1] = x.d[1];
+	out[0].p[1] = x.p[1];
+	for (int k = 2; k < x.rank; k++) {
+		out[0].d[k] = g.d[k - 1];
+		out[0].p[k] = g.p[k - 1];
+	}
+	return 0;
+}

@@ -269,3 +269,38 @@ int iri_gather_elements(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	iri_copy_shape(&out[0], &ix);
 	return 0;
 }
+
+/* GatherND: indices [i_0 .. i_{q-2}, k] pick k-long index tuples into
+ * data after its first batch_dims dims: out = indices' dims but the last,
+ * then data's dims from batch_dims + k. k must be known. */
+int iri_gather_nd(struct iri_ctx *c, const qir_node *n, iri_shape *out,
+		  size_t nout)
+{
+	int64_t b = qir_node_attr_int(n, "batch_dims", 0), k;
+	iri_shape data, idx;
+	int r;
+
+	(void)c;
+	(void)nout;
+	iri_input(n, 0, &data);
+	iri_input(n, 1, &idx);
+	out[0].dtype = data.dtype;
+	if (data.rank < 1 || idx.rank < 1 || b < 0)
+		return 0;
+	k = idx.d[idx.rank - 1];
+	if (k < 1 || b >= idx.rank || b + k > data.rank)
+		return 0;
+	r = idx.rank - 1 + data.rank - (int)(b + k);
+	if (r > IRI_MAXRANK)
+		return 0;
+	iri_rank_only(&out[0], r);
+	for (int i = 0; i < idx.rank - 1; i++) {
+		out[0].d[i] = idx.d[i];
+		out[0].p[i] = idx.p[i];
+	}
+	for (int i = (int)(b + k); i < data.rank; i++) {
+		out[0].d[idx.rank - 1 + i - (int)(b + k)] = data.d[i];
+		out[0].p[idx.rank - 1 + i - (int)(b + k)] = data.p[i];
+	}
+	return 0;
+}
