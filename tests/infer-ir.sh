@@ -118,4 +118,17 @@ else
 	ok 0 "fp8-mha calibration # SKIP no ONNX Runtime"
 fi
 
+# torch's own spelling of the operators whose shapes it leaves out
+# (tests/torch/gen-models.py, shape_ops): F.pad's pads computed by
+# Concat -> Reshape -> Slice(step -1) -> Transpose -> Cast of constants,
+# ConvTranspose, Resize, DepthToSpace, GridSample, Einsum, LSTM, GRU.
+run "$QOPT" dump "$top_srcdir/tests/torch/models/shape_ops.onnx"
+sed -n '/^types:/,$p' "$W/out" >"$W/types"
+t "torch export: F.pad's computed pads fold, the padded shape follows" \
+	eval '[ $rc = 0 ] && grep -qx "  /Pad_output_0: FLOAT\[1,4,13,15\] (inferred)" "$W/types"'
+t "torch export: LSTM (bidirectional, batch_first) and GRU outputs" \
+	eval 'grep -qx "  /lstm/LSTM_output_0: FLOAT\[195,2,1,12\] (inferred)" "$W/types" && grep -qx "  /gru/GRU_output_0: FLOAT\[195,1,1,10\] (inferred)" "$W/types"'
+t "torch export: every node output has a static shape" \
+	eval '[ -s "$W/types" ] && ! grep -q "?" "$W/types"'
+
 done_testing

@@ -82,6 +82,18 @@ int iri_const_floats(const qir_node *n, size_t i, float *out, size_t cap,
 		     size_t *len);
 /* The default domain's opset of n's model, or 0 when not known. */
 int64_t iri_opset(const qir_node *n);
+/* The input element output element idx (a multi-index of out) comes
+ * from, as a flat index into in; -1 when none. */
+typedef int64_t (*iri_fold_src_fn)(const void *arg, const iri_shape *in,
+				   const iri_shape *out, const int64_t *idx);
+/* Folds output 0 of a layout op (Reshape, Transpose, Slice) from input
+ * 0's known contents, moved as src says, when both shapes are static
+ * and small: torch computes Pad's pads by reshaping, reversing and
+ * transposing a constant. -1 only when out of memory. */
+int iri_fold_move(struct iri_ctx *c, const qir_node *n, const iri_shape *in,
+		  const iri_shape *out, iri_fold_src_fn src, const void *arg);
+/* Row-major flat index of multi-index idx in static shape s. */
+int64_t iri_flat(const iri_shape *s, const int64_t *idx);
 /* Axis a of rank r normalized into [0, r); -1 when out of range. */
 int iri_axis(int64_t a, int r);
 /* An INTS attribute of n: its count (0 when absent), copied into out. */

@@ -177,6 +177,49 @@ int iri_fold_set_named(struct iri_ctx *c, const qir_value *v,
 	return 0;
 }
 
+int iri_fold_move(struct iri_ctx *c, const qir_node *n, const iri_shape *in,
+		  const iri_shape *out, iri_fold_src_fn src, const void *arg)
+{
+	int64_t v[IRI_MAXFOLD], w[IRI_MAXFOLD], idx[IRI_MAXRANK];
+	const char *names[IRI_MAXFOLD], *wn[IRI_MAXFOLD];
+	int64_t nin = 1, nout = 1;
+	size_t len;
+
+	if (!n->noutputs || !iri_static(in) || !iri_static(out) ||
+	    in->rank < 0 || out->rank < 0)
+		return 0;
+	for (int k = 0; k < in->rank; k++)
+		nin = iri_mul(nin, in->d[k]);
+	for (int k = 0; k < out->rank; k++)
+		nout = iri_mul(nout, out->d[k]);
+	if (nin < 0 || nout < 0 || nout > IRI_MAXFOLD ||
+	    !iri_shape_ints_named(c, n, 0, v, names, IRI_MAXFOLD, &len) ||
+	    (int64_t)len != nin)
+		return 0;
+	memset(idx, 0, sizeof(idx));
+	for (int64_t j = 0; j < nout; j++) {
+		int64_t s = src(arg, in, out, idx);
+
+		if (s < 0 || s >= nin)
+			return 0;
+		w[j] = v[s];
+		wn[j] = names[s];
+		/* the next output index, last axis fastest */
+		for (int k = out->rank - 1; k >= 0 && ++idx[k] == out->d[k]; k--)
+			idx[k] = 0;
+	}
+	return iri_fold_set_named(c, n->outputs[0], w, wn, (size_t)nout);
+}
+
+int64_t iri_flat(const iri_shape *s, const int64_t *idx)
+{
+	int64_t f = 0;
+
+	for (int k = 0; k < s->rank; k++)
+		f = f * s->d[k] + idx[k];
+	return f;
+}
+
 int iri_axis(int64_t a, int r)
 {
 	if (a < 0)

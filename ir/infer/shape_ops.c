@@ -55,6 +55,15 @@ int iri_size(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 
 /* Reshape: 0 copies the input dim (unless allowzero), -1 takes what is
  * left when every other dim is known. */
+/* Reshape keeps the row-major order of the elements. */
+static int64_t reshape_src(const void *arg, const iri_shape *in,
+			   const iri_shape *out, const int64_t *idx)
+{
+	(void)arg;
+	(void)in;
+	return iri_flat(out, idx);
+}
+
 int iri_reshape(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		size_t nout)
 {
@@ -93,13 +102,13 @@ int iri_reshape(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		known = out[0].d[k] < 0 ? 0 : known > 0 ?
 			iri_mul(known, out[0].d[k]) : known;
 	}
-	if (minus < 0 || !iri_static(&in) || !known)
-		return 0;
-	for (int i = 0; i < in.rank; i++)
-		total = iri_mul(total, in.d[i]);
-	if (known > 0 && total >= 0 && total % known == 0)
-		out[0].d[minus] = total / known;
-	return 0;
+	if (minus >= 0 && iri_static(&in) && known) {
+		for (int i = 0; i < in.rank; i++)
+			total = iri_mul(total, in.d[i]);
+		if (known > 0 && total >= 0 && total % known == 0)
+			out[0].d[minus] = total / known;
+	}
+	return iri_fold_move(c, n, &in, &out[0], reshape_src, NULL);
 }
 
 static int64_t dims_product(const iri_shape *s, int from, int to)
@@ -141,15 +150,27 @@ int iri_flatten(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	return 0;
 }
 
+/* Output dim k is input dim perm[k]. */
+static int64_t transpose_src(const void *arg, const iri_shape *in,
+			     const iri_shape *out, const int64_t *idx)
+{
+	const int *perm = arg;
+	int64_t at[IRI_MAXRANK];
+
+	for (int k = 0; k < out->rank; k++)
+		at[perm[k]] = idx[k];
+	return iri_flat(in, at);
+}
+
 int iri_transpose(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		  size_t nout)
 {
 	int64_t perm[IRI_MAXRANK];
+	int axes[IRI_MAXRANK], seen[IRI_MAXRANK] = { 0 };
 	iri_shape in;
 	size_t len;
 	int present;
 
-	(void)c;
 	(void)nout;
 	iri_input(n, 0, &in);
 	out[0].dtype = in.dtype;
@@ -165,14 +186,15 @@ int iri_transpose(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	for (int k = 0; k < in.rank; k++) {
 		int a = iri_axis(perm[k], in.rank);
 
-		if (a < 0) {
+		if (a < 0 || seen[a]++) {
 			out[0].rank = -1;
 			return 0;
 		}
+		axes[k] = a;
 		out[0].d[k] = in.d[a];
 		out[0].p[k] = in.p[a];
 	}
-	return 0;
+	return iri_fold_move(c, n, &in, &out[0], transpose_src, axes);
 }
 
 /* Axes from input 1 (opset 13+) or the "axes" attribute; 1 when known

@@ -130,11 +130,43 @@ static int64_t slice_len(int64_t d, int64_t start, int64_t end, int64_t step)
 	return start > end ? (start - end - 1) / -step + 1 : 0;
 }
 
+/* Where a slice starts on a dim of size d (its first element, when it
+ * has one), clamped as slice_len clamps. */
+static int64_t slice_first(int64_t d, int64_t start, int64_t step)
+{
+	start = start < 0 ? start + d : start;
+	return step > 0 ? clamp(start, 0, d) : clamp(start, -1, d - 1);
+}
+
+/* Per input axis: the first element taken and the step (1 and 0 on
+ * the axes not sliced). */
+struct slice_pick {
+	int64_t first[IRI_MAXRANK], step[IRI_MAXRANK];
+};
+
+static int64_t slice_src(const void *arg, const iri_shape *in,
+			 const iri_shape *out, const int64_t *idx)
+{
+	const struct slice_pick *p = arg;
+	int64_t at[IRI_MAXRANK];
+
+	(void)out;
+	for (int k = 0; k < in->rank; k++) {
+		/* INT64_MIN steps take one element: no product to form */
+		at[k] = idx[k] ? p->first[k] + idx[k] * p->step[k] :
+				 p->first[k];
+		if (at[k] < 0 || at[k] >= in->d[k])
+			return -1;
+	}
+	return iri_flat(in, at);
+}
+
 int iri_slice(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	      size_t nout)
 {
 	int64_t st[IRI_MAXRANK], en[IRI_MAXRANK], ax[IRI_MAXRANK],
 		sp[IRI_MAXRANK];
+	struct slice_pick pick;
 	size_t ls, le, la, lp;
 	iri_shape in;
 	int present;
@@ -186,6 +218,10 @@ int iri_slice(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		out[0].rank = -1;
 		return 0;
 	}
+	for (int k = 0; k < in.rank; k++) {
+		pick.first[k] = 0;
+		pick.step[k] = 1;
+	}
 	for (size_t k = 0; k < ls; k++) {
 		int a = iri_axis(la ? ax[k] : (int64_t)k, in.rank);
 		int64_t step = lp ? sp[k] : 1;
@@ -197,8 +233,10 @@ int iri_slice(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		out[0].p[a] = NULL;
 		out[0].d[a] = in.d[a] >= 0 ?
 			      slice_len(in.d[a], st[k], en[k], step) : -1;
+		pick.first[a] = slice_first(in.d[a], st[k], step);
+		pick.step[a] = step;
 	}
-	return 0;
+	return iri_fold_move(c, n, &in, &out[0], slice_src, &pick);
 }
 
 static int fold_gather(struct iri_ctx *c, const qir_node *n, int axis)

@@ -24,6 +24,10 @@ Models (batch 1, static shapes; head sizes 16..64):
                 RMSNorm, softmax(..., dtype=torch.float32)
   gqa_fp16      gqa in FLOAT16 (see fp16() below)
   mha           2 layers of torch.nn.MultiheadAttention, additive mask
+  shape_ops     no attention: the operators whose shapes torch leaves to
+                the reader (ConvTranspose, F.pad's computed pads, Resize,
+                DepthToSpace, GridSample, Einsum, LSTM, GRU) for the
+                shape inference checks
   vit_sdpa_fp8_trt, gpt2_fp8_trt, gqa_fp8_trt
                 FP8 fake-quantized as ModelOpt does: quantizers at every
                 Linear's input and weight and at the attention MatMul
@@ -544,6 +548,42 @@ def fp16(src, dst):
     onnx.save(m, dst)
 
 
+class ShapeOps(nn.Module):
+    """A chain of the operators shape inference must follow on torch's
+    own spelling: F.pad computes its pads at run time (Concat, Reshape,
+    Slice with step -1, Transpose, Cast of constants)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1,
+                                     output_padding=1)
+        self.w = nn.Parameter(torch.randn(6, 4))
+        self.lstm = nn.LSTM(16, 12, batch_first=True, bidirectional=True)
+        self.gru = nn.GRU(24, 10)
+
+    def forward(self, x, grid):
+        y = F.pad(self.up(x), (1, 2, 0, 1))
+        y = F.interpolate(y, scale_factor=2.0, mode='nearest')
+        u = F.pixel_unshuffle(F.pixel_shuffle(y, 2), 4)
+        gs = F.grid_sample(y, grid, align_corners=False)
+        e = torch.einsum('bchw,dc->bdhw', y, self.w)
+        h, _ = self.lstm(u.flatten(2).transpose(1, 2))
+        r, _ = self.gru(h.transpose(0, 1))
+        return gs.mean() + e.mean() + r.mean()
+
+
+def export_shape_ops(out):
+    torch.manual_seed(7)
+    model = ShapeOps().eval()
+    g = torch.Generator().manual_seed(7)
+    args = (torch.randn(1, 8, 6, 6, generator=g),
+            torch.rand(1, 5, 7, 2, generator=g) * 2 - 1)
+    with torch.no_grad():
+        torch.onnx.export(model, args, os.path.join(out, 'shape_ops.onnx'),
+                          opset_version=OPSET, input_names=['x', 'grid'],
+                          output_names=['logits'], do_constant_folding=True)
+
+
 def build(kind, quant=False):
     torch.manual_seed({'vit': 1, 'vit_div': 2, 'gpt2': 3, 'bert': 4, 'gqa': 5,
                        'mha': 6}[kind])
@@ -578,6 +618,7 @@ def main():
         path, _ = export(model, kind, out, name + '_fp8_trt', custom=True)
         to_std(path, os.path.join(out, name + '_fp8_std.onnx'))
         Quant.mode = 'off'
+    export_shape_ops(out)
 
 
 if __name__ == '__main__':
