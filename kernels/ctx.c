@@ -36,6 +36,32 @@ static struct {
 } qki_cuda = { .once = PTHREAD_ONCE_INIT };
 
 #ifdef HAVE_CUDA
+/* The first kernel entry a module left NULL, or NULL when it has all:
+ * libqopt calls them without looking. */
+static const char *qki_cuda_missing(const struct qki_cuda_ops *o)
+{
+	const struct {
+		const char *name;
+		int set;
+	} e[] = {
+		{ "init", o->init != NULL },
+		{ "last_error", o->last_error != NULL },
+		{ "convert", o->convert != NULL },
+		{ "amax", o->amax != NULL },
+		{ "amax_blocks", o->amax_blocks != NULL },
+		{ "fp8_quantize", o->fp8_quantize != NULL },
+		{ "fp8_dequantize", o->fp8_dequantize != NULL },
+		{ "nvfp4_quantize", o->nvfp4_quantize != NULL },
+		{ "nvfp4_dequantize", o->nvfp4_dequantize != NULL },
+		{ "hadamard", o->hadamard != NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+		if (!e[i].set)
+			return e[i].name;
+	return NULL;
+}
+
 static void *qki_cuda_open(char *why, size_t len)
 {
 	const char *env = getenv("QOPT_CUDA_MODULE");
@@ -77,6 +103,11 @@ static void qki_cuda_load(void)
 			 ops ? (unsigned)ops->abi : 0u,
 			 ops ? (unsigned)ops->size : 0u, (unsigned)QK_CUDA_ABI,
 			 sizeof(*ops));
+		return;
+	}
+	if (qki_cuda_missing(ops)) {
+		snprintf(why, len, "CUDA module has no %s kernel",
+			 qki_cuda_missing(ops));
 		return;
 	}
 	if (ops->init(why, len) == QOPT_OK)

@@ -75,13 +75,85 @@ static qopt_status nvfp4_quantize(int src_dtype, const void *w, size_t outer,
 	return told();
 }
 
+/* The kernels no test above needs an answer from: they report what
+ * $FAKE_CUDA says and write nothing (so "ok" leaves garbage: tests use
+ * "call" for them, which libqopt redoes on the CPU). */
+static qopt_status convert(int dt, void *dst, int st, const void *src,
+			   size_t n)
+{
+	(void)dt, (void)dst, (void)st, (void)src, (void)n;
+	return told();
+}
+
+static qopt_status amax_blocks(int dtype, const void *x, size_t outer,
+			       size_t axis, size_t inner, size_t block,
+			       float *out)
+{
+	(void)dtype, (void)x, (void)outer, (void)axis, (void)inner;
+	(void)block, (void)out;
+	return told();
+}
+
+static qopt_status fp8_quantize(int fmt, uint8_t *dst, int rt,
+				const void *src, const float *scales,
+				size_t nscales, size_t outer, size_t axis,
+				size_t inner, int mode, size_t block, int sat)
+{
+	(void)fmt, (void)dst, (void)rt, (void)src, (void)scales;
+	(void)nscales, (void)outer, (void)axis, (void)inner, (void)mode;
+	(void)block, (void)sat;
+	return told();
+}
+
+static qopt_status fp8_dequantize(int rt, void *dst, int fmt,
+				  const uint8_t *src, const float *scales,
+				  size_t nscales, size_t outer, size_t axis,
+				  size_t inner, int mode, size_t block)
+{
+	(void)rt, (void)dst, (void)fmt, (void)src, (void)scales;
+	(void)nscales, (void)outer, (void)axis, (void)inner, (void)mode;
+	(void)block;
+	return told();
+}
+
+static qopt_status nvfp4_dequantize(const uint8_t *codes,
+				    const uint8_t *scales, float g,
+				    size_t outer, size_t k, size_t inner,
+				    int dt, void *dst)
+{
+	(void)codes, (void)scales, (void)g, (void)outer, (void)k;
+	(void)inner, (void)dt, (void)dst;
+	return told();
+}
+
 static const struct qki_cuda_ops ops = {
 	.abi = QK_CUDA_ABI,
 	.size = sizeof(struct qki_cuda_ops),
 	.init = init,
 	.last_error = last_error,
+	.convert = convert,
 	.amax = amax,
+	.amax_blocks = amax_blocks,
+	.fp8_quantize = fp8_quantize,
+	.fp8_dequantize = fp8_dequantize,
 	.nvfp4_quantize = nvfp4_quantize,
+	.nvfp4_dequantize = nvfp4_dequantize,
+	.hadamard = hadamard,
+};
+
+/* FAKE_CUDA_TABLE=incomplete: the table without its FP8 quantizer,
+ * which libqopt must refuse rather than call. */
+static const struct qki_cuda_ops incomplete = {
+	.abi = QK_CUDA_ABI,
+	.size = sizeof(struct qki_cuda_ops),
+	.init = init,
+	.last_error = last_error,
+	.convert = convert,
+	.amax = amax,
+	.amax_blocks = amax_blocks,
+	.fp8_dequantize = fp8_dequantize,
+	.nvfp4_quantize = nvfp4_quantize,
+	.nvfp4_dequantize = nvfp4_dequantize,
 	.hadamard = hadamard,
 };
 
@@ -89,5 +161,7 @@ __attribute__((visibility("default")))
 const struct qki_cuda_ops *qki_cuda_module_entry(void);
 const struct qki_cuda_ops *qki_cuda_module_entry(void)
 {
-	return &ops;
+	const char *t = getenv("FAKE_CUDA_TABLE");
+
+	return t && !strcmp(t, "incomplete") ? &incomplete : &ops;
 }

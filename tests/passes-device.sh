@@ -3,14 +3,12 @@
 # cuda: NVFP4 (real, its deferred codes; fake with rotate_back, through
 # the run's kernels), fp8-mha's deferred FP8 codes stored transposed,
 # hadamard-rotate's deferred rotation, on generated models in external
-# data and on torch exports. Skipped where CUDA is not usable.
+# data and on torch exports. First, on any machine built with CUDA
+# support, the same with tests/kernels-fake-cuda.c standing in for the
+# module and failing every call (redone on the CPU) or, for the in-place
+# Hadamard, failing after it wrote (the recipe starts again on the CPU).
+# The real-GPU checks SKIP where CUDA is not usable.
 . "$top_srcdir/tests/core-lib.sh"
-
-run "$QOPT" --device cuda "$W/m.onnx" -o "$W/probe.onnx"
-if [ $rc != 0 ]; then
-	echo "1..0 # SKIP no usable CUDA: $(head -n 1 "$W/err")"
-	exit 0
-fi
 
 "$top_builddir/bench/nvfp4-gen" "$W/nv.onnx" 16 4 >/dev/null 2>"$W/err" &&
 "$top_builddir/bench/fp8mha-gen" "$W/f8.onnx" 16 4 >/dev/null 2>>"$W/err" ||
@@ -19,16 +17,17 @@ printf '[nvfp4-weights]\n' >"$W/real.ini"
 printf '[nvfp4-weights]\nmode = fake\nrotate = rotate_back\n' >"$W/fake.ini"
 M="$top_srcdir/tests/torch/models"
 
-# same NAME MODEL QOPT-ARGS...: run on each device into its own folder
-# (the data file's name is written into the model), then compare; the
-# pass must have changed the model (else the test proves nothing).
+# same DEVICE MODEL QOPT-ARGS...: run on the CPU and on DEVICE, each into
+# its own folder (the data file's name is written into the model), then
+# compare; the pass must have changed the model (else the test proves
+# nothing).
 same() {
-	name=$1 model=$2
+	dev=$1 model=$2
 	shift 2
-	for d in cpu cuda; do
+	for d in cpu "$dev"; do
 		rm -rf "$W/$d" && mkdir "$W/$d" &&
-		"$QOPT" -q --device "$d" --external-threshold 1024 "$@" \
-			"$model" -o "$W/$d/out.onnx" 2>"$W/err" || return 1
+		"$QOPT" -q --device "${d%-fake}" --external-threshold 1024 \
+			"$@" "$model" -o "$W/$d/out.onnx" 2>"$W/err" || return 1
 	done
 	rm -rf "$W/rt" && mkdir "$W/rt" &&
 	"$QOPT" -q --external-threshold 1024 "$model" -o "$W/rt/out.onnx" \
@@ -37,23 +36,76 @@ same() {
 	  { [ -e "$W/rt/out.onnx.data" ] &&
 	    ! cmp -s "$W/rt/out.onnx.data" "$W/cpu/out.onnx.data"; }; } ||
 		return 1
-	cmp -s "$W/cpu/out.onnx" "$W/cuda/out.onnx" || return 1
+	cmp -s "$W/cpu/out.onnx" "$W/$dev/out.onnx" || return 1
 	[ ! -e "$W/cpu/out.onnx.data" ] ||
-		cmp -s "$W/cpu/out.onnx.data" "$W/cuda/out.onnx.data"
+		cmp -s "$W/cpu/out.onnx.data" "$W/$dev/out.onnx.data"
 }
 
-t "nvfp4-weights real: same bytes on cpu and cuda (generated, external data)" \
-	same nvfp4-real "$W/nv.onnx" -p "$W/real.ini"
-t "nvfp4-weights fake + rotate_back: same bytes (generated)" \
-	same nvfp4-fake "$W/nv.onnx" -p "$W/fake.ini"
-t "fp8-mha: FP8 codes stored transposed, same bytes (generated)" \
-	same fp8 "$W/f8.onnx" --passes fp8-mha
-t "hadamard-rotate: same bytes (generated)" \
-	same had "$W/nv.onnx" --passes hadamard-rotate
-t "nvfp4-weights real: same bytes (torch GQA export, FLOAT16)" \
-	same nvfp4-gqa "$M/gqa_fp16.onnx" -p "$W/real.ini"
-t "fp8-mha: same bytes (torch GPT-2 export with FP8 Q/DQ)" \
-	same fp8-gpt2 "$M/gpt2_fp8_std.onnx" --passes fp8-mha
-t "hadamard-rotate: same bytes (torch ViT export)" \
-	same had-vit "$M/vit_sdpa.onnx" --passes hadamard-rotate
+# ---- a CUDA module whose calls fail ----
+fake="$top_builddir/tests/.libs/kernels-fake-cuda.so"
+if QOPT_CUDA_MODULE=$fake "$QOPT" --device cuda "$W/m.onnx" \
+	-o "$W/probe.onnx" 2>"$W/err"; then
+	fk=
+else
+	fk=" # SKIP $(head -n 1 "$W/err")"
+fi
+# fsame MODEL QOPT-ARGS...: same() with the fake module answering $fmode.
+fsame() {
+	(export QOPT_CUDA_MODULE="$fake" FAKE_CUDA="$fmode"
+	 same cuda-fake "$@")
+}
+# ftest DESCRIPTION MODE MODEL QOPT-ARGS...
+ftest() {
+	fdesc=$1 fmode=$2
+	shift 2
+	if [ -n "$fk" ]; then
+		ok 0 "$fdesc$fk"
+		return
+	fi
+	t "$fdesc" fsame "$@"
+}
+ftest "fake module, every call fails: nvfp4-weights' codes redone on the CPU, same bytes" \
+	call "$W/nv.onnx" -p "$W/real.ini"
+ftest "fake module, every call fails: fp8-mha's transposed codes redone on the CPU, same bytes" \
+	call "$W/f8.onnx" --passes fp8-mha
+ftest "fake module, the in-place Hadamard fails after writing: the rotation starts again on the CPU, same bytes" \
+	clobber "$W/nv.onnx" --passes hadamard-rotate
+if [ -n "$fk" ]; then
+	ok 0 "a module table without a kernel is refused, naming it$fk"
+else
+	(export FAKE_CUDA_TABLE=incomplete QOPT_CUDA_MODULE="$fake"
+	 "$QOPT" --device cuda "$W/m.onnx" -o "$W/inc.onnx" 2>"$W/err")
+	rc=$?
+	t "a module table without a kernel is refused, naming it (not called)" \
+		eval '[ $rc = 1 ] && has "CUDA is not available: CUDA module has no fp8_quantize kernel" "$W/err" && [ ! -e "$W/inc.onnx" ]'
+fi
+
+# ---- the GPU ----
+run "$QOPT" --device cuda "$W/m.onnx" -o "$W/probe.onnx"
+gpu=
+[ $rc = 0 ] || gpu=" # SKIP no usable CUDA: $(head -n 1 "$W/err")"
+# gtest DESCRIPTION MODEL QOPT-ARGS...: same() on the real module.
+gtest() {
+	gdesc=$1
+	shift
+	if [ -n "$gpu" ]; then
+		ok 0 "$gdesc$gpu"
+		return
+	fi
+	t "$gdesc" same cuda "$@"
+}
+gtest "nvfp4-weights real: same bytes on cpu and cuda (generated, external data)" \
+	"$W/nv.onnx" -p "$W/real.ini"
+gtest "nvfp4-weights fake + rotate_back: same bytes (generated)" \
+	"$W/nv.onnx" -p "$W/fake.ini"
+gtest "fp8-mha: FP8 codes stored transposed, same bytes (generated)" \
+	"$W/f8.onnx" --passes fp8-mha
+gtest "hadamard-rotate: same bytes (generated)" \
+	"$W/nv.onnx" --passes hadamard-rotate
+gtest "nvfp4-weights real: same bytes (torch GQA export, FLOAT16)" \
+	"$M/gqa_fp16.onnx" -p "$W/real.ini"
+gtest "fp8-mha: same bytes (torch GPT-2 export with FP8 Q/DQ)" \
+	"$M/gpt2_fp8_std.onnx" --passes fp8-mha
+gtest "hadamard-rotate: same bytes (torch ViT export)" \
+	"$M/vit_sdpa.onnx" --passes hadamard-rotate
 done_testing

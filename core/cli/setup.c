@@ -160,9 +160,27 @@ static qk_device pick_device(const struct pm_cli *c,
 	return (qk_device)qk_device_from_name(name);
 }
 
+/* Why CUDA cannot be used, as the kernels tell it (the module's own
+ * sentence: no driver, a refused table, no device), for the error. */
+static void cuda_reason(char *buf, size_t len)
+{
+	qk_ctx *k = qk_ctx_new(QK_DEVICE_CUDA, 1);
+	float one = 1.0f, a;
+
+	snprintf(buf, len, "not built in, or no device answers");
+	if (!k)
+		return;
+	if (qk_amax(k, QIR_FLOAT, &one, 1, &a) &&
+	    qk_ctx_stats(k)->fallback_reason[0])
+		snprintf(buf, len, "%s", qk_ctx_stats(k)->fallback_reason);
+	qk_ctx_free(k);
+}
+
 int cli_run_opts(const struct pm_cli *c,
 		      const struct pm_pipeline *pl, struct pm_run_opts *o)
 {
+	char why[160];
+
 	int dev = pick_device(c, pl);
 
 	memset(o, 0, sizeof(*o));
@@ -172,7 +190,9 @@ int cli_run_opts(const struct pm_cli *c,
 		return QOPT_EXIT_USAGE;
 	}
 	if (dev == QK_DEVICE_CUDA && !qk_cuda_available()) {
-		fprintf(stderr, "qopt: error: device cuda requested, but CUDA is not available (not built in, or no device answers)\n");
+		cuda_reason(why, sizeof(why));
+		fprintf(stderr, "qopt: error: device cuda requested, but CUDA is not available: %s\n",
+			why);
 		return QOPT_EXIT_FAIL;
 	}
 	o->device = (qk_device)dev;
