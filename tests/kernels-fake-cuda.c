@@ -141,27 +141,18 @@ static const struct qki_cuda_ops ops = {
 	.hadamard = hadamard,
 };
 
-/* FAKE_CUDA_TABLE=incomplete: the table without its FP8 quantizer,
- * which libqopt must refuse rather than call. */
-static const struct qki_cuda_ops incomplete = {
-	.abi = QK_CUDA_ABI,
-	.size = sizeof(struct qki_cuda_ops),
-	.init = init,
-	.last_error = last_error,
-	.convert = convert,
-	.amax = amax,
-	.amax_blocks = amax_blocks,
-	.fp8_dequantize = fp8_dequantize,
-	.nvfp4_quantize = nvfp4_quantize,
-	.nvfp4_dequantize = nvfp4_dequantize,
-	.hadamard = hadamard,
-};
-
 __attribute__((visibility("default")))
 const struct qki_cuda_ops *qki_cuda_module_entry(void);
 const struct qki_cuda_ops *qki_cuda_module_entry(void)
 {
+	/* FAKE_CUDA_TABLE=incomplete: the table without its FP8
+	 * quantizer, which libqopt must refuse rather than call. */
+	static struct qki_cuda_ops incomplete;
 	const char *t = getenv("FAKE_CUDA_TABLE");
 
-	return t && !strcmp(t, "incomplete") ? &incomplete : &ops;
+	if (!t || strcmp(t, "incomplete"))
+		return &ops;
+	incomplete = ops;
+	incomplete.fp8_quantize = NULL;
+	return &incomplete;
 }
