@@ -51,6 +51,7 @@ struct calib_args {
 	long random, seed;
 	const char *out;	/* -o, or the default beside the model */
 	int discard;		/* -o /dev/null */
+	int verbose;		/* -v: ONNX Runtime's own log shown too */
 };
 
 static int calib_usage(const char *msg, const char *arg)
@@ -64,7 +65,8 @@ static int calib_usage(const char *msg, const char *arg)
 	      "[--dim NAME=VALUE]... (smoke test only)\n"
 	      "  the pipeline whose passes say what to measure: -p FILE.ini or "
 	      "--passes LIST\n"
-	      "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n",
+	      "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n"
+	      "  -v: ONNX Runtime's own log too\n",
 	      stderr);
 	return QOPT_EXIT_USAGE;
 }
@@ -139,6 +141,7 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 		{ "load", required_argument, NULL, 'l' },
 		{ "plugin-dir", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **nd;
@@ -149,12 +152,13 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 	a->seed = 1;
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:o:p:L:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:o:p:L:hv", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'd': a->data = optarg; break;
 		case 'o': a->output = optarg; break;
 		case 'p': a->pipeline_file = optarg; break;
 		case 'S': a->passes = optarg; break;
+		case 'v': a->verbose = 1; break;
 		case 'l':
 		case 'L':
 			if (add_arg(ch == 'l' ? &a->loads : &a->plugin_dirs,
@@ -413,7 +417,7 @@ static int write_job(const char *path, const struct calib_args *a,
 	pm_json_str(f, result);
 	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"percentile\": %.17g,\n"
 		" \"verbose\": %d,\n", (unsigned long long)hash, a->percentile,
-		pm_msg_level(a->s) >= QOPT_LOG_DEBUG);
+		a->verbose);
 	if (a->data) {
 		fprintf(f, " \"data\": ");
 		pm_json_str(f, a->data);
