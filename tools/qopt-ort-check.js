@@ -208,8 +208,9 @@ class Stats {
 					cand: show(y[i]), diff: null };
 			if (numeric) {
 				const xo = Number(x[i]), yc = Number(y[i]);
-				// a difference a double cannot hold still counts
-				const d = Math.abs(xo - yc) || Number.MIN_VALUE;
+				// BigInt: the exact difference (2^60 + 1 - 2^60 is 1)
+				const d = Math.abs(typeof x[i] === 'bigint' ?
+					Number(x[i] - y[i]) : xo - yc);
 				this.maxAbs = Math.max(this.maxAbs, d);
 				this.maxRel = Math.max(this.maxRel, xo ? d / Math.abs(xo) : Infinity);
 				this.sdd += d * d;
