@@ -55,7 +55,7 @@ function parseArgs(argv) {
 		if (/^[+-]?(inf|infinity)$/i.test(v) && (k === '--atol' || k === '--rtol'))
 			fail(EXIT.USAGE, `${k} ${v}: an infinite tolerance checks nothing element-wise; use --stats-only with --min-cosine, --min-top1 or --max-rms-rel`);
 		if (v === '' || !(x >= 0) || !Number.isFinite(x))
-			fail(EXIT.USAGE, `${k} expects a finite number >= 0, got '${v}'`);
+			fail(EXIT.USAGE, `${k} expects a number >= 0, got '${v}'`);
 		return x;
 	};
 	for (let i = 0; i < argv.length; i++) {
@@ -389,12 +389,12 @@ async function main() {
 	} catch (e) {
 		fail(EXIT.NO_ORT, e.message);
 	}
-	const inputs = lib.modelInputs(a.files[0]);
-	if (!a.inputs)	// a misspelled --dim before ORT starts
-		a.shapes = lib.randomShapes(inputs, a.dims,
-			(msg) => process.stderr.write(`${ME}: note: ${msg}\n`));
 	const ref = await session(ort, a.files[0], a, EXIT.ORIGINAL, 'original');
 	const cand = await session(ort, a.files[1], a, EXIT.CANDIDATE, 'candidate');
+	const inputs = lib.modelInputs(a.files[0]);
+	if (!a.inputs)	// a misspelled --dim before any sample runs
+		a.shapes = lib.randomShapes(inputs, a.dims,
+			(msg) => process.stderr.write(`${ME}: note: ${msg}\n`));
 	const stats = ref.outputNames.map((n) => new Stats(n));
 	let n = 0;
 	for (const [where, feeds] of samples(ort, a, inputs)) {
