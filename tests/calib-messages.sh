@@ -21,7 +21,7 @@ export QOPT_NODE QOPT_CALIBRATE_ORT
 "$py" "$top_srcdir/tests/calib-messages.py" "$work" ||
 	{ echo "Bail out! calib-messages.py"; exit 1; }
 
-echo "1..12"
+echo "1..13"
 
 cal() { "$QOPT" calibrate "$@" >"$work/log" 2>&1; }
 # one_error: the log holds exactly one line, an error of qopt calibrate.
@@ -48,6 +48,13 @@ check $? "calibrate: ORT failing at run time: one line of qopt's, ORT's own log 
 	-o "$work/o.json" >"$work/log" 2>&1
 grep -q "\[E:onnxruntime" "$work/log" && [ "$(grep -c "qopt calibrate: error" "$work/log")" = 1 ]
 check $? "calibrate -v: ORT's log shown too"
+
+mkdir -p "$work/escfile/s"
+mkfifo "$work/escfile/s/x$esc[2J.npy"
+cal "$work/plain.onnx" --data "$work/escfile" -o "$work/o.json"
+[ $? = 1 ] && one_error && grep -qF 'x\x1b[2J.npy' "$work/log" &&
+	! grep -q "$esc" "$work/log"
+check $? "calibrate: a sample file name holding ESC is printed as \\x1b"
 
 cal "$work/two.onnx" --data "$work/disagree" -o "$work/o.json"
 [ $? = 1 ] && one_error &&

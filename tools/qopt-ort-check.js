@@ -389,6 +389,9 @@ async function main() {
 	} catch (e) {
 		fail(EXIT.NO_ORT, e.message);
 	}
+	// ORT's own log lines (coloured) would come before ours and say the
+	// same: its failures are reported below, one line each
+	ort.env.logLevel = 'fatal';
 	const ref = await session(ort, a.files[0], a, EXIT.ORIGINAL, 'original');
 	const cand = await session(ort, a.files[1], a, EXIT.CANDIDATE, 'candidate');
 	const inputs = lib.modelInputs(a.files[0]);

@@ -967,7 +967,11 @@ static int check_samples(const struct calib_args *a)
 	int rc = 0;
 
 	if (calib_samples_check(a->data, &s, why, sizeof(why)) < 0) {
-		fprintf(stderr, "qopt calibrate: error: %s\n", why);
+		char shown[sizeof(why)];
+
+		/* file names as every message shows them: no raw escapes */
+		qir_escape_text(shown, sizeof(shown), why);
+		fprintf(stderr, "qopt calibrate: error: %s\n", shown);
 		rc = QOPT_EXIT_FAIL;
 	}
 	for (i = 0; !rc && !a->discard && i < s.n; i++)
