@@ -22,6 +22,8 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/options.c \
 	core/manager/numfmt.h \
 	core/manager/numfmt.c \
+	core/manager/jsonstr.h \
+	core/manager/jsonstr.c \
 	core/manager/loader.c \
 	core/manager/plugin-symbols.c \
 	core/manager/alias.c \

@@ -4,8 +4,9 @@ TESTS += tests/calib.sh tests/calib-query.sh
 EXTRA_DIST += tests/calib.sh tests/calib-gen.py tests/calib-ort.js \
 	tests/calib-query.sh
 # calibrate under hostile input (issue 21)
-TESTS += tests/calib-hostile.sh
-EXTRA_DIST += tests/calib-hostile.sh tests/calib-hostile.py
+TESTS += tests/calib-hostile.sh tests/calib-messages.sh
+EXTRA_DIST += tests/calib-hostile.sh tests/calib-hostile.py \
+	tests/calib-messages.sh tests/calib-messages.py
 # the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
 # over random files.
 check_PROGRAMS += tests/calib-roundtrip

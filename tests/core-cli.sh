@@ -56,4 +56,15 @@ t "missing input: exit 1 naming it, no output" \
 run "$QOPT" dump
 t "dump without a model: exit 2" eval '[ $rc = 2 ]'
 
+# --stats-json stays JSON (UTF-8) whatever the input path holds: bytes
+# that are not UTF-8 as \udcXX, as in the calibration file (issue 28).
+odd=$(printf '%s/odd\377\033.onnx' "$W")
+cp "$W/m.onnx" "$odd"
+run "$QOPT" --passes cast-fold "$odd" -o "$W/odd-out.onnx" --stats-json "$W/odd.json"
+t "--stats-json with an input path that is not UTF-8: valid UTF-8 JSON, the path byte-exact" \
+	eval '[ $rc = 0 ] && /usr/bin/python3 -c "
+import json, os, sys
+d = json.load(open(sys.argv[1], encoding=\"utf-8\"))
+sys.exit(d[\"input\"].encode(\"utf-8\", \"surrogateescape\") != os.fsencode(sys.argv[2]))" "$W/odd.json" "$odd"'
+
 done_testing

@@ -90,12 +90,12 @@ tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 TESTS += tests/core-unit tests/core-session tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
-	tests/core-alias.sh
+	tests/core-alias.sh tests/core-ortcheck-compare.sh
 dist_check_SCRIPTS += tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
-	tests/core-alias.sh
-EXTRA_DIST += tests/core-lib.sh
+	tests/core-alias.sh tests/core-ortcheck-compare.sh
+EXTRA_DIST += tests/core-lib.sh tests/ortcheck-gen.py
 EXTRA_DIST += plugins/example/Makefile plugins/example/example-rename.c
 
 # `make install` relinks the built-in passes in place (libtool), which

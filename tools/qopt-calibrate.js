@@ -23,15 +23,25 @@ const fs = require('fs');
 const path = require('path');
 
 const ME = 'qopt calibrate';
-
-function die(msg) {
-	process.stderr.write(`${ME}: error: ${msg}\n`);
-	process.exit(1);
-}
+// The exit status that says "the error is said": qopt adds no line of
+// its own (core/cli/cmd-calibrate.c, SCRIPT_SAID).
+const EXIT_SAID = 3;
 
 // The sample readers and ORT discovery it shares with qopt-ort-check,
 // installed beside this script (tools/ in the source tree).
 const lib = require(path.join(__dirname, 'qopt-ort-lib.js'));
+
+// One error line, names and file names escaped as qopt escapes them
+// (control bytes and what is not UTF-8 as \xNN): a tensor name holding
+// terminal escapes must not reach the terminal.
+function die(msg) {
+	process.stderr.write(`${ME}: error: ${lib.escapeText(msg)}\n`);
+	process.exit(EXIT_SAID);
+}
+
+function warn(msg) {
+	process.stderr.write(`${ME}: warning: ${lib.escapeText(msg)}\n`);
+}
 
 // lib's readers throw InputError naming the file: calibrate's error.
 function readSample(ort, dir, inputs) {
@@ -47,25 +57,29 @@ function readSample(ort, dir, inputs) {
 function* samples(ort, job) {
 	if (job.random) {
 		const rnd = lib.mulberry32(job.seed);
+		const shapes = randomShapes(job);
 		for (let s = 0; s < job.random; s++) {
 			const feeds = {};
-			for (const inp of job.inputs) {
-				const dims = (inp.dims || []).map((d) => {
-					if (typeof d === 'number')
-						return d;
-					if (typeof d === 'string' && d in job.dims)
-						return job.dims[d];
-					die(`input '${inp.name}': dimension '${d === null ? '?' : d}' is not fixed; give --dim ${d === null ? 'NAME' : d}=VALUE`);
-				});
-				feeds[inp.name] = lib.randomTensor(ort,
-					{ name: inp.name, elem: inp.elem, dims }, rnd);
-			}
+			for (const inp of shapes)
+				feeds[inp.name] = lib.randomTensor(ort, inp, rnd);
 			yield [`random sample ${s}`, feeds];
 		}
 		return;
 	}
 	for (const d of lib.sampleDirs(job.data))
 		yield [d, null];
+}
+
+// qopt-ort-check's rule (lib.randomShapes): an unknown --dim name is
+// an error, a symbolic dim not given is 1 with a warning.
+function randomShapes(job) {
+	try {
+		return lib.randomShapes(job.inputs, job.dims, warn);
+	} catch (e) {
+		if (e instanceof lib.InputError)
+			die(e.message);
+		throw e;
+	}
 }
 
 // A folder (through symlinks); a dangling link is none.
@@ -149,19 +163,27 @@ async function main() {
 		die(`${process.argv[2]}: not a job file of qopt calibrate: ${e.message}`);
 	}
 	const ort = lib.loadOrt();
+	if (job.random)	// --dim checked before ORT starts
+		randomShapes(job);
+	// ORT's own log lines (coloured, before ours) only with qopt -v: its
+	// failures reach the user as one error line below
+	const quiet = !job.verbose;
+	ort.env.logLevel = quiet ? 'fatal' : 'warning';
 	let sess;
 	try {
 		sess = await ort.InferenceSession.create(job.probe,
-			{ graphOptimizationLevel: 'basic' });
+			{ graphOptimizationLevel: 'basic',
+			  logSeverityLevel: quiet ? 4 : 2 });
 	} catch (e) {
-		die(`${job.model}: ONNX Runtime cannot load it: ${e.message}`);
+		die(`${job.model}: ONNX Runtime cannot load it: ${firstLine(e)}` +
+			(lib.hasFp4(job.probe) ? `; ${lib.FP4_HINT}` : ''));
 	}
 	const keep = job.percentile < 100;
 	const ranges = job.tensors.map(() => new Range(keep));
 	const inputNames = new Set(job.inputs.map((i) => i.name));
 	const total = countSamples(job);
 	if (job.random)
-		process.stderr.write(`${ME}: warning: ${job.random} seeded random samples (seed ${job.seed}): a smoke test only, not a calibration\n`);
+		warn(`${job.random} seeded random samples (seed ${job.seed}): a smoke test only, not a calibration`);
 	let n = 0;
 	for (let [where, feeds] of samples(ort, job)) {
 		if (!feeds)
@@ -170,7 +192,7 @@ async function main() {
 		try {
 			out = await sess.run(feeds);
 		} catch (e) {
-			die(`${where}: ONNX Runtime cannot run the model: ${e.message}`);
+			die(`${where}: ONNX Runtime cannot run the model: ${firstLine(e)}`);
 		}
 		for (const [k, spec] of job.tensors.entries()) {
 			// by index: a name that is not UTF-8 reaches us mangled
@@ -194,6 +216,10 @@ async function main() {
 	} catch (e) {
 		die(`${job.result}: ${e.message}`);
 	}
+}
+
+function firstLine(e) {
+	return String(e && e.message || e).split('\n')[0];
 }
 
 // Whatever escaped the checks above: its message, not a stack trace.

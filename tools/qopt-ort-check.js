@@ -21,9 +21,15 @@ const USAGE = `usage: qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [options]
                       (the layouts qopt calibrate reads)
   --random N          N seeded random samples (default 1 without --inputs)
   --seed S            random seed (default 1)
-  --dim NAME=VALUE    a symbolic input dimension for random samples (else 1)
+  --dim NAME=VALUE    a symbolic input dimension for random samples (one
+                      not given is 1, said on stderr; a NAME the model
+                      has not is an error)
   --rtol R --atol A   every element: |cand - orig| <= A + R * |orig|
-                      (default rtol 1e-3, atol 1e-4)
+                      (default rtol 1e-3, atol 1e-4; float outputs; others
+                      must be equal)
+  --stats-only        no element-wise check: pass on the --min-cosine,
+                      --min-top1 and --max-rms-rel bounds alone (at least
+                      one needed); for pipelines with a lossy pass
   --min-cosine C      also fail an output whose cosine similarity is below C
   --min-top1 F        also fail an output whose top-1 agreement is below F
   --max-rms-rel E     also fail an output whose RMS relative error is above E
@@ -43,10 +49,12 @@ function fail(status, msg) {
 function parseArgs(argv) {
 	const a = { files: [], rtol: 1e-3, atol: 1e-4, inputs: null, random: 0,
 		seed: 1, dims: {}, opt: 'basic', json: false, minCosine: null,
-		minTop1: null, maxRmsRel: null };
+		minTop1: null, maxRmsRel: null, statsOnly: false, dimSeen: false };
 	const num = (k, v) => {
 		const x = Number(v);
-		if (v === '' || !(x >= 0))
+		if (/^[+-]?(inf|infinity)$/i.test(v) && (k === '--atol' || k === '--rtol'))
+			fail(EXIT.USAGE, `${k} ${v}: an infinite tolerance checks nothing element-wise; use --stats-only with --min-cosine, --min-top1 or --max-rms-rel`);
+		if (v === '' || !(x >= 0) || !Number.isFinite(x))
 			fail(EXIT.USAGE, `${k} expects a number >= 0, got '${v}'`);
 		return x;
 	};
@@ -76,6 +84,8 @@ function parseArgs(argv) {
 			a.seed = num(k, next());
 		else if (k === '--json')
 			a.json = true;
+		else if (k === '--stats-only')
+			a.statsOnly = true;
 		else if (k === '--opt-level') {
 			a.opt = next();
 			if (!['disabled', 'basic', 'extended', 'all'].includes(a.opt))
@@ -85,6 +95,7 @@ function parseArgs(argv) {
 			if (!m)
 				fail(EXIT.USAGE, '--dim expects NAME=VALUE');
 			a.dims[m[1]] = Number(m[2]);
+			a.dimSeen = true;
 		} else if (k === '-h' || k === '--help') {
 			process.stdout.write(USAGE);
 			process.exit(0);
@@ -99,6 +110,11 @@ function parseArgs(argv) {
 		fail(EXIT.USAGE, '--min-cosine expects a number in [-1, 1]');
 	if (a.inputs && a.random)
 		fail(EXIT.USAGE, '--inputs and --random exclude each other');
+	if (a.inputs && a.dimSeen)
+		fail(EXIT.USAGE, '--dim belongs to random samples; with --inputs the samples give the sizes');
+	if (a.statsOnly && a.minCosine === null && a.minTop1 === null &&
+	    a.maxRmsRel === null)
+		fail(EXIT.USAGE, '--stats-only needs a bound: --min-cosine, --min-top1 or --max-rms-rel');
 	if (!a.inputs && !a.random)
 		a.random = 1;
 	return a;
@@ -114,22 +130,25 @@ function* samples(ort, a, inputs) {
 	const rnd = lib.mulberry32(a.seed);
 	for (let s = 0; s < a.random; s++) {
 		const feeds = {};
-		for (const inp of inputs)
-			feeds[inp.name] = lib.randomTensor(ort,
-				{ name: inp.name, elem: inp.elem,
-				  dims: lib.fixDims(inp, a.dims) }, rnd);
+		for (const inp of a.shapes)
+			feeds[inp.name] = lib.randomTensor(ort, inp, rnd);
 		yield [`random sample ${s} (seed ${a.seed})`, feeds];
 	}
 }
+
+// Outputs compared with the tolerances; every other type (integers,
+// bool, string) must be equal element for element.
+const FLOAT_TYPES = new Set(['float32', 'float64', 'float16', 'bfloat16']);
 
 // Running sums for one output over every sample.
 class Stats {
 	constructor(name) {
 		this.name = name;
-		this.shape = null;
+		this.shapes = [];	// each distinct shape, in order seen
 		this.type = null;
 		this.n = 0;
 		this.outside = 0;
+		this.special = 0;	// Inf/NaN on one side, not the same on the other
 		this.maxAbs = 0;
 		this.maxRel = 0;
 		this.sdd = 0;	// sum of squared differences
@@ -149,19 +168,81 @@ class Stats {
 			this.problem = 'missing from the candidate';
 			return;
 		}
+		if (o.type !== c.type) {
+			this.problem = `${where}: type ${c.type} differs from ${o.type}`;
+			return;
+		}
 		if (o.dims.join(',') !== c.dims.join(',')) {
 			this.problem = `${where}: shape [${c.dims}] differs from [${o.dims}]`;
 			return;
 		}
-		this.shape = o.dims;
+		if (!this.shapes.some((d) => d.join(',') === o.dims.join(',')))
+			this.shapes.push(o.dims.slice());
 		this.type = o.type;
-		const x = lib.asNumbers(o), y = lib.asNumbers(c);
+		if (FLOAT_TYPES.has(o.type)) {
+			const x = lib.asNumbers(o), y = lib.asNumbers(c);
+			this.addFloat(x, y, a, where);
+			this.addTop1(o, x, y);
+		} else {
+			this.addExact(o.data, c.data, where);
+		}
+	}
+
+	// Strings, bools and integers (BigInt for 64 bits) compared as they
+	// are: no conversion to double loses a difference.
+	addExact(x, y, where) {
+		const numeric = typeof x[0] === 'number' || typeof x[0] === 'bigint';
+		for (let i = 0; i < x.length; i++) {
+			if (x[i] === y[i]) {
+				if (numeric) {
+					const v = Number(x[i]);
+					this.soo += v * v;
+					this.scc += v * v;
+					this.soc += v * v;
+				}
+				continue;
+			}
+			this.outside++;
+			if (!this.worst)
+				this.worst = { where, index: i, orig: show(x[i]),
+					cand: show(y[i]), diff: null };
+			if (numeric) {
+				const xo = Number(x[i]), yc = Number(y[i]);
+				// BigInt: the exact difference (2^60 + 1 - 2^60 is 1)
+				const d = Math.abs(typeof x[i] === 'bigint' ?
+					Number(x[i] - y[i]) : xo - yc);
+				this.maxAbs = Math.max(this.maxAbs, d);
+				this.maxRel = Math.max(this.maxRel, xo ? d / Math.abs(xo) : Infinity);
+				this.sdd += d * d;
+				this.soo += xo * xo;
+				this.scc += yc * yc;
+				this.soc += xo * yc;
+			}
+		}
+		this.n += x.length;
+	}
+
+	addFloat(x, y, a, where) {
 		for (let i = 0; i < x.length; i++) {
 			const xo = x[i], yc = y[i];
-			if (Number.isNaN(xo) && Number.isNaN(yc))
+			// NaN on both sides, or the same infinity: equal, and kept
+			// out of the sums (Inf - Inf is NaN)
+			if ((Number.isNaN(xo) && Number.isNaN(yc)) ||
+			    (xo === yc && !Number.isFinite(xo)))
 				continue;
+			if (!Number.isFinite(xo) || !Number.isFinite(yc)) {
+				// Inf or NaN against anything else: a mismatch in
+				// every mode, kept out of the sums too
+				this.special++;
+				this.outside++;
+				if (!this.worst || this.worst.diff !== Infinity)
+					this.worst = { where, index: i, orig: xo, cand: yc,
+						diff: Infinity };
+				this.maxAbs = this.maxRel = Infinity;
+				continue;
+			}
 			const d = Math.abs(xo - yc);
-			const within = d <= a.atol + a.rtol * Math.abs(xo);
+			const within = a.statsOnly || d <= a.atol + a.rtol * Math.abs(xo);
 			if (!within) {
 				this.outside++;
 				if (!this.worst || !(d <= this.worst.diff))
@@ -178,7 +259,6 @@ class Stats {
 			this.soc += xo * yc;
 		}
 		this.n += x.length;
-		this.addTop1(o, x, y);
 	}
 
 	// Top-1 agreement along the last axis, for float outputs whose last
@@ -202,34 +282,47 @@ class Stats {
 	}
 
 	result(a) {
-		const r = { name: this.name, shape: this.shape, type: this.type,
-			elements: this.n };
+		// one shape, or every distinct one (samples of several sizes)
+		const r = { name: this.name,
+			shape: this.shapes.length === 1 ? this.shapes[0] : null,
+			shapes: this.shapes, type: this.type, elements: this.n };
 		if (this.problem)
 			return Object.assign(r, { pass: false, problem: this.problem });
 		const ratio = (p, q) => q > 0 ? p / q : p > 0 ? Infinity : 0;
-		r.max_abs = this.maxAbs;
-		r.max_rel = this.maxRel;
-		r.rms_rel = Math.sqrt(ratio(this.sdd, this.soo));
-		r.cosine = this.soo > 0 && this.scc > 0 ?
+		// strings have no distance: only equal or not
+		const text = this.type === 'string';
+		r.max_abs = text ? null : this.maxAbs;
+		r.max_rel = text ? null : this.maxRel;
+		r.rms_rel = text ? null : Math.sqrt(ratio(this.sdd, this.soo));
+		r.cosine = text ? null : this.soo > 0 && this.scc > 0 ?
 			this.soc / Math.sqrt(this.soo * this.scc) :
 			this.soo === this.scc ? 1 : 0;
 		r.top1 = this.rows ? this.top1 / this.rows : null;
 		r.outside = this.outside;
 		r.worst = this.worst;
 		const why = [];
-		if (this.outside)
-			why.push(`${this.outside} of ${this.n} elements outside atol ${a.atol} + rtol ${a.rtol}`);
-		if (a.minCosine !== null && !(r.cosine >= a.minCosine))
+		if (this.special)
+			why.push(`${this.special} of ${this.n} elements Inf or NaN on one side only (or Inf of the other sign)`);
+		if (this.outside > this.special)
+			why.push(FLOAT_TYPES.has(this.type) ?
+				`${this.outside - this.special} of ${this.n} elements outside atol ${a.atol} + rtol ${a.rtol}` :
+				`${this.outside} of ${this.n} elements differ (${this.type}: compared exactly)`);
+		if (a.minCosine !== null && r.cosine !== null && !(r.cosine >= a.minCosine))
 			why.push(`cosine ${fmt(r.cosine, 6)} below ${a.minCosine}`);
 		if (a.minTop1 !== null && r.top1 !== null && !(r.top1 >= a.minTop1))
 			why.push(`top-1 ${fmt(r.top1, 4)} below ${a.minTop1}`);
-		if (a.maxRmsRel !== null && !(r.rms_rel <= a.maxRmsRel))
+		if (a.maxRmsRel !== null && r.rms_rel !== null && !(r.rms_rel <= a.maxRmsRel))
 			why.push(`RMS relative error ${fmt(r.rms_rel)} above ${a.maxRmsRel}`);
 		r.pass = why.length === 0;
 		if (why.length)
 			r.problem = why.join('; ');
 		return r;
 	}
+}
+
+// An element of an exactly compared output, for the report.
+function show(v) {
+	return typeof v === 'string' ? JSON.stringify(v) : String(v);
 }
 
 function fmt(v, digits) {
@@ -243,8 +336,8 @@ function fmt(v, digits) {
 function table(rep) {
 	const head = ['output', 'shape', 'max abs', 'max rel', 'rms rel',
 		'cosine', 'top-1', 'outside', 'result'];
-	const rows = rep.outputs.map((o) => [o.name,
-		o.shape ? `[${o.shape.join(',')}]` : '-',
+	const rows = rep.outputs.map((o) => [lib.escapeText(o.name),
+		o.shapes.length ? o.shapes.map((d) => `[${d.join(',')}]`).join(' ') : '-',
 		fmt(o.max_abs), fmt(o.max_rel), fmt(o.rms_rel), fmt(o.cosine, 6),
 		fmt(o.top1, 4), o.outside === undefined ? '-' : `${o.outside}/${o.elements}`,
 		o.pass ? 'PASS' : 'FAIL']);
@@ -255,12 +348,14 @@ function table(rep) {
 	for (const o of rep.outputs) {
 		if (!o.problem)
 			continue;
-		out.push(`${o.name}: ${o.problem}`);
+		const name = lib.escapeText(o.name);
+		out.push(`${name}: ${lib.escapeText(o.problem)}`);
 		if (o.worst)
-			out.push(`${o.name}: worst element ${o.worst.index} of ${o.worst.where}: ${o.worst.cand} vs ${o.worst.orig} (|diff| ${fmt(o.worst.diff)})`);
+			out.push(`${name}: ${o.worst.diff === null ? 'first differing' : 'worst'} element ${o.worst.index} of ${lib.escapeText(o.worst.where)}: ${lib.escapeText(o.worst.cand)} vs ${lib.escapeText(o.worst.orig)}${o.worst.diff === null ? '' : ` (|diff| ${fmt(o.worst.diff)})`}`);
 	}
 	const bad = rep.outputs.filter((o) => !o.pass).length;
-	out.push(`tolerance: |cand - orig| <= ${rep.atol} + ${rep.rtol} * |orig|; ` +
+	out.push((rep.stats_only ? 'statistics only (no element-wise tolerance); ' :
+		`tolerance: |cand - orig| <= ${rep.atol} + ${rep.rtol} * |orig|; `) +
 		(bad ? `FAIL: ${bad} of ${rep.outputs.length} outputs` : `PASS: all ${rep.outputs.length} outputs`));
 	return out.join('\n') + '\n';
 }
@@ -268,9 +363,10 @@ function table(rep) {
 async function session(ort, file, a, status, what) {
 	try {
 		return await ort.InferenceSession.create(file,
-			{ graphOptimizationLevel: a.opt });
+			{ graphOptimizationLevel: a.opt, logSeverityLevel: 4 });
 	} catch (e) {
-		fail(status, `${file}: ONNX Runtime cannot load the ${what}: ${e.message.split('\n')[0]}`);
+		fail(status, `${lib.escapeText(file)}: ONNX Runtime cannot load the ${what}: ${lib.escapeText(e.message.split('\n')[0])}` +
+			(lib.hasFp4(file) ? `; ${lib.FP4_HINT}` : ''));
 	}
 }
 
@@ -278,7 +374,7 @@ async function run(sess, feeds, file, where, status, what) {
 	try {
 		return await sess.run(feeds);
 	} catch (e) {
-		fail(status, `${file}: ONNX Runtime cannot run the ${what} on ${where}: ${e.message.split('\n')[0]}`);
+		fail(status, `${lib.escapeText(file)}: ONNX Runtime cannot run the ${what} on ${lib.escapeText(where)}: ${lib.escapeText(e.message.split('\n')[0])}`);
 	}
 }
 
@@ -293,9 +389,15 @@ async function main() {
 	} catch (e) {
 		fail(EXIT.NO_ORT, e.message);
 	}
+	// ORT's own log lines (coloured) would come before ours and say the
+	// same: its failures are reported below, one line each
+	ort.env.logLevel = 'fatal';
 	const ref = await session(ort, a.files[0], a, EXIT.ORIGINAL, 'original');
 	const cand = await session(ort, a.files[1], a, EXIT.CANDIDATE, 'candidate');
 	const inputs = lib.modelInputs(a.files[0]);
+	if (!a.inputs)	// a misspelled --dim before any sample runs
+		a.shapes = lib.randomShapes(inputs, a.dims,
+			(msg) => process.stderr.write(`${ME}: note: ${msg}\n`));
 	const stats = ref.outputNames.map((n) => new Stats(n));
 	let n = 0;
 	for (const [where, feeds] of samples(ort, a, inputs)) {
@@ -307,7 +409,7 @@ async function main() {
 	}
 	const rep = { original: a.files[0], candidate: a.files[1], samples: n,
 		source: a.inputs || `random, seed ${a.seed}`, opt_level: a.opt,
-		rtol: a.rtol, atol: a.atol, outputs: stats.map((s) => s.result(a)) };
+		rtol: a.rtol, atol: a.atol, stats_only: a.statsOnly, outputs: stats.map((s) => s.result(a)) };
 	rep.pass = rep.outputs.every((o) => o.pass);
 	if (a.json)
 		process.stdout.write(JSON.stringify(rep, (k, v) =>
@@ -318,4 +420,4 @@ async function main() {
 }
 
 main().catch((e) => fail(EXIT.USAGE, e instanceof lib.InputError ?
-	e.message : e.stack || String(e)));
+	lib.escapeText(e.message) : e.stack || String(e)));

@@ -226,11 +226,115 @@ function randomTensor(ort, inp, rnd) {
 	return new ort.Tensor(t[0], data, inp.dims);
 }
 
-// Concrete dims for random data: symbolic ones from dimOverride, the
-// rest (and unknown ones) 1.
-function fixDims(inp, dimOverride) {
-	return (inp.dims || []).map((d) => typeof d === 'number' ? d :
-		typeof d === 'string' && d in dimOverride ? dimOverride[d] : 1);
+// The symbolic dimension names of the inputs, sorted.
+function symbolicDims(inputs) {
+	const names = new Set();
+	for (const inp of inputs)
+		for (const d of inp.dims || [])
+			if (typeof d === 'string')
+				names.add(d);
+	return [...names].sort();
+}
+
+// Sizes for random samples; qopt-ort-check and qopt calibrate --random
+// share the rule. --dim NAME=VALUE for a NAME no input has is an error
+// naming the model's symbolic dims (a misspelled name must not go
+// unnoticed). A symbolic dim not given, and an axis with neither a size
+// nor a name, is 1, said through note() (one line naming them and how
+// to set them). Returns inputs with every dim a number: [{name, elem,
+// dims}].
+function randomShapes(inputs, dimOverride, note) {
+	const known = symbolicDims(inputs);
+	const list = known.length ? known.map((d) => `'${escapeText(d)}'`).join(', ') :
+		'none: every input shape is fixed';
+	for (const d of Object.keys(dimOverride))
+		if (!known.includes(d))
+			throw new InputError(`--dim ${escapeText(d)}: the model has no input dimension '${escapeText(d)}' (its symbolic dimensions: ${list})`);
+	const unset = known.filter((d) => !(d in dimOverride));
+	const unnamed = [];
+	const shapes = inputs.map((inp) => ({ name: inp.name, elem: inp.elem,
+		dims: (inp.dims || []).map((d, k) => {
+			if (typeof d === 'number')
+				return d;
+			if (typeof d === 'string')
+				return d in dimOverride ? dimOverride[d] : 1;
+			unnamed.push(`axis ${k} of input '${escapeText(inp.name)}'`);
+			return 1;
+		}) }));
+	if (note && unset.length)
+		note(`symbolic dimension${unset.length > 1 ? 's' : ''} ${unset.map((d) => `'${escapeText(d)}'`).join(', ')} not set: 1 used (set ${unset.length > 1 ? 'them' : 'it'} with ${unset.map((d) => `--dim ${escapeText(d)}=VALUE`).join(' ')})`);
+	if (note && unnamed.length)
+		note(`${unnamed.join(', ')}: no size and no name in the model: 1 used`);
+	return shapes;
+}
+
+// Text taken from a model or a file name, for a message: control
+// bytes (C0, DEL, C1) and what is not UTF-8 become \\xNN, as qopt's
+// qir_escape_text() does. s: a Buffer (the exact bytes) or a string; in
+// a string a lone surrogate U+DC80..U+DCFF is the byte 80..FF that was
+// not UTF-8 (qopt writes such bytes so in the job file, the scheme
+// Python calls surrogateescape).
+function escapeText(s) {
+	if (Buffer.isBuffer(s))
+		return escapeBytes(s);
+	s = String(s);
+	let out = '', seg = 0;
+	for (let i = 0; i < s.length; i++) {
+		const c = s.charCodeAt(i);
+		const hi = i > 0 ? s.charCodeAt(i - 1) : 0;
+		if (c >= 0xdc80 && c <= 0xdcff && !(hi >= 0xd800 && hi < 0xdc00)) {
+			out += escapeBytes(Buffer.from(s.slice(seg, i), 'utf8')) +
+				`\\x${(c - 0xdc00).toString(16)}`;
+			seg = i + 1;
+		}
+	}
+	return out + escapeBytes(Buffer.from(s.slice(seg), 'utf8'));
+}
+
+function escapeBytes(b) {
+	let out = '';
+	for (let i = 0; i < b.length;) {
+		const n = utf8Len(b, i);
+		if (n === 0) {
+			out += `\\x${b[i].toString(16).padStart(2, '0')}`;
+			i++;
+			continue;
+		}
+		const cp = n === 1 ? b[i] : n === 2 ? ((b[i] & 0x1f) << 6) | (b[i + 1] & 0x3f) : -1;
+		if (cp >= 0 && (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))) {
+			for (let k = 0; k < n; k++)
+				out += `\\x${b[i + k].toString(16).padStart(2, '0')}`;
+		} else {
+			out += b.toString('utf8', i, i + n);
+		}
+		i += n;
+	}
+	return out;
+}
+
+// Length of the valid UTF-8 sequence at b[i] (1..4), or 0.
+function utf8Len(b, i) {
+	const c = b[i];
+	let n, cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		[n, cp] = [2, c & 0x1f];
+	else if (c >= 0xe0 && c <= 0xef)
+		[n, cp] = [3, c & 0x0f];
+	else if (c >= 0xf0 && c <= 0xf4)
+		[n, cp] = [4, c & 0x07];
+	else
+		return 0;
+	for (let k = 1; k < n; k++) {
+		if (i + k >= b.length || (b[i + k] & 0xc0) !== 0x80)
+			return 0;
+		cp = (cp << 6) | (b[i + k] & 0x3f);
+	}
+	if ((n === 3 && cp < 0x800) || (n === 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp < 0xe000) || cp > 0x10ffff)
+		return 0;
+	return n;
 }
 
 // TensorProto: dims 1, data_type 2, float_data 4, int32_data 5,
@@ -445,8 +549,55 @@ function readSample(ort, dir, inputs) {
 	for (const i of inputs)
 		if (!(i.name in feeds))
 			throw new InputError(`${dir}: no data for input '${i.name}' (${i.dtype}${fmtDims(i.dims)})`);
+	checkSymbolicDims(dir, inputs, feeds);
 	return feeds;
 }
+
+// The inputs of one sample must agree on each symbolic dimension (two
+// inputs with axis 'seq' give it one value); else ORT fails deep in the
+// graph (a Reshape) without naming the sample.
+function checkSymbolicDims(dir, inputs, feeds) {
+	const seen = new Map();	// dim name -> [input name, value]
+	for (const inp of inputs) {
+		(inp.dims || []).forEach((d, k) => {
+			if (typeof d !== 'string')
+				return;
+			const v = feeds[inp.name].dims[k];
+			const first = seen.get(d);
+			if (!first)
+				seen.set(d, [inp.name, v]);
+			else if (first[1] !== v)
+				throw new InputError(`${dir}: inputs '${first[0]}' and '${inp.name}' disagree on dimension '${d}' (${first[1]} and ${v}); one sample gives each symbolic dimension one value`);
+		});
+	}
+}
+
+// 1 when an initializer of the model file holds FLOAT4E2M1 (type 23):
+// ONNX Runtime has no kernel for it, and a message should say so.
+function hasFp4(file) {
+	try {
+		const buf = fs.readFileSync(file);
+		for (const f of fields(buf)) {
+			if (f.num !== 7 || f.wire !== 2)
+				continue;
+			for (const g of fields(buf, f.s, f.e)) {
+				if (g.num !== 5 || g.wire !== 2)
+					continue;
+				for (const h of fields(buf, g.s, g.e))
+					if (h.num === 2 && h.wire === 0 && Number(h.v) === 23)
+						return true;
+			}
+		}
+	} catch (e) {
+		return false;
+	}
+	return false;
+}
+
+const FP4_HINT = 'ONNX Runtime has no kernel for FLOAT4E2M1 (FP4) tensors ' +
+	'(DequantizeLinear of FP4 weights); to check an NVFP4 pipeline in ORT, ' +
+	'run nvfp4-weights with mode=fake (FP32 weights holding the FP4-rounded ' +
+	'values, e.g. --passes nvfp4-weights:mode=fake)';
 
 // Any tensor's elements as plain numbers (float16 decoded).
 function asNumbers(t) {
@@ -466,6 +617,6 @@ function asNumbers(t) {
 }
 
 module.exports = { InputError, OrtMissing, DEFAULT_ORT_DIR, INSTALL_HINT,
-	loadOrt, modelInputs, fixDims, readTensorProto, readNpy, readSampleFile, randomTensor,
-	mulberry32, asNumbers, sampleDirs, readSample, fmtDims, TYPES,
+	loadOrt, modelInputs, symbolicDims, randomShapes, escapeText, readTensorProto, readNpy, readSampleFile, randomTensor,
+	mulberry32, asNumbers, sampleDirs, readSample, fmtDims, TYPES, hasFp4, FP4_HINT,
 	ELEM_NAMES, ORT_ELEM };

@@ -26,10 +26,6 @@ struct calib_doc {
  * Returns 0, or -1 with *bad == (size_t)-1 when a write failed. */
 int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad);
 
-/* s as a JSON string. Valid UTF-8 is copied; each byte that is not part
- * of valid UTF-8 is written as the lone surrogate \udcXX (XX the byte,
- * 80..ff), the scheme Python calls surrogateescape: no valid name can
- * produce one, so the reader restores the bytes exactly. */
-void calib_json_str(FILE *f, const char *s);
+/* Strings are written by pm_json_str() (manager/jsonstr.h). */
 
 #endif

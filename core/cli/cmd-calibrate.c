@@ -35,6 +35,7 @@
 #include <qopt/file.h>
 #include "cli/cli.h"
 #include "cli/calib-json.h"
+#include "manager/jsonstr.h"
 #include "cli/calib-samples.h"
 #include "cli/outpath.h"
 
@@ -50,6 +51,7 @@ struct calib_args {
 	long random, seed;
 	const char *out;	/* -o, or the default beside the model */
 	int discard;		/* -o /dev/null */
+	int verbose;		/* -v: ONNX Runtime's own log shown too */
 };
 
 static int calib_usage(const char *msg, const char *arg)
@@ -63,7 +65,8 @@ static int calib_usage(const char *msg, const char *arg)
 	      "[--dim NAME=VALUE]... (smoke test only)\n"
 	      "  the pipeline whose passes say what to measure: -p FILE.ini or "
 	      "--passes LIST\n"
-	      "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n",
+	      "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n"
+	      "  -v: ONNX Runtime's own log too\n",
 	      stderr);
 	return QOPT_EXIT_USAGE;
 }
@@ -138,6 +141,7 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 		{ "load", required_argument, NULL, 'l' },
 		{ "plugin-dir", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **nd;
@@ -148,12 +152,13 @@ static int calib_parse(struct calib_args *a, int argc, char **argv)
 	a->seed = 1;
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:o:p:L:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":d:o:p:L:hv", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'd': a->data = optarg; break;
 		case 'o': a->output = optarg; break;
 		case 'p': a->pipeline_file = optarg; break;
 		case 'S': a->passes = optarg; break;
+		case 'v': a->verbose = 1; break;
 		case 'l':
 		case 'L':
 			if (add_arg(ch == 'l' ? &a->loads : &a->plugin_dirs,
@@ -225,9 +230,9 @@ static void json_value_type(FILE *f, const qir_value *v)
 	int i;
 
 	fprintf(f, "{\"name\": ");
-	calib_json_str(f, v->name);
+	pm_json_str(f, v->name);
 	fprintf(f, ", \"elem\": %d, \"dtype\": ", v->dtype);
-	calib_json_str(f, v->dtype ? qir_dtype_name(v->dtype) : "UNDEFINED");
+	pm_json_str(f, v->dtype ? qir_dtype_name(v->dtype) : "UNDEFINED");
 	fprintf(f, ", \"dims\": ");
 	if (v->rank < 0) {
 		fprintf(f, "null}");
@@ -240,7 +245,7 @@ static void json_value_type(FILE *f, const qir_value *v)
 		if (v->dims[i].value >= 0)
 			fprintf(f, "%lld", (long long)v->dims[i].value);
 		else if (v->dims[i].param)
-			calib_json_str(f, v->dims[i].param);
+			pm_json_str(f, v->dims[i].param);
 		else
 			fputs("null", f);
 	}
@@ -405,16 +410,17 @@ static int write_job(const char *path, const struct calib_args *a,
 		return -1;
 	}
 	fprintf(f, "{\"model\": ");
-	calib_json_str(f, a->model);
+	pm_json_str(f, a->model);
 	fprintf(f, ",\n \"probe\": ");
-	calib_json_str(f, probe);
+	pm_json_str(f, probe);
 	fprintf(f, ",\n \"result\": ");
-	calib_json_str(f, result);
-	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"percentile\": %.17g,\n",
-		(unsigned long long)hash, a->percentile);
+	pm_json_str(f, result);
+	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"percentile\": %.17g,\n"
+		" \"verbose\": %d,\n", (unsigned long long)hash, a->percentile,
+		a->verbose);
 	if (a->data) {
 		fprintf(f, " \"data\": ");
-		calib_json_str(f, a->data);
+		pm_json_str(f, a->data);
 	} else {
 		fprintf(f, " \"random\": %ld, \"seed\": %ld, \"dims\": {",
 			a->random, a->seed);
@@ -425,7 +431,7 @@ static int write_job(const char *path, const struct calib_args *a,
 			snprintf(name, sizeof(name), "%.*s",
 				 (int)(eq - a->dims[i]), a->dims[i]);
 			fprintf(f, "%s", i ? ", " : "");
-			calib_json_str(f, name);
+			pm_json_str(f, name);
 			fprintf(f, ": %ld", strtol(eq + 1, NULL, 10));
 		}
 		fputc('}', f);
@@ -541,6 +547,11 @@ static void guard_folder(const char *dir, const char *const files[TMP_FILES])
 	stop_armed = 1;
 }
 
+/* The script's exit status after an error it printed itself (one
+ * line, names escaped): qopt adds nothing (tools/qopt-calibrate.js,
+ * EXIT_SAID). */
+#define SCRIPT_SAID 3
+
 /* How the script ended. */
 enum script_end { SCRIPT_OK, SCRIPT_FAILED, SCRIPT_INTERRUPTED };
 
@@ -605,7 +616,7 @@ static enum script_end run_script(const char *job)
 		fprintf(stderr, "qopt calibrate: error: %s %s ended by signal "
 			"%d; no calibration file written\n", node, script,
 			WTERMSIG(st));
-	else if (WEXITSTATUS(st) != 127)
+	else if (WEXITSTATUS(st) != 127 && WEXITSTATUS(st) != SCRIPT_SAID)
 		fprintf(stderr, "qopt calibrate: error: %s %s failed (exit "
 			"status %d); no calibration file written\n", node,
 			script, WEXITSTATUS(st));
@@ -671,7 +682,7 @@ static char *next_line(char **p)
 static int parse_result(char *text, qir_value **sel, size_t nsel,
 			double *amax, long *samples)
 {
-	char *p = text, *line, *end;
+	char *p = text, *line, *end, shown[1024];
 	size_t k;
 
 	line = next_line(&p);
@@ -685,11 +696,11 @@ static int parse_result(char *text, qir_value **sel, size_t nsel,
 		line = next_line(&p);
 		if (!line)
 			goto bad;
+		qir_escape_text(shown, sizeof(shown), sel[k]->name);
 		if (!strcmp(line, "none")) {
 			fprintf(stderr, "qopt calibrate: warning: tensor '%s' "
 				"held no element in any sample: amax 0 written "
-				"(fp8-mha leaves it unquantized)\n",
-				sel[k]->name);
+				"(fp8-mha leaves it unquantized)\n", shown);
 			amax[k] = 0;
 			continue;
 		}
@@ -699,7 +710,7 @@ static int parse_result(char *text, qir_value **sel, size_t nsel,
 			fprintf(stderr, "qopt calibrate: error: tensor '%s': "
 				"amax '%s' is not a finite number >= 0; a "
 				"calibration file cannot hold it\n",
-				sel[k]->name, line);
+				shown, line);
 			return -1;
 		}
 	}
@@ -762,9 +773,14 @@ static int write_output(const struct calib_args *a, uint64_t hash,
 			fprintf(stderr, "qopt calibrate: %s: error: cannot "
 				"write it\n", a->out);
 		else
+		{
+			char shown[1024];
+
+			qir_escape_text(shown, sizeof(shown), names[bad]);
 			fprintf(stderr, "qopt calibrate: error: tensor '%s': "
-				"amax %g cannot be written\n", names[bad],
+				"amax %g cannot be written\n", shown,
 				amax[bad]);
+		}
 		pm_outfile_abort(o);
 		goto out;
 	}
@@ -914,8 +930,11 @@ static int calibrate(const struct calib_args *a, qir_model *m)
 	for (i = 0; i < nsel; i++)
 		if (!sel[i]->is_input && !sel[i]->is_output &&
 		    qir_graph_add_output(m->graph, sel[i]) < 0) {
+			char shown[1024];
+
+			qir_escape_text(shown, sizeof(shown), sel[i]->name);
 			fprintf(stderr, "qopt calibrate: error: cannot expose "
-				"'%s' as an output\n", sel[i]->name);
+				"'%s' as an output\n", shown);
 			break;
 		}
 	if (nsel && i == nsel && run_probe(a, m, hash, sel, nsel) == 0)
@@ -948,7 +967,11 @@ static int check_samples(const struct calib_args *a)
 	int rc = 0;
 
 	if (calib_samples_check(a->data, &s, why, sizeof(why)) < 0) {
-		fprintf(stderr, "qopt calibrate: error: %s\n", why);
+		char shown[sizeof(why)];
+
+		/* file names as every message shows them: no raw escapes */
+		qir_escape_text(shown, sizeof(shown), why);
+		fprintf(stderr, "qopt calibrate: error: %s\n", shown);
 		rc = QOPT_EXIT_FAIL;
 	}
 	for (i = 0; !rc && !a->discard && i < s.n; i++)

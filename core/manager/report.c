@@ -10,6 +10,7 @@
 #include <string.h>
 #include <qopt/pass.h>
 #include "manager/core.h"
+#include "manager/jsonstr.h"
 
 /* "cast-fold" when the pass appears once, "cast-fold[2]" for its
  * second section. */
@@ -105,22 +106,6 @@ void pm_run_print_times(const struct pm_run *r, FILE *f)
 	time_row(f, total, total, "total");
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 char *pm_record_json(const char *kind, const qopt_field *fields, size_t n)
 {
 	char *buf = NULL;
@@ -130,15 +115,15 @@ char *pm_record_json(const char *kind, const qopt_field *fields, size_t n)
 	if (!f)
 		return NULL;
 	fprintf(f, "{\"kind\": ");
-	json_str(f, kind);
+	pm_json_str(f, kind);
 	for (i = 0; i < n; i++) {
 		if (!fields[i].key)
 			continue;
 		fprintf(f, ", ");
-		json_str(f, fields[i].key);
+		pm_json_str(f, fields[i].key);
 		fprintf(f, ": ");
 		if (fields[i].str)
-			json_str(f, fields[i].str);
+			pm_json_str(f, fields[i].str);
 		else if (isfinite(fields[i].num))
 			fprintf(f, "%.9g", fields[i].num);
 		else
@@ -158,10 +143,10 @@ static void json_stage(const struct pm_run *r, size_t i, FILE *f)
 	size_t j;
 
 	fprintf(f, "    {\"pass\": ");
-	json_str(f, r->pl->stages[i].name);
+	pm_json_str(f, r->pl->stages[i].name);
 	if (r->pl->stages[i].from) {
 		fprintf(f, ", \"from\": ");
-		json_str(f, r->pl->stages[i].from);
+		pm_json_str(f, r->pl->stages[i].from);
 	}
 	fprintf(f, ", \"index\": %zu, \"ran\": %s, \"changed\": %s, "
 		"\"seconds\": %.6f, \"warnings\": %u, \"rewrites\": %llu, "
@@ -172,7 +157,7 @@ static void json_stage(const struct pm_run *r, size_t i, FILE *f)
 		(unsigned long long)res->denied);
 	for (j = 0; j < res->ncounters; j++) {
 		fprintf(f, "%s", j ? ", " : "");
-		json_str(f, res->counters[j].name);
+		pm_json_str(f, res->counters[j].name);
 		fprintf(f, ": %lld", (long long)res->counters[j].value);
 	}
 	fprintf(f, "}, \"records\": [");
@@ -186,7 +171,7 @@ static void json_kernels(const struct pm_run *r, FILE *f)
 	const qk_stats *ks = qk_ctx_stats(r->kctx);
 
 	fprintf(f, "  \"kernels\": {\"device\": ");
-	json_str(f, qk_device_name(qk_ctx_device(r->kctx)));
+	pm_json_str(f, qk_device_name(qk_ctx_device(r->kctx)));
 	fprintf(f, ", \"cpu_calls\": %llu, \"cuda_calls\": %llu, "
 		"\"cuda_fallbacks\": %llu, \"bytes_in\": %llu, "
 		"\"fallback_reason\": ",
@@ -194,7 +179,7 @@ static void json_kernels(const struct pm_run *r, FILE *f)
 		(unsigned long long)ks->cuda_calls,
 		(unsigned long long)ks->cuda_fallbacks,
 		(unsigned long long)ks->bytes_in);
-	json_str(f, ks->fallback_reason);
+	pm_json_str(f, ks->fallback_reason);
 	fprintf(f, "},\n");
 }
 
@@ -209,9 +194,9 @@ pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
 	if (!o)
 		return NULL;
 	fprintf(f, "{\n  \"qopt_version\": ");
-	json_str(f, PACKAGE_VERSION);
+	pm_json_str(f, PACKAGE_VERSION);
 	fprintf(f, ",\n  \"input\": ");
-	json_str(f, input);
+	pm_json_str(f, input);
 	fprintf(f, ",\n  \"bisect_points\": %lld,\n",
 		(long long)r->counter);
 	json_kernels(r, f);
