@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "onnx/onnx_io.h"
+#include "file/mapfault.h"
 
 struct tensor_ref {
 	Onnx__TensorProto *tp;
@@ -989,6 +990,10 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	    check_data(ctx, w, ctx->err))
 		return -1;
 	rc = fio_atomic_sync(f, msg, sizeof(msg));
+	/* An input that shrank while read gave zeros for its bytes
+	 * (ir/file/mapfault.c): nothing made from it is committed. */
+	if (!rc)
+		rc = fio_map_check(msg, sizeof(msg));
 	if (rc)
 		return ir_fail_file(ctx->err, rc, msg);
 	lock = fio_dir_lock(dir, msg, sizeof(msg));
