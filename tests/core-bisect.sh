@@ -138,7 +138,7 @@ while [ "$p" -gt 1 ]; do
 done
 echo $$ >test.pid
 echo $p >qopt.pid.tmp && mv qopt.pid.tmp qopt.pid
-sleep 300
+exec sleep 300
 SH
 rm -f bg.pid test.pid qopt.pid
 "$QOPT" bisect $G -p p.ini m.onnx --test "sh slow.sh {}" -o slow 2>"$W/err" &
