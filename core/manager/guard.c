@@ -133,16 +133,22 @@ int pm_guard_files(const char *const *paths, size_t n)
 	sigset_t old;
 	int rc = 0;
 
+	if (n > STOP_FILES)
+		return -1;
 	hold_stops(&old);
 	for (size_t i = 0; i < STOP_FILES; i++) {
 		const char *p = i < n ? paths[i] : "";
 
-		if (i < n && strlen(p) >= sizeof(stop_files[i]))
-			rc = -1, p = "";
+		/* A path that does not fit is not removed (never a
+		 * truncated one, which could name another file). */
+		if (strlen(p) >= sizeof(stop_files[i])) {
+			rc = -1;
+			p = "";
+		}
 		snprintf(stop_files[i], sizeof(stop_files[i]), "%s", p);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return n > STOP_FILES ? -1 : rc;
+	return rc;
 }
 
 static void on_fatal(int sig)
