@@ -91,4 +91,85 @@ run "$QOPT" bisect $G -p q.ini m.onnx --test "'$CHECK' {}" -o q
 t "first bad rewrite right after its pass run" \
 	has "first bad point: (6) rewrite in pass run (5) t-corrupt: set z.1" "$W/out"
 
+# ---- failures that are not the test's (issue 28): exit 1 naming the file
+# The candidate cannot be written (its folder removed after the second
+# test run): a failure to write, not a usage error.
+cat >rmdir.sh <<'SH'
+#!/bin/sh
+echo run >>rm-runs
+"$CHECK" "$1"
+r=$?
+[ $(wc -l <rm-runs) -lt 2 ] || rm -rf gone
+exit $r
+SH
+CHECK="$CHECK" run "$QOPT" bisect $G -p p.ini m.onnx --test "CHECK='$CHECK' sh rmdir.sh {}" -o gone
+t "a candidate that cannot be written: exit 1 (got $rc)" [ "$rc" = 1 ]
+t "... naming the candidate" has "gone/candidate.onnx: error: cannot write the candidate" "$W/err"
+
+# The input removed after the second test run: the next candidate
+# cannot be made; that is the input's fault, not the pipeline's.
+cp m.onnx in.onnx
+cat >rmin.sh <<'SH'
+#!/bin/sh
+echo run >>in-runs
+[ $(wc -l <in-runs) -lt 2 ] || rm -f in.onnx
+exec "$CHECK" "$1"
+SH
+run "$QOPT" bisect $G -p p.ini in.onnx --test "CHECK='$CHECK' sh rmin.sh {}" -o in
+t "the input removed mid-bisect: exit 1 (got $rc)" [ "$rc" = 1 ]
+t "... naming the input" has "cannot load the input 'in.onnx' again" "$W/err"
+t "... not blamed on the pipeline" eval '! has "pipeline failed" "$W/err"'
+
+# SIGTERM to qopt while a test runs: the test's processes (a background
+# child included) are ended and waited for, the candidate removed, and
+# qopt ends by SIGTERM.
+cat >slow.sh <<'SH'
+#!/bin/sh
+sleep 300 &
+echo $! >bg.pid
+# qopt itself: the nearest ancestor that is it (the test may run under
+# a wrapper shell or two).
+p=$$
+while [ "$p" -gt 1 ]; do
+	case $(cat /proc/$p/comm) in
+	qopt|lt-qopt) break ;;
+	esac
+	p=$(awk '/^PPid:/ { print $2 }' /proc/$p/status)
+done
+echo $$ >test.pid
+echo $p >qopt.pid.tmp && mv qopt.pid.tmp qopt.pid
+exec sleep 300
+SH
+rm -f bg.pid test.pid qopt.pid
+"$QOPT" bisect $G -p p.ini m.onnx --test "sh slow.sh {}" -o slow 2>"$W/err" &
+job=$!
+i=0
+while [ ! -s qopt.pid ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -s qopt.pid ] && [ "$(cat qopt.pid)" -gt 1 ]; then
+	kill -TERM "$(cat qopt.pid)"
+	wait $job
+	rc=$?
+	# The child, reparented, may be a zombie a moment longer.
+	i=0
+	while kill -0 "$(cat bg.pid)" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	t "SIGTERM during a test: qopt ends by SIGTERM (got $rc)" [ "$rc" = 143 ]
+	t "... the test is ended" eval '! kill -0 $(cat test.pid) 2>/dev/null'
+	t "... and the child it started" eval '! kill -0 $(cat bg.pid) 2>/dev/null'
+	t "... the candidate is removed" [ ! -e slow/candidate.onnx ]
+	# leftovers of a qopt that failed to end them
+	kill $(cat bg.pid) $(cat test.pid) 2>/dev/null
+else
+	kill $job 2>/dev/null
+	wait $job
+	for i in 1 2 3 4; do
+		ok 1 "the test of the SIGTERM case never started"
+	done
+fi
+
 done_testing

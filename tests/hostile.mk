@@ -25,6 +25,9 @@ TESTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
 	tests/hostile-fuzz-regress.sh
 dist_check_SCRIPTS += tests/hostile-signals.sh tests/hostile-pipeline.sh \
 	tests/hostile-fuzz-regress.sh
+# a mapped file that fails (issue 28): an error naming it, not SIGBUS
+TESTS += tests/hostile-mapfault.sh
+dist_check_SCRIPTS += tests/hostile-mapfault.sh
 
 check_PROGRAMS += tests/hostile-external
 TESTS += tests/hostile-external

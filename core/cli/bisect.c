@@ -11,7 +11,14 @@
  * execute" or 127 "not found", ended by a signal, or any exit above 127,
  * the shell's 128 + signal, as git bisect run reads it) says nothing
  * about the model: bisect stops with an error naming the command
- * (exit 2), never counting it as bad.
+ * (exit 2), never counting it as bad. A candidate that cannot be
+ * written (disk full, folder gone) or an input that can no longer be
+ * loaded (removed or changed during the bisect) stops it too, naming
+ * the file (exit 1): neither says anything about the passes.
+ *
+ * The test runs in a process group of its own: a SIGINT, SIGTERM or
+ * SIGHUP to qopt ends that group and waits for it, removes the
+ * candidate and ends qopt by the signal (core/manager/guard.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,8 +30,11 @@
 #include "cli/cli.h"
 #include "cli/outpath.h"
 
-enum { T_GOOD, T_BAD, T_SKIP, T_ERROR };
-static const char *const tname[] = { "good", "bad", "skip", "error" };
+/* T_ERROR: the test cannot run (a usage error); T_FAIL: no candidate
+ * (it cannot be written, the input cannot be loaded). */
+enum { T_GOOD, T_BAD, T_SKIP, T_ERROR, T_FAIL };
+static const char *const tname[] = { "good", "bad", "skip", "error",
+				     "failure" };
 
 struct point_info {
 	int64_t num;
@@ -40,7 +50,7 @@ struct bisect {
 	struct pm_run_opts o;
 	qir_save_opts so;
 	const char *dir;
-	char *cand;
+	char *cand, *cand_data;
 	pm_outfile *logfile;	/* bisect.log, renamed in place at the end */
 	FILE *log;
 	int tests;
@@ -48,6 +58,7 @@ struct bisect {
 	int64_t lo, hi;
 	struct point_info hi_point;
 	char *skipped;
+	int input_gone;		/* a run could not load the input */
 };
 
 static char *path_in(const char *dir, const char *name)
@@ -103,6 +114,8 @@ static qir_model *run_at(struct bisect *b, int64_t limit, int64_t *count,
 		return NULL;
 	}
 	m = cli_load(b->c->s, b->c->input);
+	if (!m)
+		b->input_gone = 1;
 	if (m && pm_run_model(&run, m) < 0) {
 		qir_model_free(m);
 		m = NULL;
@@ -197,18 +210,25 @@ static int run_test(const char *cmd)
 		return T_ERROR;
 	}
 	if (pid == 0) {
+		/* Its own group, so a stop ends every process it started
+		 * (set in both, whichever runs first). */
+		setpgid(0, 0);
 		/* The test's chatter goes to stderr with ours: stdout
 		 * carries only the result. */
 		dup2(2, 1);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, pid);
+	pm_guard_child(pid);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
+			pm_guard_child(0);
 			fprintf(stderr, "qopt: error: bisect: the test '%s': waitpid: %s\n",
 				cmd, strerror(errno));
 			return T_ERROR;
 		}
+	pm_guard_child(0);
 	if (test_did_not_run(cmd, status))
 		return T_ERROR;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -220,14 +240,8 @@ static int run_test(const char *cmd)
 
 static void remove_candidate(struct bisect *b)
 {
-	char *data = malloc(strlen(b->cand) + 6);
-
 	unlink(b->cand);
-	if (data) {
-		sprintf(data, "%s.data", b->cand);
-		unlink(data);
-		free(data);
-	}
+	unlink(b->cand_data);
 }
 
 static int test_model(struct bisect *b, qir_model *m, int64_t limit)
@@ -236,6 +250,11 @@ static int test_model(struct bisect *b, qir_model *m, int64_t limit)
 	char *cmd;
 	int r;
 
+	if (!m && b->input_gone) {
+		fprintf(stderr, "qopt: error: bisect: cannot load the input '%s' again (removed or changed during the bisect); stopping\n",
+			b->c->input);
+		return T_FAIL;
+	}
 	if (!m) {
 		r = T_SKIP;
 		fprintf(b->log, "limit %lld: skip (the pipeline failed)\n",
@@ -245,8 +264,9 @@ static int test_model(struct bisect *b, qir_model *m, int64_t limit)
 		return r;
 	}
 	if (qir_model_save(m, b->cand, &b->so, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: %s\n", b->cand, err.msg);
-		return T_ERROR;
+		fprintf(stderr, "qopt: %s: error: cannot write the candidate: %s\n",
+			b->cand, err.msg);
+		return T_FAIL;
 	}
 	cmd = test_command(b->c->test_cmd, b->cand);
 	if (!cmd)
@@ -303,10 +323,10 @@ static int search(struct bisect *b)
 			return -1;
 		m = run_at(b, l, NULL, &pi);
 		r = test_model(b, m, l);
-		if (r == T_ERROR) {
+		if (r == T_ERROR || r == T_FAIL) {
 			qir_model_free(m);
 			point_clear(&pi);
-			return -2;
+			return r == T_ERROR ? -2 : -3;
 		}
 		if (r == T_SKIP) {
 			b->skipped[l] = 1;
@@ -333,6 +353,8 @@ static int endpoints(struct bisect *b, int64_t *npoints)
 	int r;
 
 	b->bad = run_at(b, -1, npoints, &b->hi_point);
+	if (!b->bad && b->input_gone)
+		return -1;	/* cli_load said why */
 	if (!b->bad) {
 		fprintf(stderr, "qopt: error: bisect: the full pipeline fails on %s\n",
 			b->c->input);
@@ -343,8 +365,8 @@ static int endpoints(struct bisect *b, int64_t *npoints)
 		return -1;
 	}
 	r = test_model(b, b->bad, *npoints);
-	if (r == T_ERROR)
-		return -2;
+	if (r == T_ERROR || r == T_FAIL)
+		return r == T_ERROR ? -2 : -1;
 	if (r != T_BAD) {
 		fprintf(stderr, "qopt: error: bisect: the fully optimized model is %s, not bad: nothing to bisect\n",
 			tname[r]);
@@ -352,8 +374,8 @@ static int endpoints(struct bisect *b, int64_t *npoints)
 	}
 	b->good = run_at(b, 0, NULL, NULL);
 	r = test_model(b, b->good, 0);
-	if (r == T_ERROR)
-		return -2;
+	if (r == T_ERROR || r == T_FAIL)
+		return r == T_ERROR ? -2 : -1;
 	if (r != T_GOOD) {
 		fprintf(stderr, "qopt: error: bisect: the unmodified model is %s, not good: the test fails without qopt's passes\n",
 			tname[r]);
@@ -446,15 +468,18 @@ static int open_dir(struct bisect *b)
 		return -1;
 	}
 	b->cand = path_in(b->dir, "candidate.onnx");
+	b->cand_data = path_in(b->dir, "candidate.onnx.data");
 	log = path_in(b->dir, "bisect.log");
 	b->logfile = log ? pm_outfile_open(log, &b->log, &err) : NULL;
-	if (!b->logfile || !b->cand) {
+	if (!b->logfile || !b->cand || !b->cand_data) {
 		fprintf(stderr, "qopt: %s: error: cannot write bisect.log: %s\n",
 			b->dir, err.msg[0] ? err.msg : "out of memory");
 		free(log);
 		return -1;
 	}
 	free(log);
+	/* A stop during a test removes the candidate it was given. */
+	pm_guard_files((const char *const[]){ b->cand, b->cand_data }, 2);
 	return 0;
 }
 
@@ -476,6 +501,8 @@ static int bisect(struct bisect *b)
 	rc = search(b);
 	if (rc == -2)
 		return QOPT_EXIT_USAGE;
+	if (rc == -3)
+		return QOPT_EXIT_FAIL;
 	if (save_as(b, b->good, "last-good.onnx") < 0 ||
 	    save_as(b, b->bad, "first-bad.onnx") < 0)
 		return QOPT_EXIT_FAIL;
@@ -528,7 +555,9 @@ int cmd_bisect(struct pm_cli *c)
 	qir_model_free(b.bad);
 	point_clear(&b.hi_point);
 	free(b.skipped);
+	pm_guard_files(NULL, 0);
 	free(b.cand);
+	free(b.cand_data);
 	pm_pipeline_free(&pl);
 	pm_registry_free(reg);
 	return rc;

@@ -503,13 +503,7 @@ static volatile pid_t stop_child;
 
 static void on_stop_signal(int sig)
 {
-	pid_t c = stop_child;
-
-	if (c > 0) {
-		kill(c, SIGTERM);
-		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+	pm_child_stop(stop_child, 0);
 	if (stop_armed) {
 		for (size_t i = 0; i < TMP_FILES; i++)
 			unlink(stop_files[i]);

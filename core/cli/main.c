@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <qopt/file.h>
 #include "cli/cli.h"
 
 /* A listing or dump that did not reach its reader is a failure. */
@@ -21,6 +22,7 @@ int main(int argc, char **argv)
 {
 	struct pm_cli c;
 	pm_session *s;
+	qir_error err = { 0 };
 	int rc;
 
 	pm_use_build_tree_modules();
@@ -58,6 +60,11 @@ int main(int argc, char **argv)
 		rc = cmd_bisect(&c);
 	else
 		rc = cmd_run(&c);
+	if (!rc && qir_map_faulted(&err)) {
+		/* What was read or printed came partly from zero pages. */
+		fprintf(stderr, "qopt: error: %s\n", err.msg);
+		rc = QOPT_EXIT_FAIL;
+	}
 	cli_free(&c);
 	pm_session_free(s);
 	return stdout_done(rc);

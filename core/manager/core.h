@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <qopt/pass.h>
 
 /* ---- the session (core/manager/session.c): what the manager keeps
@@ -445,6 +446,15 @@ int pm_guard_install(void);
 /* The pass running now, for those messages (the manager sets it). */
 void pm_guard_enter(const char *pass);
 void pm_guard_leave(void);
+/* A stop signal also ends this child's process group (SIGTERM) and
+ * waits for the child before the cleanup; 0: none. */
+void pm_guard_child(pid_t pgid);
+/* ... and removes these files (at most 2, replacing the last list;
+ * n = 0 clears). -1 when a path does not fit (it is not removed). */
+int pm_guard_files(const char *const *paths, size_t n);
+/* Async-signal-safe: SIGTERM to pid (to its process group with group)
+ * and waits for pid. For stop handlers. */
+void pm_child_stop(pid_t pid, int group);
 
 /* ---- core/manager/outfile.c: qopt's own outputs, atomically ------ */
 

@@ -7,17 +7,34 @@
  * SIGABRT) is named on stderr before the signal is re-raised; one that
  * calls exit() is named by an atexit handler, which ends the process
  * with status 1 (no output was written). The handlers only write,
- * unlink and re-raise: nothing else is safe there.
+ * unlink, kill, wait and re-raise: nothing else is safe there.
+ *
+ * A SIGBUS in a file libqopt mapped (an input truncated under us, an
+ * output page a full btrfs refused) is no crash: qir_map_fault puts a
+ * zero page there, the access completes, and the save fails naming the
+ * file. A child that must not outlive qopt (bisect's test command) is
+ * ended with its process group on a stop, and the files it was given
+ * removed, before the signal is re-raised.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "manager/core.h"
 #include <qopt/file.h>
 
 static const char *volatile running_pass;
 static volatile sig_atomic_t guarded;
+
+/* What a stop ends and removes besides the temporary outputs; written
+ * with the stop signals blocked. */
+#define STOP_FILES 2
+static volatile pid_t stop_group;
+static char stop_files[STOP_FILES][4096];
 
 void pm_guard_enter(const char *pass)
 {
@@ -76,10 +93,62 @@ static void reraise(int sig)
 	raise(sig);
 }
 
+void pm_child_stop(pid_t pid, int group)
+{
+	if (pid <= 0)
+		return;
+	kill(group ? -pid : pid, SIGTERM);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 static void on_stop(int sig)
 {
+	pm_child_stop(stop_group, 1);
+	for (size_t i = 0; i < STOP_FILES; i++)
+		if (stop_files[i][0])
+			unlink(stop_files[i]);
 	qir_outfile_remove_all();
 	reraise(sig);
+}
+
+static void hold_stops(sigset_t *old)
+{
+	sigset_t stops;
+
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stops, old);
+}
+
+void pm_guard_child(pid_t pgid)
+{
+	stop_group = pgid;
+}
+
+int pm_guard_files(const char *const *paths, size_t n)
+{
+	sigset_t old;
+	int rc = 0;
+
+	if (n > STOP_FILES)
+		return -1;
+	hold_stops(&old);
+	for (size_t i = 0; i < STOP_FILES; i++) {
+		const char *p = i < n ? paths[i] : "";
+
+		/* A path that does not fit is not removed (never a
+		 * truncated one, which could name another file). */
+		if (strlen(p) >= sizeof(stop_files[i])) {
+			rc = -1;
+			p = "";
+		}
+		snprintf(stop_files[i], sizeof(stop_files[i]), "%s", p);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 static void on_fatal(int sig)
@@ -101,6 +170,16 @@ static void on_fatal(int sig)
 	}
 	qir_outfile_remove_all();
 	reraise(sig);
+}
+
+/* A fault in a mapping libqopt registered is the file's fault: the
+ * page is replaced and the access resumes (see the top). */
+static void on_bus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si && si->si_code == BUS_ADRERR && qir_map_fault(si->si_addr))
+		return;
+	on_fatal(sig);
 }
 
 static void on_exit_call(void)
@@ -147,5 +226,8 @@ int pm_guard_install(void)
 	sa.sa_flags = SA_ONSTACK;
 	for (i = 0; i < sizeof(fatal) / sizeof(*fatal); i++)
 		sigaction(fatal[i], &sa, NULL);
+	sa.sa_flags = SA_ONSTACK | SA_SIGINFO;
+	sa.sa_sigaction = on_bus;
+	sigaction(SIGBUS, &sa, NULL);
 	return atexit(on_exit_call);
 }

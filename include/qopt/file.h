@@ -63,6 +63,21 @@ int qir_open_regular(const char *path, int flags, struct stat *st,
 char *qir_read_file(const char *path, int flags, size_t max, size_t *len,
 		    qir_error *err);
 
+/* libqopt maps the files it reads (the model, its external data) and
+ * parts of the data file it writes. An access there ends in SIGBUS
+ * when the file cannot back the page: the input was truncated by
+ * another process, or a copy-on-write file system (btrfs) that is
+ * nearly full refused a page of the output. A program's SIGBUS handler
+ * (SA_SIGINFO) passes si_addr: 1 when the address is in one of those
+ * mappings, whose page is then replaced by a zero page so the access
+ * completes, and the fault recorded: the handler just returns, and the
+ * save fails (the output's name, or the input that changed) with
+ * nothing written. 0 for any other address: a crash. Async-signal-safe. */
+int qir_map_fault(const void *addr);
+/* 0, or -1 with err naming the first input that changed while mapped
+ * (a fault qir_map_fault caught); sticky for the process. */
+int qir_map_faulted(qir_error *err);
+
 #ifdef __cplusplus
 }
 #endif

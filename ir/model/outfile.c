@@ -10,6 +10,7 @@
 #include "model/internal.h"
 #include "file/atomic_file.h"
 #include "file/kind.h"
+#include "file/mapfault.h"
 #include "file/open_regular.h"
 #include "file/read_file.h"
 
@@ -69,6 +70,19 @@ void qir_outfile_abort(qir_outfile *o)
 void qir_outfile_remove_all(void)
 {
 	fio_atomic_cleanup();
+}
+
+int qir_map_fault(const void *addr)
+{
+	return fio_map_fault(addr);
+}
+
+int qir_map_faulted(qir_error *err)
+{
+	char msg[sizeof(err->msg)];
+	int rc = fio_map_check(msg, sizeof(msg));
+
+	return rc ? ir_fail_file(err, rc, msg) : 0;
 }
 
 int qir_open_regular(const char *path, int flags, struct stat *st,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <qopt/kernels.h>
 #include "model/internal.h"
+#include "file/mapfault.h"
 #include "file/open_regular.h"
 
 static const char *tname(const qir_tensor *t)
@@ -252,13 +253,17 @@ int ir_mapping_open(ir_mapping *map, qir_error *err)
 				map->path, strerror(errno));
 	map->addr = addr;
 	map->size = (uint64_t)st.st_size;
+	fio_map_add(addr, (size_t)st.st_size, PROT_READ, map->path,
+		    FIO_MAP_INPUT);
 	return 0;
 }
 
 void ir_mapping_close(ir_mapping *map)
 {
-	if (map->addr && map->size)
+	if (map->addr && map->size) {
+		fio_map_del(map->addr);
 		munmap((void *)map->addr, (size_t)map->size);
+	}
 	map->addr = NULL;
 }
 

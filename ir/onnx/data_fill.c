@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "onnx/onnx_io.h"
+#include "file/mapfault.h"
 
 /* Small enough to spread a few big tensors over the workers, large
  * enough that a call's overhead does not show. */
@@ -70,6 +71,30 @@ static void fail_err(struct fill *f, const qir_error *e)
 	pthread_mutex_unlock(&f->lock);
 }
 
+/* A page of a mapped output the file system refused (a full btrfs
+ * reserves again at the first store): the stores went nowhere. */
+static int fail_refused(struct fill *f)
+{
+	qir_error e = { 0 };
+
+	qir_fail(&e, QIR_EIO,
+		 "%s: %s (the filesystem refused a page of the mapped output)",
+		 f->path, strerror(ENOSPC));
+	fail_err(f, &e);
+	return -1;
+}
+
+/* An input file (external data) that shrank while copied. */
+static void fail_changed(struct fill *f, const char *src)
+{
+	qir_error e = { 0 };
+	char msg[sizeof(e.msg)];
+
+	fio_map_changed(msg, sizeof(msg), src);
+	qir_fail(&e, QIR_EIO, "%s", msg);
+	fail_err(f, &e);
+}
+
 /* Writes [p, p + len) at off; pages of a read-only file mapping are
  * dropped once written (they are re-read from the file if needed). */
 static int put_mem(int out, const uint8_t *p, uint64_t len, uint64_t off,
@@ -107,8 +132,9 @@ static int put_kernel(int out, int in, uint64_t in_off, uint64_t len,
 				       errno == EINVAL || errno == EOPNOTSUPP))
 			return 1;
 		if (c <= 0) {
+			/* The source ended early: it shrank. */
 			if (c == 0)
-				errno = EIO;
+				errno = ENODATA;
 			return -1;
 		}
 		first = 0;
@@ -123,6 +149,18 @@ static int put_kernel(int out, int in, uint64_t in_off, uint64_t len,
 	(void)off;
 	return 1;
 #endif
+}
+
+/* No data past pos is a hole to the end only if the file still
+ * reaches end; else it was truncated under us (errno ENODATA). */
+static int shrank(int in, uint64_t end)
+{
+	struct stat st;
+
+	if (fstat(in, &st) == 0 && (uint64_t)st.st_size >= end)
+		return 0;
+	errno = ENODATA;
+	return 1;
 }
 
 /* A chunk of bytes that are [src_off, +len) of an open file in, also
@@ -143,6 +181,8 @@ static int put_file(int out, int in, const uint8_t *data, uint64_t src_off,
 
 			if (d < 0 && errno != ENXIO)
 				sparse = 0;	/* no hole support */
+			else if (d < 0 && shrank(in, end))
+				return -1;
 			else if (d < 0 || (uint64_t)d >= end)
 				break;		/* a hole to the end */
 			else {
@@ -179,6 +219,7 @@ static int open_source(const ir_mapping *src)
 	return in;
 }
 
+/* 0, -1 with errno, or 2 when the source file shrank while read. */
 static int put_chunk(int out, const struct chunk *c)
 {
 	const struct ir_ext_piece *p = c->p;
@@ -192,6 +233,8 @@ static int put_chunk(int out, const struct chunk *c)
 	if (p->src && (in = open_source(p->src)) >= 0) {
 		rc = put_file(out, in, data, p->src_off + c->at, c->len, off,
 			      1);
+		if (rc && errno == ENODATA)
+			rc = 2;
 		close(in);
 		return rc;
 	}
@@ -231,8 +274,8 @@ struct scratch {
  * return, so nothing is mapped where fallocate cannot promise room (a
  * file system without it, or a full disk, where pwrite then reports
  * the error). *base and *maplen receive what to munmap. */
-static uint8_t *map_out(int out, uint64_t off, uint64_t len, void **base,
-			size_t *maplen)
+static uint8_t *map_out(int out, const char *path, uint64_t off, uint64_t len,
+			void **base, size_t *maplen)
 {
 #ifdef __linux__
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), lo;
@@ -247,6 +290,11 @@ static uint8_t *map_out(int out, uint64_t off, uint64_t len, void **base,
 		 MAP_SHARED, out, (off_t)lo);
 	if (p == MAP_FAILED)
 		return NULL;
+	/* Even then a copy-on-write file system (btrfs) may refuse a page
+	 * at its first store: the fault is caught (ir/file/mapfault.c) and
+	 * the save fails when the mapping is dropped. */
+	fio_map_add(p, (size_t)(len + off - lo), PROT_READ | PROT_WRITE, path,
+		    FIO_MAP_OUTPUT);
 #ifdef MADV_POPULATE_WRITE
 	/* One call makes every page writable; page by page, the first
 	 * store to each would fault (Linux 5.14; before, they still do). */
@@ -257,6 +305,7 @@ static uint8_t *map_out(int out, uint64_t off, uint64_t len, void **base,
 	return (uint8_t *)p + (off - lo);
 #else
 	(void)out;
+	(void)path;
 	(void)off;
 	(void)len;
 	(void)base;
@@ -268,7 +317,8 @@ static uint8_t *map_out(int out, uint64_t off, uint64_t len, void **base,
 /* Where each output of the recipe that is a piece of this save goes:
  * its mapping (map[j] set), else a region of the worker's scratch.
  * mine[j]: the output's piece. -1 when out of memory. */
-static int place_outputs(int out, const struct ir_ext_piece **mine,
+static int place_outputs(int out, const char *path,
+			 const struct ir_ext_piece **mine,
 			 size_t nout, void **dst, void **map, size_t *maplen,
 			 struct scratch *sc)
 {
@@ -276,7 +326,7 @@ static int place_outputs(int out, const struct ir_ext_piece **mine,
 	size_t j;
 
 	for (j = 0; j < nout; j++)
-		if (mine[j] && !(dst[j] = map_out(out, mine[j]->off,
+		if (mine[j] && !(dst[j] = map_out(out, path, mine[j]->off,
 						  mine[j]->len, &map[j],
 						  &maplen[j])))
 			total += (mine[j]->len + 63) & ~(uint64_t)63;
@@ -327,7 +377,8 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 		    !mine[qo])
 			mine[qo] = q;
 	}
-	if (place_outputs(f->out, mine, nout, dst, map, maplen, sc)) {
+	if (place_outputs(f->out, f->path, mine, nout, dst, map, maplen,
+			  sc)) {
 		fail_io(f, ENOMEM);
 		goto done;
 	}
@@ -352,6 +403,8 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 done:
 	for (j = 0; map && j < nout; j++)
 		if (map[j]) {
+			if (fio_map_del(map[j]) && !rc)
+				rc = fail_refused(f);
 			munmap(map[j], maplen[j]);
 			if (!rc)
 				start_writeback(f->out, mine[j]->off,
@@ -369,6 +422,8 @@ static void *worker(void *arg)
 	struct fill *f = arg;
 	struct scratch sc = { 0 };
 
+	int rc;
+
 	while (!__atomic_load_n(&f->failed, __ATOMIC_SEQ_CST)) {
 		size_t i = __atomic_fetch_add(&f->next, 1, __ATOMIC_SEQ_CST);
 		const struct chunk *c;
@@ -381,10 +436,13 @@ static void *worker(void *arg)
 				break;
 			continue;
 		}
-		if (put_chunk(f->out, c)) {
+		rc = put_chunk(f->out, c);
+		if (rc == 2)
+			fail_changed(f, c->p->src->path);
+		else if (rc)
 			fail_io(f, errno);
+		if (rc)
 			break;
-		}
 		start_writeback(f->out, c->p->off + c->at, c->len);
 	}
 	free(sc.buf);

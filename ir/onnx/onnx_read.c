@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "onnx/onnx_io.h"
+#include "file/mapfault.h"
 
 static int read_graph(struct ir_load_ctx *ctx, qir_graph *g,
 		      const Onnx__GraphProto *gp, qir_error *err);
@@ -678,8 +679,10 @@ void ir_onnx_release(qir_model *m)
 			   p->pb_borrow_len);
 	p->pb = NULL;
 	p->pb_borrow = NULL;
-	if (p->file_addr)
+	if (p->file_addr) {
+		fio_map_del(p->file_addr);
 		munmap((void *)p->file_addr, p->file_size);
+	}
 	p->file_addr = NULL;
 	ir_ext_free_maps(m);
 	free(p->dir);
@@ -888,6 +891,9 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 			return qir_fail(err, QIR_EIO, "cannot map '%s': %s",
 					path, strerror(e));
 		}
+		/* Read while qopt runs: a truncation is an error. */
+		fio_map_add(addr, (size_t)st.st_size, PROT_READ, path,
+			    FIO_MAP_INPUT);
 	}
 	close(fd);
 	dir = dir_of(path);
@@ -904,6 +910,7 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 		QIR_MPRIV(*out)->file_size = (size_t)st.st_size;
 	} else if (addr) {
 		/* protobuf-c copied what it kept. */
+		fio_map_del(addr);
 		munmap(addr, (size_t)st.st_size);
 	}
 	if (!rc && !((*out)->path = strdup(path))) {

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "onnx/onnx_io.h"
+#include "file/mapfault.h"
 
 struct tensor_ref {
 	Onnx__TensorProto *tp;
@@ -989,6 +990,10 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	    check_data(ctx, w, ctx->err))
 		return -1;
 	rc = fio_atomic_sync(f, msg, sizeof(msg));
+	/* An input that shrank while read gave zeros for its bytes
+	 * (ir/file/mapfault.c): nothing made from it is committed. */
+	if (!rc)
+		rc = fio_map_check(msg, sizeof(msg));
 	if (rc)
 		return ir_fail_file(ctx->err, rc, msg);
 	lock = fio_dir_lock(dir, msg, sizeof(msg));
@@ -1003,6 +1008,40 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	fio_stops_release(&held);
 	fio_dir_unlock(lock);
 	return rc ? ir_fail_file(ctx->err, rc, msg) : 0;
+}
+
+/* 1 when path is now shorter than the was bytes mapped from it. */
+static int shrank(const char *path, uint64_t was)
+{
+	struct stat st;
+
+	return path && was && stat(path, &st) == 0 &&
+	       (uint64_t)st.st_size < was;
+}
+
+/* A save that failed while an input was shorter than when it was
+ * mapped failed because of that input: a fault in its pages was
+ * caught (ir/file/mapfault.c), or a write from them got EFAULT. */
+static void blame_input(const qir_model *m, qir_error *err)
+{
+	const ir_mapping *map = QIR_MPRIV(m)->maps;
+	char msg[sizeof(err->msg)];
+	const char *hit = NULL;
+
+	if (fio_map_check(msg, sizeof(msg))) {
+		qir_fail(err, QIR_EIO, "%s", msg);
+		return;
+	}
+	if (QIR_MPRIV(m)->file_addr &&
+	    shrank(m->path, QIR_MPRIV(m)->file_size))
+		hit = m->path;
+	for (; !hit && map; map = map->next)
+		if (map->addr && shrank(map->path, map->size))
+			hit = map->path;
+	if (!hit)
+		return;
+	fio_map_changed(msg, sizeof(msg), hit);
+	qir_fail(err, QIR_EIO, "%s", msg);
 }
 
 int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
@@ -1035,6 +1074,8 @@ int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
 	}
 	ir_ext_writer_init(&w, name);
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
+	if (rc)
+		blame_input(m, err);
 	fio_atomic_abort(&f);
 	fio_atomic_abort(&w.file);
 	ir_arena_free(&ctx.a);
