@@ -141,6 +141,7 @@ struct pm_alias {
 	const struct pm_plugin *plugin;
 	size_t nopts;
 	size_t nsteps;
+	unsigned long mark;	/* pm_registry_need_all's walk */
 };
 
 struct pm_registry {
@@ -151,6 +152,7 @@ struct pm_registry {
 	size_t npasses;
 	struct pm_alias **aliases;
 	size_t naliases;
+	unsigned long mark;	/* pm_registry_need_all calls so far */
 	/* *.so files of plugin folders not opened yet (owned paths):
 	 * opened when a pass they may hold is needed. */
 	char **pending;
