@@ -27,8 +27,9 @@ static int ask(struct pm_run *r, qir_model *m, size_t i,
 	pm_guard_leave();
 	if (rc != QOPT_OK) {
 		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
-		       "asking which tensors to calibrate failed: %s",
-		       qopt_status_str(rc));
+		       "asking which tensors to calibrate failed: %s (status %d)",
+		       pm_status_known(rc) ? qopt_status_str(rc) :
+		       "unknown status", rc);
 		return -1;
 	}
 	if (ctx.misuse) {

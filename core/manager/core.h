@@ -214,6 +214,14 @@ int pm_pass_option_index(const struct pm_pass *p, const char *name);
 /* 1 when s can name a pass, pipeline or option (letters, digits, -_.). */
 int pm_valid_name(const char *s);
 
+/* 1 when a pass's nonzero return is a qopt_status: its primary code is
+ * one of qopt's (fixed within the ABI major), the detail any. */
+static inline int pm_status_known(int rc)
+{
+	return rc > 0 && QOPT_PRIMARY(rc) >= QOPT_EIO &&
+	       QOPT_PRIMARY(rc) <= QOPT_EPASS;
+}
+
 /* ---- named pipelines in the registry (core/manager/alias.c) ---- */
 const struct pm_alias *pm_registry_find_alias(const struct pm_registry *r,
 					      const char *name);
