@@ -27,6 +27,14 @@ run "$QOPT" --device=gpu "$W/m.onnx" -o "$W/a.onnx"
 t "bad --device: exit 2" eval '[ $rc = 2 ] && has "cpu, cuda or auto" "$W/err"'
 run "$QOPT" --bisect-limit=x "$W/m.onnx" -o "$W/a.onnx"
 t "bad --bisect-limit: exit 2" eval '[ $rc = 2 ]'
+for big in 2147483648 4294967297 99999999999999999999; do
+	run "$QOPT" --threads=$big "$W/m.onnx" -o "$W/a.onnx"
+	t "--threads $big (above INT_MAX) is a usage error, not wrapped" \
+		eval '[ $rc = 2 ] && has "--threads expects an integer" "$W/err" && [ ! -e "$W/a.onnx" ]'
+done
+run "$QOPT" --threads=2147483647 "$W/m.onnx" -o "$W/a.onnx"
+t "--threads INT_MAX is accepted" eval '[ $rc = 0 ]'
+rm -f "$W/a.onnx"
 run "$QOPT" -p a.ini --passes t-opts "$W/m.onnx" -o "$W/a.onnx"
 t "-p with --passes: exit 2" eval '[ $rc = 2 ]'
 
