@@ -111,6 +111,17 @@ t "--passes with options (list items with ;)" \
 run "$QOPT" $G --passes 't-opts,t-cuont' m.onnx --dry-run
 t "--passes: unknown pass with suggestion" \
 	eval '[ $rc = 2 ] && has "qopt: --passes: unknown pass '\''t-cuont'\'' (did you mean '\''t-count'\''?)" "$W/err"'
+t "... and a note, once, that a plugin pass needs --load, -L or QOPT_PLUGIN_PATH" \
+	eval '[ "$(grep -c "^qopt: note: .*--load FILE.so.*-L DIR.*QOPT_PLUGIN_PATH" "$W/err")" = 1 ]'
+run "$QOPT" --passes 'al-note,t-nowhere' m.onnx --dry-run
+t "an unloaded plugin's pass gets the note without a suggestion" \
+	eval '[ $rc = 2 ] && has "unknown pass '\''al-note'\''" "$W/err" && has "--load FILE.so" "$W/err" && has "QOPT_PLUGIN_PATH" "$W/err" && [ "$(grep -c "qopt: note:" "$W/err")" = 1 ]'
+run "$QOPT" --help-pass al-note
+t "--help-pass of an unloaded plugin's pass gives the note too" \
+	eval '[ $rc = 2 ] && has "--load FILE.so" "$W/err" && has "-L DIR" "$W/err"'
+run "$QOPT" --load "$PL/alias.so" --passes al-ghost m.onnx --dry-run
+t "... and a pipeline's step naming one" \
+	eval '[ $rc = 1 ] && has "no loaded plugin provides pass '\''al-missing'\''" "$W/err" && has "QOPT_PLUGIN_PATH" "$W/err"'
 run "$QOPT" $G --passes 't-opts:block_size' m.onnx --dry-run
 t "--passes: key without value" eval '[ $rc = 2 ] && has "expected key=value" "$W/err"'
 

@@ -127,8 +127,9 @@ int cmd_help_pass(const struct pm_registry *r, const char *name)
 	if (!p && pm_registry_find_alias(r, name))
 		return help_pipeline(pm_registry_find_alias(r, name));
 	if (!p) {
-		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
-			pm_registry_did_you_mean(r, name, dym));
+		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n%s\n", name,
+			pm_registry_did_you_mean(r, name, dym),
+			PM_UNKNOWN_PASS_HINT);
 		return QOPT_EXIT_USAGE;
 	}
 	printf("%s - %s\n", p->info->name, p->info->summary);

@@ -214,6 +214,13 @@ int pm_pass_option_index(const struct pm_pass *p, const char *name);
 /* 1 when s can name a pass, pipeline or option (letters, digits, -_.). */
 int pm_valid_name(const char *s);
 
+/* Said once after "unknown pass": the name may be right and its plugin
+ * not loaded. */
+#define PM_UNKNOWN_PASS_HINT \
+	"qopt: note: a pass that is not built in comes from a plugin: load " \
+	"it with --load FILE.so, or name its folder with -L DIR or " \
+	"QOPT_PLUGIN_PATH (--list-passes shows the passes found)"
+
 /* 1 when a pass's nonzero return is a qopt_status: its primary code is
  * one of qopt's (fixed within the ABI major), the detail any. */
 static inline int pm_status_known(int rc)
@@ -307,6 +314,7 @@ struct pm_pipeline {
 	/* Of those, problems of a plugin's pipeline table found while
 	 * expanding it (not the user's to fix). */
 	unsigned nplugin_errors;
+	unsigned nunknown;	/* of those, unknown passes */
 };
 
 void pm_pipeline_init(struct pm_pipeline *p, pm_session *s);

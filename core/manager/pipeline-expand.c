@@ -200,6 +200,7 @@ static int expand_step(struct expand *x, const struct pm_stage *s,
 		table_error(x, a, k, "no loaded plugin provides pass '%s'%s",
 			    step->pass,
 			    pm_registry_did_you_mean(x->r, step->pass, dym));
+		x->p->nunknown++;
 		return 0;
 	}
 	/* No cycle, nesting or size to fear: pm_pipeline_graph_check

@@ -358,6 +358,7 @@ static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
 	if (!s->pass) {
 		pm_pl_error(p, s->line, "unknown pass '%s'%s", s->name,
 			      pm_registry_did_you_mean(r, s->name, dym));
+		p->nunknown++;
 		return 1;
 	}
 	specs = s->pass->info->options;
@@ -381,9 +382,10 @@ int pm_pipeline_resolve(struct pm_pipeline *p,
 	size_t i;
 	int bad = pm_pipeline_expand(p, r);
 
-	if (bad)
-		return bad;
-	for (i = 0; i < p->nstages; i++)
-		bad += resolve_stage(p, &p->stages[i], r);
+	if (!bad)
+		for (i = 0; i < p->nstages; i++)
+			bad += resolve_stage(p, &p->stages[i], r);
+	if (p->nunknown)
+		pm_msg_line(p->s, "%s", PM_UNKNOWN_PASS_HINT);
 	return bad;
 }
