@@ -402,6 +402,11 @@ struct pm_run {
 struct pm_want {
 	qir_value **values;	/* owned array */
 	size_t n, cap;
+	/* The model's values by address, to tell one of another model
+	 * (pm_calibration_targets frees them). */
+	qir_value **own;
+	size_t nown, capown;
+	int own_ready;
 };
 
 struct ctx_ops;
