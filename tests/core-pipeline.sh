@@ -108,6 +108,14 @@ t "printed pipeline re-parses to the same pipeline" cmp -s print1.ini print2.ini
 run "$QOPT" $G --passes 't-opts:block_size=8:names=x;y,t-count:count=1' m.onnx --dry-run
 t "--passes with options (list items with ;)" \
 	eval '[ $rc = 0 ] && has "t-opts: flag=0 block_size=8 ratio=0.5 label=(null) set=1 names=x|y" "$W/err"'
+run "$QOPT" $G --passes 't-opts:label=c;d.json:names=x;y' m.onnx --dry-run
+t "--passes: a ';' in a string value stays a ';' (only a list reads it as ',')" \
+	eval '[ $rc = 0 ] && has "label=c;d.json set=0 names=x|y" "$W/err"'
+run "$QOPT" $G --passes 't-opts{label=a;b,names=p;q}' m.onnx --dry-run
+t "... in braces too" eval '[ $rc = 0 ] && has "label=a;b set=0 names=p|q" "$W/err"'
+run "$QOPT" --load "$PL/alias.so" --passes 'al-both:tag=u;v:match=A;B' m.onnx --dry-run
+t "... and in a pipeline's string option, handed to its step" \
+	eval '[ $rc = 0 ] && has "al-note: tag=u;v n=2" "$W/err"'
 run "$QOPT" $G --passes 't-opts,t-cuont' m.onnx --dry-run
 t "--passes: unknown pass with suggestion" \
 	eval '[ $rc = 2 ] && has "qopt: --passes: unknown pass '\''t-cuont'\'' (did you mean '\''t-count'\''?)" "$W/err"'

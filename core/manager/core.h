@@ -265,8 +265,19 @@ int pm_check_option_table(const char *path, const char *what,
  * pipeline-print.c) ---- */
 struct pm_rawopt {
 	char *key, *value;	/* owned */
+	/* --passes: the value with each ';' outside quotes turned into
+	 * ',', the list separator, for an option of type list (owned; NULL
+	 * when it has no such ';'). Other types take value as written. */
+	char *list;
 	int line;
 };
+
+/* The text o gives an option of type spec->type. */
+static inline const char *pm_rawopt_text(const struct pm_rawopt *o,
+					 const qopt_option_spec *spec)
+{
+	return o->list && spec->type == QOPT_OPT_LIST ? o->list : o->value;
+}
 
 struct pm_stage {
 	char *name;		/* owned */

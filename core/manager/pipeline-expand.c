@@ -85,8 +85,8 @@ static int alias_values(struct expand *x, const struct pm_alias *a,
 			bad++;
 			continue;
 		}
-		if (pm_value_parse(&spec[idx], o->value, &vals[idx], why,
-				   sizeof(why)) < 0) {
+		if (pm_value_parse(&spec[idx], pm_rawopt_text(o, &spec[idx]),
+				   &vals[idx], why, sizeof(why)) < 0) {
 			pm_pl_error(x->p, o->line,
 				    "option '%s' of pipeline '%s' %s", o->key,
 				    s->name, why);
@@ -221,6 +221,7 @@ static int expand_step(struct expand *x, const struct pm_stage *s,
 	for (size_t i = 0; i < tmp.nraw; i++) {
 		free(tmp.raw[i].key);
 		free(tmp.raw[i].value);
+		free(tmp.raw[i].list);
 	}
 	free(tmp.raw);
 	return rc;
@@ -271,6 +272,7 @@ static void free_stage_raw(struct pm_stage *s)
 	for (i = 0; i < s->nraw; i++) {
 		free(s->raw[i].key);
 		free(s->raw[i].value);
+		free(s->raw[i].list);
 	}
 	free(s->raw);
 	free(s->name);

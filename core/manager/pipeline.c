@@ -39,6 +39,7 @@ static void free_raw(struct pm_rawopt *raw, size_t n)
 	for (i = 0; i < n; i++) {
 		free(raw[i].key);
 		free(raw[i].value);
+		free(raw[i].list);
 	}
 	free(raw);
 }
@@ -143,6 +144,7 @@ int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 	}
 	grown[*n].key = strdup(key);
 	grown[*n].value = strdup(value);
+	grown[*n].list = NULL;
 	grown[*n].line = line;
 	if (!grown[*n].key || !grown[*n].value)
 		return -1;
@@ -186,13 +188,18 @@ static char *next_piece(char **s, char sep, int *open_quote)
 	return start;
 }
 
-/* Drops the quotes of a value in place; outside quotes ';' stands for
- * ',' (a list item separator that cannot end the pass). */
-static void unquote(char *v)
+/* Drops the quotes of a value in place; *list gets a copy where each
+ * ';' outside quotes is ',' (a list item separator that cannot end the
+ * pass), NULL when there is none: a ';' means ',' only to an option of
+ * type list (calibration=c;d.json names c;d.json). */
+static int unquote(char *v, char **list)
 {
-	char *o = v, *c;
-	int q = 0;
+	char *o = v, *c, *l = malloc(strlen(v) + 1), *lo = l;
+	int q = 0, semi = 0;
 
+	*list = NULL;
+	if (!l)
+		return -1;
 	for (c = v; *c; c++) {
 		if (*c == '"') {
 			q = !q;
@@ -200,16 +207,24 @@ static void unquote(char *v)
 		}
 		if (q && *c == '\\' && (c[1] == '"' || c[1] == '\\'))
 			c++;
-		*o++ = !q && *c == ';' ? ',' : *c;
+		semi |= !q && *c == ';';
+		*lo++ = !q && *c == ';' ? ',' : *c;
+		*o++ = *c;
 	}
 	*o = 0;
+	*lo = 0;
+	if (semi)
+		*list = l;
+	else
+		free(l);
+	return 0;
 }
 
 /* One "key=value" of --passes into stage s; 1 when malformed. */
 static int inline_option(struct pm_pipeline *p, struct pm_stage *s,
 			 char *part, int *oom)
 {
-	char *eq = strchr(part, '=');
+	char *eq = strchr(part, '='), *list;
 
 	if (!eq || eq == part) {
 		pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s' "
@@ -218,9 +233,13 @@ static int inline_option(struct pm_pipeline *p, struct pm_stage *s,
 		return 1;
 	}
 	*eq = 0;
-	unquote(eq + 1);
-	if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
+	if (unquote(eq + 1, &list) < 0 ||
+	    pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0) {
+		free(list);
 		*oom = 1;
+		return 0;
+	}
+	s->raw[s->nraw - 1].list = list;
 	return 0;
 }
 
@@ -333,8 +352,8 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 						      sizeof(dym)));
 		return 1;
 	}
-	if (pm_value_parse(&specs[idx], o->value, &s->vals[idx], why,
-			     sizeof(why)) < 0) {
+	if (pm_value_parse(&specs[idx], pm_rawopt_text(o, &specs[idx]),
+			   &s->vals[idx], why, sizeof(why)) < 0) {
 		pm_pl_error(p, o->line, "option '%s' of pass '%s'%s%s%s %s",
 			      o->key, s->name, s->from ? " (a step of '" : "",
 			      s->from ? s->from : "", s->from ? "')" : "",
