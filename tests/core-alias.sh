@@ -40,6 +40,25 @@ t "--passes NAME{key=value,...} sets a pipeline's options like NAME:key=value" \
 run "$QOPT" $A --print-pipeline --passes 'al-both{tag=x'
 t "... a brace left open is a usage error" \
 	eval '[ $rc = 2 ] && has "'\''{'\'' without a closing '\''}'\''" err'
+run "$QOPT" $A --print-pipeline --passes 'al-both<tag=x;match=A,B>,al-note<n=5>:tag=y'
+t "--passes NAME<key=value;...> (LLVM's spelling) sets options too" \
+	eval '[ $rc = 0 ] && sed -n "/^\[al-note\]/,/^\$/p" out | grep -qx "tag = x" && grep -qx "match = A,B" out && grep -qx "n = 5" out && grep -qx "tag = y" out'
+run "$QOPT" $A --print-pipeline --passes 'al-note<tag=a:b;n=3>,al-note:tag=a<b,al-note<>'
+t "... ':' inside it is a character, '<' in a value is one, <> is no options" \
+	eval '[ $rc = 0 ] && grep -qx "tag = a:b" out && grep -qx "n = 3" out && grep -qx "tag = a<b" out && [ "$(grep -c "^\[al-note\]" out)" = 3 ]'
+for bad in 'al-both<tag=x' 'al-both<tag=x>junk' 'al-both<tag=x,al-note'; do
+	run "$QOPT" $A --print-pipeline --passes "$bad"
+	t "... '$bad': a '<' not closed at the end of the name is a usage error" \
+		eval '[ $rc = 2 ] && has "'\''<'\'' without a closing '\''>'\'' at the end of '\''$bad'\''" err'
+done
+run "$QOPT" $A --print-pipeline --passes 'al-both<tag>'
+t "... an option without '=' inside it is a usage error" \
+	eval '[ $rc = 2 ] && has "expected key=value, got '\''tag'\''" err'
+run "$QOPT" $A --print-pipeline --passes 'al-both{tag=x}<note=no>'
+t "... so are both spellings on one name" \
+	eval '[ $rc = 2 ] && has "options in both {...} and <...>" err'
+run "$QOPT" $A --print-pipeline --passes '<n=1>'
+t "... and options without a name" eval '[ $rc = 2 ] && has "empty pass name" err'
 
 printf '[al-both]\nnote = no\nmatch = A\n' >when.ini
 run "$QOPT" $A --print-pipeline -p when.ini

@@ -154,33 +154,47 @@ int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 
 /*
  * --passes splits at ',' (passes) and ':' (options) outside double
- * quotes and braces, so a value holding either is written key="a:b,c"
- * (inside quotes \" and \\ stand for " and \), and NAME{k=v,k2=v2}
- * keeps its options together. Returns the next piece of *s up to sep,
- * NUL-terminated, and moves *s past it (NULL after the last); sets
- * *open_quote when a quote is left open.
+ * quotes, braces and angle brackets, so a value holding either is
+ * written key="a:b,c" (inside quotes \" and \\ stand for " and \), and
+ * NAME{k=v,k2=v2} and NAME<k=v;k2=v2> (LLVM's spelling) keep their
+ * options together. A '<' opens only after a name, before any ':' or
+ * '=' (in a value it is a character), and the first '>' closes it.
+ * Returns the next piece of *s up to sep, NUL-terminated, and moves *s
+ * past it (NULL after the last); sets *open_quote when a quote is left
+ * open.
  */
 static char *next_piece(char **s, char sep, int *open_quote)
 {
 	char *start = *s, *c;
-	int q = 0, depth = 0;
+	int q = 0, depth = 0, angle = 0, kv = 0;
 
 	if (!start)
 		return NULL;
 	for (c = start; *c; c++) {
 		if (q && *c == '\\' && c[1]) {
 			c++;
-		} else if (*c == '"') {
+			continue;
+		}
+		if (*c == '"') {
 			q = !q;
-		} else if (!q && *c == '{') {
+			continue;
+		}
+		if (q)
+			continue;
+		if (*c == '{' && !angle)
 			depth++;
-		} else if (!q && *c == '}' && depth) {
+		else if (*c == '}' && depth)
 			depth--;
-		} else if (*c == sep && !q && !depth) {
+		else if (*c == '<' && !depth && !angle && !kv)
+			angle = 1;
+		else if (*c == '>' && angle)
+			angle = 0;
+		else if (*c == sep && !depth && !angle) {
 			*c = 0;
 			*s = c + 1;
 			return start;
-		}
+		} else if ((*c == ':' || *c == '=') && !depth && !angle)
+			kv = 1;
 	}
 	if (q)
 		*open_quote = 1;
@@ -243,50 +257,69 @@ static int inline_option(struct pm_pipeline *p, struct pm_stage *s,
 	return 0;
 }
 
-/* NAME{key=value,...} (the form LLVM's pass pipelines use): splits off
- * the braces' options into *inner; "" when there are none. 1 when the
- * braces do not close at the end of the name. */
-static int split_braces(struct pm_pipeline *p, char *name, char **inner)
+/* NAME{key=value,...} or NAME<key=value;...> (LLVM's spelling): splits
+ * off the options into *inner and says which separator they use in
+ * *sep; *inner is NULL when there are none. 1 when the brackets do not
+ * close at the end of the name. */
+static int split_options(struct pm_pipeline *p, char *name, char **inner,
+			 char *sep)
 {
-	char *open = strchr(name, '{');
+	char *brace = strchr(name, '{'), *angle = strchr(name, '<');
+	char *open = brace && (!angle || brace < angle) ? brace : angle;
+	char close = open == brace ? '}' : '>';
 	size_t n = strlen(name);
 
 	*inner = NULL;
 	if (!open)
 		return 0;
-	if (name[n - 1] != '}') {
-		pm_pl_error(p, 0, "pass '%.*s': '{' without a closing '}' at "
-			      "the end of '%s'", (int)(open - name), name,
-			      name);
+	if (brace && angle) {
+		pm_pl_error(p, 0, "pass '%.*s': options in both {...} and "
+			      "<...> in '%s' (use one)", (int)(open - name),
+			      name, name);
 		return 1;
 	}
+	if (name[n - 1] != close) {
+		pm_pl_error(p, 0, "pass '%.*s': '%c' without a closing '%c' at "
+			      "the end of '%s'", (int)(open - name), name,
+			      *open, close, name);
+		return 1;
+	}
+	*sep = open == brace ? ',' : ';';
 	*open = 0;
 	name[n - 1] = 0;
 	*inner = open + 1;
 	return 0;
 }
 
-/* One "name[{key=value,...}][:key=value...]" element of --passes. */
+/* One "name[{key=value,...}|<key=value;...>][:key=value...]" element
+ * of --passes. */
 static int inline_stage(struct pm_pipeline *p, char *tok)
 {
 	char *rest = tok, *part, *inner;
 	struct pm_stage *s;
 	int bad = 0, open_quote = 0, oom = 0;
+	char sep = ',';
 
 	part = next_piece(&rest, ':', &open_quote);
-	if (!part || !*part || *part == '{') {
+	if (!part || !*part || *part == '{' || *part == '<') {
 		pm_pl_error(p, 0, "empty pass name in '%s'", tok);
 		return 1;
 	}
-	if (split_braces(p, part, &inner))
+	if (split_options(p, part, &inner, &sep))
 		return 1;
 	s = pm_pl_add_stage(p, part, 0);
 	if (!s)
 		return 1;
-	/* Inside braces ',' separates options too. */
-	while (inner && (part = next_piece(&inner, ',', &open_quote))) {
+	/* Inside braces ',' separates options too (and ':'); inside
+	 * angle brackets ';' does, as in LLVM, and ':' is a character. */
+	while (inner && (part = next_piece(&inner, sep, &open_quote))) {
 		char *opt;
 
+		if (sep == ';') {
+			if (*part)
+				bad += inline_option(p, s, part, &oom);
+			continue;
+		}
 		while ((opt = next_piece(&part, ':', &open_quote)))
 			if (*opt)
 				bad += inline_option(p, s, opt, &oom);
