@@ -154,4 +154,28 @@ run "$QOPT" --passes 'nvfp4-weights:include="onnx::Ma' --print-pipeline
 t "--passes: an unterminated quote is refused" \
 	eval '[ $rc = 2 ] && has "unterminated" "$W/err"'
 
+# One rule for relative paths: in a pipeline file, relative to its
+# folder (as `load =` is); on --passes, relative to the current folder.
+mkdir -p "$W/rel/sub" "$W/rel/cwd"
+echo inside >"$W/rel/sub/data.txt"
+echo outside >"$W/rel/cwd/data.txt"
+printf '[t-path]\nfile = data.txt\nword = data.txt\n' >"$W/rel/sub/p.ini"
+printf '[t-path]\nfile = nope.txt\n' >"$W/rel/sub/q.ini"
+sub=$(cd "$W/rel/sub" && pwd -P)
+(cd "$W/rel/cwd" && "$QOPT" --load "$PL/good.so" -p ../sub/p.ini "$W/m.onnx" --dry-run) >"$W/out" 2>"$W/err"
+rc=$?
+t "a relative path option in a pipeline file is relative to the file's folder" \
+	eval '[ $rc = 0 ] && has "read '\''inside'\'' from $sub/data.txt; word=data.txt" "$W/err"'
+(cd "$W/rel/cwd" && "$QOPT" --load "$PL/good.so" --passes t-path:file=data.txt "$W/m.onnx" --dry-run) >"$W/out" 2>"$W/err"
+rc=$?
+t "... on --passes, relative to the current folder" \
+	eval '[ $rc = 0 ] && has "read '\''outside'\'' from data.txt" "$W/err"'
+(cd "$W/rel/cwd" && "$QOPT" --load "$PL/good.so" -p ../sub/q.ini "$W/m.onnx" --dry-run) >"$W/out" 2>"$W/err"
+rc=$?
+t "... a missing one: the error names the path tried" \
+	eval '[ $rc = 1 ] && has "cannot open '\''$sub/nope.txt'\''" "$W/err"'
+(cd "$W/rel/cwd" && "$QOPT" --load "$PL/good.so" -p ../sub/p.ini --print-pipeline) >"$W/out" 2>"$W/err"
+t "... --print-pipeline shows the path joined" \
+	eval 'grep -qx "file = $sub/data.txt" "$W/out" && grep -qx "word = data.txt" "$W/out"'
+
 done_testing

@@ -360,6 +360,28 @@ int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
 	return bad;
 }
 
+/* A relative path from a pipeline file is relative to its folder, as a
+ * compiler reads an include path: joined here, so the pass (and
+ * --print-pipeline) see the path it stands for. 1 when out of memory. */
+static int in_file_dir(struct pm_pipeline *p, const qopt_option_spec *spec,
+		       const struct pm_rawopt *o, struct pm_value *v)
+{
+	char *joined;
+
+	if (!(spec->flags & QOPT_OPT_PATH) || o->line <= 0 || !p->dir ||
+	    !v->text || !*v->text || v->text[0] == '/')
+		return 0;
+	joined = malloc(strlen(p->dir) + strlen(v->text) + 2);
+	if (!joined) {
+		pm_pl_error(p, o->line, "out of memory");
+		return 1;
+	}
+	sprintf(joined, "%s/%s", p->dir, v->text);
+	free(v->text);
+	v->text = joined;
+	return 0;
+}
+
 static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 			  const struct pm_rawopt *o)
 {
@@ -394,7 +416,7 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 		return 1;
 	}
 	s->vals[idx].set = 1;
-	return 0;
+	return in_file_dir(p, &specs[idx], o, &s->vals[idx]);
 }
 
 static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
