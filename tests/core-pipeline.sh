@@ -178,4 +178,20 @@ t "... a missing one: the error names the path tried" \
 t "... --print-pipeline shows the path joined" \
 	eval 'grep -qx "file = $sub/data.txt" "$W/out" && grep -qx "word = data.txt" "$W/out"'
 
+# --print-pipeline: what it prints reads back to the same pipeline, or
+# it prints nothing and says why (the INI reader has no quoting).
+long=$(i=0; while [ $i -lt 60 ]; do printf 'item%03d;' $i; i=$((i + 1)); done)
+run "$QOPT" $G --print-pipeline --passes "t-opts:names=$long:label=a;b"
+cp "$W/out" "$W/rt1.ini"
+run "$QOPT" $G --print-pipeline -p "$W/rt1.ini"
+t "a list too long for one INI line is printed one item a line, and reads back the same" \
+	eval '[ $rc = 0 ] && cmp -s "$W/rt1.ini" "$W/out" && grep -qx "names = item000" "$W/out" && grep -qx "    item059" "$W/out" && grep -qx "label = a;b" "$W/out"'
+nl='
+'
+for v in '" x "' '"x "' "\"a${nl}b\"" '"a ;b"' "$(printf 'x%.0s' $(seq 250))"; do
+	run "$QOPT" $G --print-pipeline --passes "t-opts:label=$v"
+	t "a value INI cannot hold is refused, nothing printed ($(printf '%s' "$v" | head -c 12 | tr '\n' '~'))" \
+		eval '[ $rc = 1 ] && [ ! -s "$W/out" ] && has "qopt: error: --print-pipeline: nothing printed: INI would not read back the same pipeline: option '\''label'\'' of pass '\''t-opts'\''" "$W/err"'
+done
+
 done_testing

@@ -420,7 +420,13 @@ int cmd_run(struct pm_cli *c)
 	} else if (c->help_pass) {
 		rc = cmd_help_pass(reg, c->help_pass);
 	} else if (c->print_pipeline) {
-		pm_pipeline_print(&pl, stdout);
+		char why[1024];
+
+		if (pm_pipeline_print(&pl, stdout, why, sizeof(why)) < 0) {
+			fprintf(stderr, "qopt: error: --print-pipeline: nothing printed: INI would not read back the same pipeline: %s\n",
+				why);
+			rc = QOPT_EXIT_FAIL;
+		}
 	} else if (check_print_after(c, &pl) < 0) {
 		rc = QOPT_EXIT_USAGE;
 	} else if (!(rc = check_outputs(c, &pl))) {

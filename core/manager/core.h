@@ -341,7 +341,10 @@ int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec);
 int pm_pipeline_resolve(struct pm_pipeline *p,
 			  const struct pm_registry *r);
 /* INI text that parses back to the same pipeline. */
-void pm_pipeline_print(const struct pm_pipeline *p, FILE *f);
+/* Prints p as INI that reads back to it; -1 (nothing printed) with the
+ * reason in why[n] when a value cannot be written so. */
+int pm_pipeline_print(const struct pm_pipeline *p, FILE *f, char *why,
+		      size_t n);
 
 /* ---- running a pipeline (core/manager/manager.c, ctx.c, report.c) ---- */
 struct pm_run_opts {
