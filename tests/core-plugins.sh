@@ -82,4 +82,8 @@ run "$QOPT" --load "$PL/good.so" --passes "t-status:rc=$((16 | 99 << 8))" "$W/m.
 t "an extended code this qopt does not know is named by its primary" \
 	eval '[ $rc = 1 ] && has "pass returned '\''pass failed'\'' (status 25360)" "$W/err"'
 
+run "$QOPT" --load "$PL/bad-path.so" --list-passes
+t "QOPT_OPT_PATH on an option that is not a string: the plugin is refused" \
+	eval '[ $rc = 1 ] && has "$PL/bad-path.so" "$W/err" && has "option '\''count'\'' (int) cannot be a path (only a string can)" "$W/err"'
+
 done_testing
