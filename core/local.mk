@@ -30,6 +30,7 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/discovery.c \
 	core/manager/pipeline.c \
 	core/manager/pipeline-expand.c \
+	core/manager/pipeline-graph.c \
 	core/manager/pipeline-ini.c \
 	core/manager/pipeline-globals.c \
 	core/manager/pipeline-print.c \

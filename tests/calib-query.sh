@@ -23,7 +23,7 @@ L="--load $PL/calib-one.so"
 "$py" "$top_srcdir/tests/calib-gen.py" model exact "$work/exact.onnx" ||
 	{ echo "Bail out! calib-gen.py"; exit 1; }
 
-echo "1..12"
+echo "1..14"
 
 # names FILE: the measured tensors' names, sorted, on one line.
 names() {
@@ -81,6 +81,14 @@ cal "$work/m.onnx" --random 2 $L --passes t-calib-one:tensor=nope -o "$work/nope
 [ $? = 1 ] && grep -q "t-calib-one: error: no value 'nope'" "$work/log" &&
 	grep -q "t-calib-one: error: asking which tensors to calibrate failed" "$work/log"
 check $? "calibrate: a failing query fails the command with the pass's message"
+
+for how in foreign freed; do
+	cal "$work/m.onnx" --random 2 $L --passes t-calib-one:misbehave=$how -o "$work/$how.json"
+	[ $? = 1 ] && grep -q "t-calib-one: error: qopt_want_range() was given a value that is not one of the model being calibrated" "$work/log" &&
+		grep -q "t-calib-one: error: pass misused the qopt API" "$work/log" &&
+		[ ! -e "$work/$how.json" ]
+	check $? "calibrate: a value of another model ($how) is refused, failing the query"
+done
 
 cal "$work/m.onnx" --random 2 --passes no-such-pass -o "$work/x.json"
 [ $? = 2 ] && grep -q "unknown pass 'no-such-pass'" "$work/log"

@@ -1,11 +1,12 @@
 /*
  * tests/core-mkmodel.c - writes the small model the core tests run on:
  *	X[1,4] -> Relu (relu1) -> Add W (add1) -> Identity (out_id) -> Y
- * usage: core-mkmodel [--unsorted] OUT.onnx
+ * usage: core-mkmodel [--unsorted] [--opset=N] OUT.onnx
  * --unsorted lists the nodes backwards (out_id, add1, relu1), as some
  * exporters do: every consumer before its producer.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <qopt/ir.h>
 
@@ -38,13 +39,21 @@ int main(int argc, char **argv)
 	float *data;
 	int i;
 
-	int unsorted = argc == 3 && !strcmp(argv[1], "--unsorted");
+	int unsorted = 0, opset = 17;
 
-	if (argc != 2 + unsorted) {
-		fprintf(stderr, "usage: core-mkmodel [--unsorted] OUT.onnx\n");
+	for (i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "--unsorted"))
+			unsorted = 1;
+		else if (!strncmp(argv[i], "--opset=", 8))
+			opset = atoi(argv[i] + 8);
+		else
+			break;
+	}
+	if (argc < 2 || i != argc - 1) {
+		fprintf(stderr, "usage: core-mkmodel [--unsorted] [--opset=N] OUT.onnx\n");
 		return 2;
 	}
-	m = qir_model_new(8, 17, &err);
+	m = qir_model_new(8, opset, &err);
 	if (!m)
 		goto fail;
 	g = m->graph;

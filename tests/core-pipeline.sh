@@ -108,9 +108,28 @@ t "printed pipeline re-parses to the same pipeline" cmp -s print1.ini print2.ini
 run "$QOPT" $G --passes 't-opts:block_size=8:names=x;y,t-count:count=1' m.onnx --dry-run
 t "--passes with options (list items with ;)" \
 	eval '[ $rc = 0 ] && has "t-opts: flag=0 block_size=8 ratio=0.5 label=(null) set=1 names=x|y" "$W/err"'
+run "$QOPT" $G --passes 't-opts:label=c;d.json:names=x;y' m.onnx --dry-run
+t "--passes: a ';' in a string value stays a ';' (only a list reads it as ',')" \
+	eval '[ $rc = 0 ] && has "label=c;d.json set=0 names=x|y" "$W/err"'
+run "$QOPT" $G --passes 't-opts{label=a;b,names=p;q}' m.onnx --dry-run
+t "... in braces too" eval '[ $rc = 0 ] && has "label=a;b set=0 names=p|q" "$W/err"'
+run "$QOPT" --load "$PL/alias.so" --passes 'al-both:tag=u;v:match=A;B' m.onnx --dry-run
+t "... and in a pipeline's string option, handed to its step" \
+	eval '[ $rc = 0 ] && has "al-note: tag=u;v n=2" "$W/err"'
 run "$QOPT" $G --passes 't-opts,t-cuont' m.onnx --dry-run
 t "--passes: unknown pass with suggestion" \
 	eval '[ $rc = 2 ] && has "qopt: --passes: unknown pass '\''t-cuont'\'' (did you mean '\''t-count'\''?)" "$W/err"'
+t "... and a note, once, that a plugin pass needs --load, -L or QOPT_PLUGIN_PATH" \
+	eval '[ "$(grep -c "^qopt: note: .*--load FILE.so.*-L DIR.*QOPT_PLUGIN_PATH" "$W/err")" = 1 ]'
+run "$QOPT" --passes 'al-note,t-nowhere' m.onnx --dry-run
+t "an unloaded plugin's pass gets the note without a suggestion" \
+	eval '[ $rc = 2 ] && has "unknown pass '\''al-note'\''" "$W/err" && has "--load FILE.so" "$W/err" && has "QOPT_PLUGIN_PATH" "$W/err" && [ "$(grep -c "qopt: note:" "$W/err")" = 1 ]'
+run "$QOPT" --help-pass al-note
+t "--help-pass of an unloaded plugin's pass gives the note too" \
+	eval '[ $rc = 2 ] && has "--load FILE.so" "$W/err" && has "-L DIR" "$W/err"'
+run "$QOPT" --load "$PL/alias.so" --passes al-ghost m.onnx --dry-run
+t "... and a pipeline's step naming one" \
+	eval '[ $rc = 1 ] && has "no loaded plugin provides pass '\''al-missing'\''" "$W/err" && has "QOPT_PLUGIN_PATH" "$W/err"'
 run "$QOPT" $G --passes 't-opts:block_size' m.onnx --dry-run
 t "--passes: key without value" eval '[ $rc = 2 ] && has "expected key=value" "$W/err"'
 
@@ -134,5 +153,45 @@ t "--passes: an unquoted onnx:: name is refused, saying how to quote it" \
 run "$QOPT" --passes 'nvfp4-weights:include="onnx::Ma' --print-pipeline
 t "--passes: an unterminated quote is refused" \
 	eval '[ $rc = 2 ] && has "unterminated" "$W/err"'
+
+# One rule for relative paths: in a pipeline file, relative to its
+# folder (as `load =` is); on --passes, relative to the current folder.
+mkdir -p "$W/rel/sub" "$W/rel/cwd"
+echo inside >"$W/rel/sub/data.txt"
+echo outside >"$W/rel/cwd/data.txt"
+printf '[t-path]\nfile = data.txt\nword = data.txt\n' >"$W/rel/sub/p.ini"
+printf '[t-path]\nfile = nope.txt\n' >"$W/rel/sub/q.ini"
+sub=$(cd "$W/rel/sub" && pwd -P)
+(cd "$W/rel/cwd" && "$QOPT" --load "$PL/good.so" -p ../sub/p.ini "$W/m.onnx" --dry-run) >"$W/out" 2>"$W/err"
+rc=$?
+t "a relative path option in a pipeline file is relative to the file's folder" \
+	eval '[ $rc = 0 ] && has "read '\''inside'\'' from $sub/data.txt; word=data.txt" "$W/err"'
+(cd "$W/rel/cwd" && "$QOPT" --load "$PL/good.so" --passes t-path:file=data.txt "$W/m.onnx" --dry-run) >"$W/out" 2>"$W/err"
+rc=$?
+t "... on --passes, relative to the current folder" \
+	eval '[ $rc = 0 ] && has "read '\''outside'\'' from data.txt" "$W/err"'
+(cd "$W/rel/cwd" && "$QOPT" --load "$PL/good.so" -p ../sub/q.ini "$W/m.onnx" --dry-run) >"$W/out" 2>"$W/err"
+rc=$?
+t "... a missing one: the error names the path tried" \
+	eval '[ $rc = 1 ] && has "cannot open '\''$sub/nope.txt'\''" "$W/err"'
+(cd "$W/rel/cwd" && "$QOPT" --load "$PL/good.so" -p ../sub/p.ini --print-pipeline) >"$W/out" 2>"$W/err"
+t "... --print-pipeline shows the path joined" \
+	eval 'grep -qx "file = $sub/data.txt" "$W/out" && grep -qx "word = data.txt" "$W/out"'
+
+# --print-pipeline: what it prints reads back to the same pipeline, or
+# it prints nothing and says why (the INI reader has no quoting).
+long=$(i=0; while [ $i -lt 60 ]; do printf 'item%03d;' $i; i=$((i + 1)); done)
+run "$QOPT" $G --print-pipeline --passes "t-opts:names=$long:label=a;b"
+cp "$W/out" "$W/rt1.ini"
+run "$QOPT" $G --print-pipeline -p "$W/rt1.ini"
+t "a list too long for one INI line is printed one item a line, and reads back the same" \
+	eval '[ $rc = 0 ] && cmp -s "$W/rt1.ini" "$W/out" && grep -qx "names = item000" "$W/out" && grep -qx "    item059" "$W/out" && grep -qx "label = a;b" "$W/out"'
+nl='
+'
+for v in '" x "' '"x "' "\"a${nl}b\"" '"a ;b"' "$(printf 'x%.0s' $(seq 250))"; do
+	run "$QOPT" $G --print-pipeline --passes "t-opts:label=$v"
+	t "a value INI cannot hold is refused, nothing printed ($(printf '%s' "$v" | head -c 12 | tr '\n' '~'))" \
+		eval '[ $rc = 1 ] && [ ! -s "$W/out" ] && has "qopt: error: --print-pipeline: nothing printed: INI would not read back the same pipeline: option '\''label'\'' of pass '\''t-opts'\''" "$W/err"'
+done
 
 done_testing

@@ -71,4 +71,19 @@ t "nothing is loaded from the current folder implicitly" eval '! grep -q "^t-opt
 run "$QOPT" -L "$W/nodir" --list-passes
 t "-L of a missing folder is an error" eval '[ $rc = 1 ] && has "$W/nodir" "$W/err"'
 
+# A return whose primary code is none of qopt's is no status: 256 is
+# not "success", 17 names nothing; both fail, reported by number.
+for st in 256 17 -3; do
+	run "$QOPT" --load "$PL/good.so" --passes "t-status:rc=$st" "$W/m.onnx" --dry-run
+	t "a pass returning $st fails, reported as no qopt_status" \
+		eval '[ $rc = 1 ] && has "t-status: error: pass returned $st, not a qopt_status: failed as '\''pass failed'\'' (status 16)" "$W/err" && ! has "'\''success'\''" "$W/err"'
+done
+run "$QOPT" --load "$PL/good.so" --passes "t-status:rc=$((16 | 99 << 8))" "$W/m.onnx" --dry-run
+t "an extended code this qopt does not know is named by its primary" \
+	eval '[ $rc = 1 ] && has "pass returned '\''pass failed'\'' (status 25360)" "$W/err"'
+
+run "$QOPT" --load "$PL/bad-path.so" --list-passes
+t "QOPT_OPT_PATH on an option that is not a string: the plugin is refused" \
+	eval '[ $rc = 1 ] && has "$PL/bad-path.so" "$W/err" && has "option '\''count'\'' (int) cannot be a path (only a string can)" "$W/err"'
+
 done_testing

@@ -23,8 +23,9 @@ t "100,000 sections: parsed within 30 s" [ "$rc" = 0 ]
 t "100,000 sections: all printed" [ "$(grep -c '^\[cast-fold\]' "$W/out")" = 100000 ]
 run timeout 30 "$QOPT" --print-pipeline -p "$W/lines.ini"
 t "a list over 100,000 lines: parsed within 30 s" [ "$rc" = 0 ]
-t "a list over 100,000 lines: every item kept" has "a99998,a99999" "$W/out"
-t "a list over 100,000 lines: starts with the first" has "a0,a1,a2," "$W/out"
+t "a list over 100,000 lines: every item kept, one a line (one line would not read back)" \
+	eval 'grep -qx "    a99999" "$W/out" && [ "$(grep -c "^    a[0-9]*\$" "$W/out")" = 99999 ]'
+t "a list over 100,000 lines: starts with the first" grep -qx "include = a0" "$W/out"
 
 # 10,000 bad sections: the first 20 problems, then one line saying the
 # rest are not shown (a compiler's error limit), and exit 2.

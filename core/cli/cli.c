@@ -4,6 +4,7 @@
 #include "config.h"
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,22 @@ static int parse_int(const char *opt, const char *s, int64_t min,
 	return 0;
 }
 
+/* An int setting: a value beyond INT_MAX must not wrap. */
+static int parse_small_int(const char *opt, const char *s, int min, int *out)
+{
+	int64_t v;
+
+	if (parse_int(opt, s, min, &v) < 0)
+		return -1;
+	if (v > INT_MAX) {
+		fprintf(stderr, "qopt: error: %s expects an integer from %d to %d, got '%s'\n",
+			opt, min, INT_MAX, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "qopt: error: %s%s%s%s\n", msg, arg ? " '" : "",
@@ -173,8 +190,6 @@ static int usage_error(const char *msg, const char *arg)
 
 static int take_option(struct pm_cli *c, int ch, const char *arg)
 {
-	int64_t v;
-
 	switch (ch) {
 	case 'p': c->pipeline_file = arg; break;
 	case OPT_PASSES: c->passes_inline = arg; break;
@@ -206,10 +221,7 @@ static int take_option(struct pm_cli *c, int ch, const char *arg)
 		c->device = arg;
 		break;
 	case OPT_THREADS:
-		if (parse_int("--threads", arg, 0, &v) < 0)
-			return -1;
-		c->threads = (int)v;
-		break;
+		return parse_small_int("--threads", arg, 0, &c->threads);
 	case OPT_EXT_THRESHOLD:
 		return parse_int("--external-threshold", arg, 0,
 				 &c->external_threshold);

@@ -127,8 +127,9 @@ int cmd_help_pass(const struct pm_registry *r, const char *name)
 	if (!p && pm_registry_find_alias(r, name))
 		return help_pipeline(pm_registry_find_alias(r, name));
 	if (!p) {
-		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n", name,
-			pm_registry_did_you_mean(r, name, dym));
+		fprintf(stderr, "qopt: error: unknown pass '%s'%s\n%s\n", name,
+			pm_registry_did_you_mean(r, name, dym),
+			PM_UNKNOWN_PASS_HINT);
 		return QOPT_EXIT_USAGE;
 	}
 	printf("%s - %s\n", p->info->name, p->info->summary);
@@ -419,7 +420,13 @@ int cmd_run(struct pm_cli *c)
 	} else if (c->help_pass) {
 		rc = cmd_help_pass(reg, c->help_pass);
 	} else if (c->print_pipeline) {
-		pm_pipeline_print(&pl, stdout);
+		char why[1024];
+
+		if (pm_pipeline_print(&pl, stdout, why, sizeof(why)) < 0) {
+			fprintf(stderr, "qopt: error: --print-pipeline: nothing printed: INI would not read back the same pipeline: %s\n",
+				why);
+			rc = QOPT_EXIT_FAIL;
+		}
 	} else if (check_print_after(c, &pl) < 0) {
 		rc = QOPT_EXIT_USAGE;
 	} else if (!(rc = check_outputs(c, &pl))) {

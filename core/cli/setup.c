@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <qopt/upgrade.h>
 #include "cli/cli.h"
 
 static int is_dir(const char *path)
@@ -223,6 +224,19 @@ void cli_save_opts(const struct pm_cli *c,
 	so->threads = c->threads;
 }
 
+/* A later opset may have changed operators this qopt's passes read:
+ * they would misread them without a word. */
+static void warn_new_opset(pm_session *s, const char *path,
+			   const qir_model *m)
+{
+	int64_t opset = qir_model_opset(m, ""), known = qir_upgrade_max_opset();
+
+	if (opset > known)
+		pm_msg(s, QOPT_LOG_WARN, path,
+		       "the model's opset %lld is newer than the newest this qopt knows (%lld): operators changed since may be misread",
+		       (long long)opset, (long long)known);
+}
+
 qir_model *cli_load(pm_session *s, const char *path)
 {
 	qir_error err = { 0 };
@@ -232,6 +246,7 @@ qir_model *cli_load(pm_session *s, const char *path)
 		fprintf(stderr, "qopt: %s: error: %s\n", path, err.msg);
 		return NULL;
 	}
+	warn_new_opset(s, path, m);
 	if (qir_model_load_reordered(m))
 		pm_msg(s, QOPT_LOG_INFO, path,
 			 "note: nodes were not in topological order; sorted them (%zu node%s moved)",

@@ -336,21 +336,25 @@ int pm_alias_register(struct pm_registry *r, const struct pm_plugin *pl,
 	return 0;
 }
 
-/* The deepest nesting followed; deeper is a cycle (reported when the
- * pipeline is expanded, with its path). */
-#define PM_ALIAS_MAX_DEPTH 32
+/* Deeper than this the expansion refuses anyway (pipeline-graph.c). */
+#define PM_ALIAS_MAX_DEPTH 33
 
+/* Each pipeline is followed once per call (its mark is the call's
+ * number): a pipeline naming another twice at every level must not
+ * double the walk at each. pm_registry_need may load plugins, adding
+ * pipelines (unmarked) as it goes. */
 static int need_rec(struct pm_registry *r, const char *name, int depth,
 		    qir_error *err)
 {
-	const struct pm_alias *a;
+	struct pm_alias *a;
 	size_t k;
 
 	if (pm_registry_need(r, name, err) < 0)
 		return -1;
-	a = pm_registry_find_alias(r, name);
-	if (!a || depth >= PM_ALIAS_MAX_DEPTH)
+	a = (struct pm_alias *)pm_registry_find_alias(r, name);
+	if (!a || depth >= PM_ALIAS_MAX_DEPTH || a->mark == r->mark)
 		return 0;
+	a->mark = r->mark;
 	for (k = 0; k < a->nsteps; k++)
 		if (need_rec(r, a->info->steps[k].pass, depth + 1, err) < 0)
 			return -1;
@@ -360,5 +364,6 @@ static int need_rec(struct pm_registry *r, const char *name, int depth,
 int pm_registry_need_all(struct pm_registry *r, const char *name,
 			 qir_error *err)
 {
+	r->mark++;
 	return need_rec(r, name, 0, err);
 }

@@ -8,6 +8,7 @@
  * file's hash names it. A pass's query must leave the model as it was;
  * the manager checks the hash rather than trust it.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <qopt/pass.h>
@@ -18,7 +19,8 @@ static int ask(struct pm_run *r, qir_model *m, size_t i,
 {
 	const struct pm_stage *st = &r->pl->stages[i];
 	qopt_ctx ctx = { .ops = &pm_ctx_ops, .run = r, .stage = i, .st = st,
-			 .res = &r->res[i], .bar_pct = -1, .want = want };
+			 .res = &r->res[i], .bar_pct = -1, .want = want,
+			 .m = m };
 	uint64_t h0 = qir_model_hash(m);
 	qopt_status rc;
 
@@ -27,8 +29,9 @@ static int ask(struct pm_run *r, qir_model *m, size_t i,
 	pm_guard_leave();
 	if (rc != QOPT_OK) {
 		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
-		       "asking which tensors to calibrate failed: %s",
-		       qopt_status_str(rc));
+		       "asking which tensors to calibrate failed: %s (status %d)",
+		       pm_status_known(rc) ? qopt_status_str(rc) :
+		       "unknown status", rc);
 		return -1;
 	}
 	if (ctx.misuse) {
@@ -48,14 +51,18 @@ int pm_calibration_targets(struct pm_run *r, qir_model *m,
 			   struct pm_want *want, size_t *nasked)
 {
 	size_t i;
+	int rc = 0;
 
 	*nasked = 0;
-	for (i = 0; i < r->pl->nstages; i++) {
+	for (i = 0; i < r->pl->nstages && !rc; i++) {
 		if (!r->pl->stages[i].pass->info->calibration_targets)
 			continue;
 		(*nasked)++;
-		if (ask(r, m, i, want) < 0)
-			return -1;
+		rc = ask(r, m, i, want);
 	}
-	return 0;
+	free(want->own);
+	want->own = NULL;
+	want->nown = want->capown = 0;
+	want->own_ready = 0;
+	return rc;
 }

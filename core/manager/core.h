@@ -142,6 +142,7 @@ struct pm_alias {
 	const struct pm_plugin *plugin;
 	size_t nopts;
 	size_t nsteps;
+	unsigned long mark;	/* pm_registry_need_all's walk */
 };
 
 struct pm_registry {
@@ -152,6 +153,7 @@ struct pm_registry {
 	size_t npasses;
 	struct pm_alias **aliases;
 	size_t naliases;
+	unsigned long mark;	/* pm_registry_need_all calls so far */
 	/* *.so files of plugin folders not opened yet (owned paths):
 	 * opened when a pass they may hold is needed. */
 	char **pending;
@@ -213,6 +215,21 @@ int pm_pass_option_index(const struct pm_pass *p, const char *name);
 /* 1 when s can name a pass, pipeline or option (letters, digits, -_.). */
 int pm_valid_name(const char *s);
 
+/* Said once after "unknown pass": the name may be right and its plugin
+ * not loaded. */
+#define PM_UNKNOWN_PASS_HINT \
+	"qopt: note: a pass that is not built in comes from a plugin: load " \
+	"it with --load FILE.so, or name its folder with -L DIR or " \
+	"QOPT_PLUGIN_PATH (--list-passes shows the passes found)"
+
+/* 1 when a pass's nonzero return is a qopt_status: its primary code is
+ * one of qopt's (fixed within the ABI major), the detail any. */
+static inline int pm_status_known(int rc)
+{
+	return rc > 0 && QOPT_PRIMARY(rc) >= QOPT_EIO &&
+	       QOPT_PRIMARY(rc) <= QOPT_EPASS;
+}
+
 /* ---- named pipelines in the registry (core/manager/alias.c) ---- */
 const struct pm_alias *pm_registry_find_alias(const struct pm_registry *r,
 					      const char *name);
@@ -249,8 +266,19 @@ int pm_check_option_table(const char *path, const char *what,
  * pipeline-print.c) ---- */
 struct pm_rawopt {
 	char *key, *value;	/* owned */
+	/* --passes: the value with each ';' outside quotes turned into
+	 * ',', the list separator, for an option of type list (owned; NULL
+	 * when it has no such ';'). Other types take value as written. */
+	char *list;
 	int line;
 };
+
+/* The text o gives an option of type spec->type. */
+static inline const char *pm_rawopt_text(const struct pm_rawopt *o,
+					 const qopt_option_spec *spec)
+{
+	return o->list && spec->type == QOPT_OPT_LIST ? o->list : o->value;
+}
 
 struct pm_stage {
 	char *name;		/* owned */
@@ -298,6 +326,7 @@ struct pm_pipeline {
 	/* Of those, problems of a plugin's pipeline table found while
 	 * expanding it (not the user's to fix). */
 	unsigned nplugin_errors;
+	unsigned nunknown;	/* of those, unknown passes */
 };
 
 void pm_pipeline_init(struct pm_pipeline *p, pm_session *s);
@@ -313,7 +342,10 @@ int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec);
 int pm_pipeline_resolve(struct pm_pipeline *p,
 			  const struct pm_registry *r);
 /* INI text that parses back to the same pipeline. */
-void pm_pipeline_print(const struct pm_pipeline *p, FILE *f);
+/* Prints p as INI that reads back to it; -1 (nothing printed) with the
+ * reason in why[n] when a value cannot be written so. */
+int pm_pipeline_print(const struct pm_pipeline *p, FILE *f, char *why,
+		      size_t n);
 
 /* ---- running a pipeline (core/manager/manager.c, ctx.c, report.c) ---- */
 struct pm_run_opts {
@@ -385,6 +417,11 @@ struct pm_run {
 struct pm_want {
 	qir_value **values;	/* owned array */
 	size_t n, cap;
+	/* The model's values by address, to tell one of another model
+	 * (pm_calibration_targets frees them). */
+	qir_value **own;
+	size_t nown, capown;
+	int own_ready;
 };
 
 struct ctx_ops;

@@ -4,6 +4,7 @@
  * (progress.c) complete the ops table libqopt forwards to.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,14 +195,100 @@ static qk_ctx *ctx_kernels(qopt_ctx *ctx)
 	return ctx && ctx->run ? ctx->run->kctx : NULL;
 }
 
-/* Only a context made for calibration_targets collects values. */
+static int by_address(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(qir_value *const *)a;
+	uintptr_t y = (uintptr_t)*(qir_value *const *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int add_own(struct pm_want *w, qir_value *v)
+{
+	qir_value **grown;
+
+	if (!v)
+		return 0;
+	if (w->nown == w->capown) {
+		size_t cap = w->capown ? 2 * w->capown : 64;
+
+		grown = realloc(w->own, cap * sizeof(*grown));
+		if (!grown)
+			return -1;
+		w->own = grown;
+		w->capown = cap;
+	}
+	w->own[w->nown++] = v;
+	return 0;
+}
+
+/* Every value of g and the graphs nested in it. */
+static int collect_own(struct pm_want *w, const qir_graph *g)
+{
+	const qir_node *n;
+	size_t i, j, k;
+
+	for (i = 0; i < g->ninputs; i++)
+		if (add_own(w, g->inputs[i]) < 0)
+			return -1;
+	for (i = 0; i < g->ninits; i++)
+		if (add_own(w, g->inits[i]) < 0)
+			return -1;
+	qir_graph_for_each_node(g, n) {
+		for (i = 0; i < n->noutputs; i++)
+			if (add_own(w, n->outputs[i]) < 0)
+				return -1;
+		for (j = 0; j < n->nattrs; j++) {
+			const qir_attr *a = &n->attrs[j];
+
+			if (a->type == QIR_ATTR_GRAPH && a->g &&
+			    collect_own(w, a->g) < 0)
+				return -1;
+			for (k = 0; a->type == QIR_ATTR_GRAPHS && k < a->n; k++)
+				if (a->graphs[k] && collect_own(w, a->graphs[k]) < 0)
+					return -1;
+		}
+	}
+	return 0;
+}
+
+/* 1 when v is a value of m: compared by address only, since a value
+ * of another model may be freed already. The model's values, sorted,
+ * are gathered at the first call (the query must not change m). */
+static int owns(struct pm_want *w, const qir_model *m, qir_value *v)
+{
+	if (!w->own_ready) {
+		w->nown = 0;
+		if (collect_own(w, m->graph) < 0)
+			return -1;
+		if (w->nown)
+			qsort(w->own, w->nown, sizeof(*w->own), by_address);
+		w->own_ready = 1;
+	}
+	return w->nown && bsearch(&v, w->own, w->nown, sizeof(*w->own),
+				  by_address) != NULL;
+}
+
+/* Only a context made for calibration_targets collects values, and
+ * only values of the model it asks about. */
 static qopt_status ctx_want_range(qopt_ctx *ctx, qir_value *v)
 {
 	qir_value **grown;
 	struct pm_want *w = ctx ? ctx->want : NULL;
+	int own;
 
 	if (!w || !v)
 		return QOPT_EUSAGE;
+	own = ctx->m ? owns(w, ctx->m, v) : 0;
+	if (own < 0)
+		return QOPT_ENOMEM;
+	if (!own) {
+		pm_msg(ctx->run->s, QOPT_LOG_ERROR, ctx->st->name,
+		       "qopt_want_range() was given a value that is not one of the model being calibrated (another model's, or one freed)");
+		if (!ctx->misuse)
+			ctx->misuse = QOPT_EUSAGE;
+		return QOPT_EUSAGE;
+	}
 	if (w->n == w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 16;
 

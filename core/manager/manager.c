@@ -211,11 +211,13 @@ static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 }
 
 /* run() returned rc != QOPT_OK: any nonzero fails the pass, and the
- * message names the status. A negative value is no qopt_status (an
- * ABI 2 habit, or a misbehaving plugin): reported as QOPT_EPASS. */
+ * message names the status. A value whose primary code is none of
+ * qopt's (negative, an ABI 2 habit, 256 whose primary is success, 17)
+ * is no qopt_status: reported by its number, as QOPT_EPASS. An extended
+ * code this qopt does not know is named by its primary (status.h). */
 static void report_failure(const qopt_ctx *ctx, int rc)
 {
-	if (rc < 0)
+	if (!pm_status_known(rc))
 		pm_msg(ctx->run->s, QOPT_LOG_ERROR, ctx->st->name,
 		       "pass returned %d, not a qopt_status: failed as '%s' (status %d)%s",
 		       rc, qopt_status_str(QOPT_EPASS), QOPT_EPASS,

@@ -19,15 +19,10 @@
 #include "manager/core.h"
 #include "manager/pipeline-internal.h"
 
-/* Deeper nesting than this is taken for a cycle the chain missed. */
-#define PM_EXPAND_MAX_DEPTH 32
-
 struct expand {
 	struct pm_pipeline *p;
 	const struct pm_registry *r;
 	struct pm_pipeline out;	/* the expanded stages */
-	const char *chain[PM_EXPAND_MAX_DEPTH];
-	size_t depth;
 	const char *top;	/* the name the user wrote */
 	size_t group;
 	unsigned flags;
@@ -90,8 +85,8 @@ static int alias_values(struct expand *x, const struct pm_alias *a,
 			bad++;
 			continue;
 		}
-		if (pm_value_parse(&spec[idx], o->value, &vals[idx], why,
-				   sizeof(why)) < 0) {
+		if (pm_value_parse(&spec[idx], pm_rawopt_text(o, &spec[idx]),
+				   &vals[idx], why, sizeof(why)) < 0) {
 			pm_pl_error(x->p, o->line,
 				    "option '%s' of pipeline '%s' %s", o->key,
 				    s->name, why);
@@ -182,31 +177,6 @@ static int step_options(struct expand *x, const struct pm_alias *a,
 static int expand_alias(struct expand *x, const struct pm_stage *s,
 			const struct pm_alias *a);
 
-static int in_chain(const struct expand *x, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < x->depth; i++)
-		if (!strcmp(x->chain[i], name))
-			return 1;
-	return 0;
-}
-
-static void cycle_error(struct expand *x, const struct pm_alias *a, size_t k)
-{
-	char path[1024];
-	size_t i, len = 0;
-
-	path[0] = 0;
-	for (i = 0; i < x->depth && len < sizeof(path); i++)
-		len += (size_t)snprintf(path + len, sizeof(path) - len,
-					"%s -> ", x->chain[i]);
-	if (len < sizeof(path))
-		snprintf(path + len, sizeof(path) - len, "%s",
-			 a->info->steps[k].pass);
-	table_error(x, a, k, "the pipeline expands to itself: %s", path);
-}
-
 /* One step: a stage of its own for a pass, an expansion for a
  * pipeline. */
 static int expand_step(struct expand *x, const struct pm_stage *s,
@@ -230,13 +200,11 @@ static int expand_step(struct expand *x, const struct pm_stage *s,
 		table_error(x, a, k, "no loaded plugin provides pass '%s'%s",
 			    step->pass,
 			    pm_registry_did_you_mean(x->r, step->pass, dym));
+		x->p->nunknown++;
 		return 0;
 	}
-	if (sub && (in_chain(x, step->pass) ||
-		    x->depth >= PM_EXPAND_MAX_DEPTH)) {
-		cycle_error(x, a, k);
-		return 0;
-	}
+	/* No cycle, nesting or size to fear: pm_pipeline_graph_check
+	 * passed. */
 	if (pass) {
 		st = pm_pl_add_stage(&x->out, step->pass, s->line);
 		if (!st || !(st->from = strdup(x->top)))
@@ -253,6 +221,7 @@ static int expand_step(struct expand *x, const struct pm_stage *s,
 	for (size_t i = 0; i < tmp.nraw; i++) {
 		free(tmp.raw[i].key);
 		free(tmp.raw[i].value);
+		free(tmp.raw[i].list);
 	}
 	free(tmp.raw);
 	return rc;
@@ -273,10 +242,8 @@ static int expand_alias(struct expand *x, const struct pm_stage *s,
 	rc = 0;
 	if (bad)
 		goto out;
-	x->chain[x->depth++] = a->info->name;
 	for (k = 0; k < a->nsteps && rc == 0; k++)
 		rc = expand_step(x, s, a, k, vals, lines);
-	x->depth--;
 out:
 	for (i = 0; vals && i < a->nopts; i++)
 		pm_value_clear(&vals[i]);
@@ -305,6 +272,7 @@ static void free_stage_raw(struct pm_stage *s)
 	for (i = 0; i < s->nraw; i++) {
 		free(s->raw[i].key);
 		free(s->raw[i].value);
+		free(s->raw[i].list);
 	}
 	free(s->raw);
 	free(s->name);
@@ -317,7 +285,7 @@ int pm_pipeline_expand(struct pm_pipeline *p, const struct pm_registry *r)
 	struct expand x = { .p = p, .r = r };
 	const struct pm_alias *a;
 	size_t i;
-	int rc = 0;
+	int rc = 0, bad;
 
 	for (i = 0; i < p->nstages && rc == 0; i++) {
 		struct pm_stage *s = &p->stages[i];
@@ -326,6 +294,14 @@ int pm_pipeline_expand(struct pm_pipeline *p, const struct pm_registry *r)
 		    pm_registry_find_alias(r, s->name);
 		if (!a) {
 			rc = move_stage(&x.out, s);
+			continue;
+		}
+		bad = pm_pipeline_graph_check(p->s, r, a);
+		if (bad) {
+			rc = bad < 0 ? -1 : 0;
+			p->nerrors++;
+			p->nplugin_errors++;
+			x.bad++;
 			continue;
 		}
 		x.top = s->name;

@@ -39,6 +39,7 @@ static void free_raw(struct pm_rawopt *raw, size_t n)
 	for (i = 0; i < n; i++) {
 		free(raw[i].key);
 		free(raw[i].value);
+		free(raw[i].list);
 	}
 	free(raw);
 }
@@ -143,6 +144,7 @@ int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 	}
 	grown[*n].key = strdup(key);
 	grown[*n].value = strdup(value);
+	grown[*n].list = NULL;
 	grown[*n].line = line;
 	if (!grown[*n].key || !grown[*n].value)
 		return -1;
@@ -152,33 +154,47 @@ int pm_pl_add_raw(struct pm_rawopt **raw, size_t *n, const char *key,
 
 /*
  * --passes splits at ',' (passes) and ':' (options) outside double
- * quotes and braces, so a value holding either is written key="a:b,c"
- * (inside quotes \" and \\ stand for " and \), and NAME{k=v,k2=v2}
- * keeps its options together. Returns the next piece of *s up to sep,
- * NUL-terminated, and moves *s past it (NULL after the last); sets
- * *open_quote when a quote is left open.
+ * quotes, braces and angle brackets, so a value holding either is
+ * written key="a:b,c" (inside quotes \" and \\ stand for " and \), and
+ * NAME{k=v,k2=v2} and NAME<k=v;k2=v2> (LLVM's spelling) keep their
+ * options together. A '<' opens only after a name, before any ':' or
+ * '=' (in a value it is a character), and the first '>' closes it.
+ * Returns the next piece of *s up to sep, NUL-terminated, and moves *s
+ * past it (NULL after the last); sets *open_quote when a quote is left
+ * open.
  */
 static char *next_piece(char **s, char sep, int *open_quote)
 {
 	char *start = *s, *c;
-	int q = 0, depth = 0;
+	int q = 0, depth = 0, angle = 0, kv = 0;
 
 	if (!start)
 		return NULL;
 	for (c = start; *c; c++) {
 		if (q && *c == '\\' && c[1]) {
 			c++;
-		} else if (*c == '"') {
+			continue;
+		}
+		if (*c == '"') {
 			q = !q;
-		} else if (!q && *c == '{') {
+			continue;
+		}
+		if (q)
+			continue;
+		if (*c == '{' && !angle)
 			depth++;
-		} else if (!q && *c == '}' && depth) {
+		else if (*c == '}' && depth)
 			depth--;
-		} else if (*c == sep && !q && !depth) {
+		else if (*c == '<' && !depth && !angle && !kv)
+			angle = 1;
+		else if (*c == '>' && angle)
+			angle = 0;
+		else if (*c == sep && !depth && !angle) {
 			*c = 0;
 			*s = c + 1;
 			return start;
-		}
+		} else if ((*c == ':' || *c == '=') && !depth && !angle)
+			kv = 1;
 	}
 	if (q)
 		*open_quote = 1;
@@ -186,13 +202,18 @@ static char *next_piece(char **s, char sep, int *open_quote)
 	return start;
 }
 
-/* Drops the quotes of a value in place; outside quotes ';' stands for
- * ',' (a list item separator that cannot end the pass). */
-static void unquote(char *v)
+/* Drops the quotes of a value in place; *list gets a copy where each
+ * ';' outside quotes is ',' (a list item separator that cannot end the
+ * pass), NULL when there is none: a ';' means ',' only to an option of
+ * type list (calibration=c;d.json names c;d.json). */
+static int unquote(char *v, char **list)
 {
-	char *o = v, *c;
-	int q = 0;
+	char *o = v, *c, *l = malloc(strlen(v) + 1), *lo = l;
+	int q = 0, semi = 0;
 
+	*list = NULL;
+	if (!l)
+		return -1;
 	for (c = v; *c; c++) {
 		if (*c == '"') {
 			q = !q;
@@ -200,16 +221,24 @@ static void unquote(char *v)
 		}
 		if (q && *c == '\\' && (c[1] == '"' || c[1] == '\\'))
 			c++;
-		*o++ = !q && *c == ';' ? ',' : *c;
+		semi |= !q && *c == ';';
+		*lo++ = !q && *c == ';' ? ',' : *c;
+		*o++ = *c;
 	}
 	*o = 0;
+	*lo = 0;
+	if (semi)
+		*list = l;
+	else
+		free(l);
+	return 0;
 }
 
 /* One "key=value" of --passes into stage s; 1 when malformed. */
 static int inline_option(struct pm_pipeline *p, struct pm_stage *s,
 			 char *part, int *oom)
 {
-	char *eq = strchr(part, '=');
+	char *eq = strchr(part, '='), *list;
 
 	if (!eq || eq == part) {
 		pm_pl_error(p, 0, "pass '%s': expected key=value, got '%s' "
@@ -218,56 +247,79 @@ static int inline_option(struct pm_pipeline *p, struct pm_stage *s,
 		return 1;
 	}
 	*eq = 0;
-	unquote(eq + 1);
-	if (pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0)
+	if (unquote(eq + 1, &list) < 0 ||
+	    pm_pl_add_raw(&s->raw, &s->nraw, part, eq + 1, 0) < 0) {
+		free(list);
 		*oom = 1;
+		return 0;
+	}
+	s->raw[s->nraw - 1].list = list;
 	return 0;
 }
 
-/* NAME{key=value,...} (the form LLVM's pass pipelines use): splits off
- * the braces' options into *inner; "" when there are none. 1 when the
- * braces do not close at the end of the name. */
-static int split_braces(struct pm_pipeline *p, char *name, char **inner)
+/* NAME{key=value,...} or NAME<key=value;...> (LLVM's spelling): splits
+ * off the options into *inner and says which separator they use in
+ * *sep; *inner is NULL when there are none. 1 when the brackets do not
+ * close at the end of the name. */
+static int split_options(struct pm_pipeline *p, char *name, char **inner,
+			 char *sep)
 {
-	char *open = strchr(name, '{');
+	char *brace = strchr(name, '{'), *angle = strchr(name, '<');
+	char *open = brace && (!angle || brace < angle) ? brace : angle;
+	char close = open == brace ? '}' : '>';
 	size_t n = strlen(name);
 
 	*inner = NULL;
 	if (!open)
 		return 0;
-	if (name[n - 1] != '}') {
-		pm_pl_error(p, 0, "pass '%.*s': '{' without a closing '}' at "
-			      "the end of '%s'", (int)(open - name), name,
-			      name);
+	if (brace && angle) {
+		pm_pl_error(p, 0, "pass '%.*s': options in both {...} and "
+			      "<...> in '%s' (use one)", (int)(open - name),
+			      name, name);
 		return 1;
 	}
+	if (name[n - 1] != close) {
+		pm_pl_error(p, 0, "pass '%.*s': '%c' without a closing '%c' at "
+			      "the end of '%s'", (int)(open - name), name,
+			      *open, close, name);
+		return 1;
+	}
+	*sep = open == brace ? ',' : ';';
 	*open = 0;
 	name[n - 1] = 0;
 	*inner = open + 1;
 	return 0;
 }
 
-/* One "name[{key=value,...}][:key=value...]" element of --passes. */
+/* One "name[{key=value,...}|<key=value;...>][:key=value...]" element
+ * of --passes. */
 static int inline_stage(struct pm_pipeline *p, char *tok)
 {
 	char *rest = tok, *part, *inner;
 	struct pm_stage *s;
 	int bad = 0, open_quote = 0, oom = 0;
+	char sep = ',';
 
 	part = next_piece(&rest, ':', &open_quote);
-	if (!part || !*part || *part == '{') {
+	if (!part || !*part || *part == '{' || *part == '<') {
 		pm_pl_error(p, 0, "empty pass name in '%s'", tok);
 		return 1;
 	}
-	if (split_braces(p, part, &inner))
+	if (split_options(p, part, &inner, &sep))
 		return 1;
 	s = pm_pl_add_stage(p, part, 0);
 	if (!s)
 		return 1;
-	/* Inside braces ',' separates options too. */
-	while (inner && (part = next_piece(&inner, ',', &open_quote))) {
+	/* Inside braces ',' separates options too (and ':'); inside
+	 * angle brackets ';' does, as in LLVM, and ':' is a character. */
+	while (inner && (part = next_piece(&inner, sep, &open_quote))) {
 		char *opt;
 
+		if (sep == ';') {
+			if (*part)
+				bad += inline_option(p, s, part, &oom);
+			continue;
+		}
 		while ((opt = next_piece(&part, ':', &open_quote)))
 			if (*opt)
 				bad += inline_option(p, s, opt, &oom);
@@ -308,6 +360,28 @@ int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
 	return bad;
 }
 
+/* A relative path from a pipeline file is relative to its folder, as a
+ * compiler reads an include path: joined here, so the pass (and
+ * --print-pipeline) see the path it stands for. 1 when out of memory. */
+static int in_file_dir(struct pm_pipeline *p, const qopt_option_spec *spec,
+		       const struct pm_rawopt *o, struct pm_value *v)
+{
+	char *joined;
+
+	if (!(spec->flags & QOPT_OPT_PATH) || o->line <= 0 || !p->dir ||
+	    !v->text || !*v->text || v->text[0] == '/')
+		return 0;
+	joined = malloc(strlen(p->dir) + strlen(v->text) + 2);
+	if (!joined) {
+		pm_pl_error(p, o->line, "out of memory");
+		return 1;
+	}
+	sprintf(joined, "%s/%s", p->dir, v->text);
+	free(v->text);
+	v->text = joined;
+	return 0;
+}
+
 static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 			  const struct pm_rawopt *o)
 {
@@ -333,8 +407,8 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 						      sizeof(dym)));
 		return 1;
 	}
-	if (pm_value_parse(&specs[idx], o->value, &s->vals[idx], why,
-			     sizeof(why)) < 0) {
+	if (pm_value_parse(&specs[idx], pm_rawopt_text(o, &specs[idx]),
+			   &s->vals[idx], why, sizeof(why)) < 0) {
 		pm_pl_error(p, o->line, "option '%s' of pass '%s'%s%s%s %s",
 			      o->key, s->name, s->from ? " (a step of '" : "",
 			      s->from ? s->from : "", s->from ? "')" : "",
@@ -342,7 +416,7 @@ static int resolve_option(struct pm_pipeline *p, struct pm_stage *s,
 		return 1;
 	}
 	s->vals[idx].set = 1;
-	return 0;
+	return in_file_dir(p, &specs[idx], o, &s->vals[idx]);
 }
 
 static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
@@ -358,6 +432,7 @@ static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
 	if (!s->pass) {
 		pm_pl_error(p, s->line, "unknown pass '%s'%s", s->name,
 			      pm_registry_did_you_mean(r, s->name, dym));
+		p->nunknown++;
 		return 1;
 	}
 	specs = s->pass->info->options;
@@ -381,9 +456,10 @@ int pm_pipeline_resolve(struct pm_pipeline *p,
 	size_t i;
 	int bad = pm_pipeline_expand(p, r);
 
-	if (bad)
-		return bad;
-	for (i = 0; i < p->nstages; i++)
-		bad += resolve_stage(p, &p->stages[i], r);
+	if (!bad)
+		for (i = 0; i < p->nstages; i++)
+			bad += resolve_stage(p, &p->stages[i], r);
+	if (p->nunknown)
+		pm_msg_line(p->s, "%s", PM_UNKNOWN_PASS_HINT);
 	return bad;
 }

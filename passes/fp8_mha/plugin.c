@@ -60,7 +60,7 @@ static const char *const fp8mha_rotations[] = { "no", "rotate_back", NULL };
 	  "MatMul (adds quantization)" }
 
 #define OPT_CALIBRATION \
-	{ .name = "calibration", .type = QOPT_OPT_STRING, \
+	{ .name = "calibration", .type = QOPT_OPT_STRING, .flags = QOPT_OPT_PATH, \
 	  .help = "a JSON file from `qopt calibrate` for this model: Q/DQ " \
 	  "(scale amax/448) on the inputs of the selected MatMul/Gemm of a " \
 	  "plain model, FP8 weights; refused when made for another model" }

@@ -1,9 +1,15 @@
-/* tests/plugins/bad-enum.c - an enum option without choices. */
+/* tests/plugins/bad-enum.c - an enum option without choices; built with
+ * BAD_PATH, an int option flagged as a path. */
 #include <qopt/qopt.h>
 
 static const qopt_option_spec opts[] = {
+#if defined(BAD_PATH)
+	{ .name = "count", .type = QOPT_OPT_INT, .flags = QOPT_OPT_PATH,
+	  .help = "not a string, so not a path" },
+#else
 	{ .name = "mode", .type = QOPT_OPT_ENUM, .default_value = NULL,
 	  .help = "no words" },
+#endif
 	{ 0 }
 };
 

@@ -12,7 +12,8 @@ static const qopt_option_spec opts[] = {
 	{ .name = "tensor", .type = QOPT_OPT_STRING, .default_value = "A",
 	  .help = "the value to measure" },
 	{ .name = "misbehave", .type = QOPT_OPT_STRING, .default_value = "no",
-	  .help = "no, mutate (change the model when asked), fail" },
+	  .help = "no, mutate (change the model when asked), fail, foreign "
+		  "(ask for a value of another model), freed (of a freed one)" },
 	{ 0 }
 };
 
@@ -29,6 +30,26 @@ static qir_value *find(qir_model *m, const char *name)
 			if (n->outputs[i] && !strcmp(n->outputs[i]->name, name))
 				return n->outputs[i];
 	return NULL;
+}
+
+/* Asks for the input of a model of its own, live or freed; what the
+ * query answers is returned, and ignored as a careless pass would. */
+static qopt_status other_model(qopt_ctx *ctx, int freed)
+{
+	qir_error err = { 0 };
+	qir_model *o = qir_model_new(8, 17, &err);
+	qir_value *x = o ? qir_value_new(o->graph, "X") : NULL;
+
+	if (!x || qir_graph_add_input(o->graph, x) < 0) {
+		qir_model_free(o);
+		return QOPT_ENOMEM;
+	}
+	if (freed)
+		qir_model_free(o);
+	(void)qopt_want_range(ctx, x);
+	if (!freed)
+		qir_model_free(o);
+	return QOPT_OK;
 }
 
 static qopt_status targets(qopt_ctx *ctx, qir_model *m)
@@ -48,6 +69,8 @@ static qopt_status targets(qopt_ctx *ctx, qir_model *m)
 		qopt_error(ctx, "no value '%s'", name);
 		return QOPT_ENOTFOUND;
 	}
+	if (!strcmp(bad, "foreign") || !strcmp(bad, "freed"))
+		return other_model(ctx, !strcmp(bad, "freed"));
 	return qopt_want_range(ctx, v);
 }
 

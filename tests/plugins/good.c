@@ -173,6 +173,39 @@ static qopt_status status_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return rc;
 }
 
+/* Reads the file its path option names: the manager makes a relative
+ * path from a pipeline file relative to that file's folder. */
+static const qopt_option_spec path_opts[] = {
+	{ .name = "file", .type = QOPT_OPT_STRING, .flags = QOPT_OPT_PATH,
+	  .help = "a file to read" },
+	{ .name = "word", .type = QOPT_OPT_STRING,
+	  .help = "not a path: kept as written" },
+	{ 0 }
+};
+
+static qopt_status path_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	const char *file = qopt_opt_string(ctx, "file");
+	char line[256] = "";
+	FILE *f;
+
+	(void)m;
+	(void)changed;
+	f = file ? fopen(file, "r") : NULL;
+	if (!f) {
+		qopt_error(ctx, "cannot open '%s'", file ? file : "(unset)");
+		return QOPT_EIO;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	qopt_info(ctx, "read '%s' from %s; word=%s", line, file,
+		  qopt_opt_string(ctx, "word") ? qopt_opt_string(ctx, "word") :
+		  "(unset)");
+	return QOPT_OK;
+}
+
 static const qopt_pass_info passes[] = {
 	{ .name = "t-opts", .summary = "records its options as metadata", .options = opts_opts,
 	  .run = opts_run, .flags = 0 },
@@ -190,6 +223,8 @@ static const qopt_pass_info passes[] = {
 	  .run = misuse_run, .flags = 0 },
 	{ .name = "t-status", .summary = "returns the status it is told",
 	  .options = status_opts, .run = status_run },
+	{ .name = "t-path", .summary = "reads the file it is given",
+	  .options = path_opts, .run = path_run },
 	{ 0 }
 };
 
