@@ -95,6 +95,10 @@ static void names(void)
 	       !strcmp(qopt_status_str(200), "unknown status") &&
 	       !strcmp(qopt_status_str(200 | 1 << 8), "unknown status"),
 	       "negative values and unknown primaries: 'unknown status'");
+	tap_ok(!strcmp(qopt_status_str(256), "unknown status") &&
+	       !strcmp(qopt_status_str(7 << 8), "unknown status") &&
+	       !strcmp(qopt_status_str(QOPT_OK), "success"),
+	       "success with detail bits (256) is not success: 'unknown status'");
 }
 
 static void aliases(void)

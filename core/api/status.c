@@ -80,7 +80,9 @@ const char *qopt_status_str(qopt_status s)
 {
 	const char *str;
 
-	if (s < 0)
+	/* Success has no extended codes: 256 is not a kind of success, and a
+	 * pass returning it must not read as one. */
+	if (s < 0 || (s != QOPT_OK && QOPT_PRIMARY(s) == QOPT_OK))
 		return "unknown status";
 	str = extended_str(s);
 	if (!str)
