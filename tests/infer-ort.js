@@ -158,7 +158,7 @@ function generate(seed) {
 		return name;
 	};
 	const edge = () => pick([0n, 1n, 2n, -1n, -2n, 3n, 100n, -100n, I64MIN, I64MAX,
-				 I64MIN + 1n, I64MAX - 1n, BigInt(ri(-6, 6)), BigInt(ri(-6, 6))]);
+				 I64MIN + 1n, I64MAX - 1n, 2147483647n, -2147483648n, BigInt(ri(-6, 6)), BigInt(ri(-6, 6))]);
 	const emit = (op, inputs, attrs, res) => {
 		const name = fresh();
 		m.nodes.push({ op, inputs, output: name, attrs });

@@ -741,6 +741,11 @@ static void test_slice_clamps(void)
 		{ 5, -100, -100, -1, 1 },	/* the start clamps to 0 */
 		{ 5, 100, -100, -1, 5 },
 		{ 5, MAX, MIN, -1, 5 },
+		/* ORT takes these to the front, the spec to d - 1: unknown */
+		{ 5, 3, MAX, -1, -1 },
+		{ 5, -100, MAX, -2, -1 },
+		{ 5, 0, INT32_MAX, -1, -1 },
+		{ 5, 0, INT32_MAX, 1, 5 },
 		{ 5, 4, -7, -2, 3 },
 		{ 5, 5, 5, -1, 0 },
 		{ 5, 0, 0, -1, 0 },

@@ -123,11 +123,16 @@ static int64_t slice_first(int64_t d, int64_t start, int64_t step)
 	return step > 0 ? clamp(start, 0, d) : clamp(start, 0, d - 1);
 }
 
-/* Elements of [start, end) by step on a dim of size d >= 0. */
+/* Elements of [start, end) by step on a dim of size d >= 0; -1 when
+ * the runtimes disagree: ONNX Runtime reads an end of INT32_MAX or
+ * INT64_MAX with a negative step as "past the front" (-1), where the
+ * spec (and onnx) clamp it to d - 1. */
 static int64_t slice_len(int64_t d, int64_t start, int64_t end, int64_t step)
 {
 	if (d == 0)
 		return 0;	/* [0, d - 1] is empty: nothing to take */
+	if (step < 0 && (end == INT64_MAX || end == INT32_MAX))
+		return -1;
 	start = slice_first(d, start, step);
 	end = end < 0 ? end + d : end;
 	if (step > 0) {
