@@ -249,9 +249,10 @@ function generate(seed) {
 			cv = cv.map((x) => wrap(v.dtype, x));
 			if (n !== 1 && r() < 0.4) cv = Array.from({ length: n }, () => cv[0]);
 			const swap = op !== 'Div' && r() < 0.4;
-			const c = konst(v.dtype, cv, cv.length === 1 && r() < 0.3 ? [] : [cv.length]);
-			const len = cv.length === 1 ? n : n;
-			const shape = cv.length === 1 && v.shape.length === 0 ? [] : [len];
+			const cdims = cv.length === 1 && r() < 0.3 ? [] : [cv.length];
+			const c = konst(v.dtype, cv, cdims);
+			const len = n;
+			const shape = cdims.length || v.shape.length ? [len] : [];
 			const vals = [];
 			for (let i = 0; i < len; i++) {
 				const a = v.vals[n === 1 ? 0 : i], b = cv[cv.length === 1 ? 0 : i];
@@ -338,11 +339,10 @@ function generate(seed) {
 			const x = pick(floats), rk = x.shape.length;
 			const perm = [...Array(rk).keys()];
 			for (let i = rk - 1; i > 0; i--) { const j = ri(0, i); [perm[i], perm[j]] = [perm[j], perm[i]]; }
-			emit('Transpose', [x.name], r() < 0.2 ? {} : { perm }, { dtype: T.FLOAT, shape: (r() < 0.2 ? perm.slice().reverse() : perm).map((p) => x.shape[p]) });
-			/* the shape entry above is a guess for the no-perm case; ORT decides */
-			const last = floats[floats.length - 1];
-			if (!m.nodes[m.nodes.length - 1].attrs.perm) last.shape = x.shape.slice().reverse();
-			else last.shape = perm.map((p) => x.shape[p]);
+			/* no perm: the dims reversed */
+			const given = r() < 0.8;
+			const p = given ? perm : perm.map((_, i) => rk - 1 - i);
+			emit('Transpose', [x.name], given ? { perm } : {}, { dtype: T.FLOAT, shape: p.map((i) => x.shape[i]) });
 		},
 		Tile() {
 			const x = pick(floats);
@@ -442,7 +442,7 @@ if (process.env.QOPT_INFER_ORT_SHOW) {
 		const seed = seed0 + i;
 		const r = await one(seed);
 		if (r.skip) {
-			const why = r.skip.replace(/'[^']*'/g, "'.'").slice(0, 80);
+			const why = r.skip.replace(/'[^']*'/g, "'.'").replace(/\(n\d+\)/g, '(n.)').slice(0, 80);
 			skips[why] = (skips[why] || 0) + 1;
 			continue;
 		}
