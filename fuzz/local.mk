@@ -61,12 +61,25 @@ fuzz/fuzz-%: $(srcdir)/fuzz/fuzz-%.c $(FUZZ_LIB_OBJS)
 fuzz-smoke: fuzz
 	FUZZ_SEED=$(FUZZ_SEED) $(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
 
-fuzz-run: fuzz
+fuzz-run: fuzz fuzz-infer
 	$(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
+
+# `make fuzz-infer`: shape inference against ONNX Runtime's run-time
+# shapes (tests/infer-ort.sh) on FUZZ_INFER_COUNT random models from
+# FUZZ_INFER_SEED (empty: a new seed each run; it is printed). Needs
+# node and ORT, not clang; fuzz-run runs it too.
+FUZZ_INFER_COUNT = 5000
+FUZZ_INFER_SEED =
+fuzz-infer: all
+	@seed=$(FUZZ_INFER_SEED); seed=$${seed:-$$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')}; \
+	echo "fuzz-infer: $(FUZZ_INFER_COUNT) models from seed $$seed"; \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/infer-ort.sh \
+		QOPT_INFER_ORT_SEED=$$seed QOPT_INFER_ORT_COUNT=$(FUZZ_INFER_COUNT); \
+	rc=$$?; tail -n 12 tests/infer-ort.log; exit $$rc
 
 clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf fuzz/obj fuzz/work $(FUZZ_TARGETS)
 
-.PHONY: fuzz fuzz-cc fuzz-smoke fuzz-run clean-fuzz
+.PHONY: fuzz fuzz-cc fuzz-smoke fuzz-run fuzz-infer clean-fuzz
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_PASS_OBJS)

@@ -10,6 +10,13 @@ TESTS += tests/core-order.sh tests/infer-ir.sh tests/infer-shapes.sh
 dist_check_SCRIPTS += tests/core-order.sh tests/infer-ir.sh tests/infer-shapes.sh
 EXTRA_DIST += tests/infer-shapes-check.py docs/shape-inference.md
 
+# Inference against ONNX Runtime's run-time shapes on random graphs of
+# shape arithmetic: a seeded slice here; `make fuzz-infer` (fuzz/local.mk)
+# runs it long.
+TESTS += tests/infer-ort.sh
+dist_check_SCRIPTS += tests/infer-ort.sh
+EXTRA_DIST += tests/infer-ort.js
+
 # The inference API as a pass uses it (C, TAP).
 check_PROGRAMS += tests/ir-infer
 TESTS += tests/ir-infer

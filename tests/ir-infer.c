@@ -661,6 +661,204 @@ static void test_gather_sample_roi(void)
 	tap_ok(fx_check(&f, -1, NULL), "RoiAlign: output_width 0: unknown");
 }
 
+/* Slice x[5] (or a dim of d) by start, end, step on axis 0: the output
+ * dim. ONNX clamps a start into [0, d] (positive step) or [0, d - 1]
+ * (negative), an end into [0, d] or [-1, d - 1]. */
+static int slice_dim(int64_t d, int64_t start, int64_t end, int64_t step,
+		     int64_t want)
+{
+	struct fx f;
+
+	fx_new(&f, 17, "Slice", 1, I64(d));
+	fx_ints(&f, QIR_INT64, NI64(start));
+	fx_ints(&f, QIR_INT64, NI64(end));
+	fx_ints(&f, QIR_INT64, NI64(0));
+	fx_ints(&f, QIR_INT64, NI64(step));
+	if (fx_check(&f, 1, I64(want)))
+		return 1;
+	tap_diag("Slice [%lld] %lld:%lld:%lld: want %lld", (long long)d,
+		 (long long)start, (long long)end, (long long)step,
+		 (long long)want);
+	return 0;
+}
+
+/* A model with no graph input of its own (chains built by hand). */
+static qir_model *chain_new(void)
+{
+	return qir_model_new(9, 17, NULL);
+}
+
+static qir_value *chain_ints(qir_model *m, int dtype, size_t n,
+			     const int64_t *v)
+{
+	int64_t d = (int64_t)n;
+	qir_tensor *t = qir_tensor_new("c", dtype, 1, &d, NULL);
+	void *p = qir_tensor_mutable_data(t, NULL);
+
+	for (size_t i = 0; i < n; i++) {
+		if (dtype == QIR_INT64)
+			((int64_t *)p)[i] = v[i];
+		else
+			((int32_t *)p)[i] = (int32_t)v[i];
+	}
+	return qir_graph_add_initializer(m->graph, t);
+}
+
+static qir_value *chain_cast(qir_model *m, qir_value *in, int to)
+{
+	qir_value *out;
+	qir_node *n = op1(m->graph, "Cast", in, NULL, &out);
+
+	qir_node_set_attr_int(n, "to", to);
+	return out;
+}
+
+/* ConstantOfShape(shape): infers m, says whether the result has rank
+ * r and dims want, frees m. */
+static int chain_check(qir_model *m, qir_value *shape, int r,
+		       const int64_t *want)
+{
+	qir_error err = { 0 };
+	qir_value *y;
+	int ok;
+
+	op1(m->graph, "ConstantOfShape", shape, NULL, &y);
+	qir_graph_add_output(m->graph, y);
+	ok = qir_model_infer(m, NULL, &err) == 0 && dims_are(y, r, want);
+	if (!ok) {
+		tap_diag("y rank %d", y->rank);
+		for (int i = 0; i < y->rank; i++)
+			tap_diag("y dim %d: %lld", i, (long long)y->dims[i].value);
+	}
+	qir_model_free(m);
+	return ok;
+}
+
+static void test_slice_clamps(void)
+{
+	const int64_t MIN = INT64_MIN, MAX = INT64_MAX;
+	struct { int64_t d, start, end, step, want; } c[] = {
+		{ 5, -100, -100, -1, 1 },	/* the start clamps to 0 */
+		{ 5, 100, -100, -1, 5 },
+		{ 5, MAX, MIN, -1, 5 },
+		/* ORT takes these to the front, the spec to d - 1: unknown */
+		{ 5, 3, MAX, -1, -1 },
+		{ 5, -100, MAX, -2, -1 },
+		{ 5, 0, INT32_MAX, -1, -1 },
+		{ 5, 0, INT32_MAX, 1, 5 },
+		{ 5, 4, -7, -2, 3 },
+		{ 5, 5, 5, -1, 0 },
+		{ 5, 0, 0, -1, 0 },
+		{ 5, -1, -6, -1, 5 },
+		{ 5, -100, -100, MIN, 1 },	/* clamped before compared */
+		{ 5, 100, -100, MIN, 1 },
+		{ 5, 3, 3, MIN, 0 },
+		{ 5, 0, 100, 1, 5 },
+		{ 5, MIN, MAX, 1, 5 },
+		{ 5, -100, -100, 1, 0 },
+		{ 5, 100, 200, 1, 0 },
+		{ 5, 2, 1, 1, 0 },
+		{ 5, 1, 4, 2, 2 },
+		{ 5, 0, 5, MAX, 1 },
+		{ 5, MAX, MAX, 1, 0 },
+		{ 0, -1, -100, -1, 0 },	/* an empty dim gives nothing */
+		{ 0, MIN, MAX, 1, 0 },
+		{ 0, MAX, MIN, -1, 0 },
+		{ 1, MAX, MIN, -1, 1 },
+		{ 1, -100, -100, -1, 1 },
+	};
+	int ok = 1;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		ok &= slice_dim(c[i].d, c[i].start, c[i].end, c[i].step,
+				c[i].want);
+	tap_ok(ok, "Slice clamps starts and ends as ONNX does, both step signs");
+
+	/* the values of Shape(x[2,3,4,5,6])[-100:-100:-1]: {2} */
+	qir_model *m = chain_new();
+	qir_value *x = qir_value_new(m->graph, "x"), *sh, *sl;
+	qir_node *n;
+
+	qir_value_set_type(x, QIR_FLOAT, 5, I64(2, 3, 4, 5, 6), NULL);
+	qir_graph_add_input(m->graph, x);
+	op1(m->graph, "Shape", x, NULL, &sh);
+	n = op1(m->graph, "Slice", sh, chain_ints(m, QIR_INT64, NI64(-100)), &sl);
+	qir_node_add_input(n, chain_ints(m, QIR_INT64, NI64(-100)));
+	qir_node_add_input(n, chain_ints(m, QIR_INT64, NI64(0)));
+	qir_node_add_input(n, chain_ints(m, QIR_INT64, NI64(-1)));
+	tap_ok(chain_check(m, sl, 1, I64(2)),
+	       "a reversed Slice of a shape folds from the clamped start");
+}
+
+static void test_int32_wrap(void)
+{
+	qir_model *m = chain_new();
+	qir_value *v, *w;
+
+	v = chain_cast(m, chain_ints(m, QIR_INT64, NI64(INT64_C(4294967298))),
+		       QIR_INT32);
+	tap_ok(chain_check(m, chain_cast(m, v, QIR_INT64), 1, I64(2)),
+	       "Cast to INT32 keeps the low 32 bits (4294967298 -> 2)");
+
+	m = chain_new();
+	v = chain_cast(m, chain_ints(m, QIR_INT64, NI64(-INT64_C(4294967295))),
+		       QIR_INT32);
+	tap_ok(chain_check(m, chain_cast(m, v, QIR_INT64), 1, I64(1)),
+	       "Cast to INT32 of a negative int64 wraps too");
+
+	m = chain_new();
+	v = chain_ints(m, QIR_INT32, NI64(65536));
+	op1(m->graph, "Mul", v, v, &w);
+	tap_ok(chain_check(m, chain_cast(m, w, QIR_INT64), 1, I64(0)),
+	       "an INT32 Mul wraps (65536 * 65536 -> 0)");
+
+	m = chain_new();
+	op1(m->graph, "Sub", chain_ints(m, QIR_INT32, NI64(INT32_MIN)),
+	    chain_ints(m, QIR_INT32, NI64(INT32_MAX)), &w);
+	tap_ok(chain_check(m, chain_cast(m, w, QIR_INT64), 1, I64(1)),
+	       "an INT32 Sub wraps (INT32_MIN - INT32_MAX -> 1)");
+
+	m = chain_new();
+	op1(m->graph, "Add", chain_ints(m, QIR_INT32, NI64(INT32_MAX)),
+	    chain_ints(m, QIR_INT32, NI64(INT32_MAX)), &w);
+	op1(m->graph, "Add", w, chain_ints(m, QIR_INT32, NI64(5)), &v);
+	tap_ok(chain_check(m, chain_cast(m, v, QIR_INT64), 1, I64(3)),
+	       "an INT32 Add wraps (2 INT32_MAX + 5 -> 3)");
+
+	m = chain_new();
+	op1(m->graph, "Mul", chain_ints(m, QIR_INT64, NI64(INT64_C(1) << 62 | 3)),
+	    chain_ints(m, QIR_INT64, NI64(4)), &w);
+	tap_ok(chain_check(m, w, 1, I64(12)),
+	       "an INT64 Mul wraps in 64 bits, without overflow in C");
+
+	m = chain_new();
+	op1(m->graph, "Div", chain_ints(m, QIR_INT32, NI64(INT32_MIN)),
+	    chain_ints(m, QIR_INT32, NI64(-1)), &w);
+	tap_ok(chain_check(m, chain_cast(m, w, QIR_INT64), -1, NULL),
+	       "an INT32 INT_MIN / -1 (a trap at run time) is not folded");
+}
+
+/* Shape(x, start=100) is empty; Mul by [7] broadcasts to empty; the
+ * ConstantOfShape of an empty shape is a scalar. */
+static void test_empty_broadcast(void)
+{
+	for (int swap = 0; swap < 2; swap++) {
+		qir_model *m = chain_new();
+		qir_value *x = qir_value_new(m->graph, "x"), *sh, *k, *p;
+		qir_node *n;
+
+		qir_value_set_type(x, QIR_FLOAT, 2, I64(2, 3), NULL);
+		qir_graph_add_input(m->graph, x);
+		n = op1(m->graph, "Shape", x, NULL, &sh);
+		qir_node_set_attr_int(n, "start", 100);
+		k = chain_ints(m, QIR_INT64, NI64(7));
+		op1(m->graph, "Mul", swap ? k : sh, swap ? sh : k, &p);
+		tap_ok(chain_check(m, p, 0, NULL),
+		       swap ? "[7] * an empty shape is empty" :
+			      "an empty shape * [7] is empty: a scalar follows");
+	}
+}
+
 int main(void)
 {
 	test_basic();
@@ -672,5 +870,8 @@ int main(void)
 	test_recurrent();
 	test_depth_space();
 	test_gather_sample_roi();
+	test_slice_clamps();
+	test_int32_wrap();
+	test_empty_broadcast();
 	return tap_done();
 }

@@ -1,4 +1,5 @@
 /* tests/ir-print.c - the listing and the model hash. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,42 @@ static qir_model *build(void)
 	return m;
 }
 
+/* Small tensors show their values: integers exactly (16777217 is not
+ * 1.67772e+07), UINT64 beyond int64 too. */
+static void test_values(void)
+{
+	qir_model *m = qir_model_new(8, 17, NULL);
+	int64_t d3 = 3, d1 = 1, *i;
+	qir_tensor *t = qir_tensor_new("i", QIR_INT64, 1, &d3, NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	i = qir_tensor_mutable_data(t, NULL);
+	i[0] = 16777217;
+	i[1] = -INT64_C(9007199254740993);
+	i[2] = INT64_MAX;
+	qir_graph_add_initializer(m->graph, t);
+	t = qir_tensor_new("u", QIR_UINT64, 1, &d1, NULL);
+	*(uint64_t *)qir_tensor_mutable_data(t, NULL) = UINT64_MAX;
+	qir_graph_add_initializer(m->graph, t);
+	t = qir_tensor_new("h", QIR_FLOAT, 1, &d1, NULL);
+	*(float *)qir_tensor_mutable_data(t, NULL) = 0.5f;
+	qir_graph_add_initializer(m->graph, t);
+	f = open_memstream(&buf, &len);
+	qir_print(m, f);
+	fclose(f);
+	tap_ok(strstr(buf, "{16777217, -9007199254740993, 9223372036854775807}")
+	       != NULL, "INT64 values printed exactly");
+	tap_ok(strstr(buf, "{18446744073709551615}") != NULL,
+	       "UINT64 above int64 printed exactly");
+	tap_ok(strstr(buf, "{0.5}") != NULL, "floats printed as before");
+	if (!strstr(buf, "{16777217,"))
+		tap_diag("listing:\n%s", buf);
+	free(buf);
+	qir_model_free(m);
+}
+
 int main(void)
 {
 	qir_model *m = build(), *m2 = build();
@@ -73,5 +110,6 @@ int main(void)
 	tap_ok(qir_model_hash(m) != h1, "a changed weight byte changes the hash");
 	qir_model_free(m);
 	qir_model_free(m2);
+	test_values();
 	return tap_done();
 }

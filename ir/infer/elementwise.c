@@ -90,26 +90,31 @@ static void bcast_inputs(const qir_node *n, size_t from, iri_shape *out)
 	}
 }
 
-static int64_t arith(const char *op, int64_t a, int64_t b)
+/* a op b as the element type dtype computes it: wrapping (in unsigned,
+ * no signed overflow here); a quotient that traps at run time (by 0,
+ * INT_MIN / -1) is unknown. */
+static int64_t arith(int dtype, const char *op, int64_t a, int64_t b)
 {
+	int64_t min = dtype == QIR_INT32 ? INT32_MIN : INT64_MIN;
+
 	if (a == IRI_UNKNOWN || b == IRI_UNKNOWN)
 		return IRI_UNKNOWN;
 	switch (op[0]) {
 	case 'A':
-		return a + b;
+		return iri_wrap(dtype, (uint64_t)a + (uint64_t)b);
 	case 'S':
-		return a - b;
+		return iri_wrap(dtype, (uint64_t)a - (uint64_t)b);
 	case 'M':
-		return a * b;
+		return iri_wrap(dtype, (uint64_t)a * (uint64_t)b);
 	default:
-		return b ? a / b : IRI_UNKNOWN;
+		return b == 0 || (a == min && b == -1) ? IRI_UNKNOWN : a / b;
 	}
 }
 
 /* Add, Sub, Mul, Div of two int shape vectors (torch computes a head
  * size as Div(dim, heads)): folded elementwise, a 1-element side
- * broadcast. Operands stay far below overflow (dims). */
-static int fold_arith(struct iri_ctx *c, const qir_node *n)
+ * broadcast (against 0 elements too: the result is then empty). */
+static int fold_arith(struct iri_ctx *c, const qir_node *n, int dtype)
 {
 	int64_t a[IRI_MAXFOLD], b[IRI_MAXFOLD], v[IRI_MAXFOLD];
 	size_t la, lb, len;
@@ -122,15 +127,9 @@ static int fold_arith(struct iri_ctx *c, const qir_node *n)
 	    !iri_shape_ints(c, n, 1, b, IRI_MAXFOLD, &lb) ||
 	    (la != lb && la != 1 && lb != 1))
 		return 0;
-	len = la > lb ? la : lb;
-	for (size_t k = 0; k < len; k++) {
-		int64_t x = a[la == 1 ? 0 : k], y = b[lb == 1 ? 0 : k];
-
-		if ((x != IRI_UNKNOWN && (x > INT32_MAX || x < INT32_MIN)) ||
-		    (y != IRI_UNKNOWN && (y > INT32_MAX || y < INT32_MIN)))
-			return 0;
-		v[k] = arith(op, x, y);
-	}
+	len = la == 1 ? lb : la;
+	for (size_t k = 0; k < len; k++)
+		v[k] = arith(dtype, op, a[la == 1 ? 0 : k], b[lb == 1 ? 0 : k]);
 	return iri_fold_set(c, n->outputs[0], v, len);
 }
 
@@ -144,7 +143,7 @@ int iri_broadcast(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		out[0].dtype = iri_input_dtype(n, 1);
 	if ((out[0].dtype == QIR_INT64 || out[0].dtype == QIR_INT32) &&
 	    out[0].rank >= 0 && out[0].rank <= 1)
-		return fold_arith(c, n);
+		return fold_arith(c, n, out[0].dtype);
 	return 0;
 }
 
@@ -180,12 +179,15 @@ int iri_cast(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	iri_same(c, n, out, nout);
 	out[0].dtype = qir_node_is(n, "CastLike") ? iri_input_dtype(n, 1)
 		       : qir_node_attr_dtype(n, "to");
-	/* shape arithmetic torch casts to and from int64 */
-	if ((out[0].dtype == QIR_INT64 || out[0].dtype == QIR_INT32) &&
-	    iri_shape_ints_named(c, n, 0, v, names, IRI_MAXFOLD, &len) &&
-	    iri_fold_set_named(c, n->outputs[0], v, names, len) < 0)
-		return -1;
-	return 0;
+	/* shape arithmetic torch casts to and from int64; to INT32 keeps
+	 * the low 32 bits, as Cast does at run time */
+	if ((out[0].dtype != QIR_INT64 && out[0].dtype != QIR_INT32) ||
+	    !iri_shape_ints_named(c, n, 0, v, names, IRI_MAXFOLD, &len))
+		return 0;
+	for (size_t k = 0; k < len; k++)
+		if (v[k] != IRI_UNKNOWN)
+			v[k] = iri_wrap(out[0].dtype, (uint64_t)v[k]);
+	return iri_fold_set_named(c, n->outputs[0], v, names, len) < 0 ? -1 : 0;
 }
 
 /* Input 0's shape, element type from the "dtype" attribute (input 0's

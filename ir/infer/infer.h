@@ -61,6 +61,10 @@ int iri_input_dtype(const qir_node *n, size_t i);
  * way); 1 with *len set, 0 when not known. */
 int iri_const_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 		   int64_t *out, size_t cap, size_t *len);
+/* Same, but INT64_MIN in a constant is a value, not IRI_UNKNOWN
+ * (Slice's starts and ends: the spec's "to the front" is INT64_MIN). */
+int iri_bound_ints(struct iri_ctx *c, const qir_node *n, size_t i,
+		   int64_t *out, size_t cap, size_t *len);
 /* Same, but a folded shape vector may hold IRI_UNKNOWN entries (a dim
  * of unknown size: Concat(batch, 12, 64) with a dynamic batch). */
 #define IRI_UNKNOWN INT64_MIN
@@ -108,6 +112,10 @@ void iri_rank_only(iri_shape *out, int r);
  * an operand is unknown (< 0). */
 int64_t iri_mul(int64_t a, int64_t b);
 int64_t iri_add(int64_t a, int64_t b);
+/* The two's complement bits u as a value of int type dtype (INT32:
+ * the low 32 bits, as Cast and INT32 arithmetic wrap at run time;
+ * otherwise int64), IRI_UNKNOWN for any other dtype. */
+int64_t iri_wrap(int dtype, uint64_t u);
 /* 1 when every dim of s is known. */
 int iri_static(const iri_shape *s);
 

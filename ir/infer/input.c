@@ -49,6 +49,20 @@ int64_t iri_add(int64_t a, int64_t b)
 	return a < 0 || b < 0 || __builtin_add_overflow(a, b, &r) ? -1 : r;
 }
 
+int64_t iri_wrap(int dtype, uint64_t u)
+{
+	/* conversions by hand: a signed result out of range is never
+	 * formed */
+	if (dtype == QIR_INT32) {
+		u &= UINT32_MAX;
+		return u > INT32_MAX ? (int64_t)u - ((int64_t)1 << 32) :
+				       (int64_t)u;
+	}
+	if (dtype != QIR_INT64)
+		return IRI_UNKNOWN;
+	return u > INT64_MAX ? -(int64_t)(UINT64_MAX - u) - 1 : (int64_t)u;
+}
+
 int iri_static(const iri_shape *s)
 {
 	if (s->rank < 0)
@@ -102,6 +116,16 @@ int iri_const_ints(struct iri_ctx *c, const qir_node *n, size_t i,
 		if (out[k] == IRI_UNKNOWN)
 			return 0;
 	return 1;
+}
+
+int iri_bound_ints(struct iri_ctx *c, const qir_node *n, size_t i,
+		   int64_t *out, size_t cap, size_t *len)
+{
+	qir_value *v = i < n->ninputs ? n->inputs[i] : NULL;
+
+	if (v && qir_value_const(v))
+		return iri_shape_ints(c, n, i, out, cap, len);
+	return iri_const_ints(c, n, i, out, cap, len);
 }
 
 int iri_shape_ints(struct iri_ctx *c, const qir_node *n, size_t i,

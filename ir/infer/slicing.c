@@ -113,29 +113,36 @@ static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Elements of [start, end) by step on a dim of size d. */
-static int64_t slice_len(int64_t d, int64_t start, int64_t end, int64_t step)
-{
-	start = start < 0 ? start + d : start;
-	end = end < 0 ? end + d : end;
-	if (step > 0) {
-		start = clamp(start, 0, d);
-		end = clamp(end, 0, d);
-		return end > start ? (end - start - 1) / step + 1 : 0;
-	}
-	if (step == INT64_MIN)
-		return start > end ? 1 : 0;
-	start = clamp(start, -1, d - 1);
-	end = clamp(end, -1, d - 1);
-	return start > end ? (start - end - 1) / -step + 1 : 0;
-}
-
-/* Where a slice starts on a dim of size d (its first element, when it
- * has one), clamped as slice_len clamps. */
+/* Where a slice starts on a dim of size d >= 0 (its first element,
+ * when it has one). ONNX clamps a start into [0, d] for a positive
+ * step, into [0, d - 1] for a negative one; an end into [0, d] and
+ * [-1, d - 1]. */
 static int64_t slice_first(int64_t d, int64_t start, int64_t step)
 {
 	start = start < 0 ? start + d : start;
-	return step > 0 ? clamp(start, 0, d) : clamp(start, -1, d - 1);
+	return step > 0 ? clamp(start, 0, d) : clamp(start, 0, d - 1);
+}
+
+/* Elements of [start, end) by step on a dim of size d >= 0; -1 when
+ * the runtimes disagree: ONNX Runtime reads an end of INT32_MAX or
+ * INT64_MAX with a negative step as "past the front" (-1), where the
+ * spec (and onnx) clamp it to d - 1. */
+static int64_t slice_len(int64_t d, int64_t start, int64_t end, int64_t step)
+{
+	if (d == 0)
+		return 0;	/* [0, d - 1] is empty: nothing to take */
+	if (step < 0 && (end == INT64_MAX || end == INT32_MAX))
+		return -1;
+	start = slice_first(d, start, step);
+	end = end < 0 ? end + d : end;
+	if (step > 0) {
+		end = clamp(end, 0, d);
+		return end > start ? (end - start - 1) / step + 1 : 0;
+	}
+	end = clamp(end, -1, d - 1);
+	if (step == INT64_MIN)	/* -step overflows; one element at most */
+		return start > end ? 1 : 0;
+	return start > end ? (start - end - 1) / -step + 1 : 0;
 }
 
 /* Per input axis: the first element taken and the step (1 and 0 on
@@ -184,12 +191,12 @@ int iri_slice(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		if (!present)
 			la = 0;
 		lp = 0;
-	} else if (!iri_const_ints(c, n, 1, st, IRI_MAXRANK, &ls) ||
-		   !iri_const_ints(c, n, 2, en, IRI_MAXRANK, &le) ||
+	} else if (!iri_bound_ints(c, n, 1, st, IRI_MAXRANK, &ls) ||
+		   !iri_bound_ints(c, n, 2, en, IRI_MAXRANK, &le) ||
 		   (n->ninputs > 3 && n->inputs[3] &&
 		    !iri_const_ints(c, n, 3, ax, IRI_MAXRANK, &la)) ||
 		   (n->ninputs > 4 && n->inputs[4] &&
-		    !iri_const_ints(c, n, 4, sp, IRI_MAXRANK, &lp))) {
+		    !iri_bound_ints(c, n, 4, sp, IRI_MAXRANK, &lp))) {
 		/* unknown bounds: the sliced axes, when known, are of
 		 * unknown size; the others keep theirs */
 		if (n->ninputs > 3 && n->inputs[3] &&
@@ -233,7 +240,9 @@ int iri_slice(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		out[0].p[a] = NULL;
 		out[0].d[a] = in.d[a] >= 0 ?
 			      slice_len(in.d[a], st[k], en[k], step) : -1;
-		pick.first[a] = slice_first(in.d[a], st[k], step);
+		/* an unknown dim folds nothing: its start is not needed */
+		pick.first[a] = in.d[a] >= 0 ?
+				slice_first(in.d[a], st[k], step) : 0;
 		pick.step[a] = step;
 	}
 	return iri_fold_move(c, n, &in, &out[0], slice_src, &pick);

@@ -72,6 +72,33 @@ static void print_string(const char *s, size_t len, FILE *f)
 	fputc('"', f);
 }
 
+/* Element i of t: integers exactly (%g would round 16777217), floats
+ * with %g. */
+static int print_elem(qir_tensor *t, uint64_t i, FILE *f)
+{
+	const unsigned char *d;
+	int64_t v;
+	uint64_t u;
+	double x;
+
+	if (t->dtype == QIR_UINT64) {
+		/* beyond int64: read the bits */
+		d = qir_tensor_data(t, NULL);
+		if (!d)
+			return -1;
+		memcpy(&u, d + 8 * i, sizeof(u));
+		return fprintf(f, "%" PRIu64, u) < 0 ? -1 : 0;
+	}
+	if (!qir_dtype_is_float(t->dtype)) {
+		if (qir_tensor_get_i64(t, i, &v, NULL) < 0)
+			return -1;
+		return fprintf(f, "%" PRId64, v) < 0 ? -1 : 0;
+	}
+	if (qir_tensor_get_f64(t, i, &x, NULL) < 0)
+		return -1;
+	return fprintf(f, "%g", x) < 0 ? -1 : 0;
+}
+
 static void print_tensor_brief(qir_tensor *t, FILE *f)
 {
 	char buf[256], where[4200];
@@ -83,15 +110,15 @@ static void print_tensor_brief(qir_tensor *t, FILE *f)
 	if (qir_tensor_numel(t) <= 8 && t->dtype != QIR_STRING &&
 	    t->storage != QIR_STORE_NONE) {
 		uint64_t i, n = qir_tensor_numel(t);
-		double x;
 
 		fputs(" {", f);
 		for (i = 0; i < n; i++) {
-			if (qir_tensor_get_f64(t, i, &x, NULL) < 0) {
+			if (i)
+				fputs(", ", f);
+			if (print_elem(t, i, f) < 0) {
 				fputs("...", f);
 				break;
 			}
-			fprintf(f, "%s%g", i ? ", " : "", x);
 		}
 		fputc('}', f);
 	}
