@@ -1,4 +1,6 @@
-# `make fuzz`: libFuzzer targets, built with clang (Debian's clang and
+# `make fuzz`: builds the libFuzzer targets (`make fuzz-build` alone) and
+# runs the differential test of shape inference against ONNX Runtime
+# (`fuzz-infer`, below). The libFuzzer targets are built with clang (Debian's clang and
 # libclang-rt-14-dev) and ASan + UBSan, outside the libtool build: the
 # library's sources are compiled again here with coverage for the
 # fuzzer. Targets: fuzz-load (loader, writer), fuzz-ini (pipeline
@@ -29,7 +31,9 @@ FUZZ_TARGETS = fuzz/fuzz-load fuzz/fuzz-ini fuzz/fuzz-passes
 EXTRA_DIST += fuzz/fuzz-load.c fuzz/fuzz-ini.c fuzz/fuzz-passes.c \
 	fuzz/run.sh fuzz/regress fuzz/seed fuzz/open
 
-fuzz: fuzz-cc $(FUZZ_TARGETS)
+fuzz: fuzz-build fuzz-infer
+
+fuzz-build: fuzz-cc $(FUZZ_TARGETS)
 
 fuzz-cc:
 	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { \
@@ -58,16 +62,16 @@ fuzz/fuzz-%: $(srcdir)/fuzz/fuzz-%.c $(FUZZ_LIB_OBJS)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_LIB_OBJS) $(FUZZ_LIBS)
 
-fuzz-smoke: fuzz
+fuzz-smoke: fuzz-build
 	FUZZ_SEED=$(FUZZ_SEED) $(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
 
-fuzz-run: fuzz fuzz-infer
+fuzz-run: fuzz-build fuzz-infer
 	$(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
 
 # `make fuzz-infer`: shape inference against ONNX Runtime's run-time
 # shapes (tests/infer-ort.sh) on FUZZ_INFER_COUNT random models from
 # FUZZ_INFER_SEED (empty: a new seed each run; it is printed). Needs
-# node and ORT, not clang; fuzz-run runs it too.
+# node and ORT, not clang; `make fuzz` and fuzz-run run it too.
 FUZZ_INFER_COUNT = 5000
 FUZZ_INFER_SEED =
 fuzz-infer: all
@@ -81,5 +85,5 @@ clean-local: clean-fuzz
 clean-fuzz:
 	rm -rf fuzz/obj fuzz/work $(FUZZ_TARGETS)
 
-.PHONY: fuzz fuzz-cc fuzz-smoke fuzz-run fuzz-infer clean-fuzz
+.PHONY: fuzz fuzz-build fuzz-cc fuzz-smoke fuzz-run fuzz-infer clean-fuzz
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_PASS_OBJS)
