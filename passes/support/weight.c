@@ -301,11 +301,30 @@ int ps_float_weight_type(int dtype)
 	       dtype == QIR_BFLOAT16;
 }
 
+/* The DequantizeLinear (standard, or an exporter's custom one) that
+ * v comes from through layout nodes, or NULL. */
+static qir_node *quantized_by(qir_value *v)
+{
+	qir_node *p;
+	int hops;
+
+	for (hops = 0; v && (p = v->producer) && hops <= PS_MAX_PATH; hops++) {
+		if (strstr(p->op_type, "DequantizeLinear"))
+			return p;	/* any domain: trt's FP8 one too */
+		if (!ps_is_layout_node(p, PS_WALK_PLACEHOLDER))
+			return NULL;
+		v = p->inputs[0];
+	}
+	return NULL;
+}
+
 qir_tensor *ps_weight_tensor(qir_value *v, uint64_t max_bytes, int *folded,
 			     struct ps_skip *s)
 {
 	qir_tensor *t = qir_value_const(v);
 	qir_error err = { 0 };
+	qir_node *dq;
+	int rc;
 
 	*folded = 0;
 	if (t)
@@ -316,7 +335,14 @@ qir_tensor *ps_weight_tensor(qir_value *v, uint64_t max_bytes, int *folded,
 			    "not a constant");
 		return NULL;
 	}
-	if (qir_const_eval(v, max_bytes, &t, &err)) {
+	rc = qir_const_eval(v, max_bytes, &t, &err);
+	if (rc && (dq = quantized_by(v))) {
+		ps_skip_set(s, &ps_skip_quantized, "'%s' comes from %s node "
+			    "'%s': the weight is quantized already", v->name,
+			    dq->op_type, dq->name);
+		return NULL;
+	}
+	if (rc) {
 		/* Computed from constants alone (an activation is found
 		 * earlier, ps_skip_if_activation): the folder's reason is
 		 * the cause. */
