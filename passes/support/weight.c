@@ -158,18 +158,14 @@ int ps_skip_if_activation(const qir_node *n, int slot, struct ps_skip *s)
 	qir_value *v = n->inputs[slot];
 	qir_value *src = ps_runtime_source(v);
 
-	if (!src)
+	/* A graph input read directly may be a weight fed at run time:
+	 * ps_weight_tensor says it is not constant. */
+	if (!src || src == v)
 		return 0;
-	if (src == v)
-		ps_skip_set(s, &ps_skip_activation, "input %s is the graph "
-			    "input '%s', not a weight",
-			    input_letter(n, slot), v->name);
-	else
-		ps_skip_set(s, &ps_skip_activation, "input %s is "
-			    "computed at run time (from node '%s', "
-			    "which depends on graph input '%s'), not a weight",
-			    input_letter(n, slot), v->producer->name,
-			    src->name);
+	ps_skip_set(s, &ps_skip_activation, "input %s is computed at run "
+		    "time (from node '%s', which depends on graph input "
+		    "'%s'), not a weight", input_letter(n, slot),
+		    v->producer->name, src->name);
 	return 1;
 }
 

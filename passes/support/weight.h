@@ -67,7 +67,9 @@ qir_value *ps_stored_value(qir_value *v, unsigned flags);
  * alone. */
 qir_value *ps_runtime_source(qir_value *v);
 /* 1 with s set (ps_skip_activation, naming the node that computes it)
- * when input slot of n is an activation rather than a weight; else 0. */
+ * when input slot of n is computed at run time from a graph input (an
+ * activation, not a weight); else 0 (a graph input read directly too:
+ * maybe a weight fed at run time, ps_weight_tensor's "not constant"). */
 int ps_skip_if_activation(const qir_node *n, int slot, struct ps_skip *s);
 /* 1 when v is computed from constants only (within depth nodes). */
 int ps_is_const_expr(qir_value *v, int depth);
