@@ -38,9 +38,8 @@ const char *pm_build_tree(void)
 /* A qopt installed with DESTDIR=D runs from D QOPT_BINDIR: its passes
  * are those in D QOPT_PKGLIBDIR, never what is installed in the
  * configured prefix (another version, or nothing). Elsewhere: NULL. */
-static const char *staged_pass_dir(void)
+static const char *staged_pass_dir(char *dir, size_t len)
 {
-	static char dir[PATH_MAX];
 	char exe[PATH_MAX];
 	const char *tail = QOPT_BINDIR "/qopt";
 	size_t n, t = strlen(tail);
@@ -49,8 +48,8 @@ static const char *staged_pass_dir(void)
 		return NULL;
 	n = strlen(exe);
 	if (n <= t || strcmp(exe + n - t, tail) ||
-	    (size_t)snprintf(dir, sizeof(dir), "%.*s%s/passes", (int)(n - t),
-			     exe, QOPT_PKGLIBDIR) >= sizeof(dir))
+	    (size_t)snprintf(dir, len, "%.*s%s/passes", (int)(n - t), exe,
+			     QOPT_PKGLIBDIR) >= len)
 		return NULL;
 	return dir;
 }
@@ -59,12 +58,12 @@ static const char *staged_pass_dir(void)
  * come from Makefile.am. An uninstalled qopt (the libtool wrapper runs
  * the real binary from .libs/) must use the passes it was built with,
  * never an older installed copy. */
-const char *pm_builtin_pass_dir(void)
+const char *pm_builtin_pass_dir(char *buf, size_t len)
 {
 	const char *staged;
 
 	if (in_build_tree())
 		return QOPT_BUILD_PASSDIR;
-	staged = staged_pass_dir();
+	staged = staged_pass_dir(buf, len);
 	return staged ? staged : QOPT_PKGLIBDIR "/passes";
 }
