@@ -24,9 +24,10 @@ TESTS += tests/corpus-roundtrip.sh tests/ppocr-roundtrip.sh
 # 4 GiB). CI (.ci/run) runs it after make check. Its summary goes to
 # tests/slow-suite.log, so test-suite.log stays make check's.
 # It also runs the whole ONNX backend corpus (make check: a seeded slice
-# of its node tests, tests/corpus-roundtrip.sh, tests/infer-shapes.sh).
+# of its node tests, tests/corpus-roundtrip.sh, tests/infer-shapes.sh,
+# tests/passes-upgrade-corpus.sh).
 SLOW_TESTS = tests/big-roundtrip.sh tests/corpus-roundtrip.sh \
-	tests/infer-shapes.sh
+	tests/infer-shapes.sh tests/passes-upgrade-corpus.sh
 check-slow: all
 	QOPT_CORPUS_EVERY=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SLOW_TESTS)' \
 		TEST_SUITE_LOG=tests/slow-suite.log
