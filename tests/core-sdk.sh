@@ -80,12 +80,16 @@ run Q $X --passes 'example-tidy:match=nothing*:stamp=no' "$W/m.onnx" --dry-run
 t "the pipeline warns once, as itself, when no step changed anything" \
 	eval '[ "$(grep -c "changed nothing" "$W/err")" = 1 ] && has "qopt: example-tidy: warning: changed nothing" "$W/err"'
 
+# The staged qopt's built-in passes are the staged ones: what is (or is
+# not) installed in the configured prefix changes nothing here.
 passdir=$(find "$D" -path '*/qopt/passes' -type d | head -1)
 for so in "$passdir"/*.so; do
 	[ -e "$so" ] || continue
-	run Q -L "$passdir" --list-passes
-	t "installed built-in passes load from $(basename "$passdir")" \
+	run Q --list-passes
+	t "the DESTDIR qopt loads its built-in passes from DESTDIR's $(basename "$passdir")" \
 		eval '[ $rc = 0 ] && has "$so" "$W/out"'
+	t "... and none from the configured prefix" \
+		eval '! grep "/passes/" "$W/out" | grep -v -F "$D/" | grep -q .'
 	break
 done
 

@@ -134,5 +134,23 @@ check $? "--bisect-limit stops between fp8-move-transpose and fp8-move-layout"
 	cp "$work/bis.txt" "$work/log"
 check $? "qopt bisect: the first bad point is a rewrite of fp8-softmax-qdq"
 
+# ---- fp8-type-qdq is idempotent ----
+# Typing a DQ output an exporter declared with torch's symbolic dims
+# ('..._dim_0') makes the shapes below it static: the pass works on
+# fresh inference until nothing changes, so a second run finds nothing
+# (it used to retype the Q/DQ of MQA/GQA exports from stale shapes).
+for m in "$top_srcdir"/tests/torch/models/*_fp8_*.onnx \
+	 "$work/cus.onnx" "$work/gq.onnx"; do
+	b=$(basename "$m" .onnx)
+	cp "$m" "$work/ty-$b.onnx"
+	run ty-$b ty1-$b $P fp8-custom-ops,fp8-type-qdq
+	r1=$rc
+	run ty1-$b ty2-$b $P fp8-type-qdq
+	[ $r1 = 0 ] && [ $rc = 0 ] &&
+		has ty2-$b "fp8-type-qdq: done: no change" &&
+		cmp -s "$work/ty1-$b.onnx" "$work/ty2-$b.onnx"
+	check $? "$b: fp8-type-qdq run twice gives the same bytes"
+done
+
 echo "1..$n"
 exit $failed

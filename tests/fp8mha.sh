@@ -228,6 +228,9 @@ has gqk1 "per-axis Q/DQ node 'b0_ka_dq" &&
 	has gqk1 "not fusible: node 'b0_kT" &&
 	has gqk1 "1 attention blocks not fusible (key)"
 check $? "a per-axis key Q/DQ stays before repeat_kv, named in the log and the report"
+grep "fp8-report: done:" "$work/gqk1.log" >"$work/log"
+[ "$(tr ',' '\n' <"$work/log" | grep -c "not fusible")" = 1 ]
+check $? "the report's counters say each fact once (no total beside its one reason)"
 gen kc form=std attn=sdpa kv=cache blocks=2
 run kc kc1 $P fp8-mha
 has kc1 "attention: 2 of 2 blocks fusible" &&
@@ -399,6 +402,22 @@ check $? "a model with nothing to do: a warning"
 run plain plain2 --strict $P fp8-mha
 [ "$rc" != 0 ]
 check $? "--strict: nothing to do fails"
+# A float model with attention and no calibration file: fp8-mha could add
+# only the Softmax Q/DQ, which makes no block fusible. An error, no output.
+cp "$top_srcdir/tests/torch/models/gqa.onnx" "$work/tgqa.onnx"
+run tgqa tgqa1 $P fp8-mha
+[ "$rc" = 1 ] && [ ! -f "$work/tgqa1.onnx" ] &&
+	has tgqa1 "the model has no FP8 quantization" &&
+	has tgqa1 "none of its 2 attention blocks fusible" &&
+	has tgqa1 "qopt calibrate" && has tgqa1 "fp8-mha:calibration="
+check $? "a plain model without calibration: an error naming qopt calibrate and calibration=, no output"
+run tgqa tgqa2 $P fp8-mha:softmax_qdq=no
+[ "$rc" = 1 ] && has tgqa2 "qopt calibrate"
+check $? "... with softmax_qdq = no too (nothing it could make fusible)"
+run tgqa tgqa3 $P fp8-softmax-qdq,fp8-report
+[ "$rc" = 0 ] && has tgqa3 "2 Softmax Q/DQ inserted" &&
+	has tgqa3 "attention: 0 of 2 blocks fusible"
+check $? "fp8-softmax-qdq run alone still adds them (measuring that quantization alone)"
 printf '[qopt]\nallow_upgrade = no\n[opset-check]\n[fp8-mha]\n' >"$work/noup.ini"
 run cus noup -p "$work/noup.ini"
 [ "$rc" != 0 ] && [ ! -f "$work/noup.onnx" ] &&

@@ -96,9 +96,9 @@ run "$QOPT" --passes infer-shapes hostile.onnx -o h.onnx
 t "sizes at the ends of int64: inferred without overflow (unknown dims)" \
 	eval '[ $rc = 0 ] && [ -s h.onnx ]'
 
-run "$QOPT" --passes fp8-mha attn16.onnx -o a16.onnx
+run "$QOPT" --passes fp8-report attn16.onnx -o a16.onnx
 t "attention report: head size from inferred shapes" has "head size 16)" "$W/err"
-run "$QOPT" --passes fp8-mha attn4.onnx -o a4.onnx
+run "$QOPT" --passes fp8-report attn4.onnx -o a4.onnx
 t "... so the 9..256 guard applies" has "head size 4 outside 9..256" "$W/err"
 
 # calibrate reads the types the IR inferred: no UNDEFINED for a model

@@ -7,6 +7,9 @@
 # process (tests/infer-shapes-check.py) compares every model: zero
 # conflicts, coverage per model and at least 99% overall.
 # QOPT_CORPUS_FILTER=REGEX limits the corpus models (by suite/name).
+# make check takes one node test in QOPT_CORPUS_EVERY (default 4) from
+# offset QOPT_CORPUS_SEED (as tests/corpus-roundtrip.sh); make check-slow
+# all of them.
 . "$top_srcdir/tests/ort/common.sh"
 
 if [ "$PYTHON3" = no ] || ! "$PYTHON3" -c 'import onnx' 2>/dev/null; then
@@ -19,6 +22,11 @@ list="$work/list"
 : >"$list"
 tab=$(printf '\t')
 i=0
+k=0
+every=${QOPT_CORPUS_EVERY:-4}
+seed=${QOPT_CORPUS_SEED:-0}
+case $every$seed in *[!0-9]*) echo "Bail out! QOPT_CORPUS_EVERY and QOPT_CORPUS_SEED take digits"; exit 1;; esac
+[ "$every" -ge 1 ] || every=1
 for model in "$QOPT_TESTDATA"/node/*/model.onnx \
 	     "$QOPT_TESTDATA"/pytorch-converted/*/model.onnx \
 	     "$QOPT_TESTDATA"/pytorch-operator/*/model.onnx \
@@ -26,6 +34,10 @@ for model in "$QOPT_TESTDATA"/node/*/model.onnx \
 	     "$QOPT_TESTDATA"/real/*/model.onnx \
 	     "$top_srcdir"/tests/torch/models/*.onnx; do
 	[ -f "$model" ] || continue
+	case $model in "$QOPT_TESTDATA"/node/*)
+		k=$((k + 1))
+		[ $(((k + seed) % every)) = 0 ] || continue;;
+	esac
 	if [ -n "$QOPT_CORPUS_FILTER" ] &&
 	   ! printf '%s\n' "$model" | grep -Eq -- "$QOPT_CORPUS_FILTER"; then
 		continue

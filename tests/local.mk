@@ -23,9 +23,13 @@ TESTS += tests/corpus-roundtrip.sh tests/ppocr-roundtrip.sh
 # `make check` (the 2 GiB external-data round trip writes and reads
 # 4 GiB). CI (.ci/run) runs it after make check. Its summary goes to
 # tests/slow-suite.log, so test-suite.log stays make check's.
-SLOW_TESTS = tests/big-roundtrip.sh
+# It also runs the whole ONNX backend corpus (make check: a seeded slice
+# of its node tests, tests/corpus-roundtrip.sh, tests/infer-shapes.sh,
+# tests/passes-upgrade-corpus.sh).
+SLOW_TESTS = tests/big-roundtrip.sh tests/corpus-roundtrip.sh \
+	tests/infer-shapes.sh tests/passes-upgrade-corpus.sh
 check-slow: all
-	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SLOW_TESTS)' \
+	QOPT_CORPUS_EVERY=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SLOW_TESTS)' \
 		TEST_SUITE_LOG=tests/slow-suite.log
 .PHONY: check-slow
 

@@ -6,9 +6,10 @@ tests_nvfp4_structure_SOURCES = tests/nvfp4-structure.c tests/tap.h
 tests_nvfp4_structure_LDADD = libqopt.la -lm
 
 TESTS += tests/nvfp4-structure tests/nvfp4-check.sh tests/nvfp4-ort.sh \
-	tests/nvfp4-spill.sh
+	tests/nvfp4-spill.sh tests/nvfp4-skips.sh
 
 EXTRA_DIST += tests/nvfp4-check.sh tests/nvfp4-check.py tests/nvfp4-spill.sh \
+	tests/nvfp4-skips.sh \
 	tests/nvfp4-ort.sh tests/nvfp4-ort.js \
 	bench/nvfp4-bench.sh
 

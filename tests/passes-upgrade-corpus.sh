@@ -66,8 +66,18 @@ tab=$(printf '\t')
 # One qopt per model and nothing else per model (every process start
 # costs on a loaded machine): one awk then reads every log for the
 # declared opset and the first error.
+# make check takes one model in QOPT_CORPUS_EVERY (default 4) from
+# offset QOPT_CORPUS_SEED (as tests/corpus-roundtrip.sh); make
+# check-slow all of them.
 : >"$work/runs"
+k=0
+every=${QOPT_CORPUS_EVERY:-4}
+seed=${QOPT_CORPUS_SEED:-0}
+case $every$seed in *[!0-9]*) echo "Bail out! QOPT_CORPUS_EVERY and QOPT_CORPUS_SEED take digits"; exit 1;; esac
+[ "$every" -ge 1 ] || every=1
 for model in "$QOPT_TESTDATA"/node/*/model.onnx; do
+	k=$((k + 1))
+	[ $(((k + seed) % every)) = 0 ] || continue
 	dir=${model%/model.onnx}
 	name=${dir##*/}
 	"$QOPT" --passes opset-check:upgrade=yes:target=19 "$model" \

@@ -10,6 +10,7 @@
  * for suggestions when a pass is not found.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,8 @@ static int load_plugins(const struct pm_cli *c,
 			const struct pm_pipeline *pl,
 			struct pm_registry *r)
 {
-	const char *builtin = pm_builtin_pass_dir();
+	char buf[PATH_MAX];
+	const char *builtin = pm_builtin_pass_dir(buf, sizeof(buf));
 	size_t i;
 
 	if (is_dir(builtin) && load_dir(r, builtin) < 0)

@@ -202,7 +202,8 @@ const char *pm_registry_did_you_mean(const struct pm_registry *r,
 				     const char *name, char *buf);
 /* Where the built-in passes live: the build tree's passes/.libs when
  * this binary runs uninstalled from it, else $(pkglibdir)/passes. */
-const char *pm_builtin_pass_dir(void);
+/* buf (PATH_MAX) holds a DESTDIR-staged folder; else a constant. */
+const char *pm_builtin_pass_dir(char *buf, size_t len);
 /* Run from the build tree: libqopt's CUDA module search goes to this
  * tree's module (QOPT_CUDA_MODULE, unless the user set it), which is
  * how the library itself stays free of build-tree paths. */

@@ -7,6 +7,8 @@
  * One finder for the rewrites and the report, so they judge the same
  * blocks.
  */
+#include <stdlib.h>
+
 #include "fp8mha.h"
 
 int fp8mha_attn_is_layout(const qir_node *n)
@@ -99,4 +101,39 @@ int64_t fp8mha_attn_head_size(const qir_node *bmm1)
 int fp8mha_head_fusible(int64_t head)
 {
 	return head >= FP8MHA_HEAD_MIN && head <= FP8MHA_HEAD_MAX;
+}
+
+static int fp8_qdq(const qir_node *n)
+{
+	int t;
+
+	if (fp8mha_custom_kind(n) != FP8MHA_NOT_CUSTOM)
+		return 1;
+	if (fp8mha_is_q(n))
+		return fp8mha_q_fp8_type(n) != 0;
+	if (!fp8mha_is_dq(n) || !n->ninputs || !n->inputs[0])
+		return 0;
+	t = qir_value_elem_type(n->inputs[0]);
+	return t == QIR_FLOAT8E4M3FN || t == QIR_FLOAT8E5M2;
+}
+
+int fp8mha_survey(struct fp8mha_cfg *cfg, int *fp8, size_t *blocks)
+{
+	qir_node **nodes;
+	size_t i, count;
+	qir_error err = { 0 };
+
+	*fp8 = 0;
+	*blocks = 0;
+	if (qir_graph_nodes(cfg->m->graph, NULL, NULL, 1, &nodes, &count,
+			    &err))
+		return fp8mha_fail(cfg, NULL, &err);
+	for (i = 0; i < count; i++) {
+		*fp8 |= fp8_qdq(nodes[i]);
+		if (fp8mha_is_op(nodes[i], "Softmax") &&
+		    fp8mha_attn_bmm1(nodes[i]) && fp8mha_attn_bmm2(nodes[i]))
+			++*blocks;
+	}
+	free(nodes);
+	return 0;
 }

@@ -443,6 +443,30 @@ static int place_all(struct place *p, int *changed)
 	return rc < 0 ? -1 : 0;
 }
 
+/* No calibration file: fine for an exporter's FP8 model. A plain model
+ * with attention would get only the Softmax Q/DQ (fixed scale), which
+ * makes no block fusible and costs accuracy: a mistake, not a result. */
+static int uncalibrated(struct fp8mha_cfg *cfg)
+{
+	size_t blocks;
+	int fp8;
+
+	if (fp8mha_survey(cfg, &fp8, &blocks))
+		return -1;
+	if (fp8 || !blocks) {
+		qopt_debug(cfg->ctx, "no calibration file: nothing to place");
+		return 0;
+	}
+	qopt_error(cfg->ctx, "the model has no FP8 quantization (no FP8 "
+		   "QuantizeLinear/DequantizeLinear, no trt:: FP8 op) and no "
+		   "calibration file was given: fp8-mha would add only Softmax "
+		   "Q/DQ and make none of its %zu attention block%s fusible. "
+		   "Measure it first: `qopt calibrate MODEL -o calib.json`, "
+		   "then `--passes fp8-mha:calibration=calib.json` "
+		   "(docs/calibration.md)", blocks, blocks == 1 ? "" : "s");
+	return -1;
+}
+
 int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 {
 	struct place p;
@@ -452,10 +476,8 @@ int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 	memset(&p, 0, sizeof(p));
 	p.cfg = cfg;
 	p.path = qopt_opt_string(cfg->ctx, "calibration");
-	if (!p.path || !*p.path) {
-		qopt_debug(cfg->ctx, "no calibration file: nothing to place");
-		return 0;
-	}
+	if (!p.path || !*p.path)
+		return uncalibrated(cfg);
 	rc = fp8mha_calib_load(p.path, &p.cal, why, sizeof(why));
 	if (rc == FP8MHA_CALIB_UNREADABLE) {
 		qopt_error(cfg->ctx, "calibration file %s", why);

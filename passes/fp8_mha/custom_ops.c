@@ -192,15 +192,50 @@ static int out_type(const qir_node *n)
 	return t ? t : fp8mha_float_type(n->inputs[1], FP8MHA_MAX_HOPS);
 }
 
+/* One walk's state: the outputs typed so far in this run (each asks
+ * the gate and counts once, however many walks retype it). */
+struct typing {
+	struct fp8mha_cfg *cfg;
+	const qir_value **done;	/* owned */
+	size_t ndone, cap;
+	int again;		/* this walk changed a declaration */
+};
+
+static int typed_before(const struct typing *ty, const qir_value *v)
+{
+	size_t i;
+
+	for (i = 0; i < ty->ndone; i++)
+		if (ty->done[i] == v)
+			return 1;
+	return 0;
+}
+
+static int remember_typed(struct typing *ty, const qir_value *v)
+{
+	const qir_value **d;
+
+	if (ty->ndone == ty->cap) {
+		ty->cap = ty->cap ? 2 * ty->cap : 64;
+		d = realloc(ty->done, ty->cap * sizeof(*d));
+		if (!d)
+			return -1;
+		ty->done = d;
+	}
+	ty->done[ty->ndone++] = v;
+	return 0;
+}
+
 static int type_graph(qir_graph *g, void *arg)
 {
-	struct fp8mha_cfg *cfg = arg;
+	struct typing *ty = arg;
+	struct fp8mha_cfg *cfg = ty->cfg;
 	qir_error err = { 0 };
 	qir_node *n;
 
 	qir_graph_for_each_node(g, n) {
 		qir_value *o, *x;
-		int t;
+		int t, again;
 
 		if (!fp8mha_is_q(n) && !fp8mha_is_dq(n))
 			continue;
@@ -214,11 +249,20 @@ static int type_graph(qir_graph *g, void *arg)
 		/* Keep a known shape rather than erase it with an unknown. */
 		if (x->rank < 0 && o->dtype == t && !qir_value_type_inferred(o))
 			continue;
-		if (!qopt_may_rewrite(cfg->ctx, "type '%s' as %s from '%s'",
-				      o->name, qir_dtype_name(t), x->name))
+		again = typed_before(ty, o);
+		if (!again && !qopt_may_rewrite(cfg->ctx, "type '%s' as %s "
+						"from '%s'", o->name,
+						qir_dtype_name(t), x->name))
 			continue;
 		if (qir_value_copy_shape(o, x, t, &err)) {
 			fp8mha_fail(cfg, n, &err);
+			return 1;
+		}
+		ty->again = 1;
+		if (again)
+			continue;
+		if (remember_typed(ty, o)) {
+			fp8mha_fail(cfg, n, NULL);
 			return 1;
 		}
 		qopt_stat_add(cfg->ctx, "Q/DQ outputs typed", 1);
@@ -227,16 +271,33 @@ static int type_graph(qir_graph *g, void *arg)
 	return 0;
 }
 
+/* A declaration changes what inference gives below it (an exporter's
+ * symbolic dim on a DQ output, made static, makes every shape after it
+ * static): the walk is repeated on fresh inference until it changes
+ * nothing, so a second run finds nothing left to type. Each walk
+ * settles at least the first Q/DQ still stale on every path. */
+#define TYPE_WALKS 256
+
 int fp8mha_type_qdq(struct fp8mha_cfg *cfg, int *changed)
 {
+	struct typing ty = { cfg, NULL, 0, 0, 0 };
 	qir_error err = { 0 };
+	int walk, rc = 0;
 
 	/* Inputs before outputs, so a chain of Q/DQ passes shapes along. */
 	if (qir_graph_toposort(cfg->m->graph, &err))
 		return fp8mha_fail(cfg, NULL, &err);
-	if (qir_graph_walk(cfg->m->graph, type_graph, cfg))
-		return -1;
+	for (walk = 0; walk < TYPE_WALKS && !rc; walk++) {
+		ty.again = 0;
+		if (qir_graph_walk(cfg->m->graph, type_graph, &ty))
+			rc = -1;
+		else if (!ty.again)
+			break;
+		else if (qir_model_infer(cfg->m, NULL, &err) < 0)
+			rc = fp8mha_fail(cfg, NULL, &err);
+	}
+	free(ty.done);
 	if (cfg->typed)
 		*changed = 1;
-	return 0;
+	return rc;
 }

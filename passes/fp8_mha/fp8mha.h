@@ -273,5 +273,9 @@ int fp8mha_head_fusible(int64_t head);
  * when it is not one. */
 qir_node *fp8mha_attn_bmm1(qir_node *softmax);
 qir_node *fp8mha_attn_bmm2(qir_node *softmax);
+/* attn.c: whether the model (sub-graphs too) holds an FP8 Q/DQ or a
+ * custom FP8 op (*fp8), and how many attention blocks; 0, or -1 after
+ * an error. */
+int fp8mha_survey(struct fp8mha_cfg *cfg, int *fp8, size_t *blocks);
 
 #endif

@@ -233,7 +233,6 @@ static int judge_all(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
 		record_block(cfg, *blocks, &b);
 		qopt_stat_add(cfg->ctx, "attention blocks", 1);
 		qopt_stat_add(cfg->ctx, "attention blocks fusible", !b.why);
-		qopt_stat_add(cfg->ctx, "attention blocks not fusible", !!b.why);
 		if (b.kind)
 			qopt_stat_add(cfg->ctx, b.kind, 1);
 		if (!b.why)
@@ -264,37 +263,15 @@ static int explain(struct fp8mha_cfg *cfg)
 	return rc;
 }
 
-static int fp8_qdq(const qir_node *n)
-{
-	return fp8mha_is_q(n) ? fp8mha_q_fp8_type(n) != 0 : fp8_dq(n);
-}
-
-/* 1 when the model holds anything fp8-mha applies to: an FP8 Q/DQ or a
- * custom FP8 op (attention blocks are counted by the caller). */
-static int has_fp8(struct fp8mha_cfg *cfg, int *found)
-{
-	qir_node **nodes;
-	size_t i, count;
-	qir_error err = { 0 };
-
-	if (qir_graph_nodes(cfg->m->graph, NULL, NULL, 1, &nodes, &count,
-			    &err))
-		return fp8mha_fail(cfg, NULL, &err);
-	for (i = 0; i < count && !*found; i++)
-		*found = fp8_qdq(nodes[i]) || fp8mha_custom_kind(nodes[i]) != FP8MHA_NOT_CUSTOM;
-	free(nodes);
-	return 0;
-}
-
 int fp8mha_report(struct fp8mha_cfg *cfg)
 {
-	size_t blocks = 0, fusible = 0;
+	size_t blocks = 0, fusible = 0, n;
 	int found = 0;
 
 	if (explain(cfg) || judge_all(cfg, &blocks, &fusible))
 		return -1;
 	found = blocks > 0;
-	if (!found && has_fp8(cfg, &found))
+	if (!found && fp8mha_survey(cfg, &found, &n))
 		return -1;
 	if (!found)
 		qopt_warn(cfg->ctx, "no FP8 Q/DQ, custom FP8 op or attention "

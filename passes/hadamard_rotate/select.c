@@ -227,7 +227,7 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 		return skip(t, &hr_skip_is_hadamard,
 			    "'%s' is a normalized Sylvester matrix",
 			    t->act->name);
-	if (weight_value(t))
+	if (ps_skip_if_activation(n, 1, &t->skip) || weight_value(t))
 		return 0;
 	if (!ps_float_weight_type(t->w->dtype))
 		return skip(t, &ps_skip_not_float, "'%s' has type "

@@ -69,6 +69,7 @@ static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 /* ---- candidates: every stored value some consumer reads as a weight,
  * each once, in graph order ---- */
 struct cands {
+	struct nvfp4_cfg *cfg;
 	qir_value **v;
 	size_t n, cap;
 	uint64_t total_bytes;
@@ -98,6 +99,19 @@ static int cands_add(struct cands *c, qir_value *v)
 	return 0;
 }
 
+/* An attention MatMul reads two activations: said once, by node, as
+ * what it is (not as a weight the folder failed on). */
+static int activation(struct nvfp4_cfg *cfg, const qir_node *n, int slot)
+{
+	struct ps_skip s = { 0 };
+
+	if (!ps_skip_if_activation(n, slot, &s))
+		return 0;
+	if (ps_targets_op(&cfg->tg, n->op_type))
+		ps_skip_report(cfg->ctx, &s, n->op_type, n->name);
+	return 1;
+}
+
 static int collect_graph(qir_graph *g, void *arg)
 {
 	struct cands *c = arg;
@@ -119,6 +133,8 @@ static int collect_graph(qir_graph *g, void *arg)
 		/* A MatMul over two constants is part of a constant
 		 * subgraph (a rotation folded into a weight), not a use. */
 		if (ps_is_const_expr(n->inputs[0], 16))
+			continue;
+		if (activation(c->cfg, n, slot))
 			continue;
 		if (cands_add(c, ps_stored_value(in, NVFP4_WALK)))
 			return -1;
@@ -297,7 +313,7 @@ static void read_ahead(qir_value *v)
 static qopt_status nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	struct nvfp4_cfg cfg;
-	struct cands c = { 0 };
+	struct cands c = { &cfg, NULL, 0, 0, 0 };
 	uint64_t done = 0;
 	size_t i;
 	int rc = -1;

@@ -23,7 +23,11 @@ const struct ps_skip_kind
 			   PS_SKIP_INFO },
 	ps_skip_k_disagree = { "skipped (consumers disagree on K)",
 			       PS_SKIP_INFO },
-	ps_skip_bisect = { "skipped (bisect)", PS_SKIP_INFO };
+	ps_skip_bisect = { "skipped (bisect)", PS_SKIP_INFO },
+	/* attention's MatMuls read two activations: nothing to store */
+	ps_skip_activation = { "skipped (activation)",
+			       PS_SKIP_INFO },
+	ps_skip_quantized = { "skipped (quantized already)", PS_SKIP_INFO };
 
 static void vset(struct ps_skip *s, const struct ps_skip_kind *kind,
 		 const char *fmt, va_list ap)

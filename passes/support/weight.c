@@ -114,6 +114,61 @@ int ps_is_const_expr(qir_value *v, int depth)
 	return 1;
 }
 
+/* Depth first, first inputs first: an activation reaches its graph
+ * input in a few steps along its data path; constant branches end at
+ * constants. The budget bounds a wide constant subgraph (then "not
+ * found": the constant folder decides). */
+static qir_value *runtime_source(qir_value *v, size_t *budget)
+{
+	qir_node *p;
+	qir_value *r;
+	size_t i;
+
+	if (!v || qir_value_const(v) || !*budget)
+		return NULL;
+	--*budget;
+	p = v->producer;
+	if (!p)
+		return v;	/* a graph input or an outer-scope value */
+	for (i = 0; i < p->ninputs; i++)
+		if ((r = runtime_source(p->inputs[i], budget)))
+			return r;
+	return NULL;
+}
+
+qir_value *ps_runtime_source(qir_value *v)
+{
+	size_t budget = 100000;
+
+	return runtime_source(v, &budget);
+}
+
+static const char *input_letter(const qir_node *n, int slot)
+{
+	static const char *const mm[] = { "A", "B", "C" };
+	static const char *const conv[] = { "X", "W", "B" };
+
+	if (slot < 0 || slot > 2)
+		return "?";
+	return qir_node_is(n, "Conv") ? conv[slot] : mm[slot];
+}
+
+int ps_skip_if_activation(const qir_node *n, int slot, struct ps_skip *s)
+{
+	qir_value *v = n->inputs[slot];
+	qir_value *src = ps_runtime_source(v);
+
+	/* A graph input read directly may be a weight fed at run time:
+	 * ps_weight_tensor says it is not constant. */
+	if (!src || src == v)
+		return 0;
+	ps_skip_set(s, &ps_skip_activation, "input %s is computed at run "
+		    "time (from node '%s', which depends on graph input "
+		    "'%s'), not a weight", input_letter(n, slot),
+		    v->producer->name, src->name);
+	return 1;
+}
+
 static int add_use(struct ps_uses *u, const struct ps_use *x)
 {
 	if (u->n == u->cap) {
@@ -242,11 +297,30 @@ int ps_float_weight_type(int dtype)
 	       dtype == QIR_BFLOAT16;
 }
 
+/* The DequantizeLinear (standard, or an exporter's custom one) that
+ * v comes from through layout nodes, or NULL. */
+static qir_node *quantized_by(qir_value *v)
+{
+	qir_node *p;
+	int hops;
+
+	for (hops = 0; v && (p = v->producer) && hops <= PS_MAX_PATH; hops++) {
+		if (strstr(p->op_type, "DequantizeLinear"))
+			return p;	/* any domain: trt's FP8 one too */
+		if (!ps_is_layout_node(p, PS_WALK_PLACEHOLDER))
+			return NULL;
+		v = p->inputs[0];
+	}
+	return NULL;
+}
+
 qir_tensor *ps_weight_tensor(qir_value *v, uint64_t max_bytes, int *folded,
 			     struct ps_skip *s)
 {
 	qir_tensor *t = qir_value_const(v);
 	qir_error err = { 0 };
+	qir_node *dq;
+	int rc;
 
 	*folded = 0;
 	if (t)
@@ -257,9 +331,20 @@ qir_tensor *ps_weight_tensor(qir_value *v, uint64_t max_bytes, int *folded,
 			    "not a constant");
 		return NULL;
 	}
-	if (qir_const_eval(v, max_bytes, &t, &err)) {
-		ps_skip_set(s, &ps_skip_not_constant, "'%s' is computed by %s "
-			    "node '%s' (%s)", v->name, v->producer->op_type,
+	rc = qir_const_eval(v, max_bytes, &t, &err);
+	if (rc && (dq = quantized_by(v))) {
+		ps_skip_set(s, &ps_skip_quantized, "'%s' comes from %s node "
+			    "'%s': the weight is quantized already", v->name,
+			    dq->op_type, dq->name);
+		return NULL;
+	}
+	if (rc) {
+		/* Computed from constants alone (an activation is found
+		 * earlier, ps_skip_if_activation): the folder's reason is
+		 * the cause. */
+		ps_skip_set(s, &ps_skip_not_constant, "'%s' is computed from "
+			    "constants by %s node '%s', which qopt cannot "
+			    "evaluate (%s)", v->name, v->producer->op_type,
 			    v->producer->name, err.msg);
 		return NULL;
 	}

@@ -62,6 +62,15 @@ int ps_is_layout_node(const qir_node *n, unsigned flags);
 int ps_layout_axis(const qir_node *n, int axis, int rank);
 /* v, looked through the layout nodes producing it: the stored value. */
 qir_value *ps_stored_value(qir_value *v, unsigned flags);
+/* The graph input (or outer-scope value) v is computed from at run
+ * time, v itself when it is one; NULL when v comes from constants
+ * alone. */
+qir_value *ps_runtime_source(qir_value *v);
+/* 1 with s set (ps_skip_activation, naming the node that computes it)
+ * when input slot of n is computed at run time from a graph input (an
+ * activation, not a weight); else 0 (a graph input read directly too:
+ * maybe a weight fed at run time, ps_weight_tensor's "not constant"). */
+int ps_skip_if_activation(const qir_node *n, int slot, struct ps_skip *s);
 /* 1 when v is computed from constants only (within depth nodes). */
 int ps_is_const_expr(qir_value *v, int depth);
 
