@@ -63,7 +63,7 @@ int qir_open_regular(const char *path, int flags, struct stat *st,
 char *qir_read_file(const char *path, int flags, size_t max, size_t *len,
 		    qir_error *err);
 
-/* libqopt maps the files it reads (the model, its external data) and
+/* (ABI 3.1) libqopt maps the files it reads (the model, its external data) and
  * parts of the data file it writes. An access there ends in SIGBUS
  * when the file cannot back the page: the input was truncated by
  * another process, or a copy-on-write file system (btrfs) that is

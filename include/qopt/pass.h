@@ -114,7 +114,7 @@ typedef enum qopt_opt_type {
 enum qopt_opt_flags {
 	QOPT_OPT_HAS_MIN = 1u << 0,	/* INT/FLOAT: value >= .min */
 	QOPT_OPT_HAS_MAX = 1u << 1,	/* INT/FLOAT: value <= .max */
-	/* STRING: a file path. Written relative in a pipeline file, the
+	/* (ABI 3.1) STRING: a file path. Written relative in a pipeline file, the
 	 * pass reads it relative to that file's folder (the manager joins
 	 * them); on --passes, relative to the current folder. A qopt that
 	 * predates the flag ignores it (the path stays as written). */

@@ -18,9 +18,9 @@ extern "C" {
 #endif
 
 #define QOPT_VERSION_MAJOR 0
-#define QOPT_VERSION_MINOR 3
+#define QOPT_VERSION_MINOR 4
 #define QOPT_VERSION_PATCH 0
-#define QOPT_VERSION_STRING "0.3.0"
+#define QOPT_VERSION_STRING "0.4.0"
 /* Compare releases at compile time: QOPT_VERSION >= QOPT_VERSION_AT(0, 2, 0). */
 #define QOPT_VERSION_AT(maj, min, pat) \
 	((unsigned long)(maj) * 1000000ul + (unsigned long)(min) * 1000ul + \
@@ -30,7 +30,7 @@ extern "C" {
 			QOPT_VERSION_PATCH)
 
 #define QOPT_ABI_MAJOR 3
-#define QOPT_ABI_MINOR 0
+#define QOPT_ABI_MINOR 1
 /* The ABI major, under its ABI 1 name (qopt.pc's abi_version; configure
  * reads QOPT_ABI_MAJOR and QOPT_ABI_MINOR above for the soname). */
 #define QOPT_ABI_VERSION QOPT_ABI_MAJOR
