@@ -9,13 +9,8 @@
 qopt_need_ort
 [ -x "$QOPT" ] || { echo "Bail out! $QOPT not built"; exit 1; }
 qopt_workdir infer-ort
-# libtool's wrapper script costs a shell per model: run the binary it
-# wraps where there is one (a sanitizer build keeps tests/san-qopt.sh)
-if [ "$QOPT_SANITIZED" != yes ] && [ -x "$top_builddir/.libs/qopt" ]; then
-	QOPT="$top_builddir/.libs/qopt"
-	LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	export LD_LIBRARY_PATH
-fi
+# tests/env.sh runs the binary libtool's wrapper would (one shell less
+# a model) outside sanitizer builds.
 export QOPT
 qopt_node "$top_srcdir/tests/infer-ort.js" "${QOPT_INFER_ORT_SEED:-1}" \
 	"${QOPT_INFER_ORT_COUNT:-250}" "$work"
