@@ -13,12 +13,7 @@
 qopt_need_py_onnx
 qopt_need_ort
 qopt_workdir calib-hostile
-mkdir -p "$work/tmp"
-TMPDIR="$work/tmp"
-export TMPDIR
-QOPT_NODE=$NODE
-QOPT_CALIBRATE_ORT="$top_builddir/tools/qopt-calibrate-ort"
-export QOPT_NODE QOPT_CALIBRATE_ORT
+qopt_calib_env
 "$py" "$top_srcdir/tests/calib-hostile.py" "$work" ||
 	{ echo "Bail out! calib-hostile.py"; exit 1; }
 # A stand-in for node that only leaves a mark: "no work was done" is

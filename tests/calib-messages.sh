@@ -12,12 +12,7 @@
 qopt_need_py_onnx
 qopt_need_ort
 qopt_workdir calib-messages
-mkdir -p "$work/tmp"
-TMPDIR="$work/tmp"
-export TMPDIR
-QOPT_NODE=$NODE
-QOPT_CALIBRATE_ORT="$top_builddir/tools/qopt-calibrate-ort"
-export QOPT_NODE QOPT_CALIBRATE_ORT
+qopt_calib_env
 "$py" "$top_srcdir/tests/calib-messages.py" "$work" ||
 	{ echo "Bail out! calib-messages.py"; exit 1; }
 

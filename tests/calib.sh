@@ -11,13 +11,8 @@
 qopt_need_py_onnx
 qopt_need_ort
 qopt_workdir calib
-# calibrate's temporary folders go here; the last check wants none left.
-mkdir -p "$work/tmp"
-TMPDIR="$work/tmp"
-export TMPDIR
-QOPT_NODE=$NODE
-QOPT_CALIBRATE_ORT="$top_builddir/tools/qopt-calibrate-ort"
-export QOPT_NODE QOPT_CALIBRATE_ORT
+# calibrate's temporary folders go in $work/tmp; the last check wants none left.
+qopt_calib_env
 gen() { "$py" "$top_srcdir/tests/calib-gen.py" "$@" ||
 	{ echo "Bail out! calib-gen.py $*"; exit 1; }; }
 

@@ -41,6 +41,17 @@ qopt_need_py_onnx() {
 
 # qopt_workdir NAME: a fresh folder under the build tree, removed on
 # exit unless QOPT_KEEP_WORK is set. Sets $work.
+# qopt_calib_env: after qopt_workdir, what every `qopt calibrate` test
+# sets: its temporary folders under $work/tmp (a check may want none
+# left), this tree's node and ORT script.
+qopt_calib_env() {
+	mkdir -p "$work/tmp" || { echo "Bail out! cannot create $work/tmp"; exit 1; }
+	TMPDIR="$work/tmp"
+	QOPT_NODE=$NODE
+	QOPT_CALIBRATE_ORT="$top_builddir/tools/qopt-calibrate-ort"
+	export TMPDIR QOPT_NODE QOPT_CALIBRATE_ORT
+}
+
 qopt_workdir() {
 	work="$top_builddir/tests/work/$1"
 	rm -rf "$work"
