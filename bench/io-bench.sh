@@ -11,7 +11,7 @@ set -u
 : "${top_builddir:?source tests/env.sh first}"
 runs=${QOPT_BENCH_RUNS:-3}
 py=${QOPT_BENCH_PYTHON:-/usr/bin/python3}
-gen="$top_builddir/tests/big-gen"
+gen="$top_builddir/tests/e2e/big-gen"
 timer=/usr/bin/time
 [ -x "$timer" ] || { echo "io-bench: GNU time (/usr/bin/time) is needed" >&2; exit 1; }
 [ -x "$QOPT" ] || { echo "io-bench: $QOPT not built" >&2; exit 1; }

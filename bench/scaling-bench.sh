@@ -2,9 +2,9 @@
 # bench/scaling-bench.sh - no quadratic growth (issue 21, row 9): CPU
 # times at N, 2N and 4N of
 #   - the IR alone: N initializers added, then removed in two batches
-#     (tests/ir-scaling bench; N = SCALING_INITS, default 100000);
+#     (tests/ir/scaling bench; N = SCALING_INITS, default 100000);
 #   - fp8-mha on exporter-shaped models with N attention blocks
-#     (tests/fp8mha-gen.py; N = SCALING_BLOCKS, default 2500, so 4N is
+#     (tests/passes/fp8_mha/gen.py; N = SCALING_BLOCKS, default 2500, so 4N is
 #     10,000 blocks: a 440 MB model, about 2.6 GB of memory).
 # Linear scaling shows as ratios near 2 and 4 (memory traffic adds a
 # little); quadratic as 4 and 16.
@@ -17,7 +17,7 @@ mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 
 echo "IR: initializers added and removed"
-"$top_builddir/tests/ir-scaling" bench "$inits"
+"$top_builddir/tests/ir/scaling" bench "$inits"
 
 if [ "$PYTHON3" = no ] || ! "$PYTHON3" -c 'import numpy, onnx' 2>/dev/null; then
 	echo "fp8-mha: skipped (no python3 with numpy and onnx)"
@@ -27,7 +27,7 @@ echo "fp8-mha: attention blocks (user CPU seconds of qopt, load and save include
 base=
 for k in 1 2 4; do
 	n=$((k * blocks))
-	"$PYTHON3" "$top_srcdir/tests/fp8mha-gen.py" "$dir/m.onnx" blocks=$n
+	"$PYTHON3" "$top_srcdir/tests/passes/fp8_mha/gen.py" "$dir/m.onnx" blocks=$n
 	/usr/bin/env time -f '%U %M' -o "$dir/time" "$QOPT" -q \
 		--passes fp8-mha "$dir/m.onnx" -o "$dir/out.onnx"
 	read -r t kb <"$dir/time"

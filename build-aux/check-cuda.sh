@@ -2,10 +2,10 @@
 # build-aux/check-cuda.sh - `make check-cuda`, for a machine with a GPU
 # (CI has none, so `make check` only SKIPs these): what proves the CUDA
 # module, in the order it proved it on an H100.
-#  1. tests/kernels-cuda with its 2^31-element case (QOPT_TEST_HUGE=1)
-#     and tests/passes-device.sh (the weight passes' bytes, cpu vs cuda);
+#  1. tests/kernels/cuda with its 2^31-element case (QOPT_TEST_HUGE=1)
+#     and tests/passes/support/device.sh (the weight passes' bytes, cpu vs cuda);
 #  2. compute-sanitizer's memcheck, racecheck, initcheck and synccheck
-#     over tests/kernels-cuda, where compute-sanitizer is installed;
+#     over tests/kernels/cuda, where compute-sanitizer is installed;
 #  3. the whole suite with every kernel call sent to CUDA
 #     (QOPT_DEVICE=cuda), but for the corpus scripts, which start qopt
 #     thousands of times and would pay a CUDA start-up each: they run
@@ -13,7 +13,7 @@
 # Exit 0 when all of it passed, 1 on a failure, 2 when no usable CUDA.
 # Run from the build tree: make check-cuda.
 MAKE=${MAKE:-make}
-corpus="tests/corpus-roundtrip.sh tests/passes-upgrade-corpus.sh tests/infer-shapes.sh"
+corpus="tests/e2e/corpus-roundtrip.sh tests/e2e/upgrade-corpus.sh tests/ir/infer-shapes.sh"
 
 probe=$(QOPT_DEVICE= ./qopt --device cuda "$top_srcdir/examples/mlp.onnx" \
 	-o /dev/null 2>&1) || {
@@ -21,10 +21,10 @@ probe=$(QOPT_DEVICE= ./qopt --device cuda "$top_srcdir/examples/mlp.onnx" \
 	exit 2
 }
 echo "== 1. CUDA against the CPU, bit for bit"
-QOPT_TEST_HUGE=1 $MAKE check TESTS='tests/kernels-cuda tests/passes-device.sh' ||
+QOPT_TEST_HUGE=1 $MAKE check TESTS='tests/kernels/cuda tests/passes/support/device.sh' ||
 	exit 1
 if command -v compute-sanitizer >/dev/null 2>&1; then
-	echo "== 2. compute-sanitizer over tests/kernels-cuda"
+	echo "== 2. compute-sanitizer over tests/kernels/cuda"
 	for tool in memcheck racecheck initcheck synccheck; do
 		out=$(LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		      QOPT_CUDA_MODULE=kernels/libqopt-cuda.so \

@@ -69,7 +69,7 @@ fuzz-run: fuzz-build fuzz-infer
 	$(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
 
 # `make fuzz-infer`: shape inference against ONNX Runtime's run-time
-# shapes (tests/infer-ort.sh) on FUZZ_INFER_COUNT random models from
+# shapes (tests/ir/infer-ort.sh) on FUZZ_INFER_COUNT random models from
 # FUZZ_INFER_SEED (empty: a new seed each run; it is printed). Needs
 # node and ORT, not clang; `make fuzz` and fuzz-run run it too.
 FUZZ_INFER_COUNT = 5000
@@ -77,9 +77,9 @@ FUZZ_INFER_SEED =
 fuzz-infer: all
 	@seed=$(FUZZ_INFER_SEED); seed=$${seed:-$$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')}; \
 	echo "fuzz-infer: $(FUZZ_INFER_COUNT) models from seed $$seed"; \
-	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/infer-ort.sh \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/ir/infer-ort.sh \
 		QOPT_INFER_ORT_SEED=$$seed QOPT_INFER_ORT_COUNT=$(FUZZ_INFER_COUNT); \
-	rc=$$?; tail -n 12 tests/infer-ort.log; exit $$rc
+	rc=$$?; tail -n 12 tests/ir/infer-ort.log; exit $$rc
 
 clean-local: clean-fuzz
 clean-fuzz:

@@ -17,7 +17,7 @@
  *  other codes          the result for the caller (nvfp4_quantize:
  *                       QOPT_EINVALID_NONFINITE on inf).
  * last_error() tells why a CUDA call failed, for the fallback reason.
- * tests/kernels-fake-cuda.c is a module with this table and no GPU, so
+ * tests/kernels/fake-cuda.c is a module with this table and no GPU, so
  * libqopt's handling of each status is tested on any machine.
  * init() returns QOPT_OK or QOPT_EDEVICE_UNAVAILABLE, bench() QOPT_OK,
  * QOPT_EDEVICE_CALL or QOPT_EINVALID_ARG (an unknown kind).

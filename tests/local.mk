@@ -1,5 +1,7 @@
-# tests: the infrastructure around ONNX Runtime, the corpora, real and
-# big models (fragment of the top Makefile.am).
+# tests: what every folder's tests share (fragment of the top
+# Makefile.am): ONNX Runtime, the helpers in tests/lib, check-slow and
+# the work folders. Each folder of tests/ has its own local.mk, included
+# from Makefile.am after this one (see tests/README.md).
 
 # ONNX Runtime for node and the PP-OCR models, installed into the build
 # tree before the tests run (check_DATA is built before TESTS). The
@@ -11,23 +13,16 @@ tests/ort/.stamp: $(top_srcdir)/tests/ort/package.json \
 	$(AM_V_GEN)$(SHELL) $(top_srcdir)/tests/ort/setup.sh \
 		'$(top_srcdir)' '$(top_builddir)/tests/ort' '$(NPM)' '$(NODE)'
 
-# Semantic model comparison and the big-model generator.
-check_PROGRAMS += tests/ir-compare tests/big-gen
-tests_ir_compare_SOURCES = tests/ir-compare.c
-tests_ir_compare_LDADD = libqopt.la
-tests_big_gen_SOURCES = tests/big-gen.c
-
-TESTS += tests/corpus-roundtrip.sh tests/ppocr-roundtrip.sh
 
 # make check-slow: the tests too slow or too disk-hungry for every
 # `make check` (the 2 GiB external-data round trip writes and reads
 # 4 GiB). CI (.ci/run) runs it after make check. Its summary goes to
 # tests/slow-suite.log, so test-suite.log stays make check's.
 # It also runs the whole ONNX backend corpus (make check: a seeded slice
-# of its node tests, tests/corpus-roundtrip.sh, tests/infer-shapes.sh,
-# tests/passes-upgrade-corpus.sh).
-SLOW_TESTS = tests/big-roundtrip.sh tests/corpus-roundtrip.sh \
-	tests/infer-shapes.sh tests/passes-upgrade-corpus.sh
+# of its node tests, tests/e2e/corpus-roundtrip.sh, tests/ir/infer-shapes.sh,
+# tests/e2e/upgrade-corpus.sh).
+SLOW_TESTS = tests/e2e/big-roundtrip.sh tests/e2e/corpus-roundtrip.sh \
+	tests/ir/infer-shapes.sh tests/e2e/upgrade-corpus.sh
 check-slow: all
 	QOPT_CORPUS_EVERY=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SLOW_TESTS)' \
 		TEST_SUITE_LOG=tests/slow-suite.log
@@ -35,8 +30,6 @@ check-slow: all
 
 EXTRA_DIST += tests/ort/package.json tests/ort/setup.sh \
 	tests/ort/common.sh tests/ort/lib.js tests/ort/run-compare.js \
-	tests/corpus-ort.js tests/corpus-roundtrip.sh \
-	tests/ppocr-roundtrip.sh tests/big-roundtrip.sh \
 	examples/make-mlp.py examples/mlp.onnx examples/quantize.ini \
 	bench/io-bench.sh bench/scale-bench.sh
 
@@ -47,11 +40,6 @@ clean-local-tests:
 	-test '$(abs_top_srcdir)' = '$(abs_top_builddir)' || \
 		rm -f tests/ort/package.json
 .PHONY: clean-local-tests
-
-# make bench-io: qopt's load+save against python onnx's (bench/io-bench.sh).
-BENCH_TARGETS += bench-io
-bench-io: all tests/big-gen$(EXEEXT) tests/ort/.stamp
-	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/io-bench.sh
 
 # make bench-scale: round trip, fp8-mha and nvfp4-weights against cp +
 # fsync of the input, paired, at 1 GiB and 4 GiB (bench/scale-bench.sh).

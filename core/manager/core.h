@@ -5,8 +5,8 @@
  * pass fuzzer and the unit tests link it) without mutable globals: what
  * it remembers between calls lives in a pm_session its caller creates
  * and frees, and every registry, pipeline and run belongs to one, so
- * two sessions in one process are independent (tests/core-session.c;
- * tests/core-globals.sh checks the objects). The one exception is the
+ * two sessions in one process are independent (tests/manager/session.c;
+ * tests/manager/globals.sh checks the objects). The one exception is the
  * signal guard (guard.c), which is the process's by nature. It decides
  * alone what the CLI must not redo: the input and the result verify,
  * and --strict (pm_run_model). It uses libqopt's public API only, and

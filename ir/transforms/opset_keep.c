@@ -2,7 +2,7 @@
  * ir/transforms/opset_keep.c - the version steps of ai.onnx operators that carry a
  * node across unchanged: one row per step of opset_history.c that has
  * no rewrite in opset_rules.c, so the rule table covers the history by
- * construction (tests/ir-opset-table checks it). A step with no row at
+ * construction (tests/ir/opset-table checks it). A step with no row at
  * all is refused by the upgrade, never carried across silently.
  *
  * The rows record the review the upgrade has relied on since it was

@@ -1,7 +1,7 @@
 /*
  * tests/plugins/counter.c - many gated rewrites: each sets one metadata
  * entry PREFIX.I = "ok"; "t-corrupt" writes "CORRUPT" at rewrite
- * number `bad` of its run (what tests/core-check.c looks for).
+ * number `bad` of its run (what tests/cli/bisect-check.c looks for).
  */
 #include <math.h>
 #include <stdio.h>

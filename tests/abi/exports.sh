@@ -1,0 +1,47 @@
+#!/bin/sh
+# libqopt exports exactly the functions its installed headers declare:
+# nm -D of the built library against the prototypes GCC itself lists
+# for the headers (-aux-info; independent of build-aux/public-symbols.sh,
+# which makes the export list).
+. "$top_srcdir/tests/lib/common.sh"
+
+so="$top_builddir/.libs/libqopt.so"
+cc=${CC:-cc}
+# Every installed header (qopt.h is the plugins' umbrella; file.h is
+# for programs built on libqopt).
+for h in "$top_srcdir"/include/qopt/*.h; do
+	printf '#include <qopt/%s>\n' "${h##*/}"
+done >"$W/all.c"
+if ! $cc -I"$top_srcdir/include" -aux-info "$W/aux" -fsyntax-only \
+	"$W/all.c" 2>"$W/err"; then
+	echo "1..0 # SKIP the compiler has no -aux-info (not GCC)"
+	exit 0
+fi
+# "/* .../include/qopt/ir.h:123:NC */ extern int qir_x (...);"; functions
+# a plugin defines (qopt_plugin_entry) are not libqopt's.
+grep '/include/qopt/[a-z]*\.h:' "$W/aux" | grep -v '\bstatic\b' |
+	sed -n 's/.*[ *]\(q[a-z]*_[A-Za-z0-9_]*\) *(.*/\1/p' |
+	grep -E '^(qopt|qir|qk)_' | grep -vx qopt_plugin_entry |
+	sort -u >"$W/declared"
+nm -D --defined-only "$so" | awk '$2 ~ /^[TWiV]$/ { print $3 }' |
+	sed 's/@.*//' | sort -u >"$W/exported"
+nm -D --defined-only "$so" | awk '$2 !~ /^[TWiVA]$/ { print $3 }' \
+	>"$W/data"
+
+t "the headers declare functions ($(wc -l <"$W/declared"))" \
+	test -s "$W/declared"
+comm -13 "$W/declared" "$W/exported" >"$W/leaked"
+t "nothing exported beyond the headers" test ! -s "$W/leaked"
+sed 's/^/# leaked: /' "$W/leaked" | head -20
+comm -23 "$W/declared" "$W/exported" >"$W/missing"
+t "every declared function is exported" test ! -s "$W/missing"
+sed 's/^/# missing: /' "$W/missing"
+t "no data symbols exported" test ! -s "$W/data"
+sed 's/^/# data: /' "$W/data" | head
+t "no internal-only prefix (qir__) exported" \
+	eval '! grep -q "^qir__" "$W/exported"'
+# (debug information names the build folder; what the code uses does not)
+objcopy --strip-debug "$so" "$W/stripped.so" 2>/dev/null || cp "$so" "$W/stripped.so"
+t "no build-tree path compiled into libqopt" \
+	eval '! strings "$W/stripped.so" | grep -qF "$top_builddir"'
+done_testing

@@ -1,0 +1,31 @@
+# tests of the plugin ABI: the exported symbol set, plugin tables of
+# older and newer ABI versions.
+ABI_SH = tests/abi/exports.sh tests/abi/plugins.sh tests/abi/options.sh \
+	tests/abi/policy-opset.sh tests/abi/header-example.sh
+TESTS += $(ABI_SH)
+dist_check_SCRIPTS += $(ABI_SH)
+check_PROGRAMS += tests/abi/helpers
+tests_abi_helpers_SOURCES = tests/abi/helpers.c tests/lib/tap.h
+tests_abi_helpers_LDADD = libqopt.la
+TESTS += tests/abi/helpers
+EXTRA_DIST += tests/abi/abi1-example.c
+
+# ABI 3.0's status convention: the codes, their names, the aliases; the
+# loader's classification by code; and the messages users see.
+check_PROGRAMS += tests/abi/status tests/abi/loader
+tests_abi_status_SOURCES = tests/abi/status.c tests/lib/tap.h
+tests_abi_status_LDADD = libqopt.la
+tests_abi_loader_SOURCES = tests/abi/loader.c tests/lib/tap.h
+tests_abi_loader_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_abi_loader_LDADD = core/libpassmgr.la libqopt.la
+TESTS += tests/abi/status tests/abi/loader tests/abi/errors.sh
+dist_check_SCRIPTS += tests/abi/errors.sh
+
+# The SDK example (plugins/example) built against `make install
+# DESTDIR=...`. `make install` relinks the built-in passes in place
+# (libtool), which must not happen while other tests dlopen them: the
+# SDK test runs last.
+TESTS += tests/abi/sdk.sh
+dist_check_SCRIPTS += tests/abi/sdk.sh
+EXTRA_DIST += plugins/example/Makefile plugins/example/example-rename.c
+tests/abi/sdk.log: $(filter-out tests/abi/sdk.log,$(TEST_LOGS))

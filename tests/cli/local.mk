@@ -1,0 +1,36 @@
+# tests of core/cli: the qopt command line, bisect, completion, bad
+# models through the command, qopt calibrate (fragment of the top
+# Makefile.am).
+
+CLI_SH = tests/cli/cli.sh tests/cli/bisect.sh tests/cli/completion.sh
+TESTS += $(CLI_SH)
+dist_check_SCRIPTS += $(CLI_SH)
+# bisect-check: the bisect test command of tests/cli/bisect.sh.
+check_PROGRAMS += tests/cli/bisect-check
+tests_cli_bisect_check_SOURCES = tests/cli/bisect-check.c
+tests_cli_bisect_check_LDADD = libqopt.la
+
+# io-errors.sh: every bad model io-mkbad writes, through the qopt
+# command (run, verify, dump); save failures; --external-threshold.
+check_PROGRAMS += tests/cli/io-mkbad
+TESTS += tests/cli/io-errors.sh
+EXTRA_DIST += tests/cli/io-errors.sh
+tests_cli_io_mkbad_SOURCES = tests/cli/io-mkbad.c tests/lib/io-util.h
+tests_cli_io_mkbad_LDADD = libqopt.la
+
+# qopt calibrate and fp8-mha calibration = FILE
+TESTS += tests/cli/calib.sh
+EXTRA_DIST += tests/cli/calib.sh tests/cli/calib-gen.py tests/cli/calib-ort.js
+# calibrate under hostile input (issue 21)
+TESTS += tests/cli/calib-hostile.sh tests/cli/calib-messages.sh
+EXTRA_DIST += tests/cli/calib-hostile.sh tests/cli/calib-hostile.py \
+	tests/cli/calib-messages.sh tests/cli/calib-messages.py
+# the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
+# over random files.
+check_PROGRAMS += tests/cli/calib-roundtrip
+tests_cli_calib_roundtrip_SOURCES = tests/cli/calib-roundtrip.c tests/lib/tap.h \
+	core/cli/calib-json.c core/cli/calib-json.h \
+	passes/fp8_mha/calib_file.c passes/fp8_mha/calib.h
+tests_cli_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/fp8_mha
+tests_cli_calib_roundtrip_LDADD = core/libpassmgr.la libqopt.la -lm
+TESTS += tests/cli/calib-roundtrip

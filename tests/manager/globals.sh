@@ -1,0 +1,31 @@
+#!/bin/sh
+# The pass manager is a library without mutable globals: every object of
+# core/libpassmgr holds no writable data (.data, .bss) but the signal
+# guard's (core/manager/guard.c: what a signal handler reads must be the
+# process's). What a session remembers lives in pm_session
+# (tests/manager/session runs two in one process).
+. "$top_srcdir/tests/lib/common.sh"
+
+lib="$top_builddir/core/.libs/libpassmgr.a"
+if ! command -v objdump >/dev/null 2>&1; then
+	echo "1..0 # SKIP objdump not found"
+	exit 0
+fi
+t "the manager library is built" test -f "$lib"
+# "FILE: SYMBOL SECTION" for every data object in a writable section.
+objdump -t "$lib" 2>/dev/null | awk '
+	/^In archive/ { next }
+	/file format/ { obj = $1; sub(/:$/, "", obj); next }
+	$0 ~ / O / {
+		for (i = 1; i <= NF; i++) if ($i == "O") sec = $(i + 1)
+		# __*: what the compiler adds (the sanitizers __odr_asan.*, ...)
+		if (sec ~ /^\.(data|bss)(\.|$)/ && sec !~ /^\.data\.rel\.ro/ &&
+		    $NF !~ /^__/)
+			print obj ": " $NF " " sec
+	}' >"$W/writable"
+sed 's/^/# writable: /' "$W/writable"
+t "the check sees writable data (the signal guard's)" \
+	grep -q 'guard\.o: running_pass ' "$W/writable"
+grep -v 'guard\.o: ' "$W/writable" >"$W/globals"
+t "no other object of the manager has writable data" test ! -s "$W/globals"
+done_testing

@@ -1,0 +1,22 @@
+# tests of core/manager: the pass manager, plugin loader, pipelines,
+# named pipelines, instrumentation (fragment of the top Makefile.am).
+
+check_PROGRAMS += tests/manager/unit tests/manager/session
+tests_manager_session_SOURCES = tests/manager/session.c tests/lib/tap.h
+tests_manager_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_manager_session_LDADD = core/libpassmgr.la libqopt.la
+tests_manager_unit_SOURCES = tests/manager/unit.c tests/lib/tap.h
+tests_manager_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_manager_unit_LDADD = core/libpassmgr.la libqopt.la
+
+MANAGER_SH = tests/manager/globals.sh tests/manager/plugins.sh \
+	tests/manager/pipeline.sh tests/manager/instrument.sh \
+	tests/manager/progress.sh tests/manager/alias.sh \
+	tests/manager/order.sh tests/manager/input.sh \
+	tests/manager/discovery.sh
+TESTS += tests/manager/unit tests/manager/session $(MANAGER_SH)
+dist_check_SCRIPTS += $(MANAGER_SH)
+
+# the calibration query (core/manager/calib-query.c)
+TESTS += tests/manager/calib-query.sh
+EXTRA_DIST += tests/manager/calib-query.sh

@@ -1,0 +1,21 @@
+# tests of fp8-mha (fragment of the top Makefile.am).
+check_PROGRAMS += tests/passes/fp8_mha/ir
+tests_passes_fp8_mha_ir_SOURCES = tests/passes/fp8_mha/ir.c tests/lib/tap.h
+tests_passes_fp8_mha_ir_LDADD = libqopt.la
+TESTS += tests/passes/fp8_mha/ir tests/passes/fp8_mha/fp8mha.sh
+EXTRA_DIST += tests/passes/fp8_mha/lib.sh tests/passes/fp8_mha/fp8mha.sh tests/passes/fp8_mha/gen.py tests/passes/fp8_mha/check.py \
+	tests/passes/fp8_mha/ort.js
+# weight_mode = fake and rotate = rotate_back
+TESTS += tests/passes/fp8_mha/rotate.sh tests/passes/fp8_mha/steps.sh
+EXTRA_DIST += tests/passes/fp8_mha/rotate.sh tests/passes/fp8_mha/steps.sh tests/passes/fp8_mha/rotate.py \
+	tests/passes/fp8_mha/rotate.js
+
+# make bench-fp8mha: 1 GiB of FLOAT16 weights behind Q/DQ, end to end.
+check_PROGRAMS += bench/fp8mha-gen
+bench_fp8mha_gen_SOURCES = bench/fp8mha-gen.c bench/gen-common.h bench/gen-common.c
+bench_fp8mha_gen_LDADD = libqopt.la
+EXTRA_DIST += bench/fp8mha-bench.sh bench/pass-bench.sh
+BENCH_TARGETS += bench-fp8mha
+bench-fp8mha: all bench/fp8mha-gen$(EXEEXT)
+	. $(top_builddir)/tests/env.sh; \
+	$(SHELL) $(top_srcdir)/bench/fp8mha-bench.sh

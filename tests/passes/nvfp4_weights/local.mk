@@ -1,0 +1,23 @@
+# tests of nvfp4-weights (fragment of the top Makefile.am).
+
+# Structure and real == fake numerics, through the qopt binary.
+check_PROGRAMS += tests/passes/nvfp4_weights/structure
+tests_passes_nvfp4_weights_structure_SOURCES = tests/passes/nvfp4_weights/structure.c tests/lib/tap.h
+tests_passes_nvfp4_weights_structure_LDADD = libqopt.la -lm
+
+TESTS += tests/passes/nvfp4_weights/structure tests/passes/nvfp4_weights/check.sh tests/passes/nvfp4_weights/ort.sh \
+	tests/passes/nvfp4_weights/spill.sh tests/passes/nvfp4_weights/skips.sh
+
+EXTRA_DIST += tests/passes/nvfp4_weights/check.sh tests/passes/nvfp4_weights/check.py tests/passes/nvfp4_weights/spill.sh \
+	tests/passes/nvfp4_weights/skips.sh \
+	tests/passes/nvfp4_weights/ort.sh tests/passes/nvfp4_weights/ort.js \
+	bench/nvfp4-bench.sh
+
+# make bench-nvfp4: 1 GiB of FLOAT16 weights quantized end to end.
+check_PROGRAMS += bench/nvfp4-gen
+bench_nvfp4_gen_SOURCES = bench/nvfp4-gen.c bench/gen-common.h bench/gen-common.c
+bench_nvfp4_gen_LDADD = libqopt.la
+BENCH_TARGETS += bench-nvfp4
+bench-nvfp4: all bench/nvfp4-gen$(EXEEXT)
+	. $(top_builddir)/tests/env.sh; \
+	$(SHELL) $(top_srcdir)/bench/nvfp4-bench.sh

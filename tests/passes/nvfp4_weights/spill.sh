@@ -1,0 +1,55 @@
+#!/bin/sh
+# tests/passes/nvfp4_weights/spill.sh - nvfp4-weights when no spill file can be made.
+# Real mode defers its results (they are computed into the output's
+# data file), so it needs no spill file and says nothing; fake mode
+# says so once and keeps its results in memory. Either way the same
+# bytes (checked against tests/passes/nvfp4_weights/check.py and a normal run).
+. "$top_srcdir/tests/ort/common.sh"
+
+qopt_need_py_onnx
+qopt_workdir nvfp4-spill
+echo "1..4"
+"$py" "$top_srcdir/tests/passes/nvfp4_weights/check.py" gen-big "$work/in.onnx" ||
+	{ echo "Bail out! cannot generate the model"; exit 1; }
+printf '[nvfp4-weights]\nmin_size = 0\n' >"$work/p.ini"
+"$QOPT" -q -p "$work/p.ini" "$work/in.onnx" -o "$work/a.onnx" \
+	2>"$work/a.err"
+ra=$?
+QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" -p "$work/p.ini" \
+	"$work/in.onnx" -o "$work/b.onnx" 2>"$work/b.err"
+rb=$?
+if [ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "spill file" "$work/b.err"; then
+	echo "ok 1 - no spill folder: real mode needs none (deferred), no warning; exit 0"
+else
+	sed 's/^/# /' "$work/a.err" "$work/b.err"
+	echo "not ok 1 - no spill folder: real mode needs none (deferred), no warning; exit 0"
+fi
+if cmp -s "$work/a.onnx" "$work/b.onnx"; then
+	echo "ok 2 - the same output file as with a spill file"
+else
+	echo "not ok 2 - the same output file as with a spill file"
+fi
+if "$py" "$top_srcdir/tests/passes/nvfp4_weights/check.py" check "$work/in.onnx" \
+	"$work/b.onnx" >"$work/check.log" 2>&1; then
+	echo "ok 3 - codes and scales equal the independent checker's"
+else
+	sed 's/^/# /' "$work/check.log" | grep -v "^# ok" | head -n 20
+	echo "not ok 3 - codes and scales equal the independent checker's"
+fi
+printf '[nvfp4-weights]\nmin_size = 0\nmode = fake\n' >"$work/f.ini"
+"$QOPT" -q -p "$work/f.ini" "$work/in.onnx" -o "$work/fa.onnx" \
+	2>"$work/fa.err"
+ra=$?
+QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" -p "$work/f.ini" \
+	"$work/in.onnx" -o "$work/fb.onnx" 2>"$work/fb.err"
+rb=$?
+n=$(grep -c "quantized weights stay in memory until the model is saved" \
+	"$work/fb.err")
+if [ $ra = 0 ] && [ $rb = 0 ] && [ "$n" = 1 ] &&
+	grep -q "/nonexistent/qopt-spill" "$work/fb.err" &&
+	cmp -s "$work/fa.onnx" "$work/fb.onnx"; then
+	echo "ok 4 - fake mode, no spill folder: warned once, naming it; same output; exit 0"
+else
+	sed 's/^/# /' "$work/fa.err" "$work/fb.err"
+	echo "not ok 4 - fake mode, no spill folder: warned once, naming it; same output; exit 0"
+fi
