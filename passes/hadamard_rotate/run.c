@@ -144,7 +144,7 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 		return -1;
 	}
 	/* the original weight goes when nothing else reads it */
-	hr_drop_unused(cfg, old);
+	ps_sweep_value(&cfg->sweep, old);
 	*changed = 1;
 	qopt_stat_add(cfg->ctx, "weights rotated", 1);
 	qopt_info(cfg->ctx, "node '%s': weight '%s' rotated along axis %d "
@@ -204,7 +204,7 @@ qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		if (one(&cfg, n, changed))
 			goto out;
 	}
-	hr_memo_drop_unused(&cfg);
+	hr_sweep(&cfg);
 	if (*changed && (hr_record_flush(&cfg) ||
 			 qir_graph_toposort(m->graph, &err))) {
 		qopt_error(ctx, "%s", err.code ? err.msg : "out of memory");
@@ -226,6 +226,7 @@ qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 out:
 	ps_targets_fini(&cfg.tg);
 	hr_memo_free(&cfg.memo);
+	ps_sweep_fini(&cfg.sweep);
 	free(cfg.record);
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
