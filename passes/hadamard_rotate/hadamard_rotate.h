@@ -20,6 +20,8 @@
 #define HR_META_KEY "qopt.hadamard_rotate"
 /* A dense rotation constant is never larger than this (per side). */
 #define HR_DENSE_MAX 256
+/* The largest block_size: two dense factors. */
+#define HR_BLOCK_MAX (HR_DENSE_MAX * HR_DENSE_MAX)
 /* Bound on a constant subgraph the pass evaluates to find a weight. */
 #define HR_FOLD_MAX_BYTES ((uint64_t)1 << 31)
 
