@@ -388,10 +388,10 @@ ini bad4 '[hadamard-rotate]\nmin_size = 0\ninclude = fc1,fcX'
 ini bad5 '[hadamard-rotate]\nblock_size = 1'
 ini bad6 '[hadamard-rotate]\nblock_size = 131072'
 ini bad7 '[hadamard-rotate]\nblock_size = 2x'
-for c in "bad1:hadamard-rotate: block_size 3 is not a power of two from 2 to 65536" "bad2:bad2.ini:2: option 'quantizer' of pass 'hadamard-rotate' expects one of none, nvfp4, fp8, got 'int3'" \
+for c in "bad1:hadamard-rotate: error: block_size 3 is not a power of two from 2 to 65536" "bad2:bad2.ini:2: option 'quantizer' of pass 'hadamard-rotate' expects one of none, nvfp4, fp8, got 'int3'" \
 	 "bad3:skipped (block does not divide K)" \
 	 "bad4:include pattern 'fcX' matches no MatMul/Gemm node" \
-	 "bad5:hadamard-rotate: block_size 1 is not a power of two from 2 to 65536" \
+	 "bad5:hadamard-rotate: error: block_size 1 is not a power of two from 2 to 65536" \
 	 "bad6:bad6.ini:2: option 'block_size' of pass 'hadamard-rotate' is out of range: 131072 (range: 0 to 65536)" \
 	 "bad7:bad7.ini:2: option 'block_size' of pass 'hadamard-rotate' expects an integer, got '2x'"; do
 	name=${c%%:*}
