@@ -198,7 +198,8 @@ static void cone_sweep(struct cone *c, qir_graph *g)
 	size_t i;
 
 	(void)g;
-	/* The cone's nodes and initializers, nothing outside it. */
+	/* The cone's nodes, each once nothing reads it, and the
+	 * initializers they leave unread: no other producer is followed. */
 	for (i = 0; i < c->n; i++)
 		ps_sweep_mark(&s, c->nodes[i]);
 	for (i = 0; i < c->ni; i++)
