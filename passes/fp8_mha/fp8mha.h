@@ -72,10 +72,9 @@ struct fp8mha_cfg {
 	int explain;
 	struct fp8mha_note *notes;	/* owned */
 	size_t nnotes, capnotes;
-	/* Initializers left unread, waiting for fp8mha_flush_dead (the
-	 * array is owned, the values are the graph's). */
-	qir_value **dead;
-	size_t ndead, capdead;
+	/* What a rewrite left unread (fp8mha_erase_unused): nodes go at
+	 * once, initializers wait for fp8mha_flush_dead. */
+	struct ps_sweep sweep;
 };
 
 /* weight_match.c: the results policy for passes/support (spill from

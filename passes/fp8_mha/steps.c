@@ -32,7 +32,7 @@ static qopt_status end(struct fp8mha_cfg *cfg, int rc)
 {
 	fp8mha_flush_dead(cfg);
 	free(cfg->notes);
-	free(cfg->dead);
+	ps_sweep_fini(&cfg->sweep);
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
