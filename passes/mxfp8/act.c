@@ -10,7 +10,7 @@
  *       dynamic block quantizer, so format = onnx writes this too);
  * fake: the same values in standard ops ONNX Runtime 1.30 runs, bit
  *       for bit qk_mxfp8_quantize + qk_mxfp8_dequantize (FP32 inside):
- *   xb  = Reshape(Cast(x, FLOAT), [0.., K/32, 32])
+ *   xb  = Reshape(Cast(x, FLOAT), [-1, K/32, 32])
  *   m   = ReduceMax(Where(IsNaN(xb), 0, Abs(xb)), axes=-1)    NaN ignored
  *   i   = Cast(Clip(Ceil(Log(m) / ln 2 - log2 448), -127, 127) + 127)
  *   i  += (m > P[i]) - (m <= P[i - 1])   P[i] = 448 * 2^(i-127): the
@@ -83,22 +83,28 @@ qir_value *mx_const_f32(qir_graph *g, const char *name, int rank,
 	return add_const(g, name, QIR_FLOAT, rank, dims, v);
 }
 
-const char *mx_act_check(qir_value *x, char *buf, size_t n)
+const char *mx_act_check(qir_value *x, int64_t k, char *buf, size_t n)
 {
 	int dt = qir_value_elem_type(x);
-	int64_t k;
 
 	if (!mx_is_float(dt))
 		return dt == QIR_UNDEFINED ? "element type unknown (run "
 		       "infer-shapes first)" : "not FLOAT, FLOAT16 or BFLOAT16";
-	if (x->rank < 0)
-		return "rank unknown (run infer-shapes first)";
-	if (x->rank != 2 && x->rank != 3) {
+	/* TensorRT takes 2-D or 3-D inputs; an unknown rank is left to
+	 * its builder (torch's Reshape chains defeat static inference). */
+	if (x->rank >= 0 && x->rank != 2 && x->rank != 3) {
 		snprintf(buf, n, "rank %d (TensorRT's dynamic quantization "
 			 "takes 2-D or 3-D inputs)", x->rank);
 		return buf;
 	}
-	k = x->dims[x->rank - 1].value;
+	if (x->rank > 0 && x->dims[x->rank - 1].value >= 0 &&
+	    k >= 0 && x->dims[x->rank - 1].value != k) {
+		snprintf(buf, n, "last axis %lld, the weight's K %lld",
+			 (long long)x->dims[x->rank - 1].value, (long long)k);
+		return buf;
+	}
+	if (k < 0 && x->rank > 0)
+		k = x->dims[x->rank - 1].value;
 	if (k <= 0) {
 		snprintf(buf, n, "last axis (K) not a known constant");
 		return buf;
@@ -216,24 +222,21 @@ static qir_value *scale_index(qir_graph *g, qir_value *m,
 	return op2(g, "Sub", "mx_i", i, dn);
 }
 
-qir_value *mx_fake_chain(struct mx_cfg *cfg, qir_value *x, int out_dtype)
+qir_value *mx_fake_chain(struct mx_cfg *cfg, qir_value *x, int64_t k,
+			 int out_dtype)
 {
 	qir_graph *g = x->graph;
 	struct tables tb;
-	int rank = x->rank, xt = qir_value_elem_type(x), j;
-	int64_t shape[4], one = 1, axes = -1;
+	int xt = qir_value_elem_type(x);
+	int64_t shape[3] = { -1, k / MX_BLOCK, MX_BLOCK }, one = 1, axes = -1;
 	qir_value *xf, *shp, *xb, *a, *m, *i, *y, *z;
 	qir_node *rm;
 
-	if (rank < 2 || rank > 3 || tables(g, &tb))
+	if (tables(g, &tb))
 		goto nomem;
-	for (j = 0; j < rank - 1; j++)
-		shape[j] = 0;
-	shape[rank - 1] = x->dims[rank - 1].value / MX_BLOCK;
-	shape[rank] = MX_BLOCK;
 	xf = xt == QIR_FLOAT ? x : cast(g, "mx_x32", x, QIR_FLOAT, 0);
 	shp = op2(g, "Shape", "mx_shape", xf, NULL);
-	one = rank + 1;
+	one = 3;
 	xb = op2(g, "Reshape", "mx_blocks", xf,
 		 mx_const_i64(g, "mx_block_shape", 1, &one, shape));
 	a = op2(g, "Where", "mx_abs0", op2(g, "IsNaN", "mx_nan", xb, NULL),
@@ -278,7 +281,8 @@ static qir_value *real_chain(struct mx_cfg *cfg, qir_value *x, int out_dtype)
 	sc = x8 ? mx_out(q, "mx_x_scale", QIR_UINT8, x) : NULL;
 	if (!sc)
 		goto nomem;
-	sc->dims[sc->rank - 1].value /= MX_BLOCK;
+	if (sc->rank > 0 && sc->dims[sc->rank - 1].value > 0)
+		sc->dims[sc->rank - 1].value /= MX_BLOCK;
 	d = mx_node(g, MX_DQ, MX_DOMAIN, "mx_dq", x8, sc);
 	if (!d || qir_node_set_attr_int(d, "axis", -1) ||
 	    qir_node_set_attr_int(d, "block_size", MX_BLOCK) ||
@@ -292,8 +296,8 @@ nomem:
 	return NULL;
 }
 
-qir_value *mx_activation(struct mx_cfg *cfg, qir_value *x, int out_dtype,
-			 const char **why)
+qir_value *mx_activation(struct mx_cfg *cfg, qir_value *x, int64_t k,
+			 int out_dtype, const char **why)
 {
 	qopt_status st;
 	qir_value *q;
@@ -326,7 +330,7 @@ qir_value *mx_activation(struct mx_cfg *cfg, qir_value *x, int out_dtype,
 		cfg->acts = a;
 		cfg->cap = cap;
 	}
-	q = cfg->mode == MX_FAKE ? mx_fake_chain(cfg, x, out_dtype) :
+	q = cfg->mode == MX_FAKE ? mx_fake_chain(cfg, x, k, out_dtype) :
 				   real_chain(cfg, x, out_dtype);
 	if (!q)
 		return NULL;

@@ -241,8 +241,8 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 		qopt_stat_add(cfg->ctx, "activation quantizers kept", 1);
 		return 0;
 	}
-	ax = x->rank >= 0 ? axis_of(q, x->rank) : -1;
-	if ((why = mx_act_check(x, buf, sizeof(buf))))
+	ax = x->rank > 0 ? axis_of(q, x->rank) : -1;
+	if ((why = mx_act_check(x, -1, buf, sizeof(buf))))
 		snprintf(buf, sizeof(buf), "input '%s': %s: no fake form",
 			 x->name, why);
 	else if (ax != x->rank - 1)
@@ -256,7 +256,7 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 			   "TRT_MXFP8DequantizeLinear: no fake form");
 	if (mx_opset(cfg))
 		return -1;
-	y = mx_fake_chain(cfg, x, od);
+	y = mx_fake_chain(cfg, x, x->dims[x->rank - 1].value, od);
 	if (!y || mx_replace(cfg, d->outputs[0], y))
 		return -1;
 	*changed = 1;

@@ -157,17 +157,28 @@ static int selected(struct mx_cfg *cfg, qir_node *n)
 	return 0;
 }
 
+/* The layer's K from its weight input's declared shape, or -1. */
+static int64_t layer_k(qir_node *n)
+{
+	int slot = ps_weight_slot(n);
+	qir_value *w = n->inputs[slot];
+	int ax = w->rank > 0 ? ps_reduce_axis(n, slot, w->rank) : -1;
+
+	return ax >= 0 ? w->dims[ax].value : -1;
+}
+
 static int layer_activation(struct mx_cfg *cfg, qir_node *n)
 {
 	struct ps_skip s = { 0 };
 	const char *why = NULL;
 	char buf[200];
 	qir_value *x = n->inputs[0], *q;
+	int64_t k = layer_k(n);
 
 	if (qir_node_is(n, "Gemm") && qir_node_attr_int(n, "transA", 0)) {
 		ps_skip_set(&s, &mx_skip_act_layout, "input A is transposed "
 			    "(transA = 1): K is not its last axis");
-	} else if ((why = mx_act_check(x, buf, sizeof(buf)))) {
+	} else if ((why = mx_act_check(x, k, buf, sizeof(buf)))) {
 		ps_skip_set(&s, &mx_skip_act_layout, "input '%s': %s", x->name,
 			    why);
 	}
@@ -175,7 +186,9 @@ static int layer_activation(struct mx_cfg *cfg, qir_node *n)
 		ps_skip_report(cfg->ctx, &s, n->op_type, n->name);
 		return 0;
 	}
-	q = mx_activation(cfg, x, qir_value_elem_type(x), &why);
+	if (k < 0)
+		k = x->dims[x->rank - 1].value;
+	q = mx_activation(cfg, x, k, qir_value_elem_type(x), &why);
 	if (!q && !why)
 		return -1;
 	if (!q) {
