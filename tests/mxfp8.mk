@@ -5,3 +5,10 @@ TESTS += tests/kernels-mxfp8
 tests_kernels_mxfp8_SOURCES = tests/kernels-mxfp8.c tests/tap.h \
 	tests/kernels-util.h
 tests_kernels_mxfp8_LDADD = libqopt.la -lm
+
+# The fake form in ONNX Runtime against the kernel, bit for bit.
+check_PROGRAMS += tests/mxfp8-dump
+tests_mxfp8_dump_SOURCES = tests/mxfp8-dump.c tests/kernels-util.h
+tests_mxfp8_dump_LDADD = libqopt.la -lm
+TESTS += tests/mxfp8-ort.sh
+EXTRA_DIST += tests/mxfp8-ort.sh tests/mxfp8-ort.js tests/mxfp8-models.py
