@@ -9,9 +9,10 @@
   export KIND OUT       a ModelOpt-style MXFP8 export (KIND: marks, or
                         exported: weights already FLOAT8E4M3FN + UINT8
                         E8M0 codes) of x[2, 8, 64] -> Linear(64, 96) ->
-                        Relu -> Linear(96, 32) -> y, plus OUT.npz with
-                        an input and the exporter's output computed
-                        here in NumPy (the reference)
+                        Relu -> Linear(96, 32) -> MatMul(head) -> z,
+                        plus OUT.x.f32 (an input) and OUT.z.f32 (the
+                        exporter's output computed here in NumPy: the
+                        reference), raw float32
   bad CASE OUT          a malformed export (see BAD below)
 """
 import sys
@@ -20,6 +21,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as h, numpy_helper as nh
 
+E4M3 = 17
 TYPES = {'float': TP.FLOAT, 'float16': TP.FLOAT16, 'bfloat16': TP.BFLOAT16}
 K = 256
 
@@ -116,7 +118,7 @@ def dyn(nodes, x, name):
     nodes.append(h.make_node('TRT_MXFP8DynamicQuantize', [x],
                              [name + '_f8', name + '_sc'], domain='trt',
                              name=name + '_q', axis=-1, block_size=32,
-                             output_dtype=TP.FLOAT8E4M3FN))
+                             output_dtype=E4M3))
     nodes.append(h.make_node('TRT_MXFP8DequantizeLinear',
                              [name + '_f8', name + '_sc'], [name + '_dq'],
                              domain='trt', name=name + '_dq', axis=-1,
@@ -132,8 +134,12 @@ def weight(nodes, inits, kind, w, name):
         ins = [name, name + '_one']
     else:
         codes, sc = mx_codes(w)
-        inits.append(h.make_tensor(name + '_f8', TP.FLOAT8E4M3FN, w.shape,
-                                   codes.tobytes(), raw=True))
+        t = TP()
+        t.name = name + '_f8'
+        t.data_type = E4M3
+        t.dims.extend(w.shape)
+        t.raw_data = codes.tobytes()
+        inits.append(t)
         inits.append(nh.from_array(sc, name + '_scale'))
         ins = [name + '_f8', name + '_scale']
     nodes.append(h.make_node('TRT_MXFP8DequantizeLinear', ins,
@@ -175,7 +181,8 @@ def export(kind, out):
     r1 = np.maximum(mx_fake(x) @ mx_fake(w1).T, 0).astype(np.float32)
     y = (mx_fake(r1) @ mx_fake(w2).T).astype(np.float32)
     z = (y @ w3).astype(np.float32)
-    np.savez(out + '.npz', x=x, z=z)
+    x.tofile(out + '.x.f32')
+    z.tofile(out + '.z.f32')
 
 
 BAD = {
@@ -203,7 +210,7 @@ def bad(case, out):
     nodes.append(h.make_node('MatMul', [a, 'wt'], ['y'], name='mm'))
     outs = [h.make_tensor_value_info('y', TP.FLOAT, [4, 32])]
     if case == 'shared':
-        outs.append(h.make_tensor_value_info('in_f8', TP.FLOAT8E4M3FN,
+        outs.append(h.make_tensor_value_info('in_f8', E4M3,
                                              [4, k]))
     ins_vi = [h.make_tensor_value_info('x', TP.FLOAT, [4, k])]
     if case == 'orphan':
@@ -211,6 +218,48 @@ def bad(case, out):
     g = h.make_graph(nodes, 'bad_' + case, ins_vi, outs, inits)
     save(h.make_model(g, opset_imports=[h.make_opsetid('', 20),
                                         h.make_opsetid('trt', 1)]), out)
+
+
+def plain(out):
+    """Linear layers of every kind the selection tells apart."""
+    rng = np.random.default_rng(3)
+
+    def w(name, *shape):
+        return nh.from_array(rng.standard_normal(shape).astype(np.float32),
+                             name)
+    nodes = [
+        h.make_node('MatMul', ['x', 'w1'], ['h1'], name='mm1'),
+        h.make_node('MatMul', ['h1', 'w2'], ['h2'], name='mm2'),
+        h.make_node('MatMul', ['h2', 'w3'], ['h3'], name='mm3_k48'),
+        h.make_node('Gemm', ['h3', 'w4', 'b4'], ['h4'], name='gemm4',
+                    transB=1),
+        h.make_node('Transpose', ['h4'], ['h4t'], perm=[1, 0], name='tr'),
+        h.make_node('MatMul', ['h4', 'h4t'], ['y'], name='attn'),
+    ]
+    inits = [w('w1', 64, 128), w('w2', 128, 48), w('w3', 48, 96),
+             w('w4', 64, 96), w('b4', 64)]
+    g = h.make_graph(nodes, 'plain',
+                     [h.make_tensor_value_info('x', TP.FLOAT, ['B', 64])],
+                     [h.make_tensor_value_info('y', TP.FLOAT, ['B', 'B'])],
+                     inits)
+    save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), out)
+
+
+def inspect(path):
+    """One line per fact the shell test greps."""
+    m = onnx.load(path)
+    g = m.graph
+    for o in m.opset_import:
+        print('opset', o.domain or 'ai.onnx', o.version)
+    for n in g.node:
+        print('node', n.domain or 'ai.onnx', n.op_type, n.name)
+    for t in g.initializer:
+        print('init', t.name, t.data_type, list(t.dims))
+    for v in list(g.value_info) + list(g.output):
+        tt = v.type.tensor_type
+        print('type', v.name, tt.elem_type,
+              [d.dim_value if d.HasField('dim_value') else d.dim_param
+               for d in tt.shape.dim])
 
 
 def main(argv):
@@ -221,6 +270,10 @@ def main(argv):
         cut(argv[2], argv[3])
     elif cmd == 'export':
         export(argv[2], argv[3])
+    elif cmd == 'plain':
+        plain(argv[2])
+    elif cmd == 'inspect':
+        inspect(argv[2])
     elif cmd == 'bad':
         bad(argv[2], argv[3])
     else:

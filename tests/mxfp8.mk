@@ -12,3 +12,7 @@ tests_mxfp8_dump_SOURCES = tests/mxfp8-dump.c tests/kernels-util.h
 tests_mxfp8_dump_LDADD = libqopt.la -lm
 TESTS += tests/mxfp8-ort.sh
 EXTRA_DIST += tests/mxfp8-ort.sh tests/mxfp8-ort.js tests/mxfp8-models.py
+
+# The pass on plain models and ModelOpt-style exports; bad input.
+TESTS += tests/mxfp8-pass.sh
+EXTRA_DIST += tests/mxfp8-pass.sh tests/mxfp8-export.js

@@ -270,25 +270,32 @@ nomem:
 static qir_value *real_chain(struct mx_cfg *cfg, qir_value *x, int out_dtype)
 {
 	qir_graph *g = x->graph;
-	qir_node *q = mx_node(g, MX_DYNQ, MX_DOMAIN, "mx_dynq", x, NULL), *d;
+	char h[4][256];
+	qir_node *q, *d;
 	qir_value *x8, *sc, *y;
 
+	/* ModelOpt's names: x_f8, x_scale, x_dq */
+	snprintf(h[0], sizeof(h[0]), "%s_mxfp8_q", x->name);
+	snprintf(h[1], sizeof(h[1]), "%s_f8", x->name);
+	snprintf(h[2], sizeof(h[2]), "%s_scale", x->name);
+	snprintf(h[3], sizeof(h[3]), "%s_dq", x->name);
+	q = mx_node(g, MX_DYNQ, MX_DOMAIN, h[0], x, NULL);
 	if (!q || qir_node_set_attr_int(q, "axis", -1) ||
 	    qir_node_set_attr_int(q, "block_size", MX_BLOCK) ||
 	    qir_node_set_attr_int(q, "output_dtype", QIR_FLOAT8E4M3FN))
 		goto nomem;
-	x8 = mx_out(q, "mx_x_f8", QIR_FLOAT8E4M3FN, x);
-	sc = x8 ? mx_out(q, "mx_x_scale", QIR_UINT8, x) : NULL;
+	x8 = mx_out(q, h[1], QIR_FLOAT8E4M3FN, x);
+	sc = x8 ? mx_out(q, h[2], QIR_UINT8, x) : NULL;
 	if (!sc)
 		goto nomem;
 	if (sc->rank > 0 && sc->dims[sc->rank - 1].value > 0)
 		sc->dims[sc->rank - 1].value /= MX_BLOCK;
-	d = mx_node(g, MX_DQ, MX_DOMAIN, "mx_dq", x8, sc);
+	d = mx_node(g, MX_DQ, MX_DOMAIN, h[3], x8, sc);
 	if (!d || qir_node_set_attr_int(d, "axis", -1) ||
 	    qir_node_set_attr_int(d, "block_size", MX_BLOCK) ||
 	    qir_node_set_attr_int(d, "output_dtype", out_dtype))
 		goto nomem;
-	y = mx_out(d, "mx_x_dq", out_dtype, x);
+	y = mx_out(d, h[3], out_dtype, x);
 	if (y)
 		return y;
 nomem:

@@ -129,7 +129,8 @@ static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
 	const void *cb, *sb;
 	qir_tensor *t;
 	qir_node *n;
-	qir_value *nv, *sv;
+	qir_value *nv, *sv = NULL;
+	char *sname;
 	size_t outer, kk, inner;
 	int rc;
 
@@ -186,8 +187,17 @@ static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
 		    qir_node_set_attr_int(n, "output_dtype", od))
 			nv = NULL;
 	}
-	if (!nv || mx_replace(cfg, d->outputs[0], nv))
+	sname = cfg->mode == MX_REAL ? strdup(d->inputs[1]->name) : NULL;
+	if (!nv || mx_replace(cfg, d->outputs[0], nv)) {
+		free(sname);
 		return nv ? -1 : bad(cfg, d, "out of memory");
+	}
+	/* The E8M0 scale takes the UINT8 one's name once that is gone. */
+	if (sname && strcmp(sv->name, sname) &&
+	    qir_value_rename(sv, sname, &err) < 0)
+		qopt_info(cfg->ctx, "scale '%s' is now named '%s': %s", sname,
+			  sv->name, err.msg);
+	free(sname);
 	*changed = 1;
 	qopt_stat_add(cfg->ctx, "exported weights converted", 1);
 	return 0;
@@ -264,6 +274,57 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 	return 0;
 }
 
+/* Types the custom ops' outputs where their inputs' types are known,
+ * then lets inference carry the types on; again while that helps (a
+ * pair's input is often computed from an earlier pair's output). The
+ * custom ops have no inference rules of their own. */
+static int type_all(struct mx_cfg *cfg, const struct list *l, int *changed)
+{
+	qir_error err = { 0 };
+	size_t round, i, typed = 0, before;
+
+	for (round = 0; round <= l->n; round++) {
+		before = typed;
+		typed = 0;
+		for (i = 0; i < l->n; i++) {
+			qir_node *d = l->v[i], *q;
+			qir_value *a, *o;
+			qir_tensor *c;
+			int od;
+
+			if (!is_mx(d, MX_DQ) || d->ninputs < 2 || !d->inputs[0] ||
+			    d->noutputs != 1 || !(o = d->outputs[0]))
+				continue;
+			a = d->inputs[0];
+			q = a->producer;
+			c = qir_value_const(a);
+			if (is_mx(q, MX_DYNQ) && q->ninputs >= 1 && q->inputs[0] &&
+			    q->noutputs == 2 && q->outputs[0] && q->outputs[1] &&
+			    q->inputs[0]->rank > 0) {
+				od = (int)qir_node_attr_int(d, "output_dtype",
+					qir_value_elem_type(q->inputs[0]));
+				if (mx_is_float(od) &&
+				    type_pair(q, d, q->inputs[0], od))
+					return -1;
+			} else if (c && o->dtype == QIR_UNDEFINED) {
+				od = (int)qir_node_attr_int(d, "output_dtype",
+							    c->dtype);
+				if (mx_is_float(od) && qir_value_set_type(o, od,
+						c->rank, c->dims, &err))
+					return -1;
+			}
+			if (o->dtype != QIR_UNDEFINED && !round)
+				*changed = 1;	/* (said once) */
+			typed += o->dtype != QIR_UNDEFINED;
+		}
+		if (typed == before && round)
+			break;
+		if (qir_model_infer(cfg->m, NULL, &err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int one_dq(struct mx_cfg *cfg, qir_node *d, int *changed)
 {
 	qir_value *a, *b;
@@ -333,6 +394,11 @@ int mx_export(struct mx_cfg *cfg, int *found, int *changed)
 		return -1;
 	}
 	*found = (int)l.n;
+	if (l.n && type_all(cfg, &l, changed)) {
+		free(l.v);
+		qopt_error(cfg->ctx, "out of memory");
+		return -1;
+	}
 	for (i = 0; i < l.n && !rc; i++)
 		if (is_mx(l.v[i], MX_DQ))
 			rc = one_dq(cfg, l.v[i], changed);

@@ -238,21 +238,33 @@ static int layer(struct mx_cfg *cfg, qir_node *n, int *changed)
 	return 0;
 }
 
+/* 1 when layer n's weight already comes through a dequantizer (an
+ * exporter's mark or quantized weight): the exporter chose for it. */
+static int marked(qir_node *n)
+{
+	qir_value *v = n->inputs[ps_weight_slot(n)];
+	int depth;
+
+	for (depth = 0; v && v->producer && depth < 8; depth++) {
+		qir_node *p = v->producer;
+
+		if (strstr(p->op_type, "DequantizeLinear") ||
+		    strstr(p->op_type, "QDQ"))
+			return 1;
+		v = p->ninputs ? p->inputs[0] : NULL;
+	}
+	return 0;
+}
+
 /* On an export without include=: the float layers it left are said,
  * not quantized (the exporter chose). */
-static void left_float(struct mx_cfg *cfg, const struct layers *l)
+static void left_float(struct mx_cfg *cfg, size_t n)
 {
-	size_t i, n = 0;
-
-	for (i = 0; i < l->n; i++)
-		n += weight_const(l->v[i]) &&
-		     ps_targets_op(&cfg->tg, l->v[i]->op_type);
 	if (!n)
 		return;
-	qopt_info(cfg->ctx, "%zu float %s layer%s left as the export made "
-		  "them: the model carries MXFP8 quantizers of its own "
-		  "(include = selects more)", n,
-		  "MatMul/Gemm", n == 1 ? "" : "s");
+	qopt_info(cfg->ctx, "%zu float MatMul/Gemm layer%s left as the "
+		  "export made them: the model carries MXFP8 quantizers of its "
+		  "own (include = selects more)", n, n == 1 ? "" : "s");
 	qopt_stat_add(cfg->ctx, "layers left float (export)", (int64_t)n);
 }
 
@@ -260,7 +272,8 @@ static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	struct mx_cfg cfg;
 	struct layers l = { 0 };
-	size_t i;
+	unsigned char *mark = NULL;
+	size_t i, nfloat = 0;
 	int found = 0, rc = -1;
 
 	*changed = 0;
@@ -268,23 +281,32 @@ static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		ps_targets_fini(&cfg.tg);
 		return QOPT_EPASS;
 	}
-	if (mx_export(&cfg, &found, changed))
-		goto out;
-	if (qir_graph_walk(m->graph, collect, &l)) {
+	/* Layers and their marks before the export's nodes are converted
+	 * (fake mode turns marked weights into plain float ones). */
+	if (qir_graph_walk(m->graph, collect, &l) ||
+	    !(mark = calloc(l.n + 1, 1))) {
 		qopt_error(ctx, "out of memory");
 		goto out;
 	}
+	for (i = 0; i < l.n; i++) {
+		mark[i] = weight_const(l.v[i]) && marked(l.v[i]);
+		nfloat += weight_const(l.v[i]) && !mark[i] &&
+			  ps_targets_op(&cfg.tg, l.v[i]->op_type);
+	}
+	if (mx_export(&cfg, &found, changed))
+		goto out;
 	if (found && !qopt_opt_is_set(ctx, "include")) {
-		left_float(&cfg, &l);
+		left_float(&cfg, nfloat);
 	} else {
 		for (i = 0; i < l.n; i++)
-			if (layer(&cfg, l.v[i], changed))
+			if (!mark[i] && layer(&cfg, l.v[i], changed))
 				goto out;
 		ps_targets_report(ctx, &cfg.tg, "layer");
 	}
 	rc = 0;
 out:
 	free(l.v);
+	free(mark);
 	free(cfg.acts);
 	free(cfg.done);
 	ps_targets_fini(&cfg.tg);

@@ -72,43 +72,73 @@ static int seen(const struct mx_cfg *cfg, const qir_value *v)
 	return -1;
 }
 
-/* Removes a node that computed nothing used any more, and its unused
- * inputs' producers in turn (a constant subgraph the folder read). */
-static void drop_dead(qir_value *v)
+/* What defined a replaced value: the nodes and initializers behind it,
+ * collected before anything is erased (an erased node frees its
+ * outputs, which other entries may name). */
+#define MX_CONE 64
+struct cone {
+	qir_node *n[MX_CONE];
+	qir_value *init[MX_CONE];
+	size_t nn, ni;
+};
+
+static void cone_add(struct cone *c, qir_value *v, int depth)
 {
 	qir_node *p = v->producer;
-	qir_error err = { 0 };
-	qir_value *in[8];
-	size_t i, n;
+	size_t i;
 
 	if (!p) {
-		(void)ps_drop_unused_initializer(v, &err);
+		for (i = 0; i < c->ni; i++)
+			if (c->init[i] == v)
+				return;
+		if (v->init && !v->is_input && c->ni < MX_CONE)
+			c->init[c->ni++] = v;
 		return;
 	}
-	if (!ps_node_unused(p))
+	for (i = 0; i < c->nn; i++)
+		if (c->n[i] == p)
+			return;
+	if (c->nn == MX_CONE || depth > 16)
 		return;
-	n = p->ninputs < 8 ? p->ninputs : 8;
-	for (i = 0; i < n; i++)
-		in[i] = p->inputs[i];
-	if (qir_node_erase(p, &err))
-		return;
-	for (i = 0; i < n; i++)
-		if (in[i] && !in[i]->nuses && !in[i]->is_output &&
-		    !in[i]->is_input)
-			drop_dead(in[i]);
+	c->n[c->nn++] = p;
+	for (i = 0; i < p->ninputs; i++)
+		if (p->inputs[i] && p->inputs[i]->graph == v->graph)
+			cone_add(c, p->inputs[i], depth + 1);
+}
+
+/* Removes what in c nothing reads any more (what is still read stays). */
+static void cone_sweep(struct cone *c)
+{
+	qir_error err = { 0 };
+	int again = 1;
+	size_t i;
+
+	while (again) {
+		again = 0;
+		for (i = 0; i < c->nn; i++)
+			if (c->n[i] && ps_node_unused(c->n[i]) &&
+			    !qir_node_erase(c->n[i], &err)) {
+				c->n[i] = NULL;
+				again = 1;
+			}
+	}
+	for (i = 0; i < c->ni; i++)
+		(void)ps_drop_unused_initializer(c->init[i], &err);
 }
 
 int mx_replace(struct mx_cfg *cfg, qir_value *old, qir_value *nv)
 {
 	qir_error err = { 0 };
 	char *name = strdup(old->name);
+	struct cone c = { .nn = 0 };
 
 	if (!name || qir_value_replace_all_uses(old, nv) < 0) {
 		free(name);
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}
-	drop_dead(old);
+	cone_add(&c, old, 0);
+	cone_sweep(&c);
 	if (strcmp(nv->name, name) && qir_value_rename(nv, name, &err) < 0)
 		qopt_info(cfg->ctx, "'%s' is now named '%s': %s", name,
 			  nv->name, err.msg);
