@@ -16,3 +16,8 @@ EXTRA_DIST += tests/mxfp8-ort.sh tests/mxfp8-ort.js tests/mxfp8-models.py
 # The pass on plain models and ModelOpt-style exports; bad input.
 TESTS += tests/mxfp8-pass.sh
 EXTRA_DIST += tests/mxfp8-pass.sh tests/mxfp8-export.js
+
+# The torch exports (tests/torch/models): real forms verified, the fake
+# form's accuracy in ORT.
+TESTS += tests/mxfp8-torch.sh
+EXTRA_DIST += tests/mxfp8-torch.sh
