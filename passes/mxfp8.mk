@@ -8,3 +8,4 @@ passes_mxfp8_la_SOURCES = \
 	passes/mxfp8/export.c
 passes_mxfp8_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_mxfp8_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD)
+EXTRA_DIST += docs/mxfp8.md
