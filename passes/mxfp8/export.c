@@ -144,6 +144,13 @@ static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
 		qopt_stat_add(cfg->ctx, "exported weights kept", 1);
 		return 0;
 	}
+	if (!qopt_may_rewrite(cfg->ctx, "exported weight '%s' to the %s form",
+			      d->inputs[0]->name, cfg->mode == MX_FAKE ? "fake" :
+			      "standard")) {
+		qopt_info(cfg->ctx, "node '%s' kept: the rewrite gate said no",
+			  d->name);
+		return 0;
+	}
 	if (mx_opset(cfg))
 		return -1;
 	cb = qir_tensor_data(c, &err);
@@ -264,6 +271,12 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 	    q->outputs[0]->is_output || q->outputs[1]->is_output)
 		return bad(cfg, q, "its outputs are read by more than the "
 			   "TRT_MXFP8DequantizeLinear: no fake form");
+	if (!qopt_may_rewrite(cfg->ctx, "activation pair '%s' to the fake "
+			      "form", q->name)) {
+		qopt_info(cfg->ctx, "node '%s' kept: the rewrite gate said no",
+			  q->name);
+		return 0;
+	}
 	if (mx_opset(cfg))
 		return -1;
 	y = mx_fake_chain(cfg, x, x->dims[x->rank - 1].value, od);
@@ -365,9 +378,19 @@ static int leftover_dynq(qir_graph *g, void *arg)
 {
 	qir_node *n;
 
-	qir_graph_for_each_node(g, n)
-		if (is_mx(n, MX_DYNQ) && !*(qir_node **)arg)
+	qir_graph_for_each_node(g, n) {
+		qir_value *o = n->noutputs ? n->outputs[0] : NULL;
+		size_t i;
+		int dq = 0;
+
+		if (!is_mx(n, MX_DYNQ) || *(qir_node **)arg)
+			continue;
+		/* One a dequantizer reads was kept on purpose (the gate). */
+		for (i = 0; o && i < o->nuses; i++)
+			dq |= is_mx(o->uses[i].node, MX_DQ);
+		if (!dq)
 			*(qir_node **)arg = n;
+	}
 	return 0;
 }
 
