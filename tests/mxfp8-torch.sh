@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/mxfp8-torch.sh - the mxfp8 pass on the torch exports of
-# tests/torch/models (GQA decoder, GPT-2 block, ViT block): every
+# tests/torch/models (GQA decoder in FLOAT and FLOAT16, GPT-2 block,
+# ViT block): every
 # selected linear layer gets MXFP8 weights and its input the dynamic
 # chain; the real forms (trt, onnx) verify; the fake form runs in ONNX
 # Runtime within the accuracy docs/mxfp8.md reports.
@@ -40,6 +41,7 @@ while read -r m cos top1; do
 	check $rc "$m: fake form in ORT: cosine >= $cos, top-1 >= $top1: $(sed -n 3p "$work/log" | tr -s ' ')"
 done <<LIST
 gqa 0.998 0.9
+gqa_fp16 0.998 0.9
 gpt2 0.998 0.9
 vit_sdpa 0.995 0.7
 LIST
