@@ -235,12 +235,16 @@ def plain(out):
                     transB=1),
         h.make_node('Transpose', ['h4'], ['h4t'], perm=[1, 0], name='tr'),
         h.make_node('MatMul', ['h4', 'h4t'], ['y'], name='attn'),
+        h.make_node('Transpose', ['h4'], ['h4t2'], perm=[1, 0], name='tr2'),
+        h.make_node('Gemm', ['h4t2', 'w5'], ['y2'], name='gemm5_transA',
+                    transA=1),
     ]
     inits = [w('w1', 64, 128), w('w2', 128, 48), w('w3', 48, 96),
-             w('w4', 64, 96), w('b4', 64)]
+             w('w4', 64, 96), w('b4', 64), w('w5', 64, 96)]
     g = h.make_graph(nodes, 'plain',
                      [h.make_tensor_value_info('x', TP.FLOAT, ['B', 64])],
-                     [h.make_tensor_value_info('y', TP.FLOAT, ['B', 'B'])],
+                     [h.make_tensor_value_info('y', TP.FLOAT, ['B', 'B']),
+                      h.make_tensor_value_info('y2', TP.FLOAT, ['B', 96])],
                      inits)
     save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), out)
 

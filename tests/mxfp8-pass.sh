@@ -29,9 +29,12 @@ check $? "plain model generated"
 rc=$?
 cp "$work/out" "$work/log"
 check $rc "real mode on the plain model"
-grep -q "3 weights quantized" "$work/out" &&
+grep -q "4 weights quantized" "$work/out" &&
 	grep -q "3 activation inputs quantized" "$work/out"
-check $? "three layers quantized, weights and activations"
+check $? "four weights and three activations quantized"
+grep -q "Gemm 'gemm5_transA' activations skipped (layout): input A is transposed (transA = 1): K is not its last axis" "$work/out" &&
+	has "$work/p-real.onnx" '^init w5_scale 2 \[2, 96\]'
+check $? "Gemm transA = 1: weight quantized, activation skipped with the reason"
 grep -q "weight 'w3' skipped (K not a multiple of 32): K = 48 (axis 0)" "$work/out"
 check $? "K = 48 said: weight 'w3' skipped (K not a multiple of 32)"
 grep -q "1 skipped (no constant weight)" "$work/out"
