@@ -126,6 +126,9 @@ static float pow2f(int p)
 	return f;
 }
 
+static qir_value *shared(qir_graph *g, const char *name, int dtype, int rank,
+			 const int64_t *dims, const void *v, size_t nbytes);
+
 /* The three tables of the fake chain, shared by all chains of g. */
 struct tables {
 	qir_value *p, *r, *s;
@@ -137,12 +140,6 @@ static int tables(qir_graph *g, struct tables *tb)
 	float p[MX_TABLE], r[MX_TABLE], s[MX_TABLE];
 	int i;
 
-	tb->p = qir_graph_find_value(g, "mxfp8_fake_bound");
-	tb->r = qir_graph_find_value(g, "mxfp8_fake_inv_scale");
-	tb->s = qir_graph_find_value(g, "mxfp8_fake_scale");
-	if (tb->p && tb->r && tb->s && tb->p->init && tb->r->init &&
-	    tb->s->init)
-		return 0;
 	for (i = 0; i < 255; i++) {
 		/* 448 * 2^(i-127) = 7 * 2^(i-121); past FLT_MAX from
 		 * i = 247 on: FLT_MAX there (no finite amax is above it,
@@ -154,110 +151,142 @@ static int tables(qir_graph *g, struct tables *tb)
 	p[254] = INFINITY;
 	p[255] = -1.0f;	/* read as P[i - 1] for i = 0 */
 	r[255] = s[255] = 0.0f;
-	tb->p = mx_const_f32(g, "mxfp8_fake_bound", 1, dims, p);
-	tb->r = mx_const_f32(g, "mxfp8_fake_inv_scale", 1, dims, r);
-	tb->s = mx_const_f32(g, "mxfp8_fake_scale", 1, dims, s);
+	tb->p = shared(g, "mxfp8_fake_bound", QIR_FLOAT, 1, dims, p, sizeof(p));
+	tb->r = shared(g, "mxfp8_fake_inv_scale", QIR_FLOAT, 1, dims, r,
+		       sizeof(r));
+	tb->s = shared(g, "mxfp8_fake_scale", QIR_FLOAT, 1, dims, s, sizeof(s));
 	return tb->p && tb->r && tb->s ? 0 : -1;
 }
 
-/* One-output node op(a, b) in g, output untyped unless dtype. */
-static qir_value *op2(qir_graph *g, const char *op, const char *hint,
+/* One chain: its graph, and the activation's name its nodes and
+ * values are named after ("x_mxfp8_amax"). */
+struct chain {
+	qir_graph *g;
+	char base[200];
+};
+
+static const char *hint(const struct chain *c, const char *what, char *buf,
+			size_t n)
+{
+	snprintf(buf, n, "%s_mxfp8_%s", c->base, what);
+	return buf;
+}
+
+/* One-output node op(a, b), output untyped. */
+static qir_value *op2(struct chain *c, const char *op, const char *what,
 		      qir_value *a, qir_value *b)
 {
-	return a ? mx_out(mx_node(g, op, NULL, hint, a, b), hint,
+	char h[256];
+
+	hint(c, what, h, sizeof(h));
+	return a ? mx_out(mx_node(c->g, op, NULL, h, a, b), h,
 			  QIR_UNDEFINED, NULL) : NULL;
 }
 
-static qir_value *cast(qir_graph *g, const char *hint, qir_value *a, int to,
-		       int sat)
+static qir_value *cast(struct chain *c, const char *what, qir_value *a,
+		       int to, int sat)
 {
-	qir_node *n = a ? mx_node(g, "Cast", NULL, hint, a, NULL) : NULL;
+	char h[256];
+	qir_node *n = a ? mx_node(c->g, "Cast", NULL,
+				  hint(c, what, h, sizeof(h)), a, NULL) : NULL;
 
 	if (!n || qir_node_set_attr_int(n, "to", to) ||
 	    (sat && qir_node_set_attr_int(n, "saturate", 1)))
 		return NULL;
-	return mx_out(n, hint, to, NULL);
+	return mx_out(n, h, to, NULL);
 }
 
-static qir_value *f32(qir_graph *g, const char *hint, float v)
+/* A constant the graph's chains share: reused when an initializer of
+ * that name holds the same bytes, else made (named uniquely). */
+static qir_value *shared(qir_graph *g, const char *name, int dtype, int rank,
+			 const int64_t *dims, const void *v, size_t nbytes)
 {
-	return mx_const_f32(g, hint, 0, NULL, &v);
+	qir_value *o = qir_graph_find_value(g, name);
+	qir_error err = { 0 };
+	const void *d;
+
+	if (o && o->graph == g && o->init && o->init->dtype == dtype &&
+	    o->init->rank == rank && o->init->nbytes == nbytes &&
+	    (d = qir_tensor_data(o->init, &err)) && !memcmp(d, v, nbytes))
+		return o;
+	return add_const(g, name, dtype, rank, dims, v);
 }
 
-static qir_value *i64(qir_graph *g, const char *hint, int64_t v)
+static qir_value *f32(struct chain *c, const char *name, float v)
 {
-	return mx_const_i64(g, hint, 0, NULL, &v);
+	return shared(c->g, name, QIR_FLOAT, 0, NULL, &v, sizeof(v));
+}
+
+static qir_value *i64(struct chain *c, const char *name, int64_t v)
+{
+	return shared(c->g, name, QIR_INT64, 0, NULL, &v, sizeof(v));
 }
 
 /* The block index i of m (see the header comment). */
-static qir_value *scale_index(qir_graph *g, qir_value *m,
+static qir_value *scale_index(struct chain *g, qir_value *m,
 			      const struct tables *tb)
 {
 	qir_value *e, *i, *up, *dn, *clip_lo, *clip_hi;
-	qir_node *c;
 
-	e = op2(g, "Log", "mx_log", m, NULL);
-	e = op2(g, "Mul", "mx_log2", e, f32(g, "mx_inv_ln2",
+	e = op2(g, "Log", "log", m, NULL);
+	e = op2(g, "Mul", "log2", e, f32(g, "mxfp8_inv_ln2",
 					     1.44269504088896341f));
-	e = op2(g, "Sub", "mx_e", e, f32(g, "mx_log2_448",
+	e = op2(g, "Sub", "e", e, f32(g, "mxfp8_log2_448",
 					  8.80735492205760410f));
-	e = op2(g, "Ceil", "mx_ceil", e, NULL);
-	clip_lo = f32(g, "mx_emin", -127.0f);
-	clip_hi = f32(g, "mx_emax", 127.0f);
-	c = e && clip_lo && clip_hi ? mx_node(g, "Clip", NULL, "mx_clip", e,
-					      clip_lo) : NULL;
-	if (!c || qir_node_add_input(c, clip_hi))
+	e = op2(g, "Ceil", "ceil", e, NULL);
+	clip_lo = f32(g, "mxfp8_emin", -127.0f);
+	clip_hi = f32(g, "mxfp8_emax", 127.0f);
+	e = op2(g, "Clip", "clip", e, clip_lo);
+	if (!e || !clip_hi || qir_node_add_input(e->producer, clip_hi))
 		return NULL;
-	e = mx_out(c, "mx_clip", QIR_UNDEFINED, NULL);
-	e = op2(g, "Add", "mx_ebias", e, f32(g, "mx_bias", 127.0f));
-	i = cast(g, "mx_i0", e, QIR_INT64, 0);
-	up = op2(g, "Greater", "mx_up", m, op2(g, "Gather", "mx_bound", tb->p,
+	e = op2(g, "Add", "ebias", e, f32(g, "mxfp8_bias", 127.0f));
+	i = cast(g, "i0", e, QIR_INT64, 0);
+	up = op2(g, "Greater", "up", m, op2(g, "Gather", "bound", tb->p,
 					       i));
-	up = cast(g, "mx_up_i", up, QIR_INT64, 0);
-	dn = op2(g, "Sub", "mx_im1", i, i64(g, "mx_one", 1));
-	dn = op2(g, "LessOrEqual", "mx_dn", m,
-		 op2(g, "Gather", "mx_bound_lo", tb->p, dn));
-	dn = cast(g, "mx_dn_i", dn, QIR_INT64, 0);
-	i = op2(g, "Add", "mx_i1", i, up);
-	return op2(g, "Sub", "mx_i", i, dn);
+	up = cast(g, "up_i", up, QIR_INT64, 0);
+	dn = op2(g, "Sub", "im1", i, i64(g, "mxfp8_one", 1));
+	dn = op2(g, "LessOrEqual", "dn", m,
+		 op2(g, "Gather", "bound_lo", tb->p, dn));
+	dn = cast(g, "dn_i", dn, QIR_INT64, 0);
+	i = op2(g, "Add", "i1", i, up);
+	return op2(g, "Sub", "i", i, dn);
 }
 
 qir_value *mx_fake_chain(struct mx_cfg *cfg, qir_value *x, int64_t k,
 			 int out_dtype)
 {
-	qir_graph *g = x->graph;
+	struct chain c = { x->graph, { 0 } }, *g = &c;
 	struct tables tb;
 	int xt = qir_value_elem_type(x);
-	int64_t shape[3] = { -1, k / MX_BLOCK, MX_BLOCK }, one = 1, axes = -1;
+	int64_t shape[3] = { -1, k / MX_BLOCK, MX_BLOCK }, three = 3, one = 1;
+	int64_t axes = -1;
+	char name[64];
 	qir_value *xf, *shp, *xb, *a, *m, *i, *y, *z;
-	qir_node *rm;
 
-	if (tables(g, &tb))
+	snprintf(c.base, sizeof(c.base), "%s", x->name);
+	snprintf(name, sizeof(name), "mxfp8_blocks_of_%lld", (long long)k);
+	if (tables(c.g, &tb))
 		goto nomem;
-	xf = xt == QIR_FLOAT ? x : cast(g, "mx_x32", x, QIR_FLOAT, 0);
-	shp = op2(g, "Shape", "mx_shape", xf, NULL);
-	one = 3;
-	xb = op2(g, "Reshape", "mx_blocks", xf,
-		 mx_const_i64(g, "mx_block_shape", 1, &one, shape));
-	a = op2(g, "Where", "mx_abs0", op2(g, "IsNaN", "mx_nan", xb, NULL),
-		f32(g, "mx_zero", 0.0f));
-	one = 1;
+	xf = xt == QIR_FLOAT ? x : cast(g, "x32", x, QIR_FLOAT, 0);
+	shp = op2(g, "Shape", "shape", xf, NULL);
+	xb = op2(g, "Reshape", "blocks", xf,
+		 shared(c.g, name, QIR_INT64, 1, &three, shape, sizeof(shape)));
+	a = op2(g, "Where", "abs0", op2(g, "IsNaN", "nan", xb, NULL),
+		f32(g, "mxfp8_zero", 0.0f));
 	if (!a || qir_node_add_input(a->producer,
-				     op2(g, "Abs", "mx_abs", xb, NULL)))
+				     op2(g, "Abs", "abs", xb, NULL)))
 		goto nomem;
-	rm = mx_node(g, "ReduceMax", NULL, "mx_amax", a,
-		     mx_const_i64(g, "mx_axes", 1, &one, &axes));
-	if (!rm || qir_node_set_attr_int(rm, "keepdims", 1))
+	m = op2(g, "ReduceMax", "amax", a, shared(c.g, "mxfp8_last_axis",
+		QIR_INT64, 1, &one, &axes, sizeof(axes)));
+	if (!m || qir_node_set_attr_int(m->producer, "keepdims", 1))
 		goto nomem;
-	m = mx_out(rm, "mx_amax", QIR_UNDEFINED, NULL);
-	i = m ? scale_index(g, m, &tb) : NULL;
-	y = op2(g, "Mul", "mx_scaled", xb, op2(g, "Gather", "mx_inv",
-					       tb.r, i));
-	y = cast(g, "mx_f8", y, QIR_FLOAT8E4M3FN, 1);
-	y = cast(g, "mx_f8_f32", y, QIR_FLOAT, 0);
-	y = op2(g, "Mul", "mx_dq", y, op2(g, "Gather", "mx_scale", tb.s, i));
-	y = op2(g, "Reshape", "mx_y", y, shp);
-	z = out_dtype == QIR_FLOAT ? y : cast(g, "mx_out", y, out_dtype, 0);
+	i = scale_index(g, m, &tb);
+	y = op2(g, "Mul", "scaled", xb, op2(g, "Gather", "inv", tb.r, i));
+	y = cast(g, "f8", y, QIR_FLOAT8E4M3FN, 1);
+	y = cast(g, "f8_f32", y, QIR_FLOAT, 0);
+	y = op2(g, "Mul", "dq", y, op2(g, "Gather", "scale", tb.s, i));
+	y = op2(g, "Reshape", "y", y, shp);
+	z = out_dtype == QIR_FLOAT ? y : cast(g, "out", y, out_dtype, 0);
 	if (!z || qir_value_copy_shape(z, x, out_dtype, NULL))
 		goto nomem;
 	return z;

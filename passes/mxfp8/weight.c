@@ -353,7 +353,7 @@ int mx_weight(struct mx_cfg *cfg, qir_value *stored)
 	qir_tensor *t = NULL;
 	qir_value *nv;
 	int folded = 0, kaxis = -1, rc = seen(cfg, stored);
-	uint64_t before;
+	uint64_t before, after;
 
 	if (rc >= 0)
 		return rc;
@@ -387,6 +387,9 @@ int mx_weight(struct mx_cfg *cfg, qir_value *stored)
 		return remember(cfg, stored, 1);
 	}
 	before = t->nbytes;
+	/* real: one code byte per element and one scale per 32 */
+	after = cfg->mode == MX_FAKE ? t->nbytes :
+		qir_tensor_numel(t) + qir_tensor_numel(t) / MX_BLOCK;
 	nv = mx_weight_value(cfg, stored->graph, t, kaxis, stored->name);
 	if (folded)
 		qir_tensor_free(t);
@@ -394,6 +397,7 @@ int mx_weight(struct mx_cfg *cfg, qir_value *stored)
 		return -1;
 	qopt_stat_add(cfg->ctx, "weights quantized", 1);
 	qopt_stat_add(cfg->ctx, "bytes before", (int64_t)before);
+	qopt_stat_add(cfg->ctx, "bytes after", (int64_t)after);
 	return remember(cfg, nv, 0);
 failed:
 	if (folded)
