@@ -77,6 +77,16 @@ cp "$work/out" "$work/log"
 	has "$work/p-sel.onnx" '^init w2 1 ' && has "$work/p-sel.onnx" '^init w4 1 '
 check $? "exclude and activations = no: only w1 quantized"
 
+"$QOPT" --passes 'mxfp8:weights=no:min_size=0' "$work/plain.onnx" \
+	-o "$work/p-act.onnx" >"$work/out" 2>&1
+rc=$?
+cp "$work/out" "$work/log"
+[ $rc = 0 ] && grep -q "3 activation inputs quantized" "$work/out" &&
+	! grep -q "weights quantized" "$work/out" &&
+	has "$work/p-act.onnx" '^init w1 1 ' &&
+	has "$work/p-act.onnx" '^node trt TRT_MXFP8DynamicQuantize'
+check $? "weights = no: activations only (K of w3 still refuses its layer)"
+
 "$QOPT" --passes 'mxfp8:min_size=8000' "$work/plain.onnx" -o /dev/null \
 	>"$work/out" 2>&1
 grep -q "weight 'w2' skipped (below min_size): 6144 elements < 8000" "$work/out"
