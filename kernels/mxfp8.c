@@ -58,6 +58,32 @@ struct qki_mx {
 	const uint8_t *ccodes, *cscales;
 };
 
+/* inner == 1 (K the last axis, a [N, K] weight): a tile is one block
+ * of 32 contiguous elements, loaded in one call. */
+static void qki_mx_q_rows(const struct qki_mx *a, size_t lo, size_t hi)
+{
+	float x[QKI_MXB], mul;
+	size_t t, j;
+
+	for (t = lo; t < hi; t++) {
+		uint32_t m = 0;
+		uint8_t c;
+
+		qki_load_f32(a->dtype, a->x, t * QKI_MXB, QKI_MXB, x);
+		for (j = 0; j < QKI_MXB; j++) {
+			uint32_t v = qki_abs_bits(x[j]);
+
+			m = v > m ? v : m;
+		}
+		c = qk_mxfp8_scale_code(qki_u2f(m));
+		a->scales[t] = c;
+		mul = qki_mx_pow2(127 - (int)c);
+		for (j = 0; j < QKI_MXB; j++)
+			a->codes[t * QKI_MXB + j] =
+				(uint8_t)qki_enc_e4m3(QK_FMUL(x[j], mul), 1);
+	}
+}
+
 /* Tiles [lo, hi): a column chunk of 32 rows at a time. */
 static int qki_mx_q(void *arg, unsigned part, size_t lo, size_t hi)
 {
@@ -66,6 +92,10 @@ static int qki_mx_q(void *arg, unsigned part, size_t lo, size_t hi)
 	size_t t, col, cw, r, j;
 
 	(void)part;
+	if (a->inner == 1) {
+		qki_mx_q_rows(a, lo, hi);
+		return 0;
+	}
 	for (t = lo; t < hi; t++) {
 		size_t base = t * QKI_MXB * a->inner;
 
