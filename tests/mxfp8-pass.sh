@@ -11,14 +11,17 @@ qopt_workdir mxfp8-pass
 M="$top_srcdir/tests/mxfp8-models.py"
 ort_why=$(qopt_ort_missing)
 
-# has FILE PATTERN: a line of `inspect FILE` matches (grep -E).
+# has FILE PATTERN: a line of `inspect FILE` matches (grep -E); the
+# listing is made once per file (python and onnx take a second).
+facts() {
+	[ -s "$1.facts" ] && [ "$1.facts" -nt "$1" ] ||
+		"$py" "$M" inspect "$1" >"$1.facts" 2>>"$work/log"
+}
 has() {
-	"$py" "$M" inspect "$1" >"$work/facts" 2>>"$work/log" &&
-		grep -Eq "$2" "$work/facts"
+	facts "$1" && grep -Eq "$2" "$1.facts"
 }
 lacks() {
-	"$py" "$M" inspect "$1" >"$work/facts" 2>>"$work/log" &&
-		! grep -Eq "$2" "$work/facts"
+	facts "$1" && ! grep -Eq "$2" "$1.facts"
 }
 
 # ---- plain model ----
