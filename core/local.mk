@@ -12,7 +12,12 @@ core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 core_libpassmgr_la_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
 core_libpassmgr_la_LIBADD = $(INIH_LIBS)
 core_libpassmgr_la_SOURCES = \
-	core/manager/core.h \
+	core/manager/msg.h \
+	core/manager/options.h \
+	core/manager/registry.h \
+	core/manager/pipeline.h \
+	core/manager/run.h \
+	core/manager/sys.h \
 	core/api/ctx-ops.h \
 	core/manager/pipeline-internal.h \
 	core/manager/session.h \

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "manager/core.h"
+#include "manager/pipeline.h"
 
 static char path[256];
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <qopt/qopt.h>
-#include "manager/core.h"
+#include "manager/run.h"
 #include "tap.h"
 
 /* A pass that warns once and records its tag as metadata. */

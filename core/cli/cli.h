@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 enum { QOPT_EXIT_OK = 0, QOPT_EXIT_FAIL = 1, QOPT_EXIT_USAGE = 2 };
 

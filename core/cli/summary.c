@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/summary.h"
-#include "manager/core.h"
+#include "manager/run.h"
 
 static int op_cmp(const void *a, const void *b)
 {

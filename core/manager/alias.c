@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/options.h"
+#include "manager/registry.h"
 
 const struct pm_alias *pm_registry_find_alias(const struct pm_registry *r,
 					      const char *name)

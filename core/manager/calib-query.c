@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 static int ask(struct pm_run *r, qir_model *m, size_t i,
 	       struct pm_want *want)

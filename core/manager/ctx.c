@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 #include "api/ctx-ops.h"
 
 static void ctx_vlog(qopt_ctx *ctx, int level, const char *fmt,

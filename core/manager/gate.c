@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 /* 0, or -1 (and r->lost_record set) when out of memory. */
 static int record(struct pm_run *r, int64_t num, int is_rewrite,

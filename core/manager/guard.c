@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "manager/core.h"
+#include "manager/sys.h"
 #include <qopt/file.h>
 
 static const char *volatile running_pass;

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/options.h"
+#include "manager/registry.h"
 
 static void free_tables(struct pm_plugin *pl);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
 		  const struct pm_run_opts *o, qir_error *err)

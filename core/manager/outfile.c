@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "manager/core.h"
+#include "manager/sys.h"
 #include <qopt/file.h>
 
 struct pm_outfile {

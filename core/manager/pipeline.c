@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/pipeline.h"
 #include "manager/pipeline-internal.h"
 
 void pm_pipeline_init(struct pm_pipeline *p, pm_session *s)

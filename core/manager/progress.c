@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 #define BAR_WIDTH 30
 #define BAR_INTERVAL 0.1	/* seconds between redraws */

@@ -5,7 +5,7 @@
 #ifndef QOPT_PM_SESSION_H
 #define QOPT_PM_SESSION_H
 
-#include "manager/core.h"
+#include "manager/msg.h"
 
 struct pm_session {
 	int max_level;		/* messages above it are dropped */
