@@ -12,6 +12,7 @@ core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 core_libpassmgr_la_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
 core_libpassmgr_la_LIBADD = $(INIH_LIBS)
 core_libpassmgr_la_SOURCES = \
+	core/manager/session-api.h \
 	core/manager/msg.h \
 	core/manager/options.h \
 	core/manager/registry.h \
@@ -22,6 +23,8 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/pipeline-internal.h \
 	core/manager/session.h \
 	core/manager/session.c \
+	core/manager/api.c \
+	core/manager/hooks.c \
 	core/manager/log.c \
 	core/manager/suggest.c \
 	core/manager/options.c \

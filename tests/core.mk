@@ -79,7 +79,10 @@ tests_plugins_alias_big_step_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_alias_big_step_la_LIBADD = libqopt.la
 
 check_PROGRAMS += tests/core-mkmodel tests/core-check tests/core-unit \
-	tests/core-session
+	tests/core-session tests/manager-hooks
+tests_manager_hooks_SOURCES = tests/manager-hooks.c tests/tap.h
+tests_manager_hooks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_manager_hooks_LDADD = core/libpassmgr.la libqopt.la
 tests_core_session_SOURCES = tests/core-session.c tests/tap.h
 tests_core_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_core_session_LDADD = core/libpassmgr.la libqopt.la
@@ -91,7 +94,7 @@ tests_core_unit_SOURCES = tests/core-unit.c tests/tap.h
 tests_core_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 
-TESTS += tests/core-unit tests/core-session tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
+TESTS += tests/core-unit tests/core-session tests/manager-hooks tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
 	tests/core-alias.sh tests/core-ortcheck-compare.sh

@@ -1,7 +1,8 @@
 /*
  * core/manager/msg.h - private to core/manager: the session handle, the
  * message sink every manager message goes through, and the "did you
- * mean" suggestions.
+ * mean" suggestions. The CLI and other users see the session only
+ * through core/manager/session-api.h.
  */
 #ifndef QOPT_PM_MSG_H
 #define QOPT_PM_MSG_H
@@ -14,7 +15,7 @@
  * between calls, owned by its caller. Every registry, pipeline and run
  * belongs to one; none of the manager's state is global (but for the
  * signal guard, guard.c, which is the process's by nature). ---- */
-typedef struct pm_session pm_session;
+typedef struct qm_session pm_session;
 /* NULL when out of memory. Free after everything made with it. */
 pm_session *pm_session_new(void);
 void pm_session_free(pm_session *s);

@@ -11,7 +11,7 @@
 #include "manager/sys.h"
 #include <qopt/file.h>
 
-struct pm_outfile {
+struct qm_outfile {
 	qir_outfile *f;
 	char *path;
 	FILE *fp;

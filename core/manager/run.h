@@ -12,19 +12,16 @@
 #include "manager/sys.h"
 
 /* ---- running a pipeline (core/manager/manager.c, ctx.c, report.c) ---- */
+/* What a run is given; the rest of the instrumentation is the
+ * session's hooks (hooks.c). */
 struct pm_run_opts {
-	int verify_each;
-	int strict;
-	int print_after_all;
-	int print_changed;
-	const char *const *print_after; /* pass names */
-	size_t nprint_after;
-	int64_t bisect_limit;	/* -1: unlimited */
+	int strict;		/* qopt_is_strict() */
+	int64_t bisect_limit;	/* -1: unlimited (the bisect hook) */
 	int bisect_print;	/* print BISECT: lines */
 	int record_points;	/* keep a list of every numbered point */
 	qk_device device;
 	int threads;
-	FILE *ir_out;		/* --print-after* destination */
+	int query;		/* no pass runs (calibration) */
 };
 
 struct pm_counter {
@@ -44,6 +41,7 @@ struct pm_stage_result {
 	size_t ncounters;
 	char **records;		/* qopt_record: JSON objects (owned) */
 	size_t nrecords;
+	int verified;		/* verify-each checked the IR after it */
 };
 
 struct pm_point {
@@ -74,6 +72,7 @@ struct pm_run {
 	/* qopt_require_opset: the lowest opset whose upgrade bisect
 	 * declined (0: none), so that the run asks the gate once. */
 	int64_t opset_declined;
+	int hash_changes;	/* the session's print-changed hook */
 };
 
 /* Values a pass's calibration_targets asked to measure (in the order
@@ -123,20 +122,10 @@ void pm_run_print_times(const struct pm_run *r, FILE *f);
 /* Writes the statistics as JSON to a temporary file beside path and
  * returns it written and synced but not yet in place: the caller
  * commits it once the model is, so a failure leaves neither. */
-struct pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
+pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
 					       const char *path,
 					       const char *input,
 					       qir_error *err);
-
-/* ---- core/manager/calib-query.c: what `qopt calibrate` measures ---- */
-
-/* Calls calibration_targets of every stage's pass that has one, with
- * the stage's options, on m (which none may change). *want gets the
- * values asked for, in order, duplicates included; *nasked the number
- * of passes asked. -1 after a message naming the pass when one fails
- * or changes m. */
-int pm_calibration_targets(struct pm_run *r, qir_model *m,
-			   struct pm_want *want, size_t *nasked);
 
 /* The gate for a whole pass run (core/manager/gate.c); 1: run it. */
 int pm_gate_pass(struct pm_run *r, size_t stage);
@@ -144,6 +133,8 @@ int pm_gate_pass(struct pm_run *r, size_t stage);
 void pm_ctx_finish_progress(qopt_ctx *ctx);
 /* The ops behind qopt_may_rewrite() and qopt_progress(). */
 int pm_gate_rewrite(qopt_ctx *ctx, const char *desc);
+/* qopt_may_rewrite(): the hooks' gates (hooks.c). */
+int pm_ctx_may_rewrite(qopt_ctx *ctx, const char *desc);
 void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		       const char *what);
 /* qopt_require_opset() (core/manager/require-opset.c). */

@@ -9,22 +9,17 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <qopt/pass.h>
+#include "manager/session-api.h"
 
 /* ---- core/manager/guard.c: signals, crashes and exit() inside a pass ---- */
 
-/* Installs the handlers (once): SIGINT/SIGTERM/SIGHUP remove the
- * temporary output files and re-raise; a crash or an exit() while a
- * pass runs names the pass. Nonzero when atexit fails. */
-int pm_guard_install(void);
+/* qm_guard_install, qm_guard_child and qm_guard_files are declared in
+ * session-api.h: SIGINT/SIGTERM/SIGHUP remove the temporary output
+ * files and re-raise; a crash or an exit() while a pass runs names the
+ * pass. */
 /* The pass running now, for those messages (the manager sets it). */
 void pm_guard_enter(const char *pass);
 void pm_guard_leave(void);
-/* A stop signal also ends this child's process group (SIGTERM) and
- * waits for the child before the cleanup; 0: none. */
-void pm_guard_child(pid_t pgid);
-/* ... and removes these files (at most 2, replacing the last list;
- * n = 0 clears). -1 when a path does not fit (it is not removed). */
-int pm_guard_files(const char *const *paths, size_t n);
 /* Async-signal-safe: SIGTERM to pid (to its process group with group)
  * and waits for pid. For stop handlers. */
 void pm_child_stop(pid_t pid, int group);
@@ -33,7 +28,7 @@ void pm_child_stop(pid_t pid, int group);
 
 /* A temporary file beside path (QIR_EUSAGE when path is there and is
  * not a regular file or a symlink); *fp writes to it. */
-typedef struct pm_outfile pm_outfile;
+typedef struct qm_outfile pm_outfile;
 pm_outfile *pm_outfile_open(const char *path, FILE **fp, qir_error *err);
 /* Closes *fp, checking every write, and syncs; still temporary. */
 int pm_outfile_ready(pm_outfile *o, qir_error *err);
