@@ -32,10 +32,13 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/numfmt.c \
 	core/manager/jsonstr.h \
 	core/manager/jsonstr.c \
+	core/manager/registry.c \
+	core/manager/import.c \
 	core/manager/loader.c \
 	core/manager/plugin-symbols.c \
 	core/manager/alias.c \
 	core/manager/discovery.c \
+	core/manager/pipeline-stages.c \
 	core/manager/pipeline.c \
 	core/manager/pipeline-expand.c \
 	core/manager/pipeline-graph.c \

@@ -94,11 +94,11 @@ tests_core_unit_SOURCES = tests/core-unit.c tests/tap.h
 tests_core_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_core_unit_LDADD = core/libpassmgr.la libqopt.la
 
-TESTS += tests/core-unit tests/core-session tests/manager-hooks tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
+TESTS += tests/core-unit tests/core-session tests/manager-hooks tests/manager-layers.sh tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
 	tests/core-alias.sh tests/core-ortcheck-compare.sh
-dist_check_SCRIPTS += tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
+dist_check_SCRIPTS += tests/manager-layers.sh tests/core-globals.sh tests/core-cli.sh tests/core-plugins.sh \
 	tests/core-pipeline.sh tests/core-instrument.sh tests/core-bisect.sh \
 	tests/core-sdk.sh tests/core-ortcheck.sh tests/core-progress.sh tests/core-completion.sh \
 	tests/core-alias.sh tests/core-ortcheck-compare.sh

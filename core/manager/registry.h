@@ -1,6 +1,7 @@
 /*
  * core/manager/registry.h - private to core/manager: plugins (loader.c,
- * plugin-symbols.c, discovery.c), the pass registry and its named
+ * plugin-symbols.c, discovery.c), their tables imported and checked
+ * (import.c), the pass registry's look-ups (registry.c) and its named
  * pipelines (alias.c).
  */
 #ifndef QOPT_PM_REGISTRY_H
@@ -167,11 +168,12 @@ int pm_alias_register(struct pm_registry *r, const struct pm_plugin *pl,
  * recursively. */
 int pm_registry_need_all(struct pm_registry *r, const char *name,
 			 qir_error *err);
-/* Reads the plugin's pipeline tables with the plugin's entry sizes into
- * pl (owned there; freed by pm_alias_free_tables). */
-int pm_alias_import(const char *path, const qopt_plugin_info *info,
-		    struct pm_plugin *pl, qir_error *err);
-void pm_alias_free_tables(struct pm_plugin *pl);
+/* Reads the plugin's tables (passes, options, pipelines, steps) with
+ * the plugin's entry sizes into pl (owned there; freed by
+ * pm_free_tables). import.c, the one table importer. */
+int pm_import_tables(const char *path, const qopt_plugin_info *info,
+		     struct pm_plugin *pl, qir_error *err);
+void pm_free_tables(struct pm_plugin *pl);
 /* Options of a pipeline's spec, checked as a pass's are (loader.c). */
 int pm_check_option_table(const char *path, const char *what,
 			  const char *name, const qopt_option_spec *o,
