@@ -81,7 +81,7 @@ struct pm_want {
 	qir_value **values;	/* owned array */
 	size_t n, cap;
 	/* The model's values by address, to tell one of another model
-	 * (pm_calibration_targets frees them). */
+	 * (the calibration hook frees them). */
 	qir_value **own;
 	size_t nown, capown;
 	int own_ready;
