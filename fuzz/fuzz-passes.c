@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <qopt/ir.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 /* QOPT_PLUGIN's entry function of each pass, renamed (fuzz/local.mk). */
 const qopt_plugin_info *fuzz_entry_cast_fold(void);
