@@ -35,6 +35,7 @@
 #include <qopt/file.h>
 #include "cli/cli.h"
 #include "cli/calib-json.h"
+#include "cli/calib-hoist.h"
 #include "manager/jsonstr.h"
 #include "cli/calib-samples.h"
 #include "cli/outpath.h"
@@ -392,14 +393,15 @@ static int output_indices(const qir_model *m, qir_value **sel, size_t nsel,
 
 static int write_job(const char *path, const struct calib_args *a,
 		     qir_model *m, uint64_t hash, const char *probe,
-		     qir_value **sel, size_t nsel, const char *result)
+		     qir_value **sel, qir_value **at, size_t nsel,
+		     const char *result)
 {
 	long *idx = malloc((nsel ? nsel : 1) * sizeof(*idx));
 	FILE *f;
 	size_t i, k;
 	int first = 1;
 
-	if (!idx || output_indices(m, sel, nsel, idx) < 0) {
+	if (!idx || output_indices(m, at, nsel, idx) < 0) {
 		free(idx);
 		errno = ENOMEM;
 		return -1;
@@ -818,7 +820,7 @@ static int finish(const struct calib_args *a, uint64_t hash,
  * runs the script, writes the calibration file from its result, and
  * removes the folder on every way out: 0 when the file was written. */
 static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
-		     qir_value **sel, size_t nsel)
+		     qir_value **sel, qir_value **at, size_t nsel)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], probe[4200], job[4200], data[4200], result[4200];
@@ -845,7 +847,7 @@ static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
 	if (qir_model_save(m, probe, NULL, &err) < 0)
 		fprintf(stderr, "qopt calibrate: error: cannot write the probe "
 			"model: %s\n", err.msg);
-	else if (write_job(job, a, m, hash, probe, sel, nsel, result) < 0)
+	else if (write_job(job, a, m, hash, probe, sel, at, nsel, result) < 0)
 		fprintf(stderr, "qopt calibrate: error: cannot write %s: %s\n",
 			job, strerror(errno));
 	else if ((end = run_script(job)) == SCRIPT_OK)
@@ -905,10 +907,37 @@ static int clashes_with_data(const struct calib_args *a, qir_model *m)
 	return clash;
 }
 
+/* Each selected value as the main graph shows it (calib-hoist.c: a
+ * tensor of an If branch or a Loop body through new outputs), listed
+ * as a graph output: 0, or -1 after saying why. */
+static int expose(qir_model *m, qir_value **sel, qir_value **at, size_t nsel)
+{
+	qir_error err = { 0 };
+	char shown[1024];
+	size_t i;
+
+	for (i = 0; i < nsel; i++) {
+		at[i] = calib_hoist(m, sel[i], &err);
+		if (!at[i]) {
+			qir_escape_text(shown, sizeof(shown), err.msg);
+			fprintf(stderr, "qopt calibrate: error: %s\n", shown);
+			return -1;
+		}
+		if (!at[i]->is_input && !at[i]->is_output &&
+		    qir_graph_add_output(m->graph, at[i]) < 0) {
+			qir_escape_text(shown, sizeof(shown), sel[i]->name);
+			fprintf(stderr, "qopt calibrate: error: cannot expose "
+				"'%s' as an output\n", shown);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int calibrate(const struct calib_args *a, qir_model *m)
 {
-	qir_value **sel = NULL;
-	size_t nsel = 0, i;
+	qir_value **sel = NULL, **at;
+	size_t nsel = 0;
 	uint64_t hash = qir_model_hash(m);	/* before the outputs change */
 	int rc = QOPT_EXIT_FAIL;
 
@@ -921,18 +950,13 @@ static int calibrate(const struct calib_args *a, qir_model *m)
 	if (!nsel)
 		fprintf(stderr, "qopt calibrate: %s: error: the pipeline's passes "
 			"ask for no tensor: nothing to calibrate\n", a->model);
-	for (i = 0; i < nsel; i++)
-		if (!sel[i]->is_input && !sel[i]->is_output &&
-		    qir_graph_add_output(m->graph, sel[i]) < 0) {
-			char shown[1024];
-
-			qir_escape_text(shown, sizeof(shown), sel[i]->name);
-			fprintf(stderr, "qopt calibrate: error: cannot expose "
-				"'%s' as an output\n", shown);
-			break;
-		}
-	if (nsel && i == nsel && run_probe(a, m, hash, sel, nsel) == 0)
+	at = nsel ? calloc(nsel, sizeof(*at)) : NULL;
+	if (nsel && !at)
+		fprintf(stderr, "qopt calibrate: error: out of memory\n");
+	else if (nsel && expose(m, sel, at, nsel) == 0 &&
+		 run_probe(a, m, hash, sel, at, nsel) == 0)
 		rc = QOPT_EXIT_OK;
+	free(at);
 	free(sel);
 	return rc;
 }
