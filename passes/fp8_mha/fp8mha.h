@@ -103,6 +103,8 @@ qopt_status fp8mha_run_move_layout(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_move_scale(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_softmax_qdq(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_report(qopt_ctx *ctx, qir_model *m, int *changed);
+/* the pass fp8 (steps.c) */
+qopt_status fp8_run(qopt_ctx *ctx, qir_model *m, int *changed);
 
 /* match.c */
 int fp8mha_is_op(const qir_node *n, const char *op);

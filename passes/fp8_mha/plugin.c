@@ -7,6 +7,9 @@
 #include "calib.h"
 
 static const char *const fp8mha_calib_ops[] = { "MatMul", "Gemm", NULL };
+/* The layers TensorRT runs in FP8 (docs/fp8.md). */
+static const char *const fp8_ops[] = { "Conv", "ConvTranspose", "MatMul",
+	"Gemm", NULL };
 /* Indexed as fp8mha_rotate_options reads them. */
 static const char *const fp8mha_weight_modes[] = { "real", "fake", NULL };
 static const char *const fp8mha_rotations[] = { "no", "rotate_back", NULL };
@@ -103,6 +106,34 @@ static const qopt_option_spec fp8mha_opts[] = {
 	OPT_WEIGHT_AXIS,
 	{ 0 }
 };
+/* The pass fp8's own options (docs/fp8.md). */
+static const qopt_option_spec fp8_opts[] = {
+	{ .name = "calibration", .type = QOPT_OPT_STRING, .flags = QOPT_OPT_PATH,
+	  .help = "a JSON file from `qopt calibrate --passes fp8` for this "
+	  "model (required): activation scales amax/448; refused when made "
+	  "for another model" },
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
+	  .help = "globs over layer node or output names to quantize" },
+	{ .name = "exclude", .type = QOPT_OPT_LIST,
+	  .help = "globs over the same names to leave in float (wins over "
+	  "include)" },
+	{ .name = "op_types", .type = QOPT_OPT_LIST,
+	  .default_value = "Conv,ConvTranspose,MatMul,Gemm", .choices = fp8_ops,
+	  .help = "the layers whose inputs get FP8 Q/DQ" },
+	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "0",
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
+	  .help = "a layer whose constant weight has fewer elements stays in "
+	  "float" },
+	{ .name = "weight_axis", .type = QOPT_OPT_BOOL, .default_value = "yes",
+	  .help = "per-output-channel weight scales (axis 0 of a Conv weight, "
+	  "1 of a ConvTranspose's, N of a MatMul's [K, N]); no: one per "
+	  "tensor" },
+	{ .name = "weight_mode", .type = QOPT_OPT_ENUM, .default_value = "real",
+	  .choices = fp8mha_weight_modes,
+	  .help = "real: FP8 weight codes feeding a DequantizeLinear; fake: "
+	  "float weights holding DQ(Q(W)), for runtimes without FP8" },
+	{ 0 }
+};
 static const qopt_option_spec calib_opts[] = {
 	OPT_CALIBRATION,
 	OPT_INCLUDE,
@@ -147,6 +178,12 @@ static const qopt_option_spec report_opts[] = {
 };
 
 static const qopt_pass_info fp8mha_passes[] = {
+	{ .name = "fp8",
+	  .summary = "calibrated FP8 Q/DQ on Conv, ConvTranspose, MatMul and "
+	  "Gemm as TensorRT runs them, FP8 per-channel weights (option "
+	  "calibration)",
+	  .options = fp8_opts, .run = fp8_run,
+	  .calibration_targets = fp8_calibration_targets },
 	{ .name = "fp8-calibrate-place",
 	  .summary = "calibrated FP8 Q/DQ on the inputs of the selected "
 	  "MatMul/Gemm of a plain model (option calibration)",
