@@ -35,6 +35,7 @@
 
 struct placed {
 	qir_value *from;
+	const qir_graph *g;	/* the graph of the reader it was made for */
 	qir_value *to;		/* DQ output, or NULL when skipped */
 };
 
@@ -77,7 +78,8 @@ static int left_alone(const struct place *p, const qir_node *n)
 	return 0;
 }
 
-static int remember(struct place *p, qir_value *from, qir_value *to)
+static int remember(struct place *p, const qir_graph *in, qir_value *from,
+		    qir_value *to)
 {
 	struct placed *g;
 
@@ -89,16 +91,35 @@ static int remember(struct place *p, qir_value *from, qir_value *to)
 		p->done = g;
 	}
 	p->done[p->ndone].from = from;
+	p->done[p->ndone].g = in;
 	p->done[p->ndone++].to = to;
 	return 0;
 }
 
-static struct placed *find_done(struct place *p, const qir_value *v)
+/* 1 when a value of graph `def` can be read in graph g: the same graph
+ * or one enclosing it. */
+static int visible(const qir_graph *def, const qir_graph *g)
+{
+	for (; g; g = g->parent)
+		if (g == def)
+			return 1;
+	return 0;
+}
+
+/* What was placed on v for a reader in graph g: a Q/DQ of another
+ * graph (the other branch of an If reading an outer tensor) is not
+ * visible there, so each branch gets its own. */
+static struct placed *find_done(struct place *p, const qir_value *v,
+				const qir_graph *g)
 {
 	size_t i;
 
 	for (i = 0; i < p->ndone; i++)
-		if (p->done[i].from == v)
+		if (p->done[i].from == v && p->done[i].g == g)
+			return &p->done[i];
+	for (i = 0; i < p->ndone; i++)
+		if (p->done[i].from == v && p->done[i].to &&
+		    visible(p->done[i].to->graph, g))
 			return &p->done[i];
 	return NULL;
 }
@@ -322,7 +343,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 {
 	qir_value *v = n->inputs[slot], *dq;
 	qir_tensor *w = qir_value_const(v), *s;
-	struct placed *pl = find_done(p, v);
+	struct placed *pl = find_done(p, v, n->graph);
 	qir_error err = { 0 };
 	double *amax;
 	int axis, dtype = w->dtype;
@@ -335,13 +356,15 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
 			    "'%s' is %s, not FLOAT, FLOAT16 or BFLOAT16", v->name,
 			    qir_dtype_name(dtype));
-		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+		return remember(p, n->graph, v, NULL) ?
+		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	}
 	axis = p->weight_axis ? out_axis(n, slot, w) : -1;
 	count = axis >= 0 ? w->dims[axis] : 1;
 	if (!qopt_may_rewrite(p->cfg->ctx, "calibrated FP8 weight '%s'",
 			      v->name))
-		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+		return remember(p, n->graph, v, NULL) ?
+		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	amax = calloc((size_t)(count ? count : 1), sizeof(*amax));
 	if (!amax)
 		return fp8mha_fail(p->cfg, n, NULL);
@@ -355,10 +378,11 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	if (!s) {
 		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
 			    "'%s': %s", v->name, why);
-		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+		return remember(p, n->graph, v, NULL) ?
+		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	}
 	dq = insert_qdq(p, v, dtype, s, axis, n);
-	if (!dq || remember(p, v, dq))
+	if (!dq || remember(p, n->graph, v, dq))
 		return -1;
 	if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
 		return fp8mha_fail(p->cfg, n, NULL);
@@ -371,7 +395,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 static int activation(struct place *p, qir_node *n, size_t slot)
 {
 	qir_value *v = n->inputs[slot], *dq;
-	struct placed *pl = find_done(p, v);
+	struct placed *pl = find_done(p, v, n->graph);
 	const struct fp8mha_calib_entry *e;
 	qir_tensor *s;
 	int dtype;
@@ -405,7 +429,7 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 			    "tensor '%s': %s", v->name, why);
 	else {
 		dq = insert_qdq(p, v, dtype, s, -1, n);
-		if (!dq || remember(p, v, dq))
+		if (!dq || remember(p, n->graph, v, dq))
 			return -1;
 		if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
 			return fp8mha_fail(p->cfg, n, NULL);
@@ -413,7 +437,8 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 			      "inserted", 1);
 		return 1;
 	}
-	return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+	return remember(p, n->graph, v, NULL) ?
+	       fp8mha_fail(p->cfg, n, NULL) : 0;
 }
 
 static int from_softmax(const qir_value *v)
@@ -526,7 +551,7 @@ static int shortcut(void *arg, qir_node *n, size_t slot)
 {
 	struct place *p = arg;
 	qir_value *v = n->inputs[slot];
-	struct placed *pl = find_done(p, v);
+	struct placed *pl = find_done(p, v, n->graph);
 
 	return pl ? reuse(p, n, slot, pl) : activation(p, n, slot);
 }
