@@ -9,6 +9,9 @@ EXTRA_DIST += tests/fp8mha-lib.sh tests/fp8mha.sh tests/fp8mha-gen.py tests/fp8m
 TESTS += tests/fp8mha-rotate.sh tests/fp8mha-steps.sh
 EXTRA_DIST += tests/fp8mha-rotate.sh tests/fp8mha-steps.sh tests/fp8mha-rotate.py \
 	tests/fp8mha-rotate.js
+# the pass fp8: CNNs, If/Loop calibration (issue 29)
+TESTS += tests/fp8.sh
+EXTRA_DIST += tests/fp8.sh tests/fp8-gen.py tests/fp8-check.py
 
 # make bench-fp8mha: 1 GiB of FLOAT16 weights behind Q/DQ, end to end.
 check_PROGRAMS += bench/fp8mha-gen

@@ -523,8 +523,7 @@ static int one(struct place *p, qir_node *n)
 	char why[512];
 
 	if ((p->flags & FP8MHA_PLACE_CNN) && !layer_ready(p, n, why, sizeof(why))) {
-		fp8mha_skip(p->cfg, n, "fp8: layers left in float", "%s left in "
-			    "float: %s", QIR_NODE_LABEL(n), why);
+		fp8mha_skip(p->cfg, n, "fp8: layers left in float", "%s", why);
 		return 0;
 	}
 
