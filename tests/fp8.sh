@@ -25,7 +25,7 @@ for k in ifconv loopconv conv13 fp16conv; do
 	gen samples $k "$work/$k.held" 4 2
 done
 
-echo "1..29"
+echo "1..31"
 
 cal() { "$QOPT" calibrate "$@" >"$work/log" 2>&1; }
 fp8() { "$QOPT" "$1" -o "$2" --passes "fp8:calibration=$3${4:+:$4}" \
@@ -166,3 +166,11 @@ bad "fp8:calibration=$work/unet_cnn.json" "is for model hash .*run fp8 first"
 check $? "a file made for another model is refused"
 bad "fp8:calibration=$work/nope.json" "nope.json"
 check $? "a missing calibration file is named"
+
+# NVFP4 on a Conv: refused by default (TensorRT has none), kept with
+# target=ort.
+bad "nvfp4-weights:op_types=MatMul;Conv" "op_types includes Conv, but TensorRT has no NVFP4 convolution.*the pass fp8.*target=ort"
+check $? "nvfp4-weights refuses Conv by default, naming fp8 and target=ort"
+"$QOPT" "$r" -o "$work/nv.onnx" --passes "nvfp4-weights:op_types=Conv:target=ort:min_size=0" \
+	--stats >"$work/log" 2>&1 && grep -q "10 weights quantized" "$work/log"
+check $? "nvfp4-weights: target=ort keeps NVFP4 Conv weights"
