@@ -25,7 +25,7 @@ for k in ifconv loopconv conv13 fp16conv; do
 	gen samples $k "$work/$k.held" 4 2
 done
 
-echo "1..31"
+echo "1..33"
 
 cal() { "$QOPT" calibrate "$@" >"$work/log" 2>&1; }
 fp8() { "$QOPT" "$1" -o "$2" --passes "fp8:calibration=$3${4:+:$4}" \
@@ -111,6 +111,17 @@ check $? "fp16conv: FLOAT16 scales and FP8 weights exact"
 ortcheck "$work/fp16conv.onnx" "$work/fp16conv.fp8.onnx" --inputs "$work/fp16conv.held" \
 	--min-cosine 0.999 --opt-level disabled
 check $? "fp16conv: ORT at graph optimization disabled, cosine >= 0.999"
+"$top_builddir/tools/qopt-ort-check" "$work/fp16conv.onnx" "$work/fp16conv.fp8.onnx" \
+	--inputs "$work/fp16conv.held" --stats-only --min-cosine 0 >"$work/log" 2>&1 &&
+	grep -q "warning: .*fp16conv.fp8.onnx: 1 FLOAT16 DequantizeLinear -> Conv -> QuantizeLinear unit (first: 'ca'): ONNX Runtime at graph optimization basic" "$work/log"
+check $? "qopt-ort-check warns of ORT's FLOAT16 DQ -> Conv -> Q trap at basic"
+"$top_builddir/tools/qopt-ort-check" "$work/fp16conv.onnx" "$work/fp16conv.fp8.onnx" \
+	--inputs "$work/fp16conv.held" --stats-only --min-cosine 0 --opt-level disabled \
+	>"$work/log" 2>&1 &&
+	"$top_builddir/tools/qopt-ort-check" "$tm/resnet_cnn.onnx" "$work/resnet_cnn.fp8.onnx" \
+	--random 1 --stats-only --min-cosine 0 >>"$work/log" 2>&1 &&
+	! grep -q "warning" "$work/log"
+check $? "qopt-ort-check: no such warning at disabled, nor for a FLOAT32 model"
 
 # Layers left in float: each named with its reason.
 r=$tm/resnet_cnn.onnx rj=$work/resnet_cnn.json
