@@ -392,6 +392,12 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	return 1;
 }
 
+/* fp8: a Softmax output's range is [0, 1] whatever the data: scale
+ * 1/448, as fp8-mha's fp8-softmax-qdq gives it, measured or not. */
+static const struct fp8mha_calib_entry softmax_range = { "softmax", 1.0 };
+
+static int from_softmax(const qir_value *v);
+
 static int activation(struct place *p, qir_node *n, size_t slot)
 {
 	qir_value *v = n->inputs[slot], *dq;
@@ -403,7 +409,8 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 
 	if (pl)
 		return reuse(p, n, slot, pl);
-	e = fp8mha_calib_find(p->cal, v->name);
+	e = (p->flags & FP8MHA_PLACE_CNN) && from_softmax(v) ? &softmax_range :
+	    fp8mha_calib_find(p->cal, v->name);
 	dtype = qir_value_elem_type(v);
 	if (!dtype)
 		dtype = fp8mha_float_type(v, 16);
@@ -532,7 +539,7 @@ static int one(struct place *p, qir_node *n)
 
 		if (!v || (v->producer && fp8mha_is_dq(v->producer)))
 			continue;	/* quantized already */
-		if (from_softmax(v))
+		if (from_softmax(v) && !(p->flags & FP8MHA_PLACE_CNN))
 			continue;	/* rewrite 4: fixed scale */
 		rc = qir_value_const(v) ? weight(p, n, slot) :
 			activation(p, n, slot);
