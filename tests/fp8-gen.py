@@ -2,7 +2,7 @@
 """tests/fp8-gen.py - small models for tests/fp8.sh (the pass fp8).
 
   fp8-gen.py model KIND OUT.onnx        KIND: ifconv, loopconv, conv13,
-                                        fp16conv
+                                        fp16conv, scanconv
   fp8-gen.py samples KIND DIR N SEED    N sample folders (NAME.npy)
   fp8-gen.py amax KIND DIR              JSON {tensor: amax} over the
                                         samples, computed in NumPy (every
@@ -15,6 +15,7 @@ ifconv    x -> If(flag): then Conv, Relu, Conv (weights in the main
 loopconv  a Loop of 3 iterations: h = Relu(Conv(h)), h starting at x
 conv13    Conv1d -> Relu -> Conv1d, and a Conv3d model's input beside it:
           y1 from x1 [1,4,16], y3 from x3 [1,2,4,6,6]
+scanconv  a Conv in a Scan body (which qopt calibrate refuses, naming it)
 fp16conv  FLOAT16 Conv -> Conv with biases (no activation between: ORT's DQ -> Conv
           -> Q unit)
 """
@@ -109,6 +110,20 @@ def loopconv(path):
     save(g, path)
 
 
+def scanconv(path):
+    ws = weights("loopconv")
+    vi = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [conv("xt", "wl", "yt", "scan_conv")], "body",
+        [vi("xt", F, [1, 4, 8, 8])], [vi("yt", F, [1, 4, 8, 8])])
+    g = helper.make_graph(
+        [helper.make_node("Scan", ["x"], ["y"], name="scan", body=body,
+                          num_scan_inputs=1)],
+        "scanconv", [vi("x", F, [2, 1, 4, 8, 8])],
+        [vi("y", F, [2, 1, 4, 8, 8])], [init("wl", ws["wl"])])
+    save(g, path)
+
+
 def conv13(path):
     ws = weights("conv13")
     vi = helper.make_tensor_value_info
@@ -159,6 +174,8 @@ def feeds(kind, r, k):
                 "flag": np.array(k % 2 == 0)}
     if kind == "loopconv":
         return {"x": r.randn(1, 4, 8, 8).astype(np.float32)}
+    if kind == "scanconv":
+        return {"x": r.randn(2, 1, 4, 8, 8).astype(np.float32)}
     if kind == "conv13":
         return {"x1": r.randn(1, 4, 16).astype(np.float32),
                 "x3": r.randn(1, 2, 4, 6, 6).astype(np.float32)}
@@ -204,7 +221,7 @@ def main():
     cmd, kind = sys.argv[1], sys.argv[2]
     if cmd == "model":
         {"ifconv": ifconv, "loopconv": loopconv, "conv13": conv13,
-         "fp16conv": fp16conv}[kind](sys.argv[3])
+         "fp16conv": fp16conv, "scanconv": scanconv}[kind](sys.argv[3])
     elif cmd == "samples":
         samples(kind, sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:

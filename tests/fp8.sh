@@ -19,13 +19,13 @@ qopt_calib_env
 gen() { "$py" "$top_srcdir/tests/fp8-gen.py" "$@" ||
 	{ echo "Bail out! fp8-gen.py $*"; exit 1; }; }
 tm="$top_srcdir/tests/torch/models"
-for k in ifconv loopconv conv13 fp16conv; do
+for k in ifconv loopconv conv13 fp16conv scanconv; do
 	gen model $k "$work/$k.onnx"
 	gen samples $k "$work/$k.cal" 6 1
 	gen samples $k "$work/$k.held" 4 2
 done
 
-echo "1..33"
+echo "1..34"
 
 cal() { "$QOPT" calibrate "$@" >"$work/log" 2>&1; }
 fp8() { "$QOPT" "$1" -o "$2" --passes "fp8:calibration=$3${4:+:$4}" \
@@ -91,6 +91,11 @@ check $? "ifconv: FP8 Q/DQ and weights inside both branches"
 ortcheck "$work/ifconv.onnx" "$work/ifconv.fp8.onnx" --inputs "$work/ifconv.held" \
 	--min-cosine 0.99
 check $? "ifconv: ORT runs both branches, cosine >= 0.99"
+
+cal "$work/scanconv.onnx" --data "$work/scanconv.cal" --passes fp8 -o "$work/scan.json"
+[ $? = 1 ] && grep -q "tensor 'xt' is inside node 'scan' (Scan): only If branches and Loop bodies can be calibrated" "$work/log" &&
+	[ ! -e "$work/scan.json" ]
+check $? "a Conv in a Scan body: calibrate refuses, naming the tensor and the node"
 
 # A Conv in a Loop body: every iteration measured.
 cal "$work/loopconv.onnx" --data "$work/loopconv.cal" --passes fp8 -o "$work/loopconv.json" &&
