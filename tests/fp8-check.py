@@ -68,6 +68,11 @@ def orig_weights(m):
     for g, _ in graphs(m.graph):
         for t in g.initializer:
             w[t.name] = numpy_helper.to_array(t)
+        for n in g.node:    # exporters such as paddle2onnx: Constant nodes
+            if n.op_type == "Constant":
+                for a in n.attribute:
+                    if a.name == "value" and a.type == onnx.AttributeProto.TENSOR:
+                        w[n.output[0]] = numpy_helper.to_array(a.t)
     return w
 
 
@@ -165,7 +170,10 @@ def form(orig, out, floats):
                     bad.append("%s: input 0 is a constant" % n.name)
                 if dqs[1].input[0] in inits:
                     check_weight(n, dqs[1], inits, ow, bad)
-            if n.op_type == "Add" and len(n.input) == 2:
+            if n.op_type == "Add" and len(n.input) == 2 and not any(
+                    x in inits or (prod.get(x) is not None and
+                                   prod[x].op_type == "Constant")
+                    for x in n.input):    # a bias Add is no residual
                 c = [conv_behind(x, prod, users) for x in n.input]
                 if any(c) and not any(isdq):
                     bad.append("%s: residual Add without Q/DQ on its "

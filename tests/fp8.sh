@@ -190,3 +190,4 @@ check $? "nvfp4-weights refuses Conv by default, naming fp8 and target=ort"
 "$QOPT" "$r" -o "$work/nv.onnx" --passes "nvfp4-weights:op_types=Conv:target=ort:min_size=0" \
 	--stats >"$work/log" 2>&1 && grep -q "10 weights quantized" "$work/log"
 check $? "nvfp4-weights: target=ort keeps NVFP4 Conv weights"
+exit $failed

@@ -10,8 +10,9 @@ TESTS += tests/fp8mha-rotate.sh tests/fp8mha-steps.sh
 EXTRA_DIST += tests/fp8mha-rotate.sh tests/fp8mha-steps.sh tests/fp8mha-rotate.py \
 	tests/fp8mha-rotate.js
 # the pass fp8: CNNs, If/Loop calibration (issue 29)
-TESTS += tests/fp8.sh
-EXTRA_DIST += tests/fp8.sh tests/fp8-gen.py tests/fp8-check.py
+TESTS += tests/fp8.sh tests/fp8-ppocr.sh
+EXTRA_DIST += tests/fp8.sh tests/fp8-gen.py tests/fp8-check.py \
+	tests/fp8-ppocr.sh
 
 # make bench-fp8mha: 1 GiB of FLOAT16 weights behind Q/DQ, end to end.
 check_PROGRAMS += bench/fp8mha-gen
