@@ -529,7 +529,8 @@ static int one(struct place *p, qir_node *n)
 	int rc, any = 0;
 	char why[512];
 
-	if ((p->flags & FP8MHA_PLACE_CNN) && !layer_ready(p, n, why, sizeof(why))) {
+	if ((p->flags & FP8MHA_PLACE_CNN) &&
+	    !layer_ready(p, n, why, sizeof(why))) {
 		fp8mha_skip(p->cfg, n, "fp8: layers left in float", "%s", why);
 		return 0;
 	}
@@ -555,11 +556,7 @@ static int one(struct place *p, qir_node *n)
  * quantized readers). */
 static int shortcut(void *arg, qir_node *n, size_t slot)
 {
-	struct place *p = arg;
-	qir_value *v = n->inputs[slot];
-	struct placed *pl = find_done(p, v, n->graph);
-
-	return pl ? reuse(p, n, slot, pl) : activation(p, n, slot);
+	return activation(arg, n, slot);
 }
 
 static int place_all(struct place *p, int *changed)
