@@ -25,7 +25,7 @@ for k in ifconv loopconv conv13 fp16conv scanconv; do
 	gen samples $k "$work/$k.held" 4 2
 done
 
-echo "1..34"
+echo "1..35"
 
 cal() { "$QOPT" calibrate "$@" >"$work/log" 2>&1; }
 fp8() { "$QOPT" "$1" -o "$2" --passes "fp8:calibration=$3${4:+:$4}" \
@@ -96,6 +96,16 @@ cal "$work/scanconv.onnx" --data "$work/scanconv.cal" --passes fp8 -o "$work/sca
 [ $? = 1 ] && grep -q "tensor 'xt' is inside node 'scan' (Scan): only If branches and Loop bodies can be calibrated" "$work/log" &&
 	[ ! -e "$work/scan.json" ]
 check $? "a Conv in a Scan body: calibrate refuses, naming the tensor and the node"
+
+# Samples that all take the then branch: the else branch's tensor gets
+# amax 0 with a warning, and its layer stays float, named.
+mkdir -p "$work/iftrue" && cp -r "$work/ifconv.cal/s00" "$work/ifconv.cal/s02" "$work/iftrue/"
+cal "$work/ifconv.onnx" --data "$work/iftrue" --passes fp8 -o "$work/iftrue.json" &&
+	grep -q "tensor 'e1s' held no element in any sample" "$work/log" &&
+	fp8 "$work/ifconv.onnx" "$work/iftrue.onnx" "$work/iftrue.json" &&
+	grep -q "node 'else_conv2' (Conv): fp8: layers left in float: tensor 'e1s': amax 0" "$work/log" &&
+	form "$work/ifconv.onnx" "$work/iftrue.onnx" else_conv2
+check $? "ifconv: a branch no sample takes: amax 0 with a warning, its layer float and named"
 
 # A Conv in a Loop body: every iteration measured.
 cal "$work/loopconv.onnx" --data "$work/loopconv.cal" --passes fp8 -o "$work/loopconv.json" &&
