@@ -34,6 +34,7 @@
 #include <qopt/file.h>
 #include "cli/cli.h"
 #include "cli/calib-json.h"
+#include "cli/calib-hoist.h"
 #include "cli/calib-samples.h"
 #include "cli/outpath.h"
 
@@ -188,14 +189,15 @@ static int output_indices(const qir_model *m, qir_value **sel, size_t nsel,
 
 static int write_job(const char *path, struct cli_opts *a,
 		     qir_model *m, uint64_t hash, const char *probe,
-		     qir_value **sel, size_t nsel, const char *result)
+		     qir_value **sel, qir_value **at, size_t nsel,
+		     const char *result)
 {
 	long *idx = malloc((nsel ? nsel : 1) * sizeof(*idx));
 	FILE *f;
 	size_t i, k;
 	int first = 1;
 
-	if (!idx || output_indices(m, sel, nsel, idx) < 0) {
+	if (!idx || output_indices(m, at, nsel, idx) < 0) {
 		free(idx);
 		errno = ENOMEM;
 		return -1;
@@ -564,7 +566,7 @@ static int finish(struct cli_opts *a, const char *script, uint64_t hash,
  * runs the script, writes the calibration file from its result, and
  * removes the folder on every way out: 0 when the file was written. */
 static int run_probe(struct cli_opts *a, qir_model *m, uint64_t hash,
-		     qir_value **sel, size_t nsel)
+		     qir_value **sel, qir_value **at, size_t nsel)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], probe[4200], job[4200], data[4200], result[4200];
@@ -596,7 +598,7 @@ static int run_probe(struct cli_opts *a, qir_model *m, uint64_t hash,
 	else if (qir_model_save(m, probe, NULL, &err) < 0)
 		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot write the probe "
 			"model: %s\n", err.msg);
-	else if (write_job(job, a, m, hash, probe, sel, nsel, result) < 0)
+	else if (write_job(job, a, m, hash, probe, sel, at, nsel, result) < 0)
 		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot write %s: %s\n",
 			job, strerror(errno));
 	else if ((end = run_script(a->s, script, job)) == SCRIPT_OK)
@@ -657,10 +659,38 @@ static int clashes_with_data(struct cli_opts *a, qir_model *m)
 	return clash;
 }
 
+/* Each selected value as the main graph shows it (calib-hoist.c: a
+ * tensor of an If branch or a Loop body through new outputs), listed
+ * as a graph output: 0, or -1 after saying why. */
+static int expose(struct cli_opts *a, qir_model *m, qir_value **sel,
+		  qir_value **at, size_t nsel)
+{
+	qir_error err = { 0 };
+	char shown[1024];
+	size_t i;
+
+	for (i = 0; i < nsel; i++) {
+		at[i] = calib_hoist(m, sel[i], &err);
+		if (!at[i]) {
+			qir_escape_text(shown, sizeof(shown), err.msg);
+			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: %s\n", shown);
+			return -1;
+		}
+		if (!at[i]->is_input && !at[i]->is_output &&
+		    qir_graph_add_output(m->graph, at[i]) < 0) {
+			qir_escape_text(shown, sizeof(shown), sel[i]->name);
+			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot expose "
+				"'%s' as an output\n", shown);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int calibrate(struct cli_opts *a, qir_model *m)
 {
-	qir_value **sel = NULL;
-	size_t nsel = 0, i;
+	qir_value **sel = NULL, **at;
+	size_t nsel = 0;
 	uint64_t hash = qir_model_hash(m);	/* before the outputs change */
 	int rc = QOPT_EXIT_FAIL;
 
@@ -673,18 +703,13 @@ static int calibrate(struct cli_opts *a, qir_model *m)
 	if (!nsel)
 		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: %s: error: the pipeline's passes "
 			"ask for no tensor: nothing to calibrate\n", a->input);
-	for (i = 0; i < nsel; i++)
-		if (!sel[i]->is_input && !sel[i]->is_output &&
-		    qir_graph_add_output(m->graph, sel[i]) < 0) {
-			char shown[1024];
-
-			qir_escape_text(shown, sizeof(shown), sel[i]->name);
-			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot expose "
-				"'%s' as an output\n", shown);
-			break;
-		}
-	if (nsel && i == nsel && run_probe(a, m, hash, sel, nsel) == 0)
+	at = nsel ? calloc(nsel, sizeof(*at)) : NULL;
+	if (nsel && !at)
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: out of memory\n");
+	else if (nsel && expose(a, m, sel, at, nsel) == 0 &&
+		 run_probe(a, m, hash, sel, at, nsel) == 0)
 		rc = QOPT_EXIT_OK;
+	free(at);
 	free(sel);
 	return rc;
 }

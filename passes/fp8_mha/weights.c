@@ -91,7 +91,8 @@ static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
 			       const qir_tensor *w, const uint8_t *src,
 			       uint8_t *tr, qir_error *err);
 
-static int fp8_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+static int fp8_recipe_run(struct ps_recipe *base, qk_ctx *kc,
+			  const qir_tensor *in,
 		   const void *src, void *const *dst, const char **step,
 		   qir_error *err)
 {
@@ -111,7 +112,7 @@ static qir_tensor *fp8_deferred(struct fp8mha_cfg *cfg,
 				qir_error *err)
 {
 	struct fp8_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r),
-					     c->q->inputs[0]->name, fp8_run,
+					     c->q->inputs[0]->name, fp8_recipe_run,
 					     fp8_recipe_fini);
 	const qir_tensor_spec spec = { name, c->fp8, c->w->rank, dims };
 	qir_tensor *out = NULL;
