@@ -8,6 +8,15 @@ tests_nvfp4_structure_LDADD = libqopt.la -lm
 TESTS += tests/nvfp4-structure tests/nvfp4-check.sh tests/nvfp4-ort.sh \
 	tests/nvfp4-spill.sh tests/nvfp4-skips.sh
 
+# W4A4 (pass nvfp4, activations = yes): the fake form against the
+# kernel bit for bit in ORT; the real form and calibration on the torch
+# exports.
+check_PROGRAMS += tests/nvfp4-act-exact
+tests_nvfp4_act_exact_SOURCES = tests/nvfp4-act-exact.c
+tests_nvfp4_act_exact_LDADD = libqopt.la -lm
+TESTS += tests/nvfp4-act.sh
+EXTRA_DIST += tests/nvfp4-act.sh tests/nvfp4-act-exact.js
+
 EXTRA_DIST += tests/nvfp4-check.sh tests/nvfp4-check.py tests/nvfp4-spill.sh \
 	tests/nvfp4-skips.sh \
 	tests/nvfp4-ort.sh tests/nvfp4-ort.js \

@@ -27,6 +27,8 @@ enum nvfp4_mode {
 	NVFP4_FAKE = 1,	/* dequantized values in the weight's own type */
 };
 
+struct fp8mha_calib;
+
 struct nvfp4_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
@@ -41,6 +43,12 @@ struct nvfp4_cfg {
 	 * fresh pages before its bytes go to the spill file. */
 	uint8_t *codes_buf, *scales_buf;
 	size_t codes_cap, scales_cap;
+	/* pass nvfp4, activations = yes (act.c) */
+	int activations;
+	const char *calib_path;
+	struct fp8mha_calib *cal;	/* owned */
+	qir_node **lin;			/* linear nodes, graph order */
+	size_t nlin, caplin;
 };
 
 struct nvfp4_weight {
@@ -77,6 +85,14 @@ int nvfp4_rotate_option(struct nvfp4_cfg *cfg, const char *v);
 int nvfp4_fake_rotated(struct nvfp4_cfg *cfg, const char *name, int dtype,
 		       const void *src, size_t outer, size_t k, size_t inner,
 		       void *dst);
+
+/* act.c: W4A4, the dynamic NVFP4 chain on input A of linear layers. */
+int nvfp4_is_linear(const qir_node *n);
+int nvfp4_act_remember(struct nvfp4_cfg *cfg, qir_node *n);
+int nvfp4_act_prepare(struct nvfp4_cfg *cfg);	/* loads the file */
+int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed);
+void nvfp4_act_fini(struct nvfp4_cfg *cfg);
+qopt_status nvfp4_calibration_targets(qopt_ctx *ctx, qir_model *m);
 
 /* constants.c: Constant tensors over the threshold -> initializers. */
 int nvfp4_move_constants(struct nvfp4_cfg *cfg, int *changed);
