@@ -89,13 +89,125 @@ static int quantized(const qir_value *x)
 		     (p->domain && !strcmp(p->domain, "trt")));
 }
 
-static void check_node(struct nvfp4_cfg *cfg, const qir_node *n,
-		       struct ps_skip *s, double *amax)
+/* Ops whose output has the rank of input 0 (rank unknown to the
+ * inference, e.g. after a Concat it could not size). */
+static int keeps_rank(const qir_node *p)
+{
+	static const char *const ops[] = { "LayerNormalization", "Cast",
+		"Identity", "Relu", "Gelu", "Erf", "Tanh", "Sigmoid", "Softmax",
+		"SimplifiedLayerNormalization", "Neg", "Sqrt", "Dropout", NULL };
+	size_t i;
+
+	for (i = 0; ops[i]; i++)
+		if (qir_node_is(p, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* Ranks the inference left unknown, derived in one sweep in graph
+ * order: an op that keeps its input's rank, Concat (any input's),
+ * elementwise ops and MatMul (the highest of their inputs' ranks, all
+ * known). Enough for the residual streams of transformer exports. */
+struct ranks {
+	const qir_value **v;
+	int *r;
+	size_t n, cap;
+};
+
+static int rank_of(const struct ranks *rk, const qir_value *v)
+{
+	size_t i;
+
+	if (!v)
+		return -1;
+	if (v->rank >= 0)
+		return v->rank;
+	for (i = rk->n; i > 0; i--)
+		if (rk->v[i - 1] == v)
+			return rk->r[i - 1];
+	return -1;
+}
+
+static int derived_rank(const struct ranks *rk, const qir_node *p)
+{
+	static const char *const elementwise[] = { "Add", "Mul", "Sub", "Div",
+		"Pow", "Where", "MatMul", NULL };
+	size_t i;
+	int r = -1, ri, k;
+
+	if (!p->ninputs)
+		return -1;
+	if (keeps_rank(p))
+		return rank_of(rk, p->inputs[0]);
+	if (qir_node_is(p, "Concat")) {
+		for (i = 0; i < p->ninputs && r < 0; i++)
+			r = rank_of(rk, p->inputs[i]);
+		return r;
+	}
+	for (k = 0; elementwise[k] && !qir_node_is(p, elementwise[k]); k++)
+		;
+	if (!elementwise[k])
+		return -1;
+	for (i = 0; i < p->ninputs; i++) {
+		if ((ri = rank_of(rk, p->inputs[i])) < 0)
+			return -1;
+		r = ri > r ? ri : r;
+	}
+	return r;
+}
+
+static int ranks_sweep(struct ranks *rk, qir_graph *g)
+{
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n) {
+		int r;
+
+		if (!n->noutputs || !n->outputs[0] || n->outputs[0]->rank >= 0 ||
+		    (r = derived_rank(rk, n)) < 0)
+			continue;
+		if (rk->n == rk->cap) {
+			size_t cap = rk->cap ? 2 * rk->cap : 64;
+			const qir_value **v = realloc(rk->v, cap * sizeof(*v));
+			int *rr = v ? realloc(rk->r, cap * sizeof(*rr)) : NULL;
+
+			if (v)
+				rk->v = v;
+			if (!rr)
+				return -1;
+			rk->r = rr;
+			rk->cap = cap;
+		}
+		rk->v[rk->n] = n->outputs[0];
+		rk->r[rk->n++] = r;
+	}
+	return 0;
+}
+
+/* K: A's last dimension, or the weight's reduction dimension. */
+static int64_t input_k(const qir_node *n, const qir_value *x, int rank)
+{
+	const qir_value *w = n->inputs[1];
+	int kb;
+
+	if (x->rank == rank && x->dims[rank - 1].value > 0)
+		return x->dims[rank - 1].value;
+	if (w->rank != 2)
+		return -1;
+	kb = qir_node_is(n, "Gemm") && qir_node_attr_int(n, "transB", 0);
+	return w->dims[kb ? 1 : 0].value;
+}
+
+static void check_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
+		       const qir_node *n, struct ps_skip *s, double *amax,
+		       int *rank_out,
+		       int64_t *k_out)
 {
 	const qir_value *x = n->inputs[0];
 	const struct fp8mha_calib_entry *e;
 	int dt = qir_value_elem_type((qir_value *)x);
 	int64_t k;
+	int rank;
 
 	if (quantized(x)) {
 		ps_skip_set(s, &nvfp4_skip_act_done, "input A '%s' is made "
@@ -114,20 +226,22 @@ static void check_node(struct nvfp4_cfg *cfg, const qir_node *n,
 			    "not the last axis of A (the blocked axis)");
 		return;
 	}
-	if (x->rank != 2 && x->rank != 3) {
+	rank = rank_of(rk, x);
+	if (rank != 2 && rank != 3) {
 		ps_skip_set(s, &nvfp4_skip_act_shape, "input A '%s' has %s "
-			    "%d; TensorRT's DynamicQuantize takes 2-D or 3-D "
-			    "(run infer-shapes first when unknown)", x->name,
-			    "rank", x->rank);
+			    "%d; TensorRT's DynamicQuantize takes 2-D or 3-D",
+			    x->name, rank < 0 ? "unknown rank" : "rank", rank);
 		return;
 	}
-	k = x->dims[x->rank - 1].value;
+	k = input_k(n, x, rank);
 	if (k <= 0 || k % QK_NVFP4_BLOCK) {
 		ps_skip_set(s, &nvfp4_skip_act_shape, "input A '%s': K = %s%lld "
 			    "is not a known multiple of 16", x->name,
 			    k < 0 ? "unknown " : "", (long long)k);
 		return;
 	}
+	*rank_out = rank;
+	*k_out = k;
 	e = fp8mha_calib_find(cfg->cal, x->name);
 	if (!e)
 		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s' is not in "
@@ -296,7 +410,7 @@ static qir_value *build_real(struct chain *c, qir_value *x)
 	for (i = 0; i < c->rank; i++)
 		sdims[i] = c->dims[i];
 	sdims[c->rank - 1] = c->dims[c->rank - 1] / QK_NVFP4_BLOCK;
-	dq = op3(c, "TRT_FP4DynamicQuantize", "trt", "fp4_dq", x, c->gv,
+	dq = op3(c, "TRT_FP4DynamicQuantize", "trt", "fp4", x, c->gv,
 		 NULL);
 	if (set_attrs(c, dq, 1) || qir_node_set_attr_int(dq, "scale_type",
 							 QIR_FLOAT8E4M3FN)) {
@@ -319,7 +433,7 @@ static qir_value *build_real(struct chain *c, qir_value *x)
 	d1 = op3(c, "DequantizeLinear", NULL, "fp4_scale_dq", s8, c->gv,
 		 NULL);
 	s = typed_as(c, node_out(c, d1, 0), QIR_FLOAT, sdims);
-	d2 = op3(c, "DequantizeLinear", NULL, "fp4_dq_out", f4, s, NULL);
+	d2 = op3(c, "DequantizeLinear", NULL, "fp4_dq", f4, s, NULL);
 	if (set_attrs(c, d2, 1))
 		return NULL;
 	y = typed_as(c, node_out(c, d2, 0), QIR_FLOAT, c->dims);
@@ -330,21 +444,18 @@ static qir_value *build_real(struct chain *c, qir_value *x)
  * S = e4m3(amax_blk / 6 / g) * g, every step the kernel's. */
 static qir_value *build_fake(struct chain *c, qir_value *x)
 {
-	const int64_t one = 1, axes = -1, r = c->rank + 1;
-	int64_t shape[4], sh_dims = r;
+	const int64_t one = 1, axes = -1, three = 3;
+	const int64_t shape[3] = { -1, c->dims[c->rank - 1] / QK_NVFP4_BLOCK,
+				   QK_NVFP4_BLOCK };
 	const uint8_t zero8 = 0;
 	qir_value *xr, *bm, *t, *q, *sf, *S, *y, *m, *r1, *r2, *r3, *rr, *neg,
 		  *o, *k6, *k1, *zp;
 	qir_node *n;
-	int i;
 
-	for (i = 0; i < c->rank - 1; i++)
-		shape[i] = 0;	/* Reshape: copy that dimension */
-	shape[c->rank - 1] = c->dims[c->rank - 1] / QK_NVFP4_BLOCK;
-	shape[c->rank] = QK_NVFP4_BLOCK;
+	/* [rows, K/16, 16] whatever the leading dimensions */
 	xr = op(c, "Reshape", "fp4_blocks", x,
-		konst(c, "fp4_blocks_shape", QIR_INT64, 1, &sh_dims, shape,
-		      sizeof(int64_t) * (size_t)r), QIR_FLOAT);
+		konst(c, "fp4_blocks_shape", QIR_INT64, 1, &three, shape,
+		      sizeof(shape)), QIR_FLOAT);
 	bm = op(c, "ReduceMax", "fp4_bamax", op(c, "Abs", "fp4_abs", xr, NULL,
 						QIR_FLOAT),
 		konst(c, "fp4_axes", QIR_INT64, 1, &one, &axes, sizeof(axes)),
@@ -409,7 +520,7 @@ static qir_value *build_fake(struct chain *c, qir_value *x)
 }
 
 static qir_value *build(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
-			double amax)
+			double amax, int rank, int64_t k)
 {
 	struct chain c;
 	qir_value *in = x, *y;
@@ -421,9 +532,10 @@ static qir_value *build(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
 	c.x = x;
 	c.at = at;
 	c.dtype = qir_value_elem_type(x);
-	c.rank = x->rank;
+	c.rank = rank;
 	for (i = 0; i < c.rank; i++)
-		c.dims[i] = x->dims[i].value;
+		c.dims[i] = x->rank == rank ? x->dims[i].value : -1;
+	c.dims[rank - 1] = k;
 	snprintf(c.name, sizeof(c.name), "%s", x->name);
 	c.gscale = qk_nvfp4_gscale((float)amax);
 	c.gv = kf(&c, "fp4_gscale", c.gscale);
@@ -453,18 +565,20 @@ static qir_value *find_done(const struct done *d, size_t n, qir_value *x)
 	return NULL;
 }
 
-static int one_node(struct nvfp4_cfg *cfg, qir_node *n, struct done *d,
-		    size_t *nd, int *changed)
+static int one_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
+		    qir_node *n, struct done *d, size_t *nd, int *changed)
 {
 	qir_value *x = n->inputs[0], *y;
 	struct ps_skip s = { 0 };
 	double amax = 0;
+	int64_t k = 0;
+	int rank = 0;
 
 	if (!selected(cfg, n))
 		return 0;
 	y = find_done(d, *nd, x);
 	if (!y) {
-		check_node(cfg, n, &s, &amax);
+		check_node(cfg, rk, n, &s, &amax, &rank, &k);
 		if (s.kind) {
 			ps_skip_report(cfg->ctx, &s, "activation of node",
 				       n->name);
@@ -474,7 +588,7 @@ static int one_node(struct nvfp4_cfg *cfg, qir_node *n, struct done *d,
 				      cfg->mode == NVFP4_REAL ? "real" : "fake",
 				      x->name))
 			return 0;
-		y = build(cfg, n, x, amax);
+		y = build(cfg, n, x, amax, rank, k);
 		if (!y) {
 			qopt_error(cfg->ctx, "activation '%s' of node '%s': "
 				   "cannot build the NVFP4 chain", x->name,
@@ -536,6 +650,7 @@ int nvfp4_act_prepare(struct nvfp4_cfg *cfg)
 
 int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed)
 {
+	struct ranks rk = { 0 };
 	struct done *d;
 	size_t i, nd = 0;
 	qopt_status rc;
@@ -558,13 +673,15 @@ int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed)
 		return -1;
 	}
 	d = calloc(cfg->nlin, sizeof(*d));
-	if (!d) {
+	if (!d || ranks_sweep(&rk, cfg->m->graph)) {
 		qopt_error(cfg->ctx, "out of memory");
-		return -1;
+		ret = -1;
 	}
 	for (i = 0; i < cfg->nlin && !ret; i++)
-		ret = one_node(cfg, cfg->lin[i], d, &nd, changed);
+		ret = one_node(cfg, &rk, cfg->lin[i], d, &nd, changed);
 	free(d);
+	free(rk.v);
+	free(rk.r);
 	return ret;
 }
 
