@@ -114,6 +114,7 @@ struct ranks {
 	size_t n, cap;
 };
 
+
 static int rank_of(const struct ranks *rk, const qir_value *v)
 {
 	size_t i;
@@ -519,8 +520,8 @@ static qir_value *build_fake(struct chain *c, qir_value *x)
 			QIR_FLOAT, c->dims);
 }
 
-static qir_value *build(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
-			double amax, int rank, int64_t k)
+qir_value *nvfp4_act_chain(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
+			   float gscale, int rank, int64_t k)
 {
 	struct chain c;
 	qir_value *in = x, *y;
@@ -537,7 +538,7 @@ static qir_value *build(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
 		c.dims[i] = x->rank == rank ? x->dims[i].value : -1;
 	c.dims[rank - 1] = k;
 	snprintf(c.name, sizeof(c.name), "%s", x->name);
-	c.gscale = qk_nvfp4_gscale((float)amax);
+	c.gscale = gscale;
 	c.gv = kf(&c, "fp4_gscale", c.gscale);
 	if (c.dtype != QIR_FLOAT)
 		in = typed_as(&c, cast(&c, "fp4_in", x, QIR_FLOAT), QIR_FLOAT,
@@ -547,6 +548,26 @@ static qir_value *build(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
 		y = typed_as(&c, cast(&c, "fp4_out", y, c.dtype), c.dtype,
 			     c.dims);
 	return c.failed ? NULL : y;
+}
+
+/* The calibrated global scale of x, or 0 (s says why). */
+float nvfp4_act_gscale(struct nvfp4_cfg *cfg, const qir_value *x,
+		       struct ps_skip *s)
+{
+	const struct fp8mha_calib_entry *e =
+		cfg->cal ? fp8mha_calib_find(cfg->cal, x->name) : NULL;
+
+	if (!e)
+		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s' is not in "
+			    "calibration file '%s'", x->name,
+			    cfg->calib_path ? cfg->calib_path : "(none)");
+	else if (!(e->amax > 0) || !(e->amax <= 3.4028234663852886e38))
+		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s': amax %g "
+			    "in '%s' is not a positive finite number", x->name,
+			    e->amax, cfg->calib_path);
+	else
+		return qk_nvfp4_gscale((float)e->amax);
+	return 0;
 }
 
 /* ---- the walk ---- */
@@ -588,7 +609,8 @@ static int one_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
 				      cfg->mode == NVFP4_REAL ? "real" : "fake",
 				      x->name))
 			return 0;
-		y = build(cfg, n, x, amax, rank, k);
+		y = nvfp4_act_chain(cfg, n, x, qk_nvfp4_gscale((float)amax),
+				    rank, k);
 		if (!y) {
 			qopt_error(cfg->ctx, "activation '%s' of node '%s': "
 				   "cannot build the NVFP4 chain", x->name,
@@ -648,23 +670,18 @@ int nvfp4_act_prepare(struct nvfp4_cfg *cfg)
 	return cfg->activations ? load_calibration(cfg) : 0;
 }
 
-int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed)
+/* The opset the chains need (and the trt domain): 0, 1 when bisect
+ * declined the upgrade (build nothing), -1 after an error. */
+int nvfp4_act_opset(struct nvfp4_cfg *cfg)
 {
-	struct ranks rk = { 0 };
-	struct done *d;
-	size_t i, nd = 0;
-	qopt_status rc;
-	int ret = 0;
-
-	if (!cfg->activations || !cfg->nlin)
-		return 0;
-	rc = cfg->mode == NVFP4_REAL ?
+	qopt_status rc = cfg->mode == NVFP4_REAL ?
 	     qopt_require_opset(cfg->ctx, 23, "NVFP4 activations "
 				"(FLOAT4E2M1 DequantizeLinear)") :
 	     qopt_require_opset(cfg->ctx, 19, "NVFP4 fake activations "
 				"(FP8 QuantizeLinear)");
+
 	if (rc == QOPT_ESKIPPED)
-		return 0;
+		return 1;
 	if (rc)
 		return -1;
 	if (cfg->mode == NVFP4_REAL && !qir_model_opset(cfg->m, "trt") &&
@@ -672,6 +689,21 @@ int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed)
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}
+	return 0;
+}
+
+int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed)
+{
+	struct ranks rk = { 0 };
+	struct done *d;
+	size_t i, nd = 0;
+	int ret = 0, rc;
+
+	if (!cfg->activations || !cfg->nlin)
+		return 0;
+	rc = nvfp4_act_opset(cfg);
+	if (rc)
+		return rc > 0 ? 0 : -1;
 	d = calloc(cfg->nlin, sizeof(*d));
 	if (!d || ranks_sweep(&rk, cfg->m->graph)) {
 		qopt_error(cfg->ctx, "out of memory");

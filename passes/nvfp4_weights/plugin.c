@@ -144,6 +144,10 @@ static int collect_graph(qir_graph *g, void *arg)
 
 		if (ps_is_placeholder(n) && n->ninputs >= 1 &&
 		    n->inputs[0]) {
+			/* on an activation: export.c */
+			if (ps_runtime_source(n->inputs[0]))
+				continue;
+			c->cfg->placeholders = 1;
 			if (cands_add(c, ps_stored_value(n->inputs[0],
 							 NVFP4_WALK)))
 				return -1;
@@ -384,6 +388,8 @@ static qopt_status run(qopt_ctx *ctx, qir_model *m, int *changed, int act)
 		qopt_progress(ctx, done, c.total_bytes, "nvfp4 weights");
 	}
 	rc = -1;
+	if (nvfp4_export_activations(&cfg, changed))
+		goto out;
 	if (qir_graph_walk(m->graph, leftover_placeholders, &cfg))
 		goto out;
 	if (nvfp4_activations(&cfg, changed))
