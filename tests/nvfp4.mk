@@ -14,9 +14,11 @@ TESTS += tests/nvfp4-structure tests/nvfp4-check.sh tests/nvfp4-ort.sh \
 check_PROGRAMS += tests/nvfp4-act-exact
 tests_nvfp4_act_exact_SOURCES = tests/nvfp4-act-exact.c
 tests_nvfp4_act_exact_LDADD = libqopt.la -lm
-TESTS += tests/nvfp4-act.sh tests/nvfp4-w4a4.sh tests/nvfp4-modelopt.sh
+TESTS += tests/nvfp4-act.sh tests/nvfp4-w4a4.sh tests/nvfp4-modelopt.sh \
+	tests/nvfp4-accuracy.sh
 EXTRA_DIST += tests/nvfp4-act.sh tests/nvfp4-act-exact.js tests/nvfp4-w4a4.sh \
-	tests/nvfp4-modelopt.sh tests/nvfp4-modelopt.py tests/nvfp4-modelopt.js
+	tests/nvfp4-modelopt.sh tests/nvfp4-modelopt.py tests/nvfp4-modelopt.js \
+	tests/nvfp4-accuracy.sh tests/nvfp4-accuracy.js
 
 EXTRA_DIST += tests/nvfp4-check.sh tests/nvfp4-check.py tests/nvfp4-spill.sh \
 	tests/nvfp4-skips.sh \
