@@ -46,6 +46,11 @@ r=$?
 [ $r = 0 ] || cat "$work/real.log" >>"$work/log"
 check $r "real mode: the chains stay, TRT_FP4DynamicQuantize outputs typed FLOAT4E2M1 / FLOAT8E4M3FN"
 
+"$QOPT" --stats --passes nvfp4-weights "$work/w4a4.onnx" -o "$work/w.onnx" \
+	>"$work/log" 2>&1 && grep -q " 2 weights quantized" "$work/log" &&
+	grep -q "1 left float (not marked by the export)" "$work/log"
+check $? "nvfp4-weights too: only the weights the export marked"
+
 "$QOPT" --stats --passes 'nvfp4:mode=fake:include=*:min_size=0' \
 	"$work/w4a4.onnx" -o "$work/all.onnx" >"$work/log" 2>&1 &&
 	grep -q " 3 weights quantized" "$work/log"
