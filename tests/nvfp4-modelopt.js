@@ -1,8 +1,9 @@
 'use strict';
 /*
- * tests/nvfp4-modelopt.js MODEL DIR - runs MODEL (the fake form of
+ * tests/nvfp4-modelopt.js MODEL DIR [PREFIX] - runs MODEL (the fake form of
  * tests/nvfp4-modelopt.py's export) in ONNX Runtime on DIR/x.bin
- * ([2, 8, 64] FLOAT) and compares its output with DIR/ref.bin, the
+ * ([2, 8, 64] FLOAT; PREFIX names another pair, PREFIXx.bin and
+ * PREFIXref.bin) and compares its output with DIR/ref.bin, the
  * NumPy reference: max |got - ref| / max |ref| <= 1e-5 (float rounding
  * of the MatMul sums; a different FP4 code would cost >= 1e-2).
  */
@@ -16,12 +17,14 @@ function f32(file) {
 }
 
 async function main() {
-	const [model, dir] = process.argv.slice(2);
+	const [model, dir, prefix] = process.argv.slice(2);
+	const pre = prefix || '';
 	const ort = lib.ort();
-	const s = await lib.createSession(model, { intraOpNumThreads: 1 });
-	const x = f32(path.join(dir, 'x.bin'));
+	const s = await lib.createSession(model, { intraOpNumThreads: 1,
+		graphOptimizationLevel: 'basic' });
+	const x = f32(path.join(dir, pre + 'x.bin'));
 	const out = await s.run({ x: new ort.Tensor('float32', x, [2, 8, 64]) });
-	const got = out[s.outputNames[0]].data, ref = f32(path.join(dir, 'ref.bin'));
+	const got = out[s.outputNames[0]].data, ref = f32(path.join(dir, pre + 'ref.bin'));
 	let md = 0, mr = 0;
 	if (got.length !== ref.length)
 		throw new Error(`${got.length} outputs, reference ${ref.length}`);

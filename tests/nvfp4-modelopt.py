@@ -9,6 +9,11 @@ w4a4.onnx (opset 20, IR 10, as ModelOpt ships FP32 NVFP4 exports):
   W_head [32, 48], which the export left float (no placeholder: an LM
   head). g = amax / 6.0 / 448.0 in Python float, one FP32 Constant per
   use, as export_onnx.py writes it.
+attn.onnx: the same with FP8 attention quantizers (NVFP4_FP8_MHA_CONFIG):
+  a single-head attention block whose Q, K, V projections and output
+  projection are W4A4 as above, trt::TRT_FP8QuantizeLinear ->
+  TRT_FP8DequantizeLinear on Q, K, V and the Softmax output (scale
+  1/448); attn_x.bin / attn_ref.bin its input and NumPy reference.
 bad.onnx: TRT_FP4QDQ on the activation x (a static activation
   quantizer, which has no amax).
 x.bin: the input; ref.bin: the exporter's semantics in NumPy (float32
@@ -112,6 +117,60 @@ def save(path, nodes, inits, out_shape):
     onnx.save(m, path)
 
 
+def fp8_qdq(x, s):
+    y = (x / F(s)).astype(F)
+    return (np.sign(y) * e4m3(np.abs(y)) * F(s)).astype(F)
+
+
+def fp8_nodes(nodes, inits, x, tag, s):
+    inits.append(numpy_helper.from_array(np.array(s, F), tag + "_fp8_scale"))
+    nodes.append(helper.make_node("TRT_FP8QuantizeLinear", [x, tag + "_fp8_scale"],
+                                  [tag + "_q8"], name=tag + "/TRT_FP8QuantizeLinear",
+                                  domain="trt"))
+    nodes.append(helper.make_node("TRT_FP8DequantizeLinear", [tag + "_q8", tag + "_fp8_scale"],
+                                  [tag + "_dq8"], name=tag + "/TRT_FP8DequantizeLinear",
+                                  domain="trt"))
+    return tag + "_dq8"
+
+
+def attention(d, rng):
+    x = rng.standard_normal((2, 8, 64)).astype(F)
+    ws = {t: weight(rng, 32, 64) for t in "qkv"}
+    wo = weight(rng, 48, 32)
+    nodes, inits = [], []
+    ax = F(np.abs(x).max())
+    proj, ref = {}, {}
+    for t in "qkv":
+        xq, g = dyn_chain(nodes, "x", t + "_in", ax)
+        proj[t] = linear(nodes, inits, xq, ws[t], t)
+        ref[t] = (fake_blocks(x, g) @ fake_weight(ws[t]).T).astype(F)
+    sc = {t: float(np.abs(ref[t]).max()) / 448.0 for t in "qkv"}
+    q8 = fp8_nodes(nodes, inits, proj["q"], "q", sc["q"])
+    # K^T's Q/DQ after the Transpose: ORT has no FP8 Transpose at opset 19
+    nodes.append(helper.make_node("Transpose", [proj["k"]], ["kt"], name="attn/Transpose",
+                                  perm=[0, 2, 1]))
+    k8 = fp8_nodes(nodes, inits, "kt", "k", sc["k"])
+    v8 = fp8_nodes(nodes, inits, proj["v"], "v", sc["v"])
+    nodes.append(helper.make_node("MatMul", [q8, k8], ["scores"], name="attn/MatMul"))
+    inits.append(numpy_helper.from_array(np.array(np.sqrt(32.0), F), "attn_div"))
+    nodes.append(helper.make_node("Div", ["scores", "attn_div"], ["scaled"], name="attn/Div"))
+    nodes.append(helper.make_node("Softmax", ["scaled"], ["probs"], name="attn/Softmax", axis=-1))
+    p8 = fp8_nodes(nodes, inits, "probs", "p", 1.0 / 448.0)
+    nodes.append(helper.make_node("MatMul", [p8, v8], ["ctx"], name="attn/MatMul_1"))
+    qr, kr, vr = (fp8_qdq(ref[t], sc[t]) for t in "qkv")
+    sr = ((qr @ kr.transpose(0, 2, 1)).astype(F) / F(np.sqrt(32.0))).astype(F)
+    e = np.exp(sr - sr.max(axis=-1, keepdims=True)).astype(F)
+    pr = fp8_qdq((e / e.sum(axis=-1, keepdims=True)).astype(F), 1.0 / 448.0)
+    cr = (pr @ vr).astype(F)
+    cq, g = dyn_chain(nodes, "ctx", "o_in", F(np.abs(cr).max()))
+    out = linear(nodes, inits, cq, wo, "o")
+    nodes.append(helper.make_node("Identity", [out], ["y"], name="out"))
+    save(os.path.join(d, "attn.onnx"), nodes, inits, [2, 8, 48])
+    yr = (fake_blocks(cr, g) @ fake_weight(wo).T).astype(F)
+    x.tofile(os.path.join(d, "attn_x.bin"))
+    yr.tofile(os.path.join(d, "attn_ref.bin"))
+
+
 def main():
     d = sys.argv[1]
     rng = np.random.default_rng(7)
@@ -141,6 +200,7 @@ def main():
     y = linear(nodes, inits, "xq", w1, "l1")
     nodes.append(helper.make_node("Identity", [y], ["y"], name="out"))
     save(os.path.join(d, "bad.onnx"), nodes, inits, [2, 8, 32])
+    attention(d, rng)
 
 
 main()

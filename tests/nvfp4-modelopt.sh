@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/nvfp4-modelopt.sh - a ModelOpt-style W4A4 export (weights behind
 # trt::TRT_FP4QDQ, activations through trt::TRT_FP4DynamicQuantize and
-# two DequantizeLinear; tests/nvfp4-modelopt.py): nvfp4 mode = fake
+# two DequantizeLinear; with and without FP8 attention quantizers;
+# tests/nvfp4-modelopt.py): nvfp4 mode = fake
 # turns both into standard ops that ONNX Runtime runs, equal to a NumPy
 # reference of the exporter's semantics; the real mode types the
 # dynamic quantizer's outputs; the weight the export left float stays
@@ -34,6 +35,31 @@ else
 		"$work" >"$work/log" 2>&1
 	check $? "the fake form in ONNX Runtime equals the exporter's semantics (NumPy): $(cat "$work/log")"
 fi
+
+# With FP8 attention quantizers (NVFP4_FP8_MHA_CONFIG): nvfp4 then fp8-mha.
+"$QOPT" --stats --passes nvfp4:mode=fake,fp8-mha "$work/attn.onnx" \
+	-o "$work/attn.fake.onnx" >"$work/attn.log" 2>&1 &&
+	grep -q "4 TRT_FP4DynamicQuantize to fake form" "$work/attn.log" &&
+	grep -q " 4 weights quantized" "$work/attn.log" &&
+	grep -q "attention: 1 of 1 blocks fusible" "$work/attn.log" &&
+	"$QOPT" verify "$work/attn.fake.onnx" >"$work/log" 2>&1
+r=$?
+[ $r = 0 ] || cat "$work/attn.log" >>"$work/log"
+check $r "with FP8 attention: nvfp4 mode = fake, fp8-mha: every linear layer W4A4 in standard ops, the block fusible"
+if [ -n "$(qopt_ort_missing)" ]; then
+	n=$((n + 1))
+	echo "ok $n - ORT vs NumPy # SKIP $(qopt_ort_missing)"
+else
+	qopt_node "$top_srcdir/tests/nvfp4-modelopt.js" "$work/attn.fake.onnx" \
+		"$work" attn_ >"$work/log" 2>&1
+	check $? "... in ONNX Runtime equal to the exporter's semantics (NumPy): $(cat "$work/log")"
+fi
+"$QOPT" --stats --passes nvfp4,fp8-mha "$work/attn.onnx" -o "$work/attn.real.onnx" \
+	>"$work/log" 2>&1 &&
+	grep -q "attention: 1 of 1 blocks fusible" "$work/log" &&
+	grep -q "4 TRT_FP4DynamicQuantize outputs typed" "$work/log" &&
+	"$QOPT" verify "$work/attn.real.onnx" >>"$work/log" 2>&1
+check $? "... real mode: chains typed, the block fusible, verified"
 
 "$QOPT" --stats --passes nvfp4 "$work/w4a4.onnx" -o "$work/real.onnx" \
 	>"$work/real.log" 2>&1 &&
