@@ -212,7 +212,8 @@ qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
  * qk_nvfp4_gscale(amax)) instead of taken from x. Blocks whose amax
  * exceeds 2688 * gscale saturate (scale 448, codes +-6); +-inf
  * saturates the same way. QK_EINVAL when gscale is not a positive
- * normal finite float. */
+ * normal finite float. Runs on the CPU under every device (the CUDA
+ * module derives g from x). */
 qopt_status qk_nvfp4_quantize_gscale(qk_ctx *ctx, int src_dtype,
 				     const void *x, size_t outer, size_t k,
 				     size_t inner, float gscale,

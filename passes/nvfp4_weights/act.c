@@ -264,7 +264,7 @@ struct chain {
 	qir_node *at;		/* nodes go before it */
 	int dtype;
 	int rank;
-	int64_t dims[3];	/* -1 where not a known number */
+	int64_t dims[16];	/* -1 where not a known number */
 	float gscale;
 	qir_value *gv;		/* the FP32 global scale */
 	int failed;
@@ -403,7 +403,7 @@ static qir_value *typed_as(struct chain *c, qir_value *v, int dtype,
 /* The real form; returns the value the consumers read. */
 static qir_value *build_real(struct chain *c, qir_value *x)
 {
-	int64_t sdims[3];
+	int64_t sdims[16];
 	qir_node *dq, *d1, *d2;
 	qir_value *f4, *s8, *s, *y;
 	int i;
@@ -527,6 +527,9 @@ qir_value *nvfp4_act_chain(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
 	qir_value *in = x, *y;
 	int i;
 
+	/* rank: 2 or 3 from check_node; an export's chain may have more */
+	if (rank < 1 || rank > 16)
+		return NULL;
 	memset(&c, 0, sizeof(c));
 	c.cfg = cfg;
 	c.g = at->graph;

@@ -61,11 +61,13 @@ static int static_on_activation(struct nvfp4_cfg *cfg, qir_node *n,
 	}
 	g = nvfp4_act_gscale(cfg, x, &s);
 	if (!g || x->rank < 1 || last_dim(x) <= 0 ||
-	    last_dim(x) % QK_NVFP4_BLOCK) {
+	    last_dim(x) % QK_NVFP4_BLOCK ||
+	    (cfg->mode == NVFP4_REAL && x->rank != 2 && x->rank != 3)) {
 		qopt_error(cfg->ctx, "trt::TRT_FP4QDQ node '%s' on activation "
 			   "'%s': cannot make it dynamic: %s", n->name, x->name,
-			   s.kind ? s.why : "its last dimension is not a known "
-			   "multiple of 16");
+			   s.kind ? s.why : "it is not 2-D or 3-D with a last "
+			   "dimension a known multiple of 16 (TensorRT's "
+			   "DynamicQuantize)");
 		return -1;
 	}
 	if (nvfp4_act_opset(cfg))
