@@ -275,11 +275,13 @@ static int qki_nv_check(int dtype, size_t outer, size_t k, size_t inner,
 	return 0;
 }
 
-/* known: the caller's amax bits, or NULL to take them from w. */
+/* known: the caller's amax bits, or NULL to take them from w; given:
+ * the global scale itself (TensorRT's dynamic quantization of an
+ * activation, whose g comes from calibration, not from x), or NULL. */
 static qopt_status qki_nv_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 			   size_t outer, size_t k, size_t inner,
-			   const uint32_t *known, uint8_t *codes,
-			   uint8_t *scales, float *gscale)
+			   const uint32_t *known, const float *given,
+			   uint8_t *codes, uint8_t *scales, float *gscale)
 {
 	struct qki_nv a = { .dtype = src_dtype, .w = w, .k = k,
 			    .inner = inner, .codes = codes, .scales = scales };
@@ -296,7 +298,8 @@ static qopt_status qki_nv_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 	rc = qki_route(ctx, n * sz, &ops);
 	if (rc)
 		return rc;
-	if (ops) {
+	/* The CUDA module derives g from w: a given g runs here. */
+	if (ops && !given) {
 		rc = ops->nvfp4_quantize(src_dtype, w, outer, k, inner, codes,
 					 scales, gscale);
 		rc = qki_cuda_result(ctx, ops, rc, n * sz);
@@ -314,13 +317,14 @@ static qopt_status qki_nv_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		for (i = 0, amax = 0; i < parts; i++)
 			amax = qki_f2u(a.part[i]) > amax ? qki_f2u(a.part[i]) : amax;
 	} else {
-		amax = known ? *known : qki_amax_bits(ctx, src_dtype, w, n);
+		amax = known ? *known : given ? 0 :
+		       qki_amax_bits(ctx, src_dtype, w, n);
 	}
-	if (amax == 0x7f800000u) {
+	if (amax == 0x7f800000u && !given) {
 		free(a.bmax);
 		return QOPT_EINVALID_NONFINITE; /* no finite scale represents inf */
 	}
-	a.g = qki_nvfp4_gscale(qki_u2f(amax));
+	a.g = given ? *given : qki_nvfp4_gscale(qki_u2f(amax));
 	if (n && inner == 1)
 		rc = qki_parallel(ctx, tiles, n * sz, qki_nv_q_rows, &a, NULL);
 	else if (n)
@@ -337,7 +341,7 @@ qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,
 		      uint8_t *codes, uint8_t *scales, float *gscale)
 {
-	return qki_nv_quantize(ctx, src_dtype, w, outer, k, inner, NULL,
+	return qki_nv_quantize(ctx, src_dtype, w, outer, k, inner, NULL, NULL,
 			       codes, scales, gscale);
 }
 
@@ -351,7 +355,27 @@ qopt_status qk_nvfp4_quantize_amax(qk_ctx *ctx, int src_dtype, const void *w,
 	if (bits >= 0x7f800000u)
 		return QK_EINVAL;
 	return qki_nv_quantize(ctx, src_dtype, w, outer, k, inner, &bits,
-			       codes, scales, gscale);
+			       NULL, codes, scales, gscale);
+}
+
+qopt_status qk_nvfp4_quantize_gscale(qk_ctx *ctx, int src_dtype,
+				     const void *x, size_t outer, size_t k,
+				     size_t inner, float gscale,
+				     uint8_t *codes, uint8_t *scales)
+{
+	float g;
+
+	/* A global scale must be a positive normal float (what
+	 * qk_nvfp4_gscale gives): else no block scale means anything. */
+	if (!(gscale >= QK_FLT_MIN) || qki_f2u(gscale) >= 0x7f800000u)
+		return QK_EINVAL;
+	return qki_nv_quantize(ctx, src_dtype, x, outer, k, inner, NULL,
+			       &gscale, codes, scales, &g);
+}
+
+float qk_nvfp4_gscale(float amax)
+{
+	return qki_nvfp4_gscale(amax);
 }
 
 /* Dequantize tiles [lo, hi): y = e2m1(code) * (e4m3(s) * g). */

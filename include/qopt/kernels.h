@@ -206,6 +206,22 @@ qopt_status qk_nvfp4_quantize_amax(qk_ctx *ctx, int src_dtype, const void *w,
 qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,
 		      uint8_t *codes, uint8_t *scales, float *gscale);
+/* ABI 3.x: TensorRT's dynamic NVFP4 quantization of an activation
+ * (trt::TRT_FP4DynamicQuantize, axis = k, block 16): the arithmetic of
+ * qk_nvfp4_quantize with the global scale given (from calibration:
+ * qk_nvfp4_gscale(amax)) instead of taken from x. Blocks whose amax
+ * exceeds 2688 * gscale saturate (scale 448, codes +-6); +-inf
+ * saturates the same way. QK_EINVAL when gscale is not a positive
+ * normal finite float. Runs on the CPU under every device (the CUDA
+ * module derives g from x). */
+qopt_status qk_nvfp4_quantize_gscale(qk_ctx *ctx, int src_dtype,
+				     const void *x, size_t outer, size_t k,
+				     size_t inner, float gscale,
+				     uint8_t *codes, uint8_t *scales);
+/* The global scale qk_nvfp4_quantize uses for a tensor of max |x| amax:
+ * amax / 2688.0f, 1 when amax is 0, FLT_MIN when that would be
+ * subnormal. */
+float qk_nvfp4_gscale(float amax);
 /* e2m1(code) * e4m3(scale) * gscale, written as dst_dtype. */
 qopt_status qk_nvfp4_dequantize(qk_ctx *ctx, const uint8_t *codes,
 			const uint8_t *scales, float gscale,

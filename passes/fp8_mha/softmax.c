@@ -106,6 +106,58 @@ static int any_matmul(const qir_value *v)
 	return 0;
 }
 
+/* An FP8 DequantizeLinear feeds v, through the layout, Cast, scale
+ * (Mul/Div by a scalar) and data-moving nodes the later rewrites look
+ * through. */
+static int fp8_fed(qir_value *v)
+{
+	qir_node *p = v ? v->producer : NULL;
+	double c;
+	int hops;
+
+	for (hops = 0; p && hops < FP8MHA_MAX_HOPS; hops++) {
+		int t = fp8mha_is_dq(p) ? qir_value_elem_type(p->inputs[0]) : 0;
+		int k = 0;
+
+		if (t == QIR_FLOAT8E4M3FN || t == QIR_FLOAT8E5M2)
+			return 1;
+		if ((fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div")) &&
+		    p->ninputs == 2 && !fp8mha_scalar(p->inputs[0], &c))
+			k = 1;
+		if (!(fp8mha_attn_is_layout(p) || fp8mha_is_op(p, "Cast") ||
+		      fp8mha_is_op(p, "Mul") || fp8mha_is_op(p, "Div") ||
+		      fp8mha_is_op(p, "Expand") || fp8mha_is_op(p, "Slice") ||
+		      fp8mha_is_op(p, "Gather") || fp8mha_is_op(p, "Split") ||
+		      fp8mha_is_op(p, "Concat")) ||
+		    p->ninputs <= (size_t)k || !p->inputs[k])
+			return 0;
+		p = p->inputs[k]->producer;
+	}
+	return 0;
+}
+
+/* In a model that carries FP8 quantization, a block whose Q, K or V has
+ * no FP8 quantizer cannot become fusible: its Softmax Q/DQ would only
+ * cost accuracy. NULL when the block's inputs are all quantized (or it
+ * is not a block), else which one is not. A model with no FP8 at all is
+ * left to the rule of fp8-mha's pipeline (refused without calibration);
+ * fp8-softmax-qdq run alone on it still measures the Softmax alone. */
+static const char *unquantized_input(int fp8_anywhere, qir_node *sm)
+{
+	qir_node *b1 = fp8mha_attn_bmm1(sm), *b2 = fp8mha_attn_bmm2(sm);
+
+	if (!fp8_anywhere || !b1 || !b2 || b1->ninputs < 2 ||
+	    b2->ninputs < 2)
+		return NULL;
+	if (!fp8_fed(b1->inputs[0]))
+		return "BMM1 input A (query)";
+	if (!fp8_fed(b1->inputs[1]))
+		return "BMM1 input B (key)";
+	if (!fp8_fed(b2->inputs[1]))
+		return "BMM2 input B (value)";
+	return NULL;
+}
+
 /* The calibrated placement leaves an attention block whose head size
  * TensorRT does not fuse in float (its MatMuls and its Softmax). */
 static int left_in_float(qir_node *sm)
@@ -116,10 +168,11 @@ static int left_in_float(qir_node *sm)
 	return head >= 0 && !fp8mha_head_fusible(head);
 }
 
-static int one(struct fp8mha_cfg *cfg, qir_node *sm)
+static int one(struct fp8mha_cfg *cfg, qir_node *sm, int fp8_anywhere)
 {
 	qir_value *out;
 	qir_node *at;
+	const char *what;
 	char why[256];
 	int dtype, rc;
 
@@ -151,6 +204,13 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm)
 		fp8mha_note(cfg, sm, "softmax_qdq = no");
 		return 0;
 	}
+	if ((what = unquantized_input(fp8_anywhere, sm))) {
+		fp8mha_skip(cfg, sm, "Softmax Q/DQ skipped (block cannot be "
+			    "fusible)", "%s of its attention block carries no "
+			    "FP8 quantizer, so the block cannot become "
+			    "fusible; the Softmax stays float", what);
+		return 0;
+	}
 	if (!FP8MHA_MAY(cfg, "Q/DQ (scale 1/448) after Softmax "
 			      "'%s'%s%s", sm->name, at != sm ? " after Cast " :
 			      "", at != sm ? at->name : ""))
@@ -168,11 +228,16 @@ int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed)
 	qir_error err = { 0 };
 	int rc = 0;
 
+	size_t blocks;
+	int fp8 = 0;
+
+	if (fp8mha_survey(cfg, &fp8, &blocks))
+		return -1;
 	if (qir_graph_nodes(cfg->m->graph, "", "Softmax", 1, &nodes, &count,
 			    &err))
 		return fp8mha_fail(cfg, NULL, &err);
 	for (i = 0; i < count && rc >= 0; i++)
-		if ((rc = one(cfg, nodes[i])) > 0)
+		if ((rc = one(cfg, nodes[i], fp8)) > 0)
 			*changed = 1;
 	free(nodes);
 	return rc < 0 ? -1 : 0;

@@ -27,6 +27,8 @@ enum nvfp4_mode {
 	NVFP4_FAKE = 1,	/* dequantized values in the weight's own type */
 };
 
+struct fp8mha_calib;
+
 struct nvfp4_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
@@ -41,6 +43,13 @@ struct nvfp4_cfg {
 	 * fresh pages before its bytes go to the spill file. */
 	uint8_t *codes_buf, *scales_buf;
 	size_t codes_cap, scales_cap;
+	/* pass nvfp4, activations = yes (act.c) */
+	int activations;
+	const char *calib_path;
+	struct fp8mha_calib *cal;	/* owned */
+	qir_node **lin;			/* linear nodes, graph order */
+	size_t nlin, caplin;
+	int placeholders;		/* the model carries TRT_FP4QDQ */
 };
 
 struct nvfp4_weight {
@@ -59,7 +68,8 @@ struct nvfp4_weight {
 };
 
 /* Skip kinds of this pass (the shared ones: skip.h). */
-extern const struct ps_skip_kind nvfp4_skip_k_block, nvfp4_skip_mixed;
+extern const struct ps_skip_kind nvfp4_skip_k_block, nvfp4_skip_mixed,
+	nvfp4_skip_export_float;
 
 /* select.c: sets w->skip when the targets leave the weight alone. */
 void nvfp4_select(struct nvfp4_cfg *cfg, struct nvfp4_weight *w);
@@ -77,6 +87,28 @@ int nvfp4_rotate_option(struct nvfp4_cfg *cfg, const char *v);
 int nvfp4_fake_rotated(struct nvfp4_cfg *cfg, const char *name, int dtype,
 		       const void *src, size_t outer, size_t k, size_t inner,
 		       void *dst);
+
+/* act.c: W4A4, the dynamic NVFP4 chain on input A of linear layers. */
+int nvfp4_is_linear(const qir_node *n);
+int nvfp4_act_remember(struct nvfp4_cfg *cfg, qir_node *n);
+int nvfp4_act_prepare(struct nvfp4_cfg *cfg);	/* loads the file */
+int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed);
+void nvfp4_act_fini(struct nvfp4_cfg *cfg);
+qopt_status nvfp4_calibration_targets(qopt_ctx *ctx, qir_model *m);
+/* The chain (cfg->mode's form) on x before node at, global scale
+ * gscale, x of rank rank and last dimension k; its output (x's type),
+ * NULL when it cannot be built. */
+qir_value *nvfp4_act_chain(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
+			   float gscale, int rank, int64_t k);
+int nvfp4_act_opset(struct nvfp4_cfg *cfg);
+float nvfp4_act_gscale(struct nvfp4_cfg *cfg, const qir_value *x,
+		       struct ps_skip *s);
+
+/* export.c: what an exporter wrote. TRT_FP4QDQ on an activation (an
+ * error, or the dynamic chain with a calibrated amax); in fake mode
+ * TRT_FP4DynamicQuantize chains -> the fake form; in real mode their
+ * outputs typed. */
+int nvfp4_export_activations(struct nvfp4_cfg *cfg, int *changed);
 
 /* constants.c: Constant tensors over the threshold -> initializers. */
 int nvfp4_move_constants(struct nvfp4_cfg *cfg, int *changed);

@@ -18,48 +18,69 @@ static const char *const rotations[] = { "no", "rotate_back", NULL };
 /* Indexed as cfg_init reads it. */
 static const char *const targets[] = { "tensorrt", "ort", NULL };
 
-static const qopt_option_spec nvfp4_opts[] = {
-	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
-	  .help = "globs over consumer node names and weight names to quantize" },
-	{ .name = "exclude", .type = QOPT_OPT_LIST, .default_value = NULL,
-	  .help = "globs over the same names to leave alone (wins over include)" },
-	{ .name = "op_types", .type = QOPT_OPT_LIST,
-	  .default_value = "MatMul,Gemm", .choices = known_ops,
-	  .help = "consumers whose weight input is quantized "
-	  "(Conv blocks along the input channels)" },
-	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "4096",
-	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
-	  .help = "weights with fewer elements are left alone" },
-	{ .name = "mode", .type = QOPT_OPT_ENUM, .default_value = "real",
-	  .choices = modes,
-	  .help = "real: FLOAT4E2M1 + FP8 scales + DequantizeLinear (opset 23); "
-	  "fake: dequantized values in the weight's own type" },
-	{ .name = "constant_threshold", .type = QOPT_OPT_INT,
-	  .default_value = "65536", .flags = QOPT_OPT_HAS_MIN, .min = -1,
-	  .help = "Constant tensors over this many bytes become initializers "
-	  "(-1: never)" },
-	{ .name = "block_size", .type = QOPT_OPT_INT, .default_value = "16",
-	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX,
-	  .min = QK_NVFP4_BLOCK, .max = QK_NVFP4_BLOCK,
-	  .help = "NVFP4 block along K; the format fixes it at 16" },
-	{ .name = "target", .type = QOPT_OPT_ENUM, .default_value = "tensorrt",
-	  .choices = targets,
-	  .help = "the runtime the model is for: tensorrt refuses Conv in "
-	  "op_types (TensorRT has no NVFP4 convolution; the pass fp8 is its "
-	  "option); ort keeps NVFP4 Conv weights for ONNX Runtime" },
-	{ .name = "rotate", .type = QOPT_OPT_ENUM, .default_value = "no",
-	  .choices = rotations,
-	  .help = "rotate_back (fake mode only): quantize R W (normalized "
-	  "Hadamard along K, block K & -K) and store R fq(R W), so that no "
+/* Options of both passes (nvfp4-weights is nvfp4 without activations). */
+#define NVFP4_COMMON_OPTS \
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*", \
+	  .help = "globs over consumer node names and weight names to quantize" }, \
+	{ .name = "exclude", .type = QOPT_OPT_LIST, .default_value = NULL, \
+	  .help = "globs over the same names to leave alone (wins over include)" }, \
+	{ .name = "op_types", .type = QOPT_OPT_LIST, \
+	  .default_value = "MatMul,Gemm", .choices = known_ops, \
+	  .help = "consumers whose weight input is quantized " \
+	  "(Conv blocks along the input channels)" }, \
+	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "4096", \
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0, \
+	  .help = "weights with fewer elements are left alone" }, \
+	{ .name = "mode", .type = QOPT_OPT_ENUM, .default_value = "real", \
+	  .choices = modes, \
+	  .help = "real: FLOAT4E2M1 + FP8 scales + DequantizeLinear (opset 23); " \
+	  "fake: dequantized values in the weight's own type" }, \
+	{ .name = "constant_threshold", .type = QOPT_OPT_INT, \
+	  .default_value = "65536", .flags = QOPT_OPT_HAS_MIN, .min = -1, \
+	  .help = "Constant tensors over this many bytes become initializers " \
+	  "(-1: never)" }, \
+	{ .name = "block_size", .type = QOPT_OPT_INT, .default_value = "16", \
+	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX, \
+	  .min = QK_NVFP4_BLOCK, .max = QK_NVFP4_BLOCK, \
+	  .help = "NVFP4 block along K; the format fixes it at 16" }, \
+	{ .name = "target", .type = QOPT_OPT_ENUM, .default_value = "tensorrt", \
+	  .choices = targets, \
+	  .help = "the runtime the model is for: tensorrt refuses Conv in " \
+	  "op_types (TensorRT has no NVFP4 convolution; the pass fp8 is its " \
+	  "option); ort keeps NVFP4 Conv weights for ONNX Runtime" }, \
+	{ .name = "rotate", .type = QOPT_OPT_ENUM, .default_value = "no", \
+	  .choices = rotations, \
+	  .help = "rotate_back (fake mode only): quantize R W (normalized " \
+	  "Hadamard along K, block K & -K) and store R fq(R W), so that no " \
 	  "activation rotation is needed" },
+
+static const qopt_option_spec nvfp4_opts[] = {
+	NVFP4_COMMON_OPTS
 	{ 0 }
 };
 
-static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
+static const qopt_option_spec nvfp4_act_opts[] = {
+	NVFP4_COMMON_OPTS
+	{ .name = "activations", .type = QOPT_OPT_BOOL, .default_value = "no",
+	  .help = "W4A4: TensorRT's dynamic NVFP4 quantization on input A of "
+	  "every selected linear MatMul/Gemm (needs calibration)" },
+	{ .name = "calibration", .type = QOPT_OPT_STRING,
+	  .flags = QOPT_OPT_PATH,
+	  .help = "activations: the file of `qopt calibrate --passes "
+	  "nvfp4:activations=yes` (global scale amax/2688)" },
+	{ 0 }
+};
+
+static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m,
+		    int act)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ctx = ctx;
 	cfg->m = m;
+	if (act) {
+		cfg->activations = qopt_opt_bool(ctx, "activations");
+		cfg->calib_path = qopt_opt_string(ctx, "calibration");
+	}
 	cfg->qk = qopt_kernels(ctx);
 	/* The manager has checked mode's word and block_size's range. */
 	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? NVFP4_FAKE : NVFP4_REAL;
@@ -144,6 +165,10 @@ static int collect_graph(qir_graph *g, void *arg)
 
 		if (ps_is_placeholder(n) && n->ninputs >= 1 &&
 		    n->inputs[0]) {
+			/* on an activation: export.c */
+			if (ps_runtime_source(n->inputs[0]))
+				continue;
+			c->cfg->placeholders = 1;
 			if (cands_add(c, ps_stored_value(n->inputs[0],
 							 NVFP4_WALK)))
 				return -1;
@@ -331,7 +356,19 @@ static void read_ahead(qir_value *v)
 		(void)qir_tensor_advise(t, QIR_ADVISE_WILLNEED, &err);
 }
 
-static qopt_status nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
+/* The linear layers, before the weights' rewrite changes their B. */
+static int collect_linear(qir_graph *g, void *arg)
+{
+	struct nvfp4_cfg *cfg = arg;
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n)
+		if (nvfp4_is_linear(n) && nvfp4_act_remember(cfg, n))
+			return -1;
+	return 0;
+}
+
+static qopt_status run(qopt_ctx *ctx, qir_model *m, int *changed, int act)
 {
 	struct nvfp4_cfg cfg;
 	struct cands c = { &cfg, NULL, 0, 0, 0 };
@@ -340,11 +377,13 @@ static qopt_status nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	int rc = -1;
 
 	*changed = 0;
-	if (cfg_init(&cfg, ctx, m)) {
+	if (cfg_init(&cfg, ctx, m, act) || nvfp4_act_prepare(&cfg)) {
 		ps_targets_fini(&cfg.tg);
+		nvfp4_act_fini(&cfg);
 		return QOPT_EPASS;
 	}
-	if (qir_graph_walk(m->graph, collect_graph, &c)) {
+	if ((cfg.activations && qir_graph_walk(m->graph, collect_linear, &cfg))
+	    || qir_graph_walk(m->graph, collect_graph, &c)) {
 		qopt_error(ctx, "out of memory");
 		goto out;
 	}
@@ -370,13 +409,18 @@ static qopt_status nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_progress(ctx, done, c.total_bytes, "nvfp4 weights");
 	}
 	rc = -1;
+	if (nvfp4_export_activations(&cfg, changed))
+		goto out;
 	if (qir_graph_walk(m->graph, leftover_placeholders, &cfg))
+		goto out;
+	if (nvfp4_activations(&cfg, changed))
 		goto out;
 	if (nvfp4_move_constants(&cfg, changed))
 		goto out;
 	ps_targets_report(ctx, &cfg.tg, "weight");
 	rc = 0;
 out:
+	nvfp4_act_fini(&cfg);
 	free(c.v);
 	free(cfg.codes_buf);
 	free(cfg.scales_buf);
@@ -384,11 +428,28 @@ out:
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
+static qopt_status nvfp4_weights_run(qopt_ctx *ctx, qir_model *m,
+				     int *changed)
+{
+	return run(ctx, m, changed, 0);
+}
+
+static qopt_status nvfp4_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	return run(ctx, m, changed, 1);
+}
+
 static const qopt_pass_info nvfp4_passes[] = {
 	{ .name = "nvfp4-weights",
 	  .summary = "quantize MatMul/Gemm weights to NVFP4 (FP4 E2M1, FP8 block scales)",
-	  .options = nvfp4_opts, .run = nvfp4_run,
+	  .options = nvfp4_opts, .run = nvfp4_weights_run,
 	  .flags = QOPT_PASS_HAS_TARGETS },
+	{ .name = "nvfp4",
+	  .summary = "NVFP4 weights and, with activations = yes and a "
+	  "calibration file, TensorRT's dynamic NVFP4 on linear inputs (W4A4)",
+	  .options = nvfp4_act_opts, .run = nvfp4_run,
+	  .flags = QOPT_PASS_HAS_TARGETS,
+	  .calibration_targets = nvfp4_calibration_targets },
 	{ 0 }
 };
 

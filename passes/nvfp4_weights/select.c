@@ -14,6 +14,10 @@
 
 #include "nvfp4.h"
 
+const struct ps_skip_kind nvfp4_skip_export_float = {
+	"left float (not marked by the export)", PS_SKIP_INFO
+};
+
 const struct ps_skip_kind nvfp4_skip_mixed = {
 	"skipped (shared with a non-selected consumer)", PS_SKIP_INFO
 };
@@ -68,7 +72,13 @@ void nvfp4_select(struct nvfp4_cfg *cfg, struct nvfp4_weight *w)
 		select_use(cfg, w, &w->uses.v[i], &st);
 	if (w->skip.kind || nvfp4_has_placeholder(w))
 		return;	/* an exporter's mark overrides the targets */
-	if (!st.op_ok_any)
+	/* An export that marks its NVFP4 weights chose the rest to stay
+	 * float (an LM head, a tied embedding): only include overrides. */
+	if (cfg->placeholders && !qopt_opt_is_set(cfg->ctx, "include"))
+		ps_skip_set(&w->skip, &nvfp4_skip_export_float, "the export "
+			    "marks its NVFP4 weights with trt::TRT_FP4QDQ and "
+			    "not this one (include = ... selects it)");
+	else if (!st.op_ok_any)
 		ps_skip_set(&w->skip, &ps_skip_op_type,
 			    "consumer op type %s not in op_types",
 			    w->uses.v[0].node->op_type);

@@ -442,6 +442,67 @@ static void threads(void)
 	}
 }
 
+/* qk_nvfp4_quantize_gscale: with the weight's own global scale it is
+ * qk_nvfp4_quantize (both layouts); with a smaller one, blocks over
+ * 2688 g saturate (scale 448, codes +-6); a global scale that is not a
+ * positive normal finite float is refused. */
+static void given_gscale(qk_ctx *ctx)
+{
+	size_t n = 4 * 64 * 3;
+	float *w = gen(n, 3), g, amax = 0;
+	struct q a, b;
+	size_t i;
+	int same = 1, sat = 1;
+
+	q_alloc(&a, n);
+	q_alloc(&b, n);
+	for (i = 0; i < n; i++)
+		amax = fabsf(w[i]) > amax ? fabsf(w[i]) : amax;
+	g = qk_nvfp4_gscale(amax);
+	same &= !qk_nvfp4_quantize(ctx, QIR_FLOAT, w, 4, 64, 3, a.codes,
+				   a.scales, &a.g) &&
+		!qk_nvfp4_quantize_gscale(ctx, QIR_FLOAT, w, 4, 64, 3, g,
+					  b.codes, b.scales) &&
+		a.g == g && !memcmp(a.codes, b.codes, n / 2) &&
+		!memcmp(a.scales, b.scales, n / 16);
+	same &= !qk_nvfp4_quantize(ctx, QIR_FLOAT, w, 12, 64, 1, a.codes,
+				   a.scales, &a.g) &&
+		!qk_nvfp4_quantize_gscale(ctx, QIR_FLOAT, w, 12, 64, 1, g,
+					  b.codes, b.scales) &&
+		!memcmp(a.codes, b.codes, n / 2) &&
+		!memcmp(a.scales, b.scales, n / 16);
+	tap_ok(same, "given gscale = the weight's own: qk_nvfp4_quantize's bytes");
+	/* g far below the weight's: every block over 2688 g saturates */
+	sat &= !qk_nvfp4_quantize_gscale(ctx, QIR_FLOAT, w, 12, 64, 1,
+					 g / 1e4f, b.codes, b.scales);
+	for (i = 0; i < n / 16; i++) {
+		float m = 0;
+		size_t j;
+
+		for (j = 0; j < 16; j++)
+			m = fabsf(w[i * 16 + j]) > m ? fabsf(w[i * 16 + j]) : m;
+		if (m > 2688 * (g / 1e4f))
+			sat &= b.scales[i] == 0x7e;
+	}
+	tap_ok(sat, "blocks over 2688 g: scale 448 (0x7e)");
+	tap_ok(qk_nvfp4_quantize_gscale(ctx, QIR_FLOAT, w, 12, 64, 1, 0.0f,
+					b.codes, b.scales) == QK_EINVAL &&
+	       qk_nvfp4_quantize_gscale(ctx, QIR_FLOAT, w, 12, 64, 1, -1.0f,
+					b.codes, b.scales) == QK_EINVAL &&
+	       qk_nvfp4_quantize_gscale(ctx, QIR_FLOAT, w, 12, 64, 1, NAN,
+					b.codes, b.scales) == QK_EINVAL &&
+	       qk_nvfp4_quantize_gscale(ctx, QIR_FLOAT, w, 12, 64, 1, INFINITY,
+					b.codes, b.scales) == QK_EINVAL &&
+	       qk_nvfp4_quantize_gscale(ctx, QIR_FLOAT, w, 12, 64, 1, 1e-39f,
+					b.codes, b.scales) == QK_EINVAL &&
+	       qk_nvfp4_gscale(0) == 1.0f && qk_nvfp4_gscale(2688) == 1.0f,
+	       "gscale 0, negative, NaN, inf, subnormal: QK_EINVAL; "
+	       "qk_nvfp4_gscale(0) = 1");
+	q_free(&a);
+	q_free(&b);
+	free(w);
+}
+
 int main(void)
 {
 	qk_ctx *ctx;
@@ -453,6 +514,7 @@ int main(void)
 	random_weights(ctx);
 	special_blocks(ctx);
 	shapes_and_errors(ctx);
+	given_gscale(ctx);
 	other_dtypes(ctx);
 	other_dtypes_wide(ctx);
 	threads();

@@ -21,3 +21,16 @@ BENCH_TARGETS += bench-nvfp4
 bench-nvfp4: all bench/nvfp4-gen$(EXEEXT)
 	. $(top_builddir)/tests/env.sh; \
 	$(SHELL) $(top_srcdir)/bench/nvfp4-bench.sh
+
+# W4A4 (pass nvfp4, activations = yes): the fake form against the
+# kernel bit for bit in ORT; the real form and calibration on the torch
+# exports; ModelOpt W4A4 exports; the accuracy table.
+check_PROGRAMS += tests/passes/nvfp4_weights/act-exact
+tests_passes_nvfp4_weights_act_exact_SOURCES = tests/passes/nvfp4_weights/act-exact.c
+tests_passes_nvfp4_weights_act_exact_LDADD = libqopt.la -lm
+TESTS += tests/passes/nvfp4_weights/act.sh tests/passes/nvfp4_weights/w4a4.sh \
+	tests/passes/nvfp4_weights/modelopt.sh tests/passes/nvfp4_weights/accuracy.sh
+EXTRA_DIST += tests/passes/nvfp4_weights/act.sh tests/passes/nvfp4_weights/act-exact.js \
+	tests/passes/nvfp4_weights/w4a4.sh tests/passes/nvfp4_weights/modelopt.sh \
+	tests/passes/nvfp4_weights/modelopt.py tests/passes/nvfp4_weights/modelopt.js \
+	tests/passes/nvfp4_weights/accuracy.sh tests/passes/nvfp4_weights/accuracy.js
