@@ -48,7 +48,7 @@ gqa 15 0 0.25
 gpt2 9 0 0.1
 vit_sdpa 12 1 0.5
 LIST
-qopt_node "$top_srcdir/tests/torch-ort.js" "$work/jobs" >"$work/ort" 2>&1
+qopt_node "$top_srcdir/tests/torch/ort.js" "$work/jobs" >"$work/ort" 2>&1
 while read -r m mode rest; do
 	grep "^$m ok" "$work/ort" >/dev/null
 	r=$?
