@@ -11,7 +11,7 @@
  * alone what the CLI must not redo: the input and the result verify,
  * and --strict (pm_run_model). It uses libqopt's public API only, and
  * gives passes their context through the ops table of
- * core/api/ctx-ops.h.
+ * base/ctx-ops.h.
  */
 #ifndef QOPT_CORE_H
 #define QOPT_CORE_H
@@ -426,7 +426,7 @@ struct pm_want {
 };
 
 struct ctx_ops;
-/* The manager's pass context; starts as core/api/ctx-ops.h's ctx_head. */
+/* The manager's pass context; starts as base/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
 	const struct ctx_ops *ops;	/* &pm_ctx_ops */
 	struct pm_run *run;
