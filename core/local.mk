@@ -7,11 +7,19 @@ core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
 core_libpassmgr_la_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
 core_libpassmgr_la_LIBADD = $(INIH_LIBS)
 core_libpassmgr_la_SOURCES = \
-	core/manager/core.h \
+	core/manager/session-api.h \
+	core/manager/msg.h \
+	core/manager/options.h \
+	core/manager/registry.h \
+	core/manager/pipeline.h \
+	core/manager/run.h \
+	core/manager/sys.h \
 	base/ctx-ops.h \
 	core/manager/pipeline-internal.h \
 	core/manager/session.h \
 	core/manager/session.c \
+	core/manager/api.c \
+	core/manager/hooks.c \
 	core/manager/log.c \
 	core/manager/suggest.c \
 	core/manager/options.c \
@@ -19,10 +27,13 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/numfmt.c \
 	core/manager/jsonstr.h \
 	core/manager/jsonstr.c \
+	core/manager/registry.c \
+	core/manager/import.c \
 	core/manager/loader.c \
 	core/manager/plugin-symbols.c \
 	core/manager/alias.c \
 	core/manager/discovery.c \
+	core/manager/pipeline-stages.c \
 	core/manager/pipeline.c \
 	core/manager/pipeline-expand.c \
 	core/manager/pipeline-graph.c \
@@ -53,6 +64,8 @@ qopt_SOURCES += \
 	core/cli/calib-json.c \
 	core/cli/calib-samples.h \
 	core/cli/calib-samples.c \
+	core/cli/calib-hoist.h \
+	core/cli/calib-hoist.c \
 	core/cli/bisect.c \
 	core/cli/outpath.h \
 	core/cli/outpath.c

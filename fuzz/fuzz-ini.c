@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "manager/core.h"
+#include "manager/session-api.h"
 
 static char path[256];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pm_pipeline p;
+	qm_session *s;
 	char *text;
 	int fd;
 
@@ -30,18 +30,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 	/* Pipeline messages go to stderr; libFuzzer's -close_fd_mask=2
 	 * silences them on long runs. */
-	pm_pipeline_init(&p, NULL);
-	pm_pipeline_parse_ini(&p, path);
-	pm_pipeline_free(&p);
+	s = qm_session_new();
+	if (!s)
+		abort();
+	qm_parse(s, path, NULL);
+	qm_session_free(s);
 
 	text = malloc(size + 1);
 	if (!text)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = 0;
-	pm_pipeline_init(&p, NULL);
-	pm_pipeline_parse_inline(&p, text);
-	pm_pipeline_free(&p);
+	s = qm_session_new();
+	if (!s)
+		abort();
+	qm_parse(s, NULL, text);
+	qm_session_free(s);
 	free(text);
 	unlink(path);
 	return 0;

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <qopt/ir.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 /* QOPT_PLUGIN's entry function of each pass, renamed (fuzz/local.mk). */
 const qopt_plugin_info *fuzz_entry_cast_fold(void);
@@ -37,7 +37,7 @@ static const char *const pipelines[] = {
 	"nvfp4-weights:min_size=0:mode=fake:rotate=rotate_back,"
 	"fp8-mha:weight_mode=fake:rotate=rotate_back:weight_axis=yes",
 	"hadamard-rotate:min_size=0:quantizer=fp8",
-	"nvfp4-weights:min_size=0:op_types=MatMul;Gemm;Conv",
+	"nvfp4-weights:min_size=0:op_types=MatMul;Gemm;Conv:target=ort",
 	"fp8-mha",
 	"cast-fold",
 };

@@ -21,8 +21,9 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/calib.h \
 	passes/fp8_mha/calib_file.c \
 	passes/fp8_mha/calib_place.c \
-	passes/fp8_mha/calib_targets.c
+	passes/fp8_mha/calib_targets.c \
+	passes/fp8_mha/residual.c
 passes_fp8_mha_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_fp8_mha_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD) -lm
 EXTRA_DIST += docs/fp8-mha.md
-EXTRA_DIST += docs/calibration.md
+EXTRA_DIST += docs/calibration.md docs/fp8.md

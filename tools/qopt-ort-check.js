@@ -394,6 +394,16 @@ async function main() {
 	ort.env.logLevel = 'fatal';
 	const ref = await session(ort, a.files[0], a, EXIT.ORIGINAL, 'original');
 	const cand = await session(ort, a.files[1], a, EXIT.CANDIDATE, 'candidate');
+	if (a.opt !== 'disabled') {
+		const convs = lib.fp16DqConvQ(a.files[1]);
+		if (convs.length)
+			process.stderr.write(`${ME}: warning: ${a.files[1]}: ${convs.length} FLOAT16 ` +
+				`DequantizeLinear -> Conv -> QuantizeLinear unit${convs.length > 1 ? 's' : ''} ` +
+				`(first: '${lib.escapeText(convs[0])}'): ONNX Runtime at graph optimization ` +
+				`${a.opt} rewrites them with an int32 bias quantization that overflows ` +
+				`FLOAT16, so its results there are wrong even for a right model; check with ` +
+				`--opt-level disabled (docs/fp8.md)\n`);
+	}
 	const inputs = lib.modelInputs(a.files[0]);
 	if (!a.inputs)	// a misspelled --dim before any sample runs
 		a.shapes = lib.randomShapes(inputs, a.dims,

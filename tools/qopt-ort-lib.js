@@ -594,6 +594,69 @@ function hasFp4(file) {
 	return false;
 }
 
+// The Convs of a model's main graph in ONNX Runtime's quantized-Conv
+// unit, DequantizeLinear -> Conv -> QuantizeLinear, whose DQ scale is
+// FLOAT16: ORT 1.30 at graph optimization basic and above turns the
+// unit into an int32 bias quantization whose quotient bias / (input
+// scale x weight scale) overflows FLOAT16, so the model computes
+// garbage there while it is right at `disabled` (docs/fp8.md). Names
+// of those Convs (at most a few), [] when none or unreadable.
+function fp16DqConvQ(file) {
+	const str = (buf, f) => buf.toString('utf8', f.s, f.e);
+	try {
+		const buf = fs.readFileSync(file);
+		const nodes = [], f16 = new Set();
+		for (const f of fields(buf)) {
+			if (f.num !== 7 || f.wire !== 2)
+				continue;
+			for (const g of fields(buf, f.s, f.e)) {
+				if (g.num === 1 && g.wire === 2) {
+					const n = { inputs: [], outputs: [], op: '', domain: '', name: '' };
+					for (const h of fields(buf, g.s, g.e)) {
+						if (h.wire !== 2)
+							continue;
+						if (h.num === 1) n.inputs.push(str(buf, h));
+						else if (h.num === 2) n.outputs.push(str(buf, h));
+						else if (h.num === 3) n.name = str(buf, h);
+						else if (h.num === 4) n.op = str(buf, h);
+						else if (h.num === 7) n.domain = str(buf, h);
+					}
+					nodes.push(n);
+				} else if (g.num === 5 && g.wire === 2) {
+					let name = '', type = 0;
+					for (const h of fields(buf, g.s, g.e)) {
+						if (h.num === 8 && h.wire === 2) name = str(buf, h);
+						else if (h.num === 2 && h.wire === 0) type = Number(h.v);
+					}
+					if (type === 10)
+						f16.add(name);
+				}
+			}
+		}
+		const std = (n, op) => n.op === op && (n.domain === '' || n.domain === 'ai.onnx');
+		const prod = new Map(), users = new Map();
+		for (const n of nodes) {
+			for (const o of n.outputs)
+				prod.set(o, n);
+			for (const i of n.inputs)
+				users.set(i, (users.get(i) || []).concat([n]));
+		}
+		const hits = [];
+		for (const n of nodes) {
+			if (!std(n, 'Conv') || !n.outputs.length)
+				continue;
+			const dq = prod.get(n.inputs[0]);
+			if (!dq || !std(dq, 'DequantizeLinear') || !f16.has(dq.inputs[1]))
+				continue;
+			if ((users.get(n.outputs[0]) || []).some((u) => std(u, 'QuantizeLinear')))
+				hits.push(n.name || n.outputs[0]);
+		}
+		return hits;
+	} catch (e) {
+		return [];
+	}
+}
+
 const FP4_HINT = 'ONNX Runtime has no kernel for FLOAT4E2M1 (FP4) tensors ' +
 	'(DequantizeLinear of FP4 weights); to check an NVFP4 pipeline in ORT, ' +
 	'run nvfp4-weights with mode=fake (FP32 weights holding the FP4-rounded ' +
@@ -618,5 +681,5 @@ function asNumbers(t) {
 
 module.exports = { InputError, OrtMissing, DEFAULT_ORT_DIR, INSTALL_HINT,
 	loadOrt, modelInputs, symbolicDims, randomShapes, escapeText, readTensorProto, readNpy, readSampleFile, randomTensor,
-	mulberry32, asNumbers, sampleDirs, readSample, fmtDims, TYPES, hasFp4, FP4_HINT,
+	mulberry32, asNumbers, sampleDirs, readSample, fmtDims, TYPES, hasFp4, FP4_HINT, fp16DqConvQ,
 	ELEM_NAMES, ORT_ELEM };

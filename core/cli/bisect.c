@@ -18,7 +18,8 @@
  *
  * The test runs in a process group of its own: a SIGINT, SIGTERM or
  * SIGHUP to qopt ends that group and waits for it, removes the
- * candidate and ends qopt by the signal (core/manager/guard.c).
+ * candidate and ends qopt by the signal (qm_guard_*). The limit is the
+ * session's bisect hook's (qm_hook_bisect), set again for each run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,13 +46,13 @@ struct point_info {
 };
 
 struct bisect {
-	struct pm_cli *c;
-	struct pm_pipeline *pl;
-	struct pm_run_opts o;
+	struct cli_opts *c;
+	qk_device dev;
+	int print;		/* BISECT: lines (-v) */
 	qir_save_opts so;
 	const char *dir;
 	char *cand, *cand_data;
-	pm_outfile *logfile;	/* bisect.log, renamed in place at the end */
+	qm_outfile *logfile;	/* bisect.log, renamed in place at the end */
 	FILE *log;
 	int tests;
 	qir_model *good, *bad;
@@ -77,24 +78,19 @@ static void point_clear(struct point_info *pi)
 	memset(pi, 0, sizeof(*pi));
 }
 
-static void keep_point(struct bisect *b, const struct pm_run *run,
-		       int64_t num, struct point_info *out)
+static void keep_point(struct bisect *b, int64_t num,
+		       struct point_info *out)
 {
-	size_t i;
+	struct qm_point p;
 
-	for (i = 0; i < run->npoints; i++) {
-		const struct pm_point *p = &run->points[i];
-
-		if (p->num != num)
-			continue;
-		point_clear(out);
-		out->num = num;
-		out->is_rewrite = p->is_rewrite;
-		out->pass_point = p->pass_point;
-		out->pass = strdup(b->pl->stages[p->stage].name);
-		out->desc = p->desc ? strdup(p->desc) : NULL;
+	if (qm_point_at(b->c->s, num, &p) < 0)
 		return;
-	}
+	point_clear(out);
+	out->num = num;
+	out->is_rewrite = p.is_rewrite;
+	out->pass_point = p.pass_point;
+	out->pass = strdup(p.pass);
+	out->desc = p.desc ? strdup(p.desc) : NULL;
 }
 
 /* The model after the first `limit` points; NULL when loading or the
@@ -102,29 +98,24 @@ static void keep_point(struct bisect *b, const struct pm_run *run,
 static qir_model *run_at(struct bisect *b, int64_t limit, int64_t *count,
 			 struct point_info *pi)
 {
-	struct pm_run_opts o = b->o;
-	struct pm_run run;
-	qir_error err = { 0 };
+	qm_session *s = b->c->s;
 	qir_model *m;
 
-	o.bisect_limit = limit;
-	o.record_points = pi != NULL;
-	if (pm_run_init(&run, b->pl, &o, &err) < 0) {
-		fprintf(stderr, "qopt: error: %s\n", err.msg);
+	if (qm_hook_bisect(s, limit, b->print, pi != NULL) < 0 ||
+	    qm_run_begin(s, b->dev, b->c->threads, 0))
 		return NULL;
-	}
-	m = cli_load(b->c->s, b->c->input);
+	m = cli_load(s, b->c->input);
 	if (!m)
 		b->input_gone = 1;
-	if (m && pm_run_model(&run, m) < 0) {
+	if (m && qm_run(s, m)) {
 		qir_model_free(m);
 		m = NULL;
 	}
 	if (count)
-		*count = run.counter;
+		*count = qm_points(s);
 	if (m && pi)
-		keep_point(b, &run, limit < 0 ? run.counter : limit, pi);
-	pm_run_fini(&run);
+		keep_point(b, limit < 0 ? qm_points(s) : limit, pi);
+	qm_run_end(s);
 	return m;
 }
 
@@ -179,16 +170,16 @@ static char *test_command(const char *cmd, const char *path)
 }
 
 /* Says why a finished test could not run, or returns 0 when it ran. */
-static int test_did_not_run(const char *cmd, int status)
+static int test_did_not_run(qm_session *s, const char *cmd, int status)
 {
 	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "qopt: error: bisect: the test '%s' was killed by signal %d: it says nothing about the model\n",
+		qm_say(s, QOPT_LOG_ERROR, "qopt: error: bisect: the test '%s' was killed by signal %d: it says nothing about the model\n",
 			cmd, WTERMSIG(status));
 		return 1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) < 126)
 		return 0;
-	fprintf(stderr, "qopt: error: bisect: the test '%s' cannot run (exit %d: %s)\n",
+	qm_say(s, QOPT_LOG_ERROR, "qopt: error: bisect: the test '%s' cannot run (exit %d: %s)\n",
 		cmd, WEXITSTATUS(status),
 		WEXITSTATUS(status) == 127 ? "a command it runs was not found" :
 		WEXITSTATUS(status) == 126 ?
@@ -197,7 +188,7 @@ static int test_did_not_run(const char *cmd, int status)
 	return 1;
 }
 
-static int run_test(const char *cmd)
+static int run_test(qm_session *s, const char *cmd)
 {
 	int status;
 	pid_t pid;
@@ -205,7 +196,7 @@ static int run_test(const char *cmd)
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "qopt: error: bisect: cannot run the test '%s': fork: %s\n",
+		qm_say(s, QOPT_LOG_ERROR, "qopt: error: bisect: cannot run the test '%s': fork: %s\n",
 			cmd, strerror(errno));
 		return T_ERROR;
 	}
@@ -220,16 +211,16 @@ static int run_test(const char *cmd)
 		_exit(127);
 	}
 	setpgid(pid, pid);
-	pm_guard_child(pid);
+	qm_guard_child(pid, 1);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
-			pm_guard_child(0);
-			fprintf(stderr, "qopt: error: bisect: the test '%s': waitpid: %s\n",
+			qm_guard_child(0, 1);
+			qm_say(s, QOPT_LOG_ERROR, "qopt: error: bisect: the test '%s': waitpid: %s\n",
 				cmd, strerror(errno));
 			return T_ERROR;
 		}
-	pm_guard_child(0);
-	if (test_did_not_run(cmd, status))
+	qm_guard_child(0, 1);
+	if (test_did_not_run(s, cmd, status))
 		return T_ERROR;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return T_GOOD;
@@ -251,7 +242,7 @@ static int test_model(struct bisect *b, qir_model *m, int64_t limit)
 	int r;
 
 	if (!m && b->input_gone) {
-		fprintf(stderr, "qopt: error: bisect: cannot load the input '%s' again (removed or changed during the bisect); stopping\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect: cannot load the input '%s' again (removed or changed during the bisect); stopping\n",
 			b->c->input);
 		return T_FAIL;
 	}
@@ -259,19 +250,19 @@ static int test_model(struct bisect *b, qir_model *m, int64_t limit)
 		r = T_SKIP;
 		fprintf(b->log, "limit %lld: skip (the pipeline failed)\n",
 			(long long)limit);
-		fprintf(stderr, "qopt: bisect: limit %lld: the pipeline failed; skipping it\n",
+		qm_say(b->c->s, QOPT_LOG_INFO, "qopt: bisect: limit %lld: the pipeline failed; skipping it\n",
 			(long long)limit);
 		return r;
 	}
 	if (qir_model_save(m, b->cand, &b->so, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: cannot write the candidate: %s\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: %s: error: cannot write the candidate: %s\n",
 			b->cand, err.msg);
 		return T_FAIL;
 	}
 	cmd = test_command(b->c->test_cmd, b->cand);
 	if (!cmd)
-		fprintf(stderr, "qopt: error: bisect: out of memory\n");
-	r = cmd ? run_test(cmd) : T_ERROR;
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect: out of memory\n");
+	r = cmd ? run_test(b->c->s, cmd) : T_ERROR;
 	free(cmd);
 	remove_candidate(b);
 	if (r == T_ERROR)
@@ -279,7 +270,7 @@ static int test_model(struct bisect *b, qir_model *m, int64_t limit)
 	b->tests++;
 	fprintf(b->log, "limit %lld: %s\n", (long long)limit, tname[r]);
 	fflush(b->log);
-	fprintf(stderr, "qopt: bisect: limit %lld: %s\n", (long long)limit,
+	qm_say(b->c->s, QOPT_LOG_INFO, "qopt: bisect: limit %lld: %s\n", (long long)limit,
 		tname[r]);
 	return r;
 }
@@ -291,7 +282,7 @@ static int save_as(struct bisect *b, qir_model *m, const char *name)
 	int rc = path ? qir_model_save(m, path, &b->so, &err) : -1;
 
 	if (rc < 0)
-		fprintf(stderr, "qopt: %s: error: %s\n", path ? path : name,
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: %s: error: %s\n", path ? path : name,
 			err.msg);
 	free(path);
 	return rc;
@@ -356,19 +347,19 @@ static int endpoints(struct bisect *b, int64_t *npoints)
 	if (!b->bad && b->input_gone)
 		return -1;	/* cli_load said why */
 	if (!b->bad) {
-		fprintf(stderr, "qopt: error: bisect: the full pipeline fails on %s\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect: the full pipeline fails on %s\n",
 			b->c->input);
 		return -1;
 	}
 	if (*npoints == 0) {
-		fprintf(stderr, "qopt: error: bisect: the pipeline has no passes to bisect\n");
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect: the pipeline has no passes to bisect\n");
 		return -1;
 	}
 	r = test_model(b, b->bad, *npoints);
 	if (r == T_ERROR || r == T_FAIL)
 		return r == T_ERROR ? -2 : -1;
 	if (r != T_BAD) {
-		fprintf(stderr, "qopt: error: bisect: the fully optimized model is %s, not bad: nothing to bisect\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect: the fully optimized model is %s, not bad: nothing to bisect\n",
 			tname[r]);
 		return -1;
 	}
@@ -377,7 +368,7 @@ static int endpoints(struct bisect *b, int64_t *npoints)
 	if (r == T_ERROR || r == T_FAIL)
 		return r == T_ERROR ? -2 : -1;
 	if (r != T_GOOD) {
-		fprintf(stderr, "qopt: error: bisect: the unmodified model is %s, not good: the test fails without qopt's passes\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect: the unmodified model is %s, not good: the test fails without qopt's passes\n",
 			tname[r]);
 		return -1;
 	}
@@ -398,21 +389,22 @@ static int ceil_log2(int64_t n)
 static void report(const struct bisect *b, int64_t npoints)
 {
 	const struct point_info *p = &b->hi_point;
+	FILE *out = qm_data(b->c->s);
 
 	if (p->is_rewrite)
-		printf("first bad point: (%lld) rewrite in pass run (%lld) %s: %s\n",
+		fprintf(out, "first bad point: (%lld) rewrite in pass run (%lld) %s: %s\n",
 		       (long long)p->num, (long long)p->pass_point, p->pass,
 		       p->desc ? p->desc : "");
 	else
-		printf("first bad point: (%lld) pass run %s\n",
+		fprintf(out, "first bad point: (%lld) pass run %s\n",
 		       (long long)p->num, p->pass);
-	printf("points: %lld; test runs: %d (at most %d without skips)\n",
+	fprintf(out, "points: %lld; test runs: %d (at most %d without skips)\n",
 	       (long long)npoints, b->tests, ceil_log2(npoints) + 2);
-	printf("last good: %s/last-good.onnx (limit %lld)\n", b->dir,
+	fprintf(out, "last good: %s/last-good.onnx (limit %lld)\n", b->dir,
 	       (long long)b->lo);
-	printf("first bad: %s/first-bad.onnx (limit %lld)\n", b->dir,
+	fprintf(out, "first bad: %s/first-bad.onnx (limit %lld)\n", b->dir,
 	       (long long)b->hi);
-	printf("log: %s/bisect.log\n", b->dir);
+	fprintf(out, "log: %s/bisect.log\n", b->dir);
 }
 
 /* Bisect's folder holds only files it names; each must be absent or a
@@ -431,11 +423,11 @@ static int check_dir(const struct bisect *b)
 	int rc = 0;
 
 	if (!*b->dir) {
-		fprintf(stderr, "qopt: error: -o needs a folder name, got ''\n");
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: -o needs a folder name, got ''\n");
 		return QOPT_EXIT_USAGE;
 	}
 	if (stat(b->dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "qopt: error: bisect's -o '%s' is not a folder\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect's -o '%s' is not a folder\n",
 			b->dir);
 		return QOPT_EXIT_USAGE;
 	}
@@ -446,9 +438,9 @@ static int check_dir(const struct bisect *b)
 		if (!p)
 			return QOPT_EXIT_FAIL;
 		if (stat(b->dir, &st) == 0)
-			rc = pm_outpath_check("bisect -o", p, &discard);
-		if (!rc && (discard || pm_same_path(p, b->c->input))) {
-			fprintf(stderr, "qopt: error: bisect would write '%s', which is %s\n",
+			rc = cli_outpath_check(b->c->s, "bisect -o", p, &discard);
+		if (!rc && (discard || cli_same_path(p, b->c->input))) {
+			qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect would write '%s', which is %s\n",
 				p, discard ? "a device" : "the input model");
 			rc = QOPT_EXIT_USAGE;
 		}
@@ -463,23 +455,24 @@ static int open_dir(struct bisect *b)
 	char *log;
 
 	if (mkdir(b->dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, "qopt: %s: error: cannot create folder: %s\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: %s: error: cannot create folder: %s\n",
 			b->dir, strerror(errno));
 		return -1;
 	}
 	b->cand = path_in(b->dir, "candidate.onnx");
 	b->cand_data = path_in(b->dir, "candidate.onnx.data");
 	log = path_in(b->dir, "bisect.log");
-	b->logfile = log ? pm_outfile_open(log, &b->log, &err) : NULL;
+	b->logfile = log ? qm_outfile_open(log, &b->log, &err) : NULL;
 	if (!b->logfile || !b->cand || !b->cand_data) {
-		fprintf(stderr, "qopt: %s: error: cannot write bisect.log: %s\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: %s: error: cannot write bisect.log: %s\n",
 			b->dir, err.msg[0] ? err.msg : "out of memory");
 		free(log);
 		return -1;
 	}
 	free(log);
 	/* A stop during a test removes the candidate it was given. */
-	pm_guard_files((const char *const[]){ b->cand, b->cand_data }, 2);
+	qm_guard_files((const char *const[]){ b->cand, b->cand_data }, 2,
+		       NULL);
 	return 0;
 }
 
@@ -507,7 +500,7 @@ static int bisect(struct bisect *b)
 	    save_as(b, b->bad, "first-bad.onnx") < 0)
 		return QOPT_EXIT_FAIL;
 	if (rc < 0) {
-		fprintf(stderr, "qopt: error: bisect: every point between limit %lld (good) and %lld (bad) was skipped; the first bad point is one of %lld..%lld\n",
+		qm_say(b->c->s, QOPT_LOG_ERROR, "qopt: error: bisect: every point between limit %lld (good) and %lld (bad) was skipped; the first bad point is one of %lld..%lld\n",
 			(long long)b->lo, (long long)b->hi,
 			(long long)b->lo + 1, (long long)b->hi);
 		return QOPT_EXIT_FAIL;
@@ -516,29 +509,29 @@ static int bisect(struct bisect *b)
 	return QOPT_EXIT_OK;
 }
 
-int cmd_bisect(struct pm_cli *c)
+int cmd_bisect(struct cli_opts *c)
 {
-	struct pm_pipeline pl;
-	struct pm_registry *reg = NULL;
-	struct bisect b = { .c = c, .pl = &pl };
+	struct bisect b = { .c = c };
+	struct qm_settings g;
 	int rc;
 
-	pm_pipeline_init(&pl, c->s);
-	rc = cli_setup(c, &pl, &reg);
-	if (!rc && !pl.nstages) {
-		fprintf(stderr, "qopt: error: bisect needs a pipeline (-p or --passes)\n");
+	rc = cli_setup(c, NULL);
+	if (!rc && !qm_nstages(c->s)) {
+		qm_say(c->s, QOPT_LOG_ERROR, "qopt: error: bisect needs a pipeline (-p or --passes)\n");
 		rc = QOPT_EXIT_USAGE;
 	}
 	if (!rc)
-		rc = cli_run_opts(c, &pl, &b.o);
+		rc = cli_run_begin(c, &b.dev);
 	if (!rc) {
 		b.dir = c->output ? c->output : "qopt-bisect";
 		/* Pass chatter from every candidate run would drown the
 		 * search; -v brings it (and the BISECT: lines) back. */
-		b.o.bisect_print = c->verbose > 0;
+		b.print = c->verbose > 0;
+		qm_settings(c->s, &g);
 		if (!c->verbose)
-			pm_msg_setup(c->s, QOPT_LOG_ERROR, b.o.strict);
-		cli_save_opts(c, &pl, &b.so);
+			qm_set_verbosity(c->s, QOPT_LOG_ERROR,
+					 c->strict || g.strict > 0);
+		cli_save_opts(c, &b.so);
 		rc = check_dir(&b);
 		if (!rc)
 			rc = bisect(&b);
@@ -546,8 +539,8 @@ int cmd_bisect(struct pm_cli *c)
 	if (b.logfile) {
 		qir_error err = { 0 };
 
-		if (pm_outfile_commit(b.logfile, &err) < 0 && !rc) {
-			fprintf(stderr, "qopt: error: %s\n", err.msg);
+		if (qm_outfile_commit(b.logfile, &err) < 0 && !rc) {
+			qm_say(c->s, QOPT_LOG_ERROR, "qopt: error: %s\n", err.msg);
 			rc = QOPT_EXIT_FAIL;
 		}
 	}
@@ -555,10 +548,8 @@ int cmd_bisect(struct pm_cli *c)
 	qir_model_free(b.bad);
 	point_clear(&b.hi_point);
 	free(b.skipped);
-	pm_guard_files(NULL, 0);
+	qm_guard_files(NULL, 0, NULL);
 	free(b.cand);
 	free(b.cand_data);
-	pm_pipeline_free(&pl);
-	pm_registry_free(reg);
 	return rc;
 }

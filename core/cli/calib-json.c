@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/calib-json.h"
-#include "manager/jsonstr.h"
-#include "manager/numfmt.h"
+#include "manager/session-api.h"
 
 /* The shortest text that reads back as x, without an exponent where
  * one only hides an integer (100, not 1e+02; 99.99 stays 99.99). */
@@ -23,7 +22,7 @@ static void json_num(char *buf, size_t n, double x)
 	if (x == floor(x) && fabs(x) < 1e15)
 		snprintf(buf, n, "%.0f", x);
 	else
-		pm_fmt_double(buf, n, x);
+		qm_fmt_double(buf, n, x);
 }
 
 int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad)
@@ -39,20 +38,20 @@ int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad)
 	*bad = (size_t)-1;
 	fputs("{\n \"format\": \"qopt-calibration\",\n \"version\": 1,\n"
 	      " \"model\": ", f);
-	pm_json_str(f, d->model);
+	qm_json_str(f, d->model);
 	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"method\": \"%s\",\n",
 		(unsigned long long)d->hash,
 		d->percentile < 100 ? "percentile" : "max");
 	json_num(num, sizeof(num), d->percentile);
 	fprintf(f, " \"percentile\": %s,\n \"samples\": %ld,\n \"source\": ",
 		num, d->samples);
-	pm_json_str(f, d->source);
+	qm_json_str(f, d->source);
 	fputs(",\n \"tensors\": {", f);
 	for (i = 0; i < d->n; i++) {
 		fputs(i ? ",\n  " : "\n  ", f);
-		pm_json_str(f, d->names[i]);
+		qm_json_str(f, d->names[i]);
 		fputs(": {\n   \"dtype\": ", f);
-		pm_json_str(f, d->dtypes[i]);
+		qm_json_str(f, d->dtypes[i]);
 		json_num(num, sizeof(num), d->amax[i]);
 		fprintf(f, ",\n   \"amax\": %s\n  }", num);
 	}

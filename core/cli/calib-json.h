@@ -26,6 +26,6 @@ struct calib_doc {
  * Returns 0, or -1 with *bad == (size_t)-1 when a write failed. */
 int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad);
 
-/* Strings are written by pm_json_str() (manager/jsonstr.h). */
+/* Strings are written by qm_json_str() (manager/session-api.h). */
 
 #endif

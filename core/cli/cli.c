@@ -1,5 +1,7 @@
 /*
- * core/cli/cli.c - command line parsing (getopt_long) and usage.
+ * core/cli/cli.c - the command line's one parser (getopt_long over one
+ * table: each option names the commands that take it, so `qopt
+ * calibrate` and the main command parse alike) and the usage texts.
  */
 #include "config.h"
 #include <errno.h>
@@ -16,41 +18,70 @@ enum {
 	OPT_PRINT_CHANGED, OPT_TIME, OPT_STATS, OPT_STATS_JSON, OPT_STRICT,
 	OPT_BISECT_LIMIT, OPT_DEVICE, OPT_EXT_THRESHOLD, OPT_EXT_NAME,
 	OPT_ALL_INLINE, OPT_DRY_RUN, OPT_THREADS, OPT_TEST, OPT_SUMMARY,
-	OPT_NO_SUMMARY,
+	OPT_NO_SUMMARY, OPT_PERCENTILE, OPT_RANDOM, OPT_SEED, OPT_DIM,
 };
 
-static const struct option longopts[] = {
-	{ "pipeline", required_argument, NULL, 'p' },
-	{ "passes", required_argument, NULL, OPT_PASSES },
-	{ "output", required_argument, NULL, 'o' },
-	{ "plugin-dir", required_argument, NULL, 'L' },
-	{ "load", required_argument, NULL, OPT_LOAD },
-	{ "list-passes", no_argument, NULL, OPT_LIST },
-	{ "help-pass", required_argument, NULL, OPT_HELP_PASS },
-	{ "print-pipeline", no_argument, NULL, OPT_PRINT_PL },
-	{ "verify-each", no_argument, NULL, OPT_VERIFY_EACH },
-	{ "print-after", required_argument, NULL, OPT_PRINT_AFTER },
-	{ "print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL },
-	{ "print-changed", no_argument, NULL, OPT_PRINT_CHANGED },
-	{ "time-passes", no_argument, NULL, OPT_TIME },
-	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
-	{ "summary", no_argument, NULL, OPT_SUMMARY },
-	{ "no-summary", no_argument, NULL, OPT_NO_SUMMARY },
-	{ "strict", no_argument, NULL, OPT_STRICT },
-	{ "bisect-limit", required_argument, NULL, OPT_BISECT_LIMIT },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "external-threshold", required_argument, NULL, OPT_EXT_THRESHOLD },
-	{ "external-name", required_argument, NULL, OPT_EXT_NAME },
-	{ "all-inline", no_argument, NULL, OPT_ALL_INLINE },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "test", required_argument, NULL, OPT_TEST },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+/* Which commands take an option: the main command (run, dump, verify,
+ * bisect) and calibrate. */
+enum { MAIN = 1, CALIB = 2, BOTH = 3 };
+
+struct cli_option {
+	struct option o;
+	unsigned cmds;
+};
+
+/* In each command's order of old, so that abbreviations resolve as
+ * they always did. */
+static const struct cli_option table[] = {
+	{ { "pipeline", required_argument, NULL, 'p' }, MAIN },
+	{ { "passes", required_argument, NULL, OPT_PASSES }, MAIN },
+	{ { "output", required_argument, NULL, 'o' }, MAIN },
+	{ { "plugin-dir", required_argument, NULL, 'L' }, MAIN },
+	{ { "load", required_argument, NULL, OPT_LOAD }, MAIN },
+	{ { "list-passes", no_argument, NULL, OPT_LIST }, MAIN },
+	{ { "help-pass", required_argument, NULL, OPT_HELP_PASS }, MAIN },
+	{ { "print-pipeline", no_argument, NULL, OPT_PRINT_PL }, MAIN },
+	{ { "verify-each", no_argument, NULL, OPT_VERIFY_EACH }, MAIN },
+	{ { "print-after", required_argument, NULL, OPT_PRINT_AFTER }, MAIN },
+	{ { "print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL }, MAIN },
+	{ { "print-changed", no_argument, NULL, OPT_PRINT_CHANGED }, MAIN },
+	{ { "time-passes", no_argument, NULL, OPT_TIME }, MAIN },
+	{ { "stats", no_argument, NULL, OPT_STATS }, MAIN },
+	{ { "stats-json", required_argument, NULL, OPT_STATS_JSON }, MAIN },
+	{ { "summary", no_argument, NULL, OPT_SUMMARY }, MAIN },
+	{ { "no-summary", no_argument, NULL, OPT_NO_SUMMARY }, MAIN },
+	{ { "strict", no_argument, NULL, OPT_STRICT }, MAIN },
+	{ { "bisect-limit", required_argument, NULL, OPT_BISECT_LIMIT }, MAIN },
+	{ { "device", required_argument, NULL, OPT_DEVICE }, MAIN },
+	{ { "threads", required_argument, NULL, OPT_THREADS }, MAIN },
+	{ { "external-threshold", required_argument, NULL, OPT_EXT_THRESHOLD },
+	  MAIN },
+	{ { "external-name", required_argument, NULL, OPT_EXT_NAME }, MAIN },
+	{ { "all-inline", no_argument, NULL, OPT_ALL_INLINE }, MAIN },
+	{ { "dry-run", no_argument, NULL, OPT_DRY_RUN }, MAIN },
+	{ { "test", required_argument, NULL, OPT_TEST }, MAIN },
+	{ { "verbose", no_argument, NULL, 'v' }, MAIN },
+	{ { "quiet", no_argument, NULL, 'q' }, MAIN },
+	{ { "help", no_argument, NULL, 'h' }, MAIN },
+	{ { "version", no_argument, NULL, 'V' }, MAIN },
+	{ { "data", required_argument, NULL, 'd' }, CALIB },
+	{ { "output", required_argument, NULL, 'o' }, CALIB },
+	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, CALIB },
+	{ { "random", required_argument, NULL, OPT_RANDOM }, CALIB },
+	{ { "seed", required_argument, NULL, OPT_SEED }, CALIB },
+	{ { "dim", required_argument, NULL, OPT_DIM }, CALIB },
+	{ { "pipeline", required_argument, NULL, 'p' }, CALIB },
+	{ { "passes", required_argument, NULL, OPT_PASSES }, CALIB },
+	{ { "load", required_argument, NULL, OPT_LOAD }, CALIB },
+	{ { "plugin-dir", required_argument, NULL, 'L' }, CALIB },
+	{ { "help", no_argument, NULL, 'h' }, CALIB },
+	{ { "verbose", no_argument, NULL, 'v' }, CALIB },
+};
+#define NOPTIONS (sizeof(table) / sizeof(*table))
+
+/* The short options of each command. */
+static const char *const shortopts[] = {
+	[MAIN] = ":p:o:L:vqhV", [CALIB] = ":d:o:p:L:hv",
 };
 
 void cli_usage(FILE *f)
@@ -112,6 +143,36 @@ void cli_usage(FILE *f)
 "warning), 2 bad usage or pipeline. See qopt(1).\n", f);
 }
 
+/* `qopt calibrate`'s usage, on stderr (as it always was). */
+static void calib_usage_text(qm_session *s)
+{
+	qm_say(s, QOPT_LOG_INFO, "%s",
+	       "usage: qopt calibrate MODEL.onnx --data DIR [-o CALIB.json] "
+	       "[--percentile P]\n"
+	       "       qopt calibrate MODEL.onnx --random N [--seed S] "
+	       "[--dim NAME=VALUE]... (smoke test only)\n"
+	       "  the pipeline whose passes say what to measure: -p FILE.ini or "
+	       "--passes LIST\n"
+	       "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n"
+	       "  -v: ONNX Runtime's own log too\n");
+}
+
+/* A usage problem, said as the command says them. */
+static int usage_error(const struct cli_opts *c, const char *msg,
+		       const char *arg)
+{
+	if (!strcmp(c->cmd, "calibrate")) {
+		qm_say(c->s, QOPT_LOG_ERROR, "qopt calibrate: error: %s%s%s\n",
+		       msg, arg ? " " : "", arg ? arg : "");
+		calib_usage_text(c->s);
+		return QOPT_EXIT_USAGE;
+	}
+	qm_say(c->s, QOPT_LOG_ERROR, "qopt: error: %s%s%s%s\n", msg,
+	       arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
+	qm_say(c->s, QOPT_LOG_ERROR, "Try 'qopt --help'.\n");
+	return QOPT_EXIT_USAGE;
+}
+
 static int push(const char ***v, size_t *n, const char *s)
 {
 	const char **grown = realloc(*v, (*n + 1) * sizeof(*grown));
@@ -123,7 +184,7 @@ static int push(const char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-static int push_names(struct pm_cli *c, const char *list)
+static int push_names(struct cli_opts *c, const char *list)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
 
@@ -147,8 +208,8 @@ static int push_names(struct pm_cli *c, const char *list)
 	return 0;
 }
 
-static int parse_int(const char *opt, const char *s, int64_t min,
-		     int64_t *out)
+static int parse_int(const struct cli_opts *c, const char *opt,
+		     const char *s, int64_t min, int64_t *out)
 {
 	char *end;
 	long long v;
@@ -156,8 +217,9 @@ static int parse_int(const char *opt, const char *s, int64_t min,
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (!*s || *end || errno || v < min) {
-		fprintf(stderr, "qopt: error: %s expects an integer >= %lld, got '%s'\n",
-			opt, (long long)min, s);
+		qm_say(c->s, QOPT_LOG_ERROR,
+		       "qopt: error: %s expects an integer >= %lld, got '%s'\n",
+		       opt, (long long)min, s);
 		return -1;
 	}
 	*out = v;
@@ -165,37 +227,112 @@ static int parse_int(const char *opt, const char *s, int64_t min,
 }
 
 /* An int setting: a value beyond INT_MAX must not wrap. */
-static int parse_small_int(const char *opt, const char *s, int min, int *out)
+static int parse_small_int(const struct cli_opts *c, const char *opt,
+			   const char *s, int min, int *out)
 {
 	int64_t v;
 
-	if (parse_int(opt, s, min, &v) < 0)
+	if (parse_int(c, opt, s, min, &v) < 0)
 		return -1;
 	if (v > INT_MAX) {
-		fprintf(stderr, "qopt: error: %s expects an integer from %d to %d, got '%s'\n",
-			opt, min, INT_MAX, s);
+		qm_say(c->s, QOPT_LOG_ERROR,
+		       "qopt: error: %s expects an integer from %d to %d, got '%s'\n",
+		       opt, min, INT_MAX, s);
 		return -1;
 	}
 	*out = (int)v;
 	return 0;
 }
 
-static int usage_error(const char *msg, const char *arg)
+/* Plain decimal only: no hex, inf or nan spellings. */
+static int parse_number(const char *s, double lo, double hi, double *out)
 {
-	fprintf(stderr, "qopt: error: %s%s%s%s\n", msg, arg ? " '" : "",
-		arg ? arg : "", arg ? "'" : "");
-	fprintf(stderr, "Try 'qopt --help'.\n");
-	return QOPT_EXIT_USAGE;
+	char *end;
+	double v;
+
+	if (s[strspn(s, "0123456789.eE+-")])
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
 }
 
-static int take_option(struct pm_cli *c, int ch, const char *arg)
+int cli_parse_uint(const char *s, unsigned long long lo,
+		   unsigned long long hi, long *out)
 {
+	unsigned long long v = 0;
+	const char *p = s;
+
+	if (!*p)
+		return -1;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (hi - (unsigned)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (v < lo)
+		return -1;
+	*out = (long)v;
+	return 0;
+}
+
+/* calibrate's own options; -1 after the usage error. */
+static int take_calib_option(struct cli_opts *c, int ch, const char *arg)
+{
+	long v;
+
+	switch (ch) {
+	case 'd': c->data = arg; break;
+	case OPT_PERCENTILE:
+		if (parse_number(arg, 50.0, 100.0, &c->percentile))
+			return usage_error(c, "--percentile takes a number "
+					   "from 50 to 100, got", arg), -1;
+		break;
+	case OPT_RANDOM:
+		if (cli_parse_uint(arg, 1, 1000000, &v))
+			return usage_error(c, "--random takes a sample count "
+					   "from 1 to 1000000, got", arg), -1;
+		c->random = v;
+		break;
+	case OPT_SEED:
+		if (cli_parse_uint(arg, 0, 4294967295ULL, &v))
+			return usage_error(c, "--seed takes an integer from 0 "
+					   "to 2^32-1, got", arg), -1;
+		c->seed = v;
+		break;
+	case OPT_DIM:
+		if (!strchr(arg, '=') || arg[0] == '=' ||
+		    cli_parse_uint(strchr(arg, '=') + 1, 1, 1000000000, &v))
+			return usage_error(c, "--dim expects NAME=VALUE with a "
+					   "positive integer VALUE, got", arg), -1;
+		if (push(&c->dims, &c->ndims, arg) < 0)
+			return usage_error(c, "out of memory", NULL), -1;
+		break;
+	default: return -1;
+	}
+	return 0;
+}
+
+/* -1 after saying why. */
+static int take_option(struct cli_opts *c, int ch, const char *arg)
+{
+	int calib = !strcmp(c->cmd, "calibrate");
+
 	switch (ch) {
 	case 'p': c->pipeline_file = arg; break;
 	case OPT_PASSES: c->passes_inline = arg; break;
 	case 'o': c->output = arg; break;
-	case 'L': return push(&c->plugin_dirs, &c->nplugin_dirs, arg);
-	case OPT_LOAD: return push(&c->loads, &c->nloads, arg);
+	case 'L':
+	case OPT_LOAD:
+		if (push(ch == 'L' ? &c->plugin_dirs : &c->loads,
+			 ch == 'L' ? &c->nplugin_dirs : &c->nloads, arg) == 0)
+			break;
+		if (calib)
+			usage_error(c, "out of memory", NULL);
+		return -1;
 	case OPT_LIST: c->list_passes = 1; break;
 	case OPT_HELP_PASS: c->help_pass = arg; break;
 	case OPT_PRINT_PL: c->print_pipeline = 1; break;
@@ -211,19 +348,21 @@ static int take_option(struct pm_cli *c, int ch, const char *arg)
 	case OPT_STRICT: c->strict = 1; break;
 	case OPT_BISECT_LIMIT:
 		c->bisect_given = 1;
-		return parse_int("--bisect-limit", arg, -1, &c->bisect_limit);
+		return parse_int(c, "--bisect-limit", arg, -1,
+				 &c->bisect_limit);
 	case OPT_DEVICE:
 		if (qk_device_from_name(arg) < 0) {
-			fprintf(stderr, "qopt: error: --device expects cpu, cuda or auto, got '%s'\n",
-				arg);
+			qm_say(c->s, QOPT_LOG_ERROR,
+			       "qopt: error: --device expects cpu, cuda or auto, got '%s'\n",
+			       arg);
 			return -1;
 		}
 		c->device = arg;
 		break;
 	case OPT_THREADS:
-		return parse_small_int("--threads", arg, 0, &c->threads);
+		return parse_small_int(c, "--threads", arg, 0, &c->threads);
 	case OPT_EXT_THRESHOLD:
-		return parse_int("--external-threshold", arg, 0,
+		return parse_int(c, "--external-threshold", arg, 0,
 				 &c->external_threshold);
 	case OPT_EXT_NAME: c->external_name = arg; break;
 	case OPT_ALL_INLINE: c->all_inline = 1; break;
@@ -231,20 +370,21 @@ static int take_option(struct pm_cli *c, int ch, const char *arg)
 	case OPT_TEST: c->test_cmd = arg; break;
 	case 'v': c->verbose++; break;
 	case 'q': c->quiet = 1; break;
-	default: return -1;
+	default: return take_calib_option(c, ch, arg);
 	}
 	return 0;
 }
 
-static int pick_command(struct pm_cli *c, int *argc, char ***argv)
+static void pick_command(struct cli_opts *c, int *argc, char ***argv)
 {
-	static const char *const cmds[] = { "dump", "verify", "bisect" };
+	static const char *const cmds[] = { "dump", "verify", "bisect",
+					    "calibrate" };
 	size_t i;
 
 	c->cmd = "run";
 	if (*argc < 2)
-		return 0;
-	for (i = 0; i < 3; i++) {
+		return;
+	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
 		if (!strcmp((*argv)[1], cmds[i])) {
 			c->cmd = cmds[i];
 			(*argc)--;
@@ -252,91 +392,163 @@ static int pick_command(struct pm_cli *c, int *argc, char ***argv)
 			break;
 		}
 	}
-	return 0;
 }
 
-/* Without -o, MODEL.onnx becomes MODEL.qopt.onnx beside it, like a
- * compiler's default output: never the input itself. */
-static int default_output(struct pm_cli *c)
+/* Without -o, MODEL.onnx becomes MODEL<suffix> beside it, like a
+ * compiler's default output: never the input itself. NULL when the
+ * path would pass max bytes. */
+static char *default_output(const char *input, const char *suffix,
+			    size_t max)
 {
-	static char buf[4096];
-	size_t n = strlen(c->input);
+	size_t n = strlen(input), k = strlen(suffix);
+	char *out;
 
-	if (n > 5 && !strcmp(c->input + n - 5, ".onnx"))
+	if (n > 5 && !strcmp(input + n - 5, ".onnx"))
 		n -= 5;
-	if (n + sizeof(".qopt.onnx") > sizeof(buf))
-		return usage_error("input path too long for a default output; "
-				   "give -o OUT.onnx", NULL);
-	memcpy(buf, c->input, n);
-	memcpy(buf + n, ".qopt.onnx", sizeof(".qopt.onnx"));
-	c->output = buf;
-	return 0;
+	if (n + k + 1 > max)
+		return NULL;
+	out = malloc(n + k + 1);
+	if (out) {
+		memcpy(out, input, n);
+		memcpy(out + n, suffix, k + 1);
+	}
+	return out;
 }
 
-static int check_combination(struct pm_cli *c)
+static int check_combination(struct cli_opts *c)
 {
 	int inspect = c->list_passes || c->help_pass || c->print_pipeline;
 
 	if (c->pipeline_file && c->passes_inline)
-		return usage_error("give either -p or --passes, not both", NULL);
+		return usage_error(c, "give either -p or --passes, not both",
+				   NULL);
 	if (!strcmp(c->cmd, "bisect") && !c->test_cmd)
-		return usage_error("bisect needs --test 'CMD {}'", NULL);
+		return usage_error(c, "bisect needs --test 'CMD {}'", NULL);
 	if (strcmp(c->cmd, "bisect") && c->test_cmd)
-		return usage_error("--test belongs to 'qopt bisect'", NULL);
+		return usage_error(c, "--test belongs to 'qopt bisect'", NULL);
 	if (inspect && !strcmp(c->cmd, "run"))
 		return 0;
 	if (!c->input)
-		return usage_error("no input model given", NULL);
+		return usage_error(c, "no input model given", NULL);
 	if (!*c->input)
-		return usage_error("the input model path is empty", NULL);
+		return usage_error(c, "the input model path is empty", NULL);
 	if (c->output && !*c->output)
-		return usage_error("-o needs a file name, got ''", NULL);
+		return usage_error(c, "-o needs a file name, got ''", NULL);
 	if (c->pipeline_file && !*c->pipeline_file)
-		return usage_error("-p needs a file name, got ''", NULL);
+		return usage_error(c, "-p needs a file name, got ''", NULL);
 	if (c->stats_json && !*c->stats_json)
-		return usage_error("--stats-json needs a file name, got ''", NULL);
-	if (!strcmp(c->cmd, "run") && !c->output && !c->dry_run)
-		return default_output(c);
+		return usage_error(c, "--stats-json needs a file name, got ''",
+				   NULL);
+	if (!strcmp(c->cmd, "run") && !c->output && !c->dry_run) {
+		c->output = c->output_buf = default_output(c->input,
+							   ".qopt.onnx", 4096);
+		if (!c->output)
+			return usage_error(c, "input path too long for a "
+					   "default output; give -o OUT.onnx",
+					   NULL);
+	}
 	return 0;
 }
 
-int cli_parse(struct pm_cli *c, int argc, char **argv)
+static int check_calibrate(struct cli_opts *c)
 {
-	int ch;
+	if (!c->input || !*c->input)
+		return usage_error(c, "no input model given", NULL);
+	if (!!c->data == !!c->random)
+		return usage_error(c, "give either --data DIR or --random N",
+				   NULL);
+	if (c->ndims && !c->random)
+		return usage_error(c, "--dim belongs to --random", NULL);
+	if (c->output && !*c->output)
+		return usage_error(c, "-o needs a file name, got ''", NULL);
+	if (c->pipeline_file && c->passes_inline)
+		return usage_error(c, "give either -p FILE or --passes LIST",
+				   NULL);
+	if (!c->output) {
+		c->output = c->output_buf = default_output(c->input,
+							   ".calib.json",
+							   (size_t)-1);
+		if (!c->output)
+			return usage_error(c, "out of memory", NULL);
+	}
+	return 0;
+}
+
+/* The command's options from the one table. */
+static struct option *options_of(unsigned cmd)
+{
+	struct option *o = calloc(NOPTIONS + 1, sizeof(*o));
+	size_t i, n = 0;
+
+	for (i = 0; o && i < NOPTIONS; i++)
+		if (table[i].cmds & cmd)
+			o[n++] = table[i].o;
+	return o;
+}
+
+/* -h, -V: what they print; -1 (exit 0). */
+static int help_or_version(const struct cli_opts *c, int ch)
+{
+	if (ch == 'h' && !strcmp(c->cmd, "calibrate"))
+		calib_usage_text(c->s);
+	else if (ch == 'h')
+		cli_usage(qm_data(c->s));
+	else
+		fprintf(qm_data(c->s), "qopt %s (plugin ABI %d.%d)\n",
+			PACKAGE_VERSION, QOPT_ABI_VERSION, QOPT_ABI_MINOR);
+	return -1;
+}
+
+static int parse_options(struct cli_opts *c, int argc, char **argv)
+{
+	unsigned cmd = !strcmp(c->cmd, "calibrate") ? CALIB : MAIN;
+	struct option *longopts = options_of(cmd);
+	int ch, rc = 0;
+
+	if (!longopts)
+		return QOPT_EXIT_FAIL;
+	opterr = 0;
+	optind = 1;
+	while (!rc && (ch = getopt_long(argc, argv, shortopts[cmd], longopts,
+					NULL)) != -1) {
+		if (ch == 'h' || ch == 'V')
+			rc = help_or_version(c, ch);
+		else if (ch == '?')
+			rc = usage_error(c, "unknown option", argv[optind - 1]);
+		else if (ch == ':')
+			rc = usage_error(c, "missing argument for",
+					 argv[optind - 1]);
+		else if (take_option(c, ch, optarg) < 0)
+			rc = QOPT_EXIT_USAGE;
+	}
+	free(longopts);
+	return rc;
+}
+
+int cli_parse(struct cli_opts *c, qm_session *s, int argc, char **argv)
+{
+	int rc;
 
 	memset(c, 0, sizeof(*c));
+	c->s = s;
 	c->external_threshold = -1;
 	c->bisect_limit = -1;
 	c->summary = -1;
+	c->percentile = 100.0;
+	c->seed = 1;
 	pick_command(c, &argc, &argv);
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":p:o:L:vqhV", longopts,
-				 NULL)) != -1) {
-		if (ch == 'h') {
-			cli_usage(stdout);
-			return -1;
-		}
-		if (ch == 'V') {
-			printf("qopt %s (plugin ABI %d.%d)\n", PACKAGE_VERSION,
-			       QOPT_ABI_VERSION, QOPT_ABI_MINOR);
-			return -1;
-		}
-		if (ch == '?')
-			return usage_error("unknown option", argv[optind - 1]);
-		if (ch == ':')
-			return usage_error("missing argument for",
-					   argv[optind - 1]);
-		if (take_option(c, ch, optarg) < 0)
-			return QOPT_EXIT_USAGE;
-	}
+	rc = parse_options(c, argc, argv);
+	if (rc)
+		return rc;
 	if (optind < argc)
 		c->input = argv[optind++];
 	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
-	return check_combination(c);
+		return usage_error(c, "unexpected argument", argv[optind]);
+	return !strcmp(c->cmd, "calibrate") ? check_calibrate(c) :
+	       check_combination(c);
 }
 
-void cli_free(struct pm_cli *c)
+void cli_free(struct cli_opts *c)
 {
 	size_t i;
 
@@ -345,4 +557,6 @@ void cli_free(struct pm_cli *c)
 	free(c->print_after);
 	free(c->plugin_dirs);
 	free(c->loads);
+	free(c->dims);
+	free(c->output_buf);
 }

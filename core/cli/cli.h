@@ -1,20 +1,27 @@
 /*
  * core/cli/cli.h - the qopt command line (binary only, not in libqopt).
+ * It uses the pass manager through core/manager/session-api.h only,
+ * and says everything through the session's sink (qm_msg, qm_say);
+ * data (IR, listings, reports) goes to qm_data().
  */
 #ifndef QOPT_CLI_H
 #define QOPT_CLI_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "manager/core.h"
+#include "manager/session-api.h"
 
-enum { QOPT_EXIT_OK = 0, QOPT_EXIT_FAIL = 1, QOPT_EXIT_USAGE = 2 };
+enum { QOPT_EXIT_OK = QM_OK, QOPT_EXIT_FAIL = QM_FAIL,
+       QOPT_EXIT_USAGE = QM_USAGE };
 
-struct pm_cli {
-	pm_session *s;		/* the manager's session (main.c owns it) */
-	const char *cmd;	/* "run", "dump", "verify", "bisect" */
+/* The command line, as cli_parse read it (one parser for every
+ * subcommand: each option says which commands take it). */
+struct cli_opts {
+	qm_session *s;		/* the manager's session (main.c owns it) */
+	const char *cmd;	/* "run", "dump", "verify", "bisect", "calibrate" */
 	const char *input;
 	const char *output;
+	char *output_buf;	/* the default output, when output is it */
 	const char *pipeline_file;
 	const char *passes_inline;
 	const char *test_cmd;	/* bisect --test */
@@ -36,33 +43,42 @@ struct pm_cli {
 	int verbose, quiet, threads;
 	int out_discard, stats_discard;	/* -o / --stats-json /dev/null */
 	int summary;		/* --summary 1, --no-summary 0, -1: a tty */
+	/* calibrate */
+	const char *data;	/* --data DIR */
+	const char **dims;	/* --dim NAME=VALUE */
+	size_t ndims;
+	double percentile;	/* 100: plain max */
+	long random, seed;
 };
 
-/* Fills c from argv; prints usage problems and returns QOPT_EXIT_USAGE,
- * or -1 when it printed --help/--version and qopt should exit 0. */
-int cli_parse(struct pm_cli *c, int argc, char **argv);
-void cli_free(struct pm_cli *c);
+/* Fills c from argv (argv[1] may name the command); prints usage
+ * problems and returns QOPT_EXIT_USAGE, or -1 when it printed --help
+ * or --version and qopt should exit 0. */
+int cli_parse(struct cli_opts *c, qm_session *s, int argc, char **argv);
+void cli_free(struct cli_opts *c);
+/* Decimal digits only, lo..hi: no sign, space, exponent or base
+ * prefix, so what is checked is what is used. 0, or -1. */
+int cli_parse_uint(const char *s, unsigned long long lo,
+		   unsigned long long hi, long *out);
 void cli_usage(FILE *f);
 
-/* Pipeline and plugins as the options and [qopt] say (core/cli/setup.c).
- * Returns an exit status (0 fine). */
-int cli_setup(struct pm_cli *c, struct pm_pipeline *pl,
-		   struct pm_registry **reg);
-int cli_run_opts(const struct pm_cli *c,
-		      const struct pm_pipeline *pl,
-		      struct pm_run_opts *o);
-void cli_save_opts(const struct pm_cli *c,
-			const struct pm_pipeline *pl, qir_save_opts *so);
+/* Parses the pipeline (passes when -p and --passes are not given),
+ * loads its plugins, resolves it (core/cli/setup.c). Returns an exit
+ * status (0 fine). */
+int cli_setup(struct cli_opts *c, const char *passes);
+/* Registers the hooks the options and [qopt] ask for and picks the
+ * device (core/cli/setup.c); once per session. An exit status. */
+int cli_run_begin(struct cli_opts *c, qk_device *device);
+void cli_save_opts(const struct cli_opts *c, qir_save_opts *so);
 /* Loads a model, printing "qopt: FILE: error: ..." on failure. */
-qir_model *cli_load(pm_session *s, const char *path);
+qir_model *cli_load(qm_session *s, const char *path);
 
-int cmd_run(struct pm_cli *c);
-int cmd_dump(struct pm_cli *c);
-int cmd_verify(struct pm_cli *c);
-int cmd_bisect(struct pm_cli *c);
-/* qopt calibrate ARGS (argv[0] is "calibrate"): exit status. */
-int cmd_calibrate(pm_session *s, int argc, char **argv);
-int cmd_list_passes(const struct pm_registry *r);
-int cmd_help_pass(const struct pm_registry *r, const char *name);
+int cmd_run(struct cli_opts *c);
+int cmd_dump(struct cli_opts *c);
+int cmd_verify(struct cli_opts *c);
+int cmd_bisect(struct cli_opts *c);
+int cmd_calibrate(struct cli_opts *c);
+int cmd_list_passes(struct cli_opts *c);
+int cmd_help_pass(struct cli_opts *c, const char *name);
 
 #endif

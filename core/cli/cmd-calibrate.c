@@ -15,14 +15,13 @@
  * node script qopt-calibrate-ort; it hands the amax values back in a
  * result file in the temporary folder, and qopt writes the calibration
  * file (calib-json.c) through the same checks and atomic rename as the
- * main command's -o (outpath.c, pm_outfile): never the input model or
+ * main command's -o (outpath.c, qm_outfile): never the input model or
  * its data, never a device, FIFO, socket or folder, checked before any
  * work. Sample files are checked before node starts (calib-samples.c).
  */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
@@ -35,192 +34,9 @@
 #include <qopt/file.h>
 #include "cli/cli.h"
 #include "cli/calib-json.h"
-#include "manager/jsonstr.h"
+#include "cli/calib-hoist.h"
 #include "cli/calib-samples.h"
 #include "cli/outpath.h"
-
-struct calib_args {
-	pm_session *s;
-	const char *model, *data, *output;
-	const char *pipeline_file, *passes;	/* -p, --passes */
-	const char **loads, **plugin_dirs;	/* --load, -L */
-	size_t nloads, nplugin_dirs;
-	const char **dims;	/* NAME=VALUE, for --random */
-	size_t ndims;
-	double percentile;	/* 100: plain max */
-	long random, seed;
-	const char *out;	/* -o, or the default beside the model */
-	int discard;		/* -o /dev/null */
-	int verbose;		/* -v: ONNX Runtime's own log shown too */
-};
-
-static int calib_usage(const char *msg, const char *arg)
-{
-	if (msg)
-		fprintf(stderr, "qopt calibrate: error: %s%s%s\n", msg,
-			arg ? " " : "", arg ? arg : "");
-	fputs("usage: qopt calibrate MODEL.onnx --data DIR [-o CALIB.json] "
-	      "[--percentile P]\n"
-	      "       qopt calibrate MODEL.onnx --random N [--seed S] "
-	      "[--dim NAME=VALUE]... (smoke test only)\n"
-	      "  the pipeline whose passes say what to measure: -p FILE.ini or "
-	      "--passes LIST\n"
-	      "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n"
-	      "  -v: ONNX Runtime's own log too\n",
-	      stderr);
-	return QOPT_EXIT_USAGE;
-}
-
-static int parse_number(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-
-	/* plain decimal only: no hex, inf or nan spellings */
-	if (s[strspn(s, "0123456789.eE+-")])
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Decimal digits only, lo..hi: no sign, space, exponent or base
- * prefix, so what is checked is what is used (1e3 and 0x10 are not
- * numbers here). */
-static int parse_uint(const char *s, unsigned long long lo,
-		      unsigned long long hi, long *out)
-{
-	unsigned long long v = 0;
-	const char *p = s;
-
-	if (!*p)
-		return -1;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9' || v > (hi - (unsigned)(*p - '0')) / 10)
-			return -1;
-		v = v * 10 + (unsigned)(*p - '0');
-	}
-	if (v < lo)
-		return -1;
-	*out = (long)v;
-	return 0;
-}
-
-static int add_arg(const char ***v, size_t *n, const char *arg)
-{
-	const char **grown = realloc(*v, (*n + 1) * sizeof(*grown));
-
-	if (!grown)
-		return -1;
-	*v = grown;
-	grown[(*n)++] = arg;
-	return 0;
-}
-
-static void calib_args_free(struct calib_args *a)
-{
-	free(a->dims);
-	free(a->loads);
-	free(a->plugin_dirs);
-}
-
-static int calib_parse(struct calib_args *a, int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "data", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "percentile", required_argument, NULL, 'P' },
-		{ "random", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "dim", required_argument, NULL, 'D' },
-		{ "pipeline", required_argument, NULL, 'p' },
-		{ "passes", required_argument, NULL, 'S' },
-		{ "load", required_argument, NULL, 'l' },
-		{ "plugin-dir", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char **nd;
-	long v;
-	int ch;
-
-	a->percentile = 100.0;
-	a->seed = 1;
-	opterr = 0;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":d:o:p:L:hv", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'd': a->data = optarg; break;
-		case 'o': a->output = optarg; break;
-		case 'p': a->pipeline_file = optarg; break;
-		case 'S': a->passes = optarg; break;
-		case 'v': a->verbose = 1; break;
-		case 'l':
-		case 'L':
-			if (add_arg(ch == 'l' ? &a->loads : &a->plugin_dirs,
-				    ch == 'l' ? &a->nloads : &a->nplugin_dirs,
-				    optarg) < 0)
-				return calib_usage("out of memory", NULL);
-			break;
-		case 'P':
-			if (parse_number(optarg, 50.0, 100.0, &a->percentile))
-				return calib_usage("--percentile takes a number "
-						   "from 50 to 100, got", optarg);
-			break;
-		case 'r':
-			if (parse_uint(optarg, 1, 1000000, &v))
-				return calib_usage("--random takes a sample count "
-						   "from 1 to 1000000, got", optarg);
-			a->random = v;
-			break;
-		case 's':
-			if (parse_uint(optarg, 0, 4294967295ULL, &v))
-				return calib_usage("--seed takes an integer from 0 "
-						   "to 2^32-1, got", optarg);
-			a->seed = v;
-			break;
-		case 'D':
-			if (!strchr(optarg, '=') || optarg[0] == '=' ||
-			    parse_uint(strchr(optarg, '=') + 1, 1, 1000000000,
-					&v))
-				return calib_usage("--dim expects NAME=VALUE with a "
-						   "positive integer VALUE, got",
-						   optarg);
-			nd = realloc(a->dims, (a->ndims + 1) * sizeof(*nd));
-			if (!nd)
-				return calib_usage("out of memory", NULL);
-			a->dims = nd;
-			a->dims[a->ndims++] = optarg;
-			break;
-		case 'h':
-			calib_usage(NULL, NULL);
-			return -1;
-		case ':':
-			return calib_usage("missing argument for", argv[optind - 1]);
-		default:
-			return calib_usage("unknown option", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		a->model = argv[optind++];
-	if (optind < argc)
-		return calib_usage("unexpected argument", argv[optind]);
-	if (!a->model || !*a->model)
-		return calib_usage("no input model given", NULL);
-	if (!!a->data == !!a->random)
-		return calib_usage("give either --data DIR or --random N", NULL);
-	if (a->ndims && !a->random)
-		return calib_usage("--dim belongs to --random", NULL);
-	if (a->output && !*a->output)
-		return calib_usage("-o needs a file name, got ''", NULL);
-	if (a->pipeline_file && a->passes)
-		return calib_usage("give either -p FILE or --passes LIST", NULL);
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* the job file: what the script needs, as JSON */
@@ -230,9 +46,9 @@ static void json_value_type(FILE *f, const qir_value *v)
 	int i;
 
 	fprintf(f, "{\"name\": ");
-	pm_json_str(f, v->name);
+	qm_json_str(f, v->name);
 	fprintf(f, ", \"elem\": %d, \"dtype\": ", v->dtype);
-	pm_json_str(f, v->dtype ? qir_dtype_name(v->dtype) : "UNDEFINED");
+	qm_json_str(f, v->dtype ? qir_dtype_name(v->dtype) : "UNDEFINED");
 	fprintf(f, ", \"dims\": ");
 	if (v->rank < 0) {
 		fprintf(f, "null}");
@@ -245,7 +61,7 @@ static void json_value_type(FILE *f, const qir_value *v)
 		if (v->dims[i].value >= 0)
 			fprintf(f, "%lld", (long long)v->dims[i].value);
 		else if (v->dims[i].param)
-			pm_json_str(f, v->dims[i].param);
+			qm_json_str(f, v->dims[i].param);
 		else
 			fputs("null", f);
 	}
@@ -299,60 +115,41 @@ static int dedup(qir_value **v, size_t *n)
 }
 
 /* The pipeline as -p/--passes say (fp8-mha by default), its plugins
- * loaded and its passes resolved, as the main command does; then the
- * values its passes ask for, deduplicated, in the order asked. */
-static int select_tensors(const struct calib_args *a, qir_model *m,
+ * loaded and its passes resolved, as the main command does; then a
+ * query run with the calibration hook: the values its passes ask for,
+ * deduplicated, in the order asked (*sel malloc'd). */
+static int select_tensors(struct cli_opts *a, qir_model *m,
 			  qir_value ***sel, size_t *n)
 {
-	struct pm_cli c;
-	struct pm_pipeline pl;
-	struct pm_registry *reg = NULL;
-	struct pm_run_opts o;
-	struct pm_run run;
-	struct pm_want want = { 0 };
-	qir_error err = { 0 };
-	size_t nasked = 0;
+	qir_value *const *asked;
+	size_t nasked = 0, k = 0;
+	qk_device dev;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.s = a->s;
-	c.pipeline_file = a->pipeline_file;
-	c.passes_inline = a->pipeline_file ? NULL :
-			  a->passes ? a->passes : "fp8-mha";
-	c.loads = a->loads;
-	c.nloads = a->nloads;
-	c.plugin_dirs = a->plugin_dirs;
-	c.nplugin_dirs = a->nplugin_dirs;
-	pm_pipeline_init(&pl, a->s);
-	rc = cli_setup(&c, &pl, &reg);
+	rc = cli_setup(a, "fp8-mha");
 	if (!rc)
-		rc = cli_run_opts(&c, &pl, &o);
-	if (!rc && pm_run_init(&run, &pl, &o, &err) < 0) {
-		fprintf(stderr, "qopt calibrate: error: %s\n", err.msg);
+		rc = cli_run_begin(a, &dev);
+	if (!rc)
+		rc = qm_run_begin(a->s, dev, a->threads, 1);
+	if (!rc && qm_run(a->s, m))
 		rc = QOPT_EXIT_FAIL;
-	} else if (!rc) {
-		if (pm_calibration_targets(&run, m, &want, &nasked) < 0)
-			rc = QOPT_EXIT_FAIL;
-		else if (!nasked) {
-			fprintf(stderr, "qopt calibrate: error: no pass of the "
-				"pipeline (%s) reads a calibration file: nothing "
-				"to calibrate\n", pl.file);
-			rc = QOPT_EXIT_USAGE;
-		}
-		pm_run_fini(&run);
+	asked = qm_calibration_values(a->s, &k, &nasked);
+	if (!rc && !nasked) {
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: no pass of the "
+			"pipeline (%s) reads a calibration file: nothing "
+			"to calibrate\n", qm_pipeline_name(a->s));
+		rc = QOPT_EXIT_USAGE;
 	}
-	pm_pipeline_free(&pl);
-	pm_registry_free(reg);
-	if (!rc && dedup(want.values, &want.n) < 0) {
-		fprintf(stderr, "qopt calibrate: error: out of memory\n");
-		rc = QOPT_EXIT_FAIL;
-	}
-	if (rc) {
-		free(want.values);
+	qm_run_end(a->s);
+	if (rc)
 		return rc;
+	*sel = malloc((k ? k : 1) * sizeof(**sel));
+	if (!*sel || dedup(memcpy(*sel, asked, k * sizeof(**sel)), &k) < 0) {
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: out of memory\n");
+		free(*sel);
+		return QOPT_EXIT_FAIL;
 	}
-	*sel = want.values;
-	*n = want.n;
+	*n = k;
 	return 0;
 }
 
@@ -390,16 +187,17 @@ static int output_indices(const qir_model *m, qir_value **sel, size_t nsel,
 	return 0;
 }
 
-static int write_job(const char *path, const struct calib_args *a,
+static int write_job(const char *path, struct cli_opts *a,
 		     qir_model *m, uint64_t hash, const char *probe,
-		     qir_value **sel, size_t nsel, const char *result)
+		     qir_value **sel, qir_value **at, size_t nsel,
+		     const char *result)
 {
 	long *idx = malloc((nsel ? nsel : 1) * sizeof(*idx));
 	FILE *f;
 	size_t i, k;
 	int first = 1;
 
-	if (!idx || output_indices(m, sel, nsel, idx) < 0) {
+	if (!idx || output_indices(m, at, nsel, idx) < 0) {
 		free(idx);
 		errno = ENOMEM;
 		return -1;
@@ -410,17 +208,17 @@ static int write_job(const char *path, const struct calib_args *a,
 		return -1;
 	}
 	fprintf(f, "{\"model\": ");
-	pm_json_str(f, a->model);
+	qm_json_str(f, a->input);
 	fprintf(f, ",\n \"probe\": ");
-	pm_json_str(f, probe);
+	qm_json_str(f, probe);
 	fprintf(f, ",\n \"result\": ");
-	pm_json_str(f, result);
+	qm_json_str(f, result);
 	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"percentile\": %.17g,\n"
 		" \"verbose\": %d,\n", (unsigned long long)hash, a->percentile,
-		a->verbose);
+		a->verbose > 0);
 	if (a->data) {
 		fprintf(f, " \"data\": ");
-		pm_json_str(f, a->data);
+		qm_json_str(f, a->data);
 	} else {
 		fprintf(f, " \"random\": %ld, \"seed\": %ld, \"dims\": {",
 			a->random, a->seed);
@@ -431,7 +229,7 @@ static int write_job(const char *path, const struct calib_args *a,
 			snprintf(name, sizeof(name), "%.*s",
 				 (int)(eq - a->dims[i]), a->dims[i]);
 			fprintf(f, "%s", i ? ", " : "");
-			pm_json_str(f, name);
+			qm_json_str(f, name);
 			fprintf(f, ": %ld", strtol(eq + 1, NULL, 10));
 		}
 		fputc('}', f);
@@ -466,80 +264,37 @@ static int write_job(const char *path, const struct calib_args *a,
 /* ------------------------------------------------------------------ */
 /* the script */
 
-static const char *script_path(void)
+/* The node script (caller frees): $QOPT_CALIBRATE_ORT, beside the
+ * qopt binary when installed, else the build tree's copy. */
+static char *script_path(void)
 {
-	static char buf[4096];
 	const char *env = getenv("QOPT_CALIBRATE_ORT");
-	char *slash;
+	char exe[4096], *slash, *path = NULL;
 	ssize_t n;
 
 	if (env && *env)
-		return env;
-	/* installed beside the qopt binary */
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 32);
+		return strdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
 	if (n > 0) {
-		buf[n] = 0;
-		slash = strrchr(buf, '/');
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
 		if (slash) {
 			strcpy(slash + 1, "qopt-calibrate-ort");
-			if (access(buf, R_OK) == 0)
-				return buf;
+			if (access(exe, R_OK) == 0)
+				return strdup(exe);
 		}
 	}
 	/* an uninstalled qopt: the build tree's copy */
-	snprintf(buf, sizeof(buf), "%s/tools/qopt-calibrate-ort",
-		 pm_build_tree() ? pm_build_tree() : ".");
-	return buf;
+	if (asprintf(&path, "%s/tools/qopt-calibrate-ort",
+		     qm_build_tree() ? qm_build_tree() : ".") < 0)
+		return NULL;
+	return path;
 }
 
-/* What a stop signal (SIGINT, SIGTERM, SIGHUP) must remove: the
- * temporary folder and its files, after ending the script, and the
- * calibration file's temporary (qir_outfile_remove_all). Written only
- * outside the handler, which only kills, waits, unlinks and re-raises. */
+/* A stop signal (SIGINT, SIGTERM, SIGHUP) ends the script and removes
+ * the temporary folder and its files, and the calibration file's
+ * temporary: the manager's guard does it (qm_guard_*). */
 #define TMP_FILES 4
-static char stop_dir[4096], stop_files[TMP_FILES][4200];
-static volatile sig_atomic_t stop_armed;
-static volatile pid_t stop_child;
-
-static void on_stop_signal(int sig)
-{
-	pm_child_stop(stop_child, 0);
-	if (stop_armed) {
-		for (size_t i = 0; i < TMP_FILES; i++)
-			unlink(stop_files[i]);
-		rmdir(stop_dir);
-	}
-	qir_outfile_remove_all();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* Arms (paths given) or disarms (NULL) the cleanup for the folder. */
-static void guard_folder(const char *dir, const char *const files[TMP_FILES])
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-
-	stop_armed = 0;
-	if (!dir)
-		return;
-	snprintf(stop_dir, sizeof(stop_dir), "%s", dir);
-	for (size_t i = 0; i < TMP_FILES; i++)
-		snprintf(stop_files[i], sizeof(stop_files[i]), "%s", files[i]);
-	memset(&sa, 0, sizeof(sa));
-	sigfillset(&sa.sa_mask);
-	sa.sa_handler = on_stop_signal;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
-		struct sigaction old;
-
-		/* ignored by whoever started us (nohup): stays ignored */
-		if (sigaction(sigs[i], NULL, &old) == 0 &&
-		    old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
-	stop_armed = 1;
-}
 
 /* The script's exit status after an error it printed itself (one
  * line, names escaped): qopt adds nothing (tools/qopt-calibrate.js,
@@ -556,10 +311,10 @@ enum script_end { SCRIPT_OK, SCRIPT_FAILED, SCRIPT_INTERRUPTED };
  * interruption too. Any other failure is said here, exit status and
  * all: a script that fails silently (QOPT_NODE=/bin/false) still gets
  * a message. */
-static enum script_end run_script(const char *job)
+static enum script_end run_script(qm_session *s, const char *script,
+				   const char *job)
 {
 	const char *node = getenv("QOPT_NODE");
-	const char *script = script_path();
 	struct sigaction ign, old_quit;
 	enum script_end end = SCRIPT_FAILED;
 	pid_t pid;
@@ -576,7 +331,7 @@ static enum script_end run_script(const char *job)
 	sigaction(SIGQUIT, &ign, &old_quit);
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "qopt calibrate: error: fork: %s\n",
+		qm_say(s, QOPT_LOG_ERROR, "qopt calibrate: error: fork: %s\n",
 			strerror(errno));
 		goto out;
 	}
@@ -586,46 +341,37 @@ static enum script_end run_script(const char *job)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		execlp(node, node, script, job, (char *)NULL);
-		fprintf(stderr, "qopt calibrate: error: cannot run %s (%s): %s; "
+		qm_say(s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot run %s (%s): %s; "
 			"install node with ./tools/install-deps.sh from qopt's "
 			"source tree (Debian: apt-get install nodejs), or set "
 			"QOPT_NODE to node's path\n", node, script,
 			strerror(errno));
 		_exit(127);
 	}
-	stop_child = pid;
+	qm_guard_child(pid, 0);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
-			fprintf(stderr, "qopt calibrate: error: waiting for %s: "
+			qm_say(s, QOPT_LOG_ERROR, "qopt calibrate: error: waiting for %s: "
 				"%s\n", script, strerror(errno));
-			stop_child = 0;
+			qm_guard_child(0, 0);
 			goto out;
 		}
-	stop_child = 0;
+	qm_guard_child(0, 0);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		end = SCRIPT_OK;
 	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)
 		end = SCRIPT_INTERRUPTED;
 	else if (WIFSIGNALED(st))
-		fprintf(stderr, "qopt calibrate: error: %s %s ended by signal "
+		qm_say(s, QOPT_LOG_ERROR, "qopt calibrate: error: %s %s ended by signal "
 			"%d; no calibration file written\n", node, script,
 			WTERMSIG(st));
 	else if (WEXITSTATUS(st) != 127 && WEXITSTATUS(st) != SCRIPT_SAID)
-		fprintf(stderr, "qopt calibrate: error: %s %s failed (exit "
+		qm_say(s, QOPT_LOG_ERROR, "qopt calibrate: error: %s %s failed (exit "
 			"status %d); no calibration file written\n", node,
 			script, WEXITSTATUS(st));
 out:
 	sigaction(SIGQUIT, &old_quit, NULL);
 	return end;
-}
-
-static void default_output(const char *model, char *buf, size_t n)
-{
-	size_t len = strlen(model);
-
-	if (len > 5 && !strcmp(model + len - 5, ".onnx"))
-		len -= 5;
-	snprintf(buf, n, "%.*s.calib.json", (int)len, model);
 }
 
 /* ------------------------------------------------------------------ */
@@ -638,7 +384,8 @@ static void default_output(const char *model, char *buf, size_t n)
  * JavaScript prints a number, or "none" when the tensor held no element
  * in any sample. Returned NUL-terminated (caller frees), or NULL with
  * the reason printed. */
-static char *read_result(const char *path, const char *script)
+static char *read_result(qm_session *s, const char *path,
+			 const char *script)
 {
 	qir_error err = { 0 };
 	char *buf = qir_read_file(path, O_NOFOLLOW, RESULT_MAX_BYTES, NULL,
@@ -646,7 +393,7 @@ static char *read_result(const char *path, const char *script)
 	const char *node = getenv("QOPT_NODE");
 
 	if (!buf)
-		fprintf(stderr, "qopt calibrate: error: %s %s exited 0 but left "
+		qm_say(s, QOPT_LOG_ERROR, "qopt calibrate: error: %s %s exited 0 but left "
 			"no result that can be read (%s); no calibration file "
 			"written\n", node && *node ? node : "node", script,
 			err.msg);
@@ -673,7 +420,8 @@ static char *next_line(char **p)
 /* Fills amax[] from the result text; -1 with the reason printed. A
  * value that is not a finite number >= 0 is refused here whatever the
  * script did: the file never holds what JSON cannot. */
-static int parse_result(char *text, qir_value **sel, size_t nsel,
+static int parse_result(qm_session *s, char *text, qir_value **sel,
+			size_t nsel,
 			double *amax, long *samples)
 {
 	char *p = text, *line, *end, shown[1024];
@@ -684,7 +432,7 @@ static int parse_result(char *text, qir_value **sel, size_t nsel,
 		goto bad;
 	line = next_line(&p);
 	if (!line || strncmp(line, "samples ", 8) ||
-	    parse_uint(line + 8, 0, 1000000000, samples))
+	    cli_parse_uint(line + 8, 0, 1000000000, samples))
 		goto bad;
 	for (k = 0; k < nsel; k++) {
 		line = next_line(&p);
@@ -692,7 +440,7 @@ static int parse_result(char *text, qir_value **sel, size_t nsel,
 			goto bad;
 		qir_escape_text(shown, sizeof(shown), sel[k]->name);
 		if (!strcmp(line, "none")) {
-			fprintf(stderr, "qopt calibrate: warning: tensor '%s' "
+			qm_say(s, QOPT_LOG_WARN, "qopt calibrate: warning: tensor '%s' "
 				"held no element in any sample: amax 0 written "
 				"(fp8-mha leaves it unquantized)\n", shown);
 			amax[k] = 0;
@@ -701,7 +449,7 @@ static int parse_result(char *text, qir_value **sel, size_t nsel,
 		errno = 0;
 		amax[k] = strtod(line, &end);
 		if (end == line || *end || !isfinite(amax[k]) || amax[k] < 0) {
-			fprintf(stderr, "qopt calibrate: error: tensor '%s': "
+			qm_say(s, QOPT_LOG_ERROR, "qopt calibrate: error: tensor '%s': "
 				"amax '%s' is not a finite number >= 0; a "
 				"calibration file cannot hold it\n",
 				shown, line);
@@ -712,28 +460,28 @@ static int parse_result(char *text, qir_value **sel, size_t nsel,
 		goto bad;
 	return 0;
 bad:
-	fprintf(stderr, "qopt calibrate: error: the script's result is "
+	qm_say(s, QOPT_LOG_ERROR, "qopt calibrate: error: the script's result is "
 		"malformed (a script of another version?)\n");
 	return -1;
 }
 
-/* Writes the calibration file at a->out, atomically; 0 or -1 (said). */
-static int write_output(const struct calib_args *a, uint64_t hash,
+/* Writes the calibration file at a->output, atomically; 0 or -1 (said). */
+static int write_output(struct cli_opts *a, uint64_t hash,
 			qir_value **sel, size_t nsel, const double *amax,
 			long samples)
 {
 	const char **names = calloc(nsel, sizeof(*names));
 	const char **dtypes = calloc(nsel, sizeof(*dtypes));
-	char source[128], *mcopy = strdup(a->model);
+	char source[128], *mcopy = strdup(a->input);
 	struct calib_doc d = { 0 };
 	qir_error err = { 0 };
-	pm_outfile *o = NULL;
+	qm_outfile *o = NULL;
 	FILE *f = NULL;
 	size_t k, bad;
 	int rc = -1;
 
 	if (!names || !dtypes || !mcopy) {
-		fprintf(stderr, "qopt calibrate: error: out of memory\n");
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: out of memory\n");
 		goto out;
 	}
 	for (k = 0; k < nsel; k++) {
@@ -752,44 +500,44 @@ static int write_output(const struct calib_args *a, uint64_t hash,
 	d.names = names;
 	d.dtypes = dtypes;
 	d.amax = amax;
-	if (a->discard) {
+	if (a->out_discard) {
 		rc = 0;
 		goto out;
 	}
-	o = pm_outfile_open(a->out, &f, &err);
+	o = qm_outfile_open(a->output, &f, &err);
 	if (!o) {
-		fprintf(stderr, "qopt calibrate: %s: error: %s\n", a->out,
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: %s: error: %s\n", a->output,
 			err.msg);
 		goto out;
 	}
 	if (calib_json_write(f, &d, &bad) < 0) {
 		if (bad == (size_t)-1)
-			fprintf(stderr, "qopt calibrate: %s: error: cannot "
-				"write it\n", a->out);
+			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: %s: error: cannot "
+				"write it\n", a->output);
 		else
 		{
 			char shown[1024];
 
 			qir_escape_text(shown, sizeof(shown), names[bad]);
-			fprintf(stderr, "qopt calibrate: error: tensor '%s': "
+			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: tensor '%s': "
 				"amax %g cannot be written\n", shown,
 				amax[bad]);
 		}
-		pm_outfile_abort(o);
+		qm_outfile_abort(o);
 		goto out;
 	}
-	if (pm_outfile_commit(o, &err) < 0) {
-		fprintf(stderr, "qopt calibrate: %s: error: %s\n", a->out,
+	if (qm_outfile_commit(o, &err) < 0) {
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: %s: error: %s\n", a->output,
 			err.msg);
 		goto out;
 	}
 	rc = 0;
 out:
 	if (!rc)
-		fprintf(stderr, "qopt calibrate: %zu tensors over %ld sample%s "
+		qm_say(a->s, QOPT_LOG_INFO, "qopt calibrate: %zu tensors over %ld sample%s "
 			"(%s) -> %s\n", nsel, samples, samples == 1 ? "" : "s",
 			a->percentile < 100 ? "percentile" : "max",
-			a->discard ? "discarded" : a->out);
+			a->out_discard ? "discarded" : a->output);
 	free(mcopy);
 	free(names);
 	free(dtypes);
@@ -797,17 +545,17 @@ out:
 }
 
 /* The script's result into the calibration file; 0 or -1 (said). */
-static int finish(const struct calib_args *a, uint64_t hash,
+static int finish(struct cli_opts *a, const char *script, uint64_t hash,
 		  qir_value **sel, size_t nsel, const char *result)
 {
 	double *amax = calloc(nsel, sizeof(*amax));
-	char *text = read_result(result, script_path());
+	char *text = read_result(a->s, result, script);
 	long samples = 0;
 	int rc = -1;
 
 	if (!amax)
-		fprintf(stderr, "qopt calibrate: error: out of memory\n");
-	else if (text && !parse_result(text, sel, nsel, amax, &samples))
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: out of memory\n");
+	else if (text && !parse_result(a->s, text, sel, nsel, amax, &samples))
 		rc = write_output(a, hash, sel, nsel, amax, samples);
 	free(text);
 	free(amax);
@@ -817,11 +565,12 @@ static int finish(const struct calib_args *a, uint64_t hash,
 /* Writes the probe model and the job into a fresh temporary folder,
  * runs the script, writes the calibration file from its result, and
  * removes the folder on every way out: 0 when the file was written. */
-static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
-		     qir_value **sel, size_t nsel)
+static int run_probe(struct cli_opts *a, qir_model *m, uint64_t hash,
+		     qir_value **sel, qir_value **at, size_t nsel)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], probe[4200], job[4200], data[4200], result[4200];
+	char *script = script_path();
 	qir_error err = { 0 };
 	enum script_end end = SCRIPT_FAILED;
 	int rc = -1;
@@ -829,8 +578,9 @@ static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
 	snprintf(dir, sizeof(dir), "%s/qopt-calib-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
-		fprintf(stderr, "qopt calibrate: error: cannot make a "
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot make a "
 			"temporary folder: %s\n", strerror(errno));
+		free(script);
 		return -1;
 	}
 	snprintf(probe, sizeof(probe), "%s/probe.onnx", dir);
@@ -840,22 +590,26 @@ static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
 	{
 		const char *const files[TMP_FILES] = { probe, data, job, result };
 
-		guard_folder(dir, files);
+		qm_guard_install(0);
+		qm_guard_files(files, TMP_FILES, dir);
 	}
-	if (qir_model_save(m, probe, NULL, &err) < 0)
-		fprintf(stderr, "qopt calibrate: error: cannot write the probe "
+	if (!script)
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: out of memory\n");
+	else if (qir_model_save(m, probe, NULL, &err) < 0)
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot write the probe "
 			"model: %s\n", err.msg);
-	else if (write_job(job, a, m, hash, probe, sel, nsel, result) < 0)
-		fprintf(stderr, "qopt calibrate: error: cannot write %s: %s\n",
+	else if (write_job(job, a, m, hash, probe, sel, at, nsel, result) < 0)
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot write %s: %s\n",
 			job, strerror(errno));
-	else if ((end = run_script(job)) == SCRIPT_OK)
-		rc = finish(a, hash, sel, nsel, result);
+	else if ((end = run_script(a->s, script, job)) == SCRIPT_OK)
+		rc = finish(a, script, hash, sel, nsel, result);
 	unlink(job);
 	unlink(probe);
 	unlink(data);
 	unlink(result);
 	rmdir(dir);
-	guard_folder(NULL, NULL);
+	qm_guard_files(NULL, 0, NULL);
+	free(script);
 	if (end == SCRIPT_INTERRUPTED) {
 		/* as if ^C had reached qopt too: the shell sees 130 */
 		signal(SIGINT, SIG_DFL);
@@ -866,9 +620,9 @@ static int run_probe(const struct calib_args *a, qir_model *m, uint64_t hash,
 
 /* Each initializer's external data file (each distinct location
  * checked once): the output must not be one. */
-static int clashes_with_data(const struct calib_args *a, qir_model *m)
+static int clashes_with_data(struct cli_opts *a, qir_model *m)
 {
-	char loc[4200], last[4200] = "", *copy = strdup(a->model), *at;
+	char loc[4200], last[4200] = "", *copy = strdup(a->input), *at;
 	const char *dir;
 	char *path;
 	size_t i;
@@ -893,10 +647,10 @@ static int clashes_with_data(const struct calib_args *a, qir_model *m)
 		if (!path)
 			break;
 		sprintf(path, "%s/%s", dir, loc + 9);
-		if (pm_same_path(path, a->out)) {
-			fprintf(stderr, "qopt calibrate: error: output '%s' is "
+		if (cli_same_path(path, a->output)) {
+			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: output '%s' is "
 				"the external data file of the input model; qopt "
-				"never modifies its input\n", a->out);
+				"never modifies its input\n", a->output);
 			clash = 1;
 		}
 		free(path);
@@ -905,55 +659,78 @@ static int clashes_with_data(const struct calib_args *a, qir_model *m)
 	return clash;
 }
 
-static int calibrate(const struct calib_args *a, qir_model *m)
+/* Each selected value as the main graph shows it (calib-hoist.c: a
+ * tensor of an If branch or a Loop body through new outputs), listed
+ * as a graph output: 0, or -1 after saying why. */
+static int expose(struct cli_opts *a, qir_model *m, qir_value **sel,
+		  qir_value **at, size_t nsel)
 {
-	qir_value **sel = NULL;
-	size_t nsel = 0, i;
+	qir_error err = { 0 };
+	char shown[1024];
+	size_t i;
+
+	for (i = 0; i < nsel; i++) {
+		at[i] = calib_hoist(m, sel[i], &err);
+		if (!at[i]) {
+			qir_escape_text(shown, sizeof(shown), err.msg);
+			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: %s\n", shown);
+			return -1;
+		}
+		if (!at[i]->is_input && !at[i]->is_output &&
+		    qir_graph_add_output(m->graph, at[i]) < 0) {
+			qir_escape_text(shown, sizeof(shown), sel[i]->name);
+			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: cannot expose "
+				"'%s' as an output\n", shown);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int calibrate(struct cli_opts *a, qir_model *m)
+{
+	qir_value **sel = NULL, **at;
+	size_t nsel = 0;
 	uint64_t hash = qir_model_hash(m);	/* before the outputs change */
 	int rc = QOPT_EXIT_FAIL;
 
-	if (!a->discard && clashes_with_data(a, m))
+	if (!a->out_discard && clashes_with_data(a, m))
 		return QOPT_EXIT_USAGE;
 	rc = select_tensors(a, m, &sel, &nsel);
 	if (rc)
 		return rc;
 	rc = QOPT_EXIT_FAIL;
 	if (!nsel)
-		fprintf(stderr, "qopt calibrate: %s: error: the pipeline's passes "
-			"ask for no tensor: nothing to calibrate\n", a->model);
-	for (i = 0; i < nsel; i++)
-		if (!sel[i]->is_input && !sel[i]->is_output &&
-		    qir_graph_add_output(m->graph, sel[i]) < 0) {
-			char shown[1024];
-
-			qir_escape_text(shown, sizeof(shown), sel[i]->name);
-			fprintf(stderr, "qopt calibrate: error: cannot expose "
-				"'%s' as an output\n", shown);
-			break;
-		}
-	if (nsel && i == nsel && run_probe(a, m, hash, sel, nsel) == 0)
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: %s: error: the pipeline's passes "
+			"ask for no tensor: nothing to calibrate\n", a->input);
+	at = nsel ? calloc(nsel, sizeof(*at)) : NULL;
+	if (nsel && !at)
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: out of memory\n");
+	else if (nsel && expose(a, m, sel, at, nsel) == 0 &&
+		 run_probe(a, m, hash, sel, at, nsel) == 0)
 		rc = QOPT_EXIT_OK;
+	free(at);
 	free(sel);
 	return rc;
 }
 
 /* -o as the main command checks it (outpath.c), before any work. */
-static int check_output(struct calib_args *a)
+static int check_output(struct cli_opts *a)
 {
-	int rc = pm_outpath_check("-o", a->out, &a->discard);
+	int rc = cli_outpath_check(a->s, "-o", a->output, &a->out_discard);
 
 	if (rc)
 		return rc;
-	if (!a->discard && pm_same_path(a->model, a->out)) {
-		fprintf(stderr, "qopt calibrate: error: output '%s' is the input "
-			"model; qopt never modifies its input\n", a->out);
+	if (!a->out_discard && cli_same_path(a->input, a->output)) {
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: output '%s' is the input "
+			"model; qopt never modifies its input\n", a->output);
 		return QOPT_EXIT_USAGE;
 	}
 	return 0;
 }
 
 /* The sample files, checked before node starts; -o must not be one. */
-static int check_samples(const struct calib_args *a)
+static int check_samples(struct cli_opts *a)
 {
 	struct calib_samples s;
 	char why[1024];
@@ -965,52 +742,33 @@ static int check_samples(const struct calib_args *a)
 
 		/* file names as every message shows them: no raw escapes */
 		qir_escape_text(shown, sizeof(shown), why);
-		fprintf(stderr, "qopt calibrate: error: %s\n", shown);
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: %s\n", shown);
 		rc = QOPT_EXIT_FAIL;
 	}
-	for (i = 0; !rc && !a->discard && i < s.n; i++)
-		if (pm_same_path(s.files[i], a->out)) {
-			fprintf(stderr, "qopt calibrate: error: output '%s' is "
-				"the sample file '%s'\n", a->out, s.files[i]);
+	for (i = 0; !rc && !a->out_discard && i < s.n; i++)
+		if (cli_same_path(s.files[i], a->output)) {
+			qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: output '%s' is "
+				"the sample file '%s'\n", a->output, s.files[i]);
 			rc = QOPT_EXIT_USAGE;
 		}
 	calib_samples_free(&s);
 	return rc;
 }
 
-int cmd_calibrate(pm_session *s, int argc, char **argv)
+int cmd_calibrate(struct cli_opts *a)
 {
-	struct calib_args a;
-	char outbuf[4096];
 	qir_model *m;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.s = s;
-	rc = calib_parse(&a, argc, argv);
-	if (rc) {
-		calib_args_free(&a);
-		return rc < 0 ? QOPT_EXIT_OK : rc;
-	}
-	a.out = a.output;
-	if (!a.out) {
-		default_output(a.model, outbuf, sizeof(outbuf));
-		a.out = outbuf;
-	}
-	rc = check_output(&a);
-	if (!rc && a.data)
-		rc = check_samples(&a);
-	if (rc) {
-		calib_args_free(&a);
+	rc = check_output(a);
+	if (!rc && a->data)
+		rc = check_samples(a);
+	if (rc)
 		return rc;
-	}
-	m = cli_load(s, a.model);
-	if (!m) {
-		calib_args_free(&a);
+	m = cli_load(a->s, a->input);
+	if (!m)
 		return QOPT_EXIT_FAIL;
-	}
-	rc = calibrate(&a, m);
+	rc = calibrate(a, m);
 	qir_model_free(m);
-	calib_args_free(&a);
 	return rc;
 }

@@ -1,21 +1,22 @@
 /*
- * core/cli/cmd-model.c - `qopt dump` and `qopt verify`.
+ * core/cli/cmd-model.c - `qopt dump` and `qopt verify`: the IR and the
+ * verdict are data (qm_data), problems go to the session's sink.
  */
 #include <stdio.h>
 #include "cli/cli.h"
 
-int cmd_dump(struct pm_cli *c)
+int cmd_dump(struct cli_opts *c)
 {
 	qir_model *m = cli_load(c->s, c->input);
 
 	if (!m)
 		return QOPT_EXIT_FAIL;
-	qir_print(m, stdout);
+	qir_print(m, qm_data(c->s));
 	qir_model_free(m);
 	return QOPT_EXIT_OK;	/* main checks that stdout took it all */
 }
 
-int cmd_verify(struct pm_cli *c)
+int cmd_verify(struct cli_opts *c)
 {
 	qir_error err = { 0 };
 	qir_model *m = cli_load(c->s, c->input);
@@ -27,10 +28,11 @@ int cmd_verify(struct pm_cli *c)
 		return QOPT_EXIT_FAIL;
 	qir_escape_text(shown, sizeof(shown), c->input);
 	if (qir_verify(m, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: %s\n", shown, err.msg);
+		qm_say(c->s, QOPT_LOG_ERROR, "qopt: %s: error: %s\n", shown,
+		       err.msg);
 		rc = QOPT_EXIT_FAIL;
 	} else {
-		printf("%s: ok\n", shown);
+		fprintf(qm_data(c->s), "%s: ok\n", shown);
 	}
 	qir_model_free(m);
 	return rc;

@@ -1,5 +1,6 @@
 /*
- * core/cli/main.c - the qopt command: picks the subcommand.
+ * core/cli/main.c - the qopt command: one session, the command line
+ * parsed, the subcommand picked.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,64 +9,67 @@
 #include "cli/cli.h"
 
 /* A listing or dump that did not reach its reader is a failure. */
-static int stdout_done(int rc)
+static int stdout_done(qm_session *s, int rc)
 {
 	errno = 0;
 	if ((fflush(stdout) == 0 && !ferror(stdout)) || rc)
 		return rc;	/* a failed run has said why */
-	fprintf(stderr, "qopt: error: cannot write to standard output%s%s\n",
-		errno ? ": " : "", errno ? strerror(errno) : "");
+	qm_say(s, QOPT_LOG_ERROR,
+	       "qopt: error: cannot write to standard output%s%s\n",
+	       errno ? ": " : "", errno ? strerror(errno) : "");
 	return QOPT_EXIT_FAIL;
+}
+
+static int run_command(struct cli_opts *c)
+{
+	qir_error err = { 0 };
+	int rc;
+
+	/* calibrate's node script has its own stop handling (cmd-calibrate.c) */
+	if (strcmp(c->cmd, "calibrate") && qm_guard_install(1)) {
+		qm_say(c->s, QOPT_LOG_ERROR,
+		       "qopt: error: cannot install the exit handler\n");
+		return QOPT_EXIT_FAIL;
+	}
+	if (!strcmp(c->cmd, "calibrate"))
+		return cmd_calibrate(c);
+	qm_set_verbosity(c->s, c->quiet ? QOPT_LOG_WARN :
+			 c->verbose ? QOPT_LOG_DEBUG : QOPT_LOG_INFO, c->strict);
+	if (!strcmp(c->cmd, "dump"))
+		rc = cmd_dump(c);
+	else if (!strcmp(c->cmd, "verify"))
+		rc = cmd_verify(c);
+	else if (!strcmp(c->cmd, "bisect"))
+		rc = cmd_bisect(c);
+	else
+		rc = cmd_run(c);
+	if (!rc && qir_map_faulted(&err)) {
+		/* What was read or printed came partly from zero pages. */
+		qm_say(c->s, QOPT_LOG_ERROR, "qopt: error: %s\n", err.msg);
+		rc = QOPT_EXIT_FAIL;
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	struct pm_cli c;
-	pm_session *s;
-	qir_error err = { 0 };
+	struct cli_opts c;
+	qm_session *s;
 	int rc;
 
-	pm_use_build_tree_modules();
-	s = pm_session_new();
-	if (!s) {
-		fprintf(stderr, "qopt: error: out of memory\n");
+	qm_use_build_tree_modules();
+	s = qm_session_new();
+	if (!s) {	/* no session, no sink: the one direct write */
+		fputs("qopt: error: out of memory\n", stderr);
 		return QOPT_EXIT_FAIL;
 	}
-	/* calibrate has options of its own (core/cli/cmd-calibrate.c) */
-	if (argc >= 2 && !strcmp(argv[1], "calibrate")) {
-		rc = cmd_calibrate(s, argc - 1, argv + 1);
-		pm_session_free(s);
-		return stdout_done(rc);
-	}
-	rc = cli_parse(&c, argc, argv);
-	c.s = s;
-	if (rc) {
-		cli_free(&c);
-		pm_session_free(s);
-		return rc < 0 ? stdout_done(QOPT_EXIT_OK) : rc;
-	}
-	if (pm_guard_install()) {
-		fprintf(stderr, "qopt: error: cannot install the exit handler\n");
-		cli_free(&c);
-		pm_session_free(s);
-		return QOPT_EXIT_FAIL;
-	}
-	pm_msg_setup(s, c.quiet ? QOPT_LOG_WARN :
-		     c.verbose ? QOPT_LOG_DEBUG : QOPT_LOG_INFO, c.strict);
-	if (!strcmp(c.cmd, "dump"))
-		rc = cmd_dump(&c);
-	else if (!strcmp(c.cmd, "verify"))
-		rc = cmd_verify(&c);
-	else if (!strcmp(c.cmd, "bisect"))
-		rc = cmd_bisect(&c);
-	else
-		rc = cmd_run(&c);
-	if (!rc && qir_map_faulted(&err)) {
-		/* What was read or printed came partly from zero pages. */
-		fprintf(stderr, "qopt: error: %s\n", err.msg);
-		rc = QOPT_EXIT_FAIL;
-	}
+	rc = cli_parse(&c, s, argc, argv);
+	if (rc < 0)
+		rc = QOPT_EXIT_OK;	/* --help, --version */
+	else if (!rc)
+		rc = run_command(&c);
+	rc = stdout_done(s, rc);
 	cli_free(&c);
-	pm_session_free(s);
-	return stdout_done(rc);
+	qm_session_free(s);
+	return rc;
 }

@@ -29,7 +29,7 @@ static int is_dev_null(const struct stat *st)
 	       S_ISCHR(dn.st_mode) && dn.st_rdev == st->st_rdev;
 }
 
-int pm_outpath_check(const char *opt, const char *path, int *discard)
+int cli_outpath_check(qm_session *s, const char *opt, const char *path, int *discard)
 {
 	struct stat st;
 	char *copy;
@@ -37,7 +37,7 @@ int pm_outpath_check(const char *opt, const char *path, int *discard)
 
 	*discard = 0;
 	if (!*path) {
-		fprintf(stderr, "qopt: error: %s needs a file name, got ''\n", opt);
+		qm_say(s, QOPT_LOG_ERROR, "qopt: error: %s needs a file name, got ''\n", opt);
 		return QOPT_EXIT_USAGE;
 	}
 	if (lstat(path, &st) == 0) {
@@ -48,12 +48,12 @@ int pm_outpath_check(const char *opt, const char *path, int *discard)
 		/* A symlink is replaced, never followed. */
 		if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
 			return 0;
-		fprintf(stderr, "qopt: error: %s '%s' is %s; qopt only replaces regular files (/dev/null discards)\n",
+		qm_say(s, QOPT_LOG_ERROR, "qopt: error: %s '%s' is %s; qopt only replaces regular files (/dev/null discards)\n",
 			opt, path, qir_file_kind(st.st_mode));
 		return QOPT_EXIT_USAGE;
 	}
 	if (errno != ENOENT && errno != ENOTDIR) {
-		fprintf(stderr, "qopt: error: %s '%s': %s\n", opt, path,
+		qm_say(s, QOPT_LOG_ERROR, "qopt: error: %s '%s': %s\n", opt, path,
 			strerror(errno));
 		return QOPT_EXIT_USAGE;
 	}
@@ -61,7 +61,7 @@ int pm_outpath_check(const char *opt, const char *path, int *discard)
 	if (!copy)
 		return QOPT_EXIT_FAIL;
 	if (stat(dirname(copy), &st) < 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "qopt: error: %s '%s': its folder %s\n", opt,
+		qm_say(s, QOPT_LOG_ERROR, "qopt: error: %s '%s': its folder %s\n", opt,
 			path, errno == ENOENT ? "does not exist" :
 			"is not a folder");
 		rc = QOPT_EXIT_USAGE;
@@ -89,7 +89,7 @@ static char *canonical(const char *path)
 	return out;
 }
 
-int pm_same_path(const char *a, const char *b)
+int cli_same_path(const char *a, const char *b)
 {
 	struct stat sa, sb;
 	char *ca, *cb;
@@ -105,7 +105,7 @@ int pm_same_path(const char *a, const char *b)
 	return same;
 }
 
-char *pm_data_path(const char *output, const char *external_name)
+char *cli_data_path(const char *output, const char *external_name)
 {
 	return qir_model_data_path(output, external_name);
 }

@@ -1,155 +1,38 @@
 /*
- * core/cli/setup.c - from command line and [qopt] settings to a loaded
- * plugin registry, a resolved pipeline and run options.
- *
- * Plugin search order: the built-in passes, QOPT_PLUGIN_PATH, [qopt]
- * plugin_path, -L, then [qopt] load and --load. Nothing comes from the
- * current folder unless named. Files named with --load / load are
- * opened at once; the folders' *.so only when the run needs a pass
- * they may hold (NAME.so first), or all of them for --list-passes and
- * for suggestions when a pass is not found.
+ * core/cli/setup.c - from the command line and the pipeline's [qopt]
+ * settings to a session with its plugins loaded, its pipeline resolved,
+ * its hooks registered and a device picked (the search order of the
+ * plugins is the manager's: core/manager/api.c).
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <qopt/upgrade.h>
 #include "cli/cli.h"
 
-static int is_dir(const char *path)
+int cli_setup(struct cli_opts *c, const char *passes)
 {
-	struct stat st;
+	struct qm_plugins p = {
+		.dirs = c->plugin_dirs, .ndirs = c->nplugin_dirs,
+		.files = c->loads, .nfiles = c->nloads,
+		.need = c->help_pass, .all = c->list_passes,
+	};
+	int rc;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int load_dir(struct pm_registry *r, const char *dir)
-{
-	qir_error err = { 0 };
-
-	if (pm_registry_add_dir(r, dir, &err) < 0) {
-		fprintf(stderr, "qopt: error: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int load_file(struct pm_registry *r, const char *file)
-{
-	qir_error err = { 0 };
-
-	if (pm_registry_load_file(r, file, &err) < 0) {
-		fprintf(stderr, "qopt: error: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* QOPT_PLUGIN_PATH: like PATH, but an empty entry does not mean ".". */
-static int load_env_path(struct pm_registry *r)
-{
-	const char *env = getenv("QOPT_PLUGIN_PATH");
-	char *copy, *save = NULL, *tok;
-	int rc = 0;
-
-	if (!env || !*env)
-		return 0;
-	copy = strdup(env);
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ":", &save); tok && !rc;
-	     tok = strtok_r(NULL, ":", &save)) {
-		if (!is_dir(tok)) {
-			pm_msg(r->s, QOPT_LOG_WARN, "QOPT_PLUGIN_PATH",
-				 "'%s' is not a folder", tok);
-			continue;
-		}
-		rc = load_dir(r, tok);
-	}
-	free(copy);
+	rc = qm_parse(c->s, c->pipeline_file,
+		      c->pipeline_file ? NULL :
+		      c->passes_inline ? c->passes_inline : passes);
+	if (!rc)
+		rc = qm_load_plugins(c->s, &p);
+	if (!rc)
+		rc = qm_resolve(c->s);
 	return rc;
 }
 
-static int load_plugins(const struct pm_cli *c,
-			const struct pm_pipeline *pl,
-			struct pm_registry *r)
-{
-	char buf[PATH_MAX];
-	const char *builtin = pm_builtin_pass_dir(buf, sizeof(buf));
-	size_t i;
-
-	if (is_dir(builtin) && load_dir(r, builtin) < 0)
-		return -1;
-	if (load_env_path(r) < 0)
-		return -1;
-	for (i = 0; i < pl->g.nplugin_path; i++)
-		if (load_dir(r, pl->g.plugin_path[i]) < 0)
-			return -1;
-	for (i = 0; i < c->nplugin_dirs; i++)
-		if (load_dir(r, c->plugin_dirs[i]) < 0)
-			return -1;
-	for (i = 0; i < pl->g.nload; i++)
-		if (load_file(r, pl->g.load[i]) < 0)
-			return -1;
-	for (i = 0; i < c->nloads; i++)
-		if (load_file(r, c->loads[i]) < 0)
-			return -1;
-	return 0;
-}
-
-/* Opens the folders' plugins this run needs: the pipeline's passes,
- * or every one for listings and when a name is not found (the user
- * then sees all the suggestions). */
-static int load_needed(const struct pm_cli *c,
-		       const struct pm_pipeline *pl, struct pm_registry *r)
-{
-	qir_error err = { 0 };
-	int all = c->list_passes;
-	size_t i;
-
-	for (i = 0; !all && i < pl->nstages; i++) {
-		if (pm_registry_need_all(r, pl->stages[i].name, &err) < 0)
-			goto fail;
-		all = !pm_registry_has_name(r, pl->stages[i].name);
-	}
-	if (!all && c->help_pass) {
-		if (pm_registry_need_all(r, c->help_pass, &err) < 0)
-			goto fail;
-		all = !pm_registry_has_name(r, c->help_pass);
-	}
-	if (all && pm_registry_load_pending(r, &err) < 0)
-		goto fail;
-	return 0;
-fail:
-	fprintf(stderr, "qopt: error: %s\n", err.msg);
-	return -1;
-}
-
-int cli_setup(struct pm_cli *c, struct pm_pipeline *pl,
-		   struct pm_registry **reg)
-{
-	int bad = 0;
-
-	*reg = pm_registry_new(c->s);
-	if (!*reg)
-		return QOPT_EXIT_FAIL;
-	if (c->pipeline_file)
-		bad = pm_pipeline_parse_ini(pl, c->pipeline_file);
-	else if (c->passes_inline)
-		bad = pm_pipeline_parse_inline(pl, c->passes_inline);
-	if (bad)
-		return QOPT_EXIT_USAGE;
-	if (load_plugins(c, pl, *reg) < 0 || load_needed(c, pl, *reg) < 0)
-		return QOPT_EXIT_FAIL;
-	if (pm_pipeline_resolve(pl, *reg))
-		return pl->nplugin_errors ? QOPT_EXIT_FAIL : QOPT_EXIT_USAGE;
-	return QOPT_EXIT_OK;
-}
-
-static qk_device pick_device(const struct pm_cli *c,
-			     const struct pm_pipeline *pl)
+static qk_device pick_device(const struct cli_opts *c,
+			     const struct qm_settings *g)
 {
 	const char *env = getenv("QOPT_DEVICE");
 	const char *name = c->device;
@@ -157,7 +40,7 @@ static qk_device pick_device(const struct pm_cli *c,
 	if (!name && env && *env)
 		name = env;
 	if (!name)
-		name = pl->g.device;
+		name = g->device;
 	if (!name)
 		return QK_DEVICE_AUTO;
 	return (qk_device)qk_device_from_name(name);
@@ -179,78 +62,107 @@ static void cuda_reason(char *buf, size_t len)
 	qk_ctx_free(k);
 }
 
-int cli_run_opts(const struct pm_cli *c,
-		      const struct pm_pipeline *pl, struct pm_run_opts *o)
+/* The hooks the flags and [qopt] ask for, in the order they act: the
+ * bisect gate before a pass; --strict, --verify-each, the prints and
+ * the progress bar after it; --stats and --time-passes at the end. */
+static int add_hooks(struct cli_opts *c, const struct qm_settings *g)
 {
+	qm_session *s = c->s;
+	int strict = c->strict || g->strict > 0;
+	int print = c->print_after_all || c->print_changed ||
+		    c->nprint_after;
+
+	if (!strcmp(c->cmd, "calibrate"))
+		return (strict && qm_hook_strict(s)) ||
+		       qm_hook_progress(s) || qm_hook_calibration(s) ? -1 : 0;
+	if (qm_hook_bisect(s, c->bisect_given ? c->bisect_limit : -1,
+			   c->bisect_given, 0) ||
+	    (strict && qm_hook_strict(s)) ||
+	    ((c->verify_each || g->verify_each > 0) &&
+	     qm_hook_verify_each(s)) ||
+	    (print && qm_hook_print(s, c->print_after_all, c->print_changed,
+				    (const char *const *)c->print_after,
+				    c->nprint_after)) ||
+	    qm_hook_progress(s) || (c->stats && qm_hook_stats(s)) ||
+	    (c->time_passes && qm_hook_time_passes(s)))
+		return -1;
+	return 0;
+}
+
+int cli_run_begin(struct cli_opts *c, qk_device *device)
+{
+	struct qm_settings g;
 	char why[160];
+	int dev;
 
-	int dev = pick_device(c, pl);
-
-	memset(o, 0, sizeof(*o));
+	qm_settings(c->s, &g);
+	dev = pick_device(c, &g);
 	if (dev < 0) {
-		fprintf(stderr, "qopt: error: QOPT_DEVICE expects cpu, cuda or auto, got '%s'\n",
-			getenv("QOPT_DEVICE"));
+		qm_say(c->s, QOPT_LOG_ERROR,
+		       "qopt: error: QOPT_DEVICE expects cpu, cuda or auto, got '%s'\n",
+		       getenv("QOPT_DEVICE"));
 		return QOPT_EXIT_USAGE;
 	}
 	if (dev == QK_DEVICE_CUDA && !qk_cuda_available()) {
 		cuda_reason(why, sizeof(why));
-		fprintf(stderr, "qopt: error: device cuda requested, but CUDA is not available: %s\n",
-			why);
+		qm_say(c->s, QOPT_LOG_ERROR,
+		       "qopt: error: device cuda requested, but CUDA is not available: %s\n",
+		       why);
 		return QOPT_EXIT_FAIL;
 	}
-	o->device = (qk_device)dev;
-	o->threads = c->threads;
-	o->verify_each = c->verify_each || pl->g.verify_each > 0;
-	o->strict = c->strict || pl->g.strict > 0;
-	o->print_after_all = c->print_after_all;
-	o->print_changed = c->print_changed;
-	o->print_after = (const char *const *)c->print_after;
-	o->nprint_after = c->nprint_after;
-	o->bisect_limit = c->bisect_given ? c->bisect_limit : -1;
-	o->bisect_print = c->bisect_given;
-	o->ir_out = stdout;
+	if (add_hooks(c, &g) < 0) {
+		qm_say(c->s, QOPT_LOG_ERROR, "qopt: error: out of memory\n");
+		return QOPT_EXIT_FAIL;
+	}
+	if (strcmp(c->cmd, "calibrate"))
+		qm_set_verbosity(c->s, qm_verbosity(c->s),
+				 c->strict || g.strict > 0);
+	*device = (qk_device)dev;
 	return QOPT_EXIT_OK;
 }
 
-void cli_save_opts(const struct pm_cli *c,
-			const struct pm_pipeline *pl, qir_save_opts *so)
+void cli_save_opts(const struct cli_opts *c, qir_save_opts *so)
 {
+	struct qm_settings g;
+
+	qm_settings(c->s, &g);
 	memset(so, 0, sizeof(*so));
 	if (c->external_threshold >= 0)
 		so->external_threshold = (uint64_t)c->external_threshold;
-	else if (pl->g.external_threshold >= 0)
-		so->external_threshold = (uint64_t)pl->g.external_threshold;
+	else if (g.external_threshold >= 0)
+		so->external_threshold = (uint64_t)g.external_threshold;
 	so->external_name = c->external_name ? c->external_name :
-			    pl->g.external_name;
-	so->all_inline = c->all_inline || pl->g.all_inline > 0;
+			    g.external_name;
+	so->all_inline = c->all_inline || g.all_inline > 0;
 	so->threads = c->threads;
 }
 
 /* A later opset may have changed operators this qopt's passes read:
  * they would misread them without a word. */
-static void warn_new_opset(pm_session *s, const char *path,
+static void warn_new_opset(qm_session *s, const char *path,
 			   const qir_model *m)
 {
 	int64_t opset = qir_model_opset(m, ""), known = qir_upgrade_max_opset();
 
 	if (opset > known)
-		pm_msg(s, QOPT_LOG_WARN, path,
+		qm_msg(s, QOPT_LOG_WARN, path,
 		       "the model's opset %lld is newer than the newest this qopt knows (%lld): operators changed since may be misread",
 		       (long long)opset, (long long)known);
 }
 
-qir_model *cli_load(pm_session *s, const char *path)
+qir_model *cli_load(qm_session *s, const char *path)
 {
 	qir_error err = { 0 };
 	qir_model *m = NULL;
 
 	if (qir_model_load(path, NULL, &m, &err) < 0) {
-		fprintf(stderr, "qopt: %s: error: %s\n", path, err.msg);
+		qm_say(s, QOPT_LOG_ERROR, "qopt: %s: error: %s\n", path,
+		       err.msg);
 		return NULL;
 	}
 	warn_new_opset(s, path, m);
 	if (qir_model_load_reordered(m))
-		pm_msg(s, QOPT_LOG_INFO, path,
+		qm_msg(s, QOPT_LOG_INFO, path,
 			 "note: nodes were not in topological order; sorted them (%zu node%s moved)",
 			 qir_model_load_reordered(m),
 			qir_model_load_reordered(m) == 1 ? "" : "s");
@@ -258,13 +170,13 @@ qir_model *cli_load(pm_session *s, const char *path)
 		const char *note = qir_model_load_note(m, i);
 
 		if (!note) {
-			pm_msg(s, QOPT_LOG_INFO, path,
+			qm_msg(s, QOPT_LOG_INFO, path,
 			       "note: %zu more declared type%s disagree with inference",
 			       qir_model_load_notes(m) - i,
 			       qir_model_load_notes(m) - i == 1 ? "" : "s");
 			break;
 		}
-		pm_msg(s, QOPT_LOG_INFO, path, "note: %s", note);
+		qm_msg(s, QOPT_LOG_INFO, path, "note: %s", note);
 	}
 	return m;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/summary.h"
-#include "manager/core.h"
+#include "manager/session-api.h"
 
 static int op_cmp(const void *a, const void *b)
 {
@@ -146,24 +146,23 @@ static int label_width(const struct cli_summary *a,
 	return (int)(w > 40 ? 40 : w);
 }
 
-static void pass_lines(FILE *f, const struct pm_run *run)
+static void pass_lines(FILE *f, const qm_session *s)
 {
 	char counters[1024];
+	struct qm_stage st;
 	size_t i;
 
-	for (i = 0; i < run->pl->nstages; i++) {
-		const struct pm_stage_result *r = &run->res[i];
-
-		fprintf(f, "  %-20s %-9s %8.3f s  %s\n", run->pl->stages[i].name,
-			!r->ran ? "not run" : r->changed ? "changed" :
-			"unchanged", r->seconds,
-			pm_stage_counters_str(r, counters, sizeof(counters)));
+	for (i = 0; i < qm_nstages(s); i++) {
+		qm_stage_at(s, i, &st);
+		fprintf(f, "  %-20s %-9s %8.3f s  %s\n", st.name,
+			!st.ran ? "not run" : st.changed ? "changed" :
+			"unchanged", st.seconds,
+			qm_stage_counters(s, i, counters, sizeof(counters)));
 	}
 }
 
-void cli_summary_print(FILE *f, const struct cli_summary *before,
-		       const struct cli_summary *after,
-		       const struct pm_run *run)
+static void print_table(FILE *f, const struct cli_summary *before,
+			const struct cli_summary *after, const qm_session *s)
 {
 	int w = label_width(before, after);
 
@@ -180,8 +179,23 @@ void cli_summary_print(FILE *f, const struct cli_summary *before,
 	if (before->data_bytes >= 0 || after->data_bytes >= 0)
 		row(f, w, "external data bytes", before->data_bytes,
 		    after->data_bytes);
-	if (run->pl->nstages) {
+	if (qm_nstages(s)) {
 		fprintf(f, "passes:\n");
-		pass_lines(f, run);
+		pass_lines(f, s);
 	}
+}
+
+void cli_summary_print(qm_session *s, const struct cli_summary *before,
+		       const struct cli_summary *after)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return;
+	print_table(f, before, after, s);
+	if (fclose(f) == 0)
+		qm_say(s, QOPT_LOG_INFO, "%s", buf);
+	free(buf);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <qopt/ir.h>
+#include "manager/session-api.h"
 
 struct cli_op_count {
 	char *op;		/* owned: "Domain::Op" outside the default domain */
@@ -32,9 +33,8 @@ void cli_summary_files(struct cli_summary *s, const char *path,
 		       const char *data_path);
 void cli_summary_free(struct cli_summary *s);
 
-struct pm_run;
-/* The before/after table and one line per pass run. */
-void cli_summary_print(FILE *f, const struct cli_summary *before,
-		       const struct cli_summary *after,
-		       const struct pm_run *run);
+/* The before/after table and one line per pass of the session's last
+ * run, through its sink. */
+void cli_summary_print(qm_session *s, const struct cli_summary *before,
+		       const struct cli_summary *after);
 #endif

@@ -1,7 +1,8 @@
 /*
- * core/manager/alias.c - named pipelines in the registry (ABI 3.0): reading
- * a plugin's pipeline table with its entry sizes, checking what can be
- * checked before other plugins are known, and finding them by name.
+ * core/manager/alias.c - named pipelines in the registry (ABI 3.0):
+ * checking a plugin's pipeline table (imported by import.c) for what
+ * can be checked before other plugins are known, and registering them
+ * (registry.c finds them by name).
  *
  * Pass and pipeline names share one namespace: a user writes either in
  * a section header or --passes, so one name must mean one thing.
@@ -9,152 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
-
-const struct pm_alias *pm_registry_find_alias(const struct pm_registry *r,
-					      const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < r->naliases; i++)
-		if (!strcmp(r->aliases[i]->info->name, name))
-			return r->aliases[i];
-	return NULL;
-}
-
-int pm_registry_has_name(const struct pm_registry *r, const char *name)
-{
-	return pm_registry_find(r, name) || pm_registry_find_alias(r, name);
-}
-
-int pm_alias_option_index(const struct pm_alias *a, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < a->nopts; i++)
-		if (!strcmp(a->info->options[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-static size_t count_steps(const char *src, size_t stride)
-{
-	size_t n = 0;
-
-	while (((const qopt_pipeline_step *)(const void *)
-		(src + n * stride))->pass)
-		n++;
-	return n;
-}
-
-static size_t count_options(const char *src, size_t stride)
-{
-	size_t n = 0;
-
-	while (((const qopt_option_spec *)(const void *)
-		(src + n * stride))->name)
-		n++;
-	return n;
-}
-
-/* Entry i of a table whose entries are stride bytes apart, copied into
- * today's layout (fields the plugin lacks stay zero). */
-static void copy_entry(void *dst, size_t size, const char *src, size_t i,
-		       size_t stride)
-{
-	memcpy(dst, src + i * stride, stride < size ? stride : size);
-}
-
-static int import_one(const char *path, const qopt_plugin_info *info,
-		      struct pm_plugin *pl, size_t k, qir_error *err)
-{
-	qopt_pipeline_info *pi = &pl->pipelines[k];
-	const char *src;
-	size_t n, i;
-
-	if (pi->steps) {
-		src = (const char *)pi->steps;
-		n = count_steps(src, info->step_size);
-		pl->steps[k] = calloc(n + 1, sizeof(qopt_pipeline_step));
-		if (!pl->steps[k])
-			return qir_fail(err, QIR_ENOMEM, "%s: out of memory",
-					path);
-		for (i = 0; i < n; i++)
-			copy_entry(&pl->steps[k][i], sizeof(qopt_pipeline_step),
-				   src, i, info->step_size);
-		pi->steps = pl->steps[k];
-	}
-	if (pi->options) {
-		src = (const char *)pi->options;
-		n = count_options(src, info->option_size);
-		pl->pipeline_options[k] = calloc(n + 1,
-						 sizeof(qopt_option_spec));
-		if (!pl->pipeline_options[k])
-			return qir_fail(err, QIR_ENOMEM, "%s: out of memory",
-					path);
-		for (i = 0; i < n; i++)
-			copy_entry(&pl->pipeline_options[k][i],
-				   sizeof(qopt_option_spec), src, i,
-				   info->option_size);
-		pi->options = pl->pipeline_options[k];
-	}
-	return 0;
-}
-
-int pm_alias_import(const char *path, const qopt_plugin_info *info,
-		    struct pm_plugin *pl, qir_error *err)
-{
-	const char *src;
-	size_t n, k;
-
-	pl->info_copy.pipelines = NULL;
-	/* A plugin_info of ABI 2.x ends before the pipeline fields. */
-	if (info->info_size < PM_PLUGIN_INFO_SIZE_3_0 || !info->pipelines)
-		return 0;
-	if (info->pipeline_size < PM_PIPELINE_INFO_SIZE_3_0 ||
-	    info->step_size < PM_PIPELINE_STEP_SIZE_3_0 ||
-	    info->pipeline_size > sizeof(qopt_pipeline_info) ||
-	    info->step_size > sizeof(qopt_pipeline_step))
-		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: malformed plugin table: pipeline entry sizes %u/%u, this qopt knows %zu/%zu",
-				path, (unsigned)info->pipeline_size,
-				(unsigned)info->step_size,
-				sizeof(qopt_pipeline_info),
-				sizeof(qopt_pipeline_step));
-	src = (const char *)info->pipelines;
-	for (n = 0; ((const qopt_pipeline_info *)(const void *)
-		     (src + n * info->pipeline_size))->name; n++)
-		;
-	pl->pipelines = calloc(n + 1, sizeof(*pl->pipelines));
-	pl->pipeline_options = calloc(n + 1, sizeof(*pl->pipeline_options));
-	pl->steps = calloc(n + 1, sizeof(*pl->steps));
-	if (!pl->pipelines || !pl->pipeline_options || !pl->steps)
-		return qir_fail(err, QIR_ENOMEM, "%s: out of memory", path);
-	for (k = 0; k < n; k++)
-		copy_entry(&pl->pipelines[k], sizeof(qopt_pipeline_info), src,
-			   k, info->pipeline_size);
-	for (k = 0; k < n; k++)
-		if (import_one(path, info, pl, k, err) < 0)
-			return -1;
-	pl->info_copy.pipelines = pl->pipelines;
-	return 0;
-}
-
-void pm_alias_free_tables(struct pm_plugin *pl)
-{
-	size_t k;
-
-	for (k = 0; pl->pipelines && pl->pipelines[k].name; k++) {
-		free(pl->pipeline_options[k]);
-		free(pl->steps[k]);
-	}
-	free(pl->pipelines);
-	free(pl->pipeline_options);
-	free(pl->steps);
-	pl->pipelines = NULL;
-	pl->pipeline_options = NULL;
-	pl->steps = NULL;
-}
+#include "manager/options.h"
+#include "manager/registry.h"
 
 static const qopt_option_spec *find_spec(const qopt_option_spec *o,
 					 const char *name)
@@ -334,36 +191,4 @@ int pm_alias_register(struct pm_registry *r, const struct pm_plugin *pl,
 		r->aliases[r->naliases++] = a;
 	}
 	return 0;
-}
-
-/* Deeper than this the expansion refuses anyway (pipeline-graph.c). */
-#define PM_ALIAS_MAX_DEPTH 33
-
-/* Each pipeline is followed once per call (its mark is the call's
- * number): a pipeline naming another twice at every level must not
- * double the walk at each. pm_registry_need may load plugins, adding
- * pipelines (unmarked) as it goes. */
-static int need_rec(struct pm_registry *r, const char *name, int depth,
-		    qir_error *err)
-{
-	struct pm_alias *a;
-	size_t k;
-
-	if (pm_registry_need(r, name, err) < 0)
-		return -1;
-	a = (struct pm_alias *)pm_registry_find_alias(r, name);
-	if (!a || depth >= PM_ALIAS_MAX_DEPTH || a->mark == r->mark)
-		return 0;
-	a->mark = r->mark;
-	for (k = 0; k < a->nsteps; k++)
-		if (need_rec(r, a->info->steps[k].pass, depth + 1, err) < 0)
-			return -1;
-	return 0;
-}
-
-int pm_registry_need_all(struct pm_registry *r, const char *name,
-			 qir_error *err)
-{
-	r->mark++;
-	return need_rec(r, name, 0, err);
 }

@@ -1,7 +1,9 @@
 /*
- * core/manager/calib-query.c - asks the passes of a pipeline which values
- * `qopt calibrate` must measure (qopt_pass_info.calibration_targets), so
- * that no pass's rule lives in the calibrate command.
+ * core/manager/calib-query.c - the calibration hook: in a query run
+ * (qm_run_begin's query, which runs no pass) it asks the passes of a
+ * pipeline which values `qopt calibrate` must measure
+ * (qopt_pass_info.calibration_targets), so that no pass's rule lives
+ * in the calibrate command.
  *
  * Each pass is asked with its own stage's options, as it will run, on
  * the model as loaded: the ranges are measured on that model, and the
@@ -12,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/session.h"
 
 static int ask(struct pm_run *r, qir_model *m, size_t i,
 	       struct pm_want *want)
@@ -47,22 +49,63 @@ static int ask(struct pm_run *r, qir_model *m, size_t i,
 	return 0;
 }
 
-int pm_calibration_targets(struct pm_run *r, qir_model *m,
-			   struct pm_want *want, size_t *nasked)
+struct calib_hook {
+	struct pm_want want;
+	size_t nasked;
+};
+
+static int calib_before(void *arg, qm_session *s,
+			const struct qm_pass_event *e, qir_model *m)
+{
+	struct calib_hook *c = arg;
+	struct pm_run *r = e->ctx->run;
+
+	(void)s;
+	if (!r->o.query)
+		return QM_HOOK_RUN;
+	if (!r->pl->stages[e->index].pass->info->calibration_targets)
+		return QM_HOOK_SKIP;
+	c->nasked++;
+	return ask(r, m, e->index, &c->want) < 0 ? -1 : QM_HOOK_SKIP;
+}
+
+static void calib_free(void *arg)
+{
+	struct calib_hook *c = arg;
+
+	free(c->want.values);
+	free(c->want.own);
+	free(c);
+}
+
+int qm_hook_calibration(qm_session *s)
+{
+	struct calib_hook *c = calloc(1, sizeof(*c));
+	struct qm_hook h = { .before = calib_before, .free = calib_free };
+
+	if (!c)
+		return -1;
+	h.arg = c;
+	if (qm_add_hook(s, &h) < 0) {
+		free(c);
+		return -1;
+	}
+	return 0;
+}
+
+qir_value *const *qm_calibration_values(const qm_session *s, size_t *n,
+					size_t *nasked)
 {
 	size_t i;
-	int rc = 0;
 
-	*nasked = 0;
-	for (i = 0; i < r->pl->nstages && !rc; i++) {
-		if (!r->pl->stages[i].pass->info->calibration_targets)
-			continue;
-		(*nasked)++;
-		rc = ask(r, m, i, want);
-	}
-	free(want->own);
-	want->own = NULL;
-	want->nown = want->capown = 0;
-	want->own_ready = 0;
-	return rc;
+	for (i = 0; i < s->nhooks; i++)
+		if (s->hooks[i].before == calib_before) {
+			struct calib_hook *c = s->hooks[i].arg;
+
+			*n = c->want.n;
+			*nasked = c->nasked;
+			return c->want.values;
+		}
+	*n = *nasked = 0;
+	return NULL;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 #include "base/ctx-ops.h"
 
 static void ctx_vlog(qopt_ctx *ctx, int level, const char *fmt,
@@ -315,7 +315,7 @@ const struct ctx_ops pm_ctx_ops = {
 	.opt_is_set = ctx_opt_is_set,
 	.stat_add = ctx_stat_add,
 	.record = ctx_record,
-	.may_rewrite = pm_gate_rewrite,
+	.may_rewrite = pm_ctx_may_rewrite,
 	.progress = pm_ctx_progress,
 	.kernels = ctx_kernels,
 	.max_opset = ctx_max_opset,

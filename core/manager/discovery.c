@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/registry.h"
 
 /* 1 when this program runs from the build tree it was built in. */
 static int in_build_tree(void)

@@ -2,14 +2,14 @@
  * core/manager/gate.c - bisect numbering. Every pass run and every rewrite a
  * pass asks for gets the next number from one counter (as LLVM's
  * -opt-bisect-limit numbers passes); with a limit L only points
- * 1..L go ahead.
+ * 1..L go ahead. The bisect hook (hooks.c) calls these.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 /* 0, or -1 (and r->lost_record set) when out of memory. */
 static int record(struct pm_run *r, int64_t num, int is_rewrite,
@@ -51,7 +51,9 @@ static int allowed(const struct pm_run *r, int64_t num)
 	return r->o.bisect_limit < 0 || num <= r->o.bisect_limit;
 }
 
-/* Called by the manager before a pass runs. */
+/* The bisect hook's (hooks.c): before a pass runs, and for each
+ * rewrite it asks for (the manager counts the rewrites done and
+ * denied). */
 int pm_gate_pass(struct pm_run *r, size_t stage)
 {
 	int64_t num = ++r->counter;
@@ -80,10 +82,6 @@ int pm_gate_rewrite(qopt_ctx *ctx, const char *desc)
 	 * pass. */
 	if (record(r, num, 1, ctx->stage, ctx->res->point, ok, desc) < 0)
 		ok = 0;
-	if (ok)
-		ctx->res->rewrites++;
-	else
-		ctx->res->denied++;
 	if (r->o.bisect_print) {
 		pm_msg_line(r->s, "BISECT: %srunning rewrite (%lld) %s: %s",
 			    ok ? "" : "NOT ", (long long)num, ctx->st->name,

@@ -12,9 +12,11 @@
  * A SIGBUS in a file libqopt mapped (an input truncated under us, an
  * output page a full btrfs refused) is no crash: qir_map_fault puts a
  * zero page there, the access completes, and the save fails naming the
- * file. A child that must not outlive qopt (bisect's test command) is
- * ended with its process group on a stop, and the files it was given
- * removed, before the signal is re-raised.
+ * file. A child that must not outlive qopt (bisect's test command, with
+ * its process group; calibrate's node script) is ended on a stop, and
+ * the files it was given and their folder removed, before the signal is
+ * re-raised. The qopt command asks for all this through
+ * core/manager/session-api.h (qm_guard_*).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,7 +26,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "manager/core.h"
+#include "manager/sys.h"
 #include <qopt/file.h>
 
 static const char *volatile running_pass;
@@ -32,9 +34,10 @@ static volatile sig_atomic_t guarded;
 
 /* What a stop ends and removes besides the temporary outputs; written
  * with the stop signals blocked. */
-#define STOP_FILES 2
-static volatile pid_t stop_group;
-static char stop_files[STOP_FILES][4096];
+#define STOP_FILES 4
+static volatile pid_t stop_child;
+static volatile sig_atomic_t stop_as_group;
+static char stop_files[STOP_FILES][4200], stop_dir[4096];
 
 void pm_guard_enter(const char *pass)
 {
@@ -104,10 +107,12 @@ void pm_child_stop(pid_t pid, int group)
 
 static void on_stop(int sig)
 {
-	pm_child_stop(stop_group, 1);
+	pm_child_stop(stop_child, stop_as_group);
 	for (size_t i = 0; i < STOP_FILES; i++)
 		if (stop_files[i][0])
 			unlink(stop_files[i]);
+	if (stop_dir[0])
+		rmdir(stop_dir);
 	qir_outfile_remove_all();
 	reraise(sig);
 }
@@ -123,12 +128,29 @@ static void hold_stops(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &stops, old);
 }
 
-void pm_guard_child(pid_t pgid)
+void qm_guard_child(pid_t pid, int group)
 {
-	stop_group = pgid;
+	sigset_t old;
+
+	hold_stops(&old);
+	stop_child = pid;
+	stop_as_group = group;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-int pm_guard_files(const char *const *paths, size_t n)
+/* A path that does not fit is not removed (never a truncated one,
+ * which could name another file). */
+static int keep_path(char *buf, size_t size, const char *p)
+{
+	if (strlen(p) >= size) {
+		buf[0] = 0;
+		return -1;
+	}
+	snprintf(buf, size, "%s", p);
+	return 0;
+}
+
+int qm_guard_files(const char *const *paths, size_t n, const char *dir)
 {
 	sigset_t old;
 	int rc = 0;
@@ -136,17 +158,10 @@ int pm_guard_files(const char *const *paths, size_t n)
 	if (n > STOP_FILES)
 		return -1;
 	hold_stops(&old);
-	for (size_t i = 0; i < STOP_FILES; i++) {
-		const char *p = i < n ? paths[i] : "";
-
-		/* A path that does not fit is not removed (never a
-		 * truncated one, which could name another file). */
-		if (strlen(p) >= sizeof(stop_files[i])) {
-			rc = -1;
-			p = "";
-		}
-		snprintf(stop_files[i], sizeof(stop_files[i]), "%s", p);
-	}
+	for (size_t i = 0; i < STOP_FILES; i++)
+		rc |= keep_path(stop_files[i], sizeof(stop_files[i]),
+				i < n ? paths[i] : "");
+	rc |= keep_path(stop_dir, sizeof(stop_dir), dir ? dir : "");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
@@ -195,20 +210,12 @@ static void on_exit_call(void)
 	_exit(1);
 }
 
-int pm_guard_install(void)
+static void install_stops(void)
 {
 	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-	/* A stack overflow leaves no stack to run the handler on. */
-	static char altstack[64 * 1024];
-	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
 	struct sigaction sa;
 	size_t i;
 
-	if (guarded)
-		return 0;
-	guarded = 1;
-	sigaltstack(&ss, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sigfillset(&sa.sa_mask);
 	sa.sa_handler = on_stop;
@@ -222,6 +229,20 @@ int pm_guard_install(void)
 			continue;
 		sigaction(stops[i], &sa, NULL);
 	}
+}
+
+static int install_fatal(void)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	/* A stack overflow leaves no stack to run the handler on. */
+	static char altstack[64 * 1024];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	struct sigaction sa;
+	size_t i;
+
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sigfillset(&sa.sa_mask);
 	sa.sa_handler = on_fatal;
 	sa.sa_flags = SA_ONSTACK;
 	for (i = 0; i < sizeof(fatal) / sizeof(*fatal); i++)
@@ -230,4 +251,20 @@ int pm_guard_install(void)
 	sa.sa_sigaction = on_bus;
 	sigaction(SIGBUS, &sa, NULL);
 	return atexit(on_exit_call);
+}
+
+/* The stop handlers, and with fatal_too the crash and exit() ones;
+ * each set once. */
+int qm_guard_install(int fatal_too)
+{
+	static volatile sig_atomic_t stops_set;
+
+	if (!stops_set) {
+		stops_set = 1;
+		install_stops();
+	}
+	if (!fatal_too || guarded)
+		return 0;
+	guarded = 1;
+	return install_fatal();
 }

@@ -1,6 +1,7 @@
 /*
  * core/manager/loader.c - the only dlopen in qopt: loads pass plugins, checks
- * their tables and registers their passes.
+ * their tables (imported by import.c) and registers their passes; opens
+ * the plugin folders' files when a pass they may hold is needed.
  *
  * Plugins are never dlclose()d: the registry keeps pointers into their
  * static tables for the whole run, and an unloaded module would also
@@ -14,9 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/options.h"
+#include "manager/registry.h"
 
-static void free_tables(struct pm_plugin *pl);
 
 struct pm_registry *pm_registry_new(pm_session *s)
 {
@@ -39,7 +40,7 @@ void pm_registry_free(struct pm_registry *r)
 		free(r->aliases[i]);
 	free(r->aliases);
 	for (i = 0; i < r->nplugins; i++) {
-		free_tables(r->plugins[i]);
+		pm_free_tables(r->plugins[i]);
 		free(r->plugins[i]->path);
 		free(r->plugins[i]->real);
 		free(r->plugins[i]);
@@ -50,146 +51,6 @@ void pm_registry_free(struct pm_registry *r)
 	free(r->passes);
 	free(r->plugins);
 	free(r);
-}
-
-const struct pm_pass *pm_registry_find(const struct pm_registry *r,
-					   const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < r->npasses; i++)
-		if (!strcmp(r->passes[i]->info->name, name))
-			return r->passes[i];
-	return NULL;
-}
-
-const char *pm_registry_did_you_mean(const struct pm_registry *r,
-				     const char *name, char *buf)
-{
-	const char *names[256];
-	size_t i, n = 0;
-
-	for (i = 0; i < r->npasses && n < 256; i++)
-		names[n++] = r->passes[i]->info->name;
-	for (i = 0; i < r->naliases && n < 256; i++)
-		names[n++] = r->aliases[i]->info->name;
-	return pm_did_you_mean(name, names, n, buf, PM_DID_YOU_MEAN_SIZE);
-}
-
-int pm_pass_option_index(const struct pm_pass *p, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < p->nopts; i++)
-		if (!strcmp(p->info->options[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-/* A pass or pipeline name goes into INI section headers and --passes
- * lists. */
-int pm_valid_name(const char *s)
-{
-	if (!s || !*s)
-		return 0;
-	for (; *s; s++)
-		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
-		      ('0' <= *s && *s <= '9') || *s == '-' || *s == '_' ||
-		      *s == '.'))
-			return 0;
-	return 1;
-}
-
-/* choices and bounds make sense for the type (ABI 2.1 fields). */
-static int check_accepts(const char *path, const char *kind,
-			 const qopt_pass_info *pi, const qopt_option_spec *o,
-			 qir_error *err)
-{
-	size_t k;
-	int numeric = o->type == QOPT_OPT_INT || o->type == QOPT_OPT_FLOAT;
-
-	if (o->type == QOPT_OPT_ENUM && (!o->choices || !o->choices[0]))
-		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: %s '%s': enum option '%s' lists no choices",
-				path, kind, pi->name, o->name);
-	if (o->choices && o->type != QOPT_OPT_ENUM &&
-	    o->type != QOPT_OPT_LIST)
-		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: %s '%s': option '%s' (%s) cannot list choices",
-				path, kind, pi->name, o->name,
-				pm_opt_type_name(o->type));
-	for (k = 0; o->choices && o->choices[k]; k++)
-		if (!*o->choices[k] || strchr(o->choices[k], ','))
-			return qir_fail(err, QOPT_EPLUGIN_TABLE,
-					"%s: %s '%s': option '%s': choice %zu is empty or has a comma",
-					path, kind, pi->name, o->name, k);
-	if ((o->flags & (QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX)) && !numeric)
-		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: %s '%s': option '%s' (%s) cannot have a range",
-				path, kind, pi->name, o->name,
-				pm_opt_type_name(o->type));
-	if ((o->flags & QOPT_OPT_PATH) && o->type != QOPT_OPT_STRING)
-		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: %s '%s': option '%s' (%s) cannot be a path (only a string can)",
-				path, kind, pi->name, o->name,
-				pm_opt_type_name(o->type));
-	if ((o->flags & QOPT_OPT_HAS_MIN) && (o->flags & QOPT_OPT_HAS_MAX) &&
-	    !(o->min <= o->max))
-		return qir_fail(err, QOPT_EPLUGIN_TABLE,
-				"%s: %s '%s': option '%s': min %g is above max %g",
-				path, kind, pi->name, o->name, o->min, o->max);
-	return 0;
-}
-
-static int check_options(const char *path, const char *kind,
-			 const qopt_pass_info *pi, size_t *nopts, qir_error *err)
-{
-	const qopt_option_spec *o = pi->options;
-	struct pm_value v = { 0 };
-	char why[256];
-	size_t i, j;
-
-	*nopts = 0;
-	if (!o)
-		return 0;
-	for (i = 0; o[i].name; i++) {
-		if (!pm_valid_name(o[i].name))
-			return qir_fail(err, QOPT_EPLUGIN_TABLE,
-					"%s: %s '%s': option %zu has an invalid name '%s'",
-					path, kind, pi->name, i, o[i].name);
-		if (!pm_opt_type_name(o[i].type))
-			return qir_fail(err, QOPT_EPLUGIN_TABLE,
-					"%s: %s '%s': option '%s' has an unknown type %d",
-					path, kind, pi->name, o[i].name, (int)o[i].type);
-		for (j = 0; j < i; j++)
-			if (!strcmp(o[j].name, o[i].name))
-				return qir_fail(err, QOPT_EPLUGIN_TABLE,
-						"%s: %s '%s': option '%s' declared twice",
-						path, kind, pi->name, o[i].name);
-		if (check_accepts(path, kind, pi, &o[i], err) < 0)
-			return -1;
-		if (o[i].default_value &&
-		    pm_value_parse(&o[i], o[i].default_value, &v, why,
-				     sizeof(why)) < 0) {
-			pm_value_clear(&v);
-			return qir_fail(err, QOPT_EPLUGIN_TABLE,
-					"%s: %s '%s': default of option '%s' %s",
-					path, kind, pi->name, o[i].name, why);
-		}
-		pm_value_clear(&v);
-	}
-	*nopts = i;
-	return 0;
-}
-
-/* A pipeline's options follow a pass's rules (alias.c). */
-int pm_check_option_table(const char *path, const char *what,
-			  const char *name, const qopt_option_spec *o,
-			  size_t *nopts, qir_error *err)
-{
-	qopt_pass_info pi = { .name = name, .options = o };
-
-	return check_options(path, what, &pi, nopts, err);
 }
 
 /* Validates the whole table before registering anything, so a refused
@@ -236,7 +97,8 @@ static int check_table(struct pm_registry *r, const char *path,
 			return qir_fail(err, QOPT_EPLUGIN_DUPLICATE,
 					"%s: pass '%s' is already registered by %s",
 					path, p[i].name, other->plugin->path);
-		if (check_options(path, "pass", &p[i], &nopts, err) < 0)
+		if (pm_check_option_table(path, "pass", p[i].name,
+					  p[i].options, &nopts, err) < 0)
 			return -1;
 	}
 	if (i == 0 && !info->pipelines)
@@ -265,7 +127,8 @@ static int add_passes(struct pm_registry *r, struct pm_plugin *pl,
 			return qir_fail(err, QIR_ENOMEM, "out of memory");
 		p->info = &pl->info->passes[i];
 		p->plugin = pl;
-		check_options(pl->path, "pass", p->info, &p->nopts, NULL);
+		pm_check_option_table(pl->path, "pass", p->info->name,
+				      p->info->options, &p->nopts, NULL);
 		r->passes[r->npasses++] = p;
 	}
 	return 0;
@@ -294,7 +157,7 @@ static int register_plugin(struct pm_registry *r, const char *path,
 		r->plugins = grown;
 	if (!pl || !grown) {
 		free(pl);
-		free_tables(tmp);
+		pm_free_tables(tmp);
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	}
 	*pl = *tmp;
@@ -305,7 +168,7 @@ static int register_plugin(struct pm_registry *r, const char *path,
 	if (!pl->path || !pl->real) {
 		free(pl->path);
 		free(pl->real);
-		free_tables(pl);
+		pm_free_tables(pl);
 		free(pl);
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	}
@@ -364,66 +227,6 @@ static int check_version(const char *path, const qopt_plugin_info *info,
 				sizeof(qopt_pass_info),
 				sizeof(qopt_option_spec));
 	return 0;
-}
-
-/* Reads the plugin's tables with the entry sizes it was built with into
- * today's layout (fields it lacks are zero). Caller owns *out. */
-static int import_tables(const char *path, const qopt_plugin_info *info,
-			 struct pm_plugin *pl, qir_error *err)
-{
-	const char *src = (const char *)info->passes;
-	size_t np = 0, i, no;
-
-	memcpy(&pl->info_copy, info,
-	       info->info_size < sizeof(pl->info_copy) ? info->info_size :
-							  sizeof(pl->info_copy));
-	if (!src)
-		return pm_alias_import(path, info, pl, err);
-	while (((const qopt_pass_info *)(const void *)
-		(src + np * info->pass_size))->name)
-		np++;
-	pl->passes = calloc(np + 1, sizeof(*pl->passes));
-	pl->options = calloc(np + 1, sizeof(*pl->options));
-	if (!pl->passes || !pl->options)
-		return qir_fail(err, QIR_ENOMEM, "%s: out of memory", path);
-	for (i = 0; i < np; i++) {
-		const char *osrc;
-
-		memcpy(&pl->passes[i], src + i * info->pass_size,
-		       info->pass_size < sizeof(qopt_pass_info) ?
-		       info->pass_size : sizeof(qopt_pass_info));
-		osrc = (const char *)pl->passes[i].options;
-		if (!osrc)
-			continue;
-		for (no = 0; ((const qopt_option_spec *)(const void *)
-			      (osrc + no * info->option_size))->name; no++)
-			;
-		pl->options[i] = calloc(no + 1, sizeof(qopt_option_spec));
-		if (!pl->options[i])
-			return qir_fail(err, QIR_ENOMEM, "%s: out of memory",
-					path);
-		while (no--)
-			memcpy(&pl->options[i][no],
-			       osrc + no * info->option_size,
-			       info->option_size < sizeof(qopt_option_spec) ?
-			       info->option_size : sizeof(qopt_option_spec));
-		pl->passes[i].options = pl->options[i];
-	}
-	pl->info_copy.passes = pl->passes;
-	return pm_alias_import(path, info, pl, err);
-}
-
-static void free_tables(struct pm_plugin *pl)
-{
-	size_t i;
-
-	for (i = 0; pl->options && pl->passes && pl->passes[i].name; i++)
-		free(pl->options[i]);
-	free(pl->options);
-	free(pl->passes);
-	pl->options = NULL;
-	pl->passes = NULL;
-	pm_alias_free_tables(pl);
 }
 
 /* The table of a plugin opened lazily, or NULL. */
@@ -548,9 +351,9 @@ int pm_registry_load_file(struct pm_registry *r, const char *path,
 	 * the rest of a foreign version's table may differ. */
 	if (check_version(path, info, err) < 0)
 		return -1;
-	if (import_tables(path, info, &tmp, err) < 0 ||
+	if (pm_import_tables(path, info, &tmp, err) < 0 ||
 	    check_table(r, path, &tmp.info_copy, &n, err) < 0) {
-		free_tables(&tmp);
+		pm_free_tables(&tmp);
 		return -1;
 	}
 	return register_plugin(r, path, real, h, &tmp, n, err);
@@ -569,9 +372,9 @@ int pm_registry_add_table(struct pm_registry *r, const char *name,
 		return 0;
 	if (check_version(name, info, err) < 0)
 		return -1;
-	if (import_tables(name, info, &tmp, err) < 0 ||
+	if (pm_import_tables(name, info, &tmp, err) < 0 ||
 	    check_table(r, name, &tmp.info_copy, &n, err) < 0) {
-		free_tables(&tmp);
+		pm_free_tables(&tmp);
 		return -1;
 	}
 	return register_plugin(r, name, name, NULL, &tmp, n, err);
@@ -725,4 +528,36 @@ int pm_registry_load_dir(struct pm_registry *r, const char *dir,
 	if (pm_registry_add_dir(r, dir, err) < 0)
 		return -1;
 	return pm_registry_load_pending(r, err);
+}
+
+/* Deeper than this the expansion refuses anyway (pipeline-graph.c). */
+#define PM_ALIAS_MAX_DEPTH 33
+
+/* Each pipeline is followed once per call (its mark is the call's
+ * number): a pipeline naming another twice at every level must not
+ * double the walk at each. pm_registry_need may load plugins, adding
+ * pipelines (unmarked) as it goes. */
+static int need_rec(struct pm_registry *r, const char *name, int depth,
+		    qir_error *err)
+{
+	struct pm_alias *a;
+	size_t k;
+
+	if (pm_registry_need(r, name, err) < 0)
+		return -1;
+	a = (struct pm_alias *)pm_registry_find_alias(r, name);
+	if (!a || depth >= PM_ALIAS_MAX_DEPTH || a->mark == r->mark)
+		return 0;
+	a->mark = r->mark;
+	for (k = 0; k < a->nsteps; k++)
+		if (need_rec(r, a->info->steps[k].pass, depth + 1, err) < 0)
+			return -1;
+	return 0;
+}
+
+int pm_registry_need_all(struct pm_registry *r, const char *name,
+			 qir_error *err)
+{
+	r->mark++;
+	return need_rec(r, name, 0, err);
 }

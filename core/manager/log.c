@@ -1,10 +1,14 @@
 /*
- * core/manager/log.c - the one sink: every message of the pass manager
- * and of the passes (through their context) is written here. libqopt
- * itself prints nothing; it returns errors.
+ * core/manager/log.c - the one sink: every message of the pass manager,
+ * of the passes (through their context) and of the qopt command
+ * (qm_msg, qm_say) goes to the session's sink, stderr unless its user
+ * set another (qm_set_sink). libqopt itself prints nothing; it
+ * returns errors.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <qopt/pass.h>
 #include "manager/session.h"
@@ -40,24 +44,45 @@ void pm_msg_set_bar(pm_session *s, int shown)
 		s->bar_shown = shown;
 }
 
+/* The default sink: messages after what stdout holds so far, the
+ * progress bar as it comes. */
+static void to_stderr(int level, const char *text)
+{
+	if (level != QM_LOG_PROGRESS)
+		fflush(stdout);
+	fputs(text, stderr);
+}
+
+void pm_emit(pm_session *s, int level, const char *text)
+{
+	if (s && s->sink)
+		s->sink(s->sink_arg, level, text);
+	else
+		to_stderr(level, text);
+}
+
 void pm_msg_clear_bar(pm_session *s)
 {
 	if (s && s->bar_shown) {
-		fputs("\r\033[K", stderr);
+		pm_emit(s, QM_LOG_PROGRESS, "\r\033[K");
 		s->bar_shown = 0;
 	}
 }
 
-/* One line each: control bytes from names in the model are shown as
- * \xNN (ir/model/error.c does the same for error texts). */
-static void put_escaped(const char *fmt, va_list ap)
+/* fmt's text, malloc'd (NULL when out of memory). */
+static char *format(const char *fmt, va_list ap)
 {
-	/* Each byte may grow to four (\xNN). */
-	char raw[8192], esc[4 * sizeof(raw)];
+	va_list aq;
+	char *buf;
+	int n;
 
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	qir_escape_text(esc, sizeof(esc), raw);
-	fputs(esc, stderr);
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0 || !(buf = malloc((size_t)n + 1)))
+		return NULL;
+	vsnprintf(buf, (size_t)n + 1, fmt, ap);
+	return buf;
 }
 
 void pm_vmsg(pm_session *s, int level, const char *tag, const char *fmt,
@@ -66,6 +91,11 @@ void pm_vmsg(pm_session *s, int level, const char *tag, const char *fmt,
 	const char *kind = "";
 	const char *tail = "";
 	int max_level = pm_msg_level(s), strict_mode = s ? s->strict : 0;
+	/* One line: control bytes from names in the model are shown as
+	 * \xNN (ir/model/error.c does the same for error texts); each
+	 * byte may grow to four. */
+	char raw[8192], esc[4 * sizeof(raw)], *line;
+	size_t n;
 
 	if (level == QOPT_LOG_WARN && s)
 		s->nwarnings++;
@@ -80,26 +110,38 @@ void pm_vmsg(pm_session *s, int level, const char *tag, const char *fmt,
 		kind = strict_mode ? "error: " : "warning: ";
 		tail = strict_mode ? " [--strict]" : "";
 	}
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	qir_escape_text(esc, sizeof(esc), raw);
+	n = strlen(esc) + (tag ? strlen(tag) : 0) + 64;
+	line = malloc(n);
 	pm_msg_clear_bar(s);
-	fflush(stdout);
+	if (!line) {
+		pm_emit(s, level, "qopt: error: out of memory\n");
+		return;
+	}
 	if (tag)
-		fprintf(stderr, "qopt: %s: %s", tag, kind);
+		snprintf(line, n, "qopt: %s: %s%s%s\n", tag, kind, esc, tail);
 	else
-		fprintf(stderr, "qopt: %s", kind);
-	put_escaped(fmt, ap);
-	fprintf(stderr, "%s\n", tail);
+		snprintf(line, n, "qopt: %s%s%s\n", kind, esc, tail);
+	pm_emit(s, level, line);
+	free(line);
 }
 
+/* fmt as given (BISECT: ..., file:line: ...), and a newline. */
 void pm_msg_line(pm_session *s, const char *fmt, ...)
 {
 	va_list ap;
+	char *text;
 
-	pm_msg_clear_bar(s);
-	fflush(stdout);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	text = format(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	pm_msg_clear_bar(s);
+	if (!text)
+		return;
+	pm_emit(s, QOPT_LOG_INFO, text);
+	pm_emit(s, QOPT_LOG_INFO, "\n");
+	free(text);
 }
 
 void pm_msg(pm_session *s, int level, const char *tag, const char *fmt, ...)
@@ -109,4 +151,53 @@ void pm_msg(pm_session *s, int level, const char *tag, const char *fmt, ...)
 	va_start(ap, fmt);
 	pm_vmsg(s, level, tag, fmt, ap);
 	va_end(ap);
+}
+
+void qm_msg(qm_session *s, int level, const char *tag, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pm_vmsg(s, level, tag, fmt, ap);
+	va_end(ap);
+}
+
+void qm_say(qm_session *s, int level, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = format(fmt, ap);
+	va_end(ap);
+	pm_msg_clear_bar(s);
+	if (text)
+		pm_emit(s, level, text);
+	free(text);
+}
+
+void qm_set_sink(qm_session *s, qm_sink_fn *fn, void *arg)
+{
+	s->sink = fn;
+	s->sink_arg = arg;
+}
+
+void qm_set_verbosity(qm_session *s, int max_level, int strict)
+{
+	pm_msg_setup(s, max_level, strict);
+}
+
+int qm_verbosity(const qm_session *s)
+{
+	return pm_msg_level(s);
+}
+
+FILE *qm_data(const qm_session *s)
+{
+	return s && s->data ? s->data : stdout;
+}
+
+void qm_set_data(qm_session *s, FILE *f)
+{
+	s->data = f;
 }

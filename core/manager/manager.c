@@ -1,13 +1,15 @@
 /*
- * core/manager/manager.c - runs a resolved pipeline over a model, with the
- * instrumentation around each pass: bisect gate, timing, verification,
- * printing, the "changed nothing" check and --strict.
+ * core/manager/manager.c - runs a resolved pipeline over a model: what
+ * every run does around each pass (timing, the "changed nothing"
+ * check, the topological order and types restored), and the session's
+ * hooks (hooks.c) for the rest of the instrumentation: bisect,
+ * --verify-each, --print-after, --strict, the progress bar.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/session.h"
 
 int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
 		  const struct pm_run_opts *o, qir_error *err)
@@ -16,8 +18,7 @@ int pm_run_init(struct pm_run *r, const struct pm_pipeline *pl,
 	r->s = pl->s;
 	r->pl = pl;
 	r->o = *o;
-	if (!r->o.ir_out)
-		r->o.ir_out = stdout;
+	r->hash_changes = pl->s ? pl->s->hash_changes : 0;
 	r->res = calloc(pl->nstages ? pl->nstages : 1, sizeof(*r->res));
 	r->kctx = qk_ctx_new(o->device, o->threads);
 	if (!r->res || !r->kctx) {
@@ -59,25 +60,6 @@ static int ends_group(const struct pm_run *r, size_t i)
 			     r->pl->stages[i + 1].group != st->group);
 }
 
-/* --print-after names a pass, or a pipeline: then after its last
- * step. */
-static int wants_print(const struct pm_run *r, size_t i, int changed)
-{
-	const struct pm_stage *st = &r->pl->stages[i];
-	size_t j;
-
-	if (r->o.print_after_all || (r->o.print_changed && changed))
-		return 1;
-	for (j = 0; j < r->o.nprint_after; j++) {
-		if (!strcmp(r->o.print_after[j], st->name))
-			return 1;
-		if (st->from && !strcmp(r->o.print_after[j], st->from) &&
-		    ends_group(r, i))
-			return 1;
-	}
-	return 0;
-}
-
 /* A pipeline whose options name targets (QOPT_PASS_HAS_TARGETS) warns
  * once, after its last step, when no step changed anything; its steps
  * do not warn each (one of them finding nothing is how a pipeline
@@ -99,21 +81,6 @@ static void pipeline_changed_nothing(struct pm_run *r, qopt_ctx *ctx)
 	pm_msg(r->s, QOPT_LOG_WARN, st->from,
 	       "changed nothing: no step matched its options");
 	ctx->warnings++;
-}
-
-static int verify_after(struct pm_run *r, qir_model *m, const char *name)
-{
-	qir_error err = { 0 };
-	double t0 = pm_now();
-	int rc = qir_verify(m, &err);
-
-	r->t_verify += pm_now() - t0;
-	if (rc < 0) {
-		pm_msg(r->s, QOPT_LOG_ERROR, name,
-			 "the IR does not verify after this pass: %s", err.msg);
-		return -1;
-	}
-	return 0;
 }
 
 /* What the pass says it did, checked against the model's hash when we
@@ -175,7 +142,9 @@ static int restore_order(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 	return 0;
 }
 
-static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
+/* What every pass run gets, then the session's after hooks. */
+static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m,
+		      struct qm_pass_event *e)
 {
 	const struct pm_stage *st = ctx->st;
 	struct pm_stage_result *res = ctx->res;
@@ -186,28 +155,13 @@ static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m)
 		qopt_warn(ctx, "changed nothing: no target matched its options");
 	pipeline_changed_nothing(r, ctx);
 	res->warnings = ctx->warnings;
-	if (res->changed && restore_order(r, ctx, m) < 0)
-		return -1;
-	if (r->o.strict && ctx->warnings) {
-		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
-			 "%u warning%s turned into errors by --strict",
-			 ctx->warnings, ctx->warnings == 1 ? "" : "s");
+	if (res->changed && restore_order(r, ctx, m) < 0) {
+		pm_hooks_failed(r, e, m);
 		return -1;
 	}
-	if (r->o.verify_each && verify_after(r, m, st->name) < 0)
-		return -1;
-	if (wants_print(r, ctx->stage, res->changed)) {
-		fflush(stderr);
-		if (st->from)
-			fprintf(r->o.ir_out, "; *** IR after %s (pass %zu, from %s) ***\n",
-				st->name, ctx->stage + 1, st->from);
-		else
-			fprintf(r->o.ir_out, "; *** IR after %s (pass %zu) ***\n",
-				st->name, ctx->stage + 1);
-		qir_print(m, r->o.ir_out);
-		fflush(r->o.ir_out);
-	}
-	return 0;
+	e->changed = res->changed;
+	e->warnings = ctx->warnings;
+	return pm_hooks_after(r, e, m);
 }
 
 /* run() returned rc != QOPT_OK: any nonzero fails the pass, and the
@@ -228,49 +182,57 @@ static void report_failure(const qopt_ctx *ctx, int rc)
 		       rc, ctx->errors ? "" : " without a message");
 }
 
+/* A pass failed (after the message): the hooks hear it. */
+static int failed(struct pm_run *r, struct qm_pass_event *e, qir_model *m,
+		  int status)
+{
+	e->status = status;
+	pm_hooks_failed(r, e, m);
+	return -1;
+}
+
 static int run_stage(struct pm_run *r, qir_model *m, size_t i)
 {
 	const struct pm_stage *st = &r->pl->stages[i];
 	struct pm_stage_result *res = &r->res[i];
 	qopt_ctx ctx = { .ops = &pm_ctx_ops, .run = r, .stage = i, .st = st, .res = res,
 			 .m = m, .bar_pct = -1 };
-	int hashed = r->o.print_changed;
-	uint64_t h0 = hashed ? qir_model_hash(m) : 0;
-	int changed = 0;
+	struct qm_pass_event e = { .index = i, .name = st->name,
+				   .from = st->from,
+				   .last_step = ends_group(r, i), .ctx = &ctx };
+	int hashed = r->hash_changes;
+	uint64_t h0;
+	int changed = 0, go;
 	qopt_status rc;
 	double t0;
 
-	if (!pm_gate_pass(r, i)) {
-		if (!r->lost_record)
-			return 0;
-		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
-			 "out of memory recording a bisect point; the run cannot be trusted");
-		return -1;
-	}
+	go = pm_hooks_before(r, &e, m);
+	if (go != QM_HOOK_RUN || r->o.query)
+		return go < 0 ? -1 : 0;
+	h0 = hashed ? qir_model_hash(m) : 0;
 	t0 = pm_now();
 	pm_guard_enter(st->name);
 	rc = st->pass->info->run(&ctx, m, &changed);
 	pm_guard_leave();
 	res->seconds = pm_now() - t0;
 	res->ran = 1;
-	pm_ctx_finish_progress(&ctx);
 	if (rc != QOPT_OK) {
 		report_failure(&ctx, rc);
-		return -1;
+		return failed(r, &e, m, rc);
 	}
 	if (ctx.misuse) {
 		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 			 "pass misused the qopt API (see above): %s",
 			 qopt_status_str(ctx.misuse));
-		return -1;
+		return failed(r, &e, m, ctx.misuse);
 	}
 	if (r->lost_record) {
 		pm_msg(r->s, QOPT_LOG_ERROR, st->name,
 			 "out of memory recording a bisect point or statistic; the run cannot be trusted");
-		return -1;
+		return failed(r, &e, m, QOPT_ENOMEM);
 	}
 	res->changed = judge_change(&ctx, changed != 0, hashed, h0, m);
-	return after_pass(r, &ctx, m);
+	return after_pass(r, &ctx, m, &e);
 }
 
 /* Passes may assume a model that verifies (pass.h): checked once
@@ -291,14 +253,14 @@ static int verify_input(struct pm_run *r, qir_model *m)
 }
 
 /* The result verifies before anyone writes it: checked unless the model
- * did not change since it last verified (no pass changed it, or
- * --verify-each checked after the last one that did). */
+ * did not change since it last verified (no pass changed it, or the
+ * verify-each hook checked after the last one that did). */
 static int verify_result(struct pm_run *r, qir_model *m, size_t last)
 {
 	qir_error err = { 0 };
 	double t0;
 
-	if (last == SIZE_MAX || (r->o.verify_each && r->res[last].ran))
+	if (last == SIZE_MAX || r->res[last].verified)
 		return 0;
 	t0 = pm_now();
 	if (qir_verify(m, &err) < 0) {
@@ -311,11 +273,13 @@ static int verify_result(struct pm_run *r, qir_model *m, size_t last)
 	return 0;
 }
 
+/* A query run (calibration) runs no pass: the hooks see each stage
+ * and the model is the input, so nothing is verified. */
 int pm_run_model(struct pm_run *r, qir_model *m)
 {
 	size_t i, last = SIZE_MAX;
 
-	if (verify_input(r, m) < 0)
+	if (!r->o.query && verify_input(r, m) < 0)
 		return -1;
 	for (i = 0; i < r->pl->nstages; i++) {
 		if (run_stage(r, m, i) < 0) {
@@ -325,15 +289,11 @@ int pm_run_model(struct pm_run *r, qir_model *m)
 		if (r->res[i].changed)
 			last = i;
 	}
+	if (r->o.query)
+		return 0;
 	if (verify_result(r, m, last) < 0)
 		return -1;
-	/* --strict is decided here, once: a pass's warnings fail that pass
-	 * (after_pass); any other warning of the session (a plugin folder,
-	 * a skipped file) fails the run before anything is written. */
-	if (r->o.strict && pm_msg_warnings(r->s)) {
-		pm_msg(r->s, QOPT_LOG_ERROR, NULL,
-		       "warnings with --strict; no output written");
-		return -1;
-	}
-	return 0;
+	/* The hooks' verdict on the whole run (--strict: any warning of
+	 * the session) before anything is written. */
+	return pm_hooks_run_end(r, m);
 }

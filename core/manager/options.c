@@ -8,7 +8,8 @@
 #include <string.h>
 #include <strings.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/options.h"
+#include "manager/msg.h"
 #include "manager/numfmt.h"
 
 const char *pm_opt_type_name(int type)

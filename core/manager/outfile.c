@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "manager/core.h"
+#include "manager/sys.h"
 #include <qopt/file.h>
 
-struct pm_outfile {
+struct qm_outfile {
 	qir_outfile *f;
 	char *path;
 	FILE *fp;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/pipeline.h"
 #include "manager/pipeline-internal.h"
 
 struct expand {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/pipeline.h"
 #include "manager/pipeline-internal.h"
 
 enum { WHITE, GREY, BLACK };

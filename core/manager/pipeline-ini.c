@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <ini.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/pipeline.h"
 #include "manager/pipeline-internal.h"
 #include <qopt/file.h>
 

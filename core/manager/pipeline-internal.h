@@ -4,7 +4,7 @@
 #ifndef QOPT_PIPELINE_INTERNAL_H
 #define QOPT_PIPELINE_INTERNAL_H
 
-#include "manager/core.h"
+#include "manager/pipeline.h"
 
 /* "qopt: FILE:LINE: msg" (no line when line <= 0). */
 void pm_pl_error(struct pm_pipeline *p, int line,

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <ini.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/pipeline.h"
 
 /* The longest line the reader takes (pipeline-ini.c). */
 #define PM_INI_LINE (INI_MAX_LINE - 2)

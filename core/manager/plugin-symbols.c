@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "manager/core.h"
+#include "manager/registry.h"
 
 /* [off, off + len) lies inside a file of size bytes. */
 static int inside(uint64_t off, uint64_t len, uint64_t size)

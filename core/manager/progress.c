@@ -1,11 +1,14 @@
 /*
- * core/manager/progress.c - a progress bar on stderr, only for a terminal.
+ * core/manager/progress.c - a progress bar on stderr, only for a terminal
+ * and only with the progress hook added (hooks.c); drawn through the
+ * session's sink (level QM_LOG_PROGRESS).
  */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/session.h"
 
 #define BAR_WIDTH 30
 #define BAR_INTERVAL 0.1	/* seconds between redraws */
@@ -20,15 +23,18 @@ double pm_now(void)
 
 static int want_bar(pm_session *s)
 {
-	return pm_msg_tty(s) && pm_msg_level(s) >= QOPT_LOG_INFO;
+	return s && s->progress && pm_msg_tty(s) &&
+	       pm_msg_level(s) >= QOPT_LOG_INFO;
 }
 
 void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 		       const char *what)
 {
 	pm_session *s = ctx && ctx->run ? ctx->run->s : NULL;
+	char bar[1024];
 	double now;
 	int pct, fill, i;
+	size_t n;
 
 	if (!ctx || !ctx->st || !total || !want_bar(s))
 		return;
@@ -43,16 +49,16 @@ void pm_ctx_progress(qopt_ctx *ctx, uint64_t done, uint64_t total,
 	ctx->bar_last = now;
 	ctx->bar_pct = pct;
 	fill = pct * BAR_WIDTH / 100;
-	fprintf(stderr, "\r\033[K%s: [", ctx->st->name);
-	for (i = 0; i < BAR_WIDTH; i++)
-		fputc(i < fill ? '#' : ' ', stderr);
-	fprintf(stderr, "] %3d%% %s", pct, what ? what : "");
-	pm_msg_set_bar(s, 1);
-	if (done == total) {
-		fputc('\n', stderr);
-		pm_msg_set_bar(s, 0);
+	snprintf(bar, sizeof(bar), "\r\033[K%s: [", ctx->st->name);
+	n = strlen(bar);
+	for (i = 0; i < BAR_WIDTH && n + 1 < sizeof(bar); i++)
+		bar[n++] = i < fill ? '#' : ' ';
+	snprintf(bar + n, sizeof(bar) - n, "] %3d%% %s%s", pct,
+		 what ? what : "", done == total ? "\n" : "");
+	pm_emit(s, QM_LOG_PROGRESS, bar);
+	pm_msg_set_bar(s, done < total);
+	if (done == total)
 		ctx->bar_pct = -1;
-	}
 	fflush(stderr);
 }
 

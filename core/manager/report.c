@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 #include "manager/jsonstr.h"
 
 /* "cast-fold" when the pass appears once, "cast-fold[2]" for its

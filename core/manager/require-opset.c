@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <qopt/pass.h>
 #include <qopt/upgrade.h>
-#include "manager/core.h"
+#include "manager/run.h"
 
 static qopt_status policy(qopt_ctx *ctx, int64_t have, int64_t need,
 			  const char *why)

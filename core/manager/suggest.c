@@ -5,7 +5,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/msg.h"
 
 /* Optimal string alignment distance: Levenshtein plus adjacent
  * transpositions, the most common typo ("blcok"). */

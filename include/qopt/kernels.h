@@ -230,6 +230,34 @@ size_t qk_hadamard_default_block(size_t n);
 qopt_status qk_transpose(qk_ctx *ctx, size_t esize, const void *src, size_t rows,
 		 size_t cols, void *dst, size_t dst_stride);
 
+
+/* MXFP8 (OCP microscaling FP8, TensorRT's MXFP8): x viewed as
+ * [outer, k, inner], blocks of 32 along k, k % 32 == 0 (else
+ * QK_EBLOCK). Since ABI 3.x (added by the mxfp8 pass).
+ *  codes:  FLOAT8E4M3FN, one byte per element, x's element order;
+ *  scales: E8M0 codes (FLOAT8E8M0, or ModelOpt's UINT8 "biased
+ *          exponent"), [outer, k/32, inner]: code c means 2^(c - 127),
+ *          255 is NaN.
+ * src FLOAT, FLOAT16 or BFLOAT16 (taken exactly as FP32). Per block:
+ *   amax = max |x| (NaN ignored);
+ *   e    = the smallest integer in [-127, 127] with amax <= 448 * 2^e,
+ *          i.e. ceil(log2(amax / 448)) computed exactly; -127 for a
+ *          zero block, 127 when amax is inf; code = e + 127;
+ *   code = e4m3(x * 2^-e) with saturation (one exact-or-RNE
+ *          multiplication, then round half to even; NaN stays NaN).
+ * Dequantization: e4m3_to_f32(code) * 2^(c - 127), one FP32 rounding,
+ * then RNE to dst_dtype; a NaN result (NaN code or scale 255) is the
+ * canonical NaN. Runs on the CPU under every device (no CUDA twin). */
+#define QK_MXFP8_BLOCK 32
+qopt_status qk_mxfp8_quantize(qk_ctx *ctx, int src_dtype, const void *x,
+		      size_t outer, size_t k, size_t inner,
+		      uint8_t *codes, uint8_t *scales);
+qopt_status qk_mxfp8_dequantize(qk_ctx *ctx, const uint8_t *codes,
+			const uint8_t *scales, size_t outer, size_t k,
+			size_t inner, int dst_dtype, void *dst);
+/* The E8M0 code of one block amax, as above (NaN amax: 255). */
+uint8_t qk_mxfp8_scale_code(float amax);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,8 @@
 
 #include <qopt/qopt.h>
 
+#include "../support/cleanup.h"
+
 struct cf_state {
 	qopt_ctx *ctx;
 	qir_model *m;
@@ -16,10 +18,11 @@ struct cf_state {
 	 * warned about (once, after the rewriting rounds converged). */
 	int report;
 	int64_t opset_skips;	/* patterns the report round left for opset < 19 */
-	/* Nodes a rewrite may have orphaned; erased at the end of a round
-	 * when nothing uses them (never nodes the rewrite did not touch). */
-	qir_node **dead;
-	size_t ndead, capdead;
+	/* Nodes a rewrite may have orphaned (ps_sweep_mark); erased at the
+	 * end of a round when nothing uses them, with the Constant and
+	 * DequantizeLinear nodes and initializers only they read (never
+	 * nodes the rewrite did not touch). */
+	struct ps_sweep sweep;
 };
 
 /* The fold functions return 1 when the Cast was rewritten (it may be
@@ -53,8 +56,8 @@ QIR_MUST_CHECK int cf_set_type_like(qir_value *v, int dtype,
  * output slots and name; erases n. */
 int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,
 		 qir_value *repl);
-void cf_maybe_dead(struct cf_state *s, qir_node *n);
-void cf_sweep(struct cf_state *s);
+/* The sweep's follow function: Constant and DequantizeLinear. */
+int cf_follow(const qir_node *p, void *arg);
 /* Removes v when it is an initializer nothing uses any more. */
 void cf_drop_if_unused(qir_value *v);
 

@@ -77,7 +77,7 @@ static int round_once(struct cf_state *s, struct cast_list *declined)
 	}
 	free(l.v);
 	if (!s->report)
-		cf_sweep(s);
+		(void)ps_sweep(&s->sweep, NULL); /* a refusal: they stay */
 	return r < 0 ? -1 : done;
 }
 
@@ -89,6 +89,7 @@ static qopt_status cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	int64_t round, max;
 
 	s.ctx = ctx;
+	s.sweep.follow = cf_follow;
 	s.m = m;
 	s.opset = (int)qir_model_opset(m, "");
 	/* The manager has checked max_rounds >= 1. */
@@ -110,7 +111,7 @@ static qopt_status cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		r = round_once(&s, &declined);
 	}
 	free(declined.v);
-	free(s.dead);
+	ps_sweep_fini(&s.sweep);
 	*changed = total > 0;
 	if (r < 0)
 		return QOPT_EPASS;

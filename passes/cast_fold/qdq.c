@@ -183,7 +183,7 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 		    cf_set_type_like(dq1c->outputs[0], to, dq1->outputs[0]) < 0)
 			goto oom;
 		sv = dq1c->outputs[0];
-		cf_maybe_dead(s, dq1);
+		ps_sweep_mark(&s->sweep, dq1);
 	}
 	dqc = cf_clone_node(dq, cast);
 	if (!dqc)
@@ -192,7 +192,7 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 	    cf_set_type_like(dqc->outputs[0], to, out->rank >= 0 ? out :
 			     dq->outputs[0]) < 0)
 		goto oom;
-	cf_maybe_dead(s, dq);
+	ps_sweep_mark(&s->sweep, dq);
 	if (cf_take_over(s, cast, out, dqc->outputs[0]) < 0)
 		return -1;
 	qopt_stat_add(s->ctx, "casts folded (DequantizeLinear -> Cast)", 1);

@@ -107,7 +107,7 @@ static int fold_chain(struct cf_state *s, qir_node *c)
 		return CF_DECLINED;
 	if (qir_node_set_input(c, 0, x) < 0)
 		return -1;
-	cf_maybe_dead(s, c1);
+	ps_sweep_mark(&s->sweep, c1);
 	qopt_stat_add(s->ctx, "widening casts bypassed", 1);
 	return 1;
 }
@@ -222,7 +222,7 @@ static int fold_const(struct cf_state *s, qir_node *c)
 	if (!nv || cf_take_over(s, c, out, nv) < 0)
 		return -1;
 	if (x->producer)
-		cf_maybe_dead(s, x->producer);
+		ps_sweep_mark(&s->sweep, x->producer);
 	else
 		cf_drop_if_unused(x);
 	qopt_stat_add(s->ctx, "constant casts folded", 1);

@@ -135,74 +135,14 @@ int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,
 	return 0;
 }
 
-void cf_maybe_dead(struct cf_state *s, qir_node *n)
+int cf_follow(const qir_node *p, void *arg)
 {
-	size_t i;
-
-	if (!n)
-		return;
-	for (i = 0; i < s->ndead; i++)
-		if (s->dead[i] == n)
-			return;
-	if (s->ndead == s->capdead) {
-		size_t cap = s->capdead ? 2 * s->capdead : 16;
-		qir_node **d = realloc(s->dead, cap * sizeof(*d));
-
-		if (!d)
-			return;	/* it merely stays in the graph */
-		s->dead = d;
-		s->capdead = cap;
-	}
-	s->dead[s->ndead++] = n;
+	(void)arg;
+	return qir_node_is(p, "DequantizeLinear") || qir_node_is(p, "Constant");
 }
 
 void cf_drop_if_unused(qir_value *v)
 {
 	/* The conditions are removal's only reasons to fail. */
 	(void)ps_drop_unused_initializer(v, NULL);
-}
-
-/* Erases orphaned nodes, inputs first freed of their last use, until
- * nothing more becomes free; their constant inputs go too. */
-void cf_sweep(struct cf_state *s)
-{
-	int progress = 1;
-
-	while (progress) {
-		size_t i, k;
-
-		progress = 0;
-		for (i = 0; i < s->ndead; i++) {
-			qir_node *n = s->dead[i];
-			qir_value *ins[8] = { 0 };
-
-			if (!ps_node_unused(n))
-				continue;
-			for (k = 0; k < n->ninputs && k < 8; k++)
-				ins[k] = n->inputs[k];
-			if (qir_node_erase(n, NULL) < 0)
-				continue;
-			s->dead[i] = s->dead[--s->ndead];
-			i--;
-			progress = 1;
-			for (k = 0; k < 8; k++) {
-				size_t j;
-
-				for (j = 0; j < k && ins[k]; j++)
-					if (ins[j] == ins[k])
-						ins[k] = NULL;
-				if (!ins[k])
-					continue;
-				if (ins[k]->producer &&
-				    qir_node_is(ins[k]->producer, "DequantizeLinear"))
-					cf_maybe_dead(s, ins[k]->producer);
-				else if (ins[k]->producer &&
-					 qir_node_is(ins[k]->producer, "Constant"))
-					cf_maybe_dead(s, ins[k]->producer);
-				else
-					cf_drop_if_unused(ins[k]);
-			}
-		}
-	}
-	s->ndead = 0;
 }

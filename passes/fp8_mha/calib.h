@@ -35,9 +35,35 @@ void fp8mha_calib_free(struct fp8mha_calib *c);
  * the pass received it, then places Q/DQ (weights as Q(W) -> DQ, for
  * fp8-compress-weights to store). */
 int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed);
+/* The same for the pass fp8 (flags FP8MHA_PLACE_CNN): Conv and
+ * ConvTranspose too, each layer FP8 on both inputs or left in float
+ * with the reason, min_size, every sub-graph, and the residual rule
+ * (residual.c). docs/fp8.md. */
+#define FP8MHA_PLACE_CNN 1u
+int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
+			  int *changed);
+
+/* residual.c: TensorRT's residual rule over the placed nodes: an Add
+ * one of whose inputs is the output of an FP8 Conv (through a
+ * BatchNormalization) that only it reads gets Q/DQ on its other input,
+ * the shortcut, through place(arg, add, slot) (1 placed, 0 skipped,
+ * -1 error); when both inputs are such Convs, the shortcut is the one
+ * with the shorter path back to where the two branches meet. */
+typedef int (*fp8mha_place_fn)(void *arg, qir_node *n, size_t slot);
+int fp8mha_residual_adds(struct fp8mha_cfg *cfg, qir_node **nodes,
+			 size_t count, fp8mha_place_fn place, void *arg,
+			 int *changed);
+/* residual.c: the shortcut slot of Add n under that rule, or -1 when n
+ * is not such an Add; conv_ok(n) says whether a Conv counts (placed,
+ * or, for calibration, selected). */
+int fp8mha_residual_slot(qir_node *n, int (*conv_ok)(const qir_node *conv,
+						       void *arg), void *arg);
 
 /* calib_targets.c: the pass's calibration_targets (what `qopt
  * calibrate` measures for it). */
 qopt_status fp8mha_calibration_targets(qopt_ctx *ctx, qir_model *m);
+/* The pass fp8's: inputs of its selected layers in every graph, and
+ * the shortcuts of the residual Adds after them. */
+qopt_status fp8_calibration_targets(qopt_ctx *ctx, qir_model *m);
 
 #endif

@@ -35,11 +35,13 @@
 
 struct placed {
 	qir_value *from;
+	const qir_graph *g;	/* the graph of the reader it was made for */
 	qir_value *to;		/* DQ output, or NULL when skipped */
 };
 
 struct place {
 	struct fp8mha_cfg *cfg;
+	unsigned flags;		/* FP8MHA_PLACE_* */
 	struct fp8mha_calib *cal;
 	const char *path;
 	struct ps_targets t;	/* include, exclude, op_types */
@@ -76,7 +78,8 @@ static int left_alone(const struct place *p, const qir_node *n)
 	return 0;
 }
 
-static int remember(struct place *p, qir_value *from, qir_value *to)
+static int remember(struct place *p, const qir_graph *in, qir_value *from,
+		    qir_value *to)
 {
 	struct placed *g;
 
@@ -88,16 +91,35 @@ static int remember(struct place *p, qir_value *from, qir_value *to)
 		p->done = g;
 	}
 	p->done[p->ndone].from = from;
+	p->done[p->ndone].g = in;
 	p->done[p->ndone++].to = to;
 	return 0;
 }
 
-static struct placed *find_done(struct place *p, const qir_value *v)
+/* 1 when a value of graph `def` can be read in graph g: the same graph
+ * or one enclosing it. */
+static int visible(const qir_graph *def, const qir_graph *g)
+{
+	for (; g; g = g->parent)
+		if (g == def)
+			return 1;
+	return 0;
+}
+
+/* What was placed on v for a reader in graph g: a Q/DQ of another
+ * graph (the other branch of an If reading an outer tensor) is not
+ * visible there, so each branch gets its own. */
+static struct placed *find_done(struct place *p, const qir_value *v,
+				const qir_graph *g)
 {
 	size_t i;
 
 	for (i = 0; i < p->ndone; i++)
-		if (p->done[i].from == v)
+		if (p->done[i].from == v && p->done[i].g == g)
+			return &p->done[i];
+	for (i = 0; i < p->ndone; i++)
+		if (p->done[i].from == v && p->done[i].to &&
+		    visible(p->done[i].to->graph, g))
 			return &p->done[i];
 	return NULL;
 }
@@ -179,6 +201,31 @@ static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
 	return dq->outputs[0];
 }
 
+/* Per channel along axis of a convolution's weight (small: the block
+ * maxima of [dims[0..axis], the rest] are folded onto the axis). */
+static int channel_amax(struct place *p, qir_tensor *w, const void *d,
+			int axis, double *amax, qir_error *err)
+{
+	size_t outer = 1, len = 1, ch = (size_t)w->dims[axis], k;
+	float *out;
+	int i, rc;
+
+	for (i = 0; i < w->rank; i++)
+		*(i <= axis ? &outer : &len) *= (size_t)w->dims[i];
+	out = calloc(outer ? outer : 1, sizeof(*out));
+	if (!out)
+		return qir_fail(err, QIR_ENOMEM, "out of memory");
+	rc = qk_amax_blocks(p->cfg->qk, w->dtype, d, outer, len, 1, len, out);
+	for (k = 0; k < ch; k++)
+		amax[k] = 0;
+	for (k = 0; !rc && ch && k < outer; k++)
+		if (out[k] > amax[k % ch])
+			amax[k % ch] = out[k];
+	free(out);
+	return rc ? qir_fail(err, QIR_EINVALID, "weight '%s': amax failed",
+			     w->name) : 0;
+}
+
 /* Largest |w| (NaN ignored) over the whole weight (axis < 0) or per
  * slice along axis of a rank-2 weight, into amax[], through the kernels
  * (they read borrowed, unaligned bytes safely). */
@@ -202,6 +249,8 @@ static int weight_amax(struct place *p, qir_tensor *w, int axis,
 		amax[0] = a;
 		return 0;
 	}
+	if (w->rank != 2)
+		return channel_amax(p, w, d, axis, amax, err);
 	rows = (size_t)w->dims[0];
 	cols = (size_t)w->dims[1];
 	count = axis == 0 ? rows : cols;
@@ -256,10 +305,21 @@ static qir_tensor *scale_tensor(const char *name, int dtype, const double *amax,
 	return t;
 }
 
-/* Output-channel axis of weight slot `slot` of n, or -1 (per tensor). */
+/* Output-channel axis of weight slot `slot` of n, or -1 (per tensor):
+ * 0 for a Conv's [M, C/group, k...]; 1 for a ConvTranspose's
+ * [C, M/group, k...] when group = 1 (with groups its output channels
+ * span two axes: one scale for the tensor); N of a MatMul's [K, N], of
+ * a Gemm's B as transB says. */
 static int out_axis(const qir_node *n, size_t slot, const qir_tensor *w)
 {
-	if (w->rank != 2 || slot != 1)
+	if (slot != 1)
+		return -1;
+	if (qir_node_is(n, "Conv"))
+		return w->rank >= 3 ? 0 : -1;
+	if (qir_node_is(n, "ConvTranspose"))
+		return w->rank >= 3 && qir_node_attr_int(n, "group", 1) == 1 ?
+		       1 : -1;
+	if (w->rank != 2)
 		return -1;
 	if (qir_node_is(n, "Gemm"))
 		return qir_node_attr_int(n, "transB", 0) ? 0 : 1;
@@ -283,7 +343,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 {
 	qir_value *v = n->inputs[slot], *dq;
 	qir_tensor *w = qir_value_const(v), *s;
-	struct placed *pl = find_done(p, v);
+	struct placed *pl = find_done(p, v, n->graph);
 	qir_error err = { 0 };
 	double *amax;
 	int axis, dtype = w->dtype;
@@ -296,13 +356,15 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
 			    "'%s' is %s, not FLOAT, FLOAT16 or BFLOAT16", v->name,
 			    qir_dtype_name(dtype));
-		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+		return remember(p, n->graph, v, NULL) ?
+		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	}
 	axis = p->weight_axis ? out_axis(n, slot, w) : -1;
 	count = axis >= 0 ? w->dims[axis] : 1;
 	if (!qopt_may_rewrite(p->cfg->ctx, "calibrated FP8 weight '%s'",
 			      v->name))
-		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+		return remember(p, n->graph, v, NULL) ?
+		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	amax = calloc((size_t)(count ? count : 1), sizeof(*amax));
 	if (!amax)
 		return fp8mha_fail(p->cfg, n, NULL);
@@ -316,10 +378,11 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	if (!s) {
 		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
 			    "'%s': %s", v->name, why);
-		return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+		return remember(p, n->graph, v, NULL) ?
+		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	}
 	dq = insert_qdq(p, v, dtype, s, axis, n);
-	if (!dq || remember(p, v, dq))
+	if (!dq || remember(p, n->graph, v, dq))
 		return -1;
 	if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
 		return fp8mha_fail(p->cfg, n, NULL);
@@ -329,10 +392,16 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	return 1;
 }
 
+/* fp8: a Softmax output's range is [0, 1] whatever the data: scale
+ * 1/448, as fp8-mha's fp8-softmax-qdq gives it, measured or not. */
+static const struct fp8mha_calib_entry softmax_range = { "softmax", 1.0 };
+
+static int from_softmax(const qir_value *v);
+
 static int activation(struct place *p, qir_node *n, size_t slot)
 {
 	qir_value *v = n->inputs[slot], *dq;
-	struct placed *pl = find_done(p, v);
+	struct placed *pl = find_done(p, v, n->graph);
 	const struct fp8mha_calib_entry *e;
 	qir_tensor *s;
 	int dtype;
@@ -340,7 +409,8 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 
 	if (pl)
 		return reuse(p, n, slot, pl);
-	e = fp8mha_calib_find(p->cal, v->name);
+	e = (p->flags & FP8MHA_PLACE_CNN) && from_softmax(v) ? &softmax_range :
+	    fp8mha_calib_find(p->cal, v->name);
 	dtype = qir_value_elem_type(v);
 	if (!dtype)
 		dtype = fp8mha_float_type(v, 16);
@@ -366,7 +436,7 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 			    "tensor '%s': %s", v->name, why);
 	else {
 		dq = insert_qdq(p, v, dtype, s, -1, n);
-		if (!dq || remember(p, v, dq))
+		if (!dq || remember(p, n->graph, v, dq))
 			return -1;
 		if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
 			return fp8mha_fail(p->cfg, n, NULL);
@@ -374,7 +444,8 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 			      "inserted", 1);
 		return 1;
 	}
-	return remember(p, v, NULL) ? fp8mha_fail(p->cfg, n, NULL) : 0;
+	return remember(p, n->graph, v, NULL) ?
+	       fp8mha_fail(p->cfg, n, NULL) : 0;
 }
 
 static int from_softmax(const qir_value *v)
@@ -386,17 +457,90 @@ static int from_softmax(const qir_value *v)
 	return p && fp8mha_is_op(p, "Softmax");
 }
 
+static int is_conv(const qir_node *n)
+{
+	return qir_node_is(n, "Conv") || qir_node_is(n, "ConvTranspose");
+}
+
+/* fp8: why layer n stays in float as a whole (why set), checked before
+ * anything is placed, so that a layer is FP8 on both inputs or not at
+ * all: TensorRT runs a Conv in FP8 only with its input and its weight
+ * quantized, and a half-quantized layer costs accuracy for nothing. */
+static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
+{
+	const struct fp8mha_calib_entry *e;
+	size_t slot;
+	qir_tensor *w;
+	int dtype;
+
+	for (slot = 0; slot < 2; slot++) {
+		qir_value *v = slot < n->ninputs ? n->inputs[slot] : NULL;
+
+		if (!v)
+			return snprintf(why, len, "input %zu is missing", slot), 0;
+		if ((v->producer && fp8mha_is_dq(v->producer)) ||
+		    from_softmax(v))
+			continue;
+		if ((w = qir_value_const(v))) {
+			if (!fp8mha_is_float(w->dtype))
+				return snprintf(why, len, "weight '%s' is %s, not "
+						"FLOAT, FLOAT16 or BFLOAT16", v->name,
+						qir_dtype_name(w->dtype)), 0;
+			if (is_conv(n) && (w->rank < 3 || w->rank > 5))
+				return snprintf(why, len, "weight '%s' has rank %d:"
+						" not a 1-D, 2-D or 3-D convolution",
+						v->name, w->rank), 0;
+			if (!qir_tensor_numel(w))
+				return snprintf(why, len, "weight '%s' is empty",
+						v->name), 0;
+			if ((int64_t)qir_tensor_numel(w) < p->t.min_size)
+				return snprintf(why, len, "weight '%s' has %llu "
+						"elements, fewer than min_size = %lld",
+						v->name, (unsigned long long)
+						qir_tensor_numel(w),
+						(long long)p->t.min_size), 0;
+			continue;
+		}
+		if (slot == 1 && is_conv(n))
+			return snprintf(why, len, "weight '%s' is not a constant",
+					v->name), 0;
+		e = fp8mha_calib_find(p->cal, v->name);
+		dtype = qir_value_elem_type(v);
+		if (!dtype)
+			dtype = fp8mha_float_type(v, 16);
+		if (!e)
+			return snprintf(why, len, "tensor '%s' is not in "
+					"calibration file '%s'", v->name, p->path), 0;
+		if (!(e->amax > 0) || !(e->amax < INFINITY))
+			return snprintf(why, len, "tensor '%s': amax %g in '%s' "
+					"is not a positive finite number", v->name,
+					e->amax, p->path), 0;
+		if (!fp8mha_is_float(dtype))
+			return snprintf(why, len, "tensor '%s' is %s, not FLOAT, "
+					"FLOAT16 or BFLOAT16", v->name, dtype ?
+					qir_dtype_name(dtype) : "untyped"), 0;
+	}
+	return 1;
+}
+
 static int one(struct place *p, qir_node *n)
 {
 	size_t slot;
 	int rc, any = 0;
+	char why[512];
+
+	if ((p->flags & FP8MHA_PLACE_CNN) &&
+	    !layer_ready(p, n, why, sizeof(why))) {
+		fp8mha_skip(p->cfg, n, "fp8: layers left in float", "%s", why);
+		return 0;
+	}
 
 	for (slot = 0; slot < 2 && slot < n->ninputs; slot++) {
 		qir_value *v = n->inputs[slot];
 
 		if (!v || (v->producer && fp8mha_is_dq(v->producer)))
 			continue;	/* quantized already */
-		if (from_softmax(v))
+		if (from_softmax(v) && !(p->flags & FP8MHA_PLACE_CNN))
 			continue;	/* rewrite 4: fixed scale */
 		rc = qir_value_const(v) ? weight(p, n, slot) :
 			activation(p, n, slot);
@@ -407,6 +551,14 @@ static int one(struct place *p, qir_node *n)
 	return any;
 }
 
+/* The residual rule's callback (residual.c): the shortcut input `slot`
+ * of Add n gets the activation Q/DQ (shared with the tensor's other
+ * quantized readers). */
+static int shortcut(void *arg, qir_node *n, size_t slot)
+{
+	return activation(arg, n, slot);
+}
+
 static int place_all(struct place *p, int *changed)
 {
 	qir_node **nodes;
@@ -414,7 +566,8 @@ static int place_all(struct place *p, int *changed)
 	qir_error err = { 0 };
 	int rc = 0;
 
-	if (qir_graph_nodes(p->cfg->m->graph, "", NULL, 0, &nodes, &count,
+	if (qir_graph_nodes(p->cfg->m->graph, "", NULL,
+			    !!(p->flags & FP8MHA_PLACE_CNN), &nodes, &count,
 			    &err))
 		return fp8mha_fail(p->cfg, NULL, &err);
 	for (i = 0; i < count && rc >= 0; i++) {
@@ -431,11 +584,16 @@ static int place_all(struct place *p, int *changed)
 		if ((rc = one(p, nodes[i])) > 0)
 			*changed = 1;
 	}
+	if (rc >= 0 && selected && (p->flags & FP8MHA_PLACE_CNN))
+		rc = fp8mha_residual_adds(p->cfg, nodes, count, shortcut, p,
+					  changed);
 	free(nodes);
 	if (!selected && rc >= 0)
 		qopt_warn(p->cfg->ctx, "calibration: no %s matches include/"
 			  "exclude/op_types: nothing placed", unselected ?
-			  "MatMul/Gemm" : "node of op_types");
+			  (p->flags & FP8MHA_PLACE_CNN ?
+			   "Conv/ConvTranspose/MatMul/Gemm" : "MatMul/Gemm") :
+			  "node of op_types");
 	if (unselected)
 		qopt_info(p->cfg->ctx, "calibration: %zu node%s left out by "
 			  "include/exclude", unselected, unselected == 1 ? "" :
@@ -446,10 +604,19 @@ static int place_all(struct place *p, int *changed)
 /* No calibration file: fine for an exporter's FP8 model. A plain model
  * with attention would get only the Softmax Q/DQ (fixed scale), which
  * makes no block fusible and costs accuracy: a mistake, not a result. */
-static int uncalibrated(struct fp8mha_cfg *cfg)
+static int uncalibrated(struct fp8mha_cfg *cfg, unsigned flags)
 {
 	size_t blocks;
 	int fp8;
+
+	if (flags & FP8MHA_PLACE_CNN) {
+		qopt_error(cfg->ctx, "option calibration is not set: fp8 "
+			   "places Q/DQ from measured ranges only. Measure the "
+			   "model first: `qopt calibrate MODEL --passes fp8 -o "
+			   "calib.json`, then `--passes fp8:calibration="
+			   "calib.json` (docs/calibration.md)");
+		return -1;
+	}
 
 	if (fp8mha_survey(cfg, &fp8, &blocks))
 		return -1;
@@ -469,15 +636,22 @@ static int uncalibrated(struct fp8mha_cfg *cfg)
 
 int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 {
+	return fp8mha_calib_place_ex(cfg, 0, changed);
+}
+
+int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
+			  int *changed)
+{
 	struct place p;
 	char why[512], hash[32];
 	int rc;
 
 	memset(&p, 0, sizeof(p));
 	p.cfg = cfg;
+	p.flags = flags;
 	p.path = qopt_opt_string(cfg->ctx, "calibration");
 	if (!p.path || !*p.path)
-		return uncalibrated(cfg);
+		return uncalibrated(cfg, flags);
 	rc = fp8mha_calib_load(p.path, &p.cal, why, sizeof(why));
 	if (rc == FP8MHA_CALIB_UNREADABLE) {
 		qopt_error(cfg->ctx, "calibration file %s", why);
@@ -493,13 +667,15 @@ int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 		qopt_error(cfg->ctx, "calibration file '%s' is for model hash "
 			   "%s, this model's is %s: it was made for another "
 			   "model, or for this one before it changed (run "
-			   "fp8-mha first in the pipeline, or calibrate "
-			   "again)", p.path, p.cal->hash, hash);
+			   "%s first in the pipeline, or calibrate "
+			   "again)", p.path, p.cal->hash, hash,
+			   flags & FP8MHA_PLACE_CNN ? "fp8" : "fp8-mha");
 		fp8mha_calib_free(p.cal);
 		return -1;
 	}
 	if (ps_targets_init(&p.t, cfg->ctx, PS_TARGET_INCLUDE |
-			    PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES)) {
+			    PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES |
+			    (flags & FP8MHA_PLACE_CNN ? PS_TARGET_MIN_SIZE : 0))) {
 		ps_targets_fini(&p.t);
 		fp8mha_calib_free(p.cal);
 		return -1;

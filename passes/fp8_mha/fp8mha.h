@@ -6,7 +6,9 @@
  * steps.c): fp8-calibrate-place, fp8-custom-ops, fp8-type-qdq,
  * fp8-compress-weights, fp8-move-transpose, fp8-move-layout,
  * fp8-move-scale, fp8-softmax-qdq, fp8-report; `fp8-mha` runs them in
- * that order with today's options. Each pass works from the model and
+ * that order with today's options. The pass `fp8` (steps.c, fp8_run)
+ * is the calibrated placement widened to convolutions, residual Adds
+ * and sub-graphs, then the weight compression (docs/fp8.md). Each pass works from the model and
  * its own options alone (a struct fp8mha_cfg lives for one run). Every
  * rewrite checks that each consumer it affects is on its path and asks
  * the bisect gate first; one that cannot be proven safe is skipped with
@@ -21,6 +23,9 @@
  *                                                 rewrites, gate closed)
  *   4  calib_place.c, custom_ops.c, weights.c, motion.c, sink.c,
  *      softmax.c                                  one rewrite each
+ *      residual.c                                 (the residual rule,
+ *                                                 for calib_place.c and
+ *                                                 calib_targets.c)
  *   3  fake.c                                     weight_mode = fake
  *   2  rotate.c, pretranspose.c                   R fq(R W); transposed codes
  *   1  weight_match.c, attn.c, calib_file.c      weight scales and the
@@ -72,10 +77,9 @@ struct fp8mha_cfg {
 	int explain;
 	struct fp8mha_note *notes;	/* owned */
 	size_t nnotes, capnotes;
-	/* Initializers left unread, waiting for fp8mha_flush_dead (the
-	 * array is owned, the values are the graph's). */
-	qir_value **dead;
-	size_t ndead, capdead;
+	/* What a rewrite left unread (fp8mha_erase_unused): nodes go at
+	 * once, initializers wait for fp8mha_flush_dead. */
+	struct ps_sweep sweep;
 };
 
 /* weight_match.c: the results policy for passes/support (spill from
@@ -103,6 +107,8 @@ qopt_status fp8mha_run_move_layout(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_move_scale(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_softmax_qdq(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_report(qopt_ctx *ctx, qir_model *m, int *changed);
+/* the pass fp8 (steps.c) */
+qopt_status fp8_run(qopt_ctx *ctx, qir_model *m, int *changed);
 
 /* match.c */
 int fp8mha_is_op(const qir_node *n, const char *op);

@@ -2,11 +2,15 @@
  * passes/fp8_mha/plugin.c - the plugin's entry table: its single-purpose
  * passes (run functions in steps.c) and the named pipeline `fp8-mha`,
  * all of them in order with today's options. Each option is written
- * once (OPT_*) and listed by every pass that reads it.
+ * once (OPT_*), and one table (FP8MHA_OPTIONS) says which passes
+ * declare it: the option and forward lists are made from it.
  */
 #include "calib.h"
 
 static const char *const fp8mha_calib_ops[] = { "MatMul", "Gemm", NULL };
+/* The layers TensorRT runs in FP8 (docs/fp8.md). */
+static const char *const fp8_ops[] = { "Conv", "ConvTranspose", "MatMul",
+	"Gemm", NULL };
 /* Indexed as fp8mha_rotate_options reads them. */
 static const char *const fp8mha_weight_modes[] = { "real", "fake", NULL };
 static const char *const fp8mha_rotations[] = { "no", "rotate_back", NULL };
@@ -87,66 +91,130 @@ static const char *const fp8mha_rotations[] = { "no", "rotate_back", NULL };
 	  .help = "calibration: per-output-channel weight scales (else per " \
 	  "tensor)" }
 
-static const qopt_option_spec fp8mha_opts[] = {
-	OPT_CONVERT_CUSTOM_OPS,
-	OPT_COMPRESS_WEIGHTS,
-	OPT_WEIGHT_MODE,
-	OPT_ROTATE,
-	OPT_MOVE_TRANSPOSE,
-	OPT_MOVE_LAYOUT,
-	OPT_MOVE_SCALE,
-	OPT_SOFTMAX_QDQ,
-	OPT_CALIBRATION,
-	OPT_INCLUDE,
-	OPT_EXCLUDE,
-	OPT_OP_TYPES,
-	OPT_WEIGHT_AXIS,
-	{ 0 }
-};
-static const qopt_option_spec calib_opts[] = {
-	OPT_CALIBRATION,
-	OPT_INCLUDE,
-	OPT_EXCLUDE,
-	OPT_OP_TYPES,
-	OPT_WEIGHT_AXIS,
-	{ 0 }
-};
-static const qopt_option_spec custom_opts[] = {
-	OPT_CONVERT_CUSTOM_OPS,
-	{ 0 }
-};
-static const qopt_option_spec weight_opts[] = {
-	OPT_COMPRESS_WEIGHTS,
-	OPT_WEIGHT_MODE,
-	OPT_ROTATE,
-	{ 0 }
-};
-static const qopt_option_spec transpose_opts[] = {
-	OPT_MOVE_TRANSPOSE,
-	{ 0 }
-};
-static const qopt_option_spec layout_opts[] = {
-	OPT_MOVE_LAYOUT,
-	{ 0 }
-};
-static const qopt_option_spec scale_opts[] = {
-	OPT_MOVE_SCALE,
-	{ 0 }
-};
-static const qopt_option_spec softmax_opts[] = {
-	OPT_SOFTMAX_QDQ,
-	OPT_CALIBRATION,
-	{ 0 }
-};
-static const qopt_option_spec report_opts[] = {
-	OPT_MOVE_TRANSPOSE,
-	OPT_MOVE_LAYOUT,
-	OPT_MOVE_SCALE,
-	OPT_SOFTMAX_QDQ,
+/* The pass fp8's own options (docs/fp8.md). */
+static const qopt_option_spec fp8_opts[] = {
+	{ .name = "calibration", .type = QOPT_OPT_STRING, .flags = QOPT_OPT_PATH,
+	  .help = "a JSON file from `qopt calibrate --passes fp8` for this "
+	  "model (required): activation scales amax/448; refused when made "
+	  "for another model" },
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
+	  .help = "globs over layer node or output names to quantize" },
+	{ .name = "exclude", .type = QOPT_OPT_LIST,
+	  .help = "globs over the same names to leave in float (wins over "
+	  "include)" },
+	{ .name = "op_types", .type = QOPT_OPT_LIST,
+	  .default_value = "Conv,ConvTranspose,MatMul,Gemm", .choices = fp8_ops,
+	  .help = "the layers whose inputs get FP8 Q/DQ" },
+	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "0",
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
+	  .help = "a layer whose constant weight has fewer elements stays in "
+	  "float" },
+	{ .name = "weight_axis", .type = QOPT_OPT_BOOL, .default_value = "yes",
+	  .help = "per-output-channel weight scales (axis 0 of a Conv weight, "
+	  "1 of a ConvTranspose's, N of a MatMul's [K, N]); no: one per "
+	  "tensor" },
+	{ .name = "weight_mode", .type = QOPT_OPT_ENUM, .default_value = "real",
+	  .choices = fp8mha_weight_modes,
+	  .help = "real: FP8 weight codes feeding a DequantizeLinear; fake: "
+	  "float weights holding DQ(Q(W)), for runtimes without FP8" },
 	{ 0 }
 };
 
+/* Which passes declare each option, written once (X-macro): the
+ * columns are fp8-mha (the pipeline), fp8-calibrate-place,
+ * fp8-custom-ops, fp8-compress-weights, fp8-move-transpose,
+ * fp8-move-layout, fp8-move-scale, fp8-softmax-qdq and fp8-report. The
+ * pipeline forwards to each step exactly the options that step
+ * declares, so the option lists and the forward lists below are all
+ * made from this one table. */
+#define FP8MHA_OPTIONS(X)						\
+	/*  OPT_*, name                  pipe cal cus wts tra lay sca sft rep */ \
+	X(CONVERT_CUSTOM_OPS, "convert_custom_ops", 1, 0, 1, 0, 0, 0, 0, 0, 0) \
+	X(COMPRESS_WEIGHTS, "compress_weights",   1, 0, 0, 1, 0, 0, 0, 0, 0) \
+	X(WEIGHT_MODE, "weight_mode",             1, 0, 0, 1, 0, 0, 0, 0, 0) \
+	X(ROTATE, "rotate",                       1, 0, 0, 1, 0, 0, 0, 0, 0) \
+	X(MOVE_TRANSPOSE, "move_transpose",       1, 0, 0, 0, 1, 0, 0, 0, 1) \
+	X(MOVE_LAYOUT, "move_layout",             1, 0, 0, 0, 0, 1, 0, 0, 1) \
+	X(MOVE_SCALE, "move_scale",               1, 0, 0, 0, 0, 0, 1, 0, 1) \
+	X(SOFTMAX_QDQ, "softmax_qdq",             1, 0, 0, 0, 0, 0, 0, 1, 1) \
+	X(CALIBRATION, "calibration",             1, 1, 0, 0, 0, 0, 0, 1, 0) \
+	X(INCLUDE, "include",                     1, 1, 0, 0, 0, 0, 0, 0, 0) \
+	X(EXCLUDE, "exclude",                     1, 1, 0, 0, 0, 0, 0, 0, 0) \
+	X(OP_TYPES, "op_types",                   1, 1, 0, 0, 0, 0, 0, 0, 0) \
+	X(WEIGHT_AXIS, "weight_axis",             1, 1, 0, 0, 0, 0, 0, 0, 0)
+
+/* WHEN_SPEC(1, X) is OPT_X's spec and a comma, WHEN_SPEC(0, X) nothing;
+ * WHEN_NAME the same for the name. */
+#define WHEN_SPEC_0(x)
+#define WHEN_SPEC_1(x) OPT_##x,
+#define WHEN_SPEC_(f, x) WHEN_SPEC_##f(x)
+#define WHEN_SPEC(f, x) WHEN_SPEC_(f, x)
+#define WHEN_NAME_0(x)
+#define WHEN_NAME_1(x) x,
+#define WHEN_NAME_(f, x) WHEN_NAME_##f(x)
+#define WHEN_NAME(f, x) WHEN_NAME_(f, x)
+
+#define SPEC_PIPE(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(pipe, o)
+#define SPEC_CAL(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(cal, o)
+#define SPEC_CUS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(cus, o)
+#define SPEC_WTS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(wts, o)
+#define SPEC_TRA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(tra, o)
+#define SPEC_LAY(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(lay, o)
+#define SPEC_SCA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(sca, o)
+#define SPEC_SFT(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(sft, o)
+#define SPEC_REP(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_SPEC(rep, o)
+#define NAME_CAL(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_NAME(cal, n)
+#define NAME_CUS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_NAME(cus, n)
+#define NAME_WTS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_NAME(wts, n)
+#define NAME_TRA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_NAME(tra, n)
+#define NAME_LAY(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_NAME(lay, n)
+#define NAME_SCA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_NAME(sca, n)
+#define NAME_SFT(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_NAME(sft, n)
+#define NAME_REP(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+	WHEN_NAME(rep, n)
+
+static const qopt_option_spec fp8mha_opts[] = {
+	FP8MHA_OPTIONS(SPEC_PIPE) { 0 } };
+static const qopt_option_spec calib_opts[] = {
+	FP8MHA_OPTIONS(SPEC_CAL) { 0 } };
+static const qopt_option_spec custom_opts[] = {
+	FP8MHA_OPTIONS(SPEC_CUS) { 0 } };
+static const qopt_option_spec weight_opts[] = {
+	FP8MHA_OPTIONS(SPEC_WTS) { 0 } };
+static const qopt_option_spec transpose_opts[] = {
+	FP8MHA_OPTIONS(SPEC_TRA) { 0 } };
+static const qopt_option_spec layout_opts[] = {
+	FP8MHA_OPTIONS(SPEC_LAY) { 0 } };
+static const qopt_option_spec scale_opts[] = {
+	FP8MHA_OPTIONS(SPEC_SCA) { 0 } };
+static const qopt_option_spec softmax_opts[] = {
+	FP8MHA_OPTIONS(SPEC_SFT) { 0 } };
+static const qopt_option_spec report_opts[] = {
+	FP8MHA_OPTIONS(SPEC_REP) { 0 } };
+
 static const qopt_pass_info fp8mha_passes[] = {
+	{ .name = "fp8",
+	  .summary = "calibrated FP8 Q/DQ on Conv, ConvTranspose, MatMul and "
+	  "Gemm as TensorRT runs them, FP8 per-channel weights (option "
+	  "calibration)",
+	  .options = fp8_opts, .run = fp8_run,
+	  .calibration_targets = fp8_calibration_targets },
 	{ .name = "fp8-calibrate-place",
 	  .summary = "calibrated FP8 Q/DQ on the inputs of the selected "
 	  "MatMul/Gemm of a plain model (option calibration)",
@@ -188,17 +256,14 @@ static const qopt_pass_info fp8mha_passes[] = {
 /* fp8-mha's options go to the steps that read them. The yes/no options
  * are forwarded, not `when`: a rewrite turned off still runs to report
  * each place it leaves ("move_scale = no"), and the report quotes that. */
-static const char *const fwd_calib[] = { "calibration", "include", "exclude",
-	"op_types", "weight_axis", NULL };
-static const char *const fwd_custom[] = { "convert_custom_ops", NULL };
-static const char *const fwd_weights[] = { "compress_weights", "weight_mode",
-	"rotate", NULL };
-static const char *const fwd_transpose[] = { "move_transpose", NULL };
-static const char *const fwd_layout[] = { "move_layout", NULL };
-static const char *const fwd_scale[] = { "move_scale", NULL };
-static const char *const fwd_softmax[] = { "softmax_qdq", "calibration", NULL };
-static const char *const fwd_report[] = { "move_transpose", "move_layout",
-	"move_scale", "softmax_qdq", NULL };
+static const char *const fwd_calib[] = { FP8MHA_OPTIONS(NAME_CAL) NULL };
+static const char *const fwd_custom[] = { FP8MHA_OPTIONS(NAME_CUS) NULL };
+static const char *const fwd_weights[] = { FP8MHA_OPTIONS(NAME_WTS) NULL };
+static const char *const fwd_transpose[] = { FP8MHA_OPTIONS(NAME_TRA) NULL };
+static const char *const fwd_layout[] = { FP8MHA_OPTIONS(NAME_LAY) NULL };
+static const char *const fwd_scale[] = { FP8MHA_OPTIONS(NAME_SCA) NULL };
+static const char *const fwd_softmax[] = { FP8MHA_OPTIONS(NAME_SFT) NULL };
+static const char *const fwd_report[] = { FP8MHA_OPTIONS(NAME_REP) NULL };
 
 /* The order matters: calibrated placement first (its file is for the
  * model's hash, before anything changes it), custom ops next (the other

@@ -210,61 +210,38 @@ int fp8mha_pretranspose_gate(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p)
  * recipe keeps its own view of the codes and the permutation (p's
  * dims and perm; its t is the recipe's input). */
 struct perm_recipe {
-	char *name;		/* the weight, for messages */
+	struct ps_recipe base;	/* the weight's name; always the CPU */
 	struct fp8mha_pt p;
 };
 
-static int perm_fill(void *state, qir_tensor *const *in, size_t nin,
-		     void *const *dst, qir_error *err)
+static int perm_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+		    const void *src, void *const *dst, const char **step,
+		    qir_error *err)
 {
-	struct perm_recipe *r = state;
-	const uint8_t *src = qir_tensor_data(in[0], err);
-	int rc;
+	struct perm_recipe *r = (struct perm_recipe *)base;
 
-	(void)nin;
-	if (!src)
-		return -1;
-	r->p.t = in[0];
-	rc = permute(NULL, src, dst[0], &r->p);
-	(void)qir_tensor_advise(in[0], QIR_ADVISE_DONE, NULL);
-	if (rc)
-		return qir_fail(err, QIR_EINVALID,
-				"weight '%s': transpose failed: %s", r->name,
-				qk_strerror(rc));
-	return 0;
+	(void)kc;
+	(void)err;
+	*step = "transpose";
+	r->p.t = (qir_tensor *)in;
+	return permute(NULL, src, dst[0], &r->p);
 }
-
-static void perm_free(void *state)
-{
-	struct perm_recipe *r = state;
-
-	if (r)
-		free(r->name);
-	free(r);
-}
-
-static const qir_recipe_ops perm_ops = { perm_fill, perm_free };
 
 static qir_tensor *transposed(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p,
 			      const char *name, qir_error *err)
 {
-	struct perm_recipe *r = calloc(1, sizeof(*r));
+	/* No context: a permutation is the CPU's alone. */
+	struct perm_recipe *r = ps_recipe_new(NULL, sizeof(*r), p->w->name,
+					      perm_run, NULL);
 	const qir_tensor_spec spec = { name, p->t->dtype, p->rank, p->dims };
-	qir_tensor *in, *out = NULL;
+	qir_tensor *out = NULL;
 
-	if (!r || !(r->name = strdup(p->w->name))) {
-		perm_free(r);
+	if (!r) {
 		qir_fail(err, QIR_ENOMEM, "out of memory");
 		return NULL;
 	}
 	r->p = *p;
-	in = qir_tensor_share(cfg->m, p->t, err);
-	if (!in) {
-		perm_free(r);
-		return NULL;
-	}
-	if (qir_tensor_new_deferred(cfg->m, &perm_ops, r, &in, 1, &spec, 1,
-				    &out, err))
+	if (ps_recipe_defer(cfg->m, &r->base, p->t, 0, &spec, 1, &out, err))
 		return NULL;
 	return out;
 }

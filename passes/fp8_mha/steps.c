@@ -32,7 +32,7 @@ static qopt_status end(struct fp8mha_cfg *cfg, int rc)
 {
 	fp8mha_flush_dead(cfg);
 	free(cfg->notes);
-	free(cfg->dead);
+	ps_sweep_fini(&cfg->sweep);
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
@@ -145,4 +145,25 @@ qopt_status fp8mha_run_report(qopt_ctx *ctx, qir_model *m, int *changed)
 	cfg.move_scale = qopt_opt_bool(ctx, "move_scale");
 	cfg.softmax_qdq = qopt_opt_bool(ctx, "softmax_qdq");
 	return end(&cfg, fp8mha_report(&cfg));
+}
+
+/* The pass fp8: calibrated FP8 Q/DQ on the inputs of Conv,
+ * ConvTranspose, MatMul and Gemm in every graph (docs/fp8.md), then
+ * each Q(constant W) -> DQ stored as FP8 codes (or, weight_mode = fake,
+ * as float DQ(Q(W))): the form TensorRT's explicit quantization reads. */
+qopt_status fp8_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	struct fp8mha_cfg cfg;
+	int rc;
+
+	*changed = 0;
+	if (begin(&cfg, ctx, m))
+		return QOPT_EPASS;
+	cfg.weight_fake = qopt_opt_enum(ctx, "weight_mode") == 1;
+	rc = fp8mha_calib_place_ex(&cfg, FP8MHA_PLACE_CNN, changed);
+	if (!rc && *changed)
+		rc = fp8mha_type_qdq(&cfg, changed);
+	if (!rc && *changed)
+		rc = fp8mha_compress_weights(&cfg, changed);
+	return end(&cfg, rc);
 }

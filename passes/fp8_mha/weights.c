@@ -76,54 +76,34 @@ static int match(struct fp8mha_cfg *cfg, qir_node *dq,
  * strip of rows at a time so the untransposed codes never exist in
  * full. */
 struct fp8_recipe {
-	char *name;		/* the weight, for messages */
+	struct ps_recipe base;	/* the weight's name, the device */
 	int fp8, sat, transposed, axis;
-	qk_device dev;
 	float *scales;		/* owned copy */
 	qk_qlayout lay;
 };
 
-static void fp8_recipe_free(void *state)
+static void fp8_recipe_fini(struct ps_recipe *base)
 {
-	struct fp8_recipe *r = state;
-
-	if (r) {
-		free(r->name);
-		free(r->scales);
-	}
-	free(r);
+	free(((struct fp8_recipe *)base)->scales);
 }
 
 static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
 			       const qir_tensor *w, const uint8_t *src,
 			       uint8_t *tr, qir_error *err);
 
-static int fp8_fill(void *state, qir_tensor *const *in, size_t nin,
-		    void *const *dst, qir_error *err)
+static int fp8_recipe_run(struct ps_recipe *base, qk_ctx *kc,
+			  const qir_tensor *in,
+		   const void *src, void *const *dst, const char **step,
+		   qir_error *err)
 {
-	struct fp8_recipe *r = state;
-	const void *src = qir_tensor_data(in[0], err);
-	qk_ctx *kc;
-	int rc;
+	struct fp8_recipe *r = (struct fp8_recipe *)base;
 
-	(void)nin;
-	if (!src)
-		return -1;
-	kc = ps_recipe_kernels(r->dev);
+	*step = "FP8 quantization";
 	if (r->transposed)
-		rc = fp8_fill_transposed(r, kc, in[0], src, dst[0], err);
-	else if ((rc = qk_fp8_quantize(kc, r->fp8, dst[0], in[0]->dtype, src,
-				       r->scales, &r->lay, r->sat)))
-		qir_fail(err, QIR_EINVALID,
-			 "FP8 quantization of weight '%s' failed: %s", r->name,
-			 qk_strerror(rc));
-	qk_ctx_free(kc);
-	/* The source's pages are not needed again (a hint). */
-	(void)qir_tensor_advise(in[0], QIR_ADVISE_DONE, NULL);
-	return rc ? -1 : 0;
+		return fp8_fill_transposed(r, kc, in, src, dst[0], err);
+	return qk_fp8_quantize(kc, r->fp8, dst[0], in->dtype, src, r->scales,
+			       &r->lay, r->sat);
 }
-
-static const qir_recipe_ops fp8_ops = { fp8_fill, fp8_recipe_free };
 
 /* The deferred codes of c's weight, named name with dims. */
 static qir_tensor *fp8_deferred(struct fp8mha_cfg *cfg,
@@ -131,30 +111,24 @@ static qir_tensor *fp8_deferred(struct fp8mha_cfg *cfg,
 				const int64_t *dims, int transposed,
 				qir_error *err)
 {
-	struct fp8_recipe *r = calloc(1, sizeof(*r));
+	struct fp8_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r),
+					     c->q->inputs[0]->name, fp8_recipe_run,
+					     fp8_recipe_fini);
 	const qir_tensor_spec spec = { name, c->fp8, c->w->rank, dims };
-	qir_tensor *in, *out = NULL;
+	qir_tensor *out = NULL;
 
-	if (!r || !(r->name = strdup(c->q->inputs[0]->name)) ||
-	    !(r->scales = malloc(c->nscales * sizeof(float)))) {
-		fp8_recipe_free(r);
+	if (!r || !(r->scales = malloc(c->nscales * sizeof(float)))) {
+		ps_recipe_free(r);
 		qir_fail(err, QIR_ENOMEM, "out of memory");
 		return NULL;
 	}
 	memcpy(r->scales, c->scales, c->nscales * sizeof(float));
 	r->fp8 = c->fp8;
 	r->sat = (int)qir_node_attr_int(c->q, "saturate", 1);
-	r->dev = ps_recipe_device(cfg->ctx);
 	r->transposed = transposed;
 	r->axis = c->axis;
 	r->lay = c->lay;
-	in = qir_tensor_share(cfg->m, c->w, err);
-	if (!in) {
-		fp8_recipe_free(r);
-		return NULL;
-	}
-	if (qir_tensor_new_deferred(cfg->m, &fp8_ops, r, &in, 1, &spec, 1,
-				    &out, err))
+	if (ps_recipe_defer(cfg->m, &r->base, c->w, 0, &spec, 1, &out, err))
 		return NULL;
 	return out;
 }
@@ -224,7 +198,7 @@ static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
 	buf = malloc((size_t)(strip * cols));
 	if (!buf)
 		return qir_fail(err, QIR_ENOMEM, "weight '%s': out of memory",
-				r->name);
+				r->base.name);
 	for (r0 = 0; r0 < rows && !rc; r0 += strip) {
 		qk_qlayout lay;
 		const float *sc;
@@ -242,7 +216,7 @@ static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
 	if (rc)
 		return qir_fail(err, QIR_EINVALID,
 				"FP8 quantization and transpose of weight '%s' failed: %s",
-				r->name, qk_strerror(rc));
+				r->base.name, qk_strerror(rc));
 	return 0;
 }
 

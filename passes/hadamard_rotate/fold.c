@@ -228,7 +228,7 @@ static int rotate_input(struct hr_cfg *cfg, qir_node *n, int slot, int axis,
 	hr_spill(cfg, c);
 	if (qir_node_set_input(n, (size_t)slot, nv))
 		return -1;
-	hr_drop_unused(cfg, v);
+	ps_sweep_value(&cfg->sweep, v);
 	return hr_record(cfg, nv->name, axis, block);
 }
 

@@ -20,6 +20,8 @@
 #define HR_META_KEY "qopt.hadamard_rotate"
 /* A dense rotation constant is never larger than this (per side). */
 #define HR_DENSE_MAX 256
+/* The largest block_size: two dense factors. */
+#define HR_BLOCK_MAX (HR_DENSE_MAX * HR_DENSE_MAX)
 /* Bound on a constant subgraph the pass evaluates to find a weight. */
 #define HR_FOLD_MAX_BYTES ((uint64_t)1 << 31)
 
@@ -45,6 +47,9 @@ struct hr_cfg {
 	char *record;		/* entries this run adds (owned) */
 	size_t record_len;
 	struct hr_memo memo;
+	/* the weights rotations left unread, removed after the walk
+	 * (hr_sweep); no producer is followed */
+	struct ps_sweep sweep;
 	int spill_failed;	/* warned once; results stay in memory */
 	/* over weights the quantizer judged: sums of squared errors
 	 * unrotated and as finally stored, and of squared norms */
@@ -125,14 +130,11 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t);
 qir_value *hr_memo_get(const struct hr_memo *m, const char *key);
 int hr_memo_put(struct hr_memo *m, const char *key, qir_value *v);
 void hr_memo_free(struct hr_memo *m);
-/* 1 when the memo holds v (a later target may still read it). */
-int hr_memo_holds(const struct hr_memo *m, const qir_value *v);
-/* Removes the initializer behind v when nothing reads it any more,
- * unless the memo holds it (a later target reading the same weight
- * reuses it): those wait for hr_memo_drop_unused, after the walk. A
- * failed removal only leaves a dead initializer behind. */
-void hr_drop_unused(struct hr_cfg *cfg, qir_value *v);
-void hr_memo_drop_unused(struct hr_cfg *cfg);
+/* Removes the initializers the walk left unread (marked in
+ * cfg->sweep, and the memo's), in one call: only after the walk, since
+ * a later target reading the same weight reuses the memo's copy. A
+ * failed removal only leaves dead initializers behind. */
+void hr_sweep(struct hr_cfg *cfg);
 
 /* run.c: the pass. */
 qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed);

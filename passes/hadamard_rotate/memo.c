@@ -2,8 +2,8 @@
  * passes/hadamard_rotate/memo.c - string -> value map, so that each
  * rotated weight, rotated activation and rotation constant is made
  * once and shared. A model has at most thousands of them: a scan.
- * The memo's values stay alive until the walk is over: an initializer
- * it holds is removed only afterwards, once nothing reads it.
+ * The memo's values stay alive until the walk is over: the weights a
+ * rotation left unread are removed only afterwards (hr_sweep).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,41 +44,15 @@ int hr_memo_put(struct hr_memo *m, const char *key, qir_value *v)
 	return 0;
 }
 
-int hr_memo_holds(const struct hr_memo *m, const qir_value *v)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (m->vals[i] == v)
-			return 1;
-	return 0;
-}
-
-void hr_drop_unused(struct hr_cfg *cfg, qir_value *v)
+void hr_sweep(struct hr_cfg *cfg)
 {
 	qir_error err = { 0 };
 
-	if (!ps_unused_initializer(v) || hr_memo_holds(&cfg->memo, v))
-		return;
-	if (qir_graph_remove_initializer(v->graph, v, &err))
-		qopt_debug(cfg->ctx, "'%s' kept: %s", v->name, err.msg);
-}
-
-void hr_memo_drop_unused(struct hr_cfg *cfg)
-{
-	struct hr_memo *m = &cfg->memo;
-	qir_error err = { 0 };
-
-	for (size_t i = 0; i < m->n; i++) {
-		qir_value *v = m->vals[i];
-
-		if (!ps_unused_initializer(v))
-			continue;
-		/* every key naming v forgets it before v is freed */
-		for (size_t j = i; j < m->n; j++)
-			if (m->vals[j] == v)
-				m->vals[j] = NULL;
-		if (qir_graph_remove_initializer(v->graph, v, &err))
-			qopt_debug(cfg->ctx, "'%s' kept: %s", v->name, err.msg);
-	}
+	/* The memo's weights too, now that no later target reuses them. */
+	for (size_t i = 0; i < cfg->memo.n; i++)
+		ps_sweep_value(&cfg->sweep, cfg->memo.vals[i]);
+	if (ps_sweep(&cfg->sweep, &err))
+		qopt_debug(cfg->ctx, "unread initializers kept: %s", err.msg);
 }
 
 void hr_memo_free(struct hr_memo *m)

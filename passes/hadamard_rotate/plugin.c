@@ -7,13 +7,6 @@
 
 static const char *const hr_ops[] = { "MatMul", "Gemm", NULL };
 static const char *const hr_quantizers[] = { "none", "nvfp4", "fp8", NULL };
-/* Index i > 0 is block 2^i (run.c); 2^16 is the largest block the
- * two-factor activation rotation covers (HR_DENSE_MAX squared). */
-static const char *const hr_blocks[] = {
-	"0", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024",
-	"2048", "4096", "8192", "16384", "32768", "65536", NULL
-};
-
 static const qopt_option_spec hr_opts[] = {
 	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
 	  .help = "globs over consumer node names and weight names to rotate" },
@@ -25,8 +18,12 @@ static const qopt_option_spec hr_opts[] = {
 	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "4096",
 	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
 	  .help = "weights with fewer elements are left alone" },
-	{ .name = "block_size", .type = QOPT_OPT_ENUM, .default_value = "0",
-	  .choices = hr_blocks,
+	/* 0 or a power of two (run.c checks that): 2^16 is the largest
+	 * block the two-factor activation rotation covers (HR_DENSE_MAX
+	 * squared). Written as a word of a list before, the same digits. */
+	{ .name = "block_size", .type = QOPT_OPT_INT, .default_value = "0",
+	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX, .min = 0,
+	  .max = HR_BLOCK_MAX,
 	  .help = "Hadamard block along K: 0 = K when a power of two, else its "
 	  "largest power-of-two divisor; else a power of two dividing K" },
 	{ .name = "fold", .type = QOPT_OPT_BOOL, .default_value = "yes",

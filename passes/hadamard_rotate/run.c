@@ -24,10 +24,16 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	if (ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL))
 		return -1;
 	cfg->fold = qopt_opt_bool(ctx, "fold");
-	/* The manager has checked the word (plugin.c: "0", then 2^1 ..
-	 * 2^16): a bad block is a pipeline error, found before any work. */
-	cfg->block = qopt_opt_enum(ctx, "block_size") > 0 ?
-		     (int64_t)1 << qopt_opt_enum(ctx, "block_size") : 0;
+	/* The manager has checked the range (0 to HR_BLOCK_MAX); a block
+	 * that is no power of two fails here, before any work. 1 would
+	 * rotate nothing. */
+	cfg->block = qopt_opt_int(ctx, "block_size");
+	if (cfg->block == 1 || (cfg->block & (cfg->block - 1))) {
+		qopt_error(ctx, "block_size %lld is not a power of two from 2 "
+			   "to %d (or 0: one per target)",
+			   (long long)cfg->block, HR_BLOCK_MAX);
+		return -1;
+	}
 	/* The manager has checked op_types' items and quantizer's word
 	 * (indexed as in plugin.c: none, nvfp4, fp8). */
 	cfg->quantizer = qopt_opt_enum(ctx, "quantizer") == 1 ? HR_Q_NVFP4 :
@@ -144,7 +150,7 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 		return -1;
 	}
 	/* the original weight goes when nothing else reads it */
-	hr_drop_unused(cfg, old);
+	ps_sweep_value(&cfg->sweep, old);
 	*changed = 1;
 	qopt_stat_add(cfg->ctx, "weights rotated", 1);
 	qopt_info(cfg->ctx, "node '%s': weight '%s' rotated along axis %d "
@@ -204,7 +210,7 @@ qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		if (one(&cfg, n, changed))
 			goto out;
 	}
-	hr_memo_drop_unused(&cfg);
+	hr_sweep(&cfg);
 	if (*changed && (hr_record_flush(&cfg) ||
 			 qir_graph_toposort(m->graph, &err))) {
 		qopt_error(ctx, "%s", err.code ? err.msg : "out of memory");
@@ -226,6 +232,7 @@ qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 out:
 	ps_targets_fini(&cfg.tg);
 	hr_memo_free(&cfg.memo);
+	ps_sweep_fini(&cfg.sweep);
 	free(cfg.record);
 	return rc ? QOPT_EPASS : QOPT_OK;
 }

@@ -32,82 +32,55 @@ void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner)
  * --device cuda asks, with a context of its own
  * (passes/support/device.h; the bytes are the same everywhere). */
 struct rot_recipe {
-	char *name;		/* the weight, for messages */
-	qk_device dev;
+	struct ps_recipe base;	/* the weight's name, the device */
 	size_t outer, k, inner, block;
 };
 
-static int rot_fill(void *state, qir_tensor *const *in, size_t nin,
-		    void *const *dst, qir_error *err)
+static int rot_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+		   const void *src, void *const *dst, const char **step,
+		   qir_error *err)
 {
-	struct rot_recipe *r = state;
-	const void *src = qir_tensor_data(in[0], err);
-	qk_ctx *kc;
+	struct rot_recipe *r = (struct rot_recipe *)base;
 	int rc;
 
-	(void)nin;
-	if (!src)
-		return -1;
-	memcpy(dst[0], src, in[0]->nbytes);
-	kc = ps_recipe_kernels(r->dev);
-	rc = qk_hadamard(kc, in[0]->dtype, dst[0], r->outer, r->k, r->inner,
+	(void)err;
+	*step = "Hadamard rotation";
+	memcpy(dst[0], src, in->nbytes);
+	rc = qk_hadamard(kc, in->dtype, dst[0], r->outer, r->k, r->inner,
 			 r->block);
-	qk_ctx_free(kc);
-	if (rc == QOPT_EDEVICE_CALL && r->dev == QK_DEVICE_CUDA) {
+	if (rc == QOPT_EDEVICE_CALL && base->dev == QK_DEVICE_CUDA) {
 		/* The GPU failed after writing dst: start again on the CPU,
 		 * as the kernels do for the calls they can redo themselves. */
-		memcpy(dst[0], src, in[0]->nbytes);
-		rc = qk_hadamard(NULL, in[0]->dtype, dst[0], r->outer, r->k,
+		memcpy(dst[0], src, in->nbytes);
+		rc = qk_hadamard(NULL, in->dtype, dst[0], r->outer, r->k,
 				 r->inner, r->block);
 	}
-	if (rc)
-		return qir_fail(err, QIR_EINVALID,
-				"weight '%s': Hadamard kernel: %s", r->name,
-				qk_strerror(rc));
-	return 0;
+	return rc;
 }
-
-static void rot_free(void *state)
-{
-	struct rot_recipe *r = state;
-
-	if (r)
-		free(r->name);
-	free(r);
-}
-
-static const qir_recipe_ops rot_ops = { rot_fill, rot_free };
 
 /* Caller owns: R applied to t->w (which the recipe takes when it was
  * folded: it is then no longer t's). */
 static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 {
 	qir_error err = { 0 };
-	struct rot_recipe *r = calloc(1, sizeof(*r));
-	qir_tensor *in = NULL, *out = NULL;
-	qir_tensor_spec spec;
+	struct rot_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r),
+					     t->wv->name, rot_run, NULL);
+	qir_tensor *w = t->w, *out = NULL;
+	const qir_tensor_spec spec = { w->name, w->dtype, w->rank, w->dims };
+	int own = t->folded;
 
-	if (r && (r->name = strdup(t->wv->name)))
-		in = t->folded ? t->w : qir_tensor_share(cfg->m, t->w, &err);
-	if (t->folded)
+	if (own)
 		t->w = NULL;
 	t->folded = 0;
-	if (!in) {
-		rot_free(r);
-		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
-			   err.msg[0] ? err.msg : "out of memory");
-		return NULL;
+	if (r) {
+		hr_layout_of(w, t->kaxis, &r->outer, &r->inner);
+		r->k = (size_t)t->k;
+		r->block = t->block;
+	} else if (own) {
+		qir_tensor_free(w);
 	}
-	hr_layout_of(in, t->kaxis, &r->outer, &r->inner);
-	r->k = (size_t)t->k;
-	r->block = t->block;
-	r->dev = ps_recipe_device(cfg->ctx);
-	spec.name = in->name;
-	spec.dtype = in->dtype;
-	spec.rank = in->rank;
-	spec.dims = in->dims;
-	if (qir_tensor_new_deferred(cfg->m, &rot_ops, r, &in, 1, &spec, 1,
-				    &out, &err)) {
+	if (!r || ps_recipe_defer(cfg->m, &r->base, w, own, &spec, 1, &out,
+				  &err)) {
 		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
 			   err.msg[0] ? err.msg : "out of memory");
 		return NULL;

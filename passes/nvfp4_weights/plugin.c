@@ -15,6 +15,8 @@ static const char *const known_ops[] = { "MatMul", "Gemm", "Conv", NULL };
 /* Indexed by enum nvfp4_mode. */
 static const char *const modes[] = { "real", "fake", NULL };
 static const char *const rotations[] = { "no", "rotate_back", NULL };
+/* Indexed as cfg_init reads it. */
+static const char *const targets[] = { "tensorrt", "ort", NULL };
 
 static const qopt_option_spec nvfp4_opts[] = {
 	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
@@ -40,6 +42,11 @@ static const qopt_option_spec nvfp4_opts[] = {
 	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX,
 	  .min = QK_NVFP4_BLOCK, .max = QK_NVFP4_BLOCK,
 	  .help = "NVFP4 block along K; the format fixes it at 16" },
+	{ .name = "target", .type = QOPT_OPT_ENUM, .default_value = "tensorrt",
+	  .choices = targets,
+	  .help = "the runtime the model is for: tensorrt refuses Conv in "
+	  "op_types (TensorRT has no NVFP4 convolution; the pass fp8 is its "
+	  "option); ort keeps NVFP4 Conv weights for ONNX Runtime" },
 	{ .name = "rotate", .type = QOPT_OPT_ENUM, .default_value = "no",
 	  .choices = rotations,
 	  .help = "rotate_back (fake mode only): quantize R W (normalized "
@@ -63,7 +70,21 @@ static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 		qopt_error(ctx, "no kernel context");
 		return -1;
 	}
-	return ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL);
+	if (ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL))
+		return -1;
+	/* TensorRT runs convolutions in FP8 or INT8 only (ModelOpt's NVFP4
+	 * recipes keep Conv in FP8 for that reason): an NVFP4 Conv would
+	 * fall back to a dequantized float Conv there, or fail. */
+	if (ps_targets_op(&cfg->tg, "Conv") &&
+	    qopt_opt_enum(ctx, "target") == 0) {
+		qopt_error(ctx, "op_types includes Conv, but TensorRT has no NVFP4 "
+			   "convolution (it runs Conv in FP8 or INT8): quantize "
+			   "convolutions with the pass fp8 (docs/fp8.md), or set "
+			   "target=ort to keep NVFP4 Conv weights for ONNX "
+			   "Runtime");
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- candidates: every stored value some consumer reads as a weight,

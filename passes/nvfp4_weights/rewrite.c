@@ -192,36 +192,21 @@ static int cone_collect(struct cone *c, qir_graph *g, qir_value *v)
 	return 0;
 }
 
-static int in_cone(const struct cone *c, const qir_node *n)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (c->nodes[i] == n)
-			return 1;
-	return 0;
-}
-
 static void cone_sweep(struct cone *c, qir_graph *g)
 {
-	qir_error err;
-	int again = 1;
+	struct ps_sweep s = { 0 };
 	size_t i;
 
-	while (again) {
-		qir_node *n, *next;
-
-		again = 0;
-		for (n = g->first; n; n = next) {
-			next = n->next;
-			if (in_cone(c, n) && ps_node_unused(n) &&
-			    !qir_node_erase(n, &err))
-				again = 1;
-		}
-	}
-	/* The conditions are removal's only reasons to fail. */
+	(void)g;
+	/* The cone's nodes, each once nothing reads it, and the
+	 * initializers they leave unread: no other producer is followed. */
+	for (i = 0; i < c->n; i++)
+		ps_sweep_mark(&s, c->nodes[i]);
 	for (i = 0; i < c->ni; i++)
-		(void)ps_drop_unused_initializer(c->inits[i], &err);
+		ps_sweep_value(&s, c->inits[i]);
+	/* The conditions are removal's only reasons to fail. */
+	(void)ps_sweep(&s, NULL);
+	ps_sweep_fini(&s);
 }
 
 static void cone_free(struct cone *c)
@@ -295,51 +280,32 @@ struct real_tensors {
  * the CPU, or on CUDA when --device cuda asks, with a context of its own
  * (passes/support/device.h; the bytes are the same everywhere). */
 struct real_recipe {
-	char *name;		/* the weight, for messages */
+	struct ps_recipe base;	/* the weight's name, the device */
 	int dtype;
-	qk_device dev;
 	size_t outer, k, inner;
 	float amax;		/* the weight's, or -1: the kernel finds it */
 };
 
-static int real_fill(void *state, qir_tensor *const *in, size_t nin,
-		     void *const *dst, qir_error *err)
+static int real_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+		    const void *src, void *const *dst, const char **step,
+		    qir_error *err)
 {
-	struct real_recipe *r = state;
-	const void *src = qir_tensor_data(in[0], err);
+	struct real_recipe *r = (struct real_recipe *)base;
 	float g = 0.0f;
-	qk_ctx *kc;
 	int rc;
 
-	(void)nin;
-	if (!src)
-		return -1;
-	kc = ps_recipe_kernels(r->dev);
+	(void)in;
+	(void)err;
+	*step = "NVFP4 quantization";
 	rc = r->amax >= 0 ?
 	     qk_nvfp4_quantize_amax(kc, r->dtype, src, r->outer, r->k,
 				    r->inner, r->amax, dst[0], dst[1], &g) :
 	     qk_nvfp4_quantize(kc, r->dtype, src, r->outer, r->k, r->inner,
 			       dst[0], dst[1], &g);
-	qk_ctx_free(kc);
-	if (rc)
-		return qir_fail(err, QIR_EINVALID,
-				"NVFP4 quantization of weight '%s' failed: %s",
-				r->name, qk_strerror(rc));
-	memcpy(dst[2], &g, sizeof(g));
-	drop_pages(in[0]);
-	return 0;
+	if (!rc)
+		memcpy(dst[2], &g, sizeof(g));
+	return rc;
 }
-
-static void real_free(void *state)
-{
-	struct real_recipe *r = state;
-
-	if (r)
-		free(r->name);
-	free(r);
-}
-
-static const qir_recipe_ops real_ops = { real_fill, real_free };
 
 static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 			 qir_tensor *t, const struct layout *l,
@@ -349,36 +315,31 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	char *n4 = suffixed(w->stored->name, "_fp4");
 	char *ns = suffixed(w->stored->name, "_fp4_scale");
 	char *ng = suffixed(w->stored->name, "_fp4_gscale");
-	struct real_recipe *r = calloc(1, sizeof(*r));
-	qir_tensor *in = NULL, *out[3];
+	struct real_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r),
+					      w->stored->name, real_run, NULL);
+	qir_tensor *out[3];
 	int rc = -1;
 
 	memset(rt, 0, sizeof(*rt));
-	if (!n4 || !ns || !ng || !r || !(r->name = strdup(w->stored->name))) {
+	if (!n4 || !ns || !ng || !r) {
 		qopt_error(cfg->ctx, "weight '%s': out of memory",
 			   w->stored->name);
-		real_free(r);
+		ps_recipe_free(r);
 		goto out;
 	}
 	if (l->k % QK_NVFP4_BLOCK) {
-		real_free(r);
+		ps_recipe_free(r);
 		rc = kerr(cfg, "NVFP4 quantization", w->stored->name,
 			  QK_EBLOCK);
 		goto out;
 	}
 	r->dtype = t->dtype;
-	r->dev = ps_recipe_device(cfg->ctx);
 	r->outer = l->outer;
 	r->k = l->k;
 	r->inner = l->inner;
 	r->amax = w->amax;
-	/* The recipe's own view of the weight's bytes: the original goes
-	 * away with the rewrite. */
-	in = qir_tensor_share(cfg->m, t, &err);
-	if (!in) {
-		real_free(r);
-		goto ir_fail;
-	}
+	/* The recipe's own view of the weight's bytes (shared): the
+	 * original goes away with the rewrite. */
 	{
 		const qir_tensor_spec specs[3] = {
 			{ n4, QIR_FLOAT4E2M1, l->rank, l->dims },
@@ -386,8 +347,8 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 			{ ng, QIR_FLOAT, 0, NULL },
 		};
 
-		if (qir_tensor_new_deferred(cfg->m, &real_ops, r, &in, 1, specs,
-					    3, out, &err))
+		if (ps_recipe_defer(cfg->m, &r->base, t, 0, specs, 3, out,
+				    &err))
 			goto ir_fail;
 	}
 	rt->f4 = out[0];

@@ -12,10 +12,12 @@
  *   rotate.h   rotate_back: R fq(R W) along K
  *   qdq.h      Q/DQ constants and nodes, the naming scheme
  *   fakequant.h  NVFP4 fake quantization (dq(q(W)) in W's type)
- *   cleanup.h  unused initializers and nodes after a rewrite
+ *   cleanup.h  unused initializers and nodes after a rewrite; the
+ *              mark-and-sweep of what a rewrite orphaned
  *   results.h  big results in reused buffers and the spill file
  *   finite.h   Inf/NaN in a float weight
  *   device.h   the kernel device a deferred recipe runs on
+ *   recipe.h   a deferred recipe's struct, fill and free
  * The opset a pass needs comes from the manager: qopt_require_opset()
  * (qopt/pass.h).
  */
@@ -27,6 +29,7 @@
 #include "fakequant.h"
 #include "finite.h"
 #include "qdq.h"
+#include "recipe.h"
 #include "results.h"
 #include "rotate.h"
 #include "skip.h"

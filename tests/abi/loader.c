@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <qopt/qopt.h>
-#include "manager/core.h"
+#include "manager/registry.h"
 #include "../lib/tap.h"
 
 static char pl[4096];

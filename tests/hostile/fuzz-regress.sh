@@ -35,7 +35,7 @@ set -- \
 	"infer-shapes,opset-check,cast-fold,hadamard-rotate:min_size=0,nvfp4-weights:min_size=0,fp8-mha" \
 	"hadamard-rotate:min_size=0:fold=no:quantizer=nvfp4:block_size=16,nvfp4-weights:min_size=0:mode=fake:rotate=rotate_back,fp8-mha:weight_mode=fake:rotate=rotate_back:weight_axis=yes" \
 	"hadamard-rotate:min_size=0:quantizer=fp8" \
-	"nvfp4-weights:min_size=0:op_types=MatMul;Gemm;Conv" \
+	"nvfp4-weights:min_size=0:op_types=MatMul;Gemm;Conv:target=ort" \
 	"fp8-mha" "cast-fold"
 for f in "$R"/passes/*; do
 	[ -f "$f" ] || continue

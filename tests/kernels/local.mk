@@ -3,7 +3,7 @@
 KERNELS_TESTS = tests/kernels/scalar tests/kernels/convert \
 	tests/kernels/fp8 tests/kernels/nvfp4 tests/kernels/hadamard \
 	tests/kernels/ctx tests/kernels/cuda tests/kernels/transpose \
-	tests/kernels/nvfp4-amax tests/kernels/simd
+	tests/kernels/nvfp4-amax tests/kernels/simd tests/kernels/mxfp8
 check_PROGRAMS += $(KERNELS_TESTS) tests/kernels/dump-fp8
 TESTS += $(KERNELS_TESTS) tests/kernels/ort-cast.sh
 EXTRA_DIST += tests/kernels/ort-cast.sh tests/kernels/ort-cast.js
@@ -50,3 +50,5 @@ check_PROGRAMS += tests/kernels/align
 TESTS += tests/kernels/align
 tests_kernels_align_SOURCES = tests/kernels/align.c $(KERNELS_TEST_HDRS)
 tests_kernels_align_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_mxfp8_SOURCES = tests/kernels/mxfp8.c $(KERNELS_TEST_HDRS)
+tests_kernels_mxfp8_LDADD = $(KERNELS_TEST_LIBS)

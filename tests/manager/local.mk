@@ -1,7 +1,10 @@
 # tests of core/manager: the pass manager, plugin loader, pipelines,
 # named pipelines, instrumentation (fragment of the top Makefile.am).
 
-check_PROGRAMS += tests/manager/unit tests/manager/session
+check_PROGRAMS += tests/manager/unit tests/manager/session tests/manager/hooks
+tests_manager_hooks_SOURCES = tests/manager/hooks.c tests/lib/tap.h
+tests_manager_hooks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_manager_hooks_LDADD = core/libpassmgr.la libqopt.la
 tests_manager_session_SOURCES = tests/manager/session.c tests/lib/tap.h
 tests_manager_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_manager_session_LDADD = core/libpassmgr.la libqopt.la
@@ -14,7 +17,7 @@ MANAGER_SH = tests/manager/globals.sh tests/manager/plugins.sh \
 	tests/manager/progress.sh tests/manager/alias.sh \
 	tests/manager/order.sh tests/manager/input.sh \
 	tests/manager/discovery.sh
-TESTS += tests/manager/unit tests/manager/session $(MANAGER_SH)
+TESTS += tests/manager/unit tests/manager/session tests/manager/hooks $(MANAGER_SH)
 dist_check_SCRIPTS += $(MANAGER_SH)
 
 # the calibration query (core/manager/calib-query.c)

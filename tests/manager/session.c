@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <qopt/qopt.h>
-#include "manager/core.h"
+#include "manager/run.h"
+#include "manager/session-api.h"
 #include "../lib/tap.h"
 
 /* A pass that warns once and records its tag as metadata. */
@@ -50,6 +51,8 @@ static int open_session(struct session *x, const char *passes, int strict)
 	if (!x->s)
 		return -1;
 	pm_msg_setup(x->s, QOPT_LOG_ERROR, strict);
+	if (strict && qm_hook_strict(x->s) < 0)
+		return -1;
 	x->reg = pm_registry_new(x->s);
 	pm_pipeline_init(&x->pl, x->s);
 	if (!x->reg || pm_registry_add_table(x->reg, "linked-in",

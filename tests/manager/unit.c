@@ -4,7 +4,7 @@
  */
 #include <string.h>
 #include <qopt/pass.h>
-#include "manager/core.h"
+#include "manager/run.h"
 #include "../lib/tap.h"
 
 static int parses(int type, const char *text, const char *canon)

@@ -3,8 +3,8 @@
 # docs/*.md, README.md or tests/README.md, names exists: a comment or a
 # page pointing at a file that was moved or merged sends the reader
 # nowhere.  A name counts as existing when a tracked file is that path
-# or ends in "/" followed by it (so "manager/core.h" names
-# core/manager/core.h), or is that name with ".in" (configure makes it).
+# or ends in "/" followed by it (so "manager/run.h" names
+# core/manager/run.h), or is that name with ".in" (configure makes it).
 . "$top_srcdir/tests/lib/common.sh"
 cd "$top_srcdir" || exit 1
 
@@ -50,7 +50,7 @@ t "there are sources to read ($(wc -l <"$W/sources"))" test -s "$W/sources"
 printf '/* see core/no-such-file.c */\n' >"$W/planted.c"
 check "$W/planted.c" >"$W/planted"
 t "the check finds a planted stale name" grep -q 'core/no-such-file.c' "$W/planted"
-printf '/* see manager/core.h */\n' >"$W/good.c"
+printf '/* see manager/run.h */\n' >"$W/good.c"
 check "$W/good.c" >"$W/good"
 t "a name that is a tail of a tracked path counts" test ! -s "$W/good"
 

@@ -39,6 +39,15 @@ Models (batch 1, static shapes; head sizes 16..64):
                 (torch 1.13 cannot make FP8 tensors; ModelOpt converts the
                 same way), Reduce ops' axes moved to an input (opset 18)
 
+  resnet_cnn    ResNet-style CNN (issue 29): Conv+BN+ReLU stem, MaxPool,
+                basic blocks with identity and downsampling shortcuts
+                (BN folded into the Convs by the export), global average
+                pool, a Linear head: 10 classes
+  unet_cnn      U-Net-style segmentation: two down levels (Conv, ReLU,
+                MaxPool), ConvTranspose up-sampling, Concat skips, a 1x1
+                Conv head: 3 classes per pixel
+  (gen-models.py OUTDIR cnn: only these two)
+
 Samples for `qopt calibrate --data` and for comparisons: NAME.calib/sNN/
 and NAME.held/sNN/, one INPUT.npy per graph input.
 """
@@ -595,10 +604,106 @@ def build(kind, quant=False):
         else {'bert': Bert, 'mha': MHA}[kind]()
 
 
+# ---------------------------------------------------------------- CNNs
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(cout)
+        self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                      nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = F.relu(self.b1(self.c1(x)))
+        y = self.b2(self.c2(y))
+        return F.relu(y + (self.down(x) if self.down is not None else x))
+
+
+class ResNetCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False),
+                                  nn.BatchNorm2d(16), nn.ReLU(),
+                                  nn.MaxPool2d(2))
+        self.layers = nn.Sequential(Block(16, 16, 1), Block(16, 32, 2),
+                                    Block(32, 32, 1), Block(32, 64, 2))
+        self.fc = nn.Linear(64, 10)
+
+    def forward(self, x):
+        y = self.layers(self.stem(x))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+
+
+def double_conv(cin, cout):
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1), nn.ReLU(),
+                         nn.Conv2d(cout, cout, 3, 1, 1), nn.ReLU())
+
+
+class UNetCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.d1, self.d2 = double_conv(3, 16), double_conv(16, 32)
+        self.mid = double_conv(32, 64)
+        self.u2 = nn.ConvTranspose2d(64, 32, 2, 2)
+        self.c2 = double_conv(64, 32)
+        self.u1 = nn.ConvTranspose2d(32, 16, 2, 2)
+        self.c1 = double_conv(32, 16)
+        self.head = nn.Conv2d(16, 3, 1)
+
+    def forward(self, x):
+        a = self.d1(x)
+        b = self.d2(F.max_pool2d(a, 2))
+        m = self.mid(F.max_pool2d(b, 2))
+        y = self.c2(torch.cat([self.u2(m), b], 1))
+        y = self.c1(torch.cat([self.u1(y), a], 1))
+        return self.head(y)
+
+
+def init_bn(model, seed):
+    """Trained-looking BatchNorm statistics (a fresh one is the identity)."""
+    g = torch.Generator().manual_seed(seed)
+    for mod in model.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            n = mod.num_features
+            mod.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
+            mod.running_var.copy_(torch.rand(n, generator=g) * 0.5 + 0.5)
+            mod.weight.data.copy_(torch.rand(n, generator=g) * 0.5 + 0.75)
+            mod.bias.data.copy_(torch.randn(n, generator=g) * 0.1)
+
+
+def export_cnns(out):
+    """resnet_cnn and unet_cnn with their samples (images 1x3x32x32)."""
+    for name, cls, seed in (('resnet_cnn', ResNetCNN, 21),
+                            ('unet_cnn', UNetCNN, 22)):
+        torch.manual_seed(seed)
+        model = cls()
+        init_bn(model, seed)
+        model.eval()
+        g = torch.Generator().manual_seed(seed + 100)
+        feeds = [{'x': torch.randn(1, 3, 32, 32, generator=g)}
+                 for _ in range(N_CALIB + N_HELD)]
+        path = os.path.join(out, name + '.onnx')
+        with torch.no_grad():
+            torch.onnx.export(model, (feeds[0]['x'],), path,
+                              opset_version=OPSET, input_names=['x'],
+                              output_names=['logits'],
+                              do_constant_folding=True)
+        save_samples(out, name, feeds)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), 'models')
     os.makedirs(out, exist_ok=True)
+    if len(sys.argv) > 2 and sys.argv[2] == 'cnn':
+        export_cnns(out)
+        return
     for name, kind, skind in (('vit_sdpa', 'vit', 'vit'),
                               ('vit_div', 'vit_div', 'vit'),
                               ('gpt2', 'gpt2', 'gpt2'), ('bert', 'bert', 'bert'),
@@ -619,6 +724,7 @@ def main():
         to_std(path, os.path.join(out, name + '_fp8_std.onnx'))
         Quant.mode = 'off'
     export_shape_ops(out)
+    export_cnns(out)
 
 
 if __name__ == '__main__':

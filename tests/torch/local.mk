@@ -84,3 +84,22 @@ dist_check_DATA += \
 	tests/torch/models/vit_sdpa.onnx \
 	tests/torch/models/vit_sdpa_fp8_std.onnx \
 	tests/torch/models/vit_sdpa_fp8_trt.onnx
+dist_check_DATA += \
+	tests/torch/models/resnet_cnn.calib/s00/x.npy \
+	tests/torch/models/resnet_cnn.calib/s01/x.npy \
+	tests/torch/models/resnet_cnn.calib/s02/x.npy \
+	tests/torch/models/resnet_cnn.calib/s03/x.npy \
+	tests/torch/models/resnet_cnn.held/s00/x.npy \
+	tests/torch/models/resnet_cnn.held/s01/x.npy \
+	tests/torch/models/resnet_cnn.held/s02/x.npy \
+	tests/torch/models/resnet_cnn.held/s03/x.npy \
+	tests/torch/models/resnet_cnn.onnx \
+	tests/torch/models/unet_cnn.calib/s00/x.npy \
+	tests/torch/models/unet_cnn.calib/s01/x.npy \
+	tests/torch/models/unet_cnn.calib/s02/x.npy \
+	tests/torch/models/unet_cnn.calib/s03/x.npy \
+	tests/torch/models/unet_cnn.held/s00/x.npy \
+	tests/torch/models/unet_cnn.held/s01/x.npy \
+	tests/torch/models/unet_cnn.held/s02/x.npy \
+	tests/torch/models/unet_cnn.held/s03/x.npy \
+	tests/torch/models/unet_cnn.onnx

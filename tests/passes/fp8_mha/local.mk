@@ -19,3 +19,8 @@ BENCH_TARGETS += bench-fp8mha
 bench-fp8mha: all bench/fp8mha-gen$(EXEEXT)
 	. $(top_builddir)/tests/env.sh; \
 	$(SHELL) $(top_srcdir)/bench/fp8mha-bench.sh
+
+# the pass fp8: CNNs, If/Loop calibration, the PP-OCR models
+TESTS += tests/passes/fp8_mha/fp8.sh tests/passes/fp8_mha/fp8-ppocr.sh
+EXTRA_DIST += tests/passes/fp8_mha/fp8.sh tests/passes/fp8_mha/fp8-gen.py \
+	tests/passes/fp8_mha/fp8-check.py tests/passes/fp8_mha/fp8-ppocr.sh

@@ -379,14 +379,21 @@ for q in rot nv; do
 done
 
 # bad options and --strict: an error naming the problem, no output;
-# a block that is no power of two is a bad pipeline (exit 2)
+# a block out of range is a bad pipeline (exit 2), one in range that is
+# no power of two fails the pass before any rewrite (exit 1)
 ini bad1 '[hadamard-rotate]\nblock_size = 3'
 ini bad2 '[hadamard-rotate]\nquantizer = int3'
 ini bad3 '[hadamard-rotate]\nmin_size = 0\nblock_size = 64'
 ini bad4 '[hadamard-rotate]\nmin_size = 0\ninclude = fc1,fcX'
-for c in "bad1:bad1.ini:2: option 'block_size' of pass 'hadamard-rotate' expects one of 0, 2, 4, 8" "bad2:bad2.ini:2: option 'quantizer' of pass 'hadamard-rotate' expects one of none, nvfp4, fp8, got 'int3'" \
+ini bad5 '[hadamard-rotate]\nblock_size = 1'
+ini bad6 '[hadamard-rotate]\nblock_size = 131072'
+ini bad7 '[hadamard-rotate]\nblock_size = 2x'
+for c in "bad1:hadamard-rotate: error: block_size 3 is not a power of two from 2 to 65536" "bad2:bad2.ini:2: option 'quantizer' of pass 'hadamard-rotate' expects one of none, nvfp4, fp8, got 'int3'" \
 	 "bad3:skipped (block does not divide K)" \
-	 "bad4:include pattern 'fcX' matches no MatMul/Gemm node"; do
+	 "bad4:include pattern 'fcX' matches no MatMul/Gemm node" \
+	 "bad5:hadamard-rotate: error: block_size 1 is not a power of two from 2 to 65536" \
+	 "bad6:bad6.ini:2: option 'block_size' of pass 'hadamard-rotate' is out of range: 131072 (range: 0 to 65536)" \
+	 "bad7:bad7.ini:2: option 'block_size' of pass 'hadamard-rotate' expects an integer, got '2x'"; do
 	name=${c%%:*}
 	msg=${c#*:}
 	rm -f "$work/out.onnx"
@@ -394,7 +401,7 @@ for c in "bad1:bad1.ini:2: option 'block_size' of pass 'hadamard-rotate' expects
 		-o "$work/out.onnx" >"$work/log" 2>&1
 	rc=$?
 	want=1
-	case $name in bad1 | bad2) want=2 ;; esac
+	case $name in bad2 | bad6 | bad7) want=2 ;; esac
 	[ $rc = $want ] && [ ! -e "$work/out.onnx" ] && grep -q "$msg" "$work/log"
 	check $? "$name: fails ($rc, want $want) with '$msg', nothing written"
 done

@@ -30,7 +30,7 @@ while read -r name opts maxabs meanabs agree; do
 	check $rc "$name: ORT runs the fake model; $(head -n1 "$work/log")"
 done <<LIST
 matmul - 0.05 1e-4 0.98
-conv op_types=MatMul,Gemm,Conv 1 1e-3 0.95
+conv op_types=MatMul,Gemm,Conv;target=ort 1 1e-3 0.95
 LIST
 echo "1..$n"
 exit $failed

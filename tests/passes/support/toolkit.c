@@ -3,7 +3,8 @@
  * graphs built with the IR API: target selection and its hit counts,
  * the reduction axis K per consumer and through layout nodes, the
  * walk's refusals, rotate_back, the Q/DQ builder, skip reports,
- * cleanup of what a rewrite leaves unread, NVFP4 fake quantization and
+ * cleanup of what a rewrite leaves unread (and its mark-and-sweep), a
+ * deferred recipe's shared fill, NVFP4 fake quantization and
  * qopt_require_opset() without a manager.
  */
 #include <math.h>
@@ -337,6 +338,193 @@ static void t_cleanup(void)
 	qir_model_free(m);
 }
 
+static int has_node(qir_model *m, const char *name)
+{
+	qir_node *n;
+
+	qir_graph_for_each_node(m->graph, n)
+		if (n->name && !strcmp(n->name, name))
+			return 1;
+	return 0;
+}
+
+static qir_value *val(qir_model *m, const char *name)
+{
+	return qir_graph_find_value(m->graph, name);
+}
+
+/* y = MatMul(x, Add(Transpose(w), Constant c)), z = Relu(DQ(q, s)),
+ * both graph outputs: what the sweep tests orphan. */
+static qir_model *sweep_model(void)
+{
+	qir_model *m = new_model();
+	int64_t d2[2] = { 4, 4 };
+	qir_value *x = input(m, "x", 2, d2), *w = weight(m, "w", 2, d2);
+	qir_value *q = weight(m, "q", 2, d2), *s = weight(m, "s", 0, NULL);
+	qir_node *tr = node(m, "Transpose", "tr", w, NULL);
+	qir_node *c = qir_node_new(m->graph, "Constant", NULL, "c");
+	qir_node *add, *mm, *dq, *relu;
+
+	if (!c || !qir_node_add_output(c, NULL, "c")) {
+		printf("Bail out! node c\n");
+		exit(1);
+	}
+	add = node(m, "Add", "add", tr->outputs[0], c->outputs[0]);
+	mm = node(m, "MatMul", "mm", x, add->outputs[0]);
+	dq = node(m, "DequantizeLinear", "dq", q, s);
+	relu = node(m, "Relu", "relu", dq->outputs[0], NULL);
+	if (qir_graph_add_output(m->graph, mm->outputs[0]) ||
+	    qir_graph_add_output(m->graph, relu->outputs[0])) {
+		printf("Bail out! outputs\n");
+		exit(1);
+	}
+	return m;
+}
+
+/* Points input i of the node called name at x (what a rewrite does);
+ * returns the value it read before. */
+static qir_value *rewire(qir_model *m, const char *name, size_t i)
+{
+	qir_node *n = val(m, name)->producer;
+	qir_value *old = n->inputs[i];
+
+	if (qir_node_set_input(n, i, val(m, "x"))) {
+		printf("Bail out! rewire %s\n", name);
+		exit(1);
+	}
+	return old;
+}
+
+static void t_sweep(void)
+{
+	qir_model *m = sweep_model();
+	struct ps_sweep s = { .follow = ps_follow_all };
+	qir_error err = { 0 };
+	qir_node *neg = node(m, "Neg", "neg", val(m, "tr"), NULL);
+	qir_value *a = rewire(m, "mm", 1);
+
+	/* marked twice, swept once; tr is still read by neg */
+	ps_sweep_value(&s, a);
+	ps_sweep_value(&s, a);
+	tap_ok(ps_sweep(&s, &err) == 0 && !has_node(m, "add") &&
+	       !has_node(m, "c") && has_node(m, "tr") && val(m, "w") &&
+	       s.nnodes == 0 && s.ninits == 0,
+	       "sweep: an orphaned Add and its Constant go, a producer "
+	       "still read stays");
+	/* a marked node that is read stays, and is forgotten */
+	if (qir_graph_add_output(m->graph, neg->outputs[0]))
+		printf("Bail out! output neg\n");
+	ps_sweep_mark(&s, neg);
+	ps_sweep_nodes(&s);
+	tap_ok(has_node(m, "neg") && s.nnodes == 0,
+	       "sweep: a marked node still read stays and is forgotten");
+	if (qir_graph_set_output(m->graph, 2, val(m, "x")))
+		printf("Bail out! set output\n");
+	ps_sweep_mark(&s, neg);
+	tap_ok(ps_sweep(&s, &err) == 0 && !has_node(m, "neg") &&
+	       !has_node(m, "tr") && !val(m, "w"),
+	       "sweep: once unread, the marked node, the producer only it "
+	       "read and their initializer go");
+	s.follow = ps_follow_not_dq;
+	ps_sweep_value(&s, rewire(m, "relu", 0));
+	tap_ok(ps_sweep(&s, &err) == 0 && has_node(m, "dq") && val(m, "q"),
+	       "sweep: a producer not followed (DequantizeLinear) stays");
+	/* no follow: a marked node goes, its initializers with it, but one
+	 * read again before the sweep stays */
+	s.follow = NULL;
+	ps_sweep_mark(&s, val(m, "dq")->producer);
+	ps_sweep_nodes(&s);
+	node(m, "Neg", "neg2", val(m, "s"), NULL);
+	tap_ok(!has_node(m, "dq") && s.ninits == 2 &&
+	       ps_sweep_inits(&s, &err) == 0 && !val(m, "q") && val(m, "s"),
+	       "sweep: no follow: the marked node goes; of its initializers, "
+	       "the one read again stays");
+	ps_sweep_fini(&s);
+	qir_model_free(m);
+}
+
+/* The test recipe: dst = src + 1 (FLOAT); fails with a kernel code
+ * when bias is 0, with err set when bias is -1. */
+struct add_recipe {
+	struct ps_recipe base;
+	int bias;
+	int *freed;
+};
+
+static int add_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+		   const void *src, void *const *dst, const char **step,
+		   qir_error *err)
+{
+	struct add_recipe *r = (struct add_recipe *)base;
+	const float *x = src;
+	float *y = dst[0];
+
+	(void)kc;
+	*step = "adding";
+	if (r->bias == 0)
+		return QOPT_EINVALID_BLOCK;
+	if (r->bias < 0)
+		return qir_fail(err, QIR_EINVALID, "own message");
+	for (size_t i = 0; i < in->nbytes / sizeof(float); i++)
+		y[i] = x[i] + (float)r->bias;
+	return 0;
+}
+
+static void add_fini(struct ps_recipe *base)
+{
+	++*((struct add_recipe *)base)->freed;
+}
+
+/* The recipe's output for bias over w = { 0, 1, 2, 3 }: its first
+ * element, or NAN with err set. */
+static float recipe_out(int bias, int *freed, qir_error *err)
+{
+	qir_model *m = new_model();
+	int64_t d[1] = { 4 };
+	qir_value *w = weight(m, "w", 1, d);
+	float *x = qir_tensor_mutable_data(w->init, NULL), y = NAN;
+	struct add_recipe *r = ps_recipe_new(NULL, sizeof(*r), "w", add_run,
+					     add_fini);
+	const qir_tensor_spec spec = { "w_out", QIR_FLOAT, 1, d };
+	const float *p;
+	qir_tensor *out;
+
+	for (int i = 0; i < 4; i++)
+		x[i] = (float)i;
+	if (!r) {
+		printf("Bail out! recipe\n");
+		exit(1);
+	}
+	r->bias = bias;
+	r->freed = freed;
+	if (ps_recipe_defer(m, &r->base, w->init, 0, &spec, 1, &out, err) == 0) {
+		p = qir_tensor_data(out, err);
+		if (p)
+			y = p[3];
+		qir_tensor_free(out);
+	}
+	qir_model_free(m);
+	return y;
+}
+
+static void t_recipe(void)
+{
+	qir_error err = { 0 };
+	int freed = 0;
+	float y = recipe_out(2, &freed, &err);
+
+	tap_ok(y == 5.0f && freed == 1,
+	       "recipe: filled from a shared view of the weight; fini once");
+	y = recipe_out(0, &freed, &err);
+	tap_ok(isnan(y) && strstr(err.msg, "weight 'w': adding failed: ") &&
+	       freed == 2,
+	       "recipe: a kernel code names the weight and the step");
+	memset(&err, 0, sizeof(err));
+	y = recipe_out(-1, &freed, &err);
+	tap_ok(isnan(y) && strstr(err.msg, "own message") && freed == 3,
+	       "recipe: a run's own error passes through");
+}
+
 static void t_fakequant(void)
 {
 	/* Two blocks of 16 whose values NVFP4 holds exactly (E2M1 codes
@@ -374,6 +562,8 @@ int main(void)
 	t_qdq();
 	t_skip_and_opset();
 	t_cleanup();
+	t_sweep();
+	t_recipe();
 	t_fakequant();
 	return tap_done();
 }

@@ -1,0 +1,242 @@
+/*
+ * core/manager/import.c - the one table importer: a plugin's tables
+ * (passes and their options; ABI 3.0 pipelines, their steps and
+ * options) read with the entry sizes the plugin was built with into this
+ * qopt's layout, fields it lacks zero, and the checks every imported
+ * option table and name gets whoever declares it (a pass or a
+ * pipeline).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <qopt/pass.h>
+#include "manager/options.h"
+#include "manager/registry.h"
+
+/* A table of entries stride bytes apart, ended by one whose first field
+ * (a name) is NULL, copied into entries of size bytes (calloc'd, with a
+ * zeroed end). *n: its length. NULL when out of memory. */
+static void *import_table(const void *src, size_t stride, size_t size,
+			  size_t *n)
+{
+	const char *p = src;
+	char *out;
+	size_t i, k = 0;
+
+	while (*(const char *const *)(const void *)(p + k * stride))
+		k++;
+	out = calloc(k + 1, size);
+	if (!out)
+		return NULL;
+	for (i = 0; i < k; i++)
+		memcpy(out + i * size, p + i * stride,
+		       stride < size ? stride : size);
+	*n = k;
+	return out;
+}
+
+static int oom(const char *path, qir_error *err)
+{
+	return qir_fail(err, QIR_ENOMEM, "%s: out of memory", path);
+}
+
+static int import_pipelines(const char *path, const qopt_plugin_info *info,
+			    struct pm_plugin *pl, qir_error *err)
+{
+	size_t n = 0, k, m;
+
+	pl->info_copy.pipelines = NULL;
+	/* A plugin_info of ABI 2.x ends before the pipeline fields. */
+	if (info->info_size < PM_PLUGIN_INFO_SIZE_3_0 || !info->pipelines)
+		return 0;
+	if (info->pipeline_size < PM_PIPELINE_INFO_SIZE_3_0 ||
+	    info->step_size < PM_PIPELINE_STEP_SIZE_3_0 ||
+	    info->pipeline_size > sizeof(qopt_pipeline_info) ||
+	    info->step_size > sizeof(qopt_pipeline_step))
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: malformed plugin table: pipeline entry sizes %u/%u, this qopt knows %zu/%zu",
+				path, (unsigned)info->pipeline_size,
+				(unsigned)info->step_size,
+				sizeof(qopt_pipeline_info),
+				sizeof(qopt_pipeline_step));
+	pl->pipelines = import_table(info->pipelines, info->pipeline_size,
+				     sizeof(qopt_pipeline_info), &n);
+	pl->pipeline_options = calloc(n + 1, sizeof(*pl->pipeline_options));
+	pl->steps = calloc(n + 1, sizeof(*pl->steps));
+	if (!pl->pipelines || !pl->pipeline_options || !pl->steps)
+		return oom(path, err);
+	for (k = 0; k < n; k++) {
+		qopt_pipeline_info *pi = &pl->pipelines[k];
+
+		if (pi->steps &&
+		    !(pi->steps = pl->steps[k] =
+		      import_table(pi->steps, info->step_size,
+				   sizeof(qopt_pipeline_step), &m)))
+			return oom(path, err);
+		if (pi->options &&
+		    !(pi->options = pl->pipeline_options[k] =
+		      import_table(pi->options, info->option_size,
+				   sizeof(qopt_option_spec), &m)))
+			return oom(path, err);
+	}
+	pl->info_copy.pipelines = pl->pipelines;
+	return 0;
+}
+
+int pm_import_tables(const char *path, const qopt_plugin_info *info,
+		     struct pm_plugin *pl, qir_error *err)
+{
+	size_t np, i, m;
+
+	memcpy(&pl->info_copy, info,
+	       info->info_size < sizeof(pl->info_copy) ? info->info_size :
+							  sizeof(pl->info_copy));
+	if (!info->passes)
+		return import_pipelines(path, info, pl, err);
+	pl->passes = import_table(info->passes, info->pass_size,
+				  sizeof(qopt_pass_info), &np);
+	pl->options = pl->passes ? calloc(np + 1, sizeof(*pl->options)) :
+		      NULL;
+	if (!pl->passes || !pl->options)
+		return oom(path, err);
+	for (i = 0; i < np; i++) {
+		if (!pl->passes[i].options)
+			continue;
+		pl->options[i] = import_table(pl->passes[i].options,
+					      info->option_size,
+					      sizeof(qopt_option_spec), &m);
+		if (!pl->options[i])
+			return oom(path, err);
+		pl->passes[i].options = pl->options[i];
+	}
+	pl->info_copy.passes = pl->passes;
+	return import_pipelines(path, info, pl, err);
+}
+
+void pm_free_tables(struct pm_plugin *pl)
+{
+	size_t i, k;
+
+	for (i = 0; pl->options && pl->passes && pl->passes[i].name; i++)
+		free(pl->options[i]);
+	free(pl->options);
+	free(pl->passes);
+	pl->options = NULL;
+	pl->passes = NULL;
+	for (k = 0; pl->pipelines && pl->pipelines[k].name; k++) {
+		free(pl->pipeline_options[k]);
+		free(pl->steps[k]);
+	}
+	free(pl->pipelines);
+	free(pl->pipeline_options);
+	free(pl->steps);
+	pl->pipelines = NULL;
+	pl->pipeline_options = NULL;
+	pl->steps = NULL;
+}
+
+/* A pass or pipeline name goes into INI section headers and --passes
+ * lists. */
+int pm_valid_name(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
+		      ('0' <= *s && *s <= '9') || *s == '-' || *s == '_' ||
+		      *s == '.'))
+			return 0;
+	return 1;
+}
+
+/* choices and bounds make sense for the type (ABI 2.1 fields). */
+static int check_accepts(const char *path, const char *kind,
+			 const qopt_pass_info *pi, const qopt_option_spec *o,
+			 qir_error *err)
+{
+	size_t k;
+	int numeric = o->type == QOPT_OPT_INT || o->type == QOPT_OPT_FLOAT;
+
+	if (o->type == QOPT_OPT_ENUM && (!o->choices || !o->choices[0]))
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: %s '%s': enum option '%s' lists no choices",
+				path, kind, pi->name, o->name);
+	if (o->choices && o->type != QOPT_OPT_ENUM &&
+	    o->type != QOPT_OPT_LIST)
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: %s '%s': option '%s' (%s) cannot list choices",
+				path, kind, pi->name, o->name,
+				pm_opt_type_name(o->type));
+	for (k = 0; o->choices && o->choices[k]; k++)
+		if (!*o->choices[k] || strchr(o->choices[k], ','))
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
+					"%s: %s '%s': option '%s': choice %zu is empty or has a comma",
+					path, kind, pi->name, o->name, k);
+	if ((o->flags & (QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX)) && !numeric)
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: %s '%s': option '%s' (%s) cannot have a range",
+				path, kind, pi->name, o->name,
+				pm_opt_type_name(o->type));
+	if ((o->flags & QOPT_OPT_PATH) && o->type != QOPT_OPT_STRING)
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: %s '%s': option '%s' (%s) cannot be a path (only a string can)",
+				path, kind, pi->name, o->name,
+				pm_opt_type_name(o->type));
+	if ((o->flags & QOPT_OPT_HAS_MIN) && (o->flags & QOPT_OPT_HAS_MAX) &&
+	    !(o->min <= o->max))
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: %s '%s': option '%s': min %g is above max %g",
+				path, kind, pi->name, o->name, o->min, o->max);
+	return 0;
+}
+
+static int check_options(const char *path, const char *kind,
+			 const qopt_pass_info *pi, size_t *nopts, qir_error *err)
+{
+	const qopt_option_spec *o = pi->options;
+	struct pm_value v = { 0 };
+	char why[256];
+	size_t i, j;
+
+	*nopts = 0;
+	if (!o)
+		return 0;
+	for (i = 0; o[i].name; i++) {
+		if (!pm_valid_name(o[i].name))
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
+					"%s: %s '%s': option %zu has an invalid name '%s'",
+					path, kind, pi->name, i, o[i].name);
+		if (!pm_opt_type_name(o[i].type))
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
+					"%s: %s '%s': option '%s' has an unknown type %d",
+					path, kind, pi->name, o[i].name, (int)o[i].type);
+		for (j = 0; j < i; j++)
+			if (!strcmp(o[j].name, o[i].name))
+				return qir_fail(err, QOPT_EPLUGIN_TABLE,
+						"%s: %s '%s': option '%s' declared twice",
+						path, kind, pi->name, o[i].name);
+		if (check_accepts(path, kind, pi, &o[i], err) < 0)
+			return -1;
+		if (o[i].default_value &&
+		    pm_value_parse(&o[i], o[i].default_value, &v, why,
+				     sizeof(why)) < 0) {
+			pm_value_clear(&v);
+			return qir_fail(err, QOPT_EPLUGIN_TABLE,
+					"%s: %s '%s': default of option '%s' %s",
+					path, kind, pi->name, o[i].name, why);
+		}
+		pm_value_clear(&v);
+	}
+	*nopts = i;
+	return 0;
+}
+
+/* A pipeline's options follow a pass's rules (alias.c). */
+int pm_check_option_table(const char *path, const char *what,
+			  const char *name, const qopt_option_spec *o,
+			  size_t *nopts, qir_error *err)
+{
+	qopt_pass_info pi = { .name = name, .options = o };
+
+	return check_options(path, what, &pi, nopts, err);
+}
+

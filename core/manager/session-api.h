@@ -1,0 +1,201 @@
+/*
+ * core/manager/session-api.h - the pass manager as its users see it: the
+ * one core/manager header the qopt command line (core/cli) includes.
+ * Prefix qm_ (qopt_ is the plugin ABI, qir_/qk_ libqopt, pm_ the
+ * manager's own files). See docs/manager-api.md.
+ *
+ * A qm_session owns a registry (plugins), a pipeline and its last run,
+ * as MLIR's PassManager does: qm_parse, qm_load_plugins, qm_resolve,
+ * then qm_run_begin / qm_run / qm_run_end. Instrumentation (verify-each,
+ * --print-after, --time-passes, --stats, --strict, bisect, the progress
+ * bar, calibration) is a set of hooks registered on the session
+ * (before / after / after-failed each pass). Every message goes through
+ * the session's sink; data (IR prints, listings) to qm_data().
+ * Behind it, private headers per concept: msg.h, options.h,
+ * registry.h, pipeline.h, run.h, sys.h.
+ */
+#ifndef QOPT_QM_SESSION_API_H
+#define QOPT_QM_SESSION_API_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <qopt/pass.h>
+
+typedef struct qm_session qm_session;
+typedef struct qm_outfile qm_outfile;
+/* Results of the calls below, the qopt command's exit statuses. */
+enum { QM_OK = 0, QM_FAIL = 1, QM_USAGE = 2 };
+
+/* ---- the session and its output ---- */
+qm_session *qm_session_new(void);	/* NULL: out of memory */
+void qm_session_free(qm_session *s);
+/* All text qopt shows goes through fn (default: stderr, after
+ * flushing stdout): text is whole lines as written, level QOPT_LOG_*,
+ * or QM_LOG_PROGRESS for the progress bar's terminal control. */
+#define QM_LOG_PROGRESS (-1)
+typedef void qm_sink_fn(void *arg, int level, const char *text);
+void qm_set_sink(qm_session *s, qm_sink_fn *fn, void *arg);
+/* Messages above max_level are dropped; strict shows warnings as
+ * errors. */
+void qm_set_verbosity(qm_session *s, int max_level, int strict);
+int qm_verbosity(const qm_session *s);
+/* "qopt: TAG: error: ..." (tag NULL: "qopt: error: ..."), escaped,
+ * filtered by level, counted (warnings). */
+void qm_msg(qm_session *s, int level, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* fmt's text as it is (newlines included), never filtered. */
+void qm_say(qm_session *s, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Where data goes: stdout unless set. */
+FILE *qm_data(const qm_session *s);
+void qm_set_data(qm_session *s, FILE *f);
+
+/* ---- plugins and the pipeline ---- */
+int qm_parse(qm_session *s, const char *ini_file, const char *passes);
+struct qm_plugins {
+	const char *const *dirs;	/* -L, in order */
+	size_t ndirs;
+	const char *const *files;	/* --load */
+	size_t nfiles;
+	const char *need;	/* a name to make available (--help-pass) */
+	int all;		/* open every plugin found (--list-passes) */
+};
+/* The built-in passes, QOPT_PLUGIN_PATH, [qopt] plugin_path, dirs,
+ * [qopt] load, files; then what the pipeline needs. */
+int qm_load_plugins(qm_session *s, const struct qm_plugins *p);
+/* A plugin table linked into the program (tests, the pass fuzzer),
+ * checked as a loaded one is; name stands for its path. */
+int qm_add_plugin_table(qm_session *s, const char *name,
+			const qopt_plugin_info *info);
+int qm_resolve(qm_session *s);
+/* The pipeline's [qopt] settings; -1 / NULL: not given. */
+struct qm_settings {
+	int verify_each, strict, all_inline;
+	const char *device, *external_name;
+	int64_t external_threshold;
+};
+void qm_settings(const qm_session *s, struct qm_settings *g);
+const char *qm_pipeline_name(const qm_session *s);
+int qm_print_pipeline(const qm_session *s, FILE *f, char *why, size_t n);
+
+/* ---- passes and pipelines of the registry (--list-passes) ---- */
+struct qm_entry {
+	const char *name, *summary, *plugin, *plugin_path, *version;
+	unsigned flags;		/* QOPT_PASS_* */
+	const qopt_option_spec *options;
+	size_t nopts;
+	const qopt_pipeline_step *steps;	/* a pipeline's; else NULL */
+	size_t nsteps;
+};
+size_t qm_npasses(const qm_session *s);
+size_t qm_npipelines(const qm_session *s);
+void qm_pass_at(const qm_session *s, size_t i, struct qm_entry *e);
+void qm_pipeline_at(const qm_session *s, size_t i, struct qm_entry *e);
+/* 1 pass, 2 pipeline, 0 unknown. */
+int qm_find(const qm_session *s, const char *name, struct qm_entry *e);
+#define QM_DID_YOU_MEAN_SIZE 256
+const char *qm_did_you_mean(const qm_session *s, const char *name,
+			    char *buf);
+const char *qm_suggest(const char *word, const char *const *cands, size_t n,
+		       char *buf, size_t size);
+extern const char qm_unknown_pass_hint[];
+const char *qm_opt_type_name(int type);
+int qm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
+
+/* ---- hooks: instrumentation around each pass ---- */
+struct qm_pass_event {
+	size_t index;		/* the stage, 0-based */
+	const char *name, *from; /* from: the named pipeline, or NULL */
+	int last_step;		/* the last step of from's expansion */
+	qopt_ctx *ctx;		/* the pass's context */
+	int changed;		/* after: the pass changed the IR */
+	unsigned warnings;	/* after: warnings it gave */
+	int status;		/* after-failed: the pass's status */
+};
+enum { QM_HOOK_RUN = 0, QM_HOOK_SKIP = 1 };
+struct qm_hook {
+	/* QM_HOOK_RUN, QM_HOOK_SKIP (not run), -1 (the run fails) */
+	int (*before)(void *arg, qm_session *s, const struct qm_pass_event *e,
+		      qir_model *m);
+	/* 0, or -1: the pass fails (after the message) */
+	int (*after)(void *arg, qm_session *s, const struct qm_pass_event *e,
+		     qir_model *m);
+	void (*after_failed)(void *arg, qm_session *s,
+			     const struct qm_pass_event *e, qir_model *m);
+	/* qopt_may_rewrite(): 1 allows */
+	int (*may_rewrite)(void *arg, qm_session *s,
+			   const struct qm_pass_event *e, int64_t point,
+			   const char *desc);
+	int (*run_end)(void *arg, qm_session *s, qir_model *m); /* -1 fails */
+	void (*report)(void *arg, qm_session *s);	/* qm_report() */
+	void (*free)(void *arg);
+	void *arg;
+};
+/* Copied; called in the order added until the session ends. */
+int qm_add_hook(qm_session *s, const struct qm_hook *h);
+/* The built-in hooks (core/manager/hooks.c); -1 when out of memory. */
+int qm_hook_strict(qm_session *s);
+int qm_hook_verify_each(qm_session *s);
+int qm_hook_print(qm_session *s, int all, int changed,
+		  const char *const *names, size_t n);
+int qm_hook_stats(qm_session *s);
+int qm_hook_time_passes(qm_session *s);
+int qm_hook_progress(qm_session *s);
+/* Again: new settings. limit -1: every point. */
+int qm_hook_bisect(qm_session *s, int64_t limit, int print, int record);
+int qm_hook_calibration(qm_session *s);
+
+/* ---- a run ---- */
+int qm_run_begin(qm_session *s, qk_device device, int threads, int query);
+/* Verifies m, runs the stages with the hooks, verifies the result;
+ * QM_FAIL after messages (qm_failed_pass names a failed pass). A query
+ * run (calibration) runs no pass and checks nothing. */
+int qm_run(qm_session *s, qir_model *m);
+void qm_run_end(qm_session *s);
+const char *qm_failed_pass(const qm_session *s);
+enum { QM_TIME_LOAD, QM_TIME_SAVE };
+void qm_add_time(qm_session *s, int which, double seconds);
+void qm_report(qm_session *s);		/* each hook's report */
+struct qm_stage {
+	const char *name, *from;
+	int ran, changed;
+	double seconds;
+};
+size_t qm_nstages(const qm_session *s);
+void qm_stage_at(const qm_session *s, size_t i, struct qm_stage *st);
+const char *qm_stage_counters(const qm_session *s, size_t i, char *buf,
+			      size_t n);
+/* Bisect: points numbered by the last run; point num's pass (-1: the
+ * last). 0, or -1 when not recorded. */
+int64_t qm_points(const qm_session *s);
+struct qm_point {
+	int is_rewrite;
+	int64_t pass_point;
+	const char *pass, *desc;
+};
+int qm_point_at(const qm_session *s, int64_t num, struct qm_point *p);
+/* Calibration: the values the passes asked for (borrowed, in order)
+ * and how many passes asked. */
+qir_value *const *qm_calibration_values(const qm_session *s, size_t *n,
+					size_t *nasked);
+/* --stats-json: written and synced beside path, not yet in place. */
+qm_outfile *qm_write_stats_json(const qm_session *s, const char *path,
+				const char *input, qir_error *err);
+
+/* ---- the process: files, signals, the clock, the build tree ---- */
+qm_outfile *qm_outfile_open(const char *path, FILE **fp, qir_error *err);
+int qm_outfile_commit(qm_outfile *o, qir_error *err);
+void qm_outfile_abort(qm_outfile *o);
+int qm_guard_install(int fatal_too);
+/* A stop signal ends pid (its group with group), removes the files
+ * (at most 4) and then dir; NULL / 0 clears. -1: a path too long. */
+void qm_guard_child(pid_t pid, int group);
+int qm_guard_files(const char *const *paths, size_t n, const char *dir);
+double qm_now(void);
+const char *qm_build_tree(void);
+void qm_use_build_tree_modules(void);
+void qm_json_str(FILE *f, const char *s);
+void qm_fmt_double(char *buf, size_t n, double x);
+
+#endif /* QOPT_QM_SESSION_API_H */

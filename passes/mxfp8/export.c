@@ -1,0 +1,449 @@
+/*
+ * passes/mxfp8/export.c - ModelOpt's MXFP8 export (docs/mxfp8.md):
+ *  - weight, as torch exports it: trt::TRT_MXFP8DequantizeLinear(W
+ *    float, Constant 1.0) - a mark: W is to be quantized;
+ *  - weight, after ModelOpt's mxfp8_exporter: TRT_MXFP8DequantizeLinear
+ *    (W_f8 FLOAT8E4M3FN, scale UINT8 E8M0 codes, axis, block_size=32,
+ *    output_dtype);
+ *  - activation: trt::TRT_MXFP8DynamicQuantize(x) -> (x_f8, scale) ->
+ *    TRT_MXFP8DequantizeLinear.
+ * real (trt) quantizes the marks and keeps the rest (typing what the
+ * custom ops leave untyped); real (onnx) writes weights as
+ * DequantizeLinear-24 with FLOAT8E8M0 scales (the same bytes); fake
+ * turns everything into values and standard ops ONNX Runtime runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mxfp8.h"
+
+struct list {
+	qir_node **v;
+	size_t n, cap;
+};
+
+static int is_mx(const qir_node *n, const char *op)
+{
+	return n && !strcmp(n->domain, MX_DOMAIN) && !strcmp(n->op_type, op);
+}
+
+static int collect(qir_graph *g, void *arg)
+{
+	struct list *l = arg;
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n) {
+		if (!is_mx(n, MX_DQ) && !is_mx(n, MX_DYNQ))
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 32;
+			qir_node **v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v)
+				return -1;
+			l->v = v;
+			l->cap = cap;
+		}
+		l->v[l->n++] = n;
+	}
+	return 0;
+}
+
+static int bad(struct mx_cfg *cfg, const qir_node *n, const char *why)
+{
+	qopt_error(cfg->ctx, "node '%s' (trt::%s): %s", n->name, n->op_type,
+		   why);
+	return -1;
+}
+
+/* Axis attribute in [0, rank), or -1. */
+static int axis_of(const qir_node *n, int rank)
+{
+	int64_t a = qir_node_attr_int(n, "axis", -1);
+
+	if (a < 0)
+		a += rank;
+	return a >= 0 && a < rank ? (int)a : -1;
+}
+
+/* A weight mark: W quantized by the pass. */
+static int mark(struct mx_cfg *cfg, qir_node *d, qir_tensor *w, int *changed)
+{
+	char why[200];
+	int k = axis_of(d, w->rank);
+	int od = (int)qir_node_attr_int(d, "output_dtype", w->dtype);
+	qir_value *nv;
+
+	if (k < 0) {
+		snprintf(why, sizeof(why), "axis %lld outside weight '%s' of "
+			 "rank %d", (long long)qir_node_attr_int(d, "axis", -1),
+			 d->inputs[0]->name, w->rank);
+		return bad(cfg, d, why);
+	}
+	if (w->dims[k] % MX_BLOCK) {
+		snprintf(why, sizeof(why), "weight '%s': K = %lld (axis %d) is "
+			 "not a multiple of 32", d->inputs[0]->name,
+			 (long long)w->dims[k], k);
+		return bad(cfg, d, why);
+	}
+	if (od != w->dtype) {
+		snprintf(why, sizeof(why), "output_dtype %s differs from weight "
+			 "'%s' of type %s", qir_dtype_name(od) ?
+			 qir_dtype_name(od) : "?", d->inputs[0]->name,
+			 qir_dtype_name(w->dtype));
+		return bad(cfg, d, why);
+	}
+	if (mx_opset(cfg))
+		return -1;
+	nv = mx_weight_value(cfg, d->graph, w, k, d->inputs[0]->name);
+	if (!nv || mx_replace(cfg, d->outputs[0], nv))
+		return -1;
+	*changed = 1;
+	qopt_stat_add(cfg->ctx, "weight marks quantized", 1);
+	return 0;
+}
+
+static int check_scale(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
+		       qir_tensor *s, int k)
+{
+	int i;
+
+	if (s->rank != c->rank)
+		return bad(cfg, d, "scale rank differs from the codes'");
+	for (i = 0; i < c->rank; i++)
+		if (s->dims[i] != (i == k ? c->dims[i] / MX_BLOCK : c->dims[i]) ||
+		    (i == k && c->dims[i] % MX_BLOCK))
+			return bad(cfg, d, "scale shape is not the codes' with "
+				   "K divided by 32");
+	return 0;
+}
+
+/* An exported weight: FP8 codes and E8M0 codes as UINT8. */
+static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
+		    qir_tensor *s, int *changed)
+{
+	qir_error err = { 0 };
+	int k = axis_of(d, c->rank);
+	int od = (int)qir_node_attr_int(d, "output_dtype", QIR_FLOAT);
+	const void *cb, *sb;
+	qir_tensor *t;
+	qir_node *n;
+	qir_value *nv, *sv = NULL;
+	char *sname;
+	size_t outer, kk, inner;
+	int rc;
+
+	if (k < 0)
+		return bad(cfg, d, "axis outside the weight's rank");
+	if (check_scale(cfg, d, c, s, k))
+		return -1;
+	if (!mx_is_float(od))
+		return bad(cfg, d, "output_dtype not FLOAT, FLOAT16 or BFLOAT16");
+	if (cfg->mode == MX_REAL && cfg->format == MX_TRT) {
+		qopt_stat_add(cfg->ctx, "exported weights kept", 1);
+		return 0;
+	}
+	if (!qopt_may_rewrite(cfg->ctx, "exported weight '%s' to the %s form",
+			      d->inputs[0]->name, cfg->mode == MX_FAKE ? "fake" :
+			      "standard")) {
+		qopt_info(cfg->ctx, "node '%s' kept: the rewrite gate said no",
+			  d->name);
+		return 0;
+	}
+	if (mx_opset(cfg))
+		return -1;
+	cb = qir_tensor_data(c, &err);
+	sb = cb ? qir_tensor_data(s, &err) : NULL;
+	if (!sb && qir_tensor_numel(c))
+		return bad(cfg, d, err.msg[0] ? err.msg : "out of memory");
+	if (cfg->mode == MX_FAKE) {
+		t = qir_tensor_new(d->outputs[0]->name, od, c->rank, c->dims, &err);
+		void *dst = t ? qir_tensor_mutable_data(t, &err) : NULL;
+
+		if (!t || (t->nbytes && !dst)) {
+			qir_tensor_free(t);
+			return bad(cfg, d, "out of memory");
+		}
+		ps_axis_split(c->dims, c->rank, k, &outer, &kk, &inner);
+		rc = qk_mxfp8_dequantize(cfg->qk, cb, sb, outer, kk, inner, od,
+					 dst);
+		if (rc) {
+			qir_tensor_free(t);
+			return bad(cfg, d, qk_strerror(rc));
+		}
+		nv = ps_add_initializer(d->graph, t);
+	} else {
+		/* format = onnx: the same bytes as FLOAT8E8M0 */
+		t = qir_tensor_new(d->inputs[1]->name, QIR_FLOAT8E8M0, s->rank,
+				   s->dims, &err);
+		void *dst = t ? qir_tensor_mutable_data(t, &err) : NULL;
+
+		if (!t || (t->nbytes && !dst)) {
+			qir_tensor_free(t);
+			return bad(cfg, d, "out of memory");
+		}
+		if (t->nbytes)
+			memcpy(dst, sb, t->nbytes);
+		sv = ps_add_initializer(d->graph, t);
+		n = sv ? mx_node(d->graph, "DequantizeLinear", NULL, d->name,
+				 d->inputs[0], sv) : NULL;
+		nv = mx_out(n, d->outputs[0]->name, od, d->outputs[0]);
+		if (!nv || qir_node_set_attr_int(n, "axis", k) ||
+		    qir_node_set_attr_int(n, "block_size", MX_BLOCK) ||
+		    qir_node_set_attr_int(n, "output_dtype", od))
+			nv = NULL;
+	}
+	sname = cfg->mode == MX_REAL ? strdup(d->inputs[1]->name) : NULL;
+	if (!nv || mx_replace(cfg, d->outputs[0], nv)) {
+		free(sname);
+		return nv ? -1 : bad(cfg, d, "out of memory");
+	}
+	/* The E8M0 scale takes the UINT8 one's name once that is gone. */
+	if (sname && strcmp(sv->name, sname) &&
+	    qir_value_rename(sv, sname, &err) < 0)
+		qopt_info(cfg->ctx, "scale '%s' is now named '%s': %s", sname,
+			  sv->name, err.msg);
+	free(sname);
+	*changed = 1;
+	qopt_stat_add(cfg->ctx, "exported weights converted", 1);
+	return 0;
+}
+
+/* Types the outputs the custom ops leave untyped (real mode). */
+static int type_pair(qir_node *q, qir_node *d, qir_value *x, int od)
+{
+	qir_value *x8 = q->outputs[0], *sc = q->outputs[1];
+
+	if (x->rank < 1 || x->dims[x->rank - 1].value < 0)
+		return 0;
+	if (x8->dtype == QIR_UNDEFINED &&
+	    qir_value_copy_shape(x8, x, QIR_FLOAT8E4M3FN, NULL))
+		return -1;
+	if (sc->dtype == QIR_UNDEFINED) {
+		if (qir_value_copy_shape(sc, x, QIR_UINT8, NULL))
+			return -1;
+		sc->dims[sc->rank - 1].value /= MX_BLOCK;
+	}
+	if (d->outputs[0]->dtype == QIR_UNDEFINED &&
+	    qir_value_copy_shape(d->outputs[0], x, od, NULL))
+		return -1;
+	return 0;
+}
+
+/* An activation pair DynamicQuantize -> DequantizeLinear. */
+static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
+{
+	qir_value *x = q->inputs[0], *y;
+	int od, ax;
+	char buf[200];
+	const char *why;
+
+	if (q->ninputs < 1 || !x || q->noutputs != 2 || !q->outputs[0] ||
+	    !q->outputs[1])
+		return bad(cfg, q, "needs one input and two outputs");
+	if (d->inputs[0] != q->outputs[0] || d->inputs[1] != q->outputs[1])
+		return bad(cfg, d, "does not read both outputs of its "
+			   "TRT_MXFP8DynamicQuantize (data, scale)");
+	if (qir_node_attr_int(q, "block_size", MX_BLOCK) != MX_BLOCK)
+		return bad(cfg, q, "block_size is not 32");
+	od = (int)qir_node_attr_int(d, "output_dtype", qir_value_elem_type(x));
+	if (!mx_is_float(od))
+		return bad(cfg, d, "output_dtype not FLOAT, FLOAT16 or BFLOAT16");
+	if (cfg->mode == MX_REAL) {
+		if (type_pair(q, d, x, od)) {
+			qopt_error(cfg->ctx, "out of memory");
+			return -1;
+		}
+		qopt_stat_add(cfg->ctx, "activation quantizers kept", 1);
+		return 0;
+	}
+	ax = x->rank > 0 ? axis_of(q, x->rank) : -1;
+	if ((why = mx_act_check(x, -1, buf, sizeof(buf))))
+		snprintf(buf, sizeof(buf), "input '%s': %s: no fake form",
+			 x->name, why);
+	else if (ax != x->rank - 1)
+		snprintf(buf, sizeof(buf), "axis %lld is not the last one: no "
+			 "fake form", (long long)qir_node_attr_int(q, "axis", -1));
+	if (why || ax != x->rank - 1)
+		return bad(cfg, q, buf);
+	if (q->outputs[0]->nuses != 1 || q->outputs[1]->nuses != 1 ||
+	    q->outputs[0]->is_output || q->outputs[1]->is_output)
+		return bad(cfg, q, "its outputs are read by more than the "
+			   "TRT_MXFP8DequantizeLinear: no fake form");
+	if (!qopt_may_rewrite(cfg->ctx, "activation pair '%s' to the fake "
+			      "form", q->name)) {
+		qopt_info(cfg->ctx, "node '%s' kept: the rewrite gate said no",
+			  q->name);
+		return 0;
+	}
+	if (mx_opset(cfg))
+		return -1;
+	y = mx_fake_chain(cfg, x, x->dims[x->rank - 1].value, od);
+	if (!y || mx_replace(cfg, d->outputs[0], y))
+		return -1;
+	*changed = 1;
+	qopt_stat_add(cfg->ctx, "activation quantizers converted", 1);
+	return 0;
+}
+
+/* Types the custom ops' outputs where their inputs' types are known,
+ * then lets inference carry the types on; again while that helps (a
+ * pair's input is often computed from an earlier pair's output). The
+ * custom ops have no inference rules of their own. */
+static int type_all(struct mx_cfg *cfg, const struct list *l, int *changed)
+{
+	qir_error err = { 0 };
+	size_t round, i, typed = 0, before;
+
+	for (round = 0; round <= l->n; round++) {
+		before = typed;
+		typed = 0;
+		for (i = 0; i < l->n; i++) {
+			qir_node *d = l->v[i], *q;
+			qir_value *a, *o;
+			qir_tensor *c;
+			int od;
+
+			if (!is_mx(d, MX_DQ) || d->ninputs < 2 || !d->inputs[0] ||
+			    d->noutputs != 1 || !(o = d->outputs[0]))
+				continue;
+			a = d->inputs[0];
+			q = a->producer;
+			c = qir_value_const(a);
+			if (is_mx(q, MX_DYNQ) && q->ninputs >= 1 && q->inputs[0] &&
+			    q->noutputs == 2 && q->outputs[0] && q->outputs[1] &&
+			    q->inputs[0]->rank > 0) {
+				od = (int)qir_node_attr_int(d, "output_dtype",
+					qir_value_elem_type(q->inputs[0]));
+				if (mx_is_float(od) &&
+				    type_pair(q, d, q->inputs[0], od))
+					return -1;
+			} else if (c && o->dtype == QIR_UNDEFINED) {
+				od = (int)qir_node_attr_int(d, "output_dtype",
+							    c->dtype);
+				if (mx_is_float(od) && qir_value_set_type(o, od,
+						c->rank, c->dims, &err))
+					return -1;
+			}
+			if (o->dtype != QIR_UNDEFINED && !round)
+				*changed = 1;	/* (said once) */
+			typed += o->dtype != QIR_UNDEFINED;
+		}
+		if (typed == before && round)
+			break;
+		if (qir_model_infer(cfg->m, NULL, &err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int one_dq(struct mx_cfg *cfg, qir_node *d, int *changed)
+{
+	qir_value *a, *b;
+	qir_tensor *c, *s;
+	int64_t bs = qir_node_attr_int(d, "block_size", MX_BLOCK);
+
+	if (d->ninputs < 2 || !(a = d->inputs[0]) || !(b = d->inputs[1]) ||
+	    d->noutputs != 1 || !d->outputs[0])
+		return bad(cfg, d, "needs two inputs (data, scale) and one "
+			   "output");
+	if (bs != MX_BLOCK)
+		return bad(cfg, d, "block_size is not 32");
+	if (is_mx(a->producer, MX_DYNQ))
+		return pair(cfg, d, a->producer, changed);
+	c = qir_value_const(a);
+	s = qir_value_const(b);
+	if (c && mx_is_float(c->dtype)) {
+		if (!s || !mx_is_float(s->dtype))
+			return bad(cfg, d, "a float weight with a scale that is "
+				   "not a float constant");
+		if (!qopt_may_rewrite(cfg->ctx, "quantize marked weight '%s' "
+				      "to MXFP8", a->name)) {
+			qopt_info(cfg->ctx, "node '%s' kept: the rewrite gate "
+				  "said no", d->name);
+			return 0;
+		}
+		return mark(cfg, d, c, changed);
+	}
+	if (c && c->dtype == QIR_FLOAT8E4M3FN && s &&
+	    (s->dtype == QIR_UINT8 || s->dtype == QIR_FLOAT8E8M0))
+		return exported(cfg, d, c, s, changed);
+	return bad(cfg, d, "input 0 is neither a constant weight (float, or "
+		   "FLOAT8E4M3FN with UINT8 scales) nor the output of "
+		   "TRT_MXFP8DynamicQuantize");
+}
+
+static int leftover_dynq(qir_graph *g, void *arg)
+{
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n) {
+		qir_value *o = n->noutputs ? n->outputs[0] : NULL;
+		size_t i;
+		int dq = 0;
+
+		if (!is_mx(n, MX_DYNQ) || *(qir_node **)arg)
+			continue;
+		/* One a dequantizer reads was kept on purpose (the gate). */
+		for (i = 0; o && i < o->nuses; i++)
+			dq |= is_mx(o->uses[i].node, MX_DQ);
+		if (!dq)
+			*(qir_node **)arg = n;
+	}
+	return 0;
+}
+
+static int any_trt(qir_graph *g, void *arg)
+{
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n)
+		if (!strcmp(n->domain, MX_DOMAIN))
+			*(int *)arg = 1;
+	return 0;
+}
+
+int mx_export(struct mx_cfg *cfg, int *found, int *changed)
+{
+	struct list l = { 0 };
+	size_t i;
+	int rc = 0, left = 0;
+
+	*found = 0;
+	if (qir_graph_walk(cfg->m->graph, collect, &l)) {
+		free(l.v);
+		qopt_error(cfg->ctx, "out of memory");
+		return -1;
+	}
+	*found = (int)l.n;
+	if (l.n && type_all(cfg, &l, changed)) {
+		free(l.v);
+		qopt_error(cfg->ctx, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < l.n && !rc; i++)
+		if (is_mx(l.v[i], MX_DQ))
+			rc = one_dq(cfg, l.v[i], changed);
+	/* A dynamic quantizer whose data no MXFP8 dequantizer reads. */
+	if (!rc && cfg->mode == MX_FAKE) {
+		qir_node *q = NULL;
+
+		(void)qir_graph_walk(cfg->m->graph, leftover_dynq, &q);
+		if (q)
+			rc = bad(cfg, q, "not followed by "
+				 "TRT_MXFP8DequantizeLinear: no fake form");
+	}
+	free(l.v);
+	if (rc)
+		return -1;
+	if (l.n)
+		qopt_info(cfg->ctx, "MXFP8 export: %zu TensorRT MXFP8 node%s",
+			  l.n, l.n == 1 ? "" : "s");
+	if (cfg->mode == MX_FAKE && l.n) {
+		(void)qir_graph_walk(cfg->m->graph, any_trt, &left);
+		if (!left && qir_model_opset(cfg->m, MX_DOMAIN) > 0)
+			(void)qir_model_remove_opset(cfg->m, MX_DOMAIN);
+	}
+	return 0;
+}

@@ -1,0 +1,150 @@
+#!/bin/sh
+# The pass manager's seams (docs/manager-api.md): core/cli/*.c include
+# no core/manager header but the public session header
+# (core/manager/session-api.h); no file outside core/manager includes a
+# manager header but that one (the white-box tests and fuzzers listed in
+# $WHITE_BOX excepted); no include circle among core/manager's headers,
+# and no call circle among its object files (one file calling into
+# another that calls back: alias.c <-> loader.c once). Each check is run
+# once on a copy with a planted violation, which it must find.
+. "$top_srcdir/tests/lib/common.sh"
+
+PUBLIC=manager/session-api.h
+# White-box: unit tests of the manager's internals and the fuzzers.
+WHITE_BOX="tests/manager/unit.c tests/manager/session.c tests/abi/loader.c
+fuzz/fuzz-passes.c"
+
+# "FILE HEADER" for each #include "manager/..." of the .c/.h under $1's
+# folders given after it.
+manager_includes() {
+	root=$1
+	shift
+	(cd "$root" && find "$@" \( -name '*.c' -o -name '*.h' \) \
+		-type f 2>/dev/null | sort | while read -r f; do
+		sed -n 's|^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(manager/[^"]*\)".*|\1|p' \
+			"$f" | sed "s|^|$f |"
+	done)
+}
+
+# (a) core/cli includes only the public header; prints the violations.
+cli_violations() {
+	manager_includes "$1" core/cli | awk -v pub="$PUBLIC" '$2 != pub'
+}
+
+# (b) outside core/manager, only the public header (white box aside).
+outside_violations() {
+	manager_includes "$1" core include ir kernels passes plugins tools \
+		bench examples fuzz tests |
+		awk -v pub="$PUBLIC" -v wb="$WHITE_BOX" '
+		BEGIN { n = split(wb, w, /[ \n]+/); for (i = 1; i <= n; i++) ok[w[i]] = 1 }
+		$1 !~ /^core\/manager\// && $2 != pub && !ok[$1]'
+}
+
+# The nodes on a cycle of the graph "FROM TO" on stdin (or on a path
+# between two): drop every node nothing points out of, again and again
+# (Kahn), then every node nothing left points into; none left: no
+# cycle.
+cycle_nodes() {
+	awk '
+	$1 != $2 && !(($1, $2) in e) {
+		e[$1, $2] = 1; out[$1]++; from[$2] = from[$2] " " $1
+		to[$1] = to[$1] " " $2
+	}
+	{ node[$1] = 1; node[$2] = 1 }
+	END {
+		for (v in node) if (!out[v]) q[++t] = v
+		while (h < t) {
+			v = q[++h]; gone[v] = 1
+			k = split(from[v], f, " ")
+			for (i = 1; i <= k; i++) if (--out[f[i]] == 0) q[++t] = f[i]
+		}
+		for (v in node) if (!gone[v]) {
+			k = split(to[v], f, " ")
+			for (i = 1; i <= k; i++) if (!gone[f[i]]) in_[f[i]]++
+		}
+		for (v in node) if (!gone[v] && !in_[v]) q[++t] = v
+		while (h < t) {
+			v = q[++h]; gone[v] = 1
+			k = split(to[v], f, " ")
+			for (i = 1; i <= k; i++)
+				if (!gone[f[i]] && --in_[f[i]] == 0) q[++t] = f[i]
+		}
+		for (v in node) if (!gone[v]) print v
+	}' | sort
+}
+
+# (c) include edges among core/manager's files.
+include_cycle() {
+	manager_includes "$1" core/manager |
+		sed 's|^core/||' | cycle_nodes
+}
+
+# (c') call edges among objects: OBJ -> the object defining a symbol it
+# uses, from nm -A over the archive (or objects) given.
+call_cycle() {
+	nm -A "$@" 2>/dev/null | awk '
+	{ split($1, p, ":"); obj = p[2] ~ /\.o$/ ? p[2] : p[1]
+	  sub(/.*\//, "", obj) }
+	$(NF - 1) == "U" { use[obj, $NF] = 1; uses[obj] = uses[obj] " " $NF; next }
+	NF >= 3 && $(NF - 1) ~ /^[TDBRC]$/ { def[$NF] = obj }
+	END {
+		for (o in uses) {
+			k = split(uses[o], s, " ")
+			for (i = 1; i <= k; i++)
+				if ((s[i] in def) && def[s[i]] != o)
+					print o, def[s[i]]
+		}
+	}' | cycle_nodes
+}
+
+# --- the tree as it is ---
+cli_violations "$top_srcdir" >"$W/a"
+sed 's/^/# core\/cli includes: /' "$W/a"
+t "core/cli includes no core/manager header but $PUBLIC" test ! -s "$W/a"
+outside_violations "$top_srcdir" >"$W/b"
+sed 's/^/# outside core\/manager: /' "$W/b"
+t "no file outside core/manager includes a manager header but $PUBLIC" \
+	test ! -s "$W/b"
+include_cycle "$top_srcdir" >"$W/c"
+sed 's/^/# include circle: /' "$W/c"
+t "no include circle among core/manager's headers" test ! -s "$W/c"
+lib="$top_builddir/core/.libs/libpassmgr.a"
+if command -v nm >/dev/null 2>&1 && test -f "$lib"; then
+	call_cycle "$lib" >"$W/d"
+	sed 's/^/# call circle: /' "$W/d"
+	t "no call circle among core/manager's objects" test ! -s "$W/d"
+else
+	echo "ok $((n += 1)) # SKIP nm or $lib missing"
+fi
+
+# --- planted violations, in a copy ---
+P="$W/planted"
+mkdir -p "$P/core/cli" "$P/core/manager" "$P/ir/model" "$P/tests"
+cp "$top_srcdir"/core/cli/*.[ch] "$P/core/cli/"
+cp "$top_srcdir"/core/manager/*.[ch] "$P/core/manager/"
+printf '#include "manager/run.h"\n' >>"$P/core/cli/main.c"
+printf '#include "manager/msg.h"\nint x;\n' >"$P/ir/model/planted.c"
+printf '#include "manager/run.h"\n' >>"$P/core/manager/msg.h"
+cli_violations "$P" >"$W/pa"
+t "control: a core/cli file including manager/run.h is found" \
+	grep -q '^core/cli/main.c manager/run.h$' "$W/pa"
+outside_violations "$P" >"$W/pb"
+t "control: an ir/ file including manager/msg.h is found" \
+	grep -q '^ir/model/planted.c manager/msg.h$' "$W/pb"
+include_cycle "$P" >"$W/pc"
+t "control: msg.h including run.h (which includes msg.h) is a circle" \
+	grep -q '^manager/msg.h$' "$W/pc"
+if command -v nm >/dev/null 2>&1 && command -v "${CC:-cc}" >/dev/null 2>&1; then
+	printf 'int pong(int);\nint ping(int n) { return n ? pong(n - 1) : 0; }\n' \
+		>"$W/ping.c"
+	printf 'int ping(int);\nint pong(int n) { return n ? ping(n - 1) : 1; }\n' \
+		>"$W/pong.c"
+	printf 'int ping(int);\nint top(void) { return ping(3); }\n' >"$W/top.c"
+	(cd "$W" && ${CC:-cc} -c ping.c pong.c top.c) 2>"$W/err"
+	call_cycle "$W/ping.o" "$W/pong.o" "$W/top.o" >"$W/pd"
+	t "control: ping.o <-> pong.o is a call circle (top.o is not on it)" \
+		test "$(cat "$W/pd" | tr '\n' ' ')" = "ping.o pong.o "
+else
+	echo "ok $((n += 1)) # SKIP nm or a C compiler missing"
+fi
+done_testing
