@@ -63,7 +63,9 @@ qir_value *bench_gen_weight(struct bench_gen *g, int i, const int64_t dims[2])
 int bench_gen_finish(struct bench_gen *g, const char *path, const char *prog,
 		     int failed)
 {
-	qir_save_opts so = { .external_threshold = 1024 };
+	qir_save_opts so = QIR_SAVE_OPTS_INIT;
+
+	so.external_threshold = 1024;
 
 	if (!failed && qir_model_save(g->m, path, &so, &g->err))
 		failed = 1;

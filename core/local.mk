@@ -1,11 +1,6 @@
-# core: the pass context API (part of libqopt), the pass manager (a
-# static library: plugin loader, pipelines, running passes) and the
-# qopt command line (the binary).
-libqopt_la_SOURCES += \
-	core/api/ctx-ops.h \
-	core/api/ctx-api.c \
-	core/api/status.c \
-	core/api/version.c
+# core: the pass manager (a static library: plugin loader, pipelines,
+# running passes) and the qopt command line (the binary). The pass
+# context API it serves is libqopt's, in base/.
 
 noinst_LTLIBRARIES += core/libpassmgr.la
 core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
@@ -19,7 +14,7 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/pipeline.h \
 	core/manager/run.h \
 	core/manager/sys.h \
-	core/api/ctx-ops.h \
+	base/ctx-ops.h \
 	core/manager/pipeline-internal.h \
 	core/manager/session.h \
 	core/manager/session.c \

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	qir_error err = { 0 };
 	qir_model *m = NULL, *back = NULL;
-	qir_save_opts so = { 0 };
+	qir_save_opts so = QIR_SAVE_OPTS_INIT;
 	uint64_t h;
 
 	/* No folder: external data is refused, never read. */

@@ -92,7 +92,7 @@ static void setup(void)
 /* What a successful run left must verify, save and load again. */
 static void check_result(qir_model *m, const char *spec)
 {
-	qir_save_opts so = { 0 };
+	qir_save_opts so = QIR_SAVE_OPTS_INIT;
 	qir_error err = { 0 };
 	qir_model *back = NULL;
 

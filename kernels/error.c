@@ -1,6 +1,6 @@
 /*
  * kernels/error.c - names of the QK_E* codes: they are qopt_status codes,
- * named once, in core/api/status.c.
+ * named once, in base/status.c (below the kernels).
  */
 #include "internal.h"
 

@@ -107,20 +107,5 @@ int cli_same_path(const char *a, const char *b)
 
 char *cli_data_path(const char *output, const char *external_name)
 {
-	char *c1 = strdup(output), *c2 = strdup(output), *out = NULL;
-
-	if (c1 && c2) {
-		const char *dir = dirname(c1), *base = basename(c2);
-		size_t n = strlen(dir) + strlen(base) +
-			   (external_name ? strlen(external_name) : 0) + 8;
-
-		out = malloc(n);
-		if (out && external_name)
-			snprintf(out, n, "%s/%s", dir, external_name);
-		else if (out)
-			snprintf(out, n, "%s/%s.data", dir, base);
-	}
-	free(c1);
-	free(c2);
-	return out;
+	return qir_model_data_path(output, external_name);
 }

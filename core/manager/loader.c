@@ -182,16 +182,18 @@ static int register_plugin(struct pm_registry *r, const char *path,
 static int check_version(const char *path, const qopt_plugin_info *info,
 			 qir_error *err)
 {
-	if (info->abi_major != QOPT_ABI_MAJOR)
+	/* The porting notes of each older major lead to the next's. */
+	if (info->abi_major < QOPT_ABI_MAJOR)
 		return qir_fail(err, QOPT_EPLUGIN_ABI,
-				"%s: plugin ABI version %u does not match qopt's plugin ABI version %u.%u (qopt %s): rebuild the plugin against this qopt%s",
+				"%s: plugin ABI version %u does not match qopt's plugin ABI version %u.%u (qopt %s): rebuild the plugin against this qopt; see 'Porting a plugin from ABI %u' in docs/plugin-abi.md",
 				path, (unsigned)info->abi_major,
 				QOPT_ABI_MAJOR, QOPT_ABI_MINOR, qopt_version(),
-				info->abi_major == 1 ?
-				"; see 'Porting a plugin from ABI 1' and 'Porting a plugin from ABI 2' in docs/plugin-abi.md" :
-				info->abi_major < QOPT_ABI_MAJOR ?
-				"; see 'Porting a plugin from ABI 2' in docs/plugin-abi.md" :
-				"");
+				(unsigned)info->abi_major);
+	if (info->abi_major != QOPT_ABI_MAJOR)
+		return qir_fail(err, QOPT_EPLUGIN_ABI,
+				"%s: plugin ABI version %u does not match qopt's plugin ABI version %u.%u (qopt %s): rebuild the plugin against this qopt",
+				path, (unsigned)info->abi_major,
+				QOPT_ABI_MAJOR, QOPT_ABI_MINOR, qopt_version());
 	if (info->abi_minor > QOPT_ABI_MINOR)
 		return qir_fail(err, QOPT_EPLUGIN_ABI,
 				"%s: plugin needs qopt plugin ABI %u.%u, this qopt (%s) provides %u.%u: upgrade qopt",

@@ -530,9 +530,22 @@ QIR_MUST_CHECK int qir_model_set_opset(qir_model *m, const char *domain, int64_t
 int qir_model_remove_opset(qir_model *m, const char *domain);
 QIR_MUST_CHECK int qir_model_set_metadata(qir_model *m, const char *key, const char *value);
 
+/* Caller-allocated option structs (qir_load_opts, qir_save_opts,
+ * qir_infer_opts; qir_upgrade_report in <qopt/upgrade.h>) begin with
+ * their size, as the caller was built (since ABI 4.0; the rule is in
+ * docs/plugin-abi.md). Start from the struct's _INIT macro, which sets
+ * it, then set fields by name:
+ *	qir_save_opts so = QIR_SAVE_OPTS_INIT;
+ *	so.threads = 4;
+ * libqopt reads (and writes) only the fields the size covers: a later
+ * minor appends fields at the end, and for a caller built before them
+ * they read as zero, which always means "as before". size 0 reads as
+ * ABI 4.0's layout; any other size below it fails with QIR_EUSAGE. */
 typedef struct qir_load_opts {
+	uint32_t size;		/* sizeof(qir_load_opts): QIR_LOAD_OPTS_INIT */
 	int no_external;	/* refuse external data (for fuzzing) */
 } qir_load_opts;
+#define QIR_LOAD_OPTS_INIT { .size = sizeof(qir_load_opts) }
 
 /* Caller owns *out. Maps the file, parses, checks every tensor's size
  * and every external data reference (must stay in the model's folder).
@@ -553,6 +566,7 @@ int qir_model_load_buffer(const void *buf, size_t len, const char *dir,
 size_t qir_model_load_reordered(const qir_model *m);
 
 typedef struct qir_save_opts {
+	uint32_t size;		/* sizeof(qir_save_opts): QIR_SAVE_OPTS_INIT */
 	/* Tensors of at least this many bytes go to external data;
 	 * 0: automatic (only when the model would exceed 2 GiB, then
 	 * every tensor of 1 KiB or more). */
@@ -561,13 +575,19 @@ typedef struct qir_save_opts {
 	 * "<output file name>.data". */
 	const char *external_name;
 	int all_inline;		/* force everything inline (fails > 2 GiB) */
-	/* ---- ABI 3.0 ---- */
 	/* Threads filling the data file (copying bytes, evaluating
 	 * deferred tensors' recipes); 0: one per online CPU, at most 16.
 	 * The bytes written do not depend on it. */
 	int threads;
+	/* ---- fields appended after ABI 4.0 go here ---- */
 } qir_save_opts;
+#define QIR_SAVE_OPTS_INIT { .size = sizeof(qir_save_opts) }
 
+/* The external data file qir_model_save writes beside output: output's
+ * folder joined with external_name (qir_save_opts.external_name), or
+ * with "<output's file name>.data" when that is NULL. Caller frees;
+ * NULL when out of memory. Since ABI 4.0. */
+char *qir_model_data_path(const char *output, const char *external_name);
 /* Writes to a temporary file beside path and renames it over path;
  * the data file likewise. Never leaves a partial output. */
 int qir_model_save(qir_model *m, const char *path,
@@ -583,11 +603,14 @@ int qir_model_save(qir_model *m, const char *path,
  * the value. Inferred types are not written as value_info (the pass
  * infer-shapes does that). Since ABI 2.3. */
 typedef struct qir_infer_opts {
+	uint32_t size;		/* sizeof(qir_infer_opts): QIR_INFER_OPTS_INIT */
 	void (*note)(void *arg, const char *msg);
 	void *arg;
 } qir_infer_opts;
+#define QIR_INFER_OPTS_INIT { .size = sizeof(qir_infer_opts) }
 /* Runs inference on every graph of m, in graph order (m must be
- * sorted). opts may be NULL. -1 only when out of memory. Since ABI 2.3. */
+ * sorted). opts may be NULL. -1 only when out of memory or when opts'
+ * size is wrong (QIR_EUSAGE). Since ABI 2.3. */
 QIR_MUST_CHECK int qir_model_infer(qir_model *m, const qir_infer_opts *opts,
 				   qir_error *err);
 /* 1 when v's type and shape came from inference, 0 when declared or

@@ -25,9 +25,12 @@ int64_t qir_opset_min_ir_version(int64_t opset);
  * known up to qir_upgrade_max_opset(). */
 int64_t qir_op_first_opset(const char *op);
 
-/* Caller-provided. qir_model_upgrade_opset fills the counts and leaves
- * the callbacks (which it calls when set) as they are. */
+/* Caller-provided; start from QIR_UPGRADE_REPORT_INIT (its size first,
+ * as the option structs of <qopt/ir.h>). qir_model_upgrade_opset fills
+ * the counts the size covers and leaves the callbacks (which it calls
+ * when set) as they are. */
 typedef struct qir_upgrade_report {
+	uint32_t size;	/* sizeof(qir_upgrade_report): QIR_UPGRADE_REPORT_INIT */
 	int64_t from_opset, to_opset;
 	int64_t ir_before, ir_after;
 	int64_t nodes_checked;	/* default-domain nodes, every graph */
@@ -41,6 +44,7 @@ typedef struct qir_upgrade_report {
 	void (*on_progress)(void *arg, size_t done, size_t total);
 	void *arg;
 } qir_upgrade_report;
+#define QIR_UPGRADE_REPORT_INIT { .size = sizeof(qir_upgrade_report) }
 
 /* Raises the default-domain opset to target (at most
  * qir_upgrade_max_opset()), carrying every default-domain node of every

@@ -5,8 +5,9 @@
  * from. The plugin ABI (QOPT_ABI_MAJOR.QOPT_ABI_MINOR) is the contract
  * a plugin is built against; the rules are in docs/plugin-abi.md:
  * a minor release only adds (functions, and fields at the end of the
- * plugin, pass and option tables), so a plugin built against ABI 3.0
- * keeps loading under 3.1, 3.2...; a major release may change anything
+ * plugin, pass and option tables and of the caller-allocated option
+ * structs, which carry their size), so a plugin built against ABI 4.0
+ * keeps loading under 4.1, 4.2...; a major release may change anything
  * and qopt refuses plugins of another major, naming both versions.
  * libqopt's soname is libqopt.so.QOPT_ABI_MAJOR.
  */
@@ -29,8 +30,8 @@ extern "C" {
 	QOPT_VERSION_AT(QOPT_VERSION_MAJOR, QOPT_VERSION_MINOR, \
 			QOPT_VERSION_PATCH)
 
-#define QOPT_ABI_MAJOR 3
-#define QOPT_ABI_MINOR 1
+#define QOPT_ABI_MAJOR 4
+#define QOPT_ABI_MINOR 0
 /* The ABI major, under its ABI 1 name (qopt.pc's abi_version; configure
  * reads QOPT_ABI_MAJOR and QOPT_ABI_MINOR above for the soname). */
 #define QOPT_ABI_VERSION QOPT_ABI_MAJOR

@@ -254,10 +254,14 @@ int iri_graph(struct iri_ctx *c, qir_graph *g)
 
 int qir_model_infer(qir_model *m, const qir_infer_opts *opts, qir_error *err)
 {
-	struct iri_ctx c = { .opts = opts, .err = err };
+	qir_infer_opts o;
+	struct iri_ctx c = { .opts = &o, .err = err };
 	struct iri_fold *f, *next;
 	int rc;
 
+	if (ir_opts_read(&o, sizeof(o), opts, IR_INFER_OPTS_4_0,
+			 "qir_infer_opts", err) < 0)
+		return -1;
 	if (!m || !m->graph)
 		return 0;
 	rc = iri_graph(&c, m->graph);
@@ -269,34 +273,11 @@ int qir_model_infer(qir_model *m, const qir_infer_opts *opts, qir_error *err)
 	return rc;
 }
 
-int qir_value_type_inferred(const qir_value *v)
-{
-	return v && v->priv && QIR_VPRIV(v)->inferred;
-}
-
-static void keep_note(void *arg, const char *msg)
-{
-	struct ir_model_priv *p = arg;
-
-	if (p->load_notes < 64)
-		p->load_note[p->load_notes] = strdup(msg);
-	p->load_notes++;
-}
-
 int ir_infer_at_load(qir_model *m, qir_error *err)
 {
-	qir_infer_opts o = { .note = keep_note, .arg = QIR_MPRIV(m) };
+	qir_infer_opts o = QIR_INFER_OPTS_INIT;
 
+	o.note = ir_model_keep_note;
+	o.arg = QIR_MPRIV(m);
 	return qir_model_infer(m, &o, err);
-}
-
-size_t qir_model_load_notes(const qir_model *m)
-{
-	return m && m->priv ? QIR_MPRIV(m)->load_notes : 0;
-}
-
-const char *qir_model_load_note(const qir_model *m, size_t i)
-{
-	return i < qir_model_load_notes(m) && i < 64 ?
-	       QIR_MPRIV(m)->load_note[i] : NULL;
 }

@@ -150,8 +150,27 @@ qir_tensor *ir_tensor_shell(const char *name, int dtype, int rank,
 			      const int64_t *dims, qir_error *err);
 void ir_tensor_set_borrowed(qir_tensor *t, const void *data);
 /* ir/infer/driver.c: the inference qir_model_load runs, its notes kept
- * in the model. */
+ * in the model through ir_model_keep_note (arg: the model's priv). */
 int ir_infer_at_load(qir_model *m, qir_error *err);
+/* ir/model/opts.c: a caller-allocated struct that starts with its size
+ * (qir_save_opts, ...) copied into *dst (dst_size bytes, zeroed first):
+ * the bytes its size covers, at most dst_size, and its size set to
+ * dst_size. base is the struct's size at ABI 4.0, what a size of 0
+ * means; a size below it is QIR_EUSAGE naming what (the struct's
+ * type). src NULL: all zero. */
+int ir_opts_read(void *dst, size_t dst_size, const void *src, size_t base,
+		 const char *what, qir_error *err);
+/* Writes back into the caller's struct (its size first) the bytes of
+ * src its size covers, for a struct libqopt fills. */
+void ir_opts_write(void *dst, const void *src, size_t src_size, size_t base);
+/* The structs' sizes at ABI 4.0, what a size of 0 means. When a field
+ * is appended, these stay: write them then as offsetof() the first
+ * appended field. */
+#define IR_LOAD_OPTS_4_0 sizeof(qir_load_opts)
+#define IR_SAVE_OPTS_4_0 sizeof(qir_save_opts)
+#define IR_INFER_OPTS_4_0 sizeof(qir_infer_opts)
+#define IR_UPGRADE_REPORT_4_0 sizeof(qir_upgrade_report)
+void ir_model_keep_note(void *arg, const char *msg);
 void ir_tensor_set_external(qir_tensor *t, ir_mapping *map,
 			      const char *location, uint64_t offset);
 /* Maps map->path on first use (read-only, MAP_PRIVATE). */

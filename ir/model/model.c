@@ -160,3 +160,31 @@ int qir_model_set_metadata(qir_model *m, const char *key, const char *value)
 	}
 	return 0;
 }
+
+/* What the load's inference (ir/infer, above this layer) leaves on the
+ * model and its values: kept here, so the model and its printer read
+ * them without calling up into the inference. */
+int qir_value_type_inferred(const qir_value *v)
+{
+	return v && v->priv && QIR_VPRIV(v)->inferred;
+}
+
+void ir_model_keep_note(void *arg, const char *msg)
+{
+	struct ir_model_priv *p = arg;
+
+	if (p->load_notes < 64)
+		p->load_note[p->load_notes] = strdup(msg);
+	p->load_notes++;
+}
+
+size_t qir_model_load_notes(const qir_model *m)
+{
+	return m && m->priv ? QIR_MPRIV(m)->load_notes : 0;
+}
+
+const char *qir_model_load_note(const qir_model *m, size_t i)
+{
+	return i < qir_model_load_notes(m) && i < 64 ?
+	       QIR_MPRIV(m)->load_note[i] : NULL;
+}

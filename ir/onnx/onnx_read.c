@@ -872,8 +872,12 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 	void *addr = NULL;
 	char *dir;
 	int fd, rc;
+	qir_load_opts o;
 
 	*out = NULL;
+	if (ir_opts_read(&o, sizeof(o), opts, IR_LOAD_OPTS_4_0,
+			 "qir_load_opts", err) < 0)
+		return -1;
 	fd = fio_open_regular(path, 0, &st, &kind);
 	if (fd < 0 && kind)
 		return qir_fail(err, QIR_EIO, "'%s' is %s, not an ONNX model file",
@@ -900,8 +904,8 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 	if (!dir) {
 		rc = nomem(err);
 	} else {
-		rc = load(addr, (size_t)st.st_size, dir,
-			  opts ? opts->no_external : 0, out, err);
+		rc = load(addr, (size_t)st.st_size, dir, o.no_external, out,
+			  err);
 	}
 	free(dir);
 	if (!rc && QIR_MPRIV(*out)->pb_borrow) {

@@ -40,7 +40,7 @@ struct edge {
 	enum msg child;		/* M_STR: a string field */
 };
 
-/* Every message-typed and string-typed field of ir/onnx.proto. */
+/* Every message-typed and string-typed field of ir/onnx/onnx.proto. */
 static const struct edge schema[] = {
 	{ M_MODEL, 2, M_STR }, { M_MODEL, 3, M_STR }, { M_MODEL, 4, M_STR },
 	{ M_MODEL, 6, M_STR }, { M_MODEL, 7, M_GRAPH }, { M_MODEL, 8, M_OPSET },

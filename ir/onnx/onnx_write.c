@@ -801,6 +801,36 @@ static int pack_to(const struct save_ctx *ctx, int fd,
 
 /* ---- entry point ------------------------------------------------ */
 
+/* The one home of the rule "<output's file name>.data". */
+static char *default_data_name(const char *base)
+{
+	char *name = malloc(strlen(base) + sizeof(".data"));
+
+	if (name)
+		sprintf(name, "%s.data", base);
+	return name;
+}
+
+char *qir_model_data_path(const char *output, const char *external_name)
+{
+	char *c1 = strdup(output), *c2 = strdup(output), *name = NULL;
+	char *out = NULL;
+
+	if (c1 && c2) {
+		const char *dir = dirname(c1);
+
+		name = external_name ? strdup(external_name) :
+		       default_data_name(basename(c2));
+		out = name ? malloc(strlen(dir) + strlen(name) + 2) : NULL;
+		if (out)
+			sprintf(out, "%s/%s", dir, name);
+	}
+	free(name);
+	free(c1);
+	free(c2);
+	return out;
+}
+
 static char *data_name(const char *path, const qir_save_opts *opts,
 		       qir_error *err)
 {
@@ -819,8 +849,8 @@ static char *data_name(const char *path, const qir_save_opts *opts,
 				 opts->external_name);
 		else
 			name = strdup(opts->external_name);
-	} else if ((name = malloc(strlen(base) + 6))) {
-		sprintf(name, "%s.data", base);
+	} else {
+		name = default_data_name(base);
 	}
 	if (!name && err && !err->code)
 		qir_fail(err, QIR_ENOMEM, "out of memory");
@@ -1044,18 +1074,23 @@ static void blame_input(const qir_model *m, qir_error *err)
 	qir_fail(err, QIR_EIO, "%s", msg);
 }
 
-int qir_model_save(qir_model *m, const char *path, const qir_save_opts *opts,
-		   qir_error *err)
+int qir_model_save(qir_model *m, const char *path,
+		   const qir_save_opts *caller_opts, qir_error *err)
 {
 	struct save_ctx ctx = { .err = err, .m = m };
 	struct fio_atomic_file f = { .fd = -1 };
 	struct ir_ext_writer w;
 	char *copy, *dir = NULL, *name;
+	qir_save_opts so;
+	const qir_save_opts *opts = &so;
 	int rc;
 
 	if (!m || !m->graph || !path || !*path)
 		return qir_fail(err, QIR_EUSAGE,
 				"qir_model_save: no model or path");
+	if (ir_opts_read(&so, sizeof(so), caller_opts, IR_SAVE_OPTS_4_0,
+			 "qir_save_opts", err) < 0)
+		return -1;
 	if (err)
 		err->code = 0;
 	name = data_name(path, opts, err);

@@ -167,8 +167,8 @@ static int run_rules(struct ir_up *u, const struct node_list *l, int from,
 	return 0;
 }
 
-int qir_model_upgrade_opset(qir_model *m, int64_t target,
-			    qir_upgrade_report *rep, qir_error *err)
+static int upgrade(qir_model *m, int64_t target, qir_upgrade_report *rep,
+		   qir_error *err)
 {
 	int64_t from = qir_model_opset(m, ""), rewritten = 0;
 	struct node_list l = { 0 };
@@ -201,6 +201,22 @@ int qir_model_upgrade_opset(qir_model *m, int64_t target,
 out:
 	free(l.v);
 	return ret;
+}
+
+int qir_model_upgrade_opset(qir_model *m, int64_t target,
+			    qir_upgrade_report *rep, qir_error *err)
+{
+	qir_upgrade_report r;
+	int rc;
+
+	if (!rep)
+		return upgrade(m, target, NULL, err);
+	if (ir_opts_read(&r, sizeof(r), rep, IR_UPGRADE_REPORT_4_0,
+			 "qir_upgrade_report", err) < 0)
+		return -1;
+	rc = upgrade(m, target, &r, err);
+	ir_opts_write(rep, &r, sizeof(r), IR_UPGRADE_REPORT_4_0);
+	return rc;
 }
 
 int64_t qir_upgrade_max_opset(void)

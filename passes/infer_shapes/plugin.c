@@ -72,10 +72,12 @@ static int declare_graph(qir_graph *g, void *arg)
 
 static qopt_status is_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
-	qir_infer_opts o = { .note = note, .arg = ctx };
+	qir_infer_opts o = QIR_INFER_OPTS_INIT;
 	struct walk w = { .ctx = ctx, .changed = changed };
 	qir_error err = { 0 };
 
+	o.note = note;
+	o.arg = ctx;
 	*changed = 0;
 	if (qir_model_infer(m, &o, &err) < 0) {
 		qopt_error(ctx, "%s", err.msg);

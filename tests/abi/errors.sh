@@ -48,6 +48,12 @@ refused "an ABI 2 plugin is another major: both versions named" \
 t "... and it points at the porting notes, which exist" \
 	eval 'has "Porting a plugin from ABI 2" "$W/err" && grep -q "^## Porting a plugin from ABI 2" "$top_srcdir/docs/plugin-abi.md"'
 
+run "$QOPT" --load "$PL/abi3.so" --list-passes
+refused "an ABI 3.1 plugin is another major: both versions named" \
+	"$PL/abi3.so: plugin ABI version 3 does not match qopt's plugin ABI version $ours"
+t "... and it points at the 3 -> 4 porting notes, which exist" \
+	eval 'has "Porting a plugin from ABI 3" "$W/err" && grep -q "^## Porting a plugin from ABI 3" "$top_srcdir/docs/plugin-abi.md"'
+
 run "$QOPT" --load "$PL/newer-minor.so" --list-passes
 refused "a newer minor: upgrade qopt" \
 	"plugin needs qopt plugin ABI $major.$((minor + 1)), this qopt"

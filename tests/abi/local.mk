@@ -29,3 +29,9 @@ TESTS += tests/abi/sdk.sh
 dist_check_SCRIPTS += tests/abi/sdk.sh
 EXTRA_DIST += plugins/example/Makefile plugins/example/example-rename.c
 tests/abi/sdk.log: $(filter-out tests/abi/sdk.log,$(TEST_LOGS))
+
+# The caller-allocated option structs carry their size (ABI 4.0).
+check_PROGRAMS += tests/abi/opts-size
+tests_abi_opts_size_SOURCES = tests/abi/opts-size.c tests/lib/tap.h
+tests_abi_opts_size_LDADD = libqopt.la
+TESTS += tests/abi/opts-size

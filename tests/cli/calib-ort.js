@@ -6,7 +6,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const check = require(path.join(__dirname, '..', 'tools', 'qopt-ort-lib.js'));
+const check = require(path.join(__dirname, '..', '..', 'tools', 'qopt-ort-lib.js'));
 
 async function main() {
 	const [refPath, candPath, dir] = process.argv.slice(2);

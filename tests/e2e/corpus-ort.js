@@ -23,7 +23,7 @@
  */
 const fs = require('fs');
 const path = require('path');
-const lib = require(path.join(__dirname, 'ort', 'lib.js'));
+const lib = require(path.join(__dirname, '..', 'ort', 'lib.js'));
 
 class Skip extends Error {}
 

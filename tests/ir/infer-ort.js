@@ -20,7 +20,7 @@
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const lib = require('./ort/lib.js');
+const lib = require('../ort/lib.js');
 
 const [seed0, count] = [Number(process.argv[2]), Number(process.argv[3])];
 const work = process.argv[4];

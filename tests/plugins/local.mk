@@ -7,7 +7,8 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/abi1.la tests/plugins/newer-minor.la \
 	tests/plugins/needs-newer.la tests/plugins/typed.la \
 	tests/plugins/bad-enum.la tests/plugins/old-minor.la \
-	tests/plugins/abi2.la tests/plugins/needs-symbol.la \
+	tests/plugins/abi2.la tests/plugins/abi3.la \
+	tests/plugins/needs-symbol.la \
 	tests/plugins/alias.la tests/plugins/alias-bad-when.la \
 	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la \
 	tests/plugins/calib-one.la tests/plugins/bad-path.la
@@ -53,6 +54,9 @@ tests_plugins_old_minor_la_SOURCES = tests/plugins/old-minor.c
 tests_plugins_old_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_old_minor_la_LIBADD = libqopt.la
 tests_plugins_abi2_la_SOURCES = tests/plugins/abi2.c
+tests_plugins_abi3_la_SOURCES = tests/plugins/abi3.c
+tests_plugins_abi3_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_abi3_la_LIBADD = libqopt.la
 tests_plugins_abi2_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_needs_symbol_la_SOURCES = tests/plugins/needs-symbol.c
 tests_plugins_needs_symbol_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)

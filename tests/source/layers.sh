@@ -1,7 +1,10 @@
 #!/bin/sh
-# ir/'s layers depend only downward: the file layer (ir/file/) includes
-# nothing of the IR, and the IR proper (ir/model/) nothing of the ONNX
-# layer above it. A stray include would tie them again.
+# The library's layers depend only downward. Includes: the file layer
+# (ir/file/) includes nothing of the IR, and the IR proper (ir/model/)
+# nothing of the ONNX layer above it. Calls: no object of a layer leaves
+# undefined a symbol that an object of a higher layer defines (nm over
+# the built objects), from base/ (status names, version, the context
+# API) up to core/cli/. A stray include or call would tie them again.
 . "$top_srcdir/tests/lib/common.sh"
 cd "$top_srcdir" || exit 1
 
@@ -23,4 +26,56 @@ t "ir/model includes nothing of the onnx layer" up_from ir/model 'onnx/'
 mkdir -p "$W/p" && printf '#include "onnx/onnx_io.h"\n' >"$W/p/x.c"
 if up_from "$W/p" 'onnx/' >/dev/null; then ok 1 "the check finds a planted upward include"
 else ok 0 "the check finds a planted upward include"; fi
+
+# Calls, from the objects the build made. Layers, lowest first.
+layers="base kernels ir/file ir/model ir/infer ir/onnx ir/transforms core/manager core/cli"
+# objs LAYER: its objects (PIC ones in .libs/ where libtool made them).
+objs() {
+	find "$top_builddir/$1" -maxdepth 2 -name '*.o' ! -name '*.cu.o' \
+		! -name 'cuda-*.o' 2>/dev/null | sort
+}
+: >"$W/objs"
+for l in $layers; do
+	objs "$l" | sed "s#^#$l #" >>"$W/objs"
+done
+# upcalls OBJLIST: "LOW -> HIGH: SYMBOL (OBJECT)" for every call from a
+# layer into one above it; OBJLIST has "LAYER OBJECT" lines.
+upcalls() {
+	rank=0
+	: >"$W/defs.u"
+	: >"$W/undefs.u"
+	for l in $layers; do
+		rank=$((rank + 1))
+		awk -v l="$l" '$1 == l { print $2 }' "$1" >"$W/list"
+		[ -s "$W/list" ] || continue
+		# nm -A: "OBJECT: [ADDR] TYPE SYMBOL", one nm per layer.
+		xargs nm -A -g --defined-only <"$W/list" 2>/dev/null |
+			awk -v r=$rank -v l="$l" '{ print $NF, r, l }' >>"$W/defs.u"
+		xargs nm -A -u <"$W/list" 2>/dev/null |
+			awk -v r=$rank -v l="$l" '{ o = $1; sub(/:$/, "", o);
+				print $NF, r, l, o }' >>"$W/undefs.u"
+	done
+	LC_ALL=C sort -u -k1,1 "$W/defs.u" >"$W/defs"
+	LC_ALL=C sort -k1,1 "$W/undefs.u" >"$W/undefs"
+	LC_ALL=C join "$W/undefs" "$W/defs" |
+		awk '$5 > $2 { print $3 " -> " $6 ": " $1 " (" $4 ")" }' | sort -u
+}
+every_layer_built() {
+	for l in $layers; do
+		grep -q "^$l " "$W/objs" || { echo "# no objects in $l"; return 1; }
+	done
+}
+t "the built objects of every layer are there ($(wc -l <"$W/objs"))" \
+	every_layer_built
+upcalls "$W/objs" >"$W/calls"
+sed 's/^/# up: /' "$W/calls"
+t "no layer calls into one above it (kernels -> core, ir/model -> ir/infer, ...)" \
+	test ! -s "$W/calls"
+# Control: a copy of the command line's main object counted as a kernel
+# file calls up into core/ and must be reported.
+cp "$(awk '$1 == "core/cli" { print $2; exit }' "$W/objs")" "$W/planted.o"
+{ cat "$W/objs"; echo "kernels $W/planted.o"; } >"$W/objs-planted"
+upcalls "$W/objs-planted" >"$W/calls-planted"
+t "the check finds a planted upward call" \
+	grep -q "^kernels -> core/.*planted.o" "$W/calls-planted"
 done_testing

@@ -14,7 +14,7 @@
  */
 const fs = require('fs');
 const path = require('path');
-const lib = require(path.join(__dirname, 'ort', 'lib.js'));
+const lib = require(path.join(__dirname, '..', 'ort', 'lib.js'));
 
 const NPY = { '<f4': ['float32', Float32Array], '<f2': ['float16', Uint16Array],
 	'<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array],

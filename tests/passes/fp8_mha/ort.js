@@ -10,7 +10,7 @@
  * 1 outside, 77 when ORT cannot run BEFORE.
  */
 const path = require('path');
-const lib = require(path.join(__dirname, 'ort', 'lib.js'));
+const lib = require(path.join(__dirname, '..', '..', 'ort', 'lib.js'));
 
 async function run(file, feeds) {
 	const s = await lib.createSession(file,

@@ -10,7 +10,7 @@
  * the bound, 1 outside, 77 when ORT cannot run BEFORE.
  */
 const path = require('path');
-const lib = require(path.join(__dirname, 'ort', 'lib.js'));
+const lib = require(path.join(__dirname, '..', '..', 'ort', 'lib.js'));
 
 async function run(file, level, seed) {
 	const ort = lib.ort();

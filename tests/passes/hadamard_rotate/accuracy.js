@@ -9,7 +9,7 @@
  * no worse than PLAIN, 1 when it is, 2 when a model does not run.
  */
 const path = require('path');
-const lib = require(path.join(__dirname, 'ort', 'lib.js'));
+const lib = require(path.join(__dirname, '..', '..', 'ort', 'lib.js'));
 
 async function outputs(file, feedsList) {
 	const s = await lib.createSession(file, { intraOpNumThreads: 1 });

@@ -299,7 +299,7 @@ def rotback(orig, new, wname, axis):
     import importlib.util
     import os
     spec = importlib.util.spec_from_file_location(
-        "nvfp4_check", os.path.join(os.path.dirname(__file__), "nvfp4-check.py"))
+        "nvfp4_check", os.path.join(os.path.dirname(__file__), "..", "nvfp4_weights", "check.py"))
     nv = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(nv)
     wo = inits(orig)[wname].astype(np.float64)

@@ -9,7 +9,7 @@
  * bounds, 1 outside, 77 when ORT cannot run the original.
  */
 const path = require('path');
-const lib = require(path.join(__dirname, 'ort', 'lib.js'));
+const lib = require(path.join(__dirname, '..', '..', 'ort', 'lib.js'));
 
 async function outputs(file, feeds) {
 	const s = await lib.createSession(file, { intraOpNumThreads: 1 });

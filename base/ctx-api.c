@@ -1,6 +1,6 @@
 /*
- * core/api/ctx-api.c - the pass context API exported by libqopt: each call
- * forwards to the ops table of the context (core/api/ctx-ops.h). A NULL
+ * base/ctx-api.c - the pass context API exported by libqopt: each call
+ * forwards to the ops table of the context (base/ctx-ops.h). A NULL
  * context is accepted everywhere, so a pass can be unit-tested without
  * a manager: logging goes nowhere, options read as unset, every
  * rewrite is allowed.
@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <qopt/pass.h>
-#include "api/ctx-ops.h"
+#include "ctx-ops.h"
 
 static const struct ctx_ops *ops_of(const qopt_ctx *ctx)
 {

@@ -1,5 +1,5 @@
 /*
- * core/api/version.c - the running libqopt's release and plugin ABI.
+ * base/version.c - the running libqopt's release and plugin ABI.
  */
 #include <qopt/version.h>
 

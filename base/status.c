@@ -1,5 +1,5 @@
 /*
- * core/api/status.c - the names of the qopt_status codes (qopt/status.h).
+ * base/status.c - the names of the qopt_status codes (qopt/status.h).
  */
 #include <stddef.h>
 #include <qopt/status.h>

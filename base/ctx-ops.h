@@ -1,11 +1,11 @@
 /*
- * core/api/ctx-ops.h - the seam between libqopt and whoever runs passes
+ * base/ctx-ops.h - the seam between libqopt and whoever runs passes
  * (not installed).
  *
  * libqopt exports the pass context API (qopt_log, qopt_opt_int, ...)
  * but does not run passes: the pass manager, linked into the qopt
  * program, does. Its context starts with a pointer to this table, and
- * each public function in core/api/ctx-api.c forwards to it, so plugins
+ * each public function in base/ctx-api.c forwards to it, so plugins
  * bind to the one libqopt while the manager keeps its own state.
  */
 #ifndef CORE_CTX_OPS_H
