@@ -206,7 +206,7 @@ qopt_status qk_nvfp4_quantize_amax(qk_ctx *ctx, int src_dtype, const void *w,
 qopt_status qk_nvfp4_quantize(qk_ctx *ctx, int src_dtype, const void *w,
 		      size_t outer, size_t k, size_t inner,
 		      uint8_t *codes, uint8_t *scales, float *gscale);
-/* ABI 3.x: TensorRT's dynamic NVFP4 quantization of an activation
+/* Since ABI 4.0: TensorRT's dynamic NVFP4 quantization of an activation
  * (trt::TRT_FP4DynamicQuantize, axis = k, block 16): the arithmetic of
  * qk_nvfp4_quantize with the global scale given (from calibration:
  * qk_nvfp4_gscale(amax)) instead of taken from x. Blocks whose amax
@@ -249,7 +249,7 @@ qopt_status qk_transpose(qk_ctx *ctx, size_t esize, const void *src, size_t rows
 
 /* MXFP8 (OCP microscaling FP8, TensorRT's MXFP8): x viewed as
  * [outer, k, inner], blocks of 32 along k, k % 32 == 0 (else
- * QK_EBLOCK). Since ABI 3.x (added by the mxfp8 pass).
+ * QK_EBLOCK). Since ABI 4.0.
  *  codes:  FLOAT8E4M3FN, one byte per element, x's element order;
  *  scales: E8M0 codes (FLOAT8E8M0, or ModelOpt's UINT8 "biased
  *          exponent"), [outer, k/32, inner]: code c means 2^(c - 127),

@@ -2,7 +2,7 @@
 /*
  * tests/passes/nvfp4_weights/accuracy.js REF CAND SAMPLES - the accuracy of a quantized
  * model against its float original in ONNX Runtime (graph optimization
- * basic, as tests/torch-ort.js): over every sample folder of SAMPLES
+ * basic, as tests/torch/ort.js): over every sample folder of SAMPLES
  * (INPUT.npy per input), the first output's max |cand - ref| / max |ref|,
  * mean |cand - ref| / mean |ref|, and top-1 agreement (argmax over the
  * last axis, per row). Prints one line of JSON.

@@ -616,8 +616,9 @@ static void t_layouts(void)
 	t_fake("batched", "mm", 1, 0, NULL);
 	build_conv();
 	t_real("conv", "conv", 1, 4, cw, cs, 0, 0,
-	       "op_types = MatMul,Gemm,Conv\n");
-	t_fake("conv", "conv", 1, 0, "op_types = MatMul,Gemm,Conv\n");
+	       "op_types = MatMul,Gemm,Conv\ntarget = ort\n");
+	t_fake("conv", "conv", 1, 0,
+	       "op_types = MatMul,Gemm,Conv\ntarget = ort\n");
 }
 
 static void t_placeholder(void)
