@@ -144,7 +144,10 @@ static int select_tensors(struct cli_opts *a, qir_model *m,
 	if (rc)
 		return rc;
 	*sel = malloc((k ? k : 1) * sizeof(**sel));
-	if (!*sel || dedup(memcpy(*sel, asked, k * sizeof(**sel)), &k) < 0) {
+	/* asked is NULL when nothing was asked: memcpy may not see it. */
+	if (*sel && k)
+		memcpy(*sel, asked, k * sizeof(**sel));
+	if (!*sel || dedup(*sel, &k) < 0) {
 		qm_say(a->s, QOPT_LOG_ERROR, "qopt calibrate: error: out of memory\n");
 		free(*sel);
 		return QOPT_EXIT_FAIL;
