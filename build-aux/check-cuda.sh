@@ -13,6 +13,9 @@
 # Exit 0 when all of it passed, 1 on a failure, 2 when no usable CUDA.
 # Run from the build tree: make check-cuda.
 MAKE=${MAKE:-make}
+# Where the GPU machine's python3 with numpy and onnx is not the one
+# configure found: QOPT_TEST_PYTHON3=/path/to/python3 make check-cuda
+# (without it the tests that need one SKIP).
 corpus="tests/e2e/corpus-roundtrip.sh tests/e2e/upgrade-corpus.sh tests/ir/infer-shapes.sh"
 
 probe=$(QOPT_DEVICE= ./qopt --device cuda "$top_srcdir/examples/mlp.onnx" \
@@ -29,7 +32,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 		out=$(LD_LIBRARY_PATH=.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		      QOPT_CUDA_MODULE=kernels/libqopt-cuda.so \
 		      compute-sanitizer --tool "$tool" --error-exitcode 99 \
-		      tests/.libs/kernels-cuda 2>&1) || {
+		      tests/kernels/.libs/cuda 2>&1) || {
 			printf '%s\n' "$out" | tail -n 30
 			echo "check-cuda: compute-sanitizer $tool failed" >&2
 			exit 1
