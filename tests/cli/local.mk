@@ -34,3 +34,10 @@ tests_cli_calib_roundtrip_SOURCES = tests/cli/calib-roundtrip.c tests/lib/tap.h 
 tests_cli_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/fp8_mha
 tests_cli_calib_roundtrip_LDADD = core/libpassmgr.la libqopt.la -lm
 TESTS += tests/cli/calib-roundtrip
+# qopt plan: the knapsack solver against brute force (C), the command
+# on the torch test models (ORT).
+check_PROGRAMS += tests/cli/plan-knapsack
+tests_cli_plan_knapsack_SOURCES = tests/cli/plan-knapsack.c tests/lib/tap.h \
+	core/cli/plan-knapsack.c core/cli/plan-knapsack.h
+tests_cli_plan_knapsack_LDADD = -lm
+TESTS += tests/cli/plan-knapsack
