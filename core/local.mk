@@ -68,4 +68,10 @@ qopt_SOURCES += \
 	core/cli/calib-hoist.c \
 	core/cli/bisect.c \
 	core/cli/outpath.h \
-	core/cli/outpath.c
+	core/cli/outpath.c \
+	core/cli/plan.h \
+	core/cli/cmd-plan.c \
+	core/cli/plan-run.c \
+	core/cli/plan-write.c \
+	core/cli/plan-knapsack.h \
+	core/cli/plan-knapsack.c

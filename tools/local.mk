@@ -6,10 +6,12 @@
 # launchers carry the onnxruntime-node folder configure recorded
 # (--with-onnxruntime-node, or where tools/install-deps.sh puts it).
 ORT_TOOLS_JS = tools/qopt-ort-check.js tools/qopt-calibrate.js \
-	tools/qopt-ort-lib.js
-ORT_LAUNCHERS = tools/qopt-ort-check tools/qopt-calibrate-ort
+	tools/qopt-ort-lib.js tools/qopt-plan.js
+ORT_LAUNCHERS = tools/qopt-ort-check tools/qopt-calibrate-ort \
+	tools/qopt-plan-ort
 EXTRA_DIST += $(ORT_TOOLS_JS) tools/qopt-ort-check.in \
-	tools/qopt-calibrate-ort.in tools/qopt-port-abi1.py
+	tools/qopt-calibrate-ort.in tools/qopt-plan-ort.in \
+	tools/qopt-port-abi1.py
 nodist_noinst_SCRIPTS = $(ORT_LAUNCHERS)
 CLEANFILES += $(ORT_LAUNCHERS)
 
@@ -25,6 +27,11 @@ tools/qopt-ort-check: $(top_srcdir)/tools/qopt-ort-check.in Makefile
 tools/qopt-calibrate-ort: $(top_srcdir)/tools/qopt-calibrate-ort.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) tools && \
 	$(ORT_LAUNCHER_SED) -e 's|[@]jsdir[@]|$(abs_top_srcdir)/tools|g' <$(top_srcdir)/tools/qopt-calibrate-ort.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+# qopt plan's (tools/qopt-plan.js).
+tools/qopt-plan-ort: $(top_srcdir)/tools/qopt-plan-ort.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) tools && \
+	$(ORT_LAUNCHER_SED) -e 's|[@]jsdir[@]|$(abs_top_srcdir)/tools|g' <$(top_srcdir)/tools/qopt-plan-ort.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
 # Installed: the scripts in $(pkglibexecdir), launchers pointing there

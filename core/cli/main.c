@@ -63,6 +63,12 @@ int main(int argc, char **argv)
 		fputs("qopt: error: out of memory\n", stderr);
 		return QOPT_EXIT_FAIL;
 	}
+	if (argc > 1 && !strcmp(argv[1], "plan")) {	/* its own options */
+		rc = qm_guard_install(1) ? QOPT_EXIT_FAIL :
+		     cmd_plan(s, argc - 1, argv + 1);
+		qm_session_free(s);
+		return rc;
+	}
 	rc = cli_parse(&c, s, argc, argv);
 	if (rc < 0)
 		rc = QOPT_EXIT_OK;	/* --help, --version */

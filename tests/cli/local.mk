@@ -41,3 +41,5 @@ tests_cli_plan_knapsack_SOURCES = tests/cli/plan-knapsack.c tests/lib/tap.h \
 	core/cli/plan-knapsack.c core/cli/plan-knapsack.h
 tests_cli_plan_knapsack_LDADD = -lm
 TESTS += tests/cli/plan-knapsack
+TESTS += tests/cli/plan.sh
+EXTRA_DIST += tests/cli/plan.sh

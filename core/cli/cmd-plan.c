@@ -1,0 +1,889 @@
+/*
+ * core/cli/cmd-plan.c - `qopt plan`: a format per layer chosen by
+ * measurement in ONNX Runtime (docs/plan.md).
+ *
+ *   qopt plan MODEL.onnx --data DIR --formats LIST
+ *             (--effective-bits B | --max-loss X) [-o PLAN.ini]
+ *             [--json REPORT.json] [--save-model OUT.onnx]
+ *
+ * The candidates are the constant weights of the main graph's MatMul,
+ * Gemm, Conv and ConvTranspose nodes. For each candidate and format,
+ * qopt runs the format's pass on that layer alone (include = the node,
+ * --strict, so a pass that cannot take the layer says why and the
+ * format falls back to the next one in --formats); one node process
+ * (tools/qopt-plan.js) runs the float model and every candidate model
+ * over the samples and returns each one's score: the output MSE over
+ * the float output's variance. A multiple-choice knapsack
+ * (plan-knapsack.c) picks the format per layer: the least summed score
+ * within the effective-bits budget, or the fewest bits whose summed
+ * score stays within --max-loss. The plan is written as an INI pipeline
+ * (plan-write.c) with its calibration file beside it, run once here as
+ * `qopt -p PLAN.ini MODEL` would run it, and that model measured too.
+ * Passes and calibration run as child processes of this same program,
+ * so the INI reproduces byte for byte the model measured.
+ */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <qopt/file.h>
+#include "cli/plan.h"
+#include "cli/plan-knapsack.h"
+#include "cli/calib-samples.h"
+#include "cli/outpath.h"
+
+const struct plan_format plan_formats[PF_COUNT] = {
+	[PF_NONE] = { "none", 16, 64, NULL, NULL },
+	[PF_FP8] = { "fp8", 8, 32, "fp8", NULL },
+	[PF_NVFP4] = { "nvfp4", 4.5, 18, "nvfp4-weights",
+		       "mode=fake:min_size=0" },
+	[PF_MXFP8] = { "mxfp8", 8.25, 33, "mxfp8", "mode=fake:min_size=0" },
+};
+
+/* ------------------------------------------------------------------ */
+/* the command line */
+
+static void usage(qm_session *s)
+{
+	qm_say(s, QOPT_LOG_INFO, "%s",
+	       "usage: qopt plan MODEL.onnx --data DIR --formats LIST\n"
+	       "                 (--effective-bits B | --max-loss X) "
+	       "[-o PLAN.ini] [--json REPORT.json]\n"
+	       "                 [--save-model OUT.onnx] [-q] [-v]\n"
+	       "  LIST: formats in fallback order from none (16 bits), fp8 "
+	       "(8), nvfp4\n"
+	       "  (4.5: 4 + an FP8 scale per 16), mxfp8 (8.25); "
+	       "e.g. --formats nvfp4,fp8,none\n");
+}
+
+static int usage_error(qm_session *s, const char *fmt, const char *arg)
+{
+	char shown[1024];
+
+	qir_escape_text(shown, sizeof(shown), arg ? arg : "");
+	qm_say(s, QOPT_LOG_ERROR, "qopt plan: error: ");
+	qm_say(s, QOPT_LOG_ERROR, fmt, shown);
+	qm_say(s, QOPT_LOG_ERROR, "\n");
+	usage(s);
+	return QOPT_EXIT_USAGE;
+}
+
+static int parse_formats(struct plan *p, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int rc = 0, k;
+
+	if (!copy)
+		return QOPT_EXIT_FAIL;
+	for (tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < PF_COUNT; k++)
+			if (!strcmp(tok, plan_formats[k].name))
+				break;
+		if (k == PF_COUNT && !strcmp(tok, "w4a4"))
+			rc = usage_error(p->s, "format 'w4a4' is not offered: "
+					 "its calibration file and fp8's are both "
+					 "checked against the input model, so one "
+					 "pipeline cannot hold both%s", NULL);
+		else if (k == PF_COUNT)
+			rc = usage_error(p->s, "unknown format '%s' in "
+					 "--formats (known: none, fp8, nvfp4, "
+					 "mxfp8)", tok);
+		for (size_t i = 0; !rc && i < p->nfmt; i++)
+			if (p->fmt[i] == k)
+				rc = usage_error(p->s, "format '%s' given twice "
+						 "in --formats", tok);
+		if (!rc)
+			p->fmt[p->nfmt++] = k;
+	}
+	free(copy);
+	if (!rc && !p->nfmt)
+		rc = usage_error(p->s, "--formats names no format%s", "");
+	return rc;
+}
+
+static int parse_bits(qm_session *s, const char *opt, const char *arg,
+		      double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (!*arg || *end || errno || !isfinite(*out) || *out < 0 ||
+	    arg[strspn(arg, "0123456789.eE+-")]) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s takes a number >= 0, got '%%s'",
+			 opt);
+		return usage_error(s, msg, arg);
+	}
+	return 0;
+}
+
+enum { OPT_FORMATS = 256, OPT_BITS, OPT_LOSS, OPT_JSON, OPT_SAVE };
+
+static int parse_args(struct plan *p, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "formats", required_argument, NULL, OPT_FORMATS },
+		{ "effective-bits", required_argument, NULL, OPT_BITS },
+		{ "max-loss", required_argument, NULL, OPT_LOSS },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "save-model", required_argument, NULL, OPT_SAVE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *formats = NULL;
+	int ch, rc = 0;
+
+	opterr = 0;
+	optind = 1;
+	while (!rc && (ch = getopt_long(argc, argv, ":d:o:vqh", opts,
+					NULL)) != -1) {
+		switch (ch) {
+		case 'd': p->data = optarg; break;
+		case 'o': p->output = optarg; break;
+		case OPT_FORMATS: formats = optarg; break;
+		case OPT_BITS:
+			rc = parse_bits(p->s, "--effective-bits", optarg,
+					&p->budget);
+			break;
+		case OPT_LOSS:
+			rc = parse_bits(p->s, "--max-loss", optarg,
+					&p->max_loss);
+			break;
+		case OPT_JSON: p->json = optarg; break;
+		case OPT_SAVE: p->save_model = optarg; break;
+		case 'v': p->verbose++; break;
+		case 'q': p->quiet = 1; break;
+		case 'h': usage(p->s); return -1;
+		case ':':
+			return usage_error(p->s, "missing argument for %s",
+					   argv[optind - 1]);
+		default:
+			return usage_error(p->s, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (rc)
+		return rc;
+	if (optind < argc)
+		p->input = argv[optind++];
+	if (optind < argc)
+		return usage_error(p->s, "unexpected argument '%s'",
+				   argv[optind]);
+	if (!p->input || !*p->input)
+		return usage_error(p->s, "no input model given%s", "");
+	if (!p->data)
+		return usage_error(p->s, "--data DIR is required: the "
+				   "samples the layers are measured on%s", "");
+	if (!formats)
+		return usage_error(p->s, "--formats LIST is required%s", "");
+	if ((p->budget >= 0) == (p->max_loss >= 0))
+		return usage_error(p->s, "give either --effective-bits B or "
+				   "--max-loss X%s", "");
+	return parse_formats(p, formats);
+}
+
+/* The budget against the formats: below the cheapest, no plan. */
+static int check_budget(struct plan *p)
+{
+	double least = 16;
+	size_t i;
+
+	for (i = 0; i < p->nfmt; i++)
+		if (plan_formats[p->fmt[i]].bits < least)
+			least = plan_formats[p->fmt[i]].bits;
+	if (p->budget >= 0 && p->budget < least) {
+		char b[64];
+
+		snprintf(b, sizeof(b), "%g", p->budget);
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: --effective-bits "
+		       "%s is below the cheapest format given (%g bits)\n", b,
+		       least);
+		return QOPT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Outputs: -o (default MODEL.plan.ini), --json, --save-model, each
+ * checked as the main command checks -o, never the input. */
+static int check_outputs(struct plan *p, char **owned)
+{
+	const char *outs[3] = { p->output, p->json, p->save_model };
+	const char *names[3] = { "-o", "--json", "--save-model" };
+	int discard, rc = 0;
+	size_t i, n;
+
+	if (!p->output) {
+		n = strlen(p->input);
+		if (n > 5 && !strcmp(p->input + n - 5, ".onnx"))
+			n -= 5;
+		if (asprintf(owned, "%.*s.plan.ini", (int)n, p->input) < 0)
+			return QOPT_EXIT_FAIL;
+		p->output = outs[0] = *owned;
+	}
+	for (i = 0; i < 3 && !rc; i++) {
+		if (!outs[i])
+			continue;
+		rc = cli_outpath_check(p->s, names[i], outs[i], &discard);
+		if (!rc && cli_same_path(p->input, outs[i])) {
+			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s is the "
+			       "input model; qopt never modifies its input\n",
+			       names[i]);
+			rc = QOPT_EXIT_USAGE;
+		}
+	}
+	return rc;
+}
+
+static int check_samples(struct plan *p)
+{
+	struct calib_samples cs;
+	char why[1024], shown[1024];
+
+	if (calib_samples_check(p->data, &cs, why, sizeof(why)) < 0) {
+		qir_escape_text(shown, sizeof(shown), why);
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s\n", shown);
+		return QOPT_EXIT_FAIL;
+	}
+	calib_samples_free(&cs);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the candidate layers */
+
+static int is_layer_op(const qir_node *n)
+{
+	static const char *const ops[] = { "MatMul", "Gemm", "Conv",
+					   "ConvTranspose" };
+	size_t i;
+
+	if (*n->domain && strcmp(n->domain, "ai.onnx"))
+		return 0;
+	for (i = 0; i < sizeof(ops) / sizeof(*ops); i++)
+		if (!strcmp(n->op_type, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* The include glob for name: fnmatch's special bytes escaped. NULL
+ * when the name cannot stand in an INI list or an inline option (a
+ * list separator, an inline comment, a quote, a control byte, blanks
+ * at an end, too long for the INI reader's line). */
+static char *glob_key(const char *name)
+{
+	size_t n = strlen(name), i, k = 0;
+	char *key;
+
+	if (!n || n > 150 || name[0] == ' ' || name[n - 1] == ' ' ||
+	    strpbrk(name, ",;#\"\\"))
+		return NULL;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return NULL;
+	key = malloc(2 * n + 1);
+	if (!key)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (strchr("*?[]", name[i]))
+			key[k++] = '\\';
+		key[k++] = name[i];
+	}
+	key[k] = 0;
+	return key;
+}
+
+static int add_layer(struct plan *p, qir_node *n, size_t *cap)
+{
+	qir_value *w = n->inputs[1];
+	const char *name = *n->name ? n->name :
+			   n->outputs[0] ? n->outputs[0]->name : "";
+	struct plan_layer *l;
+	char shown[512];
+	int k;
+
+	if (p->nlayers == *cap) {
+		struct plan_layer *g = realloc(p->layers, (*cap ? 2 * *cap : 16) *
+					       sizeof(*g));
+		if (!g)
+			return -1;
+		p->layers = g;
+		*cap = *cap ? 2 * *cap : 16;
+	}
+	l = &p->layers[p->nlayers];
+	memset(l, 0, sizeof(*l));
+	l->key = glob_key(name);
+	if (!l->key) {
+		qir_escape_text(shown, sizeof(shown), name);
+		qm_say(p->s, QOPT_LOG_WARN, "qopt plan: warning: layer '%s' "
+		       "(%s): its name cannot be written in an include list; "
+		       "it stays float and out of the plan\n", shown,
+		       n->op_type);
+		return 0;
+	}
+	l->node = strdup(name);
+	l->weight = strdup(w->name);
+	if (!l->node || !l->weight)
+		return -1;
+	l->op = n->op_type;
+	l->params = (int64_t)qir_tensor_numel(w->init);
+	for (k = 0; k < PF_COUNT; k++)
+		l->cand[k] = -1;
+	p->total_params += l->params;
+	p->nlayers++;
+	return 0;
+}
+
+/* Layers of the main graph with a constant float weight as input 1. */
+static int find_layers(struct plan *p, qir_model *m)
+{
+	size_t cap = 0;
+	qir_node *n;
+
+	qir_graph_for_each_node(m->graph, n) {
+		qir_value *w = n->ninputs > 1 ? n->inputs[1] : NULL;
+
+		if (!is_layer_op(n) || !w || !w->init ||
+		    !qir_dtype_is_float(w->init->dtype) || !n->noutputs)
+			continue;
+		if (add_layer(p, n, &cap) < 0) {
+			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of "
+			       "memory\n");
+			return QOPT_EXIT_FAIL;
+		}
+	}
+	if (!p->nlayers) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: %s: error: no MatMul, "
+		       "Gemm, Conv or ConvTranspose with a constant weight: "
+		       "nothing to plan\n", p->input);
+		return QOPT_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* measuring */
+
+static void progress(struct plan *p, const char *what, size_t done,
+		     size_t total)
+{
+	char bar[160];
+	int w = 30, k = (int)(w * done / (total ? total : 1));
+
+	if (p->quiet || !isatty(2))
+		return;
+	snprintf(bar, sizeof(bar), "\rqopt plan: %s [%.*s%*s] %zu/%zu%s",
+		 what, k, "##############################", w - k, "", done,
+		 total, done == total ? "\n" : "");
+	qm_say(p->s, QM_LOG_PROGRESS, "%s", bar);
+}
+
+static int calibrate(struct plan *p, char *calib)
+{
+	char log[4200];
+	const char *args[] = { "calibrate", p->input, "--data", p->data,
+			       "--passes", "fp8", "-o", calib, NULL };
+	int rc;
+
+	snprintf(log, sizeof(log), "%s/calibrate.log", p->tmp);
+	rc = plan_qopt(p, args, log);
+	if (rc) {
+		char why[1024];
+
+		plan_log_reason(log, why, sizeof(why));
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the calibration "
+		       "(qopt calibrate --passes fp8) failed: %s\n", why);
+		return -1;
+	}
+	unlink(log);
+	return 0;
+}
+
+/* The pass of format k on layer l alone, into file. */
+static int candidate(struct plan *p, struct plan_layer *l, int k,
+		     const char *calib, const char *file)
+{
+	const struct plan_format *pf = &plan_formats[k];
+	char passes[8192], log[4200], why[1024];
+	const char *args[] = { "--strict", "-q", "--no-summary", "--passes",
+			       passes, p->input, "-o", file, NULL };
+	int rc;
+
+	if (k == PF_FP8)
+		snprintf(passes, sizeof(passes), "fp8:calibration=\"%s\":"
+			 "include=\"%s\"", calib, l->key);
+	else
+		snprintf(passes, sizeof(passes), "%s:%s:include=\"%s\"",
+			 pf->pass, pf->options, l->key);
+	snprintf(log, sizeof(log), "%s/candidate.log", p->tmp);
+	rc = plan_qopt(p, args, log);
+	if (rc < 0)
+		return -1;
+	if (rc) {
+		plan_log_reason(log, why, sizeof(why));
+		l->why[k] = strdup(why);
+		return l->why[k] ? 0 : -1;
+	}
+	l->holds[k] = 1;
+	return 0;
+}
+
+/* What a format cannot take, known before running it. */
+static const char *known_refusal(const struct plan_layer *l, int k)
+{
+	int conv = !strncmp(l->op, "Conv", 4);
+
+	if (k == PF_NVFP4 && conv)
+		return "TensorRT has no NVFP4 convolution (nvfp4-weights "
+		       "target = tensorrt)";
+	if (k == PF_MXFP8 && conv)
+		return "mxfp8 takes MatMul and Gemm only";
+	return NULL;
+}
+
+static int make_candidates(struct plan *p, const char *calib,
+			   char ***files, size_t *nfiles)
+{
+	size_t i, j, done = 0, total = 0;
+
+	for (j = 0; j < p->nfmt; j++)
+		total += p->fmt[j] != PF_NONE;
+	total *= p->nlayers;
+	*files = calloc(total ? total : 1, sizeof(**files));
+	if (!*files)
+		return -1;
+	for (i = 0; i < p->nlayers; i++)
+		for (j = 0; j < p->nfmt; j++) {
+			struct plan_layer *l = &p->layers[i];
+			int k = p->fmt[j];
+			char file[4200];
+			const char *no;
+
+			if (k == PF_NONE)
+				continue;
+			progress(p, "quantizing", ++done, total);
+			if ((no = known_refusal(l, k))) {
+				l->why[k] = strdup(no);
+				if (!l->why[k])
+					return -1;
+				continue;
+			}
+			snprintf(file, sizeof(file), "%s/c%zu.onnx", p->tmp,
+				 *nfiles);
+			if (candidate(p, l, k, calib, file) < 0)
+				return -1;
+			if (!l->holds[k])
+				continue;
+			l->cand[k] = (int)*nfiles;
+			(*files)[(*nfiles)++] = strdup(file);
+			if (!(*files)[*nfiles - 1])
+				return -1;
+		}
+	return 0;
+}
+
+static int measure_candidates(struct plan *p, char **files, size_t n)
+{
+	double *v = calloc(3 * (n ? n : 1), sizeof(*v));
+	size_t i;
+	int k;
+
+	if (!v)
+		return -1;
+	if (plan_measure(p, (const char *const *)files, n, v, v + n,
+			 v + 2 * n) < 0) {
+		free(v);
+		return -1;
+	}
+	for (i = 0; i < p->nlayers; i++)
+		for (k = 0; k < PF_COUNT; k++) {
+			int c = p->layers[i].cand[k];
+
+			if (c < 0)
+				continue;
+			p->layers[i].score[k] = v[c];
+			p->layers[i].cosine[k] = v[n + c];
+			p->layers[i].top1[k] = v[2 * n + c];
+		}
+	free(v);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* choosing */
+
+/* Each layer's choices: the formats of --formats it holds, in order.
+ * A format it cannot hold falls back to the next one it can; with none
+ * of them, it stays float and is said. */
+static int choices(struct plan *p, int *opt, size_t *nch)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nlayers; i++) {
+		struct plan_layer *l = &p->layers[i];
+		int *o = opt + i * PF_COUNT;
+
+		nch[i] = 0;
+		for (j = 0; j < p->nfmt; j++)
+			if (p->fmt[j] == PF_NONE || l->holds[p->fmt[j]])
+				o[nch[i]++] = p->fmt[j];
+		if (!nch[i]) {
+			char shown[512];
+
+			qir_escape_text(shown, sizeof(shown), l->node);
+			qm_say(p->s, QOPT_LOG_WARN, "qopt plan: warning: layer "
+			       "'%s': no format of --formats holds it (%s): it "
+			       "stays float (16 bits)\n", shown,
+			       l->why[p->fmt[0]] ? l->why[p->fmt[0]] : "");
+			o[nch[i]++] = PF_NONE;
+		}
+	}
+	return 0;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Costs in quarter bits x params, divided by their GCD; when the table
+ * would still be too large, by a coarser unit, rounded up (a choice
+ * never looks cheaper than it is). */
+static int64_t cost_unit(const struct plan *p, const int *opt,
+			 const size_t *nch, int64_t cap)
+{
+	int64_t g = 0, u;
+	size_t i, j, room = PK_MAX_CELLS / (p->nlayers ? p->nlayers : 1) - 1;
+
+	for (i = 0; i < p->nlayers; i++)
+		for (j = 0; j < nch[i]; j++)
+			g = gcd64(g, plan_formats[opt[i * PF_COUNT + j]].quarter_bits *
+				  p->layers[i].params);
+	if (!g)
+		g = 1;
+	u = g;
+	while (cap / u > (int64_t)room)
+		u += g;
+	return u;
+}
+
+static int solve(struct plan *p)
+{
+	int *opt = calloc(p->nlayers * PF_COUNT, sizeof(*opt));
+	size_t *nch = calloc(p->nlayers, sizeof(*nch));
+	size_t *pick = calloc(p->nlayers, sizeof(*pick));
+	int64_t *cost = calloc(p->nlayers * PF_COUNT, sizeof(*cost));
+	double *score = calloc(p->nlayers * PF_COUNT, sizeof(*score));
+	size_t i, j, o = 0;
+	int64_t cap = 0, used = 0, raw;
+	int rc = -1;
+
+	if (!opt || !nch || !pick || !cost || !score)
+		goto out;
+	choices(p, opt, nch);
+	if (p->budget >= 0) {
+		raw = (int64_t)floor(p->budget * 4 * (double)p->total_params +
+				     1e-6);
+	} else {
+		raw = 0;
+		for (i = 0; i < p->nlayers; i++)
+			raw += 64 * p->layers[i].params;
+	}
+	p->unit = cost_unit(p, opt, nch, raw);
+	cap = raw / p->unit;
+	for (i = 0; i < p->nlayers; i++)
+		for (j = 0; j < nch[i]; j++, o++) {
+			int k = opt[i * PF_COUNT + j];
+			int64_t c = plan_formats[k].quarter_bits * p->layers[i].params;
+
+			cost[o] = (c + p->unit - 1) / p->unit;
+			score[o] = k == PF_NONE ? 0 : p->layers[i].score[k];
+		}
+	{
+		struct pk_problem pr = { p->nlayers, nch, cost, score };
+
+		rc = pk_solve(&pr, cap, p->budget >= 0 ? -1 : p->max_loss,
+			      pick);
+	}
+	if (rc < 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory "
+		       "(the solver's table)\n");
+		goto out;
+	}
+	if (rc > 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: no plan meets %s "
+		       "with the formats these layers hold (see --json for "
+		       "each layer's formats)\n", p->budget >= 0 ?
+		       "--effective-bits" : "--max-loss");
+		goto out;
+	}
+	p->predicted = 0;
+	for (i = 0; i < p->nlayers; i++) {
+		struct plan_layer *l = &p->layers[i];
+
+		l->pick = opt[i * PF_COUNT + pick[i]];
+		p->predicted += l->pick == PF_NONE ? 0 : l->score[l->pick];
+		used += plan_formats[l->pick].quarter_bits * l->params;
+	}
+	p->bits = used / 4.0 / (double)p->total_params;
+	rc = 0;
+out:
+	free(opt);
+	free(nch);
+	free(pick);
+	free(cost);
+	free(score);
+	return rc;
+}
+
+/* The fallback notes: a layer whose first listed format was refused
+ * and that got a later one (or float) says so. */
+static int note_fallbacks(struct plan *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nlayers; i++) {
+		struct plan_layer *l = &p->layers[i];
+		char buf[2048] = "";
+		size_t n = 0;
+
+		for (j = 0; j < p->nfmt && p->fmt[j] != l->pick; j++) {
+			int k = p->fmt[j];
+
+			if (k == PF_NONE || l->holds[k])
+				continue;
+			n += (size_t)snprintf(buf + n, n < sizeof(buf) ?
+					      sizeof(buf) - n : 0, "%s%s "
+					      "cannot hold it (%s)", n ? "; " : "",
+					      plan_formats[k].name, l->why[k]);
+		}
+		if (!*buf)
+			continue;
+		if (asprintf(&l->fallback, "%s: fell back to %s", buf,
+			     plan_formats[l->pick].name) < 0)
+			return -1;
+		if (p->verbose || l->pick == PF_NONE) {
+			char shown[512];
+
+			qir_escape_text(shown, sizeof(shown), l->node);
+			qm_say(p->s, l->pick == PF_NONE ? QOPT_LOG_WARN :
+			       QOPT_LOG_INFO, "qopt plan: %slayer '%s': %s\n",
+			       l->pick == PF_NONE ? "warning: " : "", shown,
+			       l->fallback);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the plan's model */
+
+/* Runs the INI (in the temporary folder, the calibration beside it) as
+ * `qopt -p` does, and measures the result. */
+static int final_model(struct plan *p, const char *ini, const char *out)
+{
+	const char *args[] = { "-q", "--no-summary", "-p", ini, p->input,
+			       "-o", out, NULL };
+	const char *files[1] = { out };
+	char log[4200], why[1024];
+	int rc;
+
+	snprintf(log, sizeof(log), "%s/final.log", p->tmp);
+	rc = plan_qopt(p, args, log);
+	if (rc) {
+		plan_log_reason(log, why, sizeof(why));
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the plan's "
+		       "pipeline failed: %s\n", why);
+		return -1;
+	}
+	unlink(log);
+	return plan_measure(p, files, 1, &p->measured, &p->measured_cos,
+			    &p->measured_top1);
+}
+
+static void count_picks(const struct plan *p, char *buf, size_t n)
+{
+	size_t j, i, k = 0;
+
+	buf[0] = 0;
+	for (j = 0; j < p->nfmt; j++) {
+		size_t c = 0;
+
+		for (i = 0; i < p->nlayers; i++)
+			c += p->layers[i].pick == p->fmt[j];
+		k += (size_t)snprintf(buf + k, k < n ? n - k : 0, "%s%s %zu",
+				      j ? ", " : "", plan_formats[p->fmt[j]].name,
+				      c);
+	}
+}
+
+static int write_all(struct plan *p, const char *tmp_calib,
+		     const char *tmp_model)
+{
+	char *copy = strdup(p->output), calib[4200], picks[256];
+
+	if (!copy)
+		return -1;
+	snprintf(calib, sizeof(calib), "%s/%s", dirname(copy), p->calib_name);
+	free(copy);
+	if (*p->calib_name && plan_copy(p, tmp_calib, calib) < 0)
+		return -1;
+	if (plan_write_ini(p, p->output) < 0)
+		return -1;
+	if (p->json && plan_write_json(p, p->json) < 0)
+		return -1;
+	if (p->save_model && plan_copy(p, tmp_model, p->save_model) < 0)
+		return -1;
+	count_picks(p, picks, sizeof(picks));
+	qm_say(p->s, QOPT_LOG_INFO, "qopt plan: %zu layers (%s): %.4f "
+	       "effective bits; summed score %.4g predicted, %.4g measured "
+	       "(cosine %.6f); %zu ORT sessions over %ld samples -> %s\n",
+	       p->nlayers, picks, p->bits, p->predicted, p->measured,
+	       p->measured_cos, p->sessions, p->samples, p->output);
+	return 0;
+}
+
+/* The calibration file's name: PLAN.ini -> PLAN.calib.json. */
+static void calib_name(struct plan *p)
+{
+	char *copy = strdup(p->output), *base;
+	size_t n;
+
+	if (!copy)
+		return;
+	base = basename(copy);
+	n = strlen(base);
+	if (n > 4 && !strcmp(base + n - 4, ".ini"))
+		n -= 4;
+	snprintf(p->calib_name, sizeof(p->calib_name), "%.*s.calib.json",
+		 (int)n, base);
+	free(copy);
+}
+
+static int has_format(const struct plan *p, int k)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfmt; i++)
+		if (p->fmt[i] == k)
+			return 1;
+	return 0;
+}
+
+static int run_plan(struct plan *p)
+{
+	char calib[8400] = "", ini[4200], model[4200];
+	char **files = NULL;
+	size_t nfiles = 0, i;
+	int rc = QOPT_EXIT_FAIL;
+
+	if (has_format(p, PF_FP8)) {
+		calib_name(p);
+		snprintf(calib, sizeof(calib), "%s/%s", p->tmp, p->calib_name);
+		if (calibrate(p, calib) < 0)
+			return QOPT_EXIT_FAIL;
+	}
+	snprintf(ini, sizeof(ini), "%s/plan.ini", p->tmp);
+	snprintf(model, sizeof(model), "%s/plan.onnx", p->tmp);
+	if (make_candidates(p, calib, &files, &nfiles) < 0)
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory\n");
+	else if (measure_candidates(p, files, nfiles) == 0 && solve(p) == 0 &&
+		 note_fallbacks(p) == 0 && plan_write_ini(p, ini) == 0 &&
+		 final_model(p, ini, model) == 0 &&
+		 write_all(p, calib, model) == 0)
+		rc = QOPT_EXIT_OK;
+	for (i = 0; i < nfiles; i++) {
+		unlink(files[i]);
+		free(files[i]);
+	}
+	free(files);
+	snprintf(ini, sizeof(ini), "%s/candidate.log", p->tmp);
+	unlink(ini);
+	snprintf(ini, sizeof(ini), "%s/plan.ini", p->tmp);
+	unlink(ini);
+	unlink(model);
+	if (*calib)
+		unlink(calib);
+	return rc;
+}
+
+static void free_plan(struct plan *p)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < p->nlayers; i++) {
+		free(p->layers[i].node);
+		free(p->layers[i].key);
+		free(p->layers[i].weight);
+		free(p->layers[i].fallback);
+		for (k = 0; k < PF_COUNT; k++)
+			free(p->layers[i].why[k]);
+	}
+	free(p->layers);
+}
+
+int cmd_plan(qm_session *s, int argc, char **argv)
+{
+	struct plan p;
+	char *owned = NULL;
+	const char *tmp = getenv("TMPDIR");
+	qir_model *m;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.s = s;
+	p.budget = p.max_loss = -1;
+	p.measured = p.measured_cos = p.measured_top1 = NAN;
+	rc = parse_args(&p, argc, argv);
+	if (rc < 0)
+		return QOPT_EXIT_OK;	/* --help */
+	qm_set_verbosity(s, p.quiet ? QOPT_LOG_WARN : p.verbose ?
+			 QOPT_LOG_DEBUG : QOPT_LOG_INFO, 0);
+	if (!rc)
+		rc = check_budget(&p);
+	if (!rc)
+		rc = check_outputs(&p, &owned);
+	if (!rc)
+		rc = check_samples(&p);
+	if (rc) {
+		free(owned);
+		return rc;
+	}
+	m = cli_load(s, p.input);
+	rc = m ? find_layers(&p, m) : QOPT_EXIT_FAIL;
+	if (m)
+		qir_model_free(m);
+	snprintf(p.tmp, sizeof(p.tmp), "%s/qopt-plan-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!rc && !mkdtemp(p.tmp)) {
+		qm_say(s, QOPT_LOG_ERROR, "qopt plan: error: cannot make a "
+		       "temporary folder: %s\n", strerror(errno));
+		rc = QOPT_EXIT_FAIL;
+	}
+	if (!rc) {
+		rc = run_plan(&p);
+		rmdir(p.tmp);
+	}
+	free_plan(&p);
+	free(owned);
+	return rc;
+}

@@ -1,0 +1,254 @@
+/*
+ * core/cli/plan-run.c - the child processes of `qopt plan`: qopt itself
+ * (the calibration, each candidate model, the plan's pipeline: the
+ * same code and the same messages as the commands a person would run,
+ * so the INI reproduces what was measured) and node with
+ * tools/qopt-plan.js, which runs every model in ONNX Runtime in one
+ * process (plan.h).
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <qopt/file.h>
+#include "cli/plan.h"
+
+/* The exit status of the script after an error it said itself
+ * (tools/qopt-plan.js, EXIT_SAID). */
+#define SCRIPT_SAID 3
+
+/* Runs argv with stdout and stderr to log (NULL: inherited); waits.
+ * A stop signal to qopt ends the child too (qm_guard_child). */
+static int spawn(qm_session *s, const char *const *argv, const char *log)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		qm_say(s, QOPT_LOG_ERROR, "qopt plan: error: fork: %s\n",
+		       strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		if (log) {
+			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+				_exit(127);
+			close(fd);
+		}
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "qopt plan: error: cannot run %s: %s\n",
+			argv[0], strerror(errno));
+		_exit(127);
+	}
+	qm_guard_child(pid, 0);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			qm_guard_child(0, 0);
+			return -1;
+		}
+	qm_guard_child(0, 0);
+	if (WIFSIGNALED(st)) {
+		if (WTERMSIG(st) == SIGINT) {	/* ^C: qopt ends as the child did */
+			signal(SIGINT, SIG_DFL);
+			raise(SIGINT);
+		}
+		return 128 + WTERMSIG(st);
+	}
+	return WEXITSTATUS(st);
+}
+
+/* This program's path: what /proc/self/exe names. */
+static int self_path(char *buf, size_t n)
+{
+	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+
+	if (k <= 0)
+		return -1;
+	buf[k] = 0;
+	return 0;
+}
+
+int plan_qopt(struct plan *p, const char *const *args, const char *log)
+{
+	const char *argv[32];
+	char self[4096];
+	size_t n = 0;
+
+	if (self_path(self, sizeof(self)) < 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: cannot find "
+		       "the qopt program (/proc/self/exe): %s\n",
+		       strerror(errno));
+		return -1;
+	}
+	argv[n++] = self;
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	return spawn(p->s, argv, log);
+}
+
+void plan_log_reason(const char *log, char *buf, size_t n)
+{
+	FILE *f = fopen(log, "r");
+	char line[2048];
+
+	snprintf(buf, n, "the pass failed (no message)");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *e = strstr(line, "error: ");
+
+		if (!e || strstr(line, "turned into errors"))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		/* "qopt: PASS: error: WHY [--strict]" -> "PASS: WHY" */
+		if (!strncmp(line, "qopt: ", 6) && e > line + 6)
+			snprintf(buf, n, "%.*s%s", (int)(e - line - 6), line + 6,
+				 e + 7);
+		else
+			snprintf(buf, n, "%s", e + 7);
+		buf[strcspn(buf, "[")] = 0;
+		while (*buf && buf[strlen(buf) - 1] == ' ')
+			buf[strlen(buf) - 1] = 0;
+		break;
+	}
+	fclose(f);
+}
+
+/* The node script: $QOPT_PLAN_ORT, beside the qopt binary when
+ * installed, else the build tree's (caller frees). */
+static char *script_path(void)
+{
+	const char *env = getenv("QOPT_PLAN_ORT");
+	char exe[4096], *slash, *path = NULL;
+
+	if (env && *env)
+		return strdup(env);
+	if (self_path(exe, sizeof(exe) - 32) == 0 &&
+	    (slash = strrchr(exe, '/'))) {
+		strcpy(slash + 1, "qopt-plan-ort");
+		if (access(exe, R_OK) == 0)
+			return strdup(exe);
+	}
+	if (asprintf(&path, "%s/tools/qopt-plan-ort",
+		     qm_build_tree() ? qm_build_tree() : ".") < 0)
+		return NULL;
+	return path;
+}
+
+static int write_job(const struct plan *p, const char *job,
+		     const char *result, const char *const *files, size_t n)
+{
+	FILE *f = fopen(job, "w");
+	size_t i;
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\"model\": ");
+	qm_json_str(f, p->input);
+	fprintf(f, ",\n \"float\": ");
+	qm_json_str(f, p->input);
+	fprintf(f, ",\n \"data\": ");
+	qm_json_str(f, p->data);
+	fprintf(f, ",\n \"result\": ");
+	qm_json_str(f, result);
+	fprintf(f, ",\n \"verbose\": %d, \"quiet\": %d,\n \"candidates\": [",
+		p->verbose > 0, p->quiet);
+	for (i = 0; i < n; i++) {
+		const char *base = strrchr(files[i], '/');
+
+		fprintf(f, "%s\n  {\"file\": ", i ? "," : "");
+		qm_json_str(f, files[i]);
+		fprintf(f, ", \"what\": ");
+		qm_json_str(f, base ? base + 1 : files[i]);
+		fputc('}', f);
+	}
+	fprintf(f, "]}\n");
+	if (ferror(f)) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f);
+}
+
+/* "NMSE COS TOP1" lines after the header; -1 when malformed. */
+static int parse_result(struct plan *p, FILE *f, size_t n, double *nmse,
+			double *cos, double *top1)
+{
+	char line[512], t[64];
+	size_t i;
+
+	if (!fgets(line, sizeof(line), f) ||
+	    strcmp(line, "qopt-plan-result 1\n") ||
+	    fscanf(f, "samples %ld\n", &p->samples) != 1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!fgets(line, sizeof(line), f) ||
+		    sscanf(line, "%lf %lf %63s", &nmse[i], &cos[i], t) != 3)
+			return -1;
+		/* a candidate whose outputs held NaN: as bad as it gets,
+		 * still a number the solver can add */
+		if (!isfinite(nmse[i]) || nmse[i] < 0)
+			nmse[i] = 1e30;
+		top1[i] = strcmp(t, "-") ? strtod(t, NULL) : NAN;
+	}
+	return 0;
+}
+
+int plan_measure(struct plan *p, const char *const *files, size_t n,
+		 double *nmse, double *cos, double *top1)
+{
+	const char *node = getenv("QOPT_NODE");
+	char job[4200], result[4200], *script = script_path();
+	const char *argv[4];
+	FILE *f;
+	int rc;
+
+	if (!node || !*node)
+		node = strcmp(QOPT_CONFIGURED_NODE, "no") ?
+		       QOPT_CONFIGURED_NODE : "node";
+	snprintf(job, sizeof(job), "%s/job.json", p->tmp);
+	snprintf(result, sizeof(result), "%s/result.txt", p->tmp);
+	if (!script || write_job(p, job, result, files, n) < 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: cannot write "
+		       "%s: %s\n", job, strerror(errno));
+		free(script);
+		return -1;
+	}
+	argv[0] = node;
+	argv[1] = script;
+	argv[2] = job;
+	argv[3] = NULL;
+	rc = spawn(p->s, argv, NULL);
+	p->sessions += n + 1;
+	if (rc) {
+		if (rc != SCRIPT_SAID)
+			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s %s "
+			       "failed (exit status %d); install node and ONNX "
+			       "Runtime with ./tools/install-deps.sh, or set "
+			       "QOPT_NODE\n", node, script, rc);
+		free(script);
+		return -1;
+	}
+	free(script);
+	f = fopen(result, "r");
+	rc = f ? parse_result(p, f, n, nmse, cos, top1) : -1;
+	if (f)
+		fclose(f);
+	unlink(job);
+	unlink(result);
+	if (rc < 0)
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the ONNX "
+		       "Runtime script left no result that can be read\n");
+	return rc;
+}

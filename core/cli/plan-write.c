@@ -1,0 +1,273 @@
+/*
+ * core/cli/plan-write.c - what `qopt plan` writes: the INI pipeline (a
+ * section per pass, fp8 first since its calibration file is checked
+ * against the hash of the model it receives, each with the include list
+ * of the layers it takes and every layer's scores as comments), the
+ * JSON report, and copies through qm_outfile (plan.h).
+ */
+#include "config.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/plan.h"
+
+/* Sections in pipeline order: fp8's calibration file is checked
+ * against the input model's hash, so fp8 must see the model first;
+ * the others take disjoint include lists after it. */
+static const int section_order[] = { PF_FP8, PF_NVFP4, PF_MXFP8 };
+
+static void score_text(const struct plan_layer *l, int f, char *buf,
+		       size_t n)
+{
+	if (f == PF_NONE)
+		snprintf(buf, n, "0");
+	else if (!l->holds[f])
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.3g", l->score[f]);
+}
+
+/* "# NODE (Op, N params): fp8 1.2e-04, nvfp4 -, none 0" */
+static void layer_comment(FILE *f, const struct plan *p,
+			  const struct plan_layer *l)
+{
+	char t[64];
+	size_t i;
+
+	fprintf(f, "#   %s (%s, %lld params):", l->node, l->op,
+		(long long)l->params);
+	for (i = 0; i < p->nfmt; i++) {
+		score_text(l, p->fmt[i], t, sizeof(t));
+		fprintf(f, "%s %s %s", i ? "," : "", plan_formats[p->fmt[i]].name,
+			t);
+	}
+	if (l->fallback)
+		fprintf(f, " [%s]", l->fallback);
+	fputc('\n', f);
+}
+
+static void section(FILE *f, const struct plan *p, int fmt)
+{
+	const struct plan_format *pf = &plan_formats[fmt];
+	const char *o;
+	size_t i, k = 0;
+
+	for (i = 0; i < p->nlayers; i++)
+		k += p->layers[i].pick == fmt;
+	if (!k)
+		return;
+	fprintf(f, "\n# %s: %zu layer%s (%.4g bits per weight); the score "
+		"of each format per layer:\n", pf->name, k, k == 1 ? "" : "s",
+		pf->bits);
+	for (i = 0; i < p->nlayers; i++)
+		if (p->layers[i].pick == fmt)
+			layer_comment(f, p, &p->layers[i]);
+	fprintf(f, "[%s]\n", pf->pass);
+	if (fmt == PF_FP8)
+		fprintf(f, "calibration = %s\n", p->calib_name);
+	for (o = pf->options; o && *o;) {	/* "k=v:k=v" -> lines */
+		size_t n = strcspn(o, ":"), eq = strcspn(o, "=");
+
+		fprintf(f, "%.*s = %.*s\n", (int)eq, o, (int)(n - eq - 1),
+			o + eq + 1);
+		o += n + (o[n] == ':');
+	}
+	for (i = 0, k = 0; i < p->nlayers; i++)
+		if (p->layers[i].pick == fmt)
+			fprintf(f, k++ ? "    %s\n" : "include = %s\n",
+				p->layers[i].key);
+}
+
+static int ini_text(const struct plan *p, FILE *f)
+{
+	char model[1024], data[1024];
+	size_t i, k = 0;
+
+	/* paths as every message shows them: a newline must not end the
+	 * comment */
+	qir_escape_text(model, sizeof(model), p->input);
+	qir_escape_text(data, sizeof(data), p->data);
+	fprintf(f, "# qopt plan: a format per layer of %s, chosen by\n"
+		"# measurement in ONNX Runtime over %ld sample%s of %s.\n"
+		"#   qopt -p THIS.ini MODEL.onnx -o OUT.onnx\n",
+		model, p->samples, p->samples == 1 ? "" : "s", data);
+	fprintf(f, "# formats:");
+	for (i = 0; i < p->nfmt; i++)
+		fprintf(f, "%s%s", i ? "," : " ", plan_formats[p->fmt[i]].name);
+	if (p->budget >= 0)
+		fprintf(f, "; budget: at most %.4g effective bits\n", p->budget);
+	else
+		fprintf(f, "; budget: summed score at most %.4g\n", p->max_loss);
+	fprintf(f, "# %zu layers, %lld weights: %.4f effective bits; summed "
+		"score %.4g predicted, %.4g measured (the plan's model)\n",
+		p->nlayers, (long long)p->total_params, p->bits, p->predicted,
+		p->measured);
+	fprintf(f, "# A layer's score: the mean squared error of the model's "
+		"outputs with that\n# layer alone quantized, over the float "
+		"output's variance (0: exact; -: the\n# format cannot hold it)."
+		" nvfp4 and mxfp8 are in their fake forms (mode = fake),\n# "
+		"which ONNX Runtime runs; mode = real gives TensorRT's.\n");
+	for (i = 0; i < sizeof(section_order) / sizeof(*section_order); i++)
+		section(f, p, section_order[i]);
+	for (i = 0; i < p->nlayers; i++)
+		if (p->layers[i].pick == PF_NONE) {
+			if (!k++)
+				fprintf(f, "\n# kept in float (none):\n");
+			layer_comment(f, p, &p->layers[i]);
+		}
+	return ferror(f) ? -1 : 0;
+}
+
+/* Writes text(p, f) to path atomically; 0 or -1 (said). */
+static int write_atomic(const struct plan *p, const char *path,
+			int (*text)(const struct plan *, FILE *))
+{
+	qir_error err = { 0 };
+	FILE *f = NULL;
+	qm_outfile *o = qm_outfile_open(path, &f, &err);
+
+	if (!o) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: %s: error: %s\n", path,
+		       err.msg);
+		return -1;
+	}
+	if (text(p, f) < 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: %s: error: cannot "
+		       "write it\n", path);
+		qm_outfile_abort(o);
+		return -1;
+	}
+	if (qm_outfile_commit(o, &err) < 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: %s: error: %s\n", path,
+		       err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int plan_write_ini(const struct plan *p, const char *path)
+{
+	return write_atomic(p, path, ini_text);
+}
+
+static void json_num(FILE *f, double x)
+{
+	char buf[64];
+
+	if (!isfinite(x)) {
+		fputs("null", f);
+		return;
+	}
+	qm_fmt_double(buf, sizeof(buf), x);
+	fputs(buf, f);
+}
+
+static void json_layer(FILE *f, const struct plan *p,
+		       const struct plan_layer *l)
+{
+	size_t i;
+
+	fprintf(f, "    {\"node\": ");
+	qm_json_str(f, l->node);
+	fprintf(f, ", \"op\": ");
+	qm_json_str(f, l->op);
+	fprintf(f, ", \"weight\": ");
+	qm_json_str(f, l->weight);
+	fprintf(f, ", \"params\": %lld,\n     \"formats\": {",
+		(long long)l->params);
+	for (i = 0; i < p->nfmt; i++) {
+		int k = p->fmt[i];
+
+		fprintf(f, "%s\"%s\": ", i ? ", " : "", plan_formats[k].name);
+		if (k == PF_NONE) {
+			fputs("{\"score\": 0, \"cosine\": 1, \"top1\": 1}", f);
+		} else if (!l->holds[k]) {
+			fputs("{\"holds\": false, \"why\": ", f);
+			qm_json_str(f, l->why[k] ? l->why[k] : "");
+			fputc('}', f);
+		} else {
+			fputs("{\"score\": ", f);
+			json_num(f, l->score[k]);
+			fputs(", \"cosine\": ", f);
+			json_num(f, l->cosine[k]);
+			fputs(", \"top1\": ", f);
+			json_num(f, l->top1[k]);
+			fputc('}', f);
+		}
+	}
+	fprintf(f, "},\n     \"chosen\": \"%s\", \"bits\": %g, \"reason\": ",
+		plan_formats[l->pick].name, plan_formats[l->pick].bits);
+	qm_json_str(f, l->fallback ? l->fallback : "the solver's choice");
+	fputc('}', f);
+}
+
+static int json_text(const struct plan *p, FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "{\"model\": ");
+	qm_json_str(f, p->input);
+	fprintf(f, ",\n  \"data\": ");
+	qm_json_str(f, p->data);
+	fprintf(f, ",\n  \"formats\": [");
+	for (i = 0; i < p->nfmt; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", plan_formats[p->fmt[i]].name);
+	fprintf(f, "],\n  \"score\": \"output MSE / float output variance, "
+		"mean over samples and outputs\",\n  \"budget_bits\": ");
+	json_num(f, p->budget >= 0 ? p->budget : NAN);
+	fprintf(f, ", \"max_loss\": ");
+	json_num(f, p->max_loss >= 0 ? p->max_loss : NAN);
+	fprintf(f, ",\n  \"samples\": %ld, \"ort_sessions\": %zu, "
+		"\"solver_unit_bits\": ", p->samples, p->sessions);
+	json_num(f, p->unit / 4.0);
+	fprintf(f, ",\n  \"total_params\": %lld, \"effective_bits\": ",
+		(long long)p->total_params);
+	json_num(f, p->bits);
+	fprintf(f, ",\n  \"predicted_score\": ");
+	json_num(f, p->predicted);
+	fprintf(f, ", \"measured_score\": ");
+	json_num(f, p->measured);
+	fprintf(f, ", \"measured_cosine\": ");
+	json_num(f, p->measured_cos);
+	fprintf(f, ", \"measured_top1\": ");
+	json_num(f, p->measured_top1);
+	fprintf(f, ",\n  \"layers\": [\n");
+	for (i = 0; i < p->nlayers; i++) {
+		json_layer(f, p, &p->layers[i]);
+		fputs(i + 1 < p->nlayers ? ",\n" : "\n", f);
+	}
+	fprintf(f, "  ]}\n");
+	return ferror(f) ? -1 : 0;
+}
+
+int plan_write_json(const struct plan *p, const char *path)
+{
+	return write_atomic(p, path, json_text);
+}
+
+static const char *copy_src;
+
+static int copy_text(const struct plan *p, FILE *out)
+{
+	FILE *in = fopen(copy_src, "rb");
+	char buf[65536];
+	size_t n;
+
+	(void)p;
+	if (!in)
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
+	n = ferror(in) || ferror(out);
+	fclose(in);
+	return n ? -1 : 0;
+}
+
+int plan_copy(const struct plan *p, const char *src, const char *dst)
+{
+	copy_src = src;
+	return write_atomic(p, dst, copy_text);
+}

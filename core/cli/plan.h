@@ -1,0 +1,80 @@
+/*
+ * core/cli/plan.h - `qopt plan`'s shared state: the formats it offers,
+ * the candidate layers with their measurements, and the helpers of
+ * cmd-plan.c (flow), plan-run.c (child processes: qopt itself for each
+ * candidate model and the calibration, node for ONNX Runtime) and
+ * plan-write.c (the INI pipeline and the JSON report).
+ */
+#ifndef QOPT_CLI_PLAN_H
+#define QOPT_CLI_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cli/cli.h"
+
+/* The formats, in this order; bits per weight as ModelOpt counts them
+ * (NVFP4: 4 bits + one FP8 scale per 16 = 4.5; MXFP8: 8 + one E8M0 per
+ * 32 = 8.25; none: the float weight, counted as 16). */
+enum { PF_NONE, PF_FP8, PF_NVFP4, PF_MXFP8, PF_COUNT };
+
+struct plan_format {
+	const char *name;	/* --formats spelling */
+	double bits;
+	int quarter_bits;	/* bits x 4, the solver's integer cost */
+	const char *pass;	/* NULL: none */
+	const char *options;	/* fixed options, INI "key = value" lines */
+};
+extern const struct plan_format plan_formats[PF_COUNT];
+
+struct plan_layer {
+	char *node;		/* the node's name (or its first output's) */
+	char *key;		/* the include glob: node escaped */
+	const char *op;		/* borrowed from the model */
+	char *weight;
+	int64_t params;
+	int holds[PF_COUNT];	/* the format's pass quantized it alone */
+	char *why[PF_COUNT];	/* why not (malloc'd), or NULL */
+	double score[PF_COUNT], cosine[PF_COUNT], top1[PF_COUNT];
+	int cand[PF_COUNT];	/* index in the candidate list, or -1 */
+	int pick;		/* the chosen format */
+	char *fallback;		/* "nvfp4 -> fp8" note, or NULL */
+};
+
+struct plan {
+	qm_session *s;
+	const char *input, *data, *output, *json, *save_model;
+	int fmt[PF_COUNT];	/* --formats in order, nfmt of them */
+	size_t nfmt;
+	double budget;		/* --effective-bits, or -1 */
+	double max_loss;	/* --max-loss, or -1 */
+	int verbose, quiet;
+	struct plan_layer *layers;
+	size_t nlayers;
+	int64_t total_params;
+	char tmp[4096];		/* the temporary folder */
+	char calib_name[1024];	/* the calibration file, beside the INI */
+	long samples;
+	size_t sessions;	/* ORT sessions created */
+	double predicted, measured, measured_cos, measured_top1;
+	double bits;		/* the plan's effective bits */
+	int64_t unit;		/* the solver's cost unit in quarter bits */
+};
+
+/* plan-run.c. Each returns 0, or -1 after saying why. */
+/* qopt itself with args (NULL-terminated), stderr to log; its exit
+ * status, or -1 when it could not run. */
+int plan_qopt(struct plan *p, const char *const *args, const char *log);
+/* The first "error:" line of log (qopt's prefix cut) into buf. */
+void plan_log_reason(const char *log, char *buf, size_t n);
+/* node with tools/qopt-plan.js over files[0..n): fills nmse, cos, top1
+ * (top1 NaN when no output has rows). */
+int plan_measure(struct plan *p, const char *const *files, size_t n,
+		 double *nmse, double *cos, double *top1);
+
+/* plan-write.c */
+int plan_write_ini(const struct plan *p, const char *path);
+int plan_write_json(const struct plan *p, const char *path);
+/* A copy of src at dst through qm_outfile (atomic). */
+int plan_copy(const struct plan *p, const char *src, const char *dst);
+
+#endif
