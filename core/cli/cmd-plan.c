@@ -23,6 +23,7 @@
  * so the INI reproduces byte for byte the model measured.
  */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -305,6 +306,23 @@ static char *glob_key(const char *name)
 	return key;
 }
 
+/* A constant weight: an initializer, or a Constant node's value (as
+ * paddle2onnx exports them); NULL otherwise. */
+static const qir_tensor *weight_of(const qir_value *w)
+{
+	const qir_attr *a;
+
+	if (!w)
+		return NULL;
+	if (w->init)
+		return w->init;
+	if (!w->producer || strcmp(w->producer->op_type, "Constant") ||
+	    *w->producer->domain)
+		return NULL;
+	a = qir_node_attr(w->producer, "value");
+	return a ? a->t : NULL;
+}
+
 static int add_layer(struct plan *p, qir_node *n, size_t *cap)
 {
 	qir_value *w = n->inputs[1];
@@ -335,10 +353,10 @@ static int add_layer(struct plan *p, qir_node *n, size_t *cap)
 	}
 	l->node = strdup(name);
 	l->weight = strdup(w->name);
-	if (!l->node || !l->weight)
+	l->op = strdup(n->op_type);
+	if (!l->node || !l->weight || !l->op)
 		return -1;
-	l->op = n->op_type;
-	l->params = (int64_t)qir_tensor_numel(w->init);
+	l->params = (int64_t)qir_tensor_numel(weight_of(w));
 	for (k = 0; k < PF_COUNT; k++)
 		l->cand[k] = -1;
 	p->total_params += l->params;
@@ -346,17 +364,19 @@ static int add_layer(struct plan *p, qir_node *n, size_t *cap)
 	return 0;
 }
 
-/* Layers of the main graph with a constant float weight as input 1. */
+/* Layers of the main graph with a constant float weight as input 1
+ * (a weight behind a Transpose or a Cast is not a candidate). */
 static int find_layers(struct plan *p, qir_model *m)
 {
 	size_t cap = 0;
 	qir_node *n;
 
 	qir_graph_for_each_node(m->graph, n) {
-		qir_value *w = n->ninputs > 1 ? n->inputs[1] : NULL;
+		const qir_tensor *w = n->ninputs > 1 ? weight_of(n->inputs[1]) :
+				      NULL;
 
-		if (!is_layer_op(n) || !w || !w->init ||
-		    !qir_dtype_is_float(w->init->dtype) || !n->noutputs)
+		if (!is_layer_op(n) || !w || !qir_dtype_is_float(w->dtype) ||
+		    !n->noutputs)
 			continue;
 		if (add_layer(p, n, &cap) < 0) {
 			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of "
@@ -825,6 +845,24 @@ static int run_plan(struct plan *p)
 	return rc;
 }
 
+/* The temporary folder and what is left in it (flat: qopt plan and
+ * ONNX Runtime make no sub-folders there). */
+static void remove_tmp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[8400];
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 static void free_plan(struct plan *p)
 {
 	size_t i;
@@ -834,6 +872,7 @@ static void free_plan(struct plan *p)
 		free(p->layers[i].node);
 		free(p->layers[i].key);
 		free(p->layers[i].weight);
+		free(p->layers[i].op);
 		free(p->layers[i].fallback);
 		for (k = 0; k < PF_COUNT; k++)
 			free(p->layers[i].why[k]);
@@ -881,7 +920,7 @@ int cmd_plan(qm_session *s, int argc, char **argv)
 	}
 	if (!rc) {
 		rc = run_plan(&p);
-		rmdir(p.tmp);
+		remove_tmp(p.tmp);
 	}
 	free_plan(&p);
 	free(owned);

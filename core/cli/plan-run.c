@@ -23,9 +23,12 @@
  * (tools/qopt-plan.js, EXIT_SAID). */
 #define SCRIPT_SAID 3
 
-/* Runs argv with stdout and stderr to log (NULL: inherited); waits.
- * A stop signal to qopt ends the child too (qm_guard_child). */
-static int spawn(qm_session *s, const char *const *argv, const char *log)
+/* Runs argv with stdout and stderr to log (NULL: inherited) and, when
+ * tmp is given, TMPDIR=tmp (ONNX Runtime leaves mat-debug-PID.log files
+ * in TMPDIR: they go with qopt plan's temporary folder); waits. A stop
+ * signal to qopt ends the child too (qm_guard_child). */
+static int spawn(qm_session *s, const char *const *argv, const char *log,
+		 const char *tmp)
 {
 	pid_t pid;
 	int st;
@@ -45,6 +48,8 @@ static int spawn(qm_session *s, const char *const *argv, const char *log)
 				_exit(127);
 			close(fd);
 		}
+		if (tmp && setenv("TMPDIR", tmp, 1) < 0)
+			_exit(127);
 		execvp(argv[0], (char *const *)argv);
 		fprintf(stderr, "qopt plan: error: cannot run %s: %s\n",
 			argv[0], strerror(errno));
@@ -94,7 +99,7 @@ int plan_qopt(struct plan *p, const char *const *args, const char *log)
 	while (*args && n < 31)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	return spawn(p->s, argv, log);
+	return spawn(p->s, argv, log, NULL);
 }
 
 void plan_log_reason(const char *log, char *buf, size_t n)
@@ -229,7 +234,7 @@ int plan_measure(struct plan *p, const char *const *files, size_t n,
 	argv[1] = script;
 	argv[2] = job;
 	argv[3] = NULL;
-	rc = spawn(p->s, argv, NULL);
+	rc = spawn(p->s, argv, NULL, p->tmp);
 	p->sessions += n + 1;
 	if (rc) {
 		if (rc != SCRIPT_SAID)

@@ -29,7 +29,7 @@ extern const struct plan_format plan_formats[PF_COUNT];
 struct plan_layer {
 	char *node;		/* the node's name (or its first output's) */
 	char *key;		/* the include glob: node escaped */
-	const char *op;		/* borrowed from the model */
+	char *op;		/* the node's op_type */
 	char *weight;
 	int64_t params;
 	int holds[PF_COUNT];	/* the format's pass quantized it alone */

@@ -20,7 +20,7 @@ QOPT_PLAN_ORT="$top_builddir/tools/qopt-plan-ort"
 export QOPT_PLAN_ORT
 M="$top_srcdir/tests/torch/models"
 
-echo "1..21"
+echo "1..22"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 # jq FILE EXPR: EXPR (Python, over the report j) printed.
