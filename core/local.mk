@@ -75,3 +75,4 @@ qopt_SOURCES += \
 	core/cli/plan-write.c \
 	core/cli/plan-knapsack.h \
 	core/cli/plan-knapsack.c
+EXTRA_DIST += docs/plan.md
