@@ -45,6 +45,10 @@ const struct plan_format plan_formats[PF_COUNT] = {
 	[PF_NVFP4] = { "nvfp4", 4.5, 18, "nvfp4-weights",
 		       "mode=fake:min_size=0" },
 	[PF_MXFP8] = { "mxfp8", 8.25, 33, "mxfp8", "mode=fake:min_size=0" },
+	/* the activation rotated online (fold = no: no other layer's
+	 * weight changes), then the weight as nvfp4 */
+	[PF_HNVFP4] = { "hadamard+nvfp4", 4.5, 18, "hadamard-rotate",
+			"fold=no:min_size=0" },
 };
 
 /* ------------------------------------------------------------------ */
@@ -59,8 +63,9 @@ static void usage(qm_session *s)
 	       "                 [--save-model OUT.onnx] [-q] [-v]\n"
 	       "  LIST: formats in fallback order from none (16 bits), fp8 "
 	       "(8), nvfp4\n"
-	       "  (4.5: 4 + an FP8 scale per 16), mxfp8 (8.25); "
-	       "e.g. --formats nvfp4,fp8,none\n");
+	       "  (4.5: 4 + an FP8 scale per 16), mxfp8 (8.25), "
+	       "hadamard+nvfp4 (4.5: the layer\n  rotated by hadamard-rotate, "
+	       "then nvfp4); e.g. --formats nvfp4,fp8,none\n");
 }
 
 static int usage_error(qm_session *s, const char *fmt, const char *arg)
@@ -95,7 +100,7 @@ static int parse_formats(struct plan *p, const char *list)
 		else if (k == PF_COUNT)
 			rc = usage_error(p->s, "unknown format '%s' in "
 					 "--formats (known: none, fp8, nvfp4, "
-					 "mxfp8)", tok);
+					 "mxfp8, hadamard+nvfp4)", tok);
 		for (size_t i = 0; !rc && i < p->nfmt; i++)
 			if (p->fmt[i] == k)
 				rc = usage_error(p->s, "format '%s' given twice "
@@ -444,6 +449,11 @@ static int candidate(struct plan *p, struct plan_layer *l, int k,
 	if (k == PF_FP8)
 		snprintf(passes, sizeof(passes), "fp8:calibration=\"%s\":"
 			 "include=\"%s\"", calib, l->key);
+	else if (k == PF_HNVFP4)
+		snprintf(passes, sizeof(passes), "%s:%s:include=\"%s\",%s:%s:"
+			 "include=\"%s\"", pf->pass, pf->options, l->key,
+			 plan_formats[PF_NVFP4].pass,
+			 plan_formats[PF_NVFP4].options, l->key);
 	else
 		snprintf(passes, sizeof(passes), "%s:%s:include=\"%s\"",
 			 pf->pass, pf->options, l->key);
@@ -470,6 +480,8 @@ static const char *known_refusal(const struct plan_layer *l, int k)
 		       "target = tensorrt)";
 	if (k == PF_MXFP8 && conv)
 		return "mxfp8 takes MatMul and Gemm only";
+	if (k == PF_HNVFP4 && conv)
+		return "hadamard-rotate takes MatMul and Gemm only";
 	return NULL;
 }
 

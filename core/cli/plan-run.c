@@ -23,9 +23,10 @@
  * (tools/qopt-plan.js, EXIT_SAID). */
 #define SCRIPT_SAID 3
 
-/* Runs argv with stdout and stderr to log (NULL: inherited) and, when
- * tmp is given, TMPDIR=tmp (ONNX Runtime leaves mat-debug-PID.log files
- * in TMPDIR: they go with qopt plan's temporary folder); waits. A stop
+/* Runs argv with stdout and stderr to log (NULL: inherited) and
+ * TMPDIR=tmp (ONNX Runtime leaves mat-debug-PID.log files in TMPDIR,
+ * qopt calibrate's included: they go with qopt plan's temporary
+ * folder); waits. A stop
  * signal to qopt ends the child too (qm_guard_child). */
 static int spawn(qm_session *s, const char *const *argv, const char *log,
 		 const char *tmp)
@@ -99,7 +100,7 @@ int plan_qopt(struct plan *p, const char *const *args, const char *log)
 	while (*args && n < 31)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	return spawn(p->s, argv, log, NULL);
+	return spawn(p->s, argv, log, p->tmp);
 }
 
 void plan_log_reason(const char *log, char *buf, size_t n)

@@ -15,8 +15,20 @@
 
 /* Sections in pipeline order: fp8's calibration file is checked
  * against the input model's hash, so fp8 must see the model first;
- * the others take disjoint include lists after it. */
-static const int section_order[] = { PF_FP8, PF_NVFP4, PF_MXFP8 };
+ * the others take disjoint include lists after it, but for
+ * hadamard+nvfp4, whose layers both hadamard-rotate (its activation
+ * rotated online, fold = no, so no other layer changes) and then
+ * nvfp4-weights take. */
+struct plan_section {
+	int fmt;		/* the format whose pass and options it has */
+	unsigned picks;		/* the formats whose layers it includes */
+};
+static const struct plan_section section_order[] = {
+	{ PF_FP8, 1u << PF_FP8 },
+	{ PF_HNVFP4, 1u << PF_HNVFP4 },
+	{ PF_NVFP4, 1u << PF_NVFP4 | 1u << PF_HNVFP4 },
+	{ PF_MXFP8, 1u << PF_MXFP8 },
+};
 
 static void score_text(const struct plan_layer *l, int f, char *buf,
 		       size_t n)
@@ -36,8 +48,8 @@ static void layer_comment(FILE *f, const struct plan *p,
 	char t[64];
 	size_t i;
 
-	fprintf(f, "#   %s (%s, %lld params):", l->node, l->op,
-		(long long)l->params);
+	fprintf(f, "#   %s (%s, %lld params, %s):", l->node, l->op,
+		(long long)l->params, plan_formats[l->pick].name);
 	for (i = 0; i < p->nfmt; i++) {
 		score_text(l, p->fmt[i], t, sizeof(t));
 		fprintf(f, "%s %s %s", i ? "," : "", plan_formats[p->fmt[i]].name,
@@ -48,24 +60,25 @@ static void layer_comment(FILE *f, const struct plan *p,
 	fputc('\n', f);
 }
 
-static void section(FILE *f, const struct plan *p, int fmt)
+static void section(FILE *f, const struct plan *p,
+		    const struct plan_section *sec)
 {
-	const struct plan_format *pf = &plan_formats[fmt];
+	const struct plan_format *pf = &plan_formats[sec->fmt];
 	const char *o;
 	size_t i, k = 0;
 
+#define TAKES(l) (sec->picks >> (l)->pick & 1u)
 	for (i = 0; i < p->nlayers; i++)
-		k += p->layers[i].pick == fmt;
+		k += TAKES(&p->layers[i]);
 	if (!k)
 		return;
-	fprintf(f, "\n# %s: %zu layer%s (%.4g bits per weight); the score "
-		"of each format per layer:\n", pf->name, k, k == 1 ? "" : "s",
-		pf->bits);
+	fprintf(f, "\n# %s: %zu layer%s; the score of each format per "
+		"layer:\n", pf->pass, k, k == 1 ? "" : "s");
 	for (i = 0; i < p->nlayers; i++)
-		if (p->layers[i].pick == fmt)
+		if (TAKES(&p->layers[i]))
 			layer_comment(f, p, &p->layers[i]);
 	fprintf(f, "[%s]\n", pf->pass);
-	if (fmt == PF_FP8)
+	if (sec->fmt == PF_FP8)
 		fprintf(f, "calibration = %s\n", p->calib_name);
 	for (o = pf->options; o && *o;) {	/* "k=v:k=v" -> lines */
 		size_t n = strcspn(o, ":"), eq = strcspn(o, "=");
@@ -75,9 +88,10 @@ static void section(FILE *f, const struct plan *p, int fmt)
 		o += n + (o[n] == ':');
 	}
 	for (i = 0, k = 0; i < p->nlayers; i++)
-		if (p->layers[i].pick == fmt)
+		if (TAKES(&p->layers[i]))
 			fprintf(f, k++ ? "    %s\n" : "include = %s\n",
 				p->layers[i].key);
+#undef TAKES
 }
 
 static int ini_text(const struct plan *p, FILE *f)
@@ -110,7 +124,7 @@ static int ini_text(const struct plan *p, FILE *f)
 		" nvfp4 and mxfp8 are in their fake forms (mode = fake),\n# "
 		"which ONNX Runtime runs; mode = real gives TensorRT's.\n");
 	for (i = 0; i < sizeof(section_order) / sizeof(*section_order); i++)
-		section(f, p, section_order[i]);
+		section(f, p, &section_order[i]);
 	for (i = 0; i < p->nlayers; i++)
 		if (p->layers[i].pick == PF_NONE) {
 			if (!k++)

@@ -14,8 +14,9 @@
 
 /* The formats, in this order; bits per weight as ModelOpt counts them
  * (NVFP4: 4 bits + one FP8 scale per 16 = 4.5; MXFP8: 8 + one E8M0 per
- * 32 = 8.25; none: the float weight, counted as 16). */
-enum { PF_NONE, PF_FP8, PF_NVFP4, PF_MXFP8, PF_COUNT };
+ * 32 = 8.25; none: the float weight, counted as 16; hadamard+nvfp4:
+ * hadamard-rotate then nvfp4-weights on the layer, 4.5). */
+enum { PF_NONE, PF_FP8, PF_NVFP4, PF_MXFP8, PF_HNVFP4, PF_COUNT };
 
 struct plan_format {
 	const char *name;	/* --formats spelling */
