@@ -243,6 +243,13 @@ static int check_outputs(struct plan *p, char **owned)
 		if (!outs[i])
 			continue;
 		rc = cli_outpath_check(p->s, names[i], outs[i], &discard);
+		if (!rc && discard) {
+			/* the INI names its calibration file beside it, and a
+			 * report or model thrown away is no use */
+			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s needs a "
+			       "file, not /dev/null\n", names[i]);
+			rc = QOPT_EXIT_USAGE;
+		}
 		if (!rc && cli_same_path(p->input, outs[i])) {
 			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s is the "
 			       "input model; qopt never modifies its input\n",

@@ -20,7 +20,7 @@ QOPT_PLAN_ORT="$top_builddir/tools/qopt-plan-ort"
 export QOPT_PLAN_ORT
 M="$top_srcdir/tests/torch/models"
 
-echo "1..24"
+echo "1..25"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 # jq FILE EXPR: EXPR (Python, over the report j) printed.
@@ -189,6 +189,9 @@ check $? "bad input: no --data (exit 2)"
 plan "$R" --data "$M/resnet_cnn.calib" --formats nvfp4,fp8 --effective-bits 5 -o "$work/bad.ini"
 [ $? = 1 ] && grep -q "no plan meets --effective-bits" "$work/log" && [ ! -e "$work/bad.ini" ]
 check $? "bad input: a budget no plan meets (Convs fall back to fp8) fails (exit 1), nothing written"
+plan "$R" --data "$M/resnet_cnn.calib" --formats fp8 --effective-bits 9 -o /dev/null
+[ $? = 2 ] && grep -q "o needs a file, not /dev/null" "$work/log"
+check $? "bad input: -o /dev/null is refused (the INI names a file beside it) (exit 2)"
 ls "$work/tmp" >"$work/log"
 [ ! -s "$work/log" ]
 check $? "no temporary folder left behind"
