@@ -18,7 +18,7 @@ complete_words "$QOPT" --su >out 2>"$W/err"
 t "options by prefix" eval 'grep -qx -- --summary out'
 "$QOPT" --help | grep -o -- '--[a-z][a-z-]*' | sort -u >help-opts
 complete_words "$QOPT" -- | sort -u >comp-opts
-missing=$(comm -23 help-opts comp-opts | grep -Ev -- '--(data|random|seed|dim|percentile)$' | tr '\n' ' ')
+missing=$(comm -23 help-opts comp-opts | grep -Ev -- '--(data|random|seed|dim|percentile|formats|effective-bits|max-loss|json)$' | tr '\n' ' ')
 t "every long option of --help completes (missing: ${missing:-none})" eval '[ -z "$missing" ]'
 complete_words "$QOPT" --help-pass nv >out 2>"$W/err"
 t "pass names from --list-passes" grep -qx nvfp4-weights out
@@ -26,6 +26,10 @@ complete_words "$QOPT" --passes opset-check,cast >out 2>"$W/err"
 t "--passes completes the pass after the last comma" grep -qx opset-check,cast-fold out
 complete_words "$QOPT" calibrate m.onnx --ra >out 2>"$W/err"
 t "calibrate's options" grep -qx -- --random out
+complete_words "$QOPT" plan m.onnx --eff >out 2>"$W/err"
+t "plan's options" grep -qx -- --effective-bits out
+complete_words "$QOPT" plan m.onnx --formats nvfp4,f >out 2>"$W/err"
+t "--formats completes the format after the last comma" grep -qx nvfp4,fp8 out
 complete_words qopt-ort-check a.onnx b.onnx --js >out 2>"$W/err"
 t "qopt-ort-check's options" grep -qx -- --json out
 done_testing
