@@ -123,9 +123,12 @@ void plan_log_reason(const char *log, char *buf, size_t n)
 				 e + 7);
 		else
 			snprintf(buf, n, "%s", e + 7);
-		buf[strcspn(buf, "[")] = 0;
-		while (*buf && buf[strlen(buf) - 1] == ' ')
-			buf[strlen(buf) - 1] = 0;
+		{	/* the [--strict] tag says nothing about the layer */
+			char *tag = strstr(buf, " [--strict]");
+
+			if (tag)
+				*tag = 0;
+		}
 		break;
 	}
 	fclose(f);
