@@ -5,6 +5,7 @@
 # core/ (tests/source/layers.sh).
 libqopt_la_SOURCES += \
 	base/ctx-ops.h \
+	base/utf8.h \
 	base/ctx-api.c \
 	base/status.c \
 	base/version.c

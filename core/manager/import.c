@@ -176,6 +176,11 @@ static int check_accepts(const char *path, const char *kind,
 				"%s: %s '%s': option '%s' (%s) cannot have a range",
 				path, kind, pi->name, o->name,
 				pm_opt_type_name(o->type));
+	if ((o->flags & QOPT_OPT_POW2) && o->type != QOPT_OPT_INT)
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: %s '%s': option '%s' (%s) cannot be a power of two (only an integer can)",
+				path, kind, pi->name, o->name,
+				pm_opt_type_name(o->type));
 	if ((o->flags & QOPT_OPT_PATH) && o->type != QOPT_OPT_STRING)
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: %s '%s': option '%s' (%s) cannot be a path (only a string can)",

@@ -168,6 +168,13 @@ static int not_a_choice(const qopt_option_spec *spec, const char *word,
 	return -1;
 }
 
+/* QOPT_OPT_POW2 (ABI 4.1): 0 or a power of two from 2. */
+static int not_pow2(const qopt_option_spec *spec, int64_t x)
+{
+	return (spec->flags & QOPT_OPT_POW2) && x != 0 &&
+	       (x < 2 || (x & (x - 1)));
+}
+
 static int out_of_range(const qopt_option_spec *spec, double x)
 {
 	return ((spec->flags & QOPT_OPT_HAS_MIN) && x < spec->min) ||
@@ -179,6 +186,9 @@ int pm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n)
 	char lo[32], hi[32];
 	int has_min = (spec->flags & QOPT_OPT_HAS_MIN) != 0;
 	int has_max = (spec->flags & QOPT_OPT_HAS_MAX) != 0;
+	int pow2 = spec->type == QOPT_OPT_INT &&
+		   (spec->flags & QOPT_OPT_POW2);
+	size_t used;
 
 	buf[0] = 0;
 	if (spec->choices && (spec->type == QOPT_OPT_ENUM ||
@@ -200,16 +210,22 @@ int pm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n)
 		snprintf(buf, n, "range: at least %s", lo);
 	else if (has_max)
 		snprintf(buf, n, "range: at most %s", hi);
-	return has_min || has_max;
+	used = strlen(buf);
+	if (pow2 && used < n)
+		snprintf(buf + used, n - used, "%sa power of two from 2, or 0",
+			 used ? "; " : "");
+	return has_min || has_max || pow2;
 }
 
-static int range_error(const qopt_option_spec *spec, const char *text,
-		       char *why, size_t n)
+/* "is out of range: 131072 (range: 0 to 65536)", "is not a power of
+ * two: 12 (...)": what is wrong, the value, and what the spec takes. */
+static int accepts_error(const qopt_option_spec *spec, const char *what,
+			 const char *text, char *why, size_t n)
 {
 	char acc[128];
 
 	pm_option_accepts(spec, acc, sizeof(acc));
-	snprintf(why, n, "is out of range: %s (%s)", text, acc);
+	snprintf(why, n, "is %s: %s (%s)", what, text, acc);
 	return -1;
 }
 
@@ -240,7 +256,10 @@ int pm_value_parse(const qopt_option_spec *spec, const char *text,
 			return -1;
 		}
 		if (out_of_range(spec, (double)v->i))
-			return range_error(spec, text, why, n);
+			return accepts_error(spec, "out of range", text, why, n);
+		if (not_pow2(spec, v->i))
+			return accepts_error(spec, "not a power of two", text,
+					     why, n);
 		snprintf(buf, sizeof(buf), "%lld", (long long)v->i);
 		break;
 	case QOPT_OPT_FLOAT:
@@ -250,7 +269,7 @@ int pm_value_parse(const qopt_option_spec *spec, const char *text,
 			return -1;
 		}
 		if (out_of_range(spec, v->f))
-			return range_error(spec, text, why, n);
+			return accepts_error(spec, "out of range", text, why, n);
 		pm_fmt_double(buf, sizeof(buf), v->f);
 		break;
 	case QOPT_OPT_ENUM:

@@ -119,6 +119,12 @@ enum qopt_opt_flags {
 	 * them); on --passes, relative to the current folder. A qopt that
 	 * predates the flag ignores it (the path stays as written). */
 	QOPT_OPT_PATH = 1u << 2,
+	/* (ABI 4.1) INT: a power of two from 2, or 0 (a block or group
+	 * size; 0 usually lets the pass choose). The manager checks it
+	 * with the range when it reads the pipeline, so --print-pipeline
+	 * and bisect refuse a bad value before any pass runs; a 4.1 plugin
+	 * loads only into a qopt that checks it. */
+	QOPT_OPT_POW2 = 1u << 3,
 };
 
 /* Tables grow only at their end, in a new ABI minor; the loader reads

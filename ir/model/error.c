@@ -4,37 +4,18 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "base/utf8.h"
 #include "model/internal.h"
 #include "file/code.h"
 
 size_t ir_utf8_shown(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	unsigned cp;
-	size_t n, i;
+	unsigned cp = 0;
+	size_t n = base_utf8_len(s, &cp);
 
-	if (p[0] < 0x20 || p[0] == 0x7f)
-		return 0;
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, beyond U+10FFFF, and the C1
-	 * controls (U+0080..U+009F: CSI and friends in a UTF-8 terminal). */
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
-	    (cp >= 0x80 && cp <= 0x9f))
+	/* Controls and DEL, and the C1 controls (U+0080..U+009F: CSI and
+	 * friends in a UTF-8 terminal), are escaped too. */
+	if (!n || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f))
 		return 0;
 	return n;
 }

@@ -130,7 +130,8 @@ static void drop_unused_import(struct fp8mha_cfg *cfg, const char *domain)
 	}
 }
 
-int fp8mha_convert_custom_ops(struct fp8mha_cfg *cfg, int *changed)
+int fp8mha_convert_custom_ops(struct fp8mha_cfg *cfg,
+			      const struct fp8mha_switch *o, int *changed)
 {
 	qir_node **nodes;
 	size_t i, count;
@@ -145,7 +146,7 @@ int fp8mha_convert_custom_ops(struct fp8mha_cfg *cfg, int *changed)
 
 		if (kind == FP8MHA_NOT_CUSTOM)
 			continue;
-		if (!cfg->convert_custom_ops) {
+		if (!o->on) {
 			fp8mha_skip(cfg, nodes[i], "custom ops skipped",
 				    "convert_custom_ops = no");
 			continue;

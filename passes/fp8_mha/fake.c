@@ -55,7 +55,7 @@ static const char *dq_scale_check(struct fp8mha_wcand *c, char *why,
 
 /* Why the weight cannot be replaced (NULL when it can): the DQ side
  * for plain fake values, the consumers (kaxis) under rotate_back. */
-static const char *check(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
+static const char *check(int rotate_back, struct fp8mha_wcand *c,
 			 int *kaxis, char *why, size_t n)
 {
 	qir_tensor *w = c->w;
@@ -78,7 +78,7 @@ static const char *check(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 		snprintf(why, n, "DQ zero point is not a constant 0");
 		return "weights skipped (unsupported)";
 	}
-	if (!cfg->rotate_back)
+	if (!rotate_back)
 		return dq_scale_check(c, why, n);
 	if (c->fp8 != QIR_FLOAT8E4M3FN) {
 		snprintf(why, n, "codes are %s; the recomputed scale amax/448 "
@@ -166,8 +166,9 @@ static int splice(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	return 0;
 }
 
-int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
-		       qir_tensor **out)
+int fp8mha_fake_weight(struct fp8mha_cfg *cfg,
+		       const struct fp8mha_weight_opts *o,
+		       struct fp8mha_wcand *c, qir_tensor **out)
 {
 	const char *wname = c->q->inputs[0]->name, *skip;
 	char why[256], name[512];
@@ -178,12 +179,12 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	int kaxis = -1, rc = -1;
 
 	*out = NULL;
-	skip = check(cfg, c, &kaxis, why, sizeof(why));
+	skip = check(o->rotate_back, c, &kaxis, why, sizeof(why));
 	src = skip ? NULL : qir_tensor_data(c->w, &err);
 	if (!skip && !src)
 		return fp8mha_fail(cfg, c->dq, &err);
 	/* The rotation would spread a NaN or Inf over its block. */
-	if (!skip && cfg->rotate_back) {
+	if (!skip && o->rotate_back) {
 		uint64_t at;
 		const char *what;
 		int nf = ps_nonfinite(cfg->qk, c->w, &at, &what, NULL, &err);
@@ -200,21 +201,21 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 		fp8mha_skip(cfg, c->dq, skip, "weight '%s': %s", wname, why);
 		return 0;
 	}
-	if (!(cfg->rotate_back ?
+	if (!(o->rotate_back ?
 	      qopt_may_rewrite(cfg->ctx, "replace weight '%s' and its Q/DQ "
 			       "by R fq(R W) (K axis %d)", wname, kaxis) :
 	      qopt_may_rewrite(cfg->ctx, "replace weight '%s' and its Q/DQ "
 			       "by DQ(Q(W))", wname)))
 		return 0;
 	snprintf(name, sizeof(name), "%s_%s", wname,
-		 cfg->rotate_back ? "fq_rot" : "fq");
+		 o->rotate_back ? "fq_rot" : "fq");
 	nt = qir_tensor_new(name, c->w->dtype, c->w->rank, c->w->dims, &err);
 	dst = nt ? qir_tensor_mutable_data(nt, &err) : NULL;
 	if (!dst) {
 		qir_tensor_free(nt);
 		return fp8mha_fail(cfg, c->dq, &err);
 	}
-	rc = cfg->rotate_back ?
+	rc = o->rotate_back ?
 		fp8mha_rotated_values(cfg, c, kaxis, src, dst) :
 		plain_values(cfg, c, src, dst);
 	if (rc) {
@@ -224,7 +225,7 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
 	if (splice(cfg, c, nt, out))
 		return -1;
-	qopt_stat_add(cfg->ctx, cfg->rotate_back ?
+	qopt_stat_add(cfg->ctx, o->rotate_back ?
 		      "weights fake-quantized (rotate_back)" :
 		      "weights fake-quantized", 1);
 	return 1;

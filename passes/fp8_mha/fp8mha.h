@@ -55,23 +55,15 @@ struct fp8mha_note {
 	char why[256];
 };
 
-/* One pass run's state (steps.c makes it from the pass's options and
- * frees it when the pass returns: nothing outlives the run). The yes/no
- * fields read 1 in a pass that does not declare the option. */
+/* One pass run's state, alike for every pass (steps.c makes it and
+ * frees it when the pass returns: nothing outlives the run). A pass's
+ * options are not here: each rewrite takes its own pass's struct below. */
 struct fp8mha_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
 	qk_ctx *qk;
-	int convert_custom_ops, compress_weights, move_scale,
-	    move_transpose, softmax_qdq;
-	int move_layout;	/* sink.c: Q/DQ below layout ops */
-	int weight_fake;	/* weight_mode = fake: float DQ(Q(W)) */
-	int rotate_back;	/* rotate = rotate_back: R fq(R W) */
 	int spill_failed;
 	int typed;
-	/* fp8-softmax-qdq on a calibrated model (option calibration set):
-	 * the blocks the placement left in float stay so. */
-	int calibrated;
 	/* The report's explain run: every gate says no and a skip only
 	 * leaves its note (FP8MHA_MAY, fp8mha_skip). */
 	int explain;
@@ -82,14 +74,42 @@ struct fp8mha_cfg {
 	struct ps_sweep sweep;
 };
 
+/* Each pass's own options, read by its run function (steps.c) from the
+ * options it declares (plugin.c's FP8MHA_OPTIONS). */
+
+/* fp8-custom-ops, fp8-move-transpose, fp8-move-layout, fp8-move-scale:
+ * their one yes/no (fp8-mha's switch, forwarded). Off, the pass still
+ * runs to name each place it leaves ("move_scale = no"). */
+struct fp8mha_switch {
+	int on;
+};
+
+/* fp8-compress-weights; the pass fp8 compresses always. */
+struct fp8mha_weight_opts {
+	int compress;		/* compress_weights */
+	int fake;		/* weight_mode = fake: float DQ(Q(W)) */
+	int rotate_back;	/* rotate = rotate_back: R fq(R W) */
+};
+
+/* fp8-softmax-qdq */
+struct fp8mha_softmax_opts {
+	int on;			/* softmax_qdq */
+	/* option calibration set: the blocks the placement left in float
+	 * stay so. */
+	int calibrated;
+};
+
 /* weight_match.c: the results policy for passes/support (spill from
  * 64 KiB). */
 struct ps_results fp8mha_results(struct fp8mha_cfg *cfg);
 
-/* The gate of every rewrite: the bisect gate, closed in the report's
- * explain run. */
-#define FP8MHA_MAY(cfg, ...) \
-	(!(cfg)->explain && qopt_may_rewrite((cfg)->ctx, __VA_ARGS__))
+/* The gate of every rewrite: the bisect gate. In the report's explain
+ * run it is closed and leaves the note left on node: the rewrite could
+ * be done there, so its pass was off, did not run or was declined by
+ * bisect (the report, working from the model alone, cannot tell which). */
+#define FP8MHA_MAY(cfg, node, left, ...) \
+	((cfg)->explain ? (fp8mha_note((cfg), (node), "%s", (left)), 0) : \
+	 qopt_may_rewrite((cfg)->ctx, __VA_ARGS__))
 
 #define FP8MHA_HEAD_MIN 9	/* head sizes TensorRT's fused attention takes */
 #define FP8MHA_HEAD_MAX 256
@@ -173,11 +193,13 @@ void fp8mha_flush_dead(struct fp8mha_cfg *cfg);
 int fp8mha_prepare_opset(struct fp8mha_cfg *cfg);
 
 /* custom_ops.c (rewrite 1) and typing */
-int fp8mha_convert_custom_ops(struct fp8mha_cfg *cfg, int *changed);
+int fp8mha_convert_custom_ops(struct fp8mha_cfg *cfg,
+			      const struct fp8mha_switch *o, int *changed);
 int fp8mha_type_qdq(struct fp8mha_cfg *cfg, int *changed);
 
 /* weights.c (rewrite 2) */
-int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed);
+int fp8mha_compress_weights(struct fp8mha_cfg *cfg,
+			    const struct fp8mha_weight_opts *o, int *changed);
 /* A constant weight behind Q -> DQ, as rewrite 2 matched it. */
 struct fp8mha_wcand {
 	qir_node *q, *dq;
@@ -211,13 +233,14 @@ int fp8mha_transpose_perm(const qir_node *tr, int rank, int64_t *perm);
  * rotate_back, read where the DQ output was; the Q and DQ go. 1 done
  * (*out: the new tensor, owned by the graph), 0 skipped (reported) or
  * gated off, -1 error (reported). */
-int fp8mha_fake_weight(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
-		       qir_tensor **out);
+int fp8mha_fake_weight(struct fp8mha_cfg *cfg,
+		       const struct fp8mha_weight_opts *o,
+		       struct fp8mha_wcand *c, qir_tensor **out);
 
-/* rotate.c: options weight_mode and rotate (rotate_back refused in real
- * mode); the reduction axis of a weight from its consumers; the values
- * R fq(R W). */
-int fp8mha_rotate_options(struct fp8mha_cfg *cfg);
+/* rotate.c: options weight_mode and rotate into o (rotate_back refused
+ * in real mode: -1 after an error); the reduction axis of a weight from
+ * its consumers; the values R fq(R W). */
+int fp8mha_rotate_options(qopt_ctx *ctx, struct fp8mha_weight_opts *o);
 /* The axis of the stored weight every consumer of v (the DQ output)
  * reduces over, through float Casts, Identity and Transposes to MatMul
  * or Gemm: 0 with *kaxis, or -1 with why. */
@@ -250,21 +273,26 @@ int fp8mha_pretranspose_gate(struct fp8mha_cfg *cfg, const struct fp8mha_pt *p);
  * Transpose: 1, or -1 after an error. */
 int fp8mha_pretranspose_finish(struct fp8mha_cfg *cfg, struct fp8mha_pt *p,
 			       qir_tensor *nt);
-int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed);
+int fp8mha_pretranspose(struct fp8mha_cfg *cfg,
+			const struct fp8mha_weight_opts *o, int *changed);
 /* The same for one DQ right after its weight was compressed (so the
  * untransposed codes never leave the heap): 1 done, 0 not, -1 error. */
 int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq);
 
 /* motion.c (rewrite 3) */
-int fp8mha_move_transposes(struct fp8mha_cfg *cfg, int *changed);
-int fp8mha_move_scales(struct fp8mha_cfg *cfg, int *changed);
+int fp8mha_move_transposes(struct fp8mha_cfg *cfg,
+			   const struct fp8mha_switch *o, int *changed);
+int fp8mha_move_scales(struct fp8mha_cfg *cfg, const struct fp8mha_switch *o,
+		       int *changed);
 
 /* sink.c (rewrite 3b): the Q/DQ of each attention block's Q, K, V
  * moved below the layout ops before the BMM (exact). */
-int fp8mha_sink_layout(struct fp8mha_cfg *cfg, int *changed);
+int fp8mha_sink_layout(struct fp8mha_cfg *cfg, const struct fp8mha_switch *o,
+		       int *changed);
 
 /* softmax.c (rewrite 4) */
-int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed);
+int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg,
+		       const struct fp8mha_softmax_opts *o, int *changed);
 
 /* report.c: the attention report, and the warning when the model holds
  * nothing fp8-mha applies to. */

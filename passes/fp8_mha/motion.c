@@ -111,7 +111,8 @@ static int path_ok(qir_value *v, char *why, size_t len)
 	return fp8mha_all_users_are(v, "MatMul", why, len);
 }
 
-static int move_transpose(struct fp8mha_cfg *cfg, qir_node *tr)
+static int move_transpose(struct fp8mha_cfg *cfg,
+			  const struct fp8mha_switch *o, qir_node *tr)
 {
 	qir_node *dq, *q;
 	qir_value *x, *tout, *dout;
@@ -132,7 +133,7 @@ static int move_transpose(struct fp8mha_cfg *cfg, qir_node *tr)
 			    "path)", "%s", why);
 		return 0;
 	}
-	if (!cfg->move_transpose) {
+	if (!o->on) {
 		fp8mha_skip(cfg, tr, "Transposes not moved", "move_transpose = no");
 		return 0;
 	}
@@ -146,8 +147,9 @@ static int move_transpose(struct fp8mha_cfg *cfg, qir_node *tr)
 		fp8mha_skip(cfg, tr, "Transposes not moved", "rank unknown");
 		return 0;
 	}
-	if (!FP8MHA_MAY(cfg, "move Transpose '%s' above Q '%s'",
-			      tr->name, q->name))
+	if (!FP8MHA_MAY(cfg, tr, "Transposes not moved: fp8-move-transpose "
+			"not run, move_transpose = no, or bisect",
+			"move Transpose '%s' above Q '%s'", tr->name, q->name))
 		return 0;
 	tout = tr->outputs[0];
 	dout = dq->outputs[0];
@@ -164,7 +166,8 @@ static int move_transpose(struct fp8mha_cfg *cfg, qir_node *tr)
 	return 1;
 }
 
-int fp8mha_move_transposes(struct fp8mha_cfg *cfg, int *changed)
+int fp8mha_move_transposes(struct fp8mha_cfg *cfg,
+			   const struct fp8mha_switch *o, int *changed)
 {
 	qir_node **nodes;
 	size_t i, count;
@@ -175,7 +178,7 @@ int fp8mha_move_transposes(struct fp8mha_cfg *cfg, int *changed)
 			    &err))
 		return fp8mha_fail(cfg, NULL, &err);
 	for (i = 0; i < count && rc >= 0; i++)
-		if ((rc = move_transpose(cfg, nodes[i])) > 0)
+		if ((rc = move_transpose(cfg, o, nodes[i])) > 0)
 			*changed = 1;
 	free(nodes);
 	return rc < 0 ? -1 : 0;
@@ -244,7 +247,8 @@ struct mulpat {
 	double c;
 };
 
-static int mul_match(struct fp8mha_cfg *cfg, qir_node *m, struct mulpat *p)
+static int mul_match(struct fp8mha_cfg *cfg, const struct fp8mha_switch *o,
+		     qir_node *m, struct mulpat *p)
 {
 	char why[256] = "";
 	qir_tensor *ct;
@@ -276,7 +280,7 @@ static int mul_match(struct fp8mha_cfg *cfg, qir_node *m, struct mulpat *p)
 	else if (ct && ct->rank > 1 && ct->rank > m->inputs[k]->rank)
 		snprintf(why, sizeof(why), "scale of rank %d would broadcast",
 			 ct->rank);
-	else if (!cfg->move_scale)
+	else if (!o->on)
 		snprintf(why, sizeof(why), "move_scale = no");
 	if (why[0]) {
 		fp8mha_skip(cfg, m, "scale Muls not moved", "%s", why);
@@ -294,9 +298,10 @@ static int move_mul(struct fp8mha_cfg *cfg, struct mulpat *p)
 	const char *why = NULL;
 	double k = fabs(p->c);
 
-	if (!FP8MHA_MAY(cfg, "move Mul '%s' (x %g) above Q '%s', "
-			      "Q/DQ scales x %g", p->mul->name, p->c,
-			      p->q->name, k))
+	if (!FP8MHA_MAY(cfg, p->mul, "scale Muls not moved: fp8-move-scale "
+			"not run, move_scale = no, or bisect",
+			"move Mul '%s' (x %g) above Q '%s', Q/DQ scales x %g",
+			p->mul->name, p->c, p->q->name, k))
 		return 0;
 	nqs = scaled(p->q->graph, qs, k, &why);
 	nds = !nqs ? NULL : ds == qs ? nqs : scaled(p->q->graph, ds, k, &why);
@@ -323,7 +328,8 @@ static int move_mul(struct fp8mha_cfg *cfg, struct mulpat *p)
 	return 1;
 }
 
-int fp8mha_move_scales(struct fp8mha_cfg *cfg, int *changed)
+int fp8mha_move_scales(struct fp8mha_cfg *cfg, const struct fp8mha_switch *o,
+		       int *changed)
 {
 	qir_node **nodes;
 	size_t i, count;
@@ -336,7 +342,7 @@ int fp8mha_move_scales(struct fp8mha_cfg *cfg, int *changed)
 		struct mulpat p;
 
 		memset(&p, 0, sizeof(p));
-		if (mul_match(cfg, nodes[i], &p) <= 0)
+		if (mul_match(cfg, o, nodes[i], &p) <= 0)
 			continue;
 		if ((rc = move_mul(cfg, &p)) > 0)
 			*changed = 1;

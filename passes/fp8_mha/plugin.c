@@ -123,25 +123,26 @@ static const qopt_option_spec fp8_opts[] = {
 /* Which passes declare each option, written once (X-macro): the
  * columns are fp8-mha (the pipeline), fp8-calibrate-place,
  * fp8-custom-ops, fp8-compress-weights, fp8-move-transpose,
- * fp8-move-layout, fp8-move-scale, fp8-softmax-qdq and fp8-report. The
- * pipeline forwards to each step exactly the options that step
- * declares, so the option lists and the forward lists below are all
- * made from this one table. */
+ * fp8-move-layout, fp8-move-scale and fp8-softmax-qdq (fp8-type-qdq and
+ * fp8-report take none). Each pass declares only what it reads into its
+ * own options struct (fp8mha.h). The pipeline forwards to each step
+ * exactly the options that step declares, so the option lists and the
+ * forward lists below are all made from this one table. */
 #define FP8MHA_OPTIONS(X)						\
-	/*  OPT_*, name                  pipe cal cus wts tra lay sca sft rep */ \
-	X(CONVERT_CUSTOM_OPS, "convert_custom_ops", 1, 0, 1, 0, 0, 0, 0, 0, 0) \
-	X(COMPRESS_WEIGHTS, "compress_weights",   1, 0, 0, 1, 0, 0, 0, 0, 0) \
-	X(WEIGHT_MODE, "weight_mode",             1, 0, 0, 1, 0, 0, 0, 0, 0) \
-	X(ROTATE, "rotate",                       1, 0, 0, 1, 0, 0, 0, 0, 0) \
-	X(MOVE_TRANSPOSE, "move_transpose",       1, 0, 0, 0, 1, 0, 0, 0, 1) \
-	X(MOVE_LAYOUT, "move_layout",             1, 0, 0, 0, 0, 1, 0, 0, 1) \
-	X(MOVE_SCALE, "move_scale",               1, 0, 0, 0, 0, 0, 1, 0, 1) \
-	X(SOFTMAX_QDQ, "softmax_qdq",             1, 0, 0, 0, 0, 0, 0, 1, 1) \
-	X(CALIBRATION, "calibration",             1, 1, 0, 0, 0, 0, 0, 1, 0) \
-	X(INCLUDE, "include",                     1, 1, 0, 0, 0, 0, 0, 0, 0) \
-	X(EXCLUDE, "exclude",                     1, 1, 0, 0, 0, 0, 0, 0, 0) \
-	X(OP_TYPES, "op_types",                   1, 1, 0, 0, 0, 0, 0, 0, 0) \
-	X(WEIGHT_AXIS, "weight_axis",             1, 1, 0, 0, 0, 0, 0, 0, 0)
+	/*  OPT_*, name                  pipe cal cus wts tra lay sca sft */ \
+	X(CONVERT_CUSTOM_OPS, "convert_custom_ops", 1, 0, 1, 0, 0, 0, 0, 0) \
+	X(COMPRESS_WEIGHTS, "compress_weights",   1, 0, 0, 1, 0, 0, 0, 0) \
+	X(WEIGHT_MODE, "weight_mode",             1, 0, 0, 1, 0, 0, 0, 0) \
+	X(ROTATE, "rotate",                       1, 0, 0, 1, 0, 0, 0, 0) \
+	X(MOVE_TRANSPOSE, "move_transpose",       1, 0, 0, 0, 1, 0, 0, 0) \
+	X(MOVE_LAYOUT, "move_layout",             1, 0, 0, 0, 0, 1, 0, 0) \
+	X(MOVE_SCALE, "move_scale",               1, 0, 0, 0, 0, 0, 1, 0) \
+	X(SOFTMAX_QDQ, "softmax_qdq",             1, 0, 0, 0, 0, 0, 0, 1) \
+	X(CALIBRATION, "calibration",             1, 1, 0, 0, 0, 0, 0, 1) \
+	X(INCLUDE, "include",                     1, 1, 0, 0, 0, 0, 0, 0) \
+	X(EXCLUDE, "exclude",                     1, 1, 0, 0, 0, 0, 0, 0) \
+	X(OP_TYPES, "op_types",                   1, 1, 0, 0, 0, 0, 0, 0) \
+	X(WEIGHT_AXIS, "weight_axis",             1, 1, 0, 0, 0, 0, 0, 0)
 
 /* WHEN_SPEC(1, X) is OPT_X's spec and a comma, WHEN_SPEC(0, X) nothing;
  * WHEN_NAME the same for the name. */
@@ -154,40 +155,36 @@ static const qopt_option_spec fp8_opts[] = {
 #define WHEN_NAME_(f, x) WHEN_NAME_##f(x)
 #define WHEN_NAME(f, x) WHEN_NAME_(f, x)
 
-#define SPEC_PIPE(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define SPEC_PIPE(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_SPEC(pipe, o)
-#define SPEC_CAL(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define SPEC_CAL(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_SPEC(cal, o)
-#define SPEC_CUS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define SPEC_CUS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_SPEC(cus, o)
-#define SPEC_WTS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define SPEC_WTS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_SPEC(wts, o)
-#define SPEC_TRA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define SPEC_TRA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_SPEC(tra, o)
-#define SPEC_LAY(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define SPEC_LAY(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_SPEC(lay, o)
-#define SPEC_SCA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define SPEC_SCA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_SPEC(sca, o)
-#define SPEC_SFT(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define SPEC_SFT(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_SPEC(sft, o)
-#define SPEC_REP(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
-	WHEN_SPEC(rep, o)
-#define NAME_CAL(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define NAME_CAL(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_NAME(cal, n)
-#define NAME_CUS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define NAME_CUS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_NAME(cus, n)
-#define NAME_WTS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define NAME_WTS(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_NAME(wts, n)
-#define NAME_TRA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define NAME_TRA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_NAME(tra, n)
-#define NAME_LAY(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define NAME_LAY(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_NAME(lay, n)
-#define NAME_SCA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define NAME_SCA(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_NAME(sca, n)
-#define NAME_SFT(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
+#define NAME_SFT(o, n, pipe, cal, cus, wts, tra, lay, sca, sft) \
 	WHEN_NAME(sft, n)
-#define NAME_REP(o, n, pipe, cal, cus, wts, tra, lay, sca, sft, rep) \
-	WHEN_NAME(rep, n)
 
 static const qopt_option_spec fp8mha_opts[] = {
 	FP8MHA_OPTIONS(SPEC_PIPE) { 0 } };
@@ -205,8 +202,6 @@ static const qopt_option_spec scale_opts[] = {
 	FP8MHA_OPTIONS(SPEC_SCA) { 0 } };
 static const qopt_option_spec softmax_opts[] = {
 	FP8MHA_OPTIONS(SPEC_SFT) { 0 } };
-static const qopt_option_spec report_opts[] = {
-	FP8MHA_OPTIONS(SPEC_REP) { 0 } };
 
 static const qopt_pass_info fp8mha_passes[] = {
 	{ .name = "fp8",
@@ -249,13 +244,14 @@ static const qopt_pass_info fp8mha_passes[] = {
 	{ .name = "fp8-report",
 	  .summary = "the attention report: which blocks TensorRT can fuse, "
 	  "and why not",
-	  .options = report_opts, .run = fp8mha_run_report },
+	  .run = fp8mha_run_report },
 	{ 0 }
 };
 
 /* fp8-mha's options go to the steps that read them. The yes/no options
- * are forwarded, not `when`: a rewrite turned off still runs to report
- * each place it leaves ("move_scale = no"), and the report quotes that. */
+ * are forwarded, not `when`: a rewrite turned off still runs to name
+ * each place it leaves ("move_scale = no"); the report finds such a
+ * place again from the model. */
 static const char *const fwd_calib[] = { FP8MHA_OPTIONS(NAME_CAL) NULL };
 static const char *const fwd_custom[] = { FP8MHA_OPTIONS(NAME_CUS) NULL };
 static const char *const fwd_weights[] = { FP8MHA_OPTIONS(NAME_WTS) NULL };
@@ -263,7 +259,6 @@ static const char *const fwd_transpose[] = { FP8MHA_OPTIONS(NAME_TRA) NULL };
 static const char *const fwd_layout[] = { FP8MHA_OPTIONS(NAME_LAY) NULL };
 static const char *const fwd_scale[] = { FP8MHA_OPTIONS(NAME_SCA) NULL };
 static const char *const fwd_softmax[] = { FP8MHA_OPTIONS(NAME_SFT) NULL };
-static const char *const fwd_report[] = { FP8MHA_OPTIONS(NAME_REP) NULL };
 
 /* The order matters: calibrated placement first (its file is for the
  * model's hash, before anything changes it), custom ops next (the other
@@ -282,7 +277,7 @@ static const qopt_pipeline_step fp8mha_steps[] = {
 	{ .pass = "fp8-move-layout", .forward = fwd_layout },
 	{ .pass = "fp8-move-scale", .forward = fwd_scale },
 	{ .pass = "fp8-softmax-qdq", .forward = fwd_softmax },
-	{ .pass = "fp8-report", .forward = fwd_report },
+	{ .pass = "fp8-report" },
 	{ 0 }
 };
 

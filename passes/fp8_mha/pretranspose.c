@@ -105,8 +105,8 @@ int fp8mha_pretranspose_plan(struct fp8mha_cfg *cfg, qir_node *dq,
 	p->dq = dq;
 	p->w = w;
 	p->rank = t->rank;
-	if (!cfg->compress_weights || t->rank != 2 ||
-	    path_match(cfg, dq, p, 0) <= 0 || p->perm[0] != 1)
+	if (t->rank != 2 || path_match(cfg, dq, p, 0) <= 0 ||
+	    p->perm[0] != 1)
 		return 0;
 	p->dims[0] = t->dims[1];
 	p->dims[1] = t->dims[0];
@@ -270,7 +270,7 @@ int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq)
 {
 	struct fp8mha_pt p;
 
-	if (!cfg->compress_weights || match(cfg, dq, &p) <= 0)
+	if (match(cfg, dq, &p) <= 0)
 		return 0;
 	return apply(cfg, &p);
 }
@@ -279,12 +279,12 @@ int fp8mha_pretranspose_dq(struct fp8mha_cfg *cfg, qir_node *dq)
  * feeds a Transpose. */
 static int one(struct fp8mha_cfg *cfg, qir_node *dq, void *arg)
 {
+	const struct fp8mha_weight_opts *o = arg;
 	struct fp8mha_pt p;
 
-	(void)arg;
 	if (match(cfg, dq, &p) <= 0)
 		return 0;
-	if (!cfg->compress_weights) {
+	if (!o->compress) {
 		fp8mha_skip(cfg, p.tr, "pre-transposes skipped",
 			    "compress_weights = no");
 		return 0;
@@ -292,7 +292,8 @@ static int one(struct fp8mha_cfg *cfg, qir_node *dq, void *arg)
 	return apply(cfg, &p);
 }
 
-int fp8mha_pretranspose(struct fp8mha_cfg *cfg, int *changed)
+int fp8mha_pretranspose(struct fp8mha_cfg *cfg,
+			const struct fp8mha_weight_opts *o, int *changed)
 {
-	return fp8mha_each_weight_dq(cfg, one, NULL, NULL, changed);
+	return fp8mha_each_weight_dq(cfg, one, (void *)o, NULL, changed);
 }

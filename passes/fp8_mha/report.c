@@ -249,16 +249,20 @@ static int judge_all(struct fp8mha_cfg *cfg, size_t *blocks, size_t *fusible)
  * nothing from the steps that ran before it. */
 static int explain(struct fp8mha_cfg *cfg)
 {
+	/* Each rewrite as its pass runs by default: a place it could still
+	 * change gets the gate's note (FP8MHA_MAY). */
+	static const struct fp8mha_switch on = { 1 };
+	static const struct fp8mha_softmax_opts softmax = { 1, 0 };
 	int changed = 0, rc;
 
 	cfg->explain = 1;
-	rc = fp8mha_move_transposes(cfg, &changed);
+	rc = fp8mha_move_transposes(cfg, &on, &changed);
 	if (!rc)
-		rc = fp8mha_sink_layout(cfg, &changed);
+		rc = fp8mha_sink_layout(cfg, &on, &changed);
 	if (!rc)
-		rc = fp8mha_move_scales(cfg, &changed);
+		rc = fp8mha_move_scales(cfg, &on, &changed);
 	if (!rc)
-		rc = fp8mha_softmax_qdq(cfg, &changed);
+		rc = fp8mha_softmax_qdq(cfg, &softmax, &changed);
 	cfg->explain = 0;
 	return rc;
 }

@@ -23,13 +23,13 @@
 
 #define E4M3_MAX 448.0f
 
-int fp8mha_rotate_options(struct fp8mha_cfg *cfg)
+int fp8mha_rotate_options(qopt_ctx *ctx, struct fp8mha_weight_opts *o)
 {
 	/* The manager has checked both words against the choices. */
-	cfg->weight_fake = qopt_opt_enum(cfg->ctx, "weight_mode") == 1;
-	cfg->rotate_back = qopt_opt_enum(cfg->ctx, "rotate") == 1;
-	if (cfg->rotate_back && !cfg->weight_fake) {
-		qopt_error(cfg->ctx, "rotate = rotate_back needs weight_mode = "
+	o->fake = qopt_opt_enum(ctx, "weight_mode") == 1;
+	o->rotate_back = qopt_opt_enum(ctx, "rotate") == 1;
+	if (o->rotate_back && !o->fake) {
+		qopt_error(ctx, "rotate = rotate_back needs weight_mode = "
 			   "fake: real FP8 weights would hold the rotated "
 			   "values and the inverse rotation would be lost");
 		return -1;

@@ -326,21 +326,23 @@ static int shapes_to_input(qir_node *dq, qir_value *x)
 	return 0;
 }
 
-static int sink(struct fp8mha_cfg *cfg, struct path *p, const char *what)
+static int sink(struct fp8mha_cfg *cfg, const struct fp8mha_switch *o,
+		struct path *p, const char *what)
 {
 	qir_value *cur;
 	qir_node *nq, *ndq;
 	int i, qtype = fp8mha_q_fp8_type(p->q);
 	int dtype = qir_value_elem_type(p->dq->outputs[0]);
 
-	if (!cfg->move_layout) {
+	if (!o->on) {
 		fp8mha_skip(cfg, p->nodes[0], "Q/DQ not moved below "
 			    "layout ops", "move_layout = no");
 		return 0;
 	}
-	if (!FP8MHA_MAY(cfg, "Q/DQ '%s' below %d layout op%s to "
-			      "%s", p->dq->name, p->n, p->n == 1 ? "" : "s",
-			      what))
+	if (!FP8MHA_MAY(cfg, p->nodes[0], "Q/DQ not moved below layout "
+			"ops: fp8-move-layout not run, move_layout = no, or "
+			"bisect", "Q/DQ '%s' below %d layout op%s to %s",
+			p->dq->name, p->n, p->n == 1 ? "" : "s", what))
 		return 0;
 	cur = rebuild(cfg, p->target);
 	if (!cur)
@@ -363,7 +365,8 @@ static int sink(struct fp8mha_cfg *cfg, struct path *p, const char *what)
 	return 1;
 }
 
-static int block_inputs(struct fp8mha_cfg *cfg, qir_node *sm, int *changed)
+static int block_inputs(struct fp8mha_cfg *cfg, const struct fp8mha_switch *o,
+			qir_node *sm, int *changed)
 {
 	static const char *const what[] = { "BMM1 input A (query)",
 		"BMM1 input B (key)", "BMM2 input B (value)" };
@@ -385,7 +388,7 @@ static int block_inputs(struct fp8mha_cfg *cfg, qir_node *sm, int *changed)
 				    "layout ops", "%s: %s", what[k], p.why);
 			continue;
 		}
-		rc = sink(cfg, &p, what[k]);
+		rc = sink(cfg, o, &p, what[k]);
 		if (rc < 0)
 			return -1;
 		if (rc)
@@ -394,7 +397,8 @@ static int block_inputs(struct fp8mha_cfg *cfg, qir_node *sm, int *changed)
 	return 0;
 }
 
-int fp8mha_sink_layout(struct fp8mha_cfg *cfg, int *changed)
+int fp8mha_sink_layout(struct fp8mha_cfg *cfg, const struct fp8mha_switch *o,
+		       int *changed)
 {
 	qir_node **sms;
 	size_t i, count;
@@ -405,7 +409,7 @@ int fp8mha_sink_layout(struct fp8mha_cfg *cfg, int *changed)
 			    &err))
 		return fp8mha_fail(cfg, NULL, &err);
 	for (i = 0; i < count && !rc; i++)
-		rc = block_inputs(cfg, sms[i], changed);
+		rc = block_inputs(cfg, o, sms[i], changed);
 	free(sms);
 	return rc;
 }

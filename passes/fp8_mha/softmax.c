@@ -168,7 +168,8 @@ static int left_in_float(qir_node *sm)
 	return head >= 0 && !fp8mha_head_fusible(head);
 }
 
-static int one(struct fp8mha_cfg *cfg, qir_node *sm, int fp8_anywhere)
+static int one(struct fp8mha_cfg *cfg, const struct fp8mha_softmax_opts *o,
+	       qir_node *sm, int fp8_anywhere)
 {
 	qir_value *out;
 	qir_node *at;
@@ -192,7 +193,7 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm, int fp8_anywhere)
 			    "MatMul)", "%s", why);
 		return 0;
 	}
-	if (cfg->calibrated && left_in_float(sm))
+	if (o->calibrated && left_in_float(sm))
 		return 0;	/* said so by fp8-calibrate-place */
 	if (!fp8mha_is_float(dtype)) {
 		fp8mha_skip(cfg, sm, "Softmax Q/DQ skipped", "type %s is not "
@@ -200,10 +201,8 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm, int fp8_anywhere)
 			    qir_dtype_name(dtype) : "unknown");
 		return 0;
 	}
-	if (!cfg->softmax_qdq) {
-		fp8mha_note(cfg, sm, "softmax_qdq = no");
-		return 0;
-	}
+	if (!o->on)
+		return 0;	/* fp8-mha's softmax_qdq = no: the report says so */
 	if ((what = unquantized_input(fp8_anywhere, sm))) {
 		fp8mha_skip(cfg, sm, "Softmax Q/DQ skipped (block cannot be "
 			    "fusible)", "%s of its attention block carries no "
@@ -211,9 +210,10 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm, int fp8_anywhere)
 			    "fusible; the Softmax stays float", what);
 		return 0;
 	}
-	if (!FP8MHA_MAY(cfg, "Q/DQ (scale 1/448) after Softmax "
-			      "'%s'%s%s", sm->name, at != sm ? " after Cast " :
-			      "", at != sm ? at->name : ""))
+	if (!FP8MHA_MAY(cfg, sm, "fp8-softmax-qdq not run, softmax_qdq = no, "
+			"or bisect", "Q/DQ (scale 1/448) after Softmax "
+			"'%s'%s%s", sm->name, at != sm ? " after Cast " : "",
+			at != sm ? at->name : ""))
 		return 0;
 	rc = insert(cfg, sm, at, out, dtype);
 	if (rc > 0 && at != sm)
@@ -221,7 +221,8 @@ static int one(struct fp8mha_cfg *cfg, qir_node *sm, int fp8_anywhere)
 	return rc;
 }
 
-int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed)
+int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg,
+		       const struct fp8mha_softmax_opts *o, int *changed)
 {
 	qir_node **nodes;
 	size_t i, count;
@@ -237,7 +238,7 @@ int fp8mha_softmax_qdq(struct fp8mha_cfg *cfg, int *changed)
 			    &err))
 		return fp8mha_fail(cfg, NULL, &err);
 	for (i = 0; i < count && rc >= 0; i++)
-		if ((rc = one(cfg, nodes[i], fp8)) > 0)
+		if ((rc = one(cfg, o, nodes[i], fp8)) > 0)
 			*changed = 1;
 	free(nodes);
 	return rc < 0 ? -1 : 0;

@@ -272,30 +272,36 @@ static int compress(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c)
 	return fused ? 2 : 1;
 }
 
+/* What the walk hands each weight DQ. */
+struct walk {
+	const struct ps_results *res;
+	const struct fp8mha_weight_opts *o;
+};
+
 /* One weight DQ: compressed (and pre-transposed) when its weight is
  * Q(constant W). 1 changed, 0 not, -1 error. */
 static int one(struct fp8mha_cfg *cfg, qir_node *dq, void *arg)
 {
-	const struct ps_results *res = arg;
+	const struct walk *wk = arg;
 	struct fp8mha_wcand c;
 	int rc = 0;
 
 	if (match(cfg, dq, &c) > 0) {
 		qir_tensor *ft = NULL;
 
-		if (!cfg->compress_weights) {
+		if (!wk->o->compress) {
 			fp8mha_skip(cfg, dq, "weights skipped",
 				    "compress_weights = no");
-		} else if (cfg->weight_fake) {
+		} else if (wk->o->fake) {
 			/* dq is gone when this returns 1 */
-			rc = fp8mha_fake_weight(cfg, &c, &ft);
+			rc = fp8mha_fake_weight(cfg, wk->o, &c, &ft);
 			if (rc > 0)
-				ps_spill(res, ft);
+				ps_spill(wk->res, ft);
 		} else if ((rc = compress(cfg, &c)) == 1) {
 			rc = fp8mha_pretranspose_dq(cfg, dq);
 			/* Left as it is: its bytes leave the heap now. */
 			if (!rc)
-				ps_spill(res, dq->inputs[0]->init);
+				ps_spill(wk->res, dq->inputs[0]->init);
 			rc = rc < 0 ? -1 : 1;
 		} else if (rc == 2) {
 			rc = 1;	/* stored transposed, spilled */
@@ -305,10 +311,12 @@ static int one(struct fp8mha_cfg *cfg, qir_node *dq, void *arg)
 	return rc;
 }
 
-int fp8mha_compress_weights(struct fp8mha_cfg *cfg, int *changed)
+int fp8mha_compress_weights(struct fp8mha_cfg *cfg,
+			    const struct fp8mha_weight_opts *o, int *changed)
 {
 	const struct ps_results res = fp8mha_results(cfg);
+	const struct walk wk = { &res, o };
 
-	return fp8mha_each_weight_dq(cfg, one, (void *)&res, "fp8 weights",
+	return fp8mha_each_weight_dq(cfg, one, (void *)&wk, "fp8 weights",
 				     changed);
 }

@@ -18,11 +18,13 @@ static const qopt_option_spec hr_opts[] = {
 	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "4096",
 	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
 	  .help = "weights with fewer elements are left alone" },
-	/* 0 or a power of two (run.c checks that): 2^16 is the largest
-	 * block the two-factor activation rotation covers (HR_DENSE_MAX
-	 * squared). Written as a word of a list before, the same digits. */
+	/* 0 or a power of two (the manager checks both): 2^16 is the
+	 * largest block the two-factor activation rotation covers
+	 * (HR_DENSE_MAX squared). Written as a word of a list before, the
+	 * same digits. */
 	{ .name = "block_size", .type = QOPT_OPT_INT, .default_value = "0",
-	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX, .min = 0,
+	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX | QOPT_OPT_POW2,
+	  .min = 0,
 	  .max = HR_BLOCK_MAX,
 	  .help = "Hadamard block along K: 0 = K when a power of two, else its "
 	  "largest power-of-two divisor; else a power of two dividing K" },

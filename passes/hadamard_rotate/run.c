@@ -24,16 +24,9 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	if (ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL))
 		return -1;
 	cfg->fold = qopt_opt_bool(ctx, "fold");
-	/* The manager has checked the range (0 to HR_BLOCK_MAX); a block
-	 * that is no power of two fails here, before any work. 1 would
-	 * rotate nothing. */
+	/* The manager has checked it: 0, or a power of two from 2 to
+	 * HR_BLOCK_MAX (QOPT_OPT_POW2 and the range). */
 	cfg->block = qopt_opt_int(ctx, "block_size");
-	if (cfg->block == 1 || (cfg->block & (cfg->block - 1))) {
-		qopt_error(ctx, "block_size %lld is not a power of two from 2 "
-			   "to %d (or 0: one per target)",
-			   (long long)cfg->block, HR_BLOCK_MAX);
-		return -1;
-	}
 	/* The manager has checked op_types' items and quantizer's word
 	 * (indexed as in plugin.c: none, nvfp4, fp8). */
 	cfg->quantizer = qopt_opt_enum(ctx, "quantizer") == 1 ? HR_Q_NVFP4 :

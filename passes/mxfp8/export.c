@@ -18,36 +18,15 @@
 
 #include "mxfp8.h"
 
-struct list {
-	qir_node **v;
-	size_t n, cap;
-};
-
 static int is_mx(const qir_node *n, const char *op)
 {
 	return n && !strcmp(n->domain, MX_DOMAIN) && !strcmp(n->op_type, op);
 }
 
-static int collect(qir_graph *g, void *arg)
+/* What mx_export converts: the exporter's MXFP8 ops. */
+static int mx_op(const qir_node *n)
 {
-	struct list *l = arg;
-	qir_node *n;
-
-	qir_graph_for_each_node(g, n) {
-		if (!is_mx(n, MX_DQ) && !is_mx(n, MX_DYNQ))
-			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 32;
-			qir_node **v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				return -1;
-			l->v = v;
-			l->cap = cap;
-		}
-		l->v[l->n++] = n;
-	}
-	return 0;
+	return is_mx(n, MX_DQ) || is_mx(n, MX_DYNQ);
 }
 
 static int bad(struct mx_cfg *cfg, const qir_node *n, const char *why)
@@ -291,7 +270,8 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
  * then lets inference carry the types on; again while that helps (a
  * pair's input is often computed from an earlier pair's output). The
  * custom ops have no inference rules of their own. */
-static int type_all(struct mx_cfg *cfg, const struct list *l, int *changed)
+static int type_all(struct mx_cfg *cfg, const struct mx_nodes *l,
+		    int *changed)
 {
 	qir_error err = { 0 };
 	size_t round, i, typed = 0, before;
@@ -406,12 +386,12 @@ static int any_trt(qir_graph *g, void *arg)
 
 int mx_export(struct mx_cfg *cfg, int *found, int *changed)
 {
-	struct list l = { 0 };
+	struct mx_nodes l = { mx_op, NULL, 0, 0 };
 	size_t i;
 	int rc = 0, left = 0;
 
 	*found = 0;
-	if (qir_graph_walk(cfg->m->graph, collect, &l)) {
+	if (qir_graph_walk(cfg->m->graph, mx_collect, &l)) {
 		free(l.v);
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;

@@ -93,6 +93,15 @@ qopt_status mx_opset(struct mx_cfg *cfg);
 
 /* util */
 int mx_is_float(int dtype);
+/* Nodes of every graph in walk order that want accepts (plugin.c's
+ * linear layers, export.c's MXFP8 ops); v is owned (free it). */
+struct mx_nodes {
+	int (*want)(const qir_node *n);
+	qir_node **v;
+	size_t n, cap;
+};
+/* A qir_graph_walk callback on a struct mx_nodes: -1 out of memory. */
+int mx_collect(qir_graph *g, void *arg);
 qir_node *mx_node(qir_graph *g, const char *op, const char *domain,
 		  const char *hint, qir_value *a, qir_value *b);
 qir_value *mx_out(qir_node *n, const char *hint, int dtype,

@@ -87,10 +87,11 @@ static int cfg_init(struct mx_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 }
 
 /* ---- the linear layers, collected before any rewrite ---- */
-struct layers {
-	qir_node **v;
-	size_t n, cap;
-};
+static int linear(const qir_node *n)
+{
+	return qir_domain_is_default(n->domain) &&
+	       (qir_node_is(n, "MatMul") || qir_node_is(n, "Gemm"));
+}
 
 static int weight_const(qir_node *n)
 {
@@ -99,29 +100,6 @@ static int weight_const(qir_node *n)
 	return slot >= 0 && (size_t)slot < n->ninputs && n->inputs[slot] &&
 	       ps_is_const_expr(n->inputs[slot], 16) &&
 	       !ps_is_const_expr(n->inputs[0], 16);
-}
-
-static int collect(qir_graph *g, void *arg)
-{
-	struct layers *l = arg;
-	qir_node *n;
-
-	qir_graph_for_each_node(g, n) {
-		if (!qir_domain_is_default(n->domain) ||
-		    (!qir_node_is(n, "MatMul") && !qir_node_is(n, "Gemm")))
-			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 64;
-			qir_node **v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				return -1;
-			l->v = v;
-			l->cap = cap;
-		}
-		l->v[l->n++] = n;
-	}
-	return 0;
 }
 
 int mx_match(struct mx_cfg *cfg, qir_node *n, struct ps_skip *s)
@@ -271,7 +249,7 @@ static void left_float(struct mx_cfg *cfg, size_t n)
 static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	struct mx_cfg cfg;
-	struct layers l = { 0 };
+	struct mx_nodes l = { linear, NULL, 0, 0 };
 	unsigned char *mark = NULL;
 	size_t i, nfloat = 0;
 	int found = 0, rc = -1;
@@ -283,7 +261,7 @@ static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	}
 	/* Layers and their marks before the export's nodes are converted
 	 * (fake mode turns marked weights into plain float ones). */
-	if (qir_graph_walk(m->graph, collect, &l) ||
+	if (qir_graph_walk(m->graph, mx_collect, &l) ||
 	    !(mark = calloc(l.n + 1, 1))) {
 		qopt_error(ctx, "out of memory");
 		goto out;

@@ -23,6 +23,28 @@ int mx_is_float(int dtype)
 	       dtype == QIR_BFLOAT16;
 }
 
+int mx_collect(qir_graph *g, void *arg)
+{
+	struct mx_nodes *l = arg;
+	qir_node *n;
+
+	qir_graph_for_each_node(g, n) {
+		if (!l->want(n))
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 32;
+			qir_node **v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v)
+				return -1;
+			l->v = v;
+			l->cap = cap;
+		}
+		l->v[l->n++] = n;
+	}
+	return 0;
+}
+
 qopt_status mx_opset(struct mx_cfg *cfg)
 {
 	int64_t want = cfg->mode == MX_REAL && cfg->format == MX_ONNX ? 24 : 19;

@@ -41,6 +41,21 @@ t "no min: any low value" eval '[ $rc = 0 ] && has "ratio=-7" "$W/err"'
 run "$QOPT" $T --passes 't-typed:ops=MatMul;Gem' m.onnx --dry-run
 t "list item outside the set: exit 2 with a suggestion" \
 	eval '[ $rc = 2 ] && has "got '\''Gem'\'' (did you mean '\''Gemm'\''?)" "$W/err"'
+run "$QOPT" $T --help-pass t-typed
+t "--help-pass shows a power-of-two option's rule" \
+	eval 'grep -A1 "^  block " "$W/out" | grep -q "a power of two from 2, or 0"'
+for b in 0 2 8 4096; do
+	run "$QOPT" $T --passes "t-typed:block=$b" m.onnx --dry-run
+	t "QOPT_OPT_POW2: block = $b is taken" eval '[ $rc = 0 ]'
+done
+for b in 1 3 6 -4; do
+	run "$QOPT" $T --passes "t-typed:block=$b" m.onnx --dry-run
+	t "QOPT_OPT_POW2: block = $b: exit 2 naming pass, option and value" \
+		eval '[ $rc = 2 ] && has "option '\''block'\'' of pass '\''t-typed'\'' is not a power of two: $b (a power of two from 2, or 0)" "$W/err" && ! has "mode=" "$W/err"'
+done
+run "$QOPT" --load "$PL/bad-pow2.so" --list-passes
+t "a float flagged QOPT_OPT_POW2: plugin refused naming pass and option" \
+	eval '[ $rc = 1 ] && has "option '\''scale'\'' (float) cannot be a power of two (only an integer can)" "$W/err"'
 printf '[t-typed]\n\nmode = quick\n' >bad.ini
 run "$QOPT" $T -p bad.ini m.onnx --dry-run
 t "INI: the error names file and line" \

@@ -1,9 +1,13 @@
 /* tests/plugins/bad-enum.c - an enum option without choices; built with
- * BAD_PATH, an int option flagged as a path. */
+ * BAD_PATH, an int option flagged as a path; with BAD_POW2, a float
+ * option flagged as a power of two. */
 #include <qopt/qopt.h>
 
 static const qopt_option_spec opts[] = {
-#if defined(BAD_PATH)
+#if defined(BAD_POW2)
+	{ .name = "scale", .type = QOPT_OPT_FLOAT, .flags = QOPT_OPT_POW2,
+	  .help = "not an integer, so not a power of two" },
+#elif defined(BAD_PATH)
 	{ .name = "count", .type = QOPT_OPT_INT, .flags = QOPT_OPT_PATH,
 	  .help = "not a string, so not a path" },
 #else

@@ -11,7 +11,8 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/needs-symbol.la \
 	tests/plugins/alias.la tests/plugins/alias-bad-when.la \
 	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la \
-	tests/plugins/calib-one.la tests/plugins/bad-path.la
+	tests/plugins/calib-one.la tests/plugins/bad-path.la \
+	tests/plugins/bad-pow2.la
 tests_plugins_calib_one_la_SOURCES = tests/plugins/calib-one.c
 tests_plugins_calib_one_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_calib_one_la_LIBADD = libqopt.la
@@ -50,6 +51,10 @@ tests_plugins_bad_path_la_SOURCES = tests/plugins/bad-enum.c
 tests_plugins_bad_path_la_CPPFLAGS = $(AM_CPPFLAGS) -DBAD_PATH
 tests_plugins_bad_path_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_bad_path_la_LIBADD = libqopt.la
+tests_plugins_bad_pow2_la_SOURCES = tests/plugins/bad-enum.c
+tests_plugins_bad_pow2_la_CPPFLAGS = $(AM_CPPFLAGS) -DBAD_POW2
+tests_plugins_bad_pow2_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_bad_pow2_la_LIBADD = libqopt.la
 tests_plugins_old_minor_la_SOURCES = tests/plugins/old-minor.c
 tests_plugins_old_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_old_minor_la_LIBADD = libqopt.la

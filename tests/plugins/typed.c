@@ -15,6 +15,9 @@ static const qopt_option_spec typed_opts[] = {
 	  .flags = QOPT_OPT_HAS_MAX, .max = 1, .help = "a fraction" },
 	{ .name = "ops", .type = QOPT_OPT_LIST, .default_value = "MatMul",
 	  .choices = ops, .help = "op types" },
+	/* ABI 4.1: a power of two from 2, or 0, with no range */
+	{ .name = "block", .type = QOPT_OPT_INT, .default_value = "0",
+	  .flags = QOPT_OPT_POW2, .help = "a block size" },
 	{ 0 }
 };
 

@@ -12,7 +12,7 @@
 PUBLIC=manager/session-api.h
 # White-box: unit tests of the manager's internals and the fuzzers.
 WHITE_BOX="tests/manager/unit.c tests/manager/session.c tests/abi/loader.c
-fuzz/fuzz-passes.c"
+fuzz/fuzz-passes.c tests/base/utf8.c"
 
 # "FILE HEADER" for each #include "manager/..." of the .c/.h under $1's
 # folders given after it.

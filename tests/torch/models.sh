@@ -169,7 +169,7 @@ while read -r m nb s hd; do
 		tcheck $? "fp8-mha/$m/plain" "fp8-mha on $m without calibration: refused, naming qopt calibrate"
 		pass fp8-mha $m $m.fp8 --passes fp8-softmax-qdq,fp8-report
 		pass fp8-nosm $m $m.nosm \
-			--passes fp8-softmax-qdq:softmax_qdq=no,fp8-report:softmax_qdq=no;;
+			--passes fp8-softmax-qdq:softmax_qdq=no,fp8-report;;
 	esac
 	headsize fp8-mha $m $m.fp8 $nb $hd
 	case $m in

@@ -243,7 +243,7 @@ has kcs1 "Concat of tensors with different Q/DQ" &&
 	has kcs1 "1 attention blocks not fusible (key)"
 check $? "KV cache of another scale: the Concat stays, named in the log and the report"
 run gqstdf32 gqns $P fp8-mha:softmax_qdq=no
-has gqns "softmax_qdq = no)"
+has gqns "(fp8-softmax-qdq not run, softmax_qdq = no, or bisect)"
 check $? "softmax_qdq = no: the report names it for the Softmax -> Cast blocks"
 
 # ---- rewrite 4: Softmax Q/DQ ----

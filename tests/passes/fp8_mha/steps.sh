@@ -40,11 +40,12 @@ section() {
 "$QOPT" --print-pipeline $P fp8-mha:move_scale=no:weight_mode=fake:rotate=rotate_back \
 	>"$work/pp2" 2>"$work/log"
 section fp8-move-scale "$work/pp2" | grep -qx "move_scale = no" &&
-	section fp8-report "$work/pp2" | grep -qx "move_scale = no" &&
+	! section fp8-move-transpose "$work/pp2" | grep -q "move_scale" &&
+	[ "$(section fp8-report "$work/pp2" | grep -c =)" = 0 ] &&
 	section fp8-compress-weights "$work/pp2" | grep -qx "weight_mode = fake" &&
 	section fp8-compress-weights "$work/pp2" | grep -qx "rotate = rotate_back" &&
 	section fp8-move-transpose "$work/pp2" | grep -qx "; move_transpose = yes (default)"
-check $? "fp8-mha's options reach the steps that read them; a default equal to the step's own stays the step's default"
+check $? "fp8-mha's options reach only the steps that read them (fp8-report none); a default equal to the step's own stays the step's default"
 
 "$QOPT" --print-pipeline $P 'fp8-mha{compress_weights=no,weight_mode=fake}' \
 	>"$work/pp4" 2>"$work/log"
@@ -83,9 +84,16 @@ run gq r1 $P fp8-report
 	"$QOPT" dump "$work/r1.onnx" >"$work/b.txt" 2>&1 &&
 	cmp -s "$work/a.txt" "$work/b.txt"
 check $? "fp8-report alone: finds the blocks and why they are not fusible from the model, changes nothing"
+has r1 "(Q/DQ not moved below layout ops: fp8-move-layout not run, move_layout = no, or bisect)"
+check $? "fp8-report alone names the pass that would move what is in the way"
 run gq r2 $P fp8-report:move_layout=no
-has r2 "(Q/DQ not moved below layout ops: move_layout = no)"
-check $? "fp8-report quotes a rewrite turned off"
+[ $rc = 2 ] && [ ! -e "$work/r2.onnx" ] &&
+	has r2 "unknown option 'move_layout' for pass 'fp8-report' (it takes no options)"
+check $? "fp8-report no longer takes another pass's switch: exit 2 naming it, nothing written"
+printf '[fp8-report]\nsoftmax_qdq = no\n' >"$work/rep.ini"
+"$QOPT" --print-pipeline -p "$work/rep.ini" >"$work/log" 2>&1
+[ $? = 2 ] && grep -q "rep.ini:2: unknown option 'softmax_qdq' for pass 'fp8-report'" "$work/log"
+check $? "... in an INI file too, naming file and line"
 run cusa r3 $P fp8-report
 [ $rc = 0 ] && has r3 "attention: 2 of 2 blocks fusible"
 check $? "fp8-report on fp8-mha's output: fusible"

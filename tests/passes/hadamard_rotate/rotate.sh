@@ -379,8 +379,8 @@ for q in rot nv; do
 done
 
 # bad options and --strict: an error naming the problem, no output;
-# a block out of range is a bad pipeline (exit 2), one in range that is
-# no power of two fails the pass before any rewrite (exit 1)
+# a block out of range or no power of two is a bad pipeline (exit 2,
+# QOPT_OPT_POW2: the manager checks it when it reads the pipeline)
 ini bad1 '[hadamard-rotate]\nblock_size = 3'
 ini bad2 '[hadamard-rotate]\nquantizer = int3'
 ini bad3 '[hadamard-rotate]\nmin_size = 0\nblock_size = 64'
@@ -388,11 +388,11 @@ ini bad4 '[hadamard-rotate]\nmin_size = 0\ninclude = fc1,fcX'
 ini bad5 '[hadamard-rotate]\nblock_size = 1'
 ini bad6 '[hadamard-rotate]\nblock_size = 131072'
 ini bad7 '[hadamard-rotate]\nblock_size = 2x'
-for c in "bad1:hadamard-rotate: error: block_size 3 is not a power of two from 2 to 65536" "bad2:bad2.ini:2: option 'quantizer' of pass 'hadamard-rotate' expects one of none, nvfp4, fp8, got 'int3'" \
+for c in "bad1:bad1.ini:2: option 'block_size' of pass 'hadamard-rotate' is not a power of two: 3 (range: 0 to 65536; a power of two from 2, or 0)" "bad2:bad2.ini:2: option 'quantizer' of pass 'hadamard-rotate' expects one of none, nvfp4, fp8, got 'int3'" \
 	 "bad3:skipped (block does not divide K)" \
 	 "bad4:include pattern 'fcX' matches no MatMul/Gemm node" \
-	 "bad5:hadamard-rotate: error: block_size 1 is not a power of two from 2 to 65536" \
-	 "bad6:bad6.ini:2: option 'block_size' of pass 'hadamard-rotate' is out of range: 131072 (range: 0 to 65536)" \
+	 "bad5:bad5.ini:2: option 'block_size' of pass 'hadamard-rotate' is not a power of two: 1 " \
+	 "bad6:bad6.ini:2: option 'block_size' of pass 'hadamard-rotate' is out of range: 131072 (range: 0 to 65536; a power of two from 2, or 0)" \
 	 "bad7:bad7.ini:2: option 'block_size' of pass 'hadamard-rotate' expects an integer, got '2x'"; do
 	name=${c%%:*}
 	msg=${c#*:}
@@ -401,10 +401,22 @@ for c in "bad1:hadamard-rotate: error: block_size 3 is not a power of two from 2
 		-o "$work/out.onnx" >"$work/log" 2>&1
 	rc=$?
 	want=1
-	case $name in bad2 | bad6 | bad7) want=2 ;; esac
+	case $name in bad1 | bad2 | bad5 | bad6 | bad7) want=2 ;; esac
 	[ $rc = $want ] && [ ! -e "$work/out.onnx" ] && grep -q "$msg" "$work/log"
 	check $? "$name: fails ($rc, want $want) with '$msg', nothing written"
 done
+# The power-of-two check is the manager's: --print-pipeline refuses the
+# value before any model is read, and --help-pass says what it takes.
+"$QOPT" --print-pipeline --passes hadamard-rotate:block_size=12 \
+	>"$work/log" 2>&1
+[ $? = 2 ] && grep -q "option 'block_size' of pass 'hadamard-rotate' is not a power of two: 12" "$work/log"
+check $? "--print-pipeline refuses block_size = 12 (exit 2, naming pass, option and value)"
+"$QOPT" --print-pipeline --passes hadamard-rotate:block_size=16 \
+	>"$work/log" 2>&1 && grep -qx "block_size = 16" "$work/log"
+check $? "--print-pipeline takes block_size = 16"
+"$QOPT" --help-pass hadamard-rotate >"$work/log" 2>&1 &&
+	grep -A3 "^  block_size " "$work/log" | grep -q "range: 0 to 65536; a power of two from 2, or 0"
+check $? "--help-pass shows block_size's range and power-of-two rule"
 # Without --strict the same two are warnings (the pass decides nothing
 # by --strict: the manager does) and the run goes on.
 for c in "bad3:warning: node '[^']*' skipped (block does not divide K)" \
