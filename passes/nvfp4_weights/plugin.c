@@ -323,6 +323,10 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	qopt_debug(cfg->ctx, "weight '%s': %s, K axis %d", w->stored->name,
 		   w->folded ? "constant subgraph" : w->constant ?
 		   "Constant node" : "initializer", w->kaxis);
+	/* counted first: the rewrite may remove the stored value (an error
+	 * fails the pass, so the count is never said wrong) */
+	ps_coverage_add(&cfg->cov, w->stored->name, numel, before, w->pattern,
+			cfg->mode == NVFP4_REAL ? "nvfp4" : "nvfp4-fake", NULL);
 	rc = nvfp4_rewrite(cfg, w, t);	/* takes a folded t */
 	if (rc)
 		return -1;
@@ -332,8 +336,6 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	/* What was written: FP4 codes + FP8 scales + the FP32 global
 	 * scale, or in fake mode the dequantized weight in its own type. */
 	qopt_stat_add(cfg->ctx, "bytes after", (int64_t)w->written);
-	ps_coverage_add(&cfg->cov, w->stored->name, numel, before, w->pattern,
-			cfg->mode == NVFP4_REAL ? "nvfp4" : "nvfp4-fake", NULL);
 	return 0;
 skipped:
 	skipped(cfg, w, t);

@@ -494,11 +494,11 @@ static void groups(qopt_ctx *ctx, const struct ps_coverage *c)
 		};
 
 		qopt_record(ctx, "coverage-group", f, 4);
-		group_missed(ctx, c, &g[i]);
 		if (i < PS_COV_GROUP_LINES)
 			qopt_info(ctx, "coverage: %s: %" PRIu64 " of %" PRIu64
 				  " %s", g[i].key, g[i].quantized,
 				  g[i].members, c->verb);
+		group_missed(ctx, c, &g[i]);
 	}
 	if (n > PS_COV_GROUP_LINES)
 		qopt_info(ctx, "coverage: ... %zu more groups (--stats-json "
