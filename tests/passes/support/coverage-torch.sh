@@ -15,7 +15,11 @@ cov() {
 	"$QOPT" -q --stats-json "$work/$3.$1.json" --passes "$4" "$M/$3.onnx" \
 		-o "$work/$3.$1.onnx" >"$work/log" 2>&1 &&
 	"$py" "$top_srcdir/tests/passes/support/coverage-torch.py" "$1" "$2" \
-		"$M/$3.onnx" "$work/$3.$1.onnx" "$work/$3.$1.json" >>"$work/log" 2>&1
+		"$M/$3.onnx" "$work/$3.$1.onnx" "$work/$3.$1.json" >"$work/fig" 2>&1
+	rc=$?
+	cat "$work/fig" >>"$work/log"
+	sed "s/^/# $3: /" "$work/fig"	# the figures, as TAP comments
+	return $rc
 }
 
 for m in gpt2 bert; do
@@ -24,13 +28,14 @@ for m in gpt2 bert; do
 	cov mxfp8 mxfp8 $m mxfp8:activations=no
 	check $? "mxfp8 on $m: candidates, mxfp8 and float counts and bytes exact"
 done
-# min_size leaves the small ones float: still exact, and said per reason
-cov nvfp4-weights nvfp4 gqa nvfp4-weights:min_size=200000
-check $? "nvfp4-weights on gqa with min_size = 200000: exact"
-"$QOPT" --passes nvfp4-weights:min_size=200000 "$M/gqa.onnx" -o "$work/g.onnx" \
+# min_size (default 4096) leaves gqa's K/V projections float: still
+# exact, and said per reason
+cov nvfp4-weights nvfp4 gqa nvfp4-weights
+check $? "nvfp4-weights on gqa: exact with weights below min_size"
+"$QOPT" --passes nvfp4-weights "$M/gqa.onnx" -o "$work/g.onnx" \
 	>"$work/log" 2>&1
-grep -q "coverage: left float (below min_size): [1-9][0-9]* weights" "$work/log"
-check $? "... the weights below min_size said as a reason with their bytes"
+grep -q "coverage: left float (below min_size): 4 weights, 32.0 KiB" "$work/log"
+check $? "... the 4 weights below min_size said as a reason with their bytes"
 
 if [ -n "$(qopt_ort_missing)" ]; then
 	for m in resnet_cnn unet_cnn; do
@@ -45,6 +50,11 @@ else
 		cov fp8 fp8 $m "fp8:calibration=$work/$m.calib.json"
 		check $? "fp8 on $m: candidates, fp8 and float counts and bytes exact"
 	done
+	# min_size leaves the small convolutions float (both inputs)
+	cov fp8 fp8 resnet_cnn \
+		"fp8:calibration=$work/resnet_cnn.calib.json:min_size=20000" &&
+		grep -q "fp8: [1-9][0-9]* of 12 weights" "$work/fig"
+	check $? "fp8 on resnet_cnn with min_size = 20000: exact, some left float"
 fi
 
 echo "1..$n"
