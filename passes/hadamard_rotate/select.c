@@ -221,8 +221,7 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 	if ((t->pattern = ps_globs_match(&cfg->tg.include, names, 2)) < 0)
 		return skip(t, &ps_skip_not_included, "no include glob "
 			    "matches '%s' or '%s'", n->name, wname);
-	if (ps_globs_match(&cfg->tg.exclude, names, 2) >= 0 &&
-	    (t->pattern = -1) < 0)
+	if (ps_globs_match(&cfg->tg.exclude, names, 2) >= 0)
 		return skip(t, &ps_skip_excluded, "an exclude glob matches "
 			    "'%s' or '%s'", n->name, wname);
 	if (qir_value_const(t->act) && hr_is_sylvester(qir_value_const(t->act)))

@@ -157,12 +157,15 @@ static int selected(struct mx_cfg *cfg, qir_node *n)
 		return 1;
 	}
 	ps_skip_report(cfg->ctx, &s, n->op_type, n->name);
-	if (cfg->weights) {	/* its weight stays float */
+	if (cfg->weights) {	/* its weight stays float (counted, not
+				 * held against a pattern: the targets' choice) */
 		qir_value *w = ps_stored_value(n->inputs[ps_weight_slot(n)], 0);
 		uint64_t numel, nbytes;
 
 		ps_coverage_size(w, &numel, &nbytes);
-		ps_coverage_add(&cfg->cov, w->name, numel, nbytes, -1, NULL, &s);
+		if (w)
+			ps_coverage_add(&cfg->cov, w->name, numel, nbytes, -1,
+					NULL, &s);
 	}
 	return 0;
 }

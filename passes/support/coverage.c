@@ -299,9 +299,10 @@ static void totals(qopt_ctx *ctx, const struct ps_coverage *c)
 	}
 	human(qb, hq, sizeof(hq));
 	human(b, hb, sizeof(hb));
-	qopt_info(ctx, "coverage: %" PRIu64 " of %" PRIu64 " %ss %s "
-		  "(%s of %s, %.1f%%)", qw, w, c->what, c->verb, hq, hb,
-		  pct(qb, b));
+	/* "quantized 11 of 15 weights": the verb first, so that the
+	 * counters' "N weights quantized" stays the only line saying so */
+	qopt_info(ctx, "coverage: %s %" PRIu64 " of %" PRIu64 " %ss (%s of "
+		  "%s, %.1f%%)", c->verb, qw, w, c->what, hq, hb, pct(qb, b));
 	qopt_stat_add(ctx, "candidate weights", (int64_t)w);
 	qopt_stat_add(ctx, "candidate bytes", (int64_t)b);
 	for (size_t i = 0; i < c->n; i++)

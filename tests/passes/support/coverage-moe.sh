@@ -37,8 +37,8 @@ PY
 # nvfp4-weights: 48 expert weights matched, 47 quantized
 q nv 'nvfp4-weights:include=*experts*:min_size=0'
 t "nvfp4-weights: the run succeeds without --strict" [ "$rc" = 0 ]
-t "the totals: 47 of 50 weights quantized, with bytes and share" \
-	has "coverage: 47 of 50 weights quantized (" "$W/nv.log"
+t "the totals: quantized 47 of 50 weights, with bytes and share" \
+	has "coverage: quantized 47 of 50 weights (" "$W/nv.log"
 t "per format: nvfp4 47 weights" \
 	has "coverage: nvfp4: 47 weights, " "$W/nv.log"
 t "per reason: 1 left float for K, 2 not included (the routers)" \
@@ -109,13 +109,13 @@ t "... for each of w1, w2, w3" \
 # the default include (not written by the user): no pattern warning
 q def 'nvfp4-weights:min_size=0' --strict
 t "include not set: the K = 40 weight is said, --strict passes" \
-	sh -c '[ "$1" = 0 ] && grep -qF "coverage: 49 of 50 weights quantized" "$2" &&
+	sh -c '[ "$1" = 0 ] && grep -qF "coverage: quantized 49 of 50 weights" "$2" &&
 	       ! grep -q "matched weights quantized" "$2"' sh "$rc" "$W/def.log"
 
 # mxfp8 (blocks of 32): the same weight, the same report
 q mx 'mxfp8:include=*experts*:min_size=0:activations=no'
 t "mxfp8: 47 of 50, the pattern's 47 of 48 naming the K = 40 weight" \
-	sh -c 'grep -qF "coverage: 47 of 50 weights quantized" "$1" &&
+	sh -c 'grep -qF "coverage: quantized 47 of 50 weights" "$1" &&
 	       grep -qF "coverage: mxfp8: 47 weights" "$1" &&
 	       grep -qF "include '"'*experts*'"': 47 of 48 matched weights quantized; 1 left float: $2" "$1"' \
 	sh "$W/mx.log" "$ODD"
