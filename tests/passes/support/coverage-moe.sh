@@ -85,6 +85,12 @@ assert p == [{'kind': 'coverage-pattern', 'pattern': '*experts*',
 PY
 ok $? "--stats-json: a record per group and per pattern"
 
+"$QOPT" --summary --passes 'nvfp4-weights:include=*experts*:min_size=0' "$M" \
+	-o "$W/sum.onnx" >"$W/out" 2>"$W/err"
+t "--summary: the pass's line carries the coverage counters" \
+	sh -c 'grep -A3 "^passes:" "$1" | grep "nvfp4-weights .*changed" |
+	       grep -F "50 candidate weights, 100864 candidate bytes, 47 nvfp4 weights, 97280 nvfp4 bytes, 3 float weights left, 3584 float bytes left" >/dev/null' sh "$W/err"
+
 q nvs 'nvfp4-weights:include=*experts*:min_size=0' --strict
 t "--strict: exit 1, nothing written" \
 	sh -c '[ "$1" = 1 ] && [ ! -e "$2" ]' sh "$rc" "$W/nvs.onnx"
