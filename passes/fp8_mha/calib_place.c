@@ -50,7 +50,35 @@ struct place {
 	size_t ndone, capdone;
 	qir_node **left;	/* attention MatMuls left alone; owned */
 	size_t nleft, capleft;
+	struct ps_coverage cov;	/* every constant input's outcome */
+	int pattern;		/* include index of the node at hand */
 };
+
+/* Coverage reasons of this file (the fp8mha_skip counters say more). */
+static const struct ps_skip_kind skip_layer = {
+	"skipped (layer left in float)", PS_SKIP_INFO
+}, skip_scale = { "skipped (scale not representable)", PS_SKIP_INFO };
+
+/* A constant input of n that stays float, for the coverage. */
+static void cov_float(struct place *p, const qir_value *v,
+		      const struct ps_skip_kind *kind, const char *why)
+{
+	struct ps_skip s = { .kind = kind };
+	uint64_t numel, nbytes;
+
+	snprintf(s.why, sizeof(s.why), "%s", why);
+	ps_coverage_size(v, &numel, &nbytes);
+	ps_coverage_add(&p->cov, v->name, numel, nbytes, p->pattern, NULL, &s);
+}
+
+/* Every constant input (slots 0 and 1) of n, left float. */
+static void cov_node_float(struct place *p, const qir_node *n,
+			   const struct ps_skip_kind *kind, const char *why)
+{
+	for (size_t slot = 0; slot < 2 && slot < n->ninputs; slot++)
+		if (n->inputs[slot] && qir_value_const(n->inputs[slot]))
+			cov_float(p, n->inputs[slot], kind, why);
+}
 
 /* Selected: of op_types (default domain), and its name or its first
  * output's matching include and none of exclude. */
@@ -63,9 +91,15 @@ static int name_selected(struct place *p, const qir_node *n)
 {
 	const char *names[2] = { n->name, n->noutputs && n->outputs[0] ?
 				 n->outputs[0]->name : NULL };
+	int in = ps_globs_match(&p->t.include, names, 2);
+	int ex = ps_globs_match(&p->t.exclude, names, 2);
 
-	return ps_globs_match(&p->t.include, names, 2) >= 0 &&
-	       ps_globs_match(&p->t.exclude, names, 2) < 0;
+	p->pattern = in >= 0 && ex < 0 ? in : -1;
+	if (in < 0 || ex >= 0)
+		cov_node_float(p, n, ex >= 0 ? &ps_skip_excluded :
+			       &ps_skip_not_included, ex >= 0 ?
+			       "excluded" : "no include pattern matches");
+	return in >= 0 && ex < 0;
 }
 
 static int left_alone(const struct place *p, const qir_node *n)
@@ -356,15 +390,18 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
 			    "'%s' is %s, not FLOAT, FLOAT16 or BFLOAT16", v->name,
 			    qir_dtype_name(dtype));
+		cov_float(p, v, &ps_skip_not_float, qir_dtype_name(dtype));
 		return remember(p, n->graph, v, NULL) ?
 		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	}
 	axis = p->weight_axis ? out_axis(n, slot, w) : -1;
 	count = axis >= 0 ? w->dims[axis] : 1;
 	if (!qopt_may_rewrite(p->cfg->ctx, "calibrated FP8 weight '%s'",
-			      v->name))
+			      v->name)) {
+		cov_float(p, v, &ps_skip_bisect, "the rewrite gate said no");
 		return remember(p, n->graph, v, NULL) ?
 		       fp8mha_fail(p->cfg, n, NULL) : 0;
+	}
 	amax = calloc((size_t)(count ? count : 1), sizeof(*amax));
 	if (!amax)
 		return fp8mha_fail(p->cfg, n, NULL);
@@ -378,6 +415,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	if (!s) {
 		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
 			    "'%s': %s", v->name, why);
+		cov_float(p, v, &skip_scale, why);
 		return remember(p, n->graph, v, NULL) ?
 		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	}
@@ -386,6 +424,13 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 		return -1;
 	if (qir_value_replace_use(v, (qir_use){ n, (int)slot }, dq))
 		return fp8mha_fail(p->cfg, n, NULL);
+	{
+		uint64_t numel, nbytes;
+
+		ps_coverage_size(v, &numel, &nbytes);
+		ps_coverage_add(&p->cov, v->name, numel, nbytes, p->pattern,
+				"fp8", NULL);
+	}
 	qopt_stat_add(p->cfg->ctx, axis >= 0 ? "calibration: weights "
 		      "quantized (per channel)" : "calibration: weights quantized "
 		      "(per tensor)", 1);
@@ -523,6 +568,21 @@ static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 	return 1;
 }
 
+/* 1 when layer_ready refused n for min_size (a choice of the targets,
+ * not held against an include pattern). */
+static int below_min_size(const struct place *p, const qir_node *n)
+{
+	for (size_t slot = 0; slot < 2 && slot < n->ninputs; slot++) {
+		qir_tensor *w = n->inputs[slot] ?
+				qir_value_const(n->inputs[slot]) : NULL;
+
+		if (w && qir_tensor_numel(w) &&
+		    (int64_t)qir_tensor_numel(w) < p->t.min_size)
+			return 1;
+	}
+	return 0;
+}
+
 static int one(struct place *p, qir_node *n)
 {
 	size_t slot;
@@ -532,6 +592,8 @@ static int one(struct place *p, qir_node *n)
 	if ((p->flags & FP8MHA_PLACE_CNN) &&
 	    !layer_ready(p, n, why, sizeof(why))) {
 		fp8mha_skip(p->cfg, n, "fp8: layers left in float", "%s", why);
+		cov_node_float(p, n, below_min_size(p, n) ?
+			       &ps_skip_below_min_size : &skip_layer, why);
 		return 0;
 	}
 
@@ -588,6 +650,8 @@ static int place_all(struct place *p, int *changed)
 		rc = fp8mha_residual_adds(p->cfg, nodes, count, shortcut, p,
 					  changed);
 	free(nodes);
+	if (rc >= 0)
+		ps_coverage_report(p->cfg->ctx, &p->cov);
 	if (!selected && rc >= 0)
 		qopt_warn(p->cfg->ctx, "calibration: no %s matches include/"
 			  "exclude/op_types: nothing placed", unselected ?
@@ -683,9 +747,11 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 	p.weight_axis = qopt_opt_bool(cfg->ctx, "weight_axis");
 	qopt_info(cfg->ctx, "calibration: %zu tensors from '%s'", p.cal->n,
 		  p.path);
+	ps_coverage_init(&p.cov, &p.t, "weight");
 	rc = find_left(&p);
 	if (!rc)
 		rc = place_all(&p, changed);
+	ps_coverage_fini(&p.cov);
 	ps_targets_fini(&p.t);
 	free(p.done);
 	free(p.left);

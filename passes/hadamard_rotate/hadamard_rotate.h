@@ -54,6 +54,7 @@ struct hr_cfg {
 	/* over weights the quantizer judged: sums of squared errors
 	 * unrotated and as finally stored, and of squared norms */
 	double q_sum_plain, q_sum_rot, q_norm;
+	struct ps_coverage cov;	/* every weight: rotated or why not */
 };
 
 /* One MatMul/Gemm the pass may rotate. */
@@ -72,6 +73,7 @@ struct hr_target {
 	double q_e0, q_e1, q_nn;	/* squared errors unrotated, rotated;
 					 * squared norm */
 	struct ps_skip skip;	/* why it is left alone, once it is */
+	int pattern;		/* the include pattern selecting it, or -1 */
 };
 
 /* Skip kinds of this pass (the shared ones: passes/support/skip.h). */

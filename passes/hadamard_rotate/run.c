@@ -152,6 +152,26 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 	return 0;
 }
 
+/* t's weight for the coverage: rotated, or why not. Not a weight when
+ * both inputs are activations (attention) or n is no target at all. */
+static void covered(struct hr_cfg *cfg, const struct hr_target *t)
+{
+	uint64_t numel, nbytes;
+
+	if (!t->wv || (!t->skip.kind && !t->w) ||
+	    t->skip.kind == &ps_skip_activation ||
+	    (!t->w && ps_runtime_source(t->wv)))
+		return;
+	if (t->w) {
+		numel = qir_tensor_numel(t->w);
+		nbytes = t->w->nbytes;
+	} else {
+		ps_coverage_size(t->wv, &numel, &nbytes);
+	}
+	ps_coverage_add(&cfg->cov, t->wv->name, numel, nbytes, t->pattern,
+			t->skip.kind ? NULL : "hadamard", &t->skip);
+}
+
 static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
 {
 	struct hr_target t;
@@ -166,6 +186,8 @@ static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
 		rc = rotate(cfg, &t, changed);
 	else if (rc == 0 && t.skip.kind)
 		rc = report_skip(cfg, &t);
+	if (rc == 0)
+		covered(cfg, &t);
 	if (rc == 0 && t.judged) {
 		/* what is finally stored: rotated unless skipped */
 		cfg->q_sum_plain += t.q_e0;
@@ -198,6 +220,9 @@ qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	*changed = 0;
 	if (cfg_init(&cfg, ctx, m))
 		goto out;
+	ps_coverage_init(&cfg.cov, &cfg.tg, "weight");
+	cfg.cov.verb = "rotated";
+	cfg.cov.left = "not rotated";
 	for (n = m->graph->first; n; n = next) {
 		next = n->next;
 		if (one(&cfg, n, changed))
@@ -220,9 +245,11 @@ qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		stat_ppm(ctx, "ppm total error unrotated", plain);
 		stat_ppm(ctx, "ppm total error as rotated", rot);
 	}
+	ps_coverage_report(ctx, &cfg.cov);
 	ps_targets_report(ctx, &cfg.tg, "MatMul/Gemm node or weight name");
 	rc = 0;
 out:
+	ps_coverage_fini(&cfg.cov);
 	ps_targets_fini(&cfg.tg);
 	hr_memo_free(&cfg.memo);
 	ps_sweep_fini(&cfg.sweep);

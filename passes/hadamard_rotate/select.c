@@ -205,6 +205,7 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 
 	memset(t, 0, sizeof(*t));
 	t->node = n;
+	t->pattern = -1;
 	if (n->domain[0] || (strcmp(n->op_type, "MatMul") &&
 			     strcmp(n->op_type, "Gemm")) || n->ninputs < 2 ||
 	    !n->inputs[0] || !n->inputs[1])
@@ -217,7 +218,7 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 			    n->op_type);
 	names[0] = n->name;
 	names[1] = wname;
-	if (ps_globs_match(&cfg->tg.include, names, 2) < 0)
+	if ((t->pattern = ps_globs_match(&cfg->tg.include, names, 2)) < 0)
 		return skip(t, &ps_skip_not_included, "no include glob "
 			    "matches '%s' or '%s'", n->name, wname);
 	if (ps_globs_match(&cfg->tg.exclude, names, 2) >= 0)

@@ -46,6 +46,9 @@ struct mx_cfg {
 	size_t ndone, capdone;
 	int opset_asked;
 	qopt_status opset_rc;
+	struct ps_coverage cov;	/* every candidate weight's outcome */
+	int match_in;		/* include index of mx_match's last layer */
+	int pattern;		/* that of the layer mx_weight is called for */
 };
 
 /* Skip kinds of this pass. */

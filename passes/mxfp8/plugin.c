@@ -112,6 +112,7 @@ int mx_match(struct mx_cfg *cfg, qir_node *n, struct ps_skip *s)
 	names[2] = n->inputs[0] ? n->inputs[0]->name : NULL;
 	in = ps_globs_match(&cfg->tg.include, names, 3);
 	ex = ps_globs_match(&cfg->tg.exclude, names, 3);
+	cfg->match_in = in;
 	if (!ps_targets_op(&cfg->tg, n->op_type))
 		ps_skip_set(s, &ps_skip_op_type, "op type %s not in op_types",
 			    n->op_type);
@@ -129,9 +130,21 @@ static int selected(struct mx_cfg *cfg, qir_node *n)
 {
 	struct ps_skip s = { 0 };
 
-	if (!mx_match(cfg, n, &s))
+	if (!mx_match(cfg, n, &s)) {
+		cfg->pattern = cfg->match_in;
 		return 1;
+	}
 	ps_skip_report(cfg->ctx, &s, n->op_type, n->name);
+	if (cfg->weights) {	/* its weight stays float (counted, not
+				 * held against a pattern: the targets' choice) */
+		qir_value *w = ps_stored_value(n->inputs[ps_weight_slot(n)], 0);
+		uint64_t numel, nbytes;
+
+		ps_coverage_size(w, &numel, &nbytes);
+		if (w)
+			ps_coverage_add(&cfg->cov, w->name, numel, nbytes, -1,
+					NULL, &s);
+	}
 	return 0;
 }
 
@@ -259,6 +272,7 @@ static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		ps_targets_fini(&cfg.tg);
 		return QOPT_EPASS;
 	}
+	ps_coverage_init(&cfg.cov, &cfg.tg, "weight");
 	/* Layers and their marks before the export's nodes are converted
 	 * (fake mode turns marked weights into plain float ones). */
 	if (qir_graph_walk(m->graph, mx_collect, &l) ||
@@ -279,6 +293,7 @@ static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		for (i = 0; i < l.n; i++)
 			if (!mark[i] && layer(&cfg, l.v[i], changed))
 				goto out;
+		ps_coverage_report(ctx, &cfg.cov);
 		ps_targets_report(ctx, &cfg.tg, "layer");
 	}
 	rc = 0;
@@ -287,6 +302,7 @@ out:
 	free(mark);
 	free(cfg.acts);
 	free(cfg.done);
+	ps_coverage_fini(&cfg.cov);
 	ps_targets_fini(&cfg.tg);
 	return rc ? QOPT_EPASS : QOPT_OK;
 }

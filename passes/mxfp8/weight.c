@@ -375,7 +375,8 @@ int mx_weight(struct mx_cfg *cfg, qir_value *stored)
 	qir_tensor *t = NULL;
 	qir_value *nv;
 	int folded = 0, kaxis = -1, rc = seen(cfg, stored);
-	uint64_t before, after;
+	int pattern = cfg->pattern;	/* check_uses matches again */
+	uint64_t before, after, numel;
 
 	if (rc >= 0)
 		return rc;
@@ -404,11 +405,22 @@ int mx_weight(struct mx_cfg *cfg, qir_value *stored)
 		ps_skip_set(&s, &ps_skip_bisect, "the rewrite gate said no");
 	if (s.kind) {
 		ps_skip_report(cfg->ctx, &s, "weight", stored->name);
+		if (t) {
+			numel = qir_tensor_numel(t);
+			before = t->nbytes;
+		} else {
+			ps_coverage_size(stored, &numel, &before);
+		}
+		ps_coverage_add(&cfg->cov, stored->name, numel, before, pattern,
+				NULL, &s);
 		if (folded)
 			qir_tensor_free(t);
 		return remember(cfg, stored, 1);
 	}
 	before = t->nbytes;
+	numel = qir_tensor_numel(t);
+	ps_coverage_add(&cfg->cov, stored->name, numel, before, pattern,
+			cfg->mode == MX_FAKE ? "mxfp8-fake" : "mxfp8", NULL);
 	/* real: one code byte per element and one scale per 32 */
 	after = cfg->mode == MX_FAKE ? t->nbytes :
 		qir_tensor_numel(t) + qir_tensor_numel(t) / MX_BLOCK;

@@ -50,6 +50,7 @@ struct nvfp4_cfg {
 	qir_node **lin;			/* linear nodes, graph order */
 	size_t nlin, caplin;
 	int placeholders;		/* the model carries TRT_FP4QDQ */
+	struct ps_coverage cov;		/* every candidate's outcome */
 };
 
 struct nvfp4_weight {
@@ -61,6 +62,7 @@ struct nvfp4_weight {
 	struct ps_uses uses;	/* owned: ps_uses_free */
 	int kaxis;		/* in stored coordinates, once known */
 	struct ps_skip skip;	/* why it is left alone, once it is */
+	int pattern;		/* the include pattern selecting it, or -1 */
 	uint64_t written;	/* bytes of the tensors the rewrite added */
 	/* max |weight| from the Inf/NaN scan, or -1 where none ran: the
 	 * real-mode recipe then reads the weight once, not twice. */

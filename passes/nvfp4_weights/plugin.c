@@ -270,11 +270,27 @@ static qopt_status real_opset(struct nvfp4_cfg *cfg)
 	return rc;
 }
 
+/* A weight left float, counted with its bytes (t's when it was read). */
+static void skipped(struct nvfp4_cfg *cfg, const struct nvfp4_weight *w,
+		    const qir_tensor *t)
+{
+	uint64_t numel, nbytes;
+
+	if (t) {
+		numel = qir_tensor_numel(t);
+		nbytes = t->nbytes;
+	} else {
+		ps_coverage_size(w->stored, &numel, &nbytes);
+	}
+	ps_coverage_add(&cfg->cov, w->stored->name, numel, nbytes, w->pattern,
+			NULL, &w->skip);
+}
+
 static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		   int *changed)
 {
 	qir_tensor *t = NULL;
-	uint64_t before;
+	uint64_t before, numel;
 	int rc;
 
 	if (ps_collect_uses(w->stored, NVFP4_WALK, &w->uses, &w->skip))
@@ -303,9 +319,14 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		goto skipped;
 	}
 	before = t->nbytes;
+	numel = qir_tensor_numel(t);
 	qopt_debug(cfg->ctx, "weight '%s': %s, K axis %d", w->stored->name,
 		   w->folded ? "constant subgraph" : w->constant ?
 		   "Constant node" : "initializer", w->kaxis);
+	/* counted first: the rewrite may remove the stored value (an error
+	 * fails the pass, so the count is never said wrong) */
+	ps_coverage_add(&cfg->cov, w->stored->name, numel, before, w->pattern,
+			cfg->mode == NVFP4_REAL ? "nvfp4" : "nvfp4-fake", NULL);
 	rc = nvfp4_rewrite(cfg, w, t);	/* takes a folded t */
 	if (rc)
 		return -1;
@@ -317,6 +338,7 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	qopt_stat_add(cfg->ctx, "bytes after", (int64_t)w->written);
 	return 0;
 skipped:
+	skipped(cfg, w, t);
 	if (w->folded && t)
 		qir_tensor_free(t);
 	ps_skip_report(cfg->ctx, &w->skip, "weight", w->stored->name);
@@ -382,6 +404,7 @@ static qopt_status run(qopt_ctx *ctx, qir_model *m, int *changed, int act)
 		nvfp4_act_fini(&cfg);
 		return QOPT_EPASS;
 	}
+	ps_coverage_init(&cfg.cov, &cfg.tg, "weight");
 	if ((cfg.activations && qir_graph_walk(m->graph, collect_linear, &cfg))
 	    || qir_graph_walk(m->graph, collect_graph, &c)) {
 		qopt_error(ctx, "out of memory");
@@ -401,6 +424,7 @@ static qopt_status run(qopt_ctx *ctx, qir_model *m, int *changed, int act)
 		w.graph = c.v[i]->graph;
 		w.kaxis = -1;
 		w.amax = -1.0f;
+		w.pattern = -1;
 		rc = process(&cfg, &w, changed);
 		ps_uses_free(&w.uses);
 		if (rc)
@@ -417,9 +441,11 @@ static qopt_status run(qopt_ctx *ctx, qir_model *m, int *changed, int act)
 		goto out;
 	if (nvfp4_move_constants(&cfg, changed))
 		goto out;
+	ps_coverage_report(ctx, &cfg.cov);
 	ps_targets_report(ctx, &cfg.tg, "weight");
 	rc = 0;
 out:
+	ps_coverage_fini(&cfg.cov);
 	nvfp4_act_fini(&cfg);
 	free(c.v);
 	free(cfg.codes_buf);

@@ -33,7 +33,7 @@ int nvfp4_has_placeholder(const struct nvfp4_weight *w)
 }
 
 struct sel_state {
-	int any_in, all_in, excluded_by, op_ok_any;
+	int any_in, all_in, excluded_by, op_ok_any, pattern;
 	const char *bad_node;
 };
 
@@ -53,6 +53,8 @@ static void select_use(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	if (ex >= 0 && st->excluded_by < 0)
 		st->excluded_by = ex;
 	st->any_in |= in >= 0 && ex < 0 && op_ok;
+	if (in >= 0 && ex < 0 && op_ok && st->pattern < 0)
+		st->pattern = in;	/* for the coverage per pattern */
 	if (in < 0 || ex >= 0 || !op_ok) {
 		st->all_in = 0;
 		if (!st->bad_node)
@@ -66,10 +68,11 @@ void nvfp4_select(struct nvfp4_cfg *cfg, struct nvfp4_weight *w)
 	struct sel_state st = { 0 };
 	size_t i;
 
-	st.excluded_by = -1;
+	st.excluded_by = st.pattern = -1;
 	st.all_in = 1;
 	for (i = 0; i < w->uses.n; i++)
 		select_use(cfg, w, &w->uses.v[i], &st);
+	w->pattern = st.pattern;
 	if (w->skip.kind || nvfp4_has_placeholder(w))
 		return;	/* an exporter's mark overrides the targets */
 	/* An export that marks its NVFP4 weights chose the rest to stay

@@ -18,6 +18,8 @@
  *   finite.h   Inf/NaN in a float weight
  *   device.h   the kernel device a deferred recipe runs on
  *   recipe.h   a deferred recipe's struct, fill and free
+ *   coverage.h what fraction of the weights a pass quantized: per
+ *              format, reason, include pattern and repeated structure
  * The opset a pass needs comes from the manager: qopt_require_opset()
  * (qopt/pass.h).
  */
@@ -25,6 +27,7 @@
 #define PASSES_SUPPORT_H
 
 #include "cleanup.h"
+#include "coverage.h"
 #include "device.h"
 #include "fakequant.h"
 #include "finite.h"
