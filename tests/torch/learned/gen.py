@@ -160,8 +160,8 @@ def train_charlm(steps, seed=1):
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = CharLM()
-    opt = torch.optim.AdamW(model.parameters(), lr=4e-3, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 4e-3, total_steps=steps,
+    opt = torch.optim.AdamW(model.parameters(), lr=5e-3, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 5e-3, total_steps=steps,
                                                 pct_start=0.1)
     bs = 16
     t0 = time.time()
@@ -175,7 +175,7 @@ def train_charlm(steps, seed=1):
         loss.backward()
         opt.step()
         sched.step()
-        if step % 100 == 0 or step == steps - 1:
+        if step % 25 == 0 or step == steps - 1:
             log(f'charlm step {step} loss {loss.item():.3f} '
                 f'({time.time() - t0:.0f} s)')
     model.eval()
@@ -321,8 +321,8 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
         os.path.abspath(__file__))
     os.makedirs(out, exist_ok=True)
-    torch.set_num_threads(1)
-    steps = int(os.environ.get('QOPT_LEARNED_STEPS', '400'))
+    torch.set_num_threads(2)
+    steps = int(os.environ.get('QOPT_LEARNED_STEPS', '200'))
     epochs = int(os.environ.get('QOPT_LEARNED_EPOCHS', '6'))
     what = os.environ.get('QOPT_LEARNED_ONLY', 'charlm,cnn').split(',')
 
