@@ -78,7 +78,7 @@ while read -r m nvopt mxopt bad; do
 $(grep '^[01]|' "$W/$m.bounds")
 EOF
 done <<LIST
-charlm min_size=0 min_size=0 /blocks.1/
+charlm min_size=0 min_size=0 /blocks.0/q/
 shapes_cnn min_size=0:op_types=Conv;Gemm:target=ort min_size=0 /down1/
 LIST
 
