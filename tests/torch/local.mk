@@ -103,3 +103,55 @@ dist_check_DATA += \
 	tests/torch/models/unet_cnn.held/s02/x.npy \
 	tests/torch/models/unet_cnn.held/s03/x.npy \
 	tests/torch/models/unet_cnn.onnx
+# Models with learned weights (tests/torch/learned/gen.py trains them;
+# committed): perplexity / top-1 per format (docs/accuracy.md).
+TESTS += tests/torch/learned/accuracy.sh
+EXTRA_DIST += tests/torch/learned/accuracy.sh \
+	tests/torch/learned/accuracy.py tests/torch/learned/eval.js \
+	tests/torch/learned/gen.py
+dist_check_DATA += \
+	tests/torch/learned/charlm.calib/s00/input_ids.npy \
+	tests/torch/learned/charlm.calib/s01/input_ids.npy \
+	tests/torch/learned/charlm.calib/s02/input_ids.npy \
+	tests/torch/learned/charlm.calib/s03/input_ids.npy \
+	tests/torch/learned/charlm.calib/s04/input_ids.npy \
+	tests/torch/learned/charlm.calib/s05/input_ids.npy \
+	tests/torch/learned/charlm.calib/s06/input_ids.npy \
+	tests/torch/learned/charlm.calib/s07/input_ids.npy \
+	tests/torch/learned/charlm.calib/s08/input_ids.npy \
+	tests/torch/learned/charlm.calib/s09/input_ids.npy \
+	tests/torch/learned/charlm.calib/s10/input_ids.npy \
+	tests/torch/learned/charlm.calib/s11/input_ids.npy \
+	tests/torch/learned/charlm.calib/s12/input_ids.npy \
+	tests/torch/learned/charlm.calib/s13/input_ids.npy \
+	tests/torch/learned/charlm.calib/s14/input_ids.npy \
+	tests/torch/learned/charlm.calib/s15/input_ids.npy \
+	tests/torch/learned/charlm.held/s00/input_ids.npy \
+	tests/torch/learned/charlm.held/s01/input_ids.npy \
+	tests/torch/learned/charlm.held/s02/input_ids.npy \
+	tests/torch/learned/charlm.held/s03/input_ids.npy \
+	tests/torch/learned/shapes_cnn.calib/s00/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s01/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s02/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s03/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s04/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s05/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s06/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s07/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s08/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s09/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s10/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s11/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s12/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s13/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s14/x.npy \
+	tests/torch/learned/shapes_cnn.calib/s15/x.npy \
+	tests/torch/learned/shapes_cnn.held/s00/x.npy \
+	tests/torch/learned/shapes_cnn.held/s01/x.npy \
+	tests/torch/learned/shapes_cnn.held/s02/x.npy \
+	tests/torch/learned/shapes_cnn.held/s03/x.npy \
+	tests/torch/learned/charlm.eval.npy \
+	tests/torch/learned/charlm.onnx \
+	tests/torch/learned/shapes_cnn.eval-labels.npy \
+	tests/torch/learned/shapes_cnn.eval.npy \
+	tests/torch/learned/shapes_cnn.onnx
