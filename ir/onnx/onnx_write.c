@@ -18,6 +18,7 @@
  * without holding it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -47,6 +48,10 @@ struct save_ctx {
 	/* nrefs bytes: refs[i]'s deferred inline raw_data points at
 	 * sentinel + i (defer_inline). */
 	uint8_t *sentinel;
+	/* The loaded model file, open when its path still names the file
+	 * mapped at map_lo (model_file), else -1: bytes in the mapping
+	 * are copied from it inside the kernel. */
+	int map_fd;
 	int failed;
 };
 
@@ -627,6 +632,16 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 	return 0;
 }
 
+/* Bytes in the loaded model file's mapping are also in that file. */
+static void map_source(const struct save_ctx *ctx, struct ir_ext_piece *p)
+{
+	if (p->fd < 0 && !p->src && ctx->map_fd >= 0 && p->data &&
+	    in_map(ctx, p->data, p->len)) {
+		p->fd = ctx->map_fd;
+		p->fd_off = (uintptr_t)p->data - ctx->map_lo;
+	}
+}
+
 /* Where a tensor's len bytes at data come from, for ir_ext_fill (the
  * caller sets off). */
 static void piece_source(const struct save_ctx *ctx, const qir_tensor *t,
@@ -642,6 +657,7 @@ static void piece_source(const struct save_ctx *ctx, const qir_tensor *t,
 		p->src_off = QIR_TPRIV(t)->ext_offset;
 	}
 	p->fd = ir_spill_source(ctx->m, t, data, &p->fd_off);
+	map_source(ctx, p);
 	if (qir_tensor_deferred(t))
 		p->deferred = (qir_tensor *)t;
 }
@@ -934,6 +950,7 @@ static int inline_piece(void *arg, const uint8_t *data, size_t len,
 	p->data = data;
 	p->len = len;
 	p->from_map = in_map(ctx, data, len);
+	map_source(ctx, p);
 	return 1;
 }
 
@@ -1209,6 +1226,26 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	return rc ? ir_fail_file(ctx->err, rc, msg) : 0;
 }
 
+/* The model file m was mapped from, opened again for copies inside
+ * the kernel when its path still names that file; else -1 (the bytes
+ * are then written from the mapping). */
+static int model_file(const qir_model *m)
+{
+	const struct ir_model_priv *p = QIR_MPRIV(m);
+	struct stat st;
+	int fd;
+
+	if (!p->file_addr || !p->file_ino || !m->path)
+		return -1;
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != p->file_dev ||
+			st.st_ino != p->file_ino || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* 1 when path is now shorter than the was bytes mapped from it. */
 static int shrank(const char *path, uint64_t was)
 {
@@ -1246,7 +1283,7 @@ static void blame_input(const qir_model *m, qir_error *err)
 int qir_model_save(qir_model *m, const char *path,
 		   const qir_save_opts *caller_opts, qir_error *err)
 {
-	struct save_ctx ctx = { .err = err, .m = m };
+	struct save_ctx ctx = { .err = err, .m = m, .map_fd = -1 };
 	struct fio_atomic_file f = { .fd = -1 };
 	struct ir_ext_writer w;
 	char *copy, *dir = NULL, *name;
@@ -1275,6 +1312,7 @@ int qir_model_save(qir_model *m, const char *path,
 	if (QIR_MPRIV(m)->file_addr) {
 		ctx.map_lo = (uintptr_t)QIR_MPRIV(m)->file_addr;
 		ctx.map_len = QIR_MPRIV(m)->file_size;
+		ctx.map_fd = model_file(m);
 	}
 	ir_ext_writer_init(&w, name);
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
@@ -1283,6 +1321,8 @@ int qir_model_save(qir_model *m, const char *path,
 	fio_atomic_abort(&f);
 	fio_atomic_abort(&w.file);
 	ir_arena_free(&ctx.a);
+	if (ctx.map_fd >= 0)
+		close(ctx.map_fd);
 	free(ctx.refs);
 	free(name);
 	free(dir);
