@@ -42,7 +42,8 @@ libqopt_la_SOURCES += ir/transforms/const_eval.c \
 libqopt_la_SOURCES += ir/onnx/onnx_io.h ir/onnx/onnx_check.c \
 	ir/onnx/onnx_tensor.c ir/onnx/onnx_sparse.c ir/onnx/onnx_read.c \
 	ir/onnx/onnx_scan.c ir/onnx/onnx_skeleton.c ir/onnx/onnx_write.c \
-	ir/onnx/external.c ir/onnx/arena.c ir/onnx/data_fill.c
+	ir/onnx/external.c ir/onnx/arena.c ir/onnx/data_fill.c \
+	ir/onnx/onnx_layout.c
 nodist_libqopt_la_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
 BUILT_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
 CLEANFILES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h

@@ -41,8 +41,10 @@ clean-local-tests:
 		rm -f tests/ort/package.json
 .PHONY: clean-local-tests
 
-# make bench-scale: round trip, fp8-mha and nvfp4-weights against cp +
-# fsync of the input, paired, at 1 GiB and 4 GiB (bench/scale-bench.sh).
+# make bench-scale: the default invocation of round trip, fp8-mha and
+# nvfp4-weights against cp + fsync of the input, paired, external and
+# inline, at 1 GiB (SCALE_BENCH_SIZES="1024 4096" adds 4 GiB); prints a
+# markdown table (bench/scale-bench.sh).
 BENCH_TARGETS += bench-scale
 bench-scale: all bench/nvfp4-gen$(EXEEXT) bench/fp8mha-gen$(EXEEXT)
 	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/scale-bench.sh

@@ -568,8 +568,10 @@ size_t qir_model_load_reordered(const qir_model *m);
 typedef struct qir_save_opts {
 	uint32_t size;		/* sizeof(qir_save_opts): QIR_SAVE_OPTS_INIT */
 	/* Tensors of at least this many bytes go to external data;
-	 * 0: automatic (only when the model would exceed 2 GiB, then
-	 * every tensor of 1 KiB or more). */
+	 * 0: automatic, the input's layout: a model loaded with external
+	 * data keeps it (every tensor of 1 KiB or more, and every tensor
+	 * that was external); otherwise only when the model would exceed
+	 * 2 GiB, then every tensor of 1 KiB or more. */
 	uint64_t external_threshold;
 	/* Data file name, relative to the output's folder; NULL:
 	 * "<output file name>.data". */

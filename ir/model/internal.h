@@ -115,6 +115,10 @@ struct ir_model_priv {
 	size_t pb_borrow_len;
 	const void *file_addr;	/* mmap of the model file, kept while borrowed */
 	size_t file_size;
+	/* That file's identity: the writer copies from it inside the
+	 * kernel when the path still names it (0, 0: unknown). */
+	dev_t file_dev;
+	ino_t file_ino;
 	char *dir;		/* folder for external data, or NULL */
 	ir_mapping *maps;	/* external data files in use */
 	ir_strmap names;	/* value name -> count of values so named */

@@ -123,6 +123,28 @@ struct ir_ext_piece {
 int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
 		int threads, const char *path, qir_error *err);
 
+/* ---- ir/onnx/onnx_layout.c: the .onnx laid out, then filled ------ */
+
+/* Bytes fields of at least this many bytes that are not tensors' are
+ * pieces too (written from memory); smaller ones are framing. */
+#define QIR_LAYOUT_MIN (64u << 10)
+
+/* Called for every append of the packer, in file order: 1 when
+ * [data, +len) is a piece (*p filled as ir_ext_fill wants it, except
+ * off and len), 0 when it is framing (copied now). */
+typedef int (*ir_layout_piece_fn)(void *arg, const uint8_t *data,
+				  size_t len, struct ir_ext_piece *p);
+/* Writes msg, which packs to size bytes, to fd (a new empty file):
+ * sized first, framing written at its offsets, pieces filled by
+ * ir_ext_fill on threads workers. path names fd in messages. 0, or -1
+ * with err set. */
+int ir_layout_write(int fd, const ProtobufCMessage *msg, uint64_t size,
+		    ir_layout_piece_fn fn, void *arg, int threads,
+		    const char *path, qir_error *err);
+/* Test hook (tests/ir/io-layout.c): 1 packs the .onnx through the
+ * streaming writer instead, whose bytes the layout must equal. */
+extern int ir_onnx_streamed;
+
 /* ---- ir/onnx/arena.c: allocations of one save, freed together ---- */
 
 struct ir_arena {

@@ -912,6 +912,8 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 		/* Tensors point into it: unmapped with the model. */
 		QIR_MPRIV(*out)->file_addr = addr;
 		QIR_MPRIV(*out)->file_size = (size_t)st.st_size;
+		QIR_MPRIV(*out)->file_dev = st.st_dev;
+		QIR_MPRIV(*out)->file_ino = st.st_ino;
 	} else if (addr) {
 		/* protobuf-c copied what it kept. */
 		fio_map_del(addr);

@@ -18,6 +18,7 @@
  * without holding it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -44,8 +45,17 @@ struct save_ctx {
 	 * of it are dropped once written. */
 	uintptr_t map_lo;
 	size_t map_len;
+	/* nrefs bytes: refs[i]'s deferred inline raw_data points at
+	 * sentinel + i (defer_inline). */
+	uint8_t *sentinel;
+	/* The loaded model file, open when its path still names the file
+	 * mapped at map_lo (model_file), else -1: bytes in the mapping
+	 * are copied from it inside the kernel. */
+	int map_fd;
 	int failed;
 };
+
+int ir_onnx_streamed;
 
 static int in_map(const struct save_ctx *ctx, const void *p, uint64_t len)
 {
@@ -622,10 +632,43 @@ static int make_external(struct save_ctx *ctx, Onnx__TensorProto *tp,
 	return 0;
 }
 
+/* Bytes in the loaded model file's mapping are also in that file. */
+static void map_source(const struct save_ctx *ctx, struct ir_ext_piece *p)
+{
+	if (p->fd < 0 && !p->src && ctx->map_fd >= 0 && p->data &&
+	    in_map(ctx, p->data, p->len)) {
+		p->fd = ctx->map_fd;
+		p->fd_off = (uintptr_t)p->data - ctx->map_lo;
+	}
+}
+
+/* Where a tensor's len bytes at data come from, for ir_ext_fill (the
+ * caller sets off). */
+static void piece_source(const struct save_ctx *ctx, const qir_tensor *t,
+			 const void *data, uint64_t len, struct ir_ext_piece *p)
+{
+	p->data = data;
+	p->len = len;
+	/* Mapped bytes are dropped as they are written. */
+	p->from_map = t->storage == QIR_STORE_EXTERNAL ||
+		      qir_tensor_spilled(t) || in_map(ctx, data, len);
+	if (t->storage == QIR_STORE_EXTERNAL && QIR_TPRIV(t)->data == data) {
+		p->src = QIR_TPRIV(t)->map;
+		p->src_off = QIR_TPRIV(t)->ext_offset;
+	}
+	p->fd = ir_spill_source(ctx->m, t, data, &p->fd_off);
+	map_source(ctx, p);
+	if (qir_tensor_deferred(t))
+		p->deferred = (qir_tensor *)t;
+}
+
 /* The data file is laid out first (every tensor's offset follows from
  * the sizes before it), then filled in parallel (ir/onnx/data_fill.c). */
+/* keep: tensors the input had in external data stay there whatever
+ * their size (the automatic layout keeps the input's choice). */
 static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
-		       const char *dir, uint64_t threshold, int threads)
+		       const char *dir, uint64_t threshold, int keep,
+		       int threads)
 {
 	struct ir_ext_piece *pc = NULL;
 	size_t n = 0;
@@ -655,22 +698,11 @@ static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 		uint64_t len = tp->raw_data.len;
 		struct ir_ext_piece *p = &pc[n];
 
-		if (len == 0 || len < threshold)
+		if (len == 0 || (len < threshold &&
+				 !(keep && t->storage == QIR_STORE_EXTERNAL)))
 			continue;
-		p->data = tp->raw_data.data;
-		p->len = len;
+		piece_source(ctx, t, tp->raw_data.data, len, p);
 		p->off = ir_ext_writer_place(w, len);
-		/* Mapped bytes are dropped as they are written. */
-		p->from_map = t->storage == QIR_STORE_EXTERNAL ||
-			      qir_tensor_spilled(t) || in_map(ctx, p->data, len);
-		if (t->storage == QIR_STORE_EXTERNAL &&
-		    QIR_TPRIV(t)->data == p->data) {
-			p->src = QIR_TPRIV(t)->map;
-			p->src_off = QIR_TPRIV(t)->ext_offset;
-		}
-		p->fd = ir_spill_source(ctx->m, t, p->data, &p->fd_off);
-		if (qir_tensor_deferred(t))
-			p->deferred = (qir_tensor *)t;
 		if (make_external(ctx, tp, w->location, p->off, len)) {
 			qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
 			goto out;
@@ -711,6 +743,48 @@ static int resolve_inline(struct save_ctx *ctx)
 	return 0;
 }
 
+/* For the laid-out .onnx (ir/onnx/onnx_layout.c): deferred tensors
+ * left inline stay deferred, their recipes evaluated into their place
+ * by the fill; each one's raw_data points at its own byte of a
+ * sentinel array, by which the packer's append is told apart. Their
+ * deferred inputs are evaluated first (ir_deferred_prepare), which may
+ * give other tensors of this save their bytes. */
+static int defer_inline(struct save_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		Onnx__TensorProto *tp = ctx->refs[i].tp;
+
+		if (tp->raw_data.len && !tp->raw_data.data &&
+		    tp->data_location !=
+		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL &&
+		    qir_tensor_deferred(ctx->refs[i].t) &&
+		    ir_deferred_prepare(ctx->refs[i].t, ctx->err))
+			return -1;
+	}
+	ctx->sentinel = ir_arena_alloc(&ctx->a, ctx->nrefs ? ctx->nrefs : 1);
+	if (!ctx->sentinel)
+		return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		Onnx__TensorProto *tp = ctx->refs[i].tp;
+
+		if (!tp->raw_data.len || tp->raw_data.data ||
+		    tp->data_location ==
+		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+			continue;
+		if (qir_tensor_deferred(ctx->refs[i].t))
+			tp->raw_data.data = ctx->sentinel + i;
+		else if (!(tp->raw_data.data = (uint8_t *)qir_tensor_data(
+				   ctx->refs[i].t, ctx->err)))
+			return -1;
+	}
+	return 0;
+}
+
+/* The threshold the automatic layout uses: what --external-threshold
+ * 1024 gives (plus, for a model read with external data, every tensor
+ * that was external). */
+#define IR_AUTO_THRESHOLD 1024u
+
 /* Places tensors inline or in the data file, per opts; fails when the
  * protobuf would still exceed its 2 GiB limit. */
 static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
@@ -719,14 +793,25 @@ static int place_data(struct save_ctx *ctx, Onnx__ModelProto *mp,
 {
 	uint64_t threshold = opts && !opts->all_inline ?
 			     opts->external_threshold : 0;
+	int keep = 0;
 	size_t size;
 
+	/* Automatic: the input's layout. A model read with external data
+	 * is written with it (users of models over 2 GiB expect their
+	 * weights to stay out of the .onnx, and the data file is filled
+	 * in parallel); an inline one stays inline unless over 2 GiB. */
 	if (!threshold && !(opts && opts->all_inline) &&
-	    protobuf_c_message_get_packed_size(&mp->base) > QIR_PB_LIMIT)
-		threshold = 1024;
-	if ((threshold && externalize(ctx, w, dir, threshold,
+	    QIR_MPRIV(ctx->m)->maps) {
+		threshold = IR_AUTO_THRESHOLD;
+		keep = 1;
+	} else if (!threshold && !(opts && opts->all_inline) &&
+		   protobuf_c_message_get_packed_size(&mp->base) >
+		   QIR_PB_LIMIT) {
+		threshold = IR_AUTO_THRESHOLD;
+	}
+	if ((threshold && externalize(ctx, w, dir, threshold, keep,
 				      opts ? opts->threads : 0)) ||
-	    resolve_inline(ctx))
+	    (ir_onnx_streamed ? resolve_inline(ctx) : defer_inline(ctx)))
 		return -1;
 	size = protobuf_c_message_get_packed_size(&mp->base);
 	if (size > QIR_PB_LIMIT)
@@ -797,6 +882,107 @@ static int pack_to(const struct save_ctx *ctx, int fd,
 		return qir_fail(err, QIR_EIO, "cannot write '%s': %s", path,
 				strerror(e));
 	return 0;
+}
+
+/* ---- laid-out output ------------------------------------------ */
+
+/* An inline tensor's bytes, by address (tensors sharing bytes share
+ * the address). */
+struct by_addr {
+	uintptr_t addr;
+	size_t ref;
+};
+
+struct lookup {
+	const struct save_ctx *ctx;
+	struct by_addr *tab;
+	size_t n;
+};
+
+static int addr_cmp(const void *a, const void *b)
+{
+	const struct by_addr *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The tensor whose inline bytes are [data, +len), or -1. */
+static long find_ref(const struct lookup *l, const uint8_t *data, size_t len)
+{
+	size_t lo = 0, hi = l->n;
+	uintptr_t a = (uintptr_t)data;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->tab[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < l->n && l->tab[lo].addr == a; lo++)
+		if (l->ctx->refs[l->tab[lo].ref].tp->raw_data.len == len)
+			return (long)l->tab[lo].ref;
+	return -1;
+}
+
+static int inline_piece(void *arg, const uint8_t *data, size_t len,
+			struct ir_ext_piece *p)
+{
+	const struct lookup *l = arg;
+	const struct save_ctx *ctx = l->ctx;
+	uintptr_t i = (uintptr_t)data - (uintptr_t)ctx->sentinel;
+	long r;
+
+	if (ctx->sentinel && i < ctx->nrefs) {
+		piece_source(ctx, ctx->refs[i].t, NULL, len, p);
+		return 1;
+	}
+	if (len < QIR_LAYOUT_MIN)
+		return 0;
+	r = find_ref(l, data, len);
+	if (r >= 0) {
+		piece_source(ctx, ctx->refs[r].t, data, len, p);
+		return 1;
+	}
+	/* Big bytes the IR does not model (a sparse initializer's): from
+	 * memory. */
+	p->data = data;
+	p->len = len;
+	p->from_map = in_map(ctx, data, len);
+	map_source(ctx, p);
+	return 1;
+}
+
+/* The .onnx laid out, then filled (ir/onnx/onnx_layout.c); through the
+ * streaming writer under the test hook ir_onnx_streamed. */
+static int write_model(const struct save_ctx *ctx, int fd,
+		       const Onnx__ModelProto *mp, const char *path,
+		       const qir_save_opts *opts)
+{
+	struct lookup l = { .ctx = ctx };
+	int rc;
+
+	if (ir_onnx_streamed)
+		return pack_to(ctx, fd, mp, path, ctx->err);
+	if (ctx->nrefs && !(l.tab = malloc(ctx->nrefs * sizeof(*l.tab))))
+		return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ctx->nrefs; i++) {
+		const Onnx__TensorProto *tp = ctx->refs[i].tp;
+		uintptr_t a = (uintptr_t)tp->raw_data.data;
+
+		if (tp->raw_data.len >= QIR_LAYOUT_MIN && tp->raw_data.data &&
+		    !(ctx->sentinel && a - (uintptr_t)ctx->sentinel < ctx->nrefs))
+			l.tab[l.n++] = (struct by_addr){ a, i };
+	}
+	if (l.n)
+		qsort(l.tab, l.n, sizeof(*l.tab), addr_cmp);
+	rc = ir_layout_write(fd, &mp->base,
+			     protobuf_c_message_get_packed_size(&mp->base),
+			     inline_piece, &l, opts ? opts->threads : 0, path,
+			     ctx->err);
+	free(l.tab);
+	return rc;
 }
 
 /* ---- entry point ------------------------------------------------ */
@@ -1015,7 +1201,7 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	rc = fio_atomic_open(f, path, msg, sizeof(msg));
 	if (rc)
 		return ir_fail_file(ctx->err, rc, msg);
-	if (pack_to(ctx, f->fd, mp, path, ctx->err) ||
+	if (write_model(ctx, f->fd, mp, path, opts) ||
 	    reread(f->fd, path, ctx->err) ||
 	    check_data(ctx, w, ctx->err))
 		return -1;
@@ -1038,6 +1224,26 @@ static int write_files(struct save_ctx *ctx, qir_model *m, const char *path,
 	fio_stops_release(&held);
 	fio_dir_unlock(lock);
 	return rc ? ir_fail_file(ctx->err, rc, msg) : 0;
+}
+
+/* The model file m was mapped from, opened again for copies inside
+ * the kernel when its path still names that file; else -1 (the bytes
+ * are then written from the mapping). */
+static int model_file(const qir_model *m)
+{
+	const struct ir_model_priv *p = QIR_MPRIV(m);
+	struct stat st;
+	int fd;
+
+	if (!p->file_addr || !p->file_ino || !m->path)
+		return -1;
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != p->file_dev ||
+			st.st_ino != p->file_ino || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 /* 1 when path is now shorter than the was bytes mapped from it. */
@@ -1077,7 +1283,7 @@ static void blame_input(const qir_model *m, qir_error *err)
 int qir_model_save(qir_model *m, const char *path,
 		   const qir_save_opts *caller_opts, qir_error *err)
 {
-	struct save_ctx ctx = { .err = err, .m = m };
+	struct save_ctx ctx = { .err = err, .m = m, .map_fd = -1 };
 	struct fio_atomic_file f = { .fd = -1 };
 	struct ir_ext_writer w;
 	char *copy, *dir = NULL, *name;
@@ -1106,6 +1312,7 @@ int qir_model_save(qir_model *m, const char *path,
 	if (QIR_MPRIV(m)->file_addr) {
 		ctx.map_lo = (uintptr_t)QIR_MPRIV(m)->file_addr;
 		ctx.map_len = QIR_MPRIV(m)->file_size;
+		ctx.map_fd = model_file(m);
 	}
 	ir_ext_writer_init(&w, name);
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
@@ -1114,6 +1321,8 @@ int qir_model_save(qir_model *m, const char *path,
 	fio_atomic_abort(&f);
 	fio_atomic_abort(&w.file);
 	ir_arena_free(&ctx.a);
+	if (ctx.map_fd >= 0)
+		close(ctx.map_fd);
 	free(ctx.refs);
 	free(name);
 	free(dir);

@@ -18,6 +18,12 @@ EXTRA_DIST += tests/cli/io-errors.sh
 tests_cli_io_mkbad_SOURCES = tests/cli/io-mkbad.c tests/lib/io-util.h
 tests_cli_io_mkbad_LDADD = libqopt.la
 
+# layout.sh: the output keeps the input's layout; every layout option
+# loads; full disk and short data file leave nothing behind (issue 32).
+TESTS += tests/cli/layout.sh
+EXTRA_DIST += tests/cli/layout.sh tests/cli/layout-gen.py \
+	tests/cli/layout-check.py
+
 # qopt calibrate and fp8-mha calibration = FILE
 TESTS += tests/cli/calib.sh
 EXTRA_DIST += tests/cli/calib.sh tests/cli/calib-gen.py tests/cli/calib-ort.js

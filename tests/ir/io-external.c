@@ -162,10 +162,14 @@ static void resave(qir_model *orig)
 
 	/* Over the input: its data file is replaced while r still reads
 	 * from the old one. All inline first, then external again. */
+	/* (all_inline: by default a model read with external data keeps
+	 * it.) */
 	o.external_threshold = 0;
+	o.all_inline = 1;
 	memset(&err, 0, sizeof(err));
 	tap_ok(r && qir_model_save(r, in, &o, &err) == 0,
 	       "save over the input path, inline (%s)", err.msg);
+	o.all_inline = 0;
 	qir_model_load(in, NULL, &r2, &err);
 	tap_ok(r2 && same_data(orig, r2) &&
 	       r2->graph->inits[0]->init->storage == QIR_STORE_BORROWED,

@@ -29,11 +29,15 @@ tests_ir_upgrade_LDADD = libqopt.la
 # external data. io-util.h holds a small protobuf encoder so the tests
 # write exactly the bytes they mean, malformed ones included.
 IO_TESTS = tests/ir/io-errors tests/ir/io-roundtrip tests/ir/io-external \
-	tests/ir/io-zerocopy tests/ir/io-file
+	tests/ir/io-zerocopy tests/ir/io-file tests/ir/io-layout
 check_PROGRAMS += $(IO_TESTS)
 TESTS += $(IO_TESTS)
 tests_ir_io_errors_SOURCES = tests/ir/io-errors.c tests/lib/io-util.h tests/lib/tap.h
 tests_ir_io_errors_LDADD = libqopt.la
+# io-layout sets the writer's test hook (ir/onnx/onnx_io.h).
+tests_ir_io_layout_SOURCES = tests/ir/io-layout.c tests/lib/io-util.h tests/lib/tap.h
+tests_ir_io_layout_CPPFLAGS = $(IR_TEST_CPPFLAGS)
+tests_ir_io_layout_LDADD = $(LIBQOPT_INTERNALS)
 tests_ir_io_roundtrip_SOURCES = tests/ir/io-roundtrip.c tests/lib/io-util.h tests/lib/tap.h
 tests_ir_io_roundtrip_LDADD = libqopt.la
 # io-file: qopt/file.h (ir/file/ underneath).
