@@ -209,7 +209,7 @@ static int output_indices(const qir_model *m, qir_value **sel, size_t nsel,
 	return 0;
 }
 
-static int write_job(const char *path, struct cli_opts *a,
+static int write_job(const char *path, struct cli_opts *a, const char *who,
 		     const char *model_name, qir_model *m, const char *probe,
 		     qir_value **sel, qir_value **at, size_t nsel,
 		     const char *result)
@@ -229,7 +229,9 @@ static int write_job(const char *path, struct cli_opts *a,
 		free(idx);
 		return -1;
 	}
-	fprintf(f, "{\"model\": ");
+	fprintf(f, "{\"who\": ");
+	qm_json_str(f, who);
+	fprintf(f, ",\n \"model\": ");
 	qm_json_str(f, model_name);
 	fprintf(f, ",\n \"probe\": ");
 	qm_json_str(f, probe);
@@ -538,7 +540,7 @@ static int run_probe(struct cli_opts *a, const char *who,
 	else if (qir_model_save(m, probe, NULL, &err) < 0)
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write the probe "
 			"model: %s\n", err.msg);
-	else if (write_job(job, a, model_name, m, probe, sel, at, nsel,
+	else if (write_job(job, a, who, model_name, m, probe, sel, at, nsel,
 			   result) < 0)
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write %s: %s\n",
 			job, strerror(errno));
