@@ -489,6 +489,53 @@ bad:
 	return -1;
 }
 
+/* The pass's model as it is is measured through a copy (saved and
+ * loaded back: the probe adds outputs and hoists values, which the
+ * pipeline's model must not see); its files and the calibration file
+ * live in one temporary folder until the run ends. */
+struct calib_inline {
+	struct cli_opts *a;
+	char dir[4096];		/* "" until made */
+	char model[4200], data[4200], calib[4200];
+	unsigned count;		/* calibration files made */
+};
+
+/* The guard removes the folder's files and the folder on a stop. */
+static void guard_inline(struct calib_inline *ci)
+{
+	const char *const files[3] = { ci->model, ci->data, ci->calib };
+
+	qm_guard_install(0);
+	qm_guard_files(files, 3, ci->dir);
+}
+
+/* The one-command form's files (the folder stays until
+ * calib_inline_end). */
+static void remove_inline_files(struct calib_inline *ci)
+{
+	if (!ci || !ci->dir[0])
+		return;
+	unlink(ci->model);
+	unlink(ci->data);
+	if (ci->calib[0])
+		unlink(ci->calib);
+}
+
+/* The script was stopped by ^C: qopt ends as if ^C had reached it too
+ * (the shell sees 130), its temporary files removed first (the guard
+ * does not run for a default action). */
+static void stop_by_sigint(struct cli_opts *a)
+{
+	struct calib_inline *ci = a->calib_inline;
+
+	remove_inline_files(ci);
+	if (ci && ci->dir[0])
+		rmdir(ci->dir);
+	qm_guard_files(NULL, 0, NULL);
+	signal(SIGINT, SIG_DFL);
+	raise(SIGINT);
+}
+
 /* The script's result into amax[]; 0 or -1 (said). */
 static int finish(struct cli_opts *a, const char *who, const char *script,
 		  qir_value **sel, size_t nsel, const char *result,
@@ -513,13 +560,18 @@ static int run_probe(struct cli_opts *a, const char *who,
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], probe[4200], job[4200], data[4200], result[4200];
 	char *script = script_path();
+	struct calib_inline *ci = a->calib_inline;
+	/* the one-command form: its folder, whose files a stop removes too */
+	int own_dir = !ci || !ci->dir[0];
 	qir_error err = { 0 };
 	enum script_end end = SCRIPT_FAILED;
 	int rc = -1;
 
-	snprintf(dir, sizeof(dir), "%s/qopt-calib-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
+	snprintf(dir, sizeof(dir), "%s", own_dir ? "" : ci->dir);
+	if (own_dir)
+		snprintf(dir, sizeof(dir), "%s/qopt-calib-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+	if (own_dir && !mkdtemp(dir)) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot make a "
 			"temporary folder: %s\n", strerror(errno));
 		free(script);
@@ -530,10 +582,13 @@ static int run_probe(struct cli_opts *a, const char *who,
 	snprintf(job, sizeof(job), "%s/job.json", dir);
 	snprintf(result, sizeof(result), "%s/result.txt", dir);
 	{
-		const char *const files[TMP_FILES] = { probe, data, job, result };
+		const char *const files[TMP_FILES + 3] = {
+			probe, data, job, result, ci ? ci->model : "",
+			ci ? ci->data : "", ci ? ci->calib : "" };
 
 		qm_guard_install(0);
-		qm_guard_files(files, TMP_FILES, dir);
+		qm_guard_files(files, own_dir ? TMP_FILES : TMP_FILES + 3,
+			       dir);
 	}
 	if (!script)
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
@@ -550,15 +605,14 @@ static int run_probe(struct cli_opts *a, const char *who,
 	unlink(probe);
 	unlink(data);
 	unlink(result);
-	rmdir(dir);
-	qm_guard_files(NULL, 0, NULL);
-	free(script);
-	if (end == SCRIPT_INTERRUPTED) {
-		/* as if ^C had reached qopt too: the shell sees 130 */
-		signal(SIGINT, SIG_DFL);
-		raise(SIGINT);
+	if (own_dir) {
+		rmdir(dir);
+		qm_guard_files(NULL, 0, NULL);
+	} else {
+		guard_inline(ci);
 	}
-	return rc;
+	free(script);
+	return end == SCRIPT_INTERRUPTED ? -2 : rc;
 }
 
 /* Each selected value as the main graph shows it (calib-hoist.c: a
@@ -602,7 +656,9 @@ int calib_measure(struct cli_opts *a, const char *who,
 		rc = run_probe(a, who, model_name, m, sel, at, n, amax,
 			       samples);
 	free(at);
-	return rc;
+	if (rc == -2)
+		stop_by_sigint(a);
+	return rc < 0 ? -1 : 0;
 }
 
 int calib_write(struct cli_opts *a, const char *who, const char *path,
@@ -750,26 +806,6 @@ int calib_check_samples(struct cli_opts *a, const char *who,
 /* ------------------------------------------------------------------ */
 /* the one-command form: a range measured before each pass that asks */
 
-/* The pass's model as it is is measured through a copy (saved and
- * loaded back: the probe adds outputs and hoists values, which the
- * pipeline's model must not see); its files and the calibration file
- * live in one temporary folder until the run ends. */
-struct calib_inline {
-	struct cli_opts *a;
-	char dir[4096];		/* "" until made */
-	char model[4200], data[4200], calib[4200];
-	unsigned count;		/* calibration files made */
-};
-
-/* The guard removes the folder's files and the folder on a stop. */
-static void guard_inline(struct calib_inline *ci)
-{
-	const char *const files[3] = { ci->model, ci->data, ci->calib };
-
-	qm_guard_install(0);
-	qm_guard_files(files, 3, ci->dir);
-}
-
 /* The graph of c that stands where g stands in m: the same node (by
  * position, op type checked) and attribute of the same parent. */
 static qir_graph *same_graph(qir_model *c, qir_graph *g)
@@ -840,7 +876,6 @@ static int measure_copy(struct calib_inline *ci, const char *who,
 		    "as it is before the pass: %s\n", err.msg);
 	else if (map_values(a, who, c, sel, n, at) == 0)
 		rc = calib_measure(a, who, a->input, c, at, n, amax, samples);
-	guard_inline(ci);	/* the probe's guard ended */
 	qir_model_free(c);
 	unlink(ci->model);
 	unlink(ci->data);
@@ -951,10 +986,7 @@ void calib_inline_end(struct cli_opts *a)
 	if (!ci)
 		return;
 	if (ci->dir[0]) {
-		unlink(ci->model);
-		unlink(ci->data);
-		if (ci->calib[0])
-			unlink(ci->calib);
+		remove_inline_files(ci);
 		rmdir(ci->dir);
 		qm_guard_files(NULL, 0, NULL);
 	}

@@ -22,7 +22,7 @@ qopt_calib_env
 M="$top_srcdir/tests/torch/models"
 W=$work
 
-echo "1..20"
+echo "1..22"
 
 left() { ls "$work/tmp" | grep -q "^qopt-calib-"; }
 run() { "$QOPT" "$@" >"$work/log" 2>&1; }
@@ -160,6 +160,39 @@ check $? "--dim without --calibration-random: usage, exit 2"
 run dump "$W/resnet_cnn.onnx" --calibration-data "$M/resnet_cnn.calib"
 [ $? = 2 ] && grep -q "belong to the main command (qopt MODEL -o OUT), not to 'dump'" "$work/log"
 check $? "qopt dump --calibration-data: usage, exit 2"
+
+# SIGINT to qopt, then to the script, while the second pass's ranges
+# are measured: exit 130, no output, the temporary folder (the model's
+# copy, the first pass's file) removed. A stand-in for node records its
+# pid and waits; the first calibration runs in the real node.
+printf '#!/bin/sh\ncase $(cat "%s/calls" 2>/dev/null) in\n"") echo 1 >"%s/calls"; exec "%s" "$@";;\nesac\necho $$ >"%s/slow.pid"\nexec sleep 60\n' \
+	"$work" "$work" "$NODE" "$work" >"$work/slow-node"
+chmod +x "$work/slow-node"
+for who in qopt script; do
+	rm -f "$work/slow.pid" "$work/calls"
+	QOPT_NODE="$work/slow-node" "$py" -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$QOPT" -p "$W/w4a4.ini" "$W/gpt2.onnx" \
+		--calibration-data "$M/gpt2.calib" -o "$W/int.onnx" >"$work/log" 2>&1 &
+	qpid=$!
+	k=0
+	while [ ! -s "$work/slow.pid" ] && [ $k -lt 300 ]; do
+		sleep 0.1
+		k=$((k + 1))
+	done
+	spid=$(cat "$work/slow.pid" 2>/dev/null)
+	ppid=$(ps -o ppid= -p "$spid" 2>/dev/null | tr -d ' ')
+	if [ $who = qopt ]; then
+		kill -INT "${ppid:-$qpid}"
+	else
+		kill -INT "$spid"
+	fi
+	wait $qpid
+	st=$?
+	[ $st = 130 ] && [ -n "$spid" ] && ! kill -0 "$spid" 2>/dev/null &&
+		[ ! -e "$W/int.onnx" ] && ! left
+	check $? "SIGINT to the $who during the second calibration: exit 130, no output, temporary folder removed (got $st)"
+done
 
 [ "$(cat "$W/resnet_cnn.onnx" "$W/gpt2.onnx" "$W/gqa.onnx" | cksum)" = "$sum0" ] && ! left
 check $? "the input models are untouched, no temporary folder left"
