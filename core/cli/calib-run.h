@@ -47,9 +47,10 @@ int calib_write(struct cli_opts *a, const char *who, const char *path,
 
 /* What `qopt calibrate` does, for any command: the pipeline already set
  * up in a->s (cli_setup), asked which values its passes read on m (a
- * query run: registers the calibration hook, once per session), those
- * measured on m (CHANGED) and written at path for m's hash as loaded.
- * An exit status: QOPT_EXIT_USAGE when no pass of the pipeline reads a
+ * query run: calls cli_run_begin and registers the calibration hook,
+ * so once per session), those measured on m (CHANGED) and written at
+ * path ("/dev/null": nothing written) for m's hash as given. An exit
+ * status: QOPT_EXIT_USAGE when no pass of the pipeline reads a
  * calibration file. */
 int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 			const char *path);
