@@ -550,9 +550,10 @@ static int finish(struct cli_opts *a, const char *who, const char *script,
 	return rc;
 }
 
-/* Writes the probe model and the job into a fresh temporary folder,
- * runs the script, reads its result, and removes the folder on every
- * way out: 0 when amax[] is filled. */
+/* Writes the probe model and the job into a fresh temporary folder (in
+ * the one-command form, its folder), runs the script, reads its result,
+ * and removes what it wrote on every way out: 0 when amax[] is filled,
+ * -2 when the script was stopped by ^C. */
 static int run_probe(struct cli_opts *a, const char *who,
 		     const char *model_name, qir_model *m, qir_value **sel,
 		     qir_value **at, size_t nsel, double *amax, long *samples)

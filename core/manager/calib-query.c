@@ -162,6 +162,12 @@ static int inline_before(void *arg, qm_session *s,
 
 	if (r->o.query || !st->pass->info->calibration_targets)
 		return QM_HOOK_RUN;
+	if (pm_pass_option_index(st->pass, "calibration") < 0) {
+		/* measured ranges it could not read: a silent no-op */
+		pm_msg(s, QOPT_LOG_ERROR, st->name,
+		       "asks which tensors to calibrate but has no option 'calibration' to read them from");
+		return -1;
+	}
 	if (ask(r, m, e->index, &want) < 0)
 		goto out;
 	rc = QM_HOOK_RUN;
