@@ -4,7 +4,8 @@
 # (and -p INI) measures, before each pass that reads a calibration file,
 # the ranges it asks for on the model as it is at that point, and equals
 # the two-step form (`qopt calibrate` then `P:calibration=FILE`) byte for
-# byte: fp8 on resnet_cnn, fp8-mha on gpt2 and gqa. fp8-mha + nvfp4 W4A4
+# byte: fp8 on resnet_cnn and on Convs in If branches and a Loop body,
+# fp8-mha on gpt2 and gqa. fp8-mha + nvfp4 W4A4
 # from a plain model in one command (two calibrations, the second on
 # fp8-mha's output) has the nodes and initializers of the three-step
 # form and runs in ONNX Runtime. Bad input: a missing or empty folder, a
@@ -22,7 +23,7 @@ qopt_calib_env
 M="$top_srcdir/tests/torch/models"
 W=$work
 
-echo "1..22"
+echo "1..23"
 
 left() { ls "$work/tmp" | grep -q "^qopt-calib-"; }
 run() { "$QOPT" "$@" >"$work/log" 2>&1; }
@@ -42,6 +43,22 @@ cal --passes fp8 "$W/resnet_cnn.onnx" --data "$M/resnet_cnn.calib" -o "$W/r.json
 	grep -q "^qopt: fp8: calibration: 16 tensors over 4 samples (max) -> the pass" "$work/log" &&
 	! left
 check $? "fp8 (resnet_cnn): --calibration-data equals calibrate + calibration=FILE byte for byte; no temporary folder left"
+
+# Layers in If branches and a Loop body (fp8-gen.py): the values the
+# pass asks for found in the model's copy graph by graph; the same.
+st=0
+for k in ifconv loopconv; do
+	"$py" "$top_srcdir/tests/passes/fp8_mha/fp8-gen.py" model $k "$W/$k.onnx" &&
+		"$py" "$top_srcdir/tests/passes/fp8_mha/fp8-gen.py" samples $k "$W/$k.cal" 4 1 ||
+		{ echo "Bail out! fp8-gen.py $k"; exit 1; }
+	cal --passes fp8 "$W/$k.onnx" --data "$W/$k.cal" -o "$W/$k.json" &&
+		"$QOPT" -q --passes "fp8:calibration=$W/$k.json" "$W/$k.onnx" \
+			-o "$W/$k.2.onnx" >>"$work/log" 2>&1 &&
+		"$QOPT" -q --passes fp8 "$W/$k.onnx" --calibration-data "$W/$k.cal" \
+			-o "$W/$k.1.onnx" >>"$work/log" 2>&1 &&
+		cmp "$W/$k.1.onnx" "$W/$k.2.onnx" >>"$work/log" 2>&1 || st=1
+done
+check $st "fp8 on Convs in If branches and a Loop body: one command equals the two-step form byte for byte"
 
 # fp8-mha (-p INI) on gpt2 and gqa: the same.
 while read -r m att; do
