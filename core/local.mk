@@ -60,6 +60,8 @@ qopt_SOURCES += \
 	core/cli/summary.c \
 	core/cli/cmd-model.c \
 	core/cli/cmd-calibrate.c \
+	core/cli/calib-run.h \
+	core/cli/calib-run.c \
 	core/cli/calib-json.h \
 	core/cli/calib-json.c \
 	core/cli/calib-samples.h \

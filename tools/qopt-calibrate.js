@@ -22,9 +22,10 @@
 const fs = require('fs');
 const path = require('path');
 
-const ME = 'qopt calibrate';
+// Who speaks: the job's "who" (qopt's one-command form names the pass).
+let ME = 'qopt calibrate';
 // The exit status that says "the error is said": qopt adds no line of
-// its own (core/cli/cmd-calibrate.c, SCRIPT_SAID).
+// its own (core/cli/calib-run.c, SCRIPT_SAID).
 const EXIT_SAID = 3;
 
 // The sample readers and ORT discovery it shares with qopt-ort-check,
@@ -162,6 +163,8 @@ async function main() {
 	} catch (e) {
 		die(`${process.argv[2]}: not a job file of qopt calibrate: ${e.message}`);
 	}
+	if (typeof job.who === 'string')
+		ME = job.who;
 	const ort = lib.loadOrt();
 	if (job.random)	// --dim checked before ORT starts
 		randomShapes(job);

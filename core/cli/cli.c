@@ -19,6 +19,7 @@ enum {
 	OPT_BISECT_LIMIT, OPT_DEVICE, OPT_EXT_THRESHOLD, OPT_EXT_NAME,
 	OPT_ALL_INLINE, OPT_DRY_RUN, OPT_THREADS, OPT_TEST, OPT_SUMMARY,
 	OPT_NO_SUMMARY, OPT_PERCENTILE, OPT_RANDOM, OPT_SEED, OPT_DIM,
+	OPT_CAL_DATA, OPT_CAL_RANDOM,
 };
 
 /* Which commands take an option: the main command (run, dump, verify,
@@ -64,6 +65,12 @@ static const struct cli_option table[] = {
 	{ { "quiet", no_argument, NULL, 'q' }, MAIN },
 	{ { "help", no_argument, NULL, 'h' }, MAIN },
 	{ { "version", no_argument, NULL, 'V' }, MAIN },
+	{ { "calibration-data", required_argument, NULL, OPT_CAL_DATA }, MAIN },
+	{ { "calibration-random", required_argument, NULL, OPT_CAL_RANDOM },
+	  MAIN },
+	{ { "seed", required_argument, NULL, OPT_SEED }, MAIN },
+	{ { "dim", required_argument, NULL, OPT_DIM }, MAIN },
+	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, MAIN },
 	{ { "data", required_argument, NULL, 'd' }, CALIB },
 	{ { "output", required_argument, NULL, 'o' }, CALIB },
 	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, CALIB },
@@ -132,6 +139,13 @@ void cli_usage(FILE *f)
 "      --external-threshold BYTES  tensors this large go to external data\n"
 "      --external-name NAME  external data file name\n"
 "      --all-inline          keep every tensor inline\n"
+"Calibration (one command from a float model):\n"
+"      --calibration-data DIR  before each pass that reads a calibration\n"
+"                            file, measure its ranges on the model as it\n"
+"                            is then (samples as for qopt calibrate --data)\n"
+"      --calibration-random N  N seeded random samples (smoke test only);\n"
+"                            --seed S, --dim NAME=VALUE as qopt calibrate\n"
+"      --percentile P        as qopt calibrate (default 100: max)\n"
 "Bisect:\n"
 "      --test 'CMD {}'       exit 0 good, 1-124 bad, 125 skip; 126, 127, a\n"
 "                            signal, above 127: error; {} = candidate\n"
@@ -287,17 +301,25 @@ static int take_calib_option(struct cli_opts *c, int ch, const char *arg)
 {
 	long v;
 
+	if (strcmp(c->cmd, "calibrate"))
+		c->calib_given = 1;	/* the main command's calibration */
 	switch (ch) {
-	case 'd': c->data = arg; break;
+	case 'd':
+	case OPT_CAL_DATA:
+		c->data = arg;
+		break;
 	case OPT_PERCENTILE:
 		if (parse_number(arg, 50.0, 100.0, &c->percentile))
 			return usage_error(c, "--percentile takes a number "
 					   "from 50 to 100, got", arg), -1;
 		break;
 	case OPT_RANDOM:
+	case OPT_CAL_RANDOM:
 		if (cli_parse_uint(arg, 1, 1000000, &v))
-			return usage_error(c, "--random takes a sample count "
-					   "from 1 to 1000000, got", arg), -1;
+			return usage_error(c, ch == OPT_RANDOM ? "--random takes "
+					   "a sample count from 1 to 1000000, got" :
+					   "--calibration-random takes a sample "
+					   "count from 1 to 1000000, got", arg), -1;
 		c->random = v;
 		break;
 	case OPT_SEED:
@@ -418,9 +440,38 @@ static char *default_output(const char *input, const char *suffix,
 	return out;
 }
 
+/* The main command's calibration options (one command from a float
+ * model): for a run only, one source of samples. */
+static int check_calibration(struct cli_opts *c)
+{
+	if (!c->calib_given)
+		return 0;
+	if (strcmp(c->cmd, "run"))
+		return usage_error(c, "--calibration-data and its options "
+				   "belong to the main command (qopt MODEL -o "
+				   "OUT), not to", c->cmd);
+	if (c->data && c->random)
+		return usage_error(c, "give either --calibration-data DIR or "
+				   "--calibration-random N, not both", NULL);
+	if (!c->data && !c->random)
+		return usage_error(c, "--seed, --dim and --percentile belong "
+				   "to --calibration-data DIR or "
+				   "--calibration-random N", NULL);
+	if (c->ndims && !c->random)
+		return usage_error(c, "--dim belongs to --calibration-random",
+				   NULL);
+	if (c->data && !*c->data)
+		return usage_error(c, "--calibration-data needs a folder, "
+				   "got ''", NULL);
+	return 0;
+}
+
 static int check_combination(struct cli_opts *c)
 {
 	int inspect = c->list_passes || c->help_pass || c->print_pipeline;
+
+	if (check_calibration(c))
+		return QOPT_EXIT_USAGE;
 
 	if (c->pipeline_file && c->passes_inline)
 		return usage_error(c, "give either -p or --passes, not both",

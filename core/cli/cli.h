@@ -49,6 +49,10 @@ struct cli_opts {
 	size_t ndims;
 	double percentile;	/* 100: plain max */
 	long random, seed;
+	/* the main command: --calibration-data / --calibration-random,
+	 * --seed, --dim or --percentile given (they set the fields above) */
+	int calib_given;
+	void *calib_inline;	/* calib-run.c's, while a run calibrates */
 };
 
 /* Fills c from argv (argv[1] may name the command); prints usage

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/calib-run.h"
 #include "cli/outpath.h"
 #include "cli/summary.h"
 
@@ -374,6 +375,9 @@ static int run_pipeline(struct cli_opts *c)
 	int rc, summary = want_summary(c);
 
 	rc = cli_run_begin(c, &dev);
+	/* --calibration-data: ranges measured before each pass that asks */
+	if (!rc && (c->data || c->random))
+		rc = calib_inline_begin(c);
 	if (rc)
 		return rc;
 	if (qm_run_begin(c->s, dev, c->threads, 0))
@@ -430,5 +434,11 @@ int cmd_run(struct cli_opts *c)
 	if (check_print_after(c) < 0)
 		return QOPT_EXIT_USAGE;
 	rc = check_outputs(c);
-	return rc ? rc : run_pipeline(c);
+	if (!rc)	/* the samples of --calibration-data, before any work */
+		rc = calib_check_samples(c, "qopt", c->dry_run ||
+					 c->out_discard ? NULL : c->output);
+	if (!rc)
+		rc = run_pipeline(c);
+	calib_inline_end(c);
+	return rc;
 }

@@ -109,3 +109,125 @@ qir_value *const *qm_calibration_values(const qm_session *s, size_t *n,
 	*n = *nasked = 0;
 	return NULL;
 }
+
+/* ---- the one-command form: measured before each pass that asks ---- */
+
+struct inline_hook {
+	qm_calibrate_fn *fn;
+	void *arg;
+};
+
+/* st's option `calibration` set to path, as if the pipeline gave it;
+ * a stage without the option is left alone. 0, or -1 out of memory. */
+static int set_calibration(struct pm_stage *st, const char *path)
+{
+	int idx = pm_pass_option_index(st->pass, "calibration");
+	char why[256];
+
+	if (idx < 0)
+		return 0;
+	if (pm_value_parse(&st->pass->info->options[idx], path,
+			   &st->vals[idx], why, sizeof(why)) < 0)
+		return -1;
+	st->vals[idx].set = 1;
+	return 0;
+}
+
+/* The file measured for stage i goes to it and to the later steps of
+ * its pipeline (fp8-mha's fp8-softmax-qdq reads whether one is given),
+ * as a `calibration` the pipeline forwarded would. */
+static int hand_over(struct pm_pipeline *pl, size_t i, const char *path)
+{
+	size_t j;
+
+	if (set_calibration(&pl->stages[i], path) < 0)
+		return -1;
+	for (j = i + 1; pl->stages[i].group && j < pl->nstages &&
+	     pl->stages[j].group == pl->stages[i].group; j++)
+		if (set_calibration(&pl->stages[j], path) < 0)
+			return -1;
+	return 0;
+}
+
+static int inline_before(void *arg, qm_session *s,
+			 const struct qm_pass_event *e, qir_model *m)
+{
+	struct inline_hook *h = arg;
+	struct pm_run *r = e->ctx->run;
+	const struct pm_stage *st = &s->pl.stages[e->index];
+	struct pm_want want = { 0 };
+	char path[4096] = "";
+	uint64_t h0;
+	int rc = -1;
+
+	if (r->o.query || !st->pass->info->calibration_targets)
+		return QM_HOOK_RUN;
+	if (pm_pass_option_index(st->pass, "calibration") < 0) {
+		/* measured ranges it could not read: a silent no-op */
+		pm_msg(s, QOPT_LOG_ERROR, st->name,
+		       "asks which tensors to calibrate but has no option 'calibration' to read them from");
+		return -1;
+	}
+	if (ask(r, m, e->index, &want) < 0)
+		goto out;
+	rc = QM_HOOK_RUN;
+	if (!want.n) {
+		pm_msg(s, QOPT_LOG_INFO, st->name,
+		       "asks for no range on the model as it is here: nothing calibrated");
+		goto out;
+	}
+	h0 = qir_model_hash(m);
+	rc = -1;
+	if (h->fn(h->arg, s, st->name, m, want.values, want.n, path,
+		  sizeof(path)) < 0)
+		goto out;
+	if (qir_model_hash(m) != h0) {
+		pm_msg(s, QOPT_LOG_ERROR, st->name,
+		       "the model changed while it was calibrated");
+		goto out;
+	}
+	if (hand_over(&s->pl, e->index, path) < 0) {
+		pm_msg(s, QOPT_LOG_ERROR, st->name, "out of memory");
+		goto out;
+	}
+	rc = QM_HOOK_RUN;
+out:
+	free(want.values);
+	free(want.own);
+	return rc;
+}
+
+int qm_hook_calibrate(qm_session *s, qm_calibrate_fn *fn, void *arg,
+		      const char **pass, const char **from)
+{
+	struct qm_hook hk = { .before = inline_before, .free = free };
+	struct inline_hook *h;
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < s->pl.nstages; i++) {
+		const struct pm_stage *st = &s->pl.stages[i];
+		int idx;
+
+		if (!st->pass || !st->pass->info->calibration_targets)
+			continue;
+		n++;
+		idx = pm_pass_option_index(st->pass, "calibration");
+		if (idx >= 0 && st->vals[idx].set) {
+			*pass = st->name;
+			*from = st->from;
+			return -2;
+		}
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -1;
+	h->fn = fn;
+	h->arg = arg;
+	hk.arg = h;
+	if (qm_add_hook(s, &hk) < 0) {
+		free(h);
+		return -1;
+	}
+	return n;
+}

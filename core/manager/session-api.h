@@ -145,6 +145,22 @@ int qm_hook_progress(qm_session *s);
 /* Again: new settings. limit -1: every point. */
 int qm_hook_bisect(qm_session *s, int64_t limit, int print, int record);
 int qm_hook_calibration(qm_session *s);
+/* The one-command form (qopt --calibration-data): before each pass that
+ * reads a calibration file, the values it asks for on the model as it
+ * is at that point go to fn, which measures them and writes a
+ * calibration file for that model (its hash as now) at a path it puts
+ * in path[pathn]; the pass, and the later steps of its pipeline that
+ * take the option, then read that file as option `calibration`. fn
+ * returns 0, or -1 (the run fails; fn said why), and leaves m as it
+ * was. A pass that asks for nothing runs as before. Returns how many
+ * stages of the pipeline read a calibration file; -1 out of memory; -2
+ * when one of them was given calibration= too (*pass names it, *from
+ * its pipeline or NULL; nothing registered, nothing said). */
+typedef int qm_calibrate_fn(void *arg, qm_session *s, const char *pass,
+			    qir_model *m, qir_value *const *values, size_t n,
+			    char *path, size_t pathn);
+int qm_hook_calibrate(qm_session *s, qm_calibrate_fn *fn, void *arg,
+		      const char **pass, const char **from);
 
 /* ---- a run ---- */
 int qm_run_begin(qm_session *s, qk_device device, int threads, int query);
@@ -189,7 +205,7 @@ int qm_outfile_commit(qm_outfile *o, qir_error *err);
 void qm_outfile_abort(qm_outfile *o);
 int qm_guard_install(int fatal_too);
 /* A stop signal ends pid (its group with group), removes the files
- * (at most 4) and then dir; NULL / 0 clears. -1: a path too long. */
+ * (at most 8) and then dir; NULL / 0 clears. -1: a path too long. */
 void qm_guard_child(pid_t pid, int group);
 int qm_guard_files(const char *const *paths, size_t n, const char *dir);
 double qm_now(void);

@@ -27,6 +27,9 @@ EXTRA_DIST += tests/cli/layout.sh tests/cli/layout-gen.py \
 # qopt calibrate and fp8-mha calibration = FILE
 TESTS += tests/cli/calib.sh
 EXTRA_DIST += tests/cli/calib.sh tests/cli/calib-gen.py tests/cli/calib-ort.js
+# one command from a float model: --calibration-data (issue 31)
+TESTS += tests/cli/calib-inline.sh
+EXTRA_DIST += tests/cli/calib-inline.sh
 # calibrate under hostile input (issue 21)
 TESTS += tests/cli/calib-hostile.sh tests/cli/calib-messages.sh
 EXTRA_DIST += tests/cli/calib-hostile.sh tests/cli/calib-hostile.py \

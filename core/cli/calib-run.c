@@ -1,0 +1,997 @@
+/*
+ * core/cli/calib-run.c - activation ranges measured in ONNX Runtime for
+ * the values passes ask for (calib-run.h): `qopt calibrate`, the
+ * one-command form (qopt MODEL --calibration-data DIR) and `qopt plan`
+ * call it.
+ *
+ * qopt owns the model side: the values to measure come from the passes
+ * (each pass's calibration_targets with its options, through the
+ * manager: core/manager/calib-query.c), and qopt writes a copy of the
+ * model that exposes them as graph outputs, since ONNX Runtime returns
+ * graph outputs only. The runtime side (reading samples, running ORT,
+ * reducing to amax) is the node script qopt-calibrate-ort; it hands
+ * the amax values back in a result file in the temporary folder, and
+ * qopt writes the calibration file (calib-json.c) through the same
+ * checks and atomic rename as the main command's -o (qm_outfile).
+ * Sample files are checked before node starts (calib-samples.c). The
+ * file names the model by qir_model_hash() of the model the pass will
+ * see (fp8-mha compares it, so a file made for another model or an
+ * edited one is refused).
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <qopt/file.h>
+#include "cli/cli.h"
+#include "cli/calib-json.h"
+#include "cli/calib-hoist.h"
+#include "cli/calib-run.h"
+#include "cli/calib-samples.h"
+#include "cli/outpath.h"
+
+/* "WHO: " and the message, through the session's sink. */
+static void say(qm_session *s, int level, const char *who,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void say(qm_session *s, int level, const char *who,
+		const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	qm_say(s, level, "%s: %s", who, n < 0 ? "out of memory\n" : text);
+	free(text);
+}
+
+/* ------------------------------------------------------------------ */
+/* the job file: what the script needs, as JSON */
+
+static void json_value_type(FILE *f, const qir_value *v)
+{
+	int i;
+
+	fprintf(f, "{\"name\": ");
+	qm_json_str(f, v->name);
+	fprintf(f, ", \"elem\": %d, \"dtype\": ", v->dtype);
+	qm_json_str(f, v->dtype ? qir_dtype_name(v->dtype) : "UNDEFINED");
+	fprintf(f, ", \"dims\": ");
+	if (v->rank < 0) {
+		fprintf(f, "null}");
+		return;
+	}
+	fputc('[', f);
+	for (i = 0; i < v->rank; i++) {
+		if (i)
+			fputs(", ", f);
+		if (v->dims[i].value >= 0)
+			fprintf(f, "%lld", (long long)v->dims[i].value);
+		else if (v->dims[i].param)
+			qm_json_str(f, v->dims[i].param);
+		else
+			fputs("null", f);
+	}
+	fputs("]}", f);
+}
+
+/* A value and a position: sorted by value, then position, so that
+ * deduplicating and looking up stay O(n log n) on models with tens of
+ * thousands of MatMuls. */
+struct val_pos {
+	const qir_value *v;
+	size_t i;
+};
+
+static int by_value(const void *a, const void *b)
+{
+	const struct val_pos *x = a, *y = b;
+	uintptr_t p = (uintptr_t)x->v, q = (uintptr_t)y->v;
+
+	if (p != q)
+		return p < q ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Keeps the first occurrence of each value in v[0..*n), in order. */
+static int dedup(qir_value **v, size_t *n)
+{
+	struct val_pos *vp = malloc((*n ? *n : 1) * sizeof(*vp));
+	unsigned char *keep = calloc(*n ? *n : 1, 1);
+	size_t i, k;
+
+	if (!vp || !keep) {
+		free(vp);
+		free(keep);
+		return -1;
+	}
+	for (i = 0; i < *n; i++)
+		vp[i] = (struct val_pos){ v[i], i };
+	if (*n)
+		qsort(vp, *n, sizeof(*vp), by_value);
+	for (i = 0; i < *n; i++)
+		if (!i || vp[i].v != vp[i - 1].v)
+			keep[vp[i].i] = 1;
+	for (i = k = 0; i < *n; i++)
+		if (keep[i])
+			v[k++] = v[i];
+	*n = k;
+	free(vp);
+	free(keep);
+	return 0;
+}
+
+/* A query run of the pipeline set up in a->s with the calibration
+ * hook: the values its passes ask for on m, deduplicated, in the order
+ * asked (*sel malloc'd). An exit status. */
+static int select_tensors(struct cli_opts *a, const char *who,
+			  qir_model *m, qir_value ***sel, size_t *n)
+{
+	qir_value *const *asked;
+	size_t nasked = 0, k = 0;
+	qk_device dev;
+	int rc;
+
+	rc = cli_run_begin(a, &dev);
+	if (!rc && qm_hook_calibration(a->s) < 0) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		rc = QOPT_EXIT_FAIL;
+	}
+	if (!rc)
+		rc = qm_run_begin(a->s, dev, a->threads, 1);
+	if (!rc && qm_run(a->s, m))
+		rc = QOPT_EXIT_FAIL;
+	asked = qm_calibration_values(a->s, &k, &nasked);
+	if (!rc && !nasked) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: no pass of the "
+			"pipeline (%s) reads a calibration file: nothing "
+			"to calibrate\n", qm_pipeline_name(a->s));
+		rc = QOPT_EXIT_USAGE;
+	}
+	qm_run_end(a->s);
+	if (rc)
+		return rc;
+	*sel = malloc((k ? k : 1) * sizeof(**sel));
+	/* asked is NULL when nothing was asked: memcpy may not see it. */
+	if (*sel && k)
+		memcpy(*sel, asked, k * sizeof(**sel));
+	if (!*sel || dedup(*sel, &k) < 0) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		free(*sel);
+		return QOPT_EXIT_FAIL;
+	}
+	*n = k;
+	return 0;
+}
+
+/* Where ORT returns each sel's value: its index among the probe's graph
+ * outputs (names that are not UTF-8 do not survive into JavaScript, an
+ * index does), or -1 for a graph input (the script has it as a feed). */
+static int output_indices(const qir_model *m, qir_value **sel, size_t nsel,
+			  long *idx)
+{
+	size_t no = m->graph->noutputs, k;
+	struct val_pos *vp = malloc((no ? no : 1) * sizeof(*vp));
+
+	if (!vp)
+		return -1;
+	for (k = 0; k < no; k++)
+		vp[k] = (struct val_pos){ m->graph->outputs[k], k };
+	if (no)
+		qsort(vp, no, sizeof(*vp), by_value);
+	for (k = 0; k < nsel; k++) {
+		struct val_pos key = { sel[k], 0 };
+		size_t lo = 0, hi = no;
+
+		while (lo < hi) {	/* the value's first listing */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (by_value(&vp[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		idx[k] = !sel[k]->is_input && lo < no && vp[lo].v == sel[k] ?
+			 (long)vp[lo].i : -1;
+	}
+	free(vp);
+	return 0;
+}
+
+static int write_job(const char *path, struct cli_opts *a, const char *who,
+		     const char *model_name, qir_model *m, const char *probe,
+		     qir_value **sel, qir_value **at, size_t nsel,
+		     const char *result)
+{
+	long *idx = malloc((nsel ? nsel : 1) * sizeof(*idx));
+	FILE *f;
+	size_t i, k;
+	int first = 1;
+
+	if (!idx || output_indices(m, at, nsel, idx) < 0) {
+		free(idx);
+		errno = ENOMEM;
+		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		free(idx);
+		return -1;
+	}
+	fprintf(f, "{\"who\": ");
+	qm_json_str(f, who);
+	fprintf(f, ",\n \"model\": ");
+	qm_json_str(f, model_name);
+	fprintf(f, ",\n \"probe\": ");
+	qm_json_str(f, probe);
+	fprintf(f, ",\n \"result\": ");
+	qm_json_str(f, result);
+	fprintf(f, ",\n \"percentile\": %.17g,\n \"verbose\": %d,\n",
+		a->percentile, a->verbose > 0);
+	if (a->data) {
+		fprintf(f, " \"data\": ");
+		qm_json_str(f, a->data);
+	} else {
+		fprintf(f, " \"random\": %ld, \"seed\": %ld, \"dims\": {",
+			a->random, a->seed);
+		for (i = 0; i < a->ndims; i++) {
+			const char *eq = strchr(a->dims[i], '=');
+			char name[512];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)(eq - a->dims[i]), a->dims[i]);
+			fprintf(f, "%s", i ? ", " : "");
+			qm_json_str(f, name);
+			fprintf(f, ": %ld", strtol(eq + 1, NULL, 10));
+		}
+		fputc('}', f);
+	}
+	fprintf(f, ",\n \"inputs\": [");
+	for (i = 0; i < m->graph->ninputs; i++) {
+		qir_value *v = m->graph->inputs[i];
+
+		if (v->init)
+			continue;
+		fputs(first ? "\n  " : ",\n  ", f);
+		first = 0;
+		json_value_type(f, v);
+	}
+	fprintf(f, "],\n \"tensors\": [");
+	for (k = 0; k < nsel; k++) {
+		fputs(k ? ",\n  " : "\n  ", f);
+		json_value_type(f, sel[k]);
+	}
+	fprintf(f, "],\n \"output_index\": [");
+	for (k = 0; k < nsel; k++)
+		fprintf(f, "%s%ld", k ? ", " : "", idx[k]);
+	fprintf(f, "]}\n");
+	free(idx);
+	if (ferror(f)) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f);
+}
+
+/* ------------------------------------------------------------------ */
+/* the script */
+
+/* The node script (caller frees): $QOPT_CALIBRATE_ORT, beside the
+ * qopt binary when installed, else the build tree's copy. */
+static char *script_path(void)
+{
+	const char *env = getenv("QOPT_CALIBRATE_ORT");
+	char exe[4096], *slash, *path = NULL;
+	ssize_t n;
+
+	if (env && *env)
+		return strdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			strcpy(slash + 1, "qopt-calibrate-ort");
+			if (access(exe, R_OK) == 0)
+				return strdup(exe);
+		}
+	}
+	/* an uninstalled qopt: the build tree's copy */
+	if (asprintf(&path, "%s/tools/qopt-calibrate-ort",
+		     qm_build_tree() ? qm_build_tree() : ".") < 0)
+		return NULL;
+	return path;
+}
+
+/* A stop signal (SIGINT, SIGTERM, SIGHUP) ends the script and removes
+ * the temporary folder and its files, and the calibration file's
+ * temporary: the manager's guard does it (qm_guard_*). */
+#define TMP_FILES 4
+
+/* The script's exit status after an error it printed itself (one
+ * line, names escaped): qopt adds nothing (tools/qopt-calibrate.js,
+ * EXIT_SAID). */
+#define SCRIPT_SAID 3
+
+/* How the script ended. */
+enum script_end { SCRIPT_OK, SCRIPT_FAILED, SCRIPT_INTERRUPTED };
+
+/* Runs the script and waits. qopt ignores SIGQUIT meanwhile (like
+ * system()); a SIGINT, SIGTERM or SIGHUP to qopt ends the script, removes
+ * the folder and ends qopt by that signal (130 for SIGINT). A script
+ * ended by SIGINT alone (the terminal's ^C reached it first) is an
+ * interruption too. Any other failure is said here, exit status and
+ * all: a script that fails silently (QOPT_NODE=/bin/false) still gets
+ * a message. */
+static enum script_end run_script(qm_session *s, const char *who,
+				   const char *script, const char *job)
+{
+	const char *node = getenv("QOPT_NODE");
+	struct sigaction ign, old_quit;
+	enum script_end end = SCRIPT_FAILED;
+	pid_t pid;
+	int st;
+
+	/* QOPT_NODE overrides the node configure found */
+	if (!node || !*node)
+		node = strcmp(QOPT_CONFIGURED_NODE, "no") ? QOPT_CONFIGURED_NODE :
+			"node";
+	fflush(NULL);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid < 0) {
+		say(s, QOPT_LOG_ERROR, who, "error: fork: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	if (!pid) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execlp(node, node, script, job, (char *)NULL);
+		say(s, QOPT_LOG_ERROR, who, "error: cannot run %s (%s): %s; "
+			"install node with ./tools/install-deps.sh from qopt's "
+			"source tree (Debian: apt-get install nodejs), or set "
+			"QOPT_NODE to node's path\n", node, script,
+			strerror(errno));
+		_exit(127);
+	}
+	qm_guard_child(pid, 0);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			say(s, QOPT_LOG_ERROR, who, "error: waiting for %s: "
+				"%s\n", script, strerror(errno));
+			qm_guard_child(0, 0);
+			goto out;
+		}
+	qm_guard_child(0, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		end = SCRIPT_OK;
+	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)
+		end = SCRIPT_INTERRUPTED;
+	else if (WIFSIGNALED(st))
+		say(s, QOPT_LOG_ERROR, who, "error: %s %s ended by signal "
+			"%d; no calibration file written\n", node, script,
+			WTERMSIG(st));
+	else if (WEXITSTATUS(st) != 127 && WEXITSTATUS(st) != SCRIPT_SAID)
+		say(s, QOPT_LOG_ERROR, who, "error: %s %s failed (exit "
+			"status %d); no calibration file written\n", node,
+			script, WEXITSTATUS(st));
+out:
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return end;
+}
+
+/* ------------------------------------------------------------------ */
+/* the result: what the script measured, written by qopt */
+
+#define RESULT_MAX_BYTES (64u << 20)
+
+/* The script's result file: "qopt-calibrate-result 1", "samples N",
+ * then one line per selected tensor, in job order: the amax as
+ * JavaScript prints a number, or "none" when the tensor held no element
+ * in any sample. Returned NUL-terminated (caller frees), or NULL with
+ * the reason printed. */
+static char *read_result(qm_session *s, const char *who, const char *path,
+			 const char *script)
+{
+	qir_error err = { 0 };
+	char *buf = qir_read_file(path, O_NOFOLLOW, RESULT_MAX_BYTES, NULL,
+				  &err);
+	const char *node = getenv("QOPT_NODE");
+
+	if (!buf)
+		say(s, QOPT_LOG_ERROR, who, "error: %s %s exited 0 but left "
+			"no result that can be read (%s); no calibration file "
+			"written\n", node && *node ? node : "node", script,
+			err.msg);
+	return buf;
+}
+
+/* The next line of *p (cut at '\n'), or NULL at the end. */
+static char *next_line(char **p)
+{
+	char *s = *p, *nl;
+
+	if (!s || !*s)
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = 0;
+		*p = nl + 1;
+	} else {
+		*p = NULL;
+	}
+	return s;
+}
+
+/* Fills amax[] from the result text; -1 with the reason printed. A
+ * value that is not a finite number >= 0 is refused here whatever the
+ * script did: the file never holds what JSON cannot. */
+static int parse_result(qm_session *s, const char *who, char *text,
+			qir_value **sel,
+			size_t nsel,
+			double *amax, long *samples)
+{
+	char *p = text, *line, *end, shown[1024];
+	size_t k;
+
+	line = next_line(&p);
+	if (!line || strcmp(line, "qopt-calibrate-result 1"))
+		goto bad;
+	line = next_line(&p);
+	if (!line || strncmp(line, "samples ", 8) ||
+	    cli_parse_uint(line + 8, 0, 1000000000, samples))
+		goto bad;
+	for (k = 0; k < nsel; k++) {
+		line = next_line(&p);
+		if (!line)
+			goto bad;
+		qir_escape_text(shown, sizeof(shown), sel[k]->name);
+		if (!strcmp(line, "none")) {
+			say(s, QOPT_LOG_WARN, who, "warning: tensor '%s' "
+				"held no element in any sample: amax 0 written "
+				"(fp8-mha leaves it unquantized)\n", shown);
+			amax[k] = 0;
+			continue;
+		}
+		errno = 0;
+		amax[k] = strtod(line, &end);
+		if (end == line || *end || !isfinite(amax[k]) || amax[k] < 0) {
+			say(s, QOPT_LOG_ERROR, who, "error: tensor '%s': "
+				"amax '%s' is not a finite number >= 0; a "
+				"calibration file cannot hold it\n",
+				shown, line);
+			return -1;
+		}
+	}
+	if (next_line(&p))
+		goto bad;
+	return 0;
+bad:
+	say(s, QOPT_LOG_ERROR, who, "error: the script's result is "
+		"malformed (a script of another version?)\n");
+	return -1;
+}
+
+/* The pass's model as it is is measured through a copy (saved and
+ * loaded back: the probe adds outputs and hoists values, which the
+ * pipeline's model must not see); its files and the calibration file
+ * live in one temporary folder until the run ends. */
+struct calib_inline {
+	struct cli_opts *a;
+	char dir[4096];		/* "" until made */
+	char model[4200], data[4200], calib[4200];
+	unsigned count;		/* calibration files made */
+};
+
+/* The guard removes the folder's files and the folder on a stop. */
+static void guard_inline(struct calib_inline *ci)
+{
+	const char *const files[3] = { ci->model, ci->data, ci->calib };
+
+	qm_guard_install(0);
+	qm_guard_files(files, 3, ci->dir);
+}
+
+/* The one-command form's files (the folder stays until
+ * calib_inline_end). */
+static void remove_inline_files(struct calib_inline *ci)
+{
+	if (!ci || !ci->dir[0])
+		return;
+	unlink(ci->model);
+	unlink(ci->data);
+	if (ci->calib[0])
+		unlink(ci->calib);
+}
+
+/* The script was stopped by ^C: qopt ends as if ^C had reached it too
+ * (the shell sees 130), its temporary files removed first (the guard
+ * does not run for a default action). */
+static void stop_by_sigint(struct cli_opts *a)
+{
+	struct calib_inline *ci = a->calib_inline;
+
+	remove_inline_files(ci);
+	if (ci && ci->dir[0])
+		rmdir(ci->dir);
+	qm_guard_files(NULL, 0, NULL);
+	signal(SIGINT, SIG_DFL);
+	raise(SIGINT);
+}
+
+/* The script's result into amax[]; 0 or -1 (said). */
+static int finish(struct cli_opts *a, const char *who, const char *script,
+		  qir_value **sel, size_t nsel, const char *result,
+		  double *amax, long *samples)
+{
+	char *text = read_result(a->s, who, result, script);
+	int rc = -1;
+
+	if (text && !parse_result(a->s, who, text, sel, nsel, amax, samples))
+		rc = 0;
+	free(text);
+	return rc;
+}
+
+/* Writes the probe model and the job into a fresh temporary folder (in
+ * the one-command form, its folder), runs the script, reads its result,
+ * and removes what it wrote on every way out: 0 when amax[] is filled,
+ * -2 when the script was stopped by ^C. */
+static int run_probe(struct cli_opts *a, const char *who,
+		     const char *model_name, qir_model *m, qir_value **sel,
+		     qir_value **at, size_t nsel, double *amax, long *samples)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], probe[4200], job[4200], data[4200], result[4200];
+	char *script = script_path();
+	struct calib_inline *ci = a->calib_inline;
+	/* the one-command form: its folder, whose files a stop removes too */
+	int own_dir = !ci || !ci->dir[0];
+	qir_error err = { 0 };
+	enum script_end end = SCRIPT_FAILED;
+	int rc = -1;
+
+	snprintf(dir, sizeof(dir), "%s", own_dir ? "" : ci->dir);
+	if (own_dir)
+		snprintf(dir, sizeof(dir), "%s/qopt-calib-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+	if (own_dir && !mkdtemp(dir)) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: cannot make a "
+			"temporary folder: %s\n", strerror(errno));
+		free(script);
+		return -1;
+	}
+	snprintf(probe, sizeof(probe), "%s/probe.onnx", dir);
+	snprintf(data, sizeof(data), "%s/probe.onnx.data", dir);
+	snprintf(job, sizeof(job), "%s/job.json", dir);
+	snprintf(result, sizeof(result), "%s/result.txt", dir);
+	{
+		const char *const files[TMP_FILES + 3] = {
+			probe, data, job, result, ci ? ci->model : "",
+			ci ? ci->data : "", ci ? ci->calib : "" };
+
+		qm_guard_install(0);
+		qm_guard_files(files, own_dir ? TMP_FILES : TMP_FILES + 3,
+			       dir);
+	}
+	if (!script)
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+	else if (qir_model_save(m, probe, NULL, &err) < 0)
+		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write the probe "
+			"model: %s\n", err.msg);
+	else if (write_job(job, a, who, model_name, m, probe, sel, at, nsel,
+			   result) < 0)
+		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write %s: %s\n",
+			job, strerror(errno));
+	else if ((end = run_script(a->s, who, script, job)) == SCRIPT_OK)
+		rc = finish(a, who, script, sel, nsel, result, amax, samples);
+	unlink(job);
+	unlink(probe);
+	unlink(data);
+	unlink(result);
+	if (own_dir) {
+		rmdir(dir);
+		qm_guard_files(NULL, 0, NULL);
+	} else {
+		guard_inline(ci);
+	}
+	free(script);
+	return end == SCRIPT_INTERRUPTED ? -2 : rc;
+}
+
+/* Each selected value as the main graph shows it (calib-hoist.c: a
+ * tensor of an If branch or a Loop body through new outputs), listed
+ * as a graph output: 0, or -1 after saying why. */
+static int expose(struct cli_opts *a, const char *who, qir_model *m,
+		  qir_value **sel, qir_value **at, size_t nsel)
+{
+	qir_error err = { 0 };
+	char shown[1024];
+	size_t i;
+
+	for (i = 0; i < nsel; i++) {
+		at[i] = calib_hoist(m, sel[i], &err);
+		if (!at[i]) {
+			qir_escape_text(shown, sizeof(shown), err.msg);
+			say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
+			return -1;
+		}
+		if (!at[i]->is_input && !at[i]->is_output &&
+		    qir_graph_add_output(m->graph, at[i]) < 0) {
+			qir_escape_text(shown, sizeof(shown), sel[i]->name);
+			say(a->s, QOPT_LOG_ERROR, who, "error: cannot expose "
+				"'%s' as an output\n", shown);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int calib_measure(struct cli_opts *a, const char *who,
+		  const char *model_name, qir_model *m, qir_value **sel,
+		  size_t n, double *amax, long *samples)
+{
+	qir_value **at = calloc(n ? n : 1, sizeof(*at));
+	int rc = -1;
+
+	if (!at)
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+	else if (expose(a, who, m, sel, at, n) == 0)
+		rc = run_probe(a, who, model_name, m, sel, at, n, amax,
+			       samples);
+	free(at);
+	if (rc == -2)
+		stop_by_sigint(a);
+	return rc < 0 ? -1 : 0;
+}
+
+int calib_write(struct cli_opts *a, const char *who, const char *path,
+		const char *model_name, uint64_t hash, qir_value **sel,
+		size_t n, const double *amax, long samples)
+{
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	const char **dtypes = calloc(n ? n : 1, sizeof(*dtypes));
+	char source[128], *mcopy = strdup(model_name);
+	struct calib_doc d = { 0 };
+	qir_error err = { 0 };
+	qm_outfile *o = NULL;
+	FILE *f = NULL;
+	size_t k, bad;
+	int rc = -1;
+
+	if (!names || !dtypes || !mcopy) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		names[k] = sel[k]->name;
+		dtypes[k] = sel[k]->dtype ? qir_dtype_name(sel[k]->dtype) :
+			    "UNDEFINED";
+	}
+	snprintf(source, sizeof(source), "random (seed %ld): smoke test "
+		 "only, not a calibration", a->seed);
+	d.model = basename(mcopy);
+	d.hash = hash;
+	d.percentile = a->percentile;
+	d.samples = samples;
+	d.source = a->data ? a->data : source;
+	d.n = n;
+	d.names = names;
+	d.dtypes = dtypes;
+	d.amax = amax;
+	if (!strcmp(path, "/dev/null")) {
+		rc = 0;
+		goto out;
+	}
+	o = qm_outfile_open(path, &f, &err);
+	if (!o) {
+		say(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
+			err.msg);
+		goto out;
+	}
+	if (calib_json_write(f, &d, &bad) < 0) {
+		if (bad == (size_t)-1) {
+			say(a->s, QOPT_LOG_ERROR, who, "%s: error: cannot "
+				"write it\n", path);
+		} else {
+			char shown[1024];
+
+			qir_escape_text(shown, sizeof(shown), names[bad]);
+			say(a->s, QOPT_LOG_ERROR, who, "error: tensor '%s': "
+				"amax %g cannot be written\n", shown,
+				amax[bad]);
+		}
+		qm_outfile_abort(o);
+		goto out;
+	}
+	if (qm_outfile_commit(o, &err) < 0) {
+		say(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
+			err.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(mcopy);
+	free(names);
+	free(dtypes);
+	return rc;
+}
+
+/* "N tensors over M samples (max)" and where they went. */
+static void said_done(struct cli_opts *a, const char *who, size_t n,
+		      long samples, const char *where)
+{
+	say(a->s, QOPT_LOG_INFO, who, "%zu tensors over %ld sample%s (%s) -> "
+	    "%s\n", n, samples, samples == 1 ? "" : "s",
+	    a->percentile < 100 ? "percentile" : "max", where);
+}
+
+int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
+			const char *path)
+{
+	qir_value **sel = NULL;
+	size_t nsel = 0;
+	uint64_t hash = qir_model_hash(m);	/* before the outputs change */
+	double *amax = NULL;
+	long samples = 0;
+	int rc;
+
+	rc = select_tensors(a, who, m, &sel, &nsel);
+	if (rc)
+		return rc;
+	rc = QOPT_EXIT_FAIL;
+	if (!nsel)
+		say(a->s, QOPT_LOG_ERROR, who, "%s: error: the pipeline's "
+		    "passes ask for no tensor: nothing to calibrate\n",
+		    a->input);
+	else if (!(amax = calloc(nsel, sizeof(*amax))))
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+	else if (calib_measure(a, who, a->input, m, sel, nsel, amax,
+			       &samples) == 0 &&
+		 calib_write(a, who, path, a->input, hash, sel, nsel, amax,
+			     samples) == 0) {
+		said_done(a, who, nsel, samples, strcmp(path, "/dev/null") ?
+			  path : "discarded");
+		rc = QOPT_EXIT_OK;
+	}
+	free(amax);
+	free(sel);
+	return rc;
+}
+
+int calib_check_samples(struct cli_opts *a, const char *who,
+			const char *out)
+{
+	struct calib_samples s;
+	char why[1024];
+	size_t i;
+	int rc = 0;
+
+	if (!a->data)
+		return 0;
+	if (calib_samples_check(a->data, &s, why, sizeof(why)) < 0) {
+		char shown[sizeof(why)];
+
+		/* file names as every message shows them: no raw escapes */
+		qir_escape_text(shown, sizeof(shown), why);
+		say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
+		rc = QOPT_EXIT_FAIL;
+	}
+	for (i = 0; !rc && out && i < s.n; i++)
+		if (cli_same_path(s.files[i], out)) {
+			say(a->s, QOPT_LOG_ERROR, who, "error: output '%s' is "
+				"the sample file '%s'\n", out, s.files[i]);
+			rc = QOPT_EXIT_USAGE;
+		}
+	calib_samples_free(&s);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the one-command form: a range measured before each pass that asks */
+
+/* The graph of c that stands where g stands in m: the same node (by
+ * position, op type checked) and attribute of the same parent. */
+static qir_graph *same_graph(qir_model *c, qir_graph *g)
+{
+	qir_graph *pc;
+	qir_node *n, *nc;
+	size_t a, k;
+
+	if (!g->parent)
+		return c->graph;
+	pc = same_graph(c, g->parent);
+	if (!pc)
+		return NULL;
+	for (n = g->parent->first, nc = pc->first; n && nc && n != g->parent_node;
+	     n = n->next, nc = nc->next)
+		;
+	if (!n || !nc || strcmp(n->op_type, nc->op_type) ||
+	    n->nattrs != nc->nattrs)
+		return NULL;
+	for (a = 0; a < n->nattrs; a++) {
+		if (n->attrs[a].g == g)
+			return nc->attrs[a].g;
+		for (k = 0; n->attrs[a].graphs && k < n->attrs[a].n; k++)
+			if (n->attrs[a].graphs[k] == g)
+				return k < nc->attrs[a].n && nc->attrs[a].graphs ?
+				       nc->attrs[a].graphs[k] : NULL;
+	}
+	return NULL;
+}
+
+/* Each of vals (values of m) as the copy c holds it: 0, or -1 (said). */
+static int map_values(struct cli_opts *a, const char *who, qir_model *c,
+		      qir_value *const *vals, size_t n, qir_value **out)
+{
+	char shown[1024];
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		qir_graph *g = same_graph(c, vals[k]->graph);
+
+		out[k] = g ? qir_graph_find_value(g, vals[k]->name) : NULL;
+		if (out[k] && out[k]->graph == g)
+			continue;
+		qir_escape_text(shown, sizeof(shown), vals[k]->name);
+		say(a->s, QOPT_LOG_ERROR, who, "error: tensor '%s' is not in "
+		    "the model's copy as saved and loaded back\n", shown);
+		return -1;
+	}
+	return 0;
+}
+
+/* The copy of m in ci's folder, measured at sel (values of m): amax[]. */
+static int measure_copy(struct calib_inline *ci, const char *who,
+			qir_model *m, qir_value **sel, size_t n, double *amax,
+			long *samples)
+{
+	struct cli_opts *a = ci->a;
+	qir_value **at = calloc(n ? n : 1, sizeof(*at));
+	qir_error err = { 0 };
+	qir_model *c = NULL;
+	int rc = -1;
+
+	if (!at)
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+	else if (qir_model_save(m, ci->model, NULL, &err) < 0 ||
+		 qir_model_load(ci->model, NULL, &c, &err) < 0)
+		say(a->s, QOPT_LOG_ERROR, who, "error: cannot copy the model "
+		    "as it is before the pass: %s\n", err.msg);
+	else if (map_values(a, who, c, sel, n, at) == 0)
+		rc = calib_measure(a, who, a->input, c, at, n, amax, samples);
+	qir_model_free(c);
+	unlink(ci->model);
+	unlink(ci->data);
+	free(at);
+	return rc;
+}
+
+/* qm_calibrate_fn: the values pass asks for on m, measured, written
+ * for m's hash into a fresh calibration file whose path goes to path. */
+static int measure_for_pass(void *arg, qm_session *s, const char *pass,
+			    qir_model *m, qir_value *const *values, size_t n,
+			    char *path, size_t pathn)
+{
+	struct calib_inline *ci = arg;
+	struct cli_opts *a = ci->a;
+	const char *tmp = getenv("TMPDIR");
+	uint64_t hash = qir_model_hash(m);
+	qir_value **sel = malloc((n ? n : 1) * sizeof(*sel));
+	double *amax = calloc(n ? n : 1, sizeof(*amax));
+	char who[512];
+	long samples = 0;
+	int rc = -1;
+
+	(void)s;
+	snprintf(who, sizeof(who), "qopt: %s: calibration", pass);
+	if (!sel || !amax) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		goto out;
+	}
+	memcpy(sel, values, n * sizeof(*sel));
+	if (dedup(sel, &n) < 0) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		goto out;
+	}
+	if (!ci->dir[0]) {
+		snprintf(ci->dir, sizeof(ci->dir), "%s/qopt-calib-XXXXXX",
+			 tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(ci->dir)) {
+			say(a->s, QOPT_LOG_ERROR, who, "error: cannot make a "
+			    "temporary folder: %s\n", strerror(errno));
+			ci->dir[0] = 0;
+			goto out;
+		}
+		snprintf(ci->model, sizeof(ci->model), "%s/model.onnx", ci->dir);
+		snprintf(ci->data, sizeof(ci->data), "%s/model.onnx.data",
+			 ci->dir);
+	}
+	/* The last pass's file is read by then: one at a time. */
+	if (ci->calib[0])
+		unlink(ci->calib);
+	snprintf(ci->calib, sizeof(ci->calib), "%s/calib-%u.json", ci->dir,
+		 ++ci->count);
+	guard_inline(ci);
+	if (measure_copy(ci, who, m, sel, n, amax, &samples) == 0 &&
+	    calib_write(a, who, ci->calib, a->input, hash, sel, n, amax,
+			samples) == 0) {
+		said_done(a, who, n, samples, "the pass");
+		snprintf(path, pathn, "%s", ci->calib);
+		rc = 0;
+	}
+out:
+	free(sel);
+	free(amax);
+	return rc;
+}
+
+int calib_inline_begin(struct cli_opts *a)
+{
+	struct calib_inline *ci = calloc(1, sizeof(*ci));
+	struct qm_settings g;
+	const char *pass = NULL, *from = NULL;
+	int n;
+
+	if (!ci) {
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt: error: out of memory\n");
+		return QOPT_EXIT_FAIL;
+	}
+	ci->a = a;
+	n = qm_hook_calibrate(a->s, measure_for_pass, ci, &pass, &from);
+	if (n == -2) {
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt: error: pass '%s'%s%s%s is "
+		       "given calibration= and --calibration-data measures "
+		       "it too: give one\n", pass, from ? " (a step of '" : "",
+		       from ? from : "", from ? "')" : "");
+		free(ci);
+		return QOPT_EXIT_USAGE;
+	}
+	if (n < 0) {
+		qm_say(a->s, QOPT_LOG_ERROR, "qopt: error: out of memory\n");
+		free(ci);
+		return QOPT_EXIT_FAIL;
+	}
+	a->calib_inline = ci;
+	if (n)
+		return QOPT_EXIT_OK;
+	qm_settings(a->s, &g);
+	qm_msg(a->s, QOPT_LOG_WARN, NULL, "%s given, but no pass of the "
+	       "pipeline (%s) reads a calibration file: nothing to calibrate",
+	       a->data ? "--calibration-data" : "--calibration-random",
+	       qm_pipeline_name(a->s));
+	return a->strict || g.strict > 0 ? QOPT_EXIT_USAGE : QOPT_EXIT_OK;
+}
+
+void calib_inline_end(struct cli_opts *a)
+{
+	struct calib_inline *ci = a->calib_inline;
+
+	if (!ci)
+		return;
+	if (ci->dir[0]) {
+		remove_inline_files(ci);
+		rmdir(ci->dir);
+		qm_guard_files(NULL, 0, NULL);
+	}
+	/* no pass runs after this: the hook's pointer is not used again */
+	free(ci);
+	a->calib_inline = NULL;
+}
