@@ -221,7 +221,7 @@ struct fake_recipe {
 
 /* Elements of one strip: its codes and scales stay in the cache
  * between the two kernels. */
-#define MX_STRIP_ELEMS ((size_t)1 << 19)
+#define MX_STRIP_ELEMS ((size_t)1 << 16)
 
 static int fake_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 		    const void *src, void *const *dst, const char **step,

@@ -434,9 +434,9 @@ struct fake_recipe {
 	int rotate_back;
 };
 
-/* Elements of one strip: 1 MiB of FLOAT16 source, whose codes and
- * block scales stay in the cache between the two kernels. */
-#define FAKE_STRIP_ELEMS ((size_t)1 << 19)
+/* Elements of one strip (128 KiB of FLOAT16): its codes and block
+ * scales stay in the L2 cache between the two kernels. */
+#define FAKE_STRIP_ELEMS ((size_t)1 << 16)
 
 static int fake_strips(qk_ctx *kc, int dtype, const unsigned char *src,
 		       unsigned char *dst, const struct fake_recipe *r,
