@@ -26,7 +26,7 @@ for m in plain big; do
 		2>"$work/$m.err"
 	rc=$?
 	cat "$work/$m.err" >>"$work/log"
-	[ $rc = 0 ] && ! grep -q -e "spill" -e "stay in memory" "$work/$m.err"
+	[ $rc = 0 ] && ! grep -q -e "stay in memory" -e "qopt-spill" -e "spill file" "$work/$m.err"
 	check $? "$m: fake mode with no spill folder: exit 0, nothing said"
 	want=4
 	nd=$(grep -c 'owned (deferred))$' \

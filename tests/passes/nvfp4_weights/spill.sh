@@ -46,7 +46,7 @@ QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" -p "$work/f.ini" \
 	--print-after nvfp4-weights "$work/in.onnx" -o "$work/fb.onnx" \
 	>"$work/fb.ir" 2>"$work/fb.err"
 rb=$?
-if [ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "spill" \
+if [ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "qopt-spill" -e "spill file" \
 	"$work/fb.err" && cmp -s "$work/fa.onnx" "$work/fb.onnx"; then
 	echo "ok 4 - fake mode, no spill folder: none needed, nothing said; same output; exit 0"
 else
