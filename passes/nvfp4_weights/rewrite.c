@@ -8,7 +8,8 @@
  *       axis=K, block_size=16) [-> Cast back to FLOAT16/BFLOAT16]; the
  *       chain's output takes the original weight's name.
  * fake: the weight's bytes are replaced by the dequantized values in
- *       its own type (so ONNX Runtime can run the model).
+ *       its own type (so ONNX Runtime can run the model), a deferred
+ *       recipe the writer computes straight into the output.
  * Either way the original (initializer, Constant node, constant
  * subgraph, TRT_FP4QDQ placeholders) is removed once unused.
  */
