@@ -378,31 +378,59 @@ float qk_nvfp4_gscale(float amax)
 	return qki_nvfp4_gscale(amax);
 }
 
-/* Dequantize tiles [lo, hi): y = e2m1(code) * (e4m3(s) * g). */
+/* Dequantize tiles [lo, hi): y = e2m1(code) * (e4m3(s) * g). A tile's
+ * 16 rows share its inner scales: each run of up to QKI_CHUNK columns
+ * decodes its scales once and then walks the 16 rows (one division per
+ * element for the addresses and a scale decode per element cost 35x
+ * the inner == 1 path). */
+/* y[j] = e2m1(code j) * div[j] for the n codes from element e of the
+ * packed codes cc. An even e and n (the usual case: even inner) read
+ * whole bytes, a loop the vectorizer takes. */
+QKI_HOT static void qki_nv_dq_run(const uint8_t *restrict cc, size_t e,
+				  const float *restrict div, size_t n,
+				  float *restrict y)
+{
+	size_t j;
+
+	if (!(e & 1) && !(n & 1)) {
+		cc += e / 2;
+		for (j = 0; j < n / 2; j++) {
+			uint32_t lo = cc[j] & 0xfu, hi = (uint32_t)cc[j] >> 4;
+
+			y[2 * j] = qki_canon(QK_FMUL(qki_dec_e2m1(lo),
+						     div[2 * j]));
+			y[2 * j + 1] = qki_canon(QK_FMUL(qki_dec_e2m1(hi),
+							 div[2 * j + 1]));
+		}
+		return;
+	}
+	for (j = 0; j < n; j++, e++)
+		y[j] = qki_canon(QK_FMUL(qki_dec_e2m1(
+			((uint32_t)cc[e / 2] >> (e & 1 ? 4 : 0)) & 0xfu), div[j]));
+}
+
 static int qki_nv_dq(void *arg, unsigned part, size_t lo, size_t hi)
 {
 	const struct qki_nv *a = arg;
-	size_t n = (hi - lo) * QK_NVFP4_BLOCK * a->inner, i, c, j;
-	size_t base = lo * QK_NVFP4_BLOCK * a->inner;
-	float buf[QKI_CHUNK];
-	float *restrict b = buf;
+	size_t inner = a->inner, t, c0, cw, r, j;
+	float div[QKI_CHUNK], y[QKI_CHUNK];
 
 	(void)part;
-	/* Chunks are even-sized and tiles start on even elements, so a
-	 * chunk starts on a byte boundary. */
-	for (i = 0; i < n; i += c) {
-		c = n - i < QKI_CHUNK ? n - i : QKI_CHUNK;
-		for (j = 0; j < c; j++) {
-			size_t e = base + i + j;      /* element of W */
-			size_t row = e / a->inner;    /* over outer * k */
-			size_t t = e % a->inner;
-			size_t s = (row / QK_NVFP4_BLOCK) * a->inner + t;
-			uint8_t code = a->ccodes[e / 2] >> (e & 1 ? 4 : 0);
+	for (t = lo; t < hi; t++) {
+		const uint8_t *sc = a->cscales + t * inner;
+		size_t base = t * QK_NVFP4_BLOCK * inner;
 
-			b[j] = qki_canon(QK_FMUL(qki_dec_e2m1(code & 0xfu),
-					qki_nvfp4_block_div(a->cscales[s], a->g)));
+		for (c0 = 0; c0 < inner; c0 += cw) {
+			cw = inner - c0 < QKI_CHUNK ? inner - c0 : QKI_CHUNK;
+			for (j = 0; j < cw; j++)
+				div[j] = qki_nvfp4_block_div(sc[c0 + j], a->g);
+			for (r = 0; r < QK_NVFP4_BLOCK; r++) {
+				size_t e0 = base + r * inner + c0;
+
+				qki_nv_dq_run(a->ccodes, e0, div, cw, y);
+				qki_store_f32(a->dtype, a->out, e0, cw, y);
+			}
 		}
-		qki_store_f32(a->dtype, a->out, base + i, c, b);
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fp8mha.h"
 
@@ -96,37 +97,80 @@ static const char *check(int rotate_back, struct fp8mha_wcand *c,
 	return NULL;
 }
 
-/* DQ(Q(W)) in W's type: codes with Q's scales, values with DQ's. */
-static int plain_values(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
-			const void *src, void *dst)
-{
-	size_t numel = (size_t)qir_tensor_numel(c->w);
-	uint8_t *codes = malloc(numel + 1);
-	float *ds = NULL;
-	uint64_t nds = 0;
-	qk_qlayout dl;
-	const char *why = NULL;
-	int rc = QK_ENOMEM;
+/* DQ(Q(W)) in W's type as a deferred recipe (codes with Q's scales,
+ * values with DQ's): the writer computes it straight into the output,
+ * so fake weights cost about a copy of the model, with no result held
+ * in the heap or the spill file. The recipe reads its own view of W and
+ * copies of both scale sets. */
+struct plain_recipe {
+	struct ps_recipe base;	/* the weight's name, the device */
+	int fp8, sat;
+	float *qs, *ds;		/* Q's and DQ's scales (owned) */
+	qk_qlayout ql, dl;
+};
 
+static void plain_fini(struct ps_recipe *base)
+{
+	struct plain_recipe *r = (struct plain_recipe *)base;
+
+	free(r->qs);
+	free(r->ds);
+}
+
+static int plain_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+		     const void *src, void *const *dst, const char **step,
+		     qir_error *err)
+{
+	const struct plain_recipe *r = (const struct plain_recipe *)base;
+	uint8_t *codes = malloc((size_t)qir_tensor_numel(in) + 1);
+	int rc;
+
+	(void)err;
+	*step = "out of memory";
 	if (!codes)
-		goto out;
-	/* Checked before the gate (dq_scale_check): only memory fails. */
-	if (fp8mha_scale_f32(c->dq, &ds, &nds) ||
-	    fp8mha_scale_layout(c->dq, c->w, nds, &dl, &why) < 0)
-		goto out;
-	rc = qk_fp8_quantize(cfg->qk, c->fp8, codes, c->w->dtype, src,
-			     c->scales, &c->lay,
-			     (int)qir_node_attr_int(c->q, "saturate", 1));
+		return QK_ENOMEM;
+	*step = "fake FP8 values";
+	rc = qk_fp8_quantize(kc, r->fp8, codes, in->dtype, src, r->qs, &r->ql,
+			     r->sat);
 	if (!rc)
-		rc = qk_fp8_dequantize(cfg->qk, c->w->dtype, dst, c->fp8,
-				       codes, ds, &dl);
-out:
-	if (rc)
-		qopt_error(cfg->ctx, "weight '%s': fake FP8 values: %s",
-			   c->q->inputs[0]->name, qk_strerror(rc));
+		rc = qk_fp8_dequantize(kc, in->dtype, dst[0], r->fp8, codes,
+				       r->ds, &r->dl);
 	free(codes);
-	free(ds);
-	return rc ? -1 : 0;
+	return rc;
+}
+
+/* The deferred DQ(Q(W)) named name, or NULL after an error message. */
+static qir_tensor *plain_values(struct fp8mha_cfg *cfg,
+				struct fp8mha_wcand *c, const char *name)
+{
+	struct plain_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r),
+					       c->q->inputs[0]->name,
+					       plain_run, plain_fini);
+	const qir_tensor_spec spec = { name, c->w->dtype, c->w->rank,
+				       c->w->dims };
+	qir_error err = { 0 };
+	qir_tensor *out = NULL;
+	uint64_t nds = 0;
+	const char *why = NULL;
+
+	/* Checked before the gate (dq_scale_check): only memory fails. */
+	if (!r || !(r->qs = malloc(c->nscales * sizeof(float))) ||
+	    fp8mha_scale_f32(c->dq, &r->ds, &nds) ||
+	    fp8mha_scale_layout(c->dq, c->w, nds, &r->dl, &why) < 0) {
+		ps_recipe_free(r);
+		qopt_error(cfg->ctx, "weight '%s': fake FP8 values: %s",
+			   c->q->inputs[0]->name, why ? why : "out of memory");
+		return NULL;
+	}
+	memcpy(r->qs, c->scales, c->nscales * sizeof(float));
+	r->ql = c->lay;
+	r->fp8 = c->fp8;
+	r->sat = (int)qir_node_attr_int(c->q, "saturate", 1);
+	if (ps_recipe_defer(cfg->m, &r->base, c->w, 0, &spec, 1, &out, &err)) {
+		fp8mha_fail(cfg, c->dq, &err);
+		return NULL;
+	}
+	return out;
 }
 
 /* Replaces the DQ output by nt (taken; *out: where it now lives) and
@@ -209,20 +253,25 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg,
 		return 0;
 	snprintf(name, sizeof(name), "%s_%s", wname,
 		 o->rotate_back ? "fq_rot" : "fq");
-	nt = qir_tensor_new(name, c->w->dtype, c->w->rank, c->w->dims, &err);
-	dst = nt ? qir_tensor_mutable_data(nt, &err) : NULL;
-	if (!dst) {
-		qir_tensor_free(nt);
-		return fp8mha_fail(cfg, c->dq, &err);
+	if (!o->rotate_back) {
+		nt = plain_values(cfg, c, name);
+		if (!nt)
+			return -1;
+	} else {
+		nt = qir_tensor_new(name, c->w->dtype, c->w->rank, c->w->dims,
+				    &err);
+		dst = nt ? qir_tensor_mutable_data(nt, &err) : NULL;
+		if (!dst) {
+			qir_tensor_free(nt);
+			return fp8mha_fail(cfg, c->dq, &err);
+		}
+		rc = fp8mha_rotated_values(cfg, c, kaxis, src, dst);
+		if (rc) {
+			qir_tensor_free(nt);
+			return -1;
+		}
+		(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
 	}
-	rc = o->rotate_back ?
-		fp8mha_rotated_values(cfg, c, kaxis, src, dst) :
-		plain_values(cfg, c, src, dst);
-	if (rc) {
-		qir_tensor_free(nt);
-		return -1;
-	}
-	(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
 	if (splice(cfg, c, nt, out))
 		return -1;
 	qopt_stat_add(cfg->ctx, o->rotate_back ?

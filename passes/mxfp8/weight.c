@@ -230,32 +230,88 @@ static qir_value *add_tensor(struct mx_cfg *cfg, qir_graph *g,
 	return v;
 }
 
+/* The fake values as a deferred recipe: computed by the writer straight
+ * into the output (or by whoever reads them first), never held in the
+ * heap or the spill file, so fake mode costs about what copying the
+ * weight does. Tiles of 32 x inner are independent (one E8M0 scale per
+ * block, no global scale), so strips of whole tiles quantized and
+ * dequantized through a small buffer give the bytes of the whole. */
+struct fake_recipe {
+	struct ps_recipe base;	/* the weight's name, the device */
+	size_t outer, k, inner;
+};
+
+/* Elements of one strip: its codes and scales stay in the cache
+ * between the two kernels. */
+#define MX_STRIP_ELEMS ((size_t)1 << 16)
+
+static int fake_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+		    const void *src, void *const *dst, const char **step,
+		    qir_error *err)
+{
+	const struct fake_recipe *r = (const struct fake_recipe *)base;
+	size_t tile = MX_BLOCK * r->inner, es = qir_dtype_bits(in->dtype) / 8;
+	size_t tiles = r->outer * (r->k / MX_BLOCK), per, t0, h;
+	const unsigned char *s = src;
+	unsigned char *d = dst[0];
+	uint8_t *codes, *scales;
+	int rc;
+
+	(void)err;
+	per = tile < MX_STRIP_ELEMS ? MX_STRIP_ELEMS / tile : 1;
+	per = per < tiles ? per : tiles;
+	codes = malloc(per * tile + 1);
+	scales = malloc(per * r->inner + 1);
+	rc = codes && scales ? 0 : QK_ENOMEM;
+	*step = "out of memory";
+	/* A strip of h tiles is the tensor [h, 32, inner]. */
+	for (t0 = 0; t0 < tiles && !rc; t0 += h) {
+		h = tiles - t0 < per ? tiles - t0 : per;
+		*step = "MXFP8 quantization";
+		rc = qk_mxfp8_quantize(kc, in->dtype, s + t0 * tile * es, h,
+				       MX_BLOCK, r->inner, codes, scales);
+		if (rc)
+			break;
+		*step = "MXFP8 dequantization";
+		rc = qk_mxfp8_dequantize(kc, codes, scales, h, MX_BLOCK,
+					 r->inner, in->dtype,
+					 d + t0 * tile * es);
+	}
+	free(codes);
+	free(scales);
+	return rc;
+}
+
 static qir_value *fake_value(struct mx_cfg *cfg, qir_graph *g, qir_tensor *t,
-			     int kaxis, const char *name, const uint8_t *c,
-			     const uint8_t *s)
+			     int kaxis, const char *name)
 {
 	qir_error err = { 0 };
 	char *nm = suffixed(name, "_mxfp8");
-	qir_tensor *f = nm ? qir_tensor_new(nm, t->dtype, t->rank, t->dims,
-					    &err) : NULL;
-	void *dst = f ? qir_tensor_mutable_data(f, &err) : NULL;
-	size_t outer, k, inner;
-	int rc;
+	struct fake_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r), name,
+					      fake_run, NULL);
+	qir_tensor *f = NULL;
 
-	free(nm);
-	if (!f || (f->nbytes && !dst)) {
-		qir_tensor_free(f);
+	if (!nm || !r) {
+		free(nm);
+		ps_recipe_free(r);
 		qopt_error(cfg->ctx, "weight '%s': out of memory", name);
 		return NULL;
 	}
-	ps_axis_split(t->dims, t->rank, kaxis, &outer, &k, &inner);
-	rc = qk_mxfp8_dequantize(cfg->qk, c, s, outer, k, inner, t->dtype, dst);
-	if (rc) {
-		qir_tensor_free(f);
-		qopt_error(cfg->ctx, "MXFP8 dequantization of weight '%s' "
-			   "failed: %s", name, qk_strerror(rc));
-		return NULL;
+	ps_axis_split(t->dims, t->rank, kaxis, &r->outer, &r->k, &r->inner);
+	{
+		const qir_tensor_spec spec = { nm, t->dtype, t->rank, t->dims };
+
+		/* A shared view of t: external and inline bytes are not
+		 * copied (a folded t, which the caller frees, is). */
+		if (ps_recipe_defer(cfg->m, &r->base, t, 0, &spec, 1, &f,
+				    &err)) {
+			free(nm);
+			qopt_error(cfg->ctx, "weight '%s': %s", name,
+				   err.msg[0] ? err.msg : "out of memory");
+			return NULL;
+		}
 	}
+	free(nm);
 	return ps_add_initializer(g, f);
 }
 
@@ -287,12 +343,12 @@ qir_value *mx_weight_value(struct mx_cfg *cfg, qir_graph *g, qir_tensor *t,
 	int64_t sdims[16];
 	int i;
 
-	if (t->rank > 16 || quantize(cfg, t, kaxis, name, &c, &s))
+	if (t->rank > 16)
+		return NULL;
+	if (cfg->mode == MX_FAKE)
+		return fake_value(cfg, g, t, kaxis, name);
+	if (quantize(cfg, t, kaxis, name, &c, &s))
 		goto out;
-	if (cfg->mode == MX_FAKE) {
-		v = fake_value(cfg, g, t, kaxis, name, c, s);
-		goto out;
-	}
 	for (i = 0; i < t->rank; i++)
 		sdims[i] = t->dims[i];
 	sdims[kaxis] /= MX_BLOCK;

@@ -36,7 +36,6 @@ struct nvfp4_cfg {
 	int mode;
 	struct ps_targets tg;	/* include, exclude, op_types, min_size */
 	int64_t constant_threshold;
-	int spill_failed;	/* warned once; results stay in memory */
 	int rotate_back;	/* fake mode: store R fq(R W) */
 	/* Codes and block scales of the weight being quantized, reused
 	 * from weight to weight (owned), so that each big weight costs no
@@ -84,11 +83,12 @@ int nvfp4_rewrite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		  qir_tensor *t);
 
 /* rotate.c: option rotate = no | rotate_back (refused in real mode);
- * and the fake values R fq(R W) of src into dst (t's type). */
+ * and the fake values R fq(R W) of src into dst (dtype), for the fake
+ * recipe (rewrite.c): 0 or a kernel code, *step naming what failed. */
 int nvfp4_rotate_option(struct nvfp4_cfg *cfg, const char *v);
-int nvfp4_fake_rotated(struct nvfp4_cfg *cfg, const char *name, int dtype,
-		       const void *src, size_t outer, size_t k, size_t inner,
-		       void *dst);
+int nvfp4_fake_rotated_run(qk_ctx *kc, int dtype, const void *src,
+			   size_t outer, size_t k, size_t inner, void *dst,
+			   const char **step);
 
 /* act.c: W4A4, the dynamic NVFP4 chain on input A of linear layers. */
 int nvfp4_is_linear(const qir_node *n);

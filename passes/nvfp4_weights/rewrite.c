@@ -8,7 +8,8 @@
  *       axis=K, block_size=16) [-> Cast back to FLOAT16/BFLOAT16]; the
  *       chain's output takes the original weight's name.
  * fake: the weight's bytes are replaced by the dequantized values in
- *       its own type (so ONNX Runtime can run the model).
+ *       its own type (so ONNX Runtime can run the model), a deferred
+ *       recipe the writer computes straight into the output.
  * Either way the original (initializer, Constant node, constant
  * subgraph, TRT_FP4QDQ placeholders) is removed once unused.
  */
@@ -37,37 +38,6 @@ static int make_layout(const qir_tensor *t, int axis, struct layout *l)
 	ps_axis_split(t->dims, t->rank, axis, &l->outer, &l->k, &l->inner);
 	l->sdims[axis] = t->dims[axis] / QK_NVFP4_BLOCK;
 	return 0;
-}
-
-/* A mapped (external) weight's pages are not needed once it is
- * quantized; dropping them keeps the resident set near one tensor.
- * A hint only: nothing changes when it fails. */
-static void drop_pages(qir_tensor *t)
-{
-	qir_error err = { 0 };
-
-	(void)qir_tensor_advise(t, QIR_ADVISE_DONE, &err);
-}
-
-/* Results from this size on leave the heap as soon as they are made
- * (qir_tensor_spill): otherwise every quantized weight of the model
- * stays resident until the save. Smaller ones are not worth a page
- * of the spill file and a mapping each. */
-#define NVFP4_SPILL_MIN (64u << 10)
-
-static struct ps_results results(struct nvfp4_cfg *cfg)
-{
-	struct ps_results r = { cfg->ctx, cfg->m, NVFP4_SPILL_MIN,
-				"quantized weights", &cfg->spill_failed };
-
-	return r;
-}
-
-static void spill(struct nvfp4_cfg *cfg, qir_tensor *t)
-{
-	const struct ps_results r = results(cfg);
-
-	ps_spill(&r, t);
 }
 
 static int kerr(struct nvfp4_cfg *cfg, const char *what, const char *name,
@@ -450,82 +420,150 @@ static int rewrite_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	return 0;
 }
 
-/* Quantize, then dequantize into dst (dtype of t, nbytes of t). */
-static int fake_values(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
-		       qir_tensor *t, const struct layout *l, void *dst)
+/* Fake values as a deferred recipe: the writer computes them straight
+ * into the output (in parallel with the rest of the save), so fake
+ * mode costs what real mode does, with no copy in the heap or the
+ * spill file. The bytes are those of ps_fake_nvfp4 (or, rotated,
+ * nvfp4_fake_rotated's): the global scale from the weight's amax,
+ * then strips of whole 16 x inner tiles quantized and dequantized
+ * through a small buffer (tiles are independent given the global
+ * scale, so the strips give the same bytes as the whole). */
+struct fake_recipe {
+	struct ps_recipe base;	/* the weight's name, the device */
+	size_t outer, k, inner;
+	float amax;		/* the weight's, or -1: found in the fill */
+	int rotate_back;
+};
+
+/* Elements of one strip (128 KiB of FLOAT16): its codes and block
+ * scales stay in the L2 cache between the two kernels. */
+#define FAKE_STRIP_ELEMS ((size_t)1 << 16)
+
+static int fake_strips(qk_ctx *kc, int dtype, const unsigned char *src,
+		       unsigned char *dst, const struct fake_recipe *r,
+		       const char **step)
 {
-	qir_error err = { 0 };
-	const void *src = qir_tensor_data(t, &err);
-	const char *step;
+	size_t tile = QK_NVFP4_BLOCK * r->inner, es = qir_dtype_bits(dtype) / 8;
+	size_t tiles = r->outer * (r->k / QK_NVFP4_BLOCK), per, t0, h;
+	float amax = r->amax, g;
+	uint8_t *codes, *scales;
 	int rc;
 
-	if (!src)
-		return irerr(cfg, w->stored->name, &err);
-	if (cfg->rotate_back)
-		return nvfp4_fake_rotated(cfg, w->stored->name, t->dtype, src,
-					  l->outer, l->k, l->inner, dst);
-	rc = ps_fake_nvfp4(cfg->qk, t->dtype, src, dst, l->outer, l->k,
-			   l->inner, &step);
-	if (rc == QK_ENOMEM)
-		return irerr(cfg, w->stored->name, &err);
+	*step = "NVFP4 quantization";
+	if (amax < 0 && (rc = qk_amax(kc, dtype, src, tiles * tile, &amax)))
+		return rc;
+	g = qk_nvfp4_gscale(amax);
+	per = tile < FAKE_STRIP_ELEMS ? FAKE_STRIP_ELEMS / tile : 1;
+	per = per < tiles ? per : tiles;
+	codes = malloc(per * tile / 2 + 1);
+	scales = malloc(per * r->inner + 1);
+	rc = codes && scales ? 0 : QK_ENOMEM;
 	if (rc)
-		return kerr(cfg, step, w->stored->name, rc);
-	drop_pages(t);
-	return 0;
+		*step = "out of memory";
+	/* A strip of h tiles is the tensor [h, 16, inner]. */
+	for (t0 = 0; t0 < tiles && !rc; t0 += h) {
+		h = tiles - t0 < per ? tiles - t0 : per;
+		*step = "NVFP4 quantization";
+		rc = qk_nvfp4_quantize_gscale(kc, dtype, src + t0 * tile * es,
+					      h, QK_NVFP4_BLOCK, r->inner, g,
+					      codes, scales);
+		if (rc)
+			break;
+		*step = "NVFP4 dequantization";
+		rc = qk_nvfp4_dequantize(kc, codes, scales, g, h,
+					 QK_NVFP4_BLOCK, r->inner, dtype,
+					 dst + t0 * tile * es);
+	}
+	free(codes);
+	free(scales);
+	return rc;
 }
 
+static int fake_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+		    const void *src, void *const *dst, const char **step,
+		    qir_error *err)
+{
+	struct fake_recipe *r = (struct fake_recipe *)base;
+
+	(void)err;
+	if (r->rotate_back)
+		return nvfp4_fake_rotated_run(kc, in->dtype, src, r->outer,
+					      r->k, r->inner, dst[0], step);
+	return fake_strips(kc, in->dtype, src, dst[0], r, step);
+}
+
+static struct fake_recipe *fake_recipe(struct nvfp4_cfg *cfg,
+				       struct nvfp4_weight *w,
+				       const struct layout *l)
+{
+	struct fake_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r),
+					      w->stored->name, fake_run, NULL);
+
+	if (!r) {
+		qopt_error(cfg->ctx, "weight '%s': out of memory",
+			   w->stored->name);
+		return NULL;
+	}
+	r->outer = l->outer;
+	r->k = l->k;
+	r->inner = l->inner;
+	r->amax = w->amax;
+	r->rotate_back = cfg->rotate_back;
+	return r;
+}
+
+/* The initializer's bytes become the recipe's (same place, name, type
+ * and shape). */
 static int rewrite_fake_init(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
-			     qir_tensor *t, const struct layout *l)
+			     const struct layout *l)
 {
 	qir_error err = { 0 };
-	void *buf = malloc(t->nbytes ? t->nbytes : 1);
+	struct fake_recipe *r = fake_recipe(cfg, w, l);
 
-	if (!buf)
-		return irerr(cfg, w->stored->name, &err);
-	if (fake_values(cfg, w, t, l, buf)) {
-		free(buf);
-		return -1;
-	}
-	if (qir_tensor_reset(t, t->dtype, l->rank, l->dims, buf, t->nbytes,
-			     &err)) {
-		free(buf);
-		return irerr(cfg, w->stored->name, &err);
-	}
-	w->written = t->nbytes;
-	spill(cfg, t);
+	if (!r || ps_recipe_replace(cfg->m, &r->base, w->stored, &err))
+		return r ? irerr(cfg, w->stored->name, &err) : -1;
+	w->tensor = w->stored->init;
+	w->written = w->tensor->nbytes;
 	return 0;
 }
 
-/* Folded weights become an initializer holding the fake values; takes
- * ownership of t (caller-owned result of the constant folder). */
+/* Folded weights become an initializer holding the fake values (a
+ * recipe reading the folder's result); takes ownership of t
+ * (caller-owned result of the constant folder). */
 static int rewrite_fake_folded(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 			       qir_tensor *t, const struct layout *l,
 			       struct cone *c)
 {
 	qir_error err = { 0 };
-	void *dst = qir_tensor_mutable_data(t, &err);
+	struct fake_recipe *r = fake_recipe(cfg, w, l);
 	char *name = strdup(w->stored->name);
+	qir_tensor *ft = NULL;
 	qir_value *v;
 
-	if (!dst || !name || fake_values(cfg, w, t, l, dst)) {
-		if (!dst || !name)
-			irerr(cfg, w->stored->name, &err);
+	if (!r || !name) {
+		ps_recipe_free(r);
 		qir_tensor_free(t);
 		free(name);
-		return -1;
+		return r ? irerr(cfg, w->stored->name, &err) : -1;
 	}
 	/* The folder's result may be unnamed; the initializer is named
 	 * after the weight (made unique until the original is gone). */
-	free(t->name);
-	t->name = strdup(name);
-	w->written = t->nbytes;
-	v = t->name ? ps_add_initializer(w->graph, t) :
-		      (qir_tensor_free(t), NULL);
+	{
+		const qir_tensor_spec spec = { name, t->dtype, l->rank,
+					       l->dims };
+
+		if (ps_recipe_defer(cfg->m, &r->base, t, 1, &spec, 1, &ft,
+				    &err)) {
+			free(name);
+			return irerr(cfg, w->stored->name, &err);
+		}
+	}
+	w->written = ft->nbytes;
+	v = ps_add_initializer(w->graph, ft);
 	if (!v) {
 		free(name);
 		return irerr(cfg, w->stored->name, &err);
 	}
-	spill(cfg, t);
 	if (qir_value_replace_all_uses(w->stored, v) < 0) {
 		free(name);
 		return irerr(cfg, w->stored->name, &err);
@@ -587,7 +625,7 @@ int nvfp4_rewrite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	} else {
 		rc = w->constant ? constant_to_init(cfg, w) : 0;
 		if (!rc)
-			rc = rewrite_fake_init(cfg, w, w->tensor, &l);
+			rc = rewrite_fake_init(cfg, w, &l);
 	}
 out:
 	if (w->folded && t)

@@ -39,16 +39,10 @@ static int fake_nvfp4(void *arg, qk_ctx *qk, float *x, size_t outer,
 	return ps_fake_nvfp4(qk, QIR_FLOAT, x, x, outer, k, inner, step);
 }
 
-int nvfp4_fake_rotated(struct nvfp4_cfg *cfg, const char *name, int dtype,
-		       const void *src, size_t outer, size_t k, size_t inner,
-		       void *dst)
+int nvfp4_fake_rotated_run(qk_ctx *kc, int dtype, const void *src,
+			   size_t outer, size_t k, size_t inner, void *dst,
+			   const char **step)
 {
-	const char *step = NULL;
-	int rc = ps_rotate_back(cfg->qk, dtype, src, dst, outer, k, inner, 0,
-				fake_nvfp4, NULL, &step);
-
-	if (rc)
-		qopt_error(cfg->ctx, "weight '%s': rotate_back: %s: %s", name,
-			   step, qk_strerror(rc));
-	return rc ? -1 : 0;
+	return ps_rotate_back(kc, dtype, src, dst, outer, k, inner, 0,
+			      fake_nvfp4, NULL, step);
 }

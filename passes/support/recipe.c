@@ -75,3 +75,18 @@ int ps_recipe_defer(qir_model *m, struct ps_recipe *r, qir_tensor *src,
 	return qir_tensor_new_deferred(m, &recipe_ops, r, &in, 1, specs, nout,
 				       out, err) ? -1 : 0;
 }
+
+int ps_recipe_replace(qir_model *m, struct ps_recipe *r, qir_value *v,
+		      qir_error *err)
+{
+	qir_tensor *old = v->init, *out = NULL;
+	const qir_tensor_spec spec = { v->name, old->dtype, old->rank,
+				       old->dims };
+
+	if (ps_recipe_defer(m, r, old, 0, &spec, 1, &out, err))
+		return -1;
+	/* Nothing else points at the tensor: the value owns it. */
+	v->init = out;
+	qir_tensor_free(old);
+	return 0;
+}

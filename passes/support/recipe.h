@@ -51,5 +51,15 @@ void ps_recipe_free(void *r);
 int ps_recipe_defer(qir_model *m, struct ps_recipe *r, qir_tensor *src,
 		    int own, const qir_tensor_spec *specs, size_t nout,
 		    qir_tensor **out, qir_error *err);
+/* Makes the initializer v a recipe of its own name, type and shape
+ * that reads the bytes v holds now (a fake-quantized weight: the same
+ * size, computed by the writer straight into the output, no copy in
+ * the heap or the spill file). The value keeps its place among the
+ * initializers, its name and its uses; its old tensor is freed, the
+ * recipe reading a shared view of it (qir_tensor_share: external and
+ * inline bytes are not copied). Takes r, on failure too. 0, or -1 with
+ * err set and v unchanged. */
+int ps_recipe_replace(qir_model *m, struct ps_recipe *r, qir_value *v,
+		      qir_error *err);
 
 #endif

@@ -399,6 +399,47 @@ static void other_dtypes(qk_ctx *ctx)
 	free(yh);
 }
 
+/* Dequantization with inner > 1 runs over a tile's columns in runs of
+ * QKI_CHUNK (256), whole bytes at a time when the run starts on an even
+ * element: inner 300 (a second, short run), 2 (tiny even) and 257 (odd:
+ * runs start on odd elements), each against code * (e4m3(s) * g). */
+static void dequantize_inner(qk_ctx *ctx)
+{
+	static const size_t inners[] = { 300, 2, 257 };
+
+	for (int v = 0; v < 3; v++) {
+		size_t o = 3, k = 2 * B, in = inners[v], n = o * k * in;
+		float *w = gen(n, 1), *y = malloc(n * 4);
+		uint16_t *yh = malloc(n * 2);
+		struct q q;
+		int bad = 0;
+
+		q_alloc(&q, n);
+		bad += qk_nvfp4_quantize(ctx, QIR_FLOAT, w, o, k, in, q.codes,
+					 q.scales, &q.g) != 0;
+		bad += qk_nvfp4_dequantize(ctx, q.codes, q.scales, q.g, o, k,
+					   in, QIR_FLOAT, y) != 0;
+		bad += qk_nvfp4_dequantize(ctx, q.codes, q.scales, q.g, o, k,
+					   in, QIR_FLOAT16, yh) != 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t row = i / in, t = i % in;
+			size_t s = (row / B) * in + t;
+			float S = qk_e4m3_to_f32(q.scales[s]) * q.g;
+			float c = qk_e2m1_to_f32((q.codes[i / 2] >>
+						  (i & 1 ? 4 : 0)) & 0xF);
+
+			bad += !kt_same(y[i], c * S) ||
+			       yh[i] != qk_f32_to_f16(c * S);
+		}
+		tap_ok(!bad, "[%zu,%zu,%zu]: dequantize to FLOAT and FLOAT16 = "
+		       "code * (e4m3(s) * g)", o, k, in);
+		q_free(&q);
+		free(w);
+		free(y);
+		free(yh);
+	}
+}
+
 static void threads(void)
 {
 	static const size_t shapes[][3] = { { 512, 2048, 1 }, { 4, 1024, 250 } };
@@ -517,6 +558,7 @@ int main(void)
 	given_gscale(ctx);
 	other_dtypes(ctx);
 	other_dtypes_wide(ctx);
+	dequantize_inner(ctx);
 	threads();
 	qk_ctx_free(ctx);
 	return tap_done();

@@ -24,3 +24,8 @@ bench-fp8mha: all bench/fp8mha-gen$(EXEEXT)
 TESTS += tests/passes/fp8_mha/fp8.sh tests/passes/fp8_mha/fp8-ppocr.sh
 EXTRA_DIST += tests/passes/fp8_mha/fp8.sh tests/passes/fp8_mha/fp8-gen.py \
 	tests/passes/fp8_mha/fp8-check.py tests/passes/fp8_mha/fp8-ppocr.sh
+
+# weight_mode = fake: deferred DQ(Q(W)) (no spill file), equal to the
+# ONNX definitions in NumPy.
+TESTS += tests/passes/fp8_mha/fake.sh
+EXTRA_DIST += tests/passes/fp8_mha/fake.sh tests/passes/fp8_mha/fake.py

@@ -16,3 +16,8 @@ EXTRA_DIST += tests/passes/mxfp8/pass.sh tests/passes/mxfp8/export.js
 # form's accuracy in ORT.
 TESTS += tests/passes/mxfp8/torch.sh
 EXTRA_DIST += tests/passes/mxfp8/torch.sh
+
+# mode = fake: deferred weights (no spill file), equal to the real
+# form's codes times scales.
+TESTS += tests/passes/mxfp8/fake.sh
+EXTRA_DIST += tests/passes/mxfp8/fake.sh tests/passes/mxfp8/fake.py

@@ -3,12 +3,16 @@
 
     nvfp4-check.py gen MODEL.onnx          write the test model
     nvfp4-check.py check ORIG.onnx OUT.onnx
+    nvfp4-check.py check-fake ORIG.onnx OUT.onnx   (mode = fake)
 
 `check` finds every NVFP4 chain in OUT (DequantizeLinear(FLOAT4E2M1,
 DequantizeLinear(FLOAT8E4M3FN, FLOAT))), takes the original weight of
 the same name from ORIG, recomputes the global scale, the FP8 block
 scales and the packed E2M1 codes with numpy following docs/numerics.md, and
 compares them with OUT's raw bytes bit for bit. Prints TAP.
+`check-fake` does the same for fake mode: every weight of the test
+model keeps its name and type in OUT and holds e2m1(code) * (e4m3(s)
+* g) of the reference, rounded once to the weight's type.
 """
 import sys
 
@@ -179,6 +183,14 @@ def gen(path, big=False):
                                       name='mmbig'))
         outs.append(helper.make_tensor_value_info('y4', TensorProto.FLOAT,
                                                   None))
+        # K the last axis (Gemm transB): blocks of 16 contiguous
+        # elements, many more than one strip of the fake recipe
+        w_bigt = rng.normal(0, 0.02, (256, 1024)).astype(np.float32)
+        inits.append(numpy_helper.from_array(w_bigt, 'w_bigt'))
+        nodes.append(helper.make_node('Gemm', ['xb', 'w_bigt'], ['y5'],
+                                      name='gemmbig', transB=1))
+        outs.append(helper.make_tensor_value_info('y5', TensorProto.FLOAT,
+                                                  None))
     g = helper.make_graph(nodes, 'nvfp4check', inputs, outs, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
     m.ir_version = 8
@@ -229,7 +241,44 @@ def check(orig_path, out_path):
     return 1 if fails or n < 17 else 0
 
 
+# K axis of each weight of the test model (gen): MatMul reads [K, N],
+# Gemm with transB [N, K].
+FAKE_AXES = {'w_ties': 0, 'w_f16': 0, 'w_gemm': 1, 'w_const': 0, 'w_big': 0,
+             'w_bigt': 1}
+
+
+def fake_reference(w, axis):
+    g, scodes, codes = reference(w, axis)
+    mag = E2M1_GRID[codes & 7] * np.where(codes & 8, -1.0, 1.0)
+    sv = np.vectorize(e4m3_value)(scodes).astype(np.float32)
+    s = np.repeat(sv * np.float32(g), 16, axis=axis).astype(np.float32)
+    return (mag.astype(np.float32) * s).astype(w.dtype)
+
+
+def check_fake(orig_path, out_path):
+    orig = original_weights(onnx.load(orig_path))
+    out = original_weights(onnx.load(out_path))
+    n = fails = 0
+    for name, axis in FAKE_AXES.items():
+        if name not in orig:
+            continue
+        w = orig[name]
+        got = out.get(name)
+        want = fake_reference(w, axis)
+        ok = got is not None and got.dtype == w.dtype and \
+            got.shape == w.shape and \
+            got.tobytes() == want.tobytes()
+        n += 1
+        fails += not ok
+        print(f'{"" if ok else "not "}ok {n} - {name} (axis {axis}): '
+              f'fake values bit for bit')
+    print(f'1..{n}')
+    return 1 if fails or n < 4 else 0
+
+
 if __name__ == '__main__':
+    if sys.argv[1] == 'check-fake':
+        sys.exit(check_fake(sys.argv[2], sys.argv[3]))
     if sys.argv[1] in ('gen', 'gen-big'):
         gen(sys.argv[2], sys.argv[1] == 'gen-big')
         sys.exit(0)

@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/passes/fp8_mha/fake.sh - fp8-compress-weights with weight_mode = fake
+# writes DQ(Q(W)) as deferred recipes: after the pass each W_fq is
+# "owned (deferred)" (--print-after), never in the heap or the spill
+# file, so no spill folder is needed and nothing is said about one; the
+# values equal the ONNX definitions computed in NumPy, bit for bit
+# (tests/passes/fp8_mha/fake.py), on FLOAT16 weights of 1M elements in external data.
+. "$top_srcdir/tests/ort/common.sh"
+qopt_need_py_onnx
+qopt_workdir fp8mha-fake
+
+"$top_builddir/bench/fp8mha-gen" "$work/in.onnx" 8 4 >"$work/log" 2>&1
+check $? "model generated (4 weights behind Q/DQ)"
+"$QOPT" -q --passes 'fp8-compress-weights:weight_mode=fake' "$work/in.onnx" \
+	-o "$work/a.onnx" >>"$work/log" 2>&1
+ra=$?
+QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" \
+	--passes 'fp8-compress-weights:weight_mode=fake' \
+	--print-after fp8-compress-weights "$work/in.onnx" -o "$work/b.onnx" \
+	>"$work/b.ir" 2>"$work/b.err"
+rb=$?
+cat "$work/b.err" >>"$work/log"
+[ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "qopt-spill" -e "spill file" \
+	"$work/b.err" && cmp -s "$work/a.onnx" "$work/b.onnx"
+check $? "no spill folder: exit 0, nothing said, the same file as with one"
+nd=$(grep -c '_fq: FLOAT16.*owned (deferred))$' "$work/b.ir")
+[ "$nd" = 4 ] && ! grep -q spilled "$work/b.ir"
+check $? "the 4 fake weights deferred after the pass (found $nd), none spilled"
+"$py" "$top_srcdir/tests/passes/fp8_mha/fake.py" "$work/in.onnx" "$work/b.onnx" \
+	>"$work/check" 2>&1
+rc=$?
+grep '^not ok' "$work/check" | sed 's/^/# /'
+check $rc "fake weights = DQ(Q(W)) from the ONNX definitions, bit for bit"
+echo "1..$n"
