@@ -23,13 +23,14 @@
 # The result is a markdown table for docs/benchmarks.md on stdout.
 # SCALE_BENCH_SIZES (MiB, default 1024; "1024 4096" adds 4 GiB),
 # SCALE_BENCH_RUNS (pairs, default 3), SCALE_BENCH_JOBS (default
-# "roundtrip fp8-mha nvfp4"), SCALE_BENCH_LAYOUTS (default "external
+# "roundtrip fp8-mha nvfp4 nvfp4-fake fp8-mha-fake"; the fake modes
+# write as many bytes as the input and target 1.2 x the round trip), SCALE_BENCH_LAYOUTS (default "external
 # inline"), SCALE_BENCH_DIR (work folder; needs 3x the largest size
 # free).
 set -e
 sizes=${SCALE_BENCH_SIZES:-1024}
 runs=${SCALE_BENCH_RUNS:-3}
-jobs=${SCALE_BENCH_JOBS:-roundtrip fp8-mha nvfp4}
+jobs=${SCALE_BENCH_JOBS:-roundtrip fp8-mha nvfp4 nvfp4-fake fp8-mha-fake}
 layouts=${SCALE_BENCH_LAYOUTS:-external inline}
 nw=16
 dir=${SCALE_BENCH_DIR:-$top_builddir/bench/scale-work}
@@ -100,6 +101,8 @@ target() {
 	case $1 in
 	"round trip") echo 1.0 ;;
 	fp8-mha) echo 0.7 ;;
+	# Fake modes write as many bytes as the input: 1.2 x the round trip.
+	*fake) echo "1.2 x round trip" ;;
 	*) echo 0.5 ;;
 	esac
 }
@@ -137,6 +140,12 @@ for size in $sizes; do
 			nvfp4) make_input nvfp4 "$size" "$layout"
 				printf '[nvfp4-weights]\n' >"$dir/p.ini"
 				rows="$rows$(row "$size" nvfp4-weights "$layout" -p "$dir/p.ini")
+" ;;
+			nvfp4-fake) make_input nvfp4 "$size" "$layout"
+				rows="$rows$(row "$size" "nvfp4-weights fake" "$layout" --passes nvfp4-weights:mode=fake)
+" ;;
+			fp8-mha-fake) make_input fp8-mha "$size" "$layout"
+				rows="$rows$(row "$size" "fp8-mha fake" "$layout" --passes fp8-mha:weight_mode=fake)
 " ;;
 			*) echo "scale-bench: unknown job '$job'" >&2; exit 2 ;;
 			esac

@@ -462,14 +462,19 @@ int ps_coverage_groups(const struct ps_coverage *c, struct ps_cov_group **out,
 }
 
 /* Some of a repeated structure quantized, some matched by none of the
- * patterns the user wrote: a pattern that misses an expert (exclude is
- * how to leave members out on purpose). */
+ * patterns the user wrote. A few members missed (at most a quarter: 255
+ * of 256 experts) looks like a pattern that misses an expert by accident,
+ * a warning (exclude is how to leave members out on purpose); more missed
+ * looks like narrowing on purpose (include = layers 0-3 of 32, or one
+ * layer as qopt plan measures it), a note. */
 static void group_missed(qopt_ctx *ctx, const struct ps_coverage *c,
 			 const struct ps_cov_group *g)
 {
+	int level = g->missed * 4 > g->members ? QOPT_LOG_INFO : QOPT_LOG_WARN;
+
 	if (!c->tg || !c->tg->include.set || !g->quantized || !g->missed)
 		return;
-	qopt_warn(ctx, "%s: %" PRIu64 " of %" PRIu64 " %s; %" PRIu64
+	qopt_log(ctx, level, "%s: %" PRIu64 " of %" PRIu64 " %s; %" PRIu64
 		  " matched by no include pattern: %s%s (exclude = leaves "
 		  "members out on purpose)", g->key, g->quantized, g->members,
 		  c->verb, g->missed, g->missed_name,

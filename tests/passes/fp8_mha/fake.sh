@@ -11,22 +11,24 @@ qopt_workdir fp8mha-fake
 
 "$top_builddir/bench/fp8mha-gen" "$work/in.onnx" 8 4 >"$work/log" 2>&1
 check $? "model generated (4 weights behind Q/DQ)"
+mkdir -p "$work/a" "$work/b"  # the same file name: the .onnx names its data file
 "$QOPT" -q --passes 'fp8-compress-weights:weight_mode=fake' "$work/in.onnx" \
-	-o "$work/a.onnx" >>"$work/log" 2>&1
+	-o "$work/a/out.onnx" >>"$work/log" 2>&1
 ra=$?
 QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" \
 	--passes 'fp8-compress-weights:weight_mode=fake' \
-	--print-after fp8-compress-weights "$work/in.onnx" -o "$work/b.onnx" \
+	--print-after fp8-compress-weights "$work/in.onnx" -o "$work/b/out.onnx" \
 	>"$work/b.ir" 2>"$work/b.err"
 rb=$?
 cat "$work/b.err" >>"$work/log"
 [ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "qopt-spill" -e "spill file" \
-	"$work/b.err" && cmp -s "$work/a.onnx" "$work/b.onnx"
+	"$work/b.err" && cmp -s "$work/a/out.onnx" "$work/b/out.onnx" &&
+	cmp -s "$work/a/out.onnx.data" "$work/b/out.onnx.data"
 check $? "no spill folder: exit 0, nothing said, the same file as with one"
 nd=$(grep -c '_fq: FLOAT16.*owned (deferred))$' "$work/b.ir")
 [ "$nd" = 4 ] && ! grep -q spilled "$work/b.ir"
 check $? "the 4 fake weights deferred after the pass (found $nd), none spilled"
-"$py" "$top_srcdir/tests/passes/fp8_mha/fake.py" "$work/in.onnx" "$work/b.onnx" \
+"$py" "$top_srcdir/tests/passes/fp8_mha/fake.py" "$work/in.onnx" "$work/b/out.onnx" \
 	>"$work/check" 2>&1
 rc=$?
 grep '^not ok' "$work/check" | sed 's/^/# /'
