@@ -90,7 +90,7 @@ for v in lm55 lm6 lm8 lmf8 lm_w4 lm_w4h8 lm_mlp4 lm_att4 lm_fp8; do
 done
 qopt_node "$L/eval.js" charlm "$L" "$L/charlm.onnx" "$@" >"$W/charlm.eval" 2>"$work/log"
 check $? "charlm: eval.js measures the float model, 4 plans and 5 uniform settings"
-compare charlm "lm55 lm_w4 lm_w4h8 lm_att4" \
+compare charlm "lm55 lm_w4 lm_w4h8 lm_mlp4 lm_att4 lm_fp8" \
 	"lm6 lm_w4 lm_w4h8 lm_mlp4 lm_att4 lm_fp8" \
 	"lm8 lm_w4 lm_w4h8 lm_mlp4 lm_att4 lm_fp8" "lmf8 lm_fp8"
 
