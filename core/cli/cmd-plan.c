@@ -787,7 +787,19 @@ static int final_model(struct plan *p, const char *ini, const char *out)
 			       "-o", out, NULL };
 	const char *files[1] = { out };
 	char log[4200], why[1024];
+	size_t i;
 	int rc;
+
+	/* an INI with no section is no pipeline: say so, not what qopt -p
+	 * makes of it */
+	for (i = 0; i < p->nlayers && p->layers[i].pick == PF_NONE; i++)
+		;
+	if (i == p->nlayers) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the plan keeps "
+		       "every layer in float (none): no pass to write; lower "
+		       "the budget\n");
+		return -1;
+	}
 
 	snprintf(log, sizeof(log), "%s/final.log", p->tmp);
 	rc = plan_qopt(p, args, log);

@@ -105,6 +105,14 @@ for b in 5.5 6; do
 		[ ! -e "$W/cnn$b.ini" ] && [ ! -e "$W/cnn$b.json" ]
 	check $? "shapes_cnn: --formats nvfp4,fp8,none --effective-bits $b fails (exit $r), writes nothing: NVFP4 holds only the head"
 done
+# a budget that keeps every layer float: no pipeline to write
+"$QOPT" plan "$L/shapes_cnn.onnx" --data "$L/shapes_cnn.calib" \
+	--formats fp8,none --effective-bits 16 -o "$W/cnn16.ini" \
+	--json "$W/cnn16.json" >"$work/log" 2>&1
+r=$?
+[ $r = 1 ] && grep -q "keeps every layer in float (none): no pass to write" "$work/log" &&
+	[ ! -e "$W/cnn16.ini" ] && [ ! -e "$W/cnn16.json" ]
+check $? "shapes_cnn: --effective-bits 16 keeps every layer float: exit $r, said, nothing written"
 plan shapes_cnn cnn8 nvfp4,fp8,none 8
 plan shapes_cnn cnnf8 fp8,none 8.1
 C=$W/cnnf8.calib.json
