@@ -443,29 +443,73 @@ static int calibrate(struct plan *p, char *calib)
 	return 0;
 }
 
+/* ':exclude="A";"B"...' for every candidate layer but l (malloc'd; the
+ * caller frees it), or NULL when out of memory. The other layers are
+ * left out on purpose: without them named, a pass's coverage check
+ * takes the weights of a repeated structure (torch's onnx::MatMul_*)
+ * that the include misses for an expert forgotten by mistake, which
+ * --strict turns into an error. */
+static char *others_excluded(const struct plan *p, const struct plan_layer *l)
+{
+	size_t n = 1, k = 0, i;
+	char *s;
+
+	for (i = 0; i < p->nlayers; i++)
+		n += strlen(p->layers[i].key) + 3;
+	s = malloc(n + sizeof(":exclude="));
+	if (!s)
+		return NULL;
+	for (i = 0; i < p->nlayers; i++) {
+		if (&p->layers[i] == l)
+			continue;
+		k += (size_t)sprintf(s + k, "%s\"%s\"", k ? ";" : ":exclude=",
+				     p->layers[i].key);
+	}
+	s[k] = 0;
+	return s;
+}
+
+/* The pass spec of format k on layer l alone (malloc'd), or NULL. */
+static char *candidate_spec(const struct plan *p, const struct plan_layer *l,
+			    int k, const char *calib)
+{
+	const struct plan_format *pf = &plan_formats[k];
+	const struct plan_format *nv = &plan_formats[PF_NVFP4];
+	char *ex = others_excluded(p, l), *s;
+	size_t n;
+
+	if (!ex)
+		return NULL;
+	n = 2 * strlen(ex) + 2 * strlen(l->key) + strlen(calib) + 1024;
+	s = malloc(n);
+	if (s && k == PF_FP8)
+		snprintf(s, n, "fp8:calibration=\"%s\":include=\"%s\"%s",
+			 calib, l->key, ex);
+	else if (s && k == PF_HNVFP4)
+		snprintf(s, n, "%s:%s:include=\"%s\"%s,%s:%s:include=\"%s\"%s",
+			 pf->pass, pf->options, l->key, ex, nv->pass,
+			 nv->options, l->key, ex);
+	else if (s)
+		snprintf(s, n, "%s:%s:include=\"%s\"%s", pf->pass,
+			 pf->options, l->key, ex);
+	free(ex);
+	return s;
+}
+
 /* The pass of format k on layer l alone, into file. */
 static int candidate(struct plan *p, struct plan_layer *l, int k,
 		     const char *calib, const char *file)
 {
-	const struct plan_format *pf = &plan_formats[k];
-	char passes[8192], log[4200], why[1024];
+	char *passes = candidate_spec(p, l, k, calib), log[4200], why[1024];
 	const char *args[] = { "--strict", "-q", "--no-summary", "--passes",
 			       passes, p->input, "-o", file, NULL };
 	int rc;
 
-	if (k == PF_FP8)
-		snprintf(passes, sizeof(passes), "fp8:calibration=\"%s\":"
-			 "include=\"%s\"", calib, l->key);
-	else if (k == PF_HNVFP4)
-		snprintf(passes, sizeof(passes), "%s:%s:include=\"%s\",%s:%s:"
-			 "include=\"%s\"", pf->pass, pf->options, l->key,
-			 plan_formats[PF_NVFP4].pass,
-			 plan_formats[PF_NVFP4].options, l->key);
-	else
-		snprintf(passes, sizeof(passes), "%s:%s:include=\"%s\"",
-			 pf->pass, pf->options, l->key);
+	if (!passes)
+		return -1;
 	snprintf(log, sizeof(log), "%s/candidate.log", p->tmp);
 	rc = plan_qopt(p, args, log);
+	free(passes);
 	if (rc < 0)
 		return -1;
 	if (rc) {
@@ -743,7 +787,19 @@ static int final_model(struct plan *p, const char *ini, const char *out)
 			       "-o", out, NULL };
 	const char *files[1] = { out };
 	char log[4200], why[1024];
+	size_t i;
 	int rc;
+
+	/* an INI with no section is no pipeline: say so, not what qopt -p
+	 * makes of it */
+	for (i = 0; i < p->nlayers && p->layers[i].pick == PF_NONE; i++)
+		;
+	if (i == p->nlayers) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the plan keeps "
+		       "every layer in float (none): no pass to write; lower "
+		       "the budget\n");
+		return -1;
+	}
 
 	snprintf(log, sizeof(log), "%s/final.log", p->tmp);
 	rc = plan_qopt(p, args, log);

@@ -218,12 +218,16 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 			    n->op_type);
 	names[0] = n->name;
 	names[1] = wname;
-	if ((t->pattern = ps_globs_match(&cfg->tg.include, names, 2)) < 0)
-		return skip(t, &ps_skip_not_included, "no include glob "
-			    "matches '%s' or '%s'", n->name, wname);
+	/* excluded before not included, as the other passes count it:
+	 * exclude is how a pipeline leaves a group's member out on purpose
+	 * (coverage, --strict) */
+	t->pattern = ps_globs_match(&cfg->tg.include, names, 2);
 	if (ps_globs_match(&cfg->tg.exclude, names, 2) >= 0)
 		return skip(t, &ps_skip_excluded, "an exclude glob matches "
 			    "'%s' or '%s'", n->name, wname);
+	if (t->pattern < 0)
+		return skip(t, &ps_skip_not_included, "no include glob "
+			    "matches '%s' or '%s'", n->name, wname);
 	if (qir_value_const(t->act) && hr_is_sylvester(qir_value_const(t->act)))
 		return skip(t, &hr_skip_is_hadamard,
 			    "'%s' is a normalized Sylvester matrix",

@@ -105,8 +105,8 @@ dist_check_DATA += \
 	tests/torch/models/unet_cnn.onnx
 # Models with learned weights (tests/torch/learned/gen.py trains them;
 # committed): perplexity / top-1 per format (docs/accuracy.md).
-TESTS += tests/torch/learned/accuracy.sh
-EXTRA_DIST += tests/torch/learned/accuracy.sh \
+TESTS += tests/torch/learned/accuracy.sh tests/torch/learned/plan.sh
+EXTRA_DIST += tests/torch/learned/accuracy.sh tests/torch/learned/plan.sh \
 	tests/torch/learned/accuracy.py tests/torch/learned/eval.js \
 	tests/torch/learned/gen.py
 dist_check_DATA += \
