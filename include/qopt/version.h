@@ -19,9 +19,9 @@ extern "C" {
 #endif
 
 #define QOPT_VERSION_MAJOR 0
-#define QOPT_VERSION_MINOR 4
+#define QOPT_VERSION_MINOR 6
 #define QOPT_VERSION_PATCH 0
-#define QOPT_VERSION_STRING "0.4.0"
+#define QOPT_VERSION_STRING "0.6.0"
 /* Compare releases at compile time: QOPT_VERSION >= QOPT_VERSION_AT(0, 2, 0). */
 #define QOPT_VERSION_AT(maj, min, pat) \
 	((unsigned long)(maj) * 1000000ul + (unsigned long)(min) * 1000ul + \
