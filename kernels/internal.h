@@ -92,6 +92,11 @@ int qki_have_avx512(void);
 void qki_nv_tiles_avx512(int dtype, const void *w, size_t inner, float g,
 			 size_t lo, size_t hi, uint8_t *codes,
 			 uint8_t *scales);
+/* The inverse for inner % 16 == 0: tiles [lo, hi) of codes and scales
+ * to out [outer, k, inner] as dtype, bit for bit kernels/nvfp4.c's. */
+void qki_nv_dq_tiles_avx512(int dtype, void *out, size_t inner, float g,
+			    size_t lo, size_t hi, const uint8_t *codes,
+			    const uint8_t *scales);
 /* inner == 1: 16 blocks of 16 elements at w, their maxima m (as
  * qki_amax16 gives them) -> 16 scales and 128 code bytes, bit for bit
  * what kernels/nvfp4.c writes. */

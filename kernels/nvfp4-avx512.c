@@ -1,7 +1,8 @@
 /*
- * kernels/nvfp4-avx512.c - NVFP4 quantization tiles (inner > 1) on
- * AVX-512: the sequence of kernels/nvfp4.c's qki_nv_q_chunk, lane for
- * lane, on 16 columns at a time held in registers.
+ * kernels/nvfp4-avx512.c - NVFP4 quantization and dequantization tiles
+ * (inner > 1) on AVX-512: the sequence of kernels/nvfp4.c's
+ * qki_nv_q_chunk (and qki_nv_dq), lane for lane, on 16 columns at a
+ * time held in registers.
  *
  * kernels/nvfp4.c stages a chunk through two 16 KiB buffers (the
  * floats, then 32-bit codes) and packs the codes in a third loop; here
@@ -195,6 +196,88 @@ void qki_nv_tiles_avx512(int dtype, const void *w, size_t inner, float g,
 			qki_nv_cols16(dtype, x + col * es, inner * es, inner,
 				      g, scales + t * inner + col,
 				      codes + base / 2 + col / 2);
+	}
+}
+/* ---- dequantization ---- */
+
+/* 16 floats to dst as dtype: FLOAT16 with vcvtps2ph (rounding to
+ * nearest even, the canonical NaN to 0x7e00: qki_enc_f16's bits),
+ * BFLOAT16 with qki_enc_bf16's rounding (NaN is canonical by then and
+ * 0x7fc00000 rounds to 0x7fc0, the code qki_enc_bf16 gives it). */
+QKI_512 static inline void qki_st16(int dtype, unsigned char *dst, __m512 y)
+{
+	__m512i u = _mm512_castps_si512(y);
+
+	if (dtype == QK_T_FLOAT) {
+		_mm512_storeu_ps(dst, y);
+		return;
+	}
+	if (dtype == QK_T_FLOAT16) {
+		_mm256_storeu_si256((__m256i *)dst, _mm512_cvtps_ph(
+			y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+		return;
+	}
+	u = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+		_mm512_and_si512(_mm512_srli_epi32(u, 16),
+				 _mm512_set1_epi32(1))));
+	_mm256_storeu_si256((__m256i *)dst,
+			    _mm512_cvtepi32_epi16(_mm512_srli_epi32(u, 16)));
+}
+
+/* Columns [col, col + 16) of a tile back to dtype: the 16 block scales
+ * decoded once (qki_nvfp4_block_div, sign and NaN codes included),
+ * then per row 8 code bytes spread to 16 lanes (lane 2j: the low
+ * nibble of byte j, lane 2j + 1: the high one; vpermps reads only the
+ * low 4 bits of each index), looked up in the E2M1 values
+ * (qki_dec_e2m1's), multiplied and the NaN made canonical: the one
+ * multiply of kernels/nvfp4.c's qki_nv_dq_run, so the same bits. */
+QKI_512 static void qki_nv_dq_cols16(int dtype, unsigned char *y,
+				     size_t stride, const uint8_t *codes,
+				     size_t cstride, const uint8_t *scales,
+				     __m512 gv)
+{
+	const __m512 e2m1 = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f,
+					   3.0f, 4.0f, 6.0f, -0.0f, -0.5f,
+					   -1.0f, -1.5f, -2.0f, -3.0f, -4.0f,
+					   -6.0f);
+	const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(QK_NAN_BITS));
+	__m512i s = _mm512_cvtepu8_epi32(
+		_mm_loadu_si128((const __m128i *)scales));
+	__m512i sign = _mm512_slli_epi32(
+		_mm512_and_si512(s, _mm512_set1_epi32(0x80)), 24);
+	__m512 div = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_or_si512(
+		_mm512_castps_si512(qki_e4m3_dec16(_mm512_and_si512(
+			s, _mm512_set1_epi32(0x7f)))), sign)), gv);
+	int r;
+
+	for (r = 0; r < QK_NVFP4_BLOCK; r++) {
+		__m512i c = _mm512_cvtepu8_epi64(_mm_loadl_epi64(
+			(const __m128i *)(codes + r * cstride)));
+		__m512 v;
+
+		c = _mm512_or_si512(c, _mm512_slli_epi64(c, 28));
+		v = _mm512_mul_ps(_mm512_permutexvar_ps(c, e2m1), div);
+		v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, v,
+							     _CMP_UNORD_Q), qnan);
+		qki_st16(dtype, y + r * stride, v);
+	}
+}
+
+QKI_512 void qki_nv_dq_tiles_avx512(int dtype, void *out, size_t inner,
+				    float g, size_t lo, size_t hi, const uint8_t *codes,
+			    const uint8_t *scales)
+{
+	size_t es = qki_dtype_size(dtype), t, col;
+	const __m512 gv = _mm512_set1_ps(g);
+
+	for (t = lo; t < hi; t++) {
+		size_t base = t * QK_NVFP4_BLOCK * inner;
+		unsigned char *y = (unsigned char *)out + base * es;
+
+		for (col = 0; col < inner; col += 16)
+			qki_nv_dq_cols16(dtype, y + col * es, inner * es,
+					 codes + base / 2 + col / 2, inner / 2,
+					 scales + t * inner + col, gv);
 	}
 }
 #endif

@@ -416,6 +416,14 @@ static int qki_nv_dq(void *arg, unsigned part, size_t lo, size_t hi)
 	float div[QKI_CHUNK], y[QKI_CHUNK];
 
 	(void)part;
+#if QKI_HAVE_F16C
+	/* Whole 16-column steps: kernels/nvfp4-avx512.c, same bits. */
+	if (inner % 16 == 0 && qki_have_avx512()) {
+		qki_nv_dq_tiles_avx512(a->dtype, a->out, inner, a->g, lo, hi,
+				       a->ccodes, a->cscales);
+		return 0;
+	}
+#endif
 	for (t = lo; t < hi; t++) {
 		const uint8_t *sc = a->cscales + t * inner;
 		size_t base = t * QK_NVFP4_BLOCK * inner;

@@ -1,6 +1,7 @@
 /*
  * tests/kernels/simd.c - the run-time chosen SIMD paths (F16C loads;
- * AVX-512 NVFP4 tiles, FP8 quantization and byte transpose) write the
+ * AVX-512 NVFP4 tiles both ways, FP8 quantization and byte transpose)
+ * write the
  * same bytes as the portable code, which QK_NO_SIMD=1 selects.
  *
  * QK_NO_SIMD is read once per process, so the portable results come
@@ -24,7 +25,7 @@
 #include "util.h"
 
 enum { T_FLOAT = 1, T_FLOAT16 = 10, T_BFLOAT16 = 16, T_E4M3 = 17,
-       T_E5M2 = 19, NCASE = 32 };
+       T_E5M2 = 19, NCASE = 48 };
 
 struct out {
 	unsigned char *p;
@@ -131,6 +132,32 @@ static void nvfp4_case(struct out *o, const char *name, qk_ctx *c, int dt,
 	memcpy(r + nc + ns, &g, 4);
 	put(o, name, rc, r, nc + ns + 4);
 	free(r);
+}
+
+/* NVFP4 dequantization of random code and scale bytes (every scale
+ * code: negative, subnormal, the NaN codes 0x7f and 0xff) to dt at an
+ * odd address, [outer, k, inner] with g. */
+static void nvfp4_dq_case(struct out *o, const char *name, qk_ctx *c,
+			  int dt, size_t outer, size_t k, size_t inner,
+			  float g)
+{
+	size_t n = outer * k * inner, es = dt == T_FLOAT ? 4 : 2;
+	uint8_t *codes = xmalloc(n / 2), *scales = xmalloc(n / 16);
+	unsigned char *y = xmalloc(n * es + 1);
+	int rc;
+
+	kt_seed((unsigned)(n + es));
+	for (size_t i = 0; i < n / 2; i++)
+		codes[i] = (uint8_t)kt_u32();
+	for (size_t i = 0; i < n / 16; i++)
+		scales[i] = (uint8_t)(i < 256 ? i : kt_u32());
+	memset(y, 0x5a, n * es + 1);
+	rc = qk_nvfp4_dequantize(c, codes, scales, g, outer, k, inner, dt,
+				 y + 1);
+	put(o, name, rc, y + 1, n * es);
+	free(codes);
+	free(scales);
+	free(y);
 }
 
 static void fp8_case(struct out *o, const char *name, qk_ctx *c, int fmt,
@@ -262,6 +289,27 @@ static void run_cases(struct out *o)
 		free(b3);
 		free(b4);
 	}
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [3,32,48], g 0.37", c,
+		      T_FLOAT16, 3, 32, 48, 0.37f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [2,16,1008], g 2^-20 "
+		      "(subnormal halves)", c, T_FLOAT16, 2, 16, 1008,
+		      9.5367431640625e-07f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [1,16,4096], g 300 "
+		      "(overflow to Inf)", c, T_FLOAT16, 1, 16, 4096, 300.0f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to BFLOAT16 [3,32,48], g 0.37", c,
+		      T_BFLOAT16, 3, 32, 48, 0.37f);
+	/* g = 1 + 2^-7 + 2^-8 puts products on BFLOAT16 ties, odd and
+	 * even: rounding to even */
+	nvfp4_dq_case(o, "NVFP4 dequantize to BFLOAT16 [4,16,256], g 1 + 2^-7 "
+		      "+ 2^-8 (ties)", c, T_BFLOAT16, 4, 16, 256, 1.01171875f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to BFLOAT16 [2,16,1008], g 1e-38",
+		      c, T_BFLOAT16, 2, 16, 1008, 1e-38f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT [3,32,48], g 0.37", c,
+		      T_FLOAT, 3, 32, 48, 0.37f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT [2,16,1008], g 3e38", c,
+		      T_FLOAT, 2, 16, 1008, 3e38f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [2,32,40] (inner % 16 "
+		      "!= 0)", c, T_FLOAT16, 2, 32, 40, 0.37f);
 	fp8_case(o, "E4M3 saturating of all FLOAT16, scale 0.75", c, T_E4M3,
 		 T_FLOAT16, h, 65536, 0.75f, 1);
 	fp8_case(o, "E4M3 of all FLOAT16, scale 3", c, T_E4M3, T_FLOAT16, h,
