@@ -161,34 +161,11 @@ QOPT_NODE=/bin/false cal "$work/m.onnx" --data "$work/good" -o "$work/o.json"
 [ $? = 1 ] && grep -q "failed (exit status 1); no calibration file written" "$work/log" &&
 	[ ! -e "$work/o.json" ]
 check $? "calibrate: a script that fails silently is exit 1 with a message"
-# SIGINT: to qopt alone, then to the script alone. A stand-in for node
-# records its pid and waits; SIGINT is restored to the default (a
-# background job of a script starts with it ignored, and qopt leaves an
-# ignored signal ignored).
-printf '#!/bin/sh\necho $$ >"%s/slow.pid"\nexec sleep 60\n' "$work" \
-	>"$work/slow-node"
-chmod +x "$work/slow-node"
+# SIGINT: to qopt alone, then to the script alone (qopt_interrupt: a
+# stand-in for node records its pid and waits).
 for who in qopt script; do
-	rm -f "$work/slow.pid"
-	QOPT_NODE="$work/slow-node" "$py" -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execvp(sys.argv[1], sys.argv[1:])' "$QOPT" calibrate "$work/m.onnx" \
-		--data "$work/good" -o "$work/int.json" >"$work/log" 2>&1 &
-	qpid=$!
-	k=0
-	while [ ! -s "$work/slow.pid" ] && [ $k -lt 200 ]; do
-		sleep 0.1
-		k=$((k + 1))
-	done
-	spid=$(cat "$work/slow.pid" 2>/dev/null)
-	ppid=$(ps -o ppid= -p "$spid" 2>/dev/null | tr -d ' ')
-	if [ $who = qopt ]; then
-		kill -INT "${ppid:-$qpid}"
-	else
-		kill -INT "$spid"
-	fi
-	wait $qpid
-	st=$?
+	qopt_interrupt INT $who "$QOPT" calibrate "$work/m.onnx" \
+		--data "$work/good" -o "$work/int.json"
 	[ $st = 130 ] && [ -n "$spid" ] && ! kill -0 "$spid" 2>/dev/null &&
 		[ ! -e "$work/int.json" ] && ! ls "$work/tmp" | grep -q "^qopt-calib-"
 	check $? "calibrate: SIGINT to the $who while the script runs: exit 130, folder removed (got $st)"
