@@ -25,6 +25,7 @@ const qopt_plugin_info *fuzz_entry_hadamard_rotate(void);
 const qopt_plugin_info *fuzz_entry_nvfp4_weights(void);
 const qopt_plugin_info *fuzz_entry_fp8_mha(void);
 const qopt_plugin_info *fuzz_entry_infer_shapes(void);
+const qopt_plugin_info *fuzz_entry_mxfp8(void);
 
 /* Every pass in one pipeline with small thresholds (so that tiny
  * fuzzed weights are targets), the variants of the options that take
@@ -40,6 +41,9 @@ static const char *const pipelines[] = {
 	"nvfp4-weights:min_size=0:op_types=MatMul;Gemm;Conv:target=ort",
 	"fp8-mha",
 	"cast-fold",
+	"mxfp8:min_size=0",
+	"mxfp8:min_size=0:mode=fake",
+	"mxfp8:min_size=0:format=onnx:activations=no",
 };
 #define NPIPELINES (sizeof(pipelines) / sizeof(pipelines[0]))
 
@@ -61,6 +65,7 @@ static void setup(void)
 		fuzz_entry_cast_fold, fuzz_entry_opset_check,
 		fuzz_entry_hadamard_rotate, fuzz_entry_nvfp4_weights,
 		fuzz_entry_fp8_mha, fuzz_entry_infer_shapes,
+		fuzz_entry_mxfp8,
 	};
 	qir_error err = { 0 };
 	char name[32];

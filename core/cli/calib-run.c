@@ -104,8 +104,9 @@ static int by_value(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Keeps the first occurrence of each value in v[0..*n), in order. */
-static int dedup(qir_value **v, size_t *n)
+/* Keeps the first occurrence of each value in v[0..*n), in order, and
+ * the stage[] (NULL: none) beside each. */
+static int dedup(qir_value **v, size_t *stage, size_t *n)
 {
 	struct val_pos *vp = malloc((*n ? *n : 1) * sizeof(*vp));
 	unsigned char *keep = calloc(*n ? *n : 1, 1);
@@ -124,8 +125,11 @@ static int dedup(qir_value **v, size_t *n)
 		if (!i || vp[i].v != vp[i - 1].v)
 			keep[vp[i].i] = 1;
 	for (i = k = 0; i < *n; i++)
-		if (keep[i])
+		if (keep[i]) {
+			if (stage)
+				stage[k] = stage[i];
 			v[k++] = v[i];
+		}
 	*n = k;
 	free(vp);
 	free(keep);
@@ -134,11 +138,14 @@ static int dedup(qir_value **v, size_t *n)
 
 /* A query run of the pipeline set up in a->s with the calibration
  * hook: the values its passes ask for on m, deduplicated, in the order
- * asked (*sel malloc'd). An exit status. */
+ * asked (*sel malloc'd), and the stage that first asked for each
+ * (*stage malloc'd). An exit status. */
 static int select_tensors(struct cli_opts *a, const char *who,
-			  qir_model *m, qir_value ***sel, size_t *n)
+			  qir_model *m, qir_value ***sel, size_t **stage,
+			  size_t *n)
 {
 	qir_value *const *asked;
+	const size_t *by = NULL;
 	size_t nasked = 0, k = 0;
 	qk_device dev;
 	int rc;
@@ -152,7 +159,7 @@ static int select_tensors(struct cli_opts *a, const char *who,
 		rc = qm_run_begin(a->s, dev, a->threads, 1);
 	if (!rc && qm_run(a->s, m))
 		rc = QOPT_EXIT_FAIL;
-	asked = qm_calibration_values(a->s, &k, &nasked);
+	asked = qm_calibration_values(a->s, &k, &nasked, &by);
 	if (!rc && !nasked) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: no pass of the "
 			"pipeline (%s) reads a calibration file: nothing "
@@ -163,12 +170,16 @@ static int select_tensors(struct cli_opts *a, const char *who,
 	if (rc)
 		return rc;
 	*sel = malloc((k ? k : 1) * sizeof(**sel));
+	*stage = malloc((k ? k : 1) * sizeof(**stage));
 	/* asked is NULL when nothing was asked: memcpy may not see it. */
-	if (*sel && k)
+	if (*sel && *stage && k) {
 		memcpy(*sel, asked, k * sizeof(**sel));
-	if (!*sel || dedup(*sel, &k) < 0) {
+		memcpy(*stage, by, k * sizeof(**stage));
+	}
+	if (!*sel || !*stage || dedup(*sel, *stage, &k) < 0) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		free(*sel);
+		free(*stage);
 		return QOPT_EXIT_FAIL;
 	}
 	*n = k;
@@ -440,9 +451,10 @@ static char *next_line(char **p)
 	return s;
 }
 
-/* Fills amax[] from the result text; -1 with the reason printed. A
- * value that is not a finite number >= 0 is refused here whatever the
- * script did: the file never holds what JSON cannot. */
+/* Fills amax[] from the result text, NAN for a tensor that held no
+ * element (calib_measure says so); -1 with the reason printed. A value
+ * that is not a finite number >= 0 is refused here whatever the script
+ * did: the file never holds what JSON cannot. */
 static int parse_result(qm_session *s, const char *who, char *text,
 			qir_value **sel,
 			size_t nsel,
@@ -464,10 +476,7 @@ static int parse_result(qm_session *s, const char *who, char *text,
 			goto bad;
 		qir_escape_text(shown, sizeof(shown), sel[k]->name);
 		if (!strcmp(line, "none")) {
-			say(s, QOPT_LOG_WARN, who, "warning: tensor '%s' "
-				"held no element in any sample: amax 0 written "
-				"(fp8-mha leaves it unquantized)\n", shown);
-			amax[k] = 0;
+			amax[k] = NAN;
 			continue;
 		}
 		errno = 0;
@@ -644,9 +653,36 @@ static int expose(struct cli_opts *a, const char *who, qir_model *m,
 	return 0;
 }
 
+/* Each amax[k] that held no element (NAN) becomes 0, said naming the
+ * pass that asked for sel[k] as the user wrote it. */
+static void said_empty(struct cli_opts *a, const char *who,
+		       qir_value **sel, const size_t *stage, size_t n,
+		       double *amax)
+{
+	char shown[1024], pass[512];
+	struct qm_stage st;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		if (!isnan(amax[k]))
+			continue;
+		amax[k] = 0;
+		qm_stage_at(a->s, stage[k], &st);
+		if (st.from)
+			snprintf(pass, sizeof(pass), "%s's step %s", st.from,
+				 st.name);
+		else
+			snprintf(pass, sizeof(pass), "%s", st.name);
+		qir_escape_text(shown, sizeof(shown), sel[k]->name);
+		say(a->s, QOPT_LOG_WARN, who, "warning: tensor '%s' held no "
+		    "element in any sample: amax 0 written (%s leaves it "
+		    "unquantized)\n", shown, pass);
+	}
+}
+
 int calib_measure(struct cli_opts *a, const char *who,
 		  const char *model_name, qir_model *m, qir_value **sel,
-		  size_t n, double *amax, long *samples)
+		  const size_t *stage, size_t n, double *amax, long *samples)
 {
 	qir_value **at = calloc(n ? n : 1, sizeof(*at));
 	int rc = -1;
@@ -659,6 +695,8 @@ int calib_measure(struct cli_opts *a, const char *who,
 	free(at);
 	if (rc == -2)
 		stop_by_sigint(a);
+	if (rc == 0)
+		said_empty(a, who, sel, stage, n, amax);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -747,13 +785,13 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 			const char *path)
 {
 	qir_value **sel = NULL;
-	size_t nsel = 0;
+	size_t *stage = NULL, nsel = 0;
 	uint64_t hash = qir_model_hash(m);	/* before the outputs change */
 	double *amax = NULL;
 	long samples = 0;
 	int rc;
 
-	rc = select_tensors(a, who, m, &sel, &nsel);
+	rc = select_tensors(a, who, m, &sel, &stage, &nsel);
 	if (rc)
 		return rc;
 	rc = QOPT_EXIT_FAIL;
@@ -763,7 +801,7 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 		    a->input);
 	else if (!(amax = calloc(nsel, sizeof(*amax))))
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
-	else if (calib_measure(a, who, a->input, m, sel, nsel, amax,
+	else if (calib_measure(a, who, a->input, m, sel, stage, nsel, amax,
 			       &samples) == 0 &&
 		 calib_write(a, who, path, a->input, hash, sel, nsel, amax,
 			     samples) == 0) {
@@ -773,6 +811,7 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 	}
 	free(amax);
 	free(sel);
+	free(stage);
 	return rc;
 }
 
@@ -858,10 +897,11 @@ static int map_values(struct cli_opts *a, const char *who, qir_model *c,
 	return 0;
 }
 
-/* The copy of m in ci's folder, measured at sel (values of m): amax[]. */
+/* The copy of m in ci's folder, measured at sel (values of m, asked
+ * for by stage[]): amax[]. */
 static int measure_copy(struct calib_inline *ci, const char *who,
-			qir_model *m, qir_value **sel, size_t n, double *amax,
-			long *samples)
+			qir_model *m, qir_value **sel, const size_t *stage,
+			size_t n, double *amax, long *samples)
 {
 	struct cli_opts *a = ci->a;
 	qir_value **at = calloc(n ? n : 1, sizeof(*at));
@@ -876,7 +916,8 @@ static int measure_copy(struct calib_inline *ci, const char *who,
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot copy the model "
 		    "as it is before the pass: %s\n", err.msg);
 	else if (map_values(a, who, c, sel, n, at) == 0)
-		rc = calib_measure(a, who, a->input, c, at, n, amax, samples);
+		rc = calib_measure(a, who, a->input, c, at, stage, n, amax,
+				   samples);
 	qir_model_free(c);
 	unlink(ci->model);
 	unlink(ci->data);
@@ -886,7 +927,7 @@ static int measure_copy(struct calib_inline *ci, const char *who,
 
 /* qm_calibrate_fn: the values pass asks for on m, measured, written
  * for m's hash into a fresh calibration file whose path goes to path. */
-static int measure_for_pass(void *arg, qm_session *s, const char *pass,
+static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 			    qir_model *m, qir_value *const *values, size_t n,
 			    char *path, size_t pathn)
 {
@@ -895,22 +936,26 @@ static int measure_for_pass(void *arg, qm_session *s, const char *pass,
 	const char *tmp = getenv("TMPDIR");
 	uint64_t hash = qir_model_hash(m);
 	qir_value **sel = malloc((n ? n : 1) * sizeof(*sel));
+	size_t *by = malloc((n ? n : 1) * sizeof(*by)), k;
 	double *amax = calloc(n ? n : 1, sizeof(*amax));
+	struct qm_stage st;
 	char who[512];
 	long samples = 0;
 	int rc = -1;
 
-	(void)s;
-	snprintf(who, sizeof(who), "qopt: %s: calibration", pass);
-	if (!sel || !amax) {
+	qm_stage_at(s, stage, &st);
+	snprintf(who, sizeof(who), "qopt: %s: calibration", st.name);
+	if (!sel || !by || !amax) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		goto out;
 	}
 	memcpy(sel, values, n * sizeof(*sel));
-	if (dedup(sel, &n) < 0) {
+	if (dedup(sel, NULL, &n) < 0) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		goto out;
 	}
+	for (k = 0; k < n; k++)
+		by[k] = stage;
 	if (!ci->dir[0]) {
 		snprintf(ci->dir, sizeof(ci->dir), "%s/qopt-calib-XXXXXX",
 			 tmp && *tmp ? tmp : "/tmp");
@@ -930,7 +975,7 @@ static int measure_for_pass(void *arg, qm_session *s, const char *pass,
 	snprintf(ci->calib, sizeof(ci->calib), "%s/calib-%u.json", ci->dir,
 		 ++ci->count);
 	guard_inline(ci);
-	if (measure_copy(ci, who, m, sel, n, amax, &samples) == 0 &&
+	if (measure_copy(ci, who, m, sel, by, n, amax, &samples) == 0 &&
 	    calib_write(a, who, ci->calib, a->input, hash, sel, n, amax,
 			samples) == 0) {
 		said_done(a, who, n, samples, "the pass");
@@ -939,6 +984,7 @@ static int measure_for_pass(void *arg, qm_session *s, const char *pass,
 	}
 out:
 	free(sel);
+	free(by);
 	free(amax);
 	return rc;
 }

@@ -27,7 +27,9 @@ int calib_check_samples(struct cli_opts *a, const char *who,
 			const char *out);
 
 /* Measures sel[0..n) (values of m; duplicates fine) over the samples:
- * amax[k] (the caller's, n entries) for sel[k], *samples the count.
+ * amax[k] (the caller's, n entries) for sel[k], *samples the count; a
+ * value that held no element in any sample gets 0, with a warning
+ * naming stage[k], the pass that asked for it (qm_stage_at).
  * m is CHANGED (each value exposed as a graph output, values inside If
  * or Loop bodies hoisted): give a copy you may change. model_name names
  * the model in the script's messages. 0, or -1 after saying why
@@ -35,7 +37,7 @@ int calib_check_samples(struct cli_opts *a, const char *who,
  * failed); a stop signal ends qopt by it (130 for SIGINT). */
 int calib_measure(struct cli_opts *a, const char *who,
 		  const char *model_name, qir_model *m, qir_value **sel,
-		  size_t n, double *amax, long *samples);
+		  const size_t *stage, size_t n, double *amax, long *samples);
 
 /* Writes the calibration file for a model of hash (qir_model_hash of
  * the model the pass will see) at path, atomically (qm_outfile); names

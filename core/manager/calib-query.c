@@ -52,13 +52,34 @@ static int ask(struct pm_run *r, qir_model *m, size_t i,
 struct calib_hook {
 	struct pm_want want;
 	size_t nasked;
+	/* the stage that asked for each of want.values (owned) */
+	size_t *stage, stage_cap;
 };
+
+/* Stage i asked for want.values[n0 ..): noted. 0, or -1 out of memory. */
+static int note_stage(struct calib_hook *c, size_t n0, size_t i)
+{
+	size_t k;
+
+	if (c->want.n > c->stage_cap) {
+		size_t *grown = realloc(c->stage, c->want.n * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		c->stage = grown;
+		c->stage_cap = c->want.n;
+	}
+	for (k = n0; k < c->want.n; k++)
+		c->stage[k] = i;
+	return 0;
+}
 
 static int calib_before(void *arg, qm_session *s,
 			const struct qm_pass_event *e, qir_model *m)
 {
 	struct calib_hook *c = arg;
 	struct pm_run *r = e->ctx->run;
+	size_t n0 = c->want.n;
 
 	(void)s;
 	if (!r->o.query)
@@ -66,7 +87,14 @@ static int calib_before(void *arg, qm_session *s,
 	if (!r->pl->stages[e->index].pass->info->calibration_targets)
 		return QM_HOOK_SKIP;
 	c->nasked++;
-	return ask(r, m, e->index, &c->want) < 0 ? -1 : QM_HOOK_SKIP;
+	if (ask(r, m, e->index, &c->want) < 0)
+		return -1;
+	if (note_stage(c, n0, e->index) < 0) {
+		pm_msg(r->s, QOPT_LOG_ERROR, r->pl->stages[e->index].name,
+		       "out of memory");
+		return -1;
+	}
+	return QM_HOOK_SKIP;
 }
 
 static void calib_free(void *arg)
@@ -75,6 +103,7 @@ static void calib_free(void *arg)
 
 	free(c->want.values);
 	free(c->want.own);
+	free(c->stage);
 	free(c);
 }
 
@@ -94,7 +123,7 @@ int qm_hook_calibration(qm_session *s)
 }
 
 qir_value *const *qm_calibration_values(const qm_session *s, size_t *n,
-					size_t *nasked)
+					size_t *nasked, const size_t **stage)
 {
 	size_t i;
 
@@ -104,9 +133,11 @@ qir_value *const *qm_calibration_values(const qm_session *s, size_t *n,
 
 			*n = c->want.n;
 			*nasked = c->nasked;
+			*stage = c->stage;
 			return c->want.values;
 		}
 	*n = *nasked = 0;
+	*stage = NULL;
 	return NULL;
 }
 
@@ -178,7 +209,7 @@ static int inline_before(void *arg, qm_session *s,
 	}
 	h0 = qir_model_hash(m);
 	rc = -1;
-	if (h->fn(h->arg, s, st->name, m, want.values, want.n, path,
+	if (h->fn(h->arg, s, e->index, m, want.values, want.n, path,
 		  sizeof(path)) < 0)
 		goto out;
 	if (qir_model_hash(m) != h0) {

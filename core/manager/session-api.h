@@ -152,11 +152,12 @@ int qm_hook_calibration(qm_session *s);
  * in path[pathn]; the pass, and the later steps of its pipeline that
  * take the option, then read that file as option `calibration`. fn
  * returns 0, or -1 (the run fails; fn said why), and leaves m as it
- * was. A pass that asks for nothing runs as before. Returns how many
- * stages of the pipeline read a calibration file; -1 out of memory; -2
+ * was; stage is the asking pass's index (qm_stage_at). A pass that asks
+ * for nothing runs as before. Returns how many stages of the pipeline
+ * read a calibration file; -1 out of memory; -2
  * when one of them was given calibration= too (*pass names it, *from
  * its pipeline or NULL; nothing registered, nothing said). */
-typedef int qm_calibrate_fn(void *arg, qm_session *s, const char *pass,
+typedef int qm_calibrate_fn(void *arg, qm_session *s, size_t stage,
 			    qir_model *m, qir_value *const *values, size_t n,
 			    char *path, size_t pathn);
 int qm_hook_calibrate(qm_session *s, qm_calibrate_fn *fn, void *arg,
@@ -191,10 +192,11 @@ struct qm_point {
 	const char *pass, *desc;
 };
 int qm_point_at(const qm_session *s, int64_t num, struct qm_point *p);
-/* Calibration: the values the passes asked for (borrowed, in order)
- * and how many passes asked. */
+/* Calibration: the values the passes asked for (borrowed, in order),
+ * the stage that asked for each (*stage, borrowed, indices for
+ * qm_stage_at) and how many passes asked. */
 qir_value *const *qm_calibration_values(const qm_session *s, size_t *n,
-					size_t *nasked);
+					size_t *nasked, const size_t **stage);
 /* --stats-json: written and synced beside path, not yet in place. */
 qm_outfile *qm_write_stats_json(const qm_session *s, const char *path,
 				const char *input, qir_error *err);

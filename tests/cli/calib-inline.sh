@@ -180,32 +180,16 @@ check $? "qopt dump --calibration-data: usage, exit 2"
 
 # SIGINT to qopt, then to the script, while the second pass's ranges
 # are measured: exit 130, no output, the temporary folder (the model's
-# copy, the first pass's file) removed. A stand-in for node records its
-# pid and waits; the first calibration runs in the real node.
+# copy, the first pass's file) removed. The stand-in for node
+# (qopt_interrupt) runs the first calibration in the real node, then
+# records its pid and waits.
 printf '#!/bin/sh\ncase $(cat "%s/calls" 2>/dev/null) in\n"") echo 1 >"%s/calls"; exec "%s" "$@";;\nesac\necho $$ >"%s/slow.pid"\nexec sleep 60\n' \
 	"$work" "$work" "$NODE" "$work" >"$work/slow-node"
 chmod +x "$work/slow-node"
 for who in qopt script; do
-	rm -f "$work/slow.pid" "$work/calls"
-	QOPT_NODE="$work/slow-node" "$py" -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execvp(sys.argv[1], sys.argv[1:])' "$QOPT" -p "$W/w4a4.ini" "$W/gpt2.onnx" \
-		--calibration-data "$M/gpt2.calib" -o "$W/int.onnx" >"$work/log" 2>&1 &
-	qpid=$!
-	k=0
-	while [ ! -s "$work/slow.pid" ] && [ $k -lt 300 ]; do
-		sleep 0.1
-		k=$((k + 1))
-	done
-	spid=$(cat "$work/slow.pid" 2>/dev/null)
-	ppid=$(ps -o ppid= -p "$spid" 2>/dev/null | tr -d ' ')
-	if [ $who = qopt ]; then
-		kill -INT "${ppid:-$qpid}"
-	else
-		kill -INT "$spid"
-	fi
-	wait $qpid
-	st=$?
+	rm -f "$work/calls"
+	qopt_interrupt INT $who "$QOPT" -p "$W/w4a4.ini" "$W/gpt2.onnx" \
+		--calibration-data "$M/gpt2.calib" -o "$W/int.onnx"
 	[ $st = 130 ] && [ -n "$spid" ] && ! kill -0 "$spid" 2>/dev/null &&
 		[ ! -e "$W/int.onnx" ] && ! left
 	check $? "SIGINT to the $who during the second calibration: exit 130, no output, temporary folder removed (got $st)"

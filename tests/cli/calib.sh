@@ -300,32 +300,14 @@ cal "$work/relu.onnx" --random 1 -o "$work/relu.json"
 	[ ! -e "$work/relu.json" ]
 check $? "calibrate: a model with nothing to calibrate says so"
 
-# SIGTERM to qopt alone while the script runs (a stand-in for node that
-# records its pid and waits): the script is ended, the folder removed,
-# and qopt ends by the signal.
-printf '#!/bin/sh\necho $$ >"%s/slow.pid"\nexec sleep 60\n' "$work" \
-	>"$work/slow-node"
-chmod +x "$work/slow-node"
-rm -f "$work/slow.pid"
-QOPT_NODE="$work/slow-node" "$QOPT" calibrate "$work/exact.onnx" \
-	--data "$work/cal_exact" -o "$work/slow.json" >"$work/log" 2>&1 &
-qpid=$!
-k=0
-while [ ! -s "$work/slow.pid" ] && [ $k -lt 200 ]; do
-	sleep 0.1
-	k=$((k + 1))
-done
-left_dir=$(ls "$work/tmp" | grep -c "^qopt-calib-")
-spid=$(cat "$work/slow.pid" 2>/dev/null)
-# qopt is the script's parent ($QOPT may be a wrapper running it as a
-# child, as in the sanitizer build): the signal goes to qopt alone.
-ppid=$(ps -o ppid= -p "$spid" 2>/dev/null | tr -d ' ')
-kill -TERM "${ppid:-$qpid}"
-wait $qpid
-st=$?
-[ "$left_dir" = 1 ] && [ $st = 143 ] && [ -n "$spid" ] &&
+# SIGTERM to qopt alone while the script runs (qopt_interrupt: a
+# stand-in for node records its pid and waits): the script is ended, the
+# folder removed, and qopt ends by the signal.
+qopt_interrupt TERM qopt "$QOPT" calibrate "$work/exact.onnx" \
+	--data "$work/cal_exact" -o "$work/slow.json"
+[ "$tmp_before" = 1 ] && [ $st = 143 ] && [ -n "$spid" ] &&
 	! kill -0 "$spid" 2>/dev/null && [ ! -e "$work/slow.json" ]
-check $? "calibrate: SIGTERM while the script runs: the script ended, exit 143 (folders there before: $left_dir)"
+check $? "calibrate: SIGTERM while the script runs: the script ended, exit 143 (folders there before: $tmp_before)"
 
 ! ls "$work/tmp" | grep -q "^qopt-calib-"
 check $? "calibrate: no temporary folder left behind, failed runs and SIGTERM included"

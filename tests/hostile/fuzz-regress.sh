@@ -36,7 +36,8 @@ set -- \
 	"hadamard-rotate:min_size=0:fold=no:quantizer=nvfp4:block_size=16,nvfp4-weights:min_size=0:mode=fake:rotate=rotate_back,fp8-mha:weight_mode=fake:rotate=rotate_back:weight_axis=yes" \
 	"hadamard-rotate:min_size=0:quantizer=fp8" \
 	"nvfp4-weights:min_size=0:op_types=MatMul;Gemm;Conv:target=ort" \
-	"fp8-mha" "cast-fold"
+	"fp8-mha" "cast-fold" "mxfp8:min_size=0" "mxfp8:min_size=0:mode=fake" \
+	"mxfp8:min_size=0:format=onnx:activations=no"
 for f in "$R"/passes/*; do
 	[ -f "$f" ] || continue
 	b=$(basename "$f")

@@ -20,6 +20,7 @@ MANAGER_SH = tests/manager/globals.sh tests/manager/plugins.sh \
 TESTS += tests/manager/unit tests/manager/session tests/manager/hooks $(MANAGER_SH)
 dist_check_SCRIPTS += $(MANAGER_SH)
 
-# the calibration query (core/manager/calib-query.c)
-TESTS += tests/manager/calib-query.sh
-EXTRA_DIST += tests/manager/calib-query.sh
+# the calibration query and the one-command form's hand-over
+# (core/manager/calib-query.c)
+TESTS += tests/manager/calib-query.sh tests/manager/calib-forward.sh
+EXTRA_DIST += tests/manager/calib-query.sh tests/manager/calib-forward.sh

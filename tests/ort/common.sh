@@ -62,6 +62,47 @@ qopt_workdir() {
 	fi
 }
 
+# qopt_interrupt SIG WHO CMD...: a stop while the calibration script
+# runs. CMD (qopt, or a wrapper running it as a child, as in the
+# sanitizer build) runs in the background with QOPT_NODE=$work/slow-node,
+# a stand-in for node that writes its pid to $work/slow.pid and waits
+# (written here unless the test wrote its own);
+# SIG is restored to the default (a background job of a script starts
+# with SIGINT ignored, and qopt leaves an ignored signal ignored). Once
+# the pid is there (30 s at most), SIG goes to qopt (WHO=qopt: the
+# stand-in's parent) or to the stand-in (WHO=script). Needs $py. Sets
+# $st (CMD's exit status), $spid (the stand-in's pid, empty if it never
+# started) and $tmp_before (qopt-calib- folders in $TMPDIR just before
+# the signal). CMD's output goes to $work/log.
+qopt_interrupt() {
+	sig=$1 who=$2
+	shift 2
+	if [ ! -x "$work/slow-node" ]; then
+		printf '#!/bin/sh\necho $$ >"%s/slow.pid"\nexec sleep 60\n' \
+			"$work" >"$work/slow-node" && chmod +x "$work/slow-node"
+	fi
+	rm -f "$work/slow.pid"
+	QOPT_NODE="$work/slow-node" "$py" -c 'import os, signal, sys
+signal.signal(getattr(signal, "SIG" + sys.argv[1]), signal.SIG_DFL)
+os.execvp(sys.argv[2], sys.argv[2:])' "$sig" "$@" >"$work/log" 2>&1 &
+	qpid=$!
+	k=0
+	while [ ! -s "$work/slow.pid" ] && [ $k -lt 300 ]; do
+		sleep 0.1
+		k=$((k + 1))
+	done
+	tmp_before=$(ls "$TMPDIR" | grep -c "^qopt-calib-")
+	spid=$(cat "$work/slow.pid" 2>/dev/null)
+	ppid=$(ps -o ppid= -p "$spid" 2>/dev/null | tr -d ' ')
+	if [ "$who" = qopt ]; then
+		kill -"$sig" "${ppid:-$qpid}"
+	else
+		kill -"$sig" "$spid"
+	fi
+	wait $qpid
+	st=$?
+}
+
 # Runs node with the ORT helpers resolvable from the build tree.
 qopt_node() {
 	NODE_PATH="$QOPT_ORT_DIR/node_modules${NODE_PATH:+:$NODE_PATH}" \

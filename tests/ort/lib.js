@@ -2,7 +2,7 @@
 /*
  * tests/ort/lib.js - helpers for tests that run models in ONNX Runtime:
  * a small protobuf reader (TensorProto .pb files, model input types),
- * tensor conversion, running a model, comparing outputs.
+ * .npy files, tensor conversion, running a model, comparing outputs.
  *
  * ORT is resolved from $QOPT_ORT_DIR/node_modules (tests/ort/setup.sh
  * installs it into the build tree), so this file works from a VPATH
@@ -433,6 +433,74 @@ function plain(t) {
 	return { type: t.type, dims: t.dims, data: t.data };
 }
 
+/* FILE run on each of feedsList in one session (options as
+ * createSession's): pick(outputs, session) of each, in order. */
+async function runEach(file, opts, feedsList, pick) {
+	const s = await createSession(file, opts);
+	try {
+		const res = [];
+		for (const feeds of feedsList)
+			res.push(pick(await s.run(feeds), s));
+		return res;
+	} finally {
+		if (s.release)
+			await s.release();
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* .npy files                                                         */
+
+const NPY_TYPES = { '<f4': ['float32', Float32Array],
+	'<f2': ['float16', Uint16Array], '<i8': ['int64', BigInt64Array],
+	'<i4': ['int32', Int32Array], '|b1': ['bool', Uint8Array],
+	'|u1': ['uint8', Uint8Array] };
+
+/* A little-endian .npy file (C order) as {type (ORT's), data, shape}. */
+function readNpy(file) {
+	const buf = fs.readFileSync(file);
+	if (buf.toString('latin1', 0, 6) !== '\x93NUMPY')
+		throw new Error(`${file}: not a .npy file`);
+	const v1 = buf[6] === 1;
+	const hlen = v1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
+	const start = v1 ? 10 : 12;
+	const h = buf.toString('latin1', start, start + hlen);
+	const descr = /'descr':\s*'([^']+)'/.exec(h)[1];
+	if (/'fortran_order':\s*True/.test(h))
+		throw new Error(`${file}: Fortran order not supported`);
+	const shape = /'shape':\s*\(([^)]*)\)/.exec(h)[1].split(',')
+		.map(s => s.trim()).filter(s => s).map(Number);
+	const t = NPY_TYPES[descr];
+	if (!t)
+		throw new Error(`${file}: dtype ${descr} not supported`);
+	const n = shape.reduce((a, b) => a * b, 1);
+	const size = n * t[1].BYTES_PER_ELEMENT;
+	/* copied: the body's offset need not be aligned for the array */
+	const body = new Uint8Array(buf.subarray(start + hlen,
+		start + hlen + size));
+	if (body.length !== size)
+		throw new Error(`${file}: truncated`);
+	return { type: t[0], data: new t[1](body.buffer, 0, n), shape };
+}
+
+/* A .npy file as an ORT tensor. */
+function npyTensor(file) {
+	const a = readNpy(file);
+	return new (ort().Tensor)(a.type, a.data, a.shape);
+}
+
+/* The feeds of each sample folder of DIR (sorted): INPUT.npy fed to
+ * input INPUT. */
+function npySamples(dir) {
+	return fs.readdirSync(dir).sort().map(s => {
+		const feeds = {};
+		for (const f of fs.readdirSync(path.join(dir, s)).sort())
+			if (f.endsWith('.npy'))
+				feeds[f.slice(0, -4)] = npyTensor(path.join(dir, s, f));
+		return feeds;
+	});
+}
+
 /* Deterministic pseudo-random floats in [-1, 1) (xorshift32). */
 function randomFloats(n, seed) {
 	let s = (seed >>> 0) || 1;
@@ -466,5 +534,6 @@ module.exports = {
 	ort, pbFields, readVarint, repeatedVarints, repeatedFixed, lastField,
 	decodeTensor, tensorFromPbFile, modelIoKinds, Unsupported,
 	DTYPE_NAMES, createSession, ortReason, compareTensor, plain,
-	halfToFloat, floatToHalf, randomFloats, dataSets, pbFilesOf,
+	halfToFloat, floatToHalf, randomFloats, dataSets, pbFilesOf, runEach,
+	readNpy, npyTensor, npySamples,
 };

@@ -11,11 +11,15 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/needs-symbol.la \
 	tests/plugins/alias.la tests/plugins/alias-bad-when.la \
 	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la \
-	tests/plugins/calib-one.la tests/plugins/bad-path.la \
+	tests/plugins/calib-one.la tests/plugins/calib-pipe.la \
+	tests/plugins/bad-path.la \
 	tests/plugins/bad-pow2.la
 tests_plugins_calib_one_la_SOURCES = tests/plugins/calib-one.c
 tests_plugins_calib_one_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_calib_one_la_LIBADD = libqopt.la
+tests_plugins_calib_pipe_la_SOURCES = tests/plugins/calib-pipe.c
+tests_plugins_calib_pipe_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_calib_pipe_la_LIBADD = libqopt.la
 tests_plugins_good_la_SOURCES = tests/plugins/good.c
 tests_plugins_good_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_good_la_LIBADD = libqopt.la

@@ -16,53 +16,10 @@ const fs = require('fs');
 const path = require('path');
 const lib = require(path.join(__dirname, '..', 'ort', 'lib.js'));
 
-const NPY = { '<f4': ['float32', Float32Array], '<f2': ['float16', Uint16Array],
-	'<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array],
-	'|b1': ['bool', Uint8Array] };
-
-function readNpy(file) {
-	const buf = fs.readFileSync(file);
-	if (buf.toString('latin1', 0, 6) !== '\x93NUMPY')
-		throw new Error(`${file}: not a .npy file`);
-	const v1 = buf[6] === 1;
-	const hlen = v1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-	const start = v1 ? 10 : 12;
-	const h = buf.toString('latin1', start, start + hlen);
-	const descr = /'descr':\s*'([^']+)'/.exec(h)[1];
-	const shape = /'shape':\s*\(([^)]*)\)/.exec(h)[1].split(',')
-		.map(s => s.trim()).filter(s => s).map(Number);
-	const t = NPY[descr];
-	if (!t)
-		throw new Error(`${file}: dtype ${descr} not supported`);
-	const body = new Uint8Array(buf.subarray(start + hlen));
-	const n = shape.reduce((a, b) => a * b, 1);
-	return new (lib.ort().Tensor)(t[0], new t[1](body.buffer, 0, n), shape);
-}
-
-function readSamples(dir) {
-	return fs.readdirSync(dir).sort().map(s => {
-		const feeds = {};
-		for (const f of fs.readdirSync(path.join(dir, s)).sort())
-			if (f.endsWith('.npy'))
-				feeds[f.slice(0, -4)] = readNpy(path.join(dir, s, f));
-		return feeds;
-	});
-}
-
 /* Outputs of FILE on every sample: [[plain tensor per output]]. */
-async function runAll(file, samples) {
-	const s = await lib.createSession(file,
-		{ graphOptimizationLevel: 'basic' });
-	try {
-		const res = [];
-		for (const feeds of samples) {
-			const o = await s.run(feeds);
-			res.push(s.outputNames.map(n => lib.plain(o[n])));
-		}
-		return res;
-	} finally {
-		await s.release();
-	}
+function runAll(file, samples) {
+	return lib.runEach(file, { graphOptimizationLevel: 'basic' }, samples,
+		(o, s) => s.outputNames.map(n => lib.plain(o[n])));
 }
 
 function num(t, i) {
@@ -109,7 +66,7 @@ async function main() {
 		let line;
 		try {
 			if (!samples.has(dir))
-				samples.set(dir, readSamples(dir));
+				samples.set(dir, lib.npySamples(dir));
 			const sm = samples.get(dir);
 			const rk = ref + '\0' + dir;
 			if (!refs.has(rk))

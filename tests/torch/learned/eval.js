@@ -21,44 +21,15 @@
  * "agree" (fraction of argmaxes equal to the reference's), "maxdiff"
  * (max |logit - reference logit|), "finite"}]}.
  */
-const fs = require('fs');
 const path = require('path');
 const lib = require(path.join(__dirname, '..', '..', 'ort', 'lib.js'));
-
-const NPY = { '<f4': Float32Array, '<i8': BigInt64Array, '|u1': Uint8Array };
-
-/* A little-endian .npy file (C order) as {data, shape}. */
-function readNpy(file) {
-	const buf = fs.readFileSync(file);
-	if (buf.toString('latin1', 0, 6) !== '\x93NUMPY')
-		throw new Error(`${file}: not a .npy file`);
-	const v1 = buf[6] === 1;
-	const hlen = v1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-	const start = v1 ? 10 : 12;
-	const h = buf.toString('latin1', start, start + hlen);
-	const descr = /'descr':\s*'([^']+)'/.exec(h)[1];
-	if (/'fortran_order':\s*True/.test(h))
-		throw new Error(`${file}: Fortran order not supported`);
-	const shape = /'shape':\s*\(([^)]*)\)/.exec(h)[1].split(',')
-		.map(s => s.trim()).filter(s => s).map(Number);
-	const Ctor = NPY[descr];
-	if (!Ctor)
-		throw new Error(`${file}: dtype ${descr} not supported`);
-	const n = shape.reduce((a, b) => a * b, 1);
-	/* copied: the body's offset need not be aligned for Ctor */
-	const body = new Uint8Array(buf.subarray(start + hlen,
-		start + hlen + n * Ctor.BYTES_PER_ELEMENT));
-	if (body.length !== n * Ctor.BYTES_PER_ELEMENT)
-		throw new Error(`${file}: truncated`);
-	return { data: new Ctor(body.buffer, 0, n), shape };
-}
 
 /* The evaluation set: feeds per item and the targets per item. */
 function evalSet(kind, dir, limit) {
 	const T = lib.ort().Tensor;
 	const items = [];
 	if (kind === 'charlm') {
-		const e = readNpy(path.join(dir, 'charlm.eval.npy'));
+		const e = lib.readNpy(path.join(dir, 'charlm.eval.npy'));
 		const [n, w] = e.shape;
 		for (let i = 0; i < Math.min(n, limit); i++) {
 			const row = e.data.subarray(i * w, (i + 1) * w);
@@ -68,8 +39,8 @@ function evalSet(kind, dir, limit) {
 			});
 		}
 	} else if (kind === 'shapes_cnn') {
-		const e = readNpy(path.join(dir, 'shapes_cnn.eval.npy'));
-		const l = readNpy(path.join(dir, 'shapes_cnn.eval-labels.npy'));
+		const e = lib.readNpy(path.join(dir, 'shapes_cnn.eval.npy'));
+		const l = lib.readNpy(path.join(dir, 'shapes_cnn.eval-labels.npy'));
 		const [n, hh, ww] = e.shape;
 		const px = hh * ww;
 		for (let i = 0; i < Math.min(n, limit); i++) {
@@ -88,19 +59,10 @@ function evalSet(kind, dir, limit) {
 }
 
 /* Logits of every item: one Float32Array [positions * classes] each. */
-async function logitsOf(file, level, items) {
-	const s = await lib.createSession(file, { graphOptimizationLevel: level });
-	try {
-		const out = [];
-		for (const it of items) {
-			const o = await s.run(it.feeds);
-			out.push(Float32Array.from(o[s.outputNames[0]].data));
-		}
-		return out;
-	} finally {
-		if (s.release)
-			await s.release();
-	}
+function logitsOf(file, level, items) {
+	return lib.runEach(file, { graphOptimizationLevel: level },
+		items.map(it => it.feeds),
+		(o, s) => Float32Array.from(o[s.outputNames[0]].data));
 }
 
 function argmax(a, off, c) {
