@@ -63,14 +63,15 @@ struct qki_cuda_ops {
 	qopt_status (*amax_blocks)(int dtype, const void *x, size_t outer,
 			   size_t axis, size_t inner, size_t block,
 			   float *out);
-	/* mode/block as qk_qlayout; nscales scales are read. */
+	/* mode/block as qk_qlayout; nscales FLOAT scales are copied from
+	 * scales, which may be at any address (the caller's). */
 	qopt_status (*fp8_quantize)(int fp8_dtype, uint8_t *dst, int src_dtype,
-			    const void *src, const float *scales,
+			    const void *src, const void *scales,
 			    size_t nscales, size_t outer, size_t axis,
 			    size_t inner, int mode, size_t block,
 			    int saturate);
 	qopt_status (*fp8_dequantize)(int dst_dtype, void *dst, int fp8_dtype,
-			      const uint8_t *src, const float *scales,
+			      const uint8_t *src, const void *scales,
 			      size_t nscales, size_t outer, size_t axis,
 			      size_t inner, int mode, size_t block);
 	qopt_status (*nvfp4_quantize)(int src_dtype, const void *w, size_t outer,

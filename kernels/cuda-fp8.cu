@@ -78,7 +78,7 @@ qopt_status qkc_fp8_dev(int quant, int fmt, int rt, const void *src, void *dst,
 }
 
 static qopt_status qkc_fp8(int quant, int fmt, int rt, const void *src, void *dst,
-		   const float *scales, size_t nscales, size_t outer,
+		   const void *scales, size_t nscales, size_t outer,
 		   size_t axis, size_t inner, int mode, size_t block, int sat)
 {
 	size_t n = outer * axis * inner;
@@ -97,7 +97,7 @@ static qopt_status qkc_fp8(int quant, int fmt, int rt, const void *src, void *ds
 }
 
 qopt_status qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
-		     const void *src, const float *scales, size_t nscales,
+		     const void *src, const void *scales, size_t nscales,
 		     size_t outer, size_t axis, size_t inner, int mode,
 		     size_t block, int saturate)
 {
@@ -106,7 +106,7 @@ qopt_status qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
 }
 
 qopt_status qkc_fp8_dequantize(int dst_dtype, void *dst, int fp8_dtype,
-		       const uint8_t *src, const float *scales, size_t nscales,
+		       const uint8_t *src, const void *scales, size_t nscales,
 		       size_t outer, size_t axis, size_t inner, int mode,
 		       size_t block)
 {

@@ -166,11 +166,11 @@ qopt_status qkc_amax(int dtype, const void *x, size_t n, float *amax);
 qopt_status qkc_amax_blocks(int dtype, const void *x, size_t outer, size_t axis,
 		    size_t inner, size_t block, float *out);
 qopt_status qkc_fp8_quantize(int fp8_dtype, uint8_t *dst, int src_dtype,
-		     const void *src, const float *scales, size_t nscales,
+		     const void *src, const void *scales, size_t nscales,
 		     size_t outer, size_t axis, size_t inner, int mode,
 		     size_t block, int saturate);
 qopt_status qkc_fp8_dequantize(int dst_dtype, void *dst, int fp8_dtype,
-		       const uint8_t *src, const float *scales, size_t nscales,
+		       const uint8_t *src, const void *scales, size_t nscales,
 		       size_t outer, size_t axis, size_t inner, int mode,
 		       size_t block);
 qopt_status qkc_nvfp4_quantize(int src_dtype, const void *w, size_t outer, size_t k,
