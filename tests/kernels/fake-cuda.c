@@ -95,7 +95,7 @@ static qopt_status amax_blocks(int dtype, const void *x, size_t outer,
 }
 
 static qopt_status fp8_quantize(int fmt, uint8_t *dst, int rt,
-				const void *src, const float *scales,
+				const void *src, const void *scales,
 				size_t nscales, size_t outer, size_t axis,
 				size_t inner, int mode, size_t block, int sat)
 {
@@ -106,7 +106,7 @@ static qopt_status fp8_quantize(int fmt, uint8_t *dst, int rt,
 }
 
 static qopt_status fp8_dequantize(int rt, void *dst, int fmt,
-				  const uint8_t *src, const float *scales,
+				  const uint8_t *src, const void *scales,
 				  size_t nscales, size_t outer, size_t axis,
 				  size_t inner, int mode, size_t block)
 {
