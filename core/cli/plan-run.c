@@ -107,6 +107,7 @@ void plan_log_reason(const char *log, char *buf, size_t n)
 {
 	FILE *f = fopen(log, "r");
 	char line[2048];
+	int first = 1;
 
 	snprintf(buf, n, "the pass failed (no message)");
 	if (!f)
@@ -114,6 +115,14 @@ void plan_log_reason(const char *log, char *buf, size_t n)
 	while (fgets(line, sizeof(line), f)) {
 		char *e = strstr(line, "error: ");
 
+		/* no "error:" line (the INI reader's "FILE:LINE: ..."):
+		 * the first line says more than nothing */
+		if (first && *line != '\n') {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(buf, n, "%s", strncmp(line, "qopt: ", 6) ?
+				 line : line + 6);
+			first = 0;
+		}
 		if (!e || strstr(line, "turned into errors"))
 			continue;
 		line[strcspn(line, "\n")] = 0;

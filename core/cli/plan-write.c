@@ -47,23 +47,62 @@ static void score_text(const struct plan_layer *l, int f, char *buf,
 		snprintf(buf, n, "%.3g", l->score[f]);
 }
 
-/* "# NODE (Op, N params): fp8 1.2e-04, nvfp4 -, none 0" */
+/* text as comment lines of at most COMMENT_MAX bytes (the INI reader
+ * takes lines of up to 198): the first after "#   ", the others after
+ * "#       ", cut at a blank where there is one, never inside a UTF-8
+ * sequence. */
+#define COMMENT_MAX 160
+
+static void comment(FILE *f, const char *text)
+{
+	const char *lead = "#   ";
+
+	while (*text) {
+		size_t room = COMMENT_MAX - strlen(lead), n = strlen(text), k;
+
+		if (n > room) {
+			for (k = room; k > room / 2 && text[k] != ' '; k--)
+				;
+			if (text[k] != ' ')
+				for (k = room; k > 1 &&
+				     ((unsigned char)text[k] & 0xc0) == 0x80; k--)
+					;
+			n = k;
+		}
+		fprintf(f, "%s%.*s\n", lead, (int)n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		lead = "#       ";
+	}
+}
+
+/* "# NODE (Op, N params): fp8 1.2e-04, nvfp4 -, none 0 [fallback]" */
 static void layer_comment(FILE *f, const struct plan *p,
 			  const struct plan_layer *l)
 {
-	char t[64];
-	size_t i;
+	char t[64], *text = NULL;
+	size_t i, n = 0;
+	FILE *m = open_memstream(&text, &n);
 
-	fprintf(f, "#   %s (%s, %lld params, %s):", l->node, l->op,
+	if (!m) {
+		fputs("#   (out of memory)\n", f);
+		return;
+	}
+	fprintf(m, "%s (%s, %lld params, %s):", l->node, l->op,
 		(long long)l->params, plan_formats[l->pick].name);
 	for (i = 0; i < p->nfmt; i++) {
 		score_text(l, p->fmt[i], t, sizeof(t));
-		fprintf(f, "%s %s %s", i ? "," : "", plan_formats[p->fmt[i]].name,
+		fprintf(m, "%s %s %s", i ? "," : "", plan_formats[p->fmt[i]].name,
 			t);
 	}
 	if (l->fallback)
-		fprintf(f, " [%s]", l->fallback);
-	fputc('\n', f);
+		fprintf(m, " [%s]", l->fallback);
+	if (fclose(m) == 0)
+		comment(f, text);
+	else
+		fputs("#   (out of memory)\n", f);
+	free(text);
 }
 
 static void section(FILE *f, const struct plan *p,
