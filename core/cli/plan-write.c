@@ -117,8 +117,9 @@ static void section(FILE *f, const struct plan *p,
 		k += TAKES(&p->layers[i]);
 	if (!k)
 		return;
-	fprintf(f, "\n# %s: %zu layer%s; the score of each format per "
-		"layer:\n", pf->pass, k, k == 1 ? "" : "s");
+	fprintf(f, "\n# %s%s: %zu layer%s; the score of each format per "
+		"layer:\n", pf->pass, sec->fmt == PF_W4A4 ? " (w4a4: NVFP4 "
+		"weights and activations)" : "", k, k == 1 ? "" : "s");
 	for (i = 0; i < p->nlayers; i++)
 		if (TAKES(&p->layers[i]))
 			layer_comment(f, p, &p->layers[i]);
@@ -182,6 +183,9 @@ static int ini_text(const struct plan *p, FILE *f)
 		"output's variance (0: exact; -: the\n# format cannot hold it)."
 		" nvfp4 and mxfp8 are in their fake forms (mode = fake),\n# "
 		"which ONNX Runtime runs; mode = real gives TensorRT's.\n");
+	if (*p->w4a4_calib_name)
+		fprintf(f, "# w4a4 (nvfp4, activations = yes) counts as nvfp4's "
+			"4.5 bits per weight.\n");
 	/* the first step alone: the model w4a4's calibration is for */
 	for (i = 0; i < (p->first_step_only ? 1 : sizeof(section_order) /
 			 sizeof(*section_order)); i++)

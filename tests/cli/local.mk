@@ -52,3 +52,7 @@ tests_cli_plan_knapsack_LDADD = -lm
 TESTS += tests/cli/plan-knapsack
 TESTS += tests/cli/plan.sh
 EXTRA_DIST += tests/cli/plan.sh
+# qopt plan with w4a4 (nvfp4 activations = yes) beside fp8: two
+# calibration files, the second for the model the first step makes.
+TESTS += tests/cli/plan-w4a4.sh
+EXTRA_DIST += tests/cli/plan-w4a4.sh
