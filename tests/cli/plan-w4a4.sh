@@ -24,7 +24,7 @@ export QOPT_PLAN_ORT
 M="$top_srcdir/tests/torch/models"
 L="$top_srcdir/tests/torch/learned"
 
-echo "1..18"
+echo "1..21"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 # jq FILE EXPR: EXPR (Python, over the JSON file j) printed.
@@ -182,6 +182,40 @@ check $? "charlm: qopt plan --formats w4a4 (uniform w4a4) runs"
 	"$QOPT" -q --strict -p "$C/u.ini" "$L/charlm.onnx" -o "$C/u2.onnx" >>"$work/log" 2>&1 &&
 	cmp "$C/u.onnx" "$C/u2.onnx" >>"$work/log" 2>&1
 check $? "charlm: every layer w4a4 (4.5 bits); only w4a4's file, for the input model's hash; the INI reproduces the model"
+
+# charlm's perplexity (docs/plan.md): the w4a4,fp8,none plan at 6 bits
+# against uniform w4a4 (above) and the uniform mixes of fewer bits, built
+# in one command (fp8 calibrated on the model, w4a4 on fp8's output)
+plan "$L/charlm.onnx" --data "$L/charlm.calib" --formats w4a4,fp8,none \
+	--effective-bits 6 -o "$C/w6.ini" --json "$C/w6.json" --save-model "$C/w6.onnx"
+check $? "charlm: qopt plan --formats w4a4,fp8,none --effective-bits 6 runs ($(jq "$C/w6.json" '"%.4f bits" % j["effective_bits"]'))"
+att='/blocks.*/q/MatMul;/blocks.*/k/MatMul;/blocks.*/v/MatMul;/blocks.*/o/MatMul'
+mlp='/blocks.*/gate/MatMul;/blocks.*/up/MatMul;/blocks.*/down/MatMul'
+W4=nvfp4:activations=yes:mode=fake:min_size=0
+mkdir -p "$work/ort-tmp"
+mix() {
+	TMPDIR="$work/ort-tmp" "$QOPT" -q --passes "$2" "$L/charlm.onnx" --calibration-data "$L/charlm.calib" \
+		-o "$C/$1.onnx" >>"$work/log" 2>&1
+}
+# w4a4 but the head fp8 (4.74 bits); w4a4 on the MLPs, fp8 on attention
+# and the head (6.05 bits)
+mix w4h8 "fp8:include=/head/MatMul,$W4:include=$att;$mlp" &&
+	mix mlp4 "fp8:include=$att;/head/MatMul,$W4:include=$mlp"
+check $? "charlm: the uniform mixes of w4a4 and fp8 build"
+TMPDIR="$work/ort-tmp" qopt_node "$L/eval.js" charlm "$L" "$L/charlm.onnx" "$C/w6.onnx" \
+	"$C/u.onnx" "$C/w4h8.onnx" "$C/mlp4.onnx" >"$C/eval.json" 2>>"$work/log" &&
+	"$py" - "$C/eval.json" >"$C/eval.txt" 2>>"$work/log" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+f, p, *u = [m["ppl"] for m in j["models"]]
+print("float %.4f, plan %.4f, uniform w4a4 %.4f, w4a4 + fp8 head %.4f, "
+      "w4a4 MLPs + fp8 %.4f" % (f, p, *u))
+# no worse than each (0.1%% of perplexity, as tests/torch/learned/plan.sh)
+assert all(p <= x * 1.001 for x in u), (p, u)
+PY
+r=$?
+echo "# charlm perplexity over $(jq "$C/eval.json" 'j["n"]') windows: $(cat "$C/eval.txt")"
+check $r "charlm: the plan's perplexity is no worse than uniform w4a4 (4.5 bits) and the mixes of 4.74 and 6.05 bits"
 
 # ---- bad input ----
 plan "$L/charlm.onnx" --data "$L/charlm.calib" --formats w4a4,fp8 --effective-bits 4 -o "$work/bad.ini"
