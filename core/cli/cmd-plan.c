@@ -1009,8 +1009,10 @@ static int plan_calibration(struct plan *p)
 	if (w4a4)
 		calib_name(p, ".w4a4.calib.json", p->w4a4_calib_name,
 			   sizeof(p->w4a4_calib_name));
-	if ((fp8 && !*p->calib_name) || (w4a4 && !*p->w4a4_calib_name))
+	if ((fp8 && !*p->calib_name) || (w4a4 && !*p->w4a4_calib_name)) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory\n");
 		return -1;
+	}
 	snprintf(to, sizeof(to), "%s/%s", p->tmp, fp8 ? p->calib_name :
 		 p->w4a4_calib_name);
 	if ((fp8 || w4a4) && rename(from, to) < 0) {

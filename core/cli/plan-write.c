@@ -301,6 +301,17 @@ static int json_text(const struct plan *p, FILE *f)
 	fprintf(f, ",\n  \"samples\": %ld, \"ort_sessions\": %zu, "
 		"\"solver_unit_bits\": ", p->samples, p->sessions);
 	json_num(f, p->unit / 4.0);
+	/* the files beside the INI, each for the model its pass receives */
+	fprintf(f, ",\n  \"calibration_files\": {");
+	if (*p->calib_name) {
+		fprintf(f, "\"fp8\": ");
+		qm_json_str(f, p->calib_name);
+	}
+	if (*p->w4a4_calib_name) {
+		fprintf(f, "%s\"w4a4\": ", *p->calib_name ? ", " : "");
+		qm_json_str(f, p->w4a4_calib_name);
+	}
+	fprintf(f, "}");
 	fprintf(f, ",\n  \"total_params\": %lld, \"effective_bits\": ",
 		(long long)p->total_params);
 	json_num(f, p->bits);

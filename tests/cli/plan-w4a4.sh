@@ -74,7 +74,8 @@ assert "\ncalibration = p.calib.json\n" in fp8, fp8
 assert "\ncalibration = p.w4a4.calib.json\nactivations = yes\n" in nv, nv
 assert all(len(l) <= 198 for l in t.split("\n"))
 PY
-[ $? = 0 ] && [ -f "$D/p.calib.json" ] && [ -f "$D/p.w4a4.calib.json" ]
+[ $? = 0 ] && [ -f "$D/p.calib.json" ] && [ -f "$D/p.w4a4.calib.json" ] &&
+	[ "$(jq "$D/p.json" 'j["calibration_files"]')" = "{'fp8': 'p.calib.json', 'w4a4': 'p.w4a4.calib.json'}" ]
 check $? "vit_sdpa: the INI runs [fp8] then [nvfp4] (activations = yes), each naming its calibration file, written beside it"
 (cd / && "$QOPT" -q --strict -p "$D/p.ini" "$V" -o "$D/again.onnx") >>"$work/log" 2>&1 &&
 	cmp "$D/p.onnx" "$D/again.onnx" >>"$work/log" 2>&1
@@ -177,6 +178,7 @@ plan "$L/charlm.onnx" --data "$L/charlm.calib" --formats w4a4 --max-loss 1e30 \
 check $? "charlm: qopt plan --formats w4a4 (uniform w4a4) runs"
 [ "$(jq "$C/u.json" '{l["chosen"] for l in j["layers"]} == {"w4a4"} and j["effective_bits"] == 4.5')" = True ] &&
 	[ ! -e "$C/u.calib.json" ] && ! grep -q '^\[fp8\]$' "$C/u.ini" &&
+	[ "$(jq "$C/u.json" 'j["calibration_files"]')" = "{'w4a4': 'u.w4a4.calib.json'}" ] &&
 	grep -q '^calibration = u.w4a4.calib.json$' "$C/u.ini" &&
 	[ "$(jq "$C/u.w4a4.calib.json" 'j["model_hash"]')" = "$(hash "$L/charlm.onnx" nvfp4:activations=yes)" ] &&
 	"$QOPT" -q --strict -p "$C/u.ini" "$L/charlm.onnx" -o "$C/u2.onnx" >>"$work/log" 2>&1 &&
