@@ -8,7 +8,7 @@
 # its calibration file beside it: fp8's for the input model's hash,
 # w4a4's for the hash of the model [fp8] makes (measured on it); `qopt
 # -p` reproduces the plan's model byte for byte, each layer in its
-# format; a w4a4 file for another model (fp8's file put in its place, or
+# format, and still runs with mode = real in [nvfp4]; a w4a4 file for another model (fp8's file put in its place, or
 # an edit of [fp8]) is refused naming the file, nothing written. charlm,
 # --formats w4a4,nvfp4,fp8,none: of the two 4.5-bit formats the solver
 # takes the one that scores lower per layer; --formats w4a4 alone writes
@@ -24,7 +24,7 @@ export QOPT_PLAN_ORT
 M="$top_srcdir/tests/torch/models"
 L="$top_srcdir/tests/torch/learned"
 
-echo "1..21"
+echo "1..22"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 # jq FILE EXPR: EXPR (Python, over the JSON file j) printed.
@@ -114,6 +114,17 @@ for l in j["layers"]:
 PY
 [ $? = 0 ] && ! grep -q "w4a4 layers got a quantized activation" "$D/plan.log"
 check $? "vit_sdpa: in the plan's model w4a4 layers read a fake NVFP4 chain, fp8 layers DequantizeLinear, float layers their float input"
+
+# mode = real in [nvfp4] (TensorRT's form): fp8 ran first, so w4a4's
+# file is still for the model nvfp4 receives
+R=$work/real
+mkdir -p "$R"
+cp "$D/p.calib.json" "$D/p.w4a4.calib.json" "$R/" &&
+	sed 's/^mode = fake$/mode = real/' "$D/p.ini" >"$R/p.ini" &&
+	grep -q '^mode = real$' "$R/p.ini" &&
+	"$QOPT" -q --strict -p "$R/p.ini" "$V" -o "$R/out.onnx" >>"$work/log" 2>&1 &&
+	"$py" -c 'import onnx, sys; m = onnx.load(sys.argv[1]); assert any(n.op_type == "TRT_FP4DynamicQuantize" for n in m.graph.node)' "$R/out.onnx" >>"$work/log" 2>&1
+check $? "vit_sdpa: with mode = real in [nvfp4] the INI still runs (TensorRT's W4A4 form), w4a4's file still for its model"
 
 # ---- a calibration file for another model is refused ----
 T=$work/t
