@@ -49,6 +49,10 @@ const struct plan_format plan_formats[PF_COUNT] = {
 	 * weight changes), then the weight as nvfp4 */
 	[PF_HNVFP4] = { "hadamard+nvfp4", 4.5, 18, "hadamard-rotate",
 			"fold=no:min_size=0" },
+	/* W4A4: nvfp4's weights (4.5 bits) and TensorRT's dynamic NVFP4
+	 * on the activation, its global scale from the calibration file */
+	[PF_W4A4] = { "w4a4", 4.5, 18, "nvfp4",
+		      "activations=yes:mode=fake:min_size=0" },
 };
 
 /* ------------------------------------------------------------------ */
@@ -65,7 +69,8 @@ static void usage(qm_session *s)
 	       "(8), nvfp4\n"
 	       "  (4.5: 4 + an FP8 scale per 16), mxfp8 (8.25), "
 	       "hadamard+nvfp4 (4.5: the layer\n  rotated by hadamard-rotate, "
-	       "then nvfp4); e.g. --formats nvfp4,fp8,none\n");
+	       "then nvfp4), w4a4 (4.5: nvfp4 weights and activations);\n"
+	       "  e.g. --formats nvfp4,fp8,none\n");
 }
 
 static int usage_error(qm_session *s, const char *fmt, const char *arg)
@@ -92,15 +97,10 @@ static int parse_formats(struct plan *p, const char *list)
 		for (k = 0; k < PF_COUNT; k++)
 			if (!strcmp(tok, plan_formats[k].name))
 				break;
-		if (k == PF_COUNT && !strcmp(tok, "w4a4"))
-			rc = usage_error(p->s, "format 'w4a4' is not offered: "
-					 "its calibration file and fp8's are both "
-					 "checked against the input model, so one "
-					 "pipeline cannot hold both%s", NULL);
-		else if (k == PF_COUNT)
+		if (k == PF_COUNT)
 			rc = usage_error(p->s, "unknown format '%s' in "
 					 "--formats (known: none, fp8, nvfp4, "
-					 "mxfp8, hadamard+nvfp4)", tok);
+					 "mxfp8, hadamard+nvfp4, w4a4)", tok);
 		for (size_t i = 0; !rc && i < p->nfmt; i++)
 			if (p->fmt[i] == k)
 				rc = usage_error(p->s, "format '%s' given twice "
@@ -422,11 +422,15 @@ static void progress(struct plan *p, const char *what, size_t done,
 	qm_say(p->s, QM_LOG_PROGRESS, "%s", bar);
 }
 
-static int calibrate(struct plan *p, char *calib)
+/* `qopt calibrate MODEL --data DIR --passes PASSES -o CALIB`: the
+ * ranges the passes read, measured on model (the input model, or the
+ * first step of the plan's pipeline). */
+static int calibrate(struct plan *p, const char *model, const char *passes,
+		     const char *calib)
 {
 	char log[4200];
-	const char *args[] = { "calibrate", p->input, "--data", p->data,
-			       "--passes", "fp8", "-o", calib, NULL };
+	const char *args[] = { "calibrate", model, "--data", p->data,
+			       "--passes", passes, "-o", calib, NULL };
 	int rc;
 
 	snprintf(log, sizeof(log), "%s/calibrate.log", p->tmp);
@@ -436,7 +440,7 @@ static int calibrate(struct plan *p, char *calib)
 
 		plan_log_reason(log, why, sizeof(why));
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the calibration "
-		       "(qopt calibrate --passes fp8) failed: %s\n", why);
+		       "(qopt calibrate --passes %s) failed: %s\n", passes, why);
 		return -1;
 	}
 	unlink(log);
@@ -485,6 +489,9 @@ static char *candidate_spec(const struct plan *p, const struct plan_layer *l,
 	if (s && k == PF_FP8)
 		snprintf(s, n, "fp8:calibration=\"%s\":include=\"%s\"%s",
 			 calib, l->key, ex);
+	else if (s && k == PF_W4A4)
+		snprintf(s, n, "%s:%s:calibration=\"%s\":include=\"%s\"%s",
+			 pf->pass, pf->options, calib, l->key, ex);
 	else if (s && k == PF_HNVFP4)
 		snprintf(s, n, "%s:%s:include=\"%s\"%s,%s:%s:include=\"%s\"%s",
 			 pf->pass, pf->options, l->key, ex, nv->pass,
@@ -496,24 +503,62 @@ static char *candidate_spec(const struct plan *p, const struct plan_layer *l,
 	return s;
 }
 
+/* W4A4 holds a layer when nvfp4 quantized its activation too: a node
+ * outside TensorRT's DynamicQuantize (input rank, K the last axis, K %
+ * 16) keeps its float input with an info line, not a warning, so
+ * --strict passes and the counter tells. 1 when it does, 0 when not
+ * (why says the pass's reason), -1 when the counter cannot be read. */
+static int w4a4_held(struct plan *p, const char *log, const char *stats,
+		     char *why, size_t n)
+{
+	long w = plan_stat(stats, "linear inputs W4A4");
+
+	if (w < 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: cannot read "
+		       "%s: %s\n", stats, strerror(errno));
+		return -1;
+	}
+	if (w > 0)
+		return 1;
+	if (plan_log_line(log, "activation of node", why, n) < 0)
+		snprintf(why, n, "nvfp4 left the activation in float (no "
+			 "reason given)");
+	return 0;
+}
+
 /* The pass of format k on layer l alone, into file. */
 static int candidate(struct plan *p, struct plan_layer *l, int k,
 		     const char *calib, const char *file)
 {
 	char *passes = candidate_spec(p, l, k, calib), log[4200], why[1024];
+	char stats[4200];
 	const char *args[] = { "--strict", "-q", "--no-summary", "--passes",
 			       passes, p->input, "-o", file, NULL };
+	/* w4a4: not quiet (the reason an activation stays float is an
+	 * info line) and the counters, which say whether it did */
+	const char *w4a4[] = { "--strict", "--no-summary", "--stats-json",
+			       stats, "--passes", passes, p->input, "-o",
+			       file, NULL };
 	int rc;
 
 	if (!passes)
 		return -1;
 	snprintf(log, sizeof(log), "%s/candidate.log", p->tmp);
-	rc = plan_qopt(p, args, log);
+	snprintf(stats, sizeof(stats), "%s/candidate.stats.json", p->tmp);
+	rc = plan_qopt(p, k == PF_W4A4 ? w4a4 : args, log);
 	free(passes);
 	if (rc < 0)
 		return -1;
-	if (rc) {
+	if (!rc && k == PF_W4A4) {
+		rc = w4a4_held(p, log, stats, why, sizeof(why));
+		unlink(stats);
+		if (rc < 0)
+			return -1;
+		rc = !rc;
+	} else if (rc) {
 		plan_log_reason(log, why, sizeof(why));
+	}
+	if (rc) {
 		l->why[k] = strdup(why);
 		return l->why[k] ? 0 : -1;
 	}
@@ -529,6 +574,9 @@ static const char *known_refusal(const struct plan_layer *l, int k)
 	if (k == PF_NVFP4 && conv)
 		return "TensorRT has no NVFP4 convolution (nvfp4-weights "
 		       "target = tensorrt)";
+	if (k == PF_W4A4 && conv)
+		return "TensorRT has no NVFP4 convolution (nvfp4 target = "
+		       "tensorrt; its activations take MatMul and Gemm only)";
 	if (k == PF_MXFP8 && conv)
 		return "mxfp8 takes MatMul and Gemm only";
 	if (k == PF_HNVFP4 && conv)
@@ -779,14 +827,46 @@ static int note_fallbacks(struct plan *p)
 /* ------------------------------------------------------------------ */
 /* the plan's model */
 
+static int picked(const struct plan *p, int k)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nlayers; i++)
+		n += p->layers[i].pick == k;
+	return (int)n;
+}
+
+/* Every w4a4 layer of the plan's model got its activation quantized:
+ * alone each one did (w4a4_held), but in the pipeline an earlier step
+ * may have quantized its input already (nvfp4 then leaves it, with an
+ * info line). Said, never silent. */
+static int check_w4a4(struct plan *p, const char *stats)
+{
+	long got = plan_stat(stats, "linear inputs W4A4");
+	int want = picked(p, PF_W4A4);
+
+	if (got < 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: cannot read "
+		       "%s: %s\n", stats, strerror(errno));
+		return -1;
+	}
+	if (got < want)
+		qm_say(p->s, QOPT_LOG_WARN, "qopt plan: warning: %ld of the %d "
+		       "w4a4 layers got a quantized activation in the plan's "
+		       "pipeline (the others' input was quantized by an "
+		       "earlier step; run the INI for nvfp4's reasons); the "
+		       "plan's model is measured as built\n", got, want);
+	return 0;
+}
+
 /* Runs the INI (in the temporary folder, the calibration beside it) as
  * `qopt -p` does, and measures the result. */
 static int final_model(struct plan *p, const char *ini, const char *out)
 {
-	const char *args[] = { "-q", "--no-summary", "-p", ini, p->input,
-			       "-o", out, NULL };
+	char log[4200], why[1024], stats[4200];
+	const char *args[] = { "-q", "--no-summary", "--stats-json", stats,
+			       "-p", ini, p->input, "-o", out, NULL };
 	const char *files[1] = { out };
-	char log[4200], why[1024];
 	size_t i;
 	int rc;
 
@@ -802,6 +882,7 @@ static int final_model(struct plan *p, const char *ini, const char *out)
 	}
 
 	snprintf(log, sizeof(log), "%s/final.log", p->tmp);
+	snprintf(stats, sizeof(stats), "%s/final.stats.json", p->tmp);
 	rc = plan_qopt(p, args, log);
 	if (rc) {
 		plan_log_reason(log, why, sizeof(why));
@@ -810,6 +891,9 @@ static int final_model(struct plan *p, const char *ini, const char *out)
 		return -1;
 	}
 	unlink(log);
+	if (picked(p, PF_W4A4) && check_w4a4(p, stats) < 0)
+		return -1;
+	unlink(stats);
 	return plan_measure(p, files, 1, &p->measured, &p->measured_cos,
 			    &p->measured_top1);
 }
@@ -830,16 +914,28 @@ static void count_picks(const struct plan *p, char *buf, size_t n)
 	}
 }
 
-static int write_all(struct plan *p, const char *tmp_calib,
-		     const char *tmp_model)
+/* A file of the temporary folder beside the INI (name: a file name). */
+static int copy_beside(struct plan *p, const char *name)
 {
-	char *copy = strdup(p->output), calib[4200], picks[256];
+	char *copy = strdup(p->output), src[4200], dst[4200];
+	int rc;
 
 	if (!copy)
 		return -1;
-	snprintf(calib, sizeof(calib), "%s/%s", dirname(copy), p->calib_name);
+	snprintf(src, sizeof(src), "%s/%s", p->tmp, name);
+	snprintf(dst, sizeof(dst), "%s/%s", dirname(copy), name);
 	free(copy);
-	if (*p->calib_name && plan_copy(p, tmp_calib, calib) < 0)
+	rc = plan_copy(p, src, dst);
+	return rc;
+}
+
+static int write_all(struct plan *p, const char *tmp_model)
+{
+	char picks[256];
+
+	if (*p->calib_name && copy_beside(p, p->calib_name) < 0)
+		return -1;
+	if (*p->w4a4_calib_name && copy_beside(p, p->w4a4_calib_name) < 0)
 		return -1;
 	if (plan_write_ini(p, p->output) < 0)
 		return -1;
@@ -856,20 +952,22 @@ static int write_all(struct plan *p, const char *tmp_calib,
 	return 0;
 }
 
-/* The calibration file's name: PLAN.ini -> PLAN.calib.json. */
-static void calib_name(struct plan *p)
+/* A calibration file's name beside the INI: PLAN.ini -> PLAN + suffix
+ * (".calib.json", ".w4a4.calib.json"). */
+static void calib_name(const struct plan *p, const char *suffix, char *buf,
+		       size_t n)
 {
 	char *copy = strdup(p->output), *base;
-	size_t n;
+	size_t k;
 
+	buf[0] = 0;
 	if (!copy)
 		return;
 	base = basename(copy);
-	n = strlen(base);
-	if (n > 4 && !strcmp(base + n - 4, ".ini"))
-		n -= 4;
-	snprintf(p->calib_name, sizeof(p->calib_name), "%.*s.calib.json",
-		 (int)n, base);
+	k = strlen(base);
+	if (k > 4 && !strcmp(base + k - 4, ".ini"))
+		k -= 4;
+	snprintf(buf, n, "%.*s%s", (int)k, base, suffix);
 	free(copy);
 }
 
@@ -883,17 +981,88 @@ static int has_format(const struct plan *p, int k)
 	return 0;
 }
 
+/* The candidates' calibration file: the input model's ranges for fp8
+ * and w4a4 (in the temporary folder; its name ends otherwise than any
+ * PLAN.calib.json). */
+#define FLOAT_CALIB "float-calibration.json"
+/* what qopt calibrate measures for w4a4: nvfp4's activations */
+#define W4A4_CALIB "nvfp4:activations=yes"
+
+/* The calibration files the plan's INI names, in the temporary folder
+ * under their names beside the INI. fp8 runs first, on the input
+ * model: its file is the candidates'. w4a4's nvfp4 runs second, so its
+ * file must be for the model fp8 makes: with fp8 layers in the plan,
+ * that step runs alone (the INI's [fp8] section, as qopt -p runs it)
+ * and its output is calibrated; without, the candidates' file is it. */
+static int plan_calibration(struct plan *p)
+{
+	int fp8 = picked(p, PF_FP8), w4a4 = picked(p, PF_W4A4);
+	char from[4200], to[8400], ini[4200], step[4200], log[4200], why[1024];
+	const char *args[] = { "-q", "--no-summary", "-p", ini, p->input,
+			       "-o", step, NULL };
+	int rc;
+
+	snprintf(from, sizeof(from), "%s/" FLOAT_CALIB, p->tmp);
+	if (fp8)
+		calib_name(p, ".calib.json", p->calib_name,
+			   sizeof(p->calib_name));
+	if (w4a4)
+		calib_name(p, ".w4a4.calib.json", p->w4a4_calib_name,
+			   sizeof(p->w4a4_calib_name));
+	if ((fp8 && !*p->calib_name) || (w4a4 && !*p->w4a4_calib_name)) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory\n");
+		return -1;
+	}
+	snprintf(to, sizeof(to), "%s/%s", p->tmp, fp8 ? p->calib_name :
+		 p->w4a4_calib_name);
+	if ((fp8 || w4a4) && rename(from, to) < 0) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s: %s\n", to,
+		       strerror(errno));
+		return -1;
+	}
+	if (!fp8 || !w4a4)
+		return 0;
+	snprintf(ini, sizeof(ini), "%s/step1.ini", p->tmp);
+	snprintf(step, sizeof(step), "%s/step1.onnx", p->tmp);
+	snprintf(log, sizeof(log), "%s/step1.log", p->tmp);
+	p->first_step_only = 1;
+	rc = plan_write_ini(p, ini);
+	p->first_step_only = 0;
+	if (rc < 0)
+		return -1;
+	rc = plan_qopt(p, args, log);
+	if (rc) {
+		plan_log_reason(log, why, sizeof(why));
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the plan's first "
+		       "step ([fp8], before w4a4's calibration) failed: %s\n",
+		       why);
+		return -1;
+	}
+	snprintf(to, sizeof(to), "%s/%s", p->tmp, p->w4a4_calib_name);
+	rc = calibrate(p, step, W4A4_CALIB, to);
+	unlink(step);
+	unlink(ini);
+	unlink(log);
+	return rc;
+}
+
 static int run_plan(struct plan *p)
 {
-	char calib[8400] = "", ini[4200], model[4200];
+	char calib[4200] = "", ini[4200], model[4200], passes[64] = "";
 	char **files = NULL;
 	size_t nfiles = 0, i;
 	int rc = QOPT_EXIT_FAIL;
 
-	if (has_format(p, PF_FP8)) {
-		calib_name(p);
-		snprintf(calib, sizeof(calib), "%s/%s", p->tmp, p->calib_name);
-		if (calibrate(p, calib) < 0)
+	/* one calibration of the input model for every candidate: fp8's
+	 * and w4a4's targets measured in one ORT session */
+	if (has_format(p, PF_FP8))
+		strcat(passes, "fp8");
+	if (has_format(p, PF_W4A4))
+		strcat(strcat(passes, *passes ? "," : ""),
+		       W4A4_CALIB);
+	if (*passes) {
+		snprintf(calib, sizeof(calib), "%s/" FLOAT_CALIB, p->tmp);
+		if (calibrate(p, p->input, passes, calib) < 0)
 			return QOPT_EXIT_FAIL;
 	}
 	snprintf(ini, sizeof(ini), "%s/plan.ini", p->tmp);
@@ -901,22 +1070,18 @@ static int run_plan(struct plan *p)
 	if (make_candidates(p, calib, &files, &nfiles) < 0)
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory\n");
 	else if (measure_candidates(p, files, nfiles) == 0 && solve(p) == 0 &&
-		 note_fallbacks(p) == 0 && plan_write_ini(p, ini) == 0 &&
+		 note_fallbacks(p) == 0 && plan_calibration(p) == 0 &&
+		 plan_write_ini(p, ini) == 0 &&
 		 final_model(p, ini, model) == 0 &&
-		 write_all(p, calib, model) == 0)
+		 write_all(p, model) == 0)
 		rc = QOPT_EXIT_OK;
 	for (i = 0; i < nfiles; i++) {
 		unlink(files[i]);
 		free(files[i]);
 	}
 	free(files);
-	snprintf(ini, sizeof(ini), "%s/candidate.log", p->tmp);
-	unlink(ini);
-	snprintf(ini, sizeof(ini), "%s/plan.ini", p->tmp);
-	unlink(ini);
-	unlink(model);
-	if (*calib)
-		unlink(calib);
+	/* the rest (logs, the INI, the model, calibration files) goes
+	 * with the temporary folder */
 	return rc;
 }
 

@@ -143,6 +143,61 @@ void plan_log_reason(const char *log, char *buf, size_t n)
 	fclose(f);
 }
 
+int plan_log_line(const char *log, const char *needle, char *buf, size_t n)
+{
+	FILE *f = fopen(log, "r");
+	char line[2048];
+	int rc = -1;
+
+	snprintf(buf, n, "(no message)");
+	if (!f)
+		return -1;
+	while (rc < 0 && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, needle))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(buf, n, "%s", strncmp(line, "qopt: ", 6) ? line :
+			 line + 6);
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+long plan_stat(const char *stats_json, const char *name)
+{
+	FILE *f = fopen(stats_json, "r");
+	char *text = NULL, key[256];
+	const char *at;
+	size_t cap = 0, len = 0, got;
+	long sum = 0;
+
+	if (!f)
+		return -1;
+	/* qopt's own --stats-json, a few KiB per pass: read whole */
+	do {
+		if (len + 4096 + 1 > cap) {
+			char *g = realloc(text, cap = 2 * cap + 8192);
+
+			if (!g) {
+				free(text);
+				fclose(f);
+				return -1;
+			}
+			text = g;
+		}
+		got = fread(text + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got > 0);
+	text[len] = 0;
+	fclose(f);
+	snprintf(key, sizeof(key), "\"%s\": ", name);
+	for (at = text; (at = strstr(at, key)); at += strlen(key))
+		sum += strtol(at + strlen(key), NULL, 10);
+	free(text);
+	return sum;
+}
+
 /* The node script: $QOPT_PLAN_ORT, beside the qopt binary when
  * installed, else the build tree's (caller frees). */
 static char *script_path(void)

@@ -1,9 +1,10 @@
 /*
  * core/cli/plan-write.c - what `qopt plan` writes: the INI pipeline (a
- * section per pass, fp8 first since its calibration file is checked
- * against the hash of the model it receives, each with the include list
- * of the layers it takes and every layer's scores as comments), the
- * JSON report, and copies through qm_outfile (plan.h).
+ * section per pass, fp8 first and w4a4's nvfp4 second since each one's
+ * calibration file is checked against the hash of the model it
+ * receives, each with the include list of the layers it takes and every
+ * layer's scores as comments), the JSON report, and copies through
+ * qm_outfile (plan.h).
  */
 #include "config.h"
 #include <errno.h>
@@ -14,8 +15,12 @@
 #include "cli/plan.h"
 
 /* Sections in pipeline order: fp8's calibration file is checked
- * against the input model's hash, so fp8 must see the model first;
- * the others take disjoint include lists after it, but for
+ * against the input model's hash, so fp8 sees the model first; w4a4's
+ * (nvfp4, activations = yes) against the model fp8 makes, calibrated
+ * on it (cmd-plan.c), so it comes second: a first step in ONNX
+ * Runtime's form, whose output can be calibrated, and the one whose
+ * mode = real for TensorRT invalidates no later file. The others read
+ * no calibration and take disjoint include lists after them, but for
  * hadamard+nvfp4, whose layers both hadamard-rotate (its activation
  * rotated online, fold = no, so no other layer changes) and then
  * nvfp4-weights take. */
@@ -25,6 +30,7 @@ struct plan_section {
 };
 static const struct plan_section section_order[] = {
 	{ PF_FP8, 1u << PF_FP8 },
+	{ PF_W4A4, 1u << PF_W4A4 },
 	{ PF_HNVFP4, 1u << PF_HNVFP4 },
 	{ PF_NVFP4, 1u << PF_NVFP4 | 1u << PF_HNVFP4 },
 	{ PF_MXFP8, 1u << PF_MXFP8 },
@@ -111,14 +117,22 @@ static void section(FILE *f, const struct plan *p,
 		k += TAKES(&p->layers[i]);
 	if (!k)
 		return;
-	fprintf(f, "\n# %s: %zu layer%s; the score of each format per "
-		"layer:\n", pf->pass, k, k == 1 ? "" : "s");
+	fprintf(f, "\n# %s%s: %zu layer%s; the score of each format per "
+		"layer:\n", pf->pass, sec->fmt == PF_W4A4 ? " (w4a4: NVFP4 "
+		"weights and activations)" : "", k, k == 1 ? "" : "s");
 	for (i = 0; i < p->nlayers; i++)
 		if (TAKES(&p->layers[i]))
 			layer_comment(f, p, &p->layers[i]);
+	if (sec->fmt == PF_W4A4 && *p->calib_name)
+		fprintf(f, "# its calibration file is for the model [fp8] makes "
+			"(that model's hash),\n# measured on it: after an edit "
+			"of [fp8], calibrate again (or drop both\n# calibration "
+			"lines and give qopt -p --calibration-data DIR)\n");
 	fprintf(f, "[%s]\n", pf->pass);
 	if (sec->fmt == PF_FP8)
 		fprintf(f, "calibration = %s\n", p->calib_name);
+	if (sec->fmt == PF_W4A4)
+		fprintf(f, "calibration = %s\n", p->w4a4_calib_name);
 	for (o = pf->options; o && *o;) {	/* "k=v:k=v" -> lines */
 		size_t n = strcspn(o, ":"), eq = strcspn(o, "=");
 
@@ -169,9 +183,14 @@ static int ini_text(const struct plan *p, FILE *f)
 		"output's variance (0: exact; -: the\n# format cannot hold it)."
 		" nvfp4 and mxfp8 are in their fake forms (mode = fake),\n# "
 		"which ONNX Runtime runs; mode = real gives TensorRT's.\n");
-	for (i = 0; i < sizeof(section_order) / sizeof(*section_order); i++)
+	if (*p->w4a4_calib_name)
+		fprintf(f, "# w4a4 (nvfp4, activations = yes) counts as nvfp4's "
+			"4.5 bits per weight.\n");
+	/* the first step alone: the model w4a4's calibration is for */
+	for (i = 0; i < (p->first_step_only ? 1 : sizeof(section_order) /
+			 sizeof(*section_order)); i++)
 		section(f, p, &section_order[i]);
-	for (i = 0; i < p->nlayers; i++)
+	for (i = 0; i < p->nlayers && !p->first_step_only; i++)
 		if (p->layers[i].pick == PF_NONE) {
 			if (!k++)
 				fprintf(f, "\n# kept in float (none):\n");
@@ -282,6 +301,17 @@ static int json_text(const struct plan *p, FILE *f)
 	fprintf(f, ",\n  \"samples\": %ld, \"ort_sessions\": %zu, "
 		"\"solver_unit_bits\": ", p->samples, p->sessions);
 	json_num(f, p->unit / 4.0);
+	/* the files beside the INI, each for the model its pass receives */
+	fprintf(f, ",\n  \"calibration_files\": {");
+	if (*p->calib_name) {
+		fprintf(f, "\"fp8\": ");
+		qm_json_str(f, p->calib_name);
+	}
+	if (*p->w4a4_calib_name) {
+		fprintf(f, "%s\"w4a4\": ", *p->calib_name ? ", " : "");
+		qm_json_str(f, p->w4a4_calib_name);
+	}
+	fprintf(f, "}");
 	fprintf(f, ",\n  \"total_params\": %lld, \"effective_bits\": ",
 		(long long)p->total_params);
 	json_num(f, p->bits);

@@ -15,8 +15,10 @@
 /* The formats, in this order; bits per weight as ModelOpt counts them
  * (NVFP4: 4 bits + one FP8 scale per 16 = 4.5; MXFP8: 8 + one E8M0 per
  * 32 = 8.25; none: the float weight, counted as 16; hadamard+nvfp4:
- * hadamard-rotate then nvfp4-weights on the layer, 4.5). */
-enum { PF_NONE, PF_FP8, PF_NVFP4, PF_MXFP8, PF_HNVFP4, PF_COUNT };
+ * hadamard-rotate then nvfp4-weights on the layer, 4.5; w4a4: the pass
+ * nvfp4 with activations = yes, the weight counted as nvfp4's 4.5, its
+ * activation quantized at run time, which stores no weight bits). */
+enum { PF_NONE, PF_FP8, PF_NVFP4, PF_MXFP8, PF_HNVFP4, PF_W4A4, PF_COUNT };
 
 struct plan_format {
 	const char *name;	/* --formats spelling */
@@ -53,7 +55,14 @@ struct plan {
 	size_t nlayers;
 	int64_t total_params;
 	char tmp[4096];		/* the temporary folder */
-	char calib_name[1024];	/* the calibration file, beside the INI */
+	/* The calibration files beside the INI, named by their sections
+	 * (empty: not written): fp8's (PLAN.calib.json) and w4a4's
+	 * (PLAN.w4a4.calib.json). Each is for the hash of the model its
+	 * pass receives: w4a4's for the input model, fp8's for the model
+	 * the [nvfp4] step makes when the plan holds w4a4 layers. */
+	char calib_name[1024];
+	char w4a4_calib_name[1024];
+	int first_step_only;	/* plan_write_ini: the [nvfp4] step alone */
 	long samples;
 	size_t sessions;	/* ORT sessions created */
 	double predicted, measured, measured_cos, measured_top1;
@@ -67,6 +76,12 @@ struct plan {
 int plan_qopt(struct plan *p, const char *const *args, const char *log);
 /* The first "error:" line of log (qopt's prefix cut) into buf. */
 void plan_log_reason(const char *log, char *buf, size_t n);
+/* The first line of log holding needle ("qopt: " cut) into buf; 0, or
+ * -1 when there is none (buf then says so). */
+int plan_log_line(const char *log, const char *needle, char *buf, size_t n);
+/* The counter name of pass stats in a --stats-json file, summed over
+ * the passes that report it; -1 when the file cannot be read. */
+long plan_stat(const char *stats_json, const char *name);
 /* node with tools/qopt-plan.js over files[0..n): fills nmse, cos, top1
  * (top1 NaN when no output has rows). */
 int plan_measure(struct plan *p, const char *const *files, size_t n,

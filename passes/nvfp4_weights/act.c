@@ -90,12 +90,15 @@ static int quantized(const qir_value *x)
 }
 
 /* Ops whose output has the rank of input 0 (rank unknown to the
- * inference, e.g. after a Concat it could not size). */
+ * inference, e.g. after a Concat it could not size). Q/DQ too: an
+ * earlier pass's (fp8 before nvfp4 in a pipeline) leaves outputs of
+ * unknown rank, and the residual stream runs through them. */
 static int keeps_rank(const qir_node *p)
 {
 	static const char *const ops[] = { "LayerNormalization", "Cast",
 		"Identity", "Relu", "Gelu", "Erf", "Tanh", "Sigmoid", "Softmax",
-		"SimplifiedLayerNormalization", "Neg", "Sqrt", "Dropout", NULL };
+		"SimplifiedLayerNormalization", "Neg", "Sqrt", "Dropout",
+		"QuantizeLinear", "DequantizeLinear", NULL };
 	size_t i;
 
 	for (i = 0; ops[i]; i++)
