@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -695,6 +696,64 @@ static int64_t gcd64(int64_t a, int64_t b)
 	return a;
 }
 
+/* "layer 'X' (N weights) holds: fp8, none" (n options at opt). */
+static void say_holds(const struct plan *p, const struct plan_layer *l,
+		      const int *opt, size_t n)
+{
+	char shown[512], list[256] = "";
+	size_t j, len = 0;
+
+	qir_escape_text(shown, sizeof(shown), l->node);
+	for (j = 0; j < n && len < sizeof(list); j++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					j ? ", " : "",
+					plan_formats[opt[j]].name);
+	qm_say(p->s, QOPT_LOG_INFO, "qopt plan: layer '%s' (%lld weights) "
+	       "holds: %s\n", shown, (long long)l->params, list);
+}
+
+/* No plan fits: say what the bound would have to be (the cheapest plan
+ * in bits, or the lowest loss, over each layer's formats), since no
+ * report is written on this path. */
+static void say_no_plan(const struct plan *p, const int *opt,
+			const size_t *nch)
+{
+	const char *more = p->verbose ? "" : " (--verbose lists the "
+			   "formats each layer holds)";
+	int64_t qbits = 0;
+	double loss = 0;
+	size_t i, j;
+
+	for (i = 0; i < p->nlayers; i++) {
+		int64_t qb = INT64_MAX;
+		double best = -1;
+
+		for (j = 0; j < nch[i]; j++) {
+			int k = opt[i * PF_COUNT + j];
+			int64_t c = plan_formats[k].quarter_bits *
+				    p->layers[i].params;
+			double sc = k == PF_NONE ? 0 : p->layers[i].score[k];
+
+			qb = c < qb ? c : qb;
+			best = best < 0 || sc < best ? sc : best;
+		}
+		qbits += qb;
+		loss += best;
+		if (p->verbose)
+			say_holds(p, &p->layers[i], opt + i * PF_COUNT, nch[i]);
+	}
+	if (p->budget >= 0)
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: no plan meets "
+		       "--effective-bits %g with the formats these layers "
+		       "hold: the cheapest takes %.4f bits%s\n", p->budget,
+		       qbits / 4.0 / (double)p->total_params, more);
+	else
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: no plan meets "
+		       "--max-loss %g with the formats these layers hold: "
+		       "the lowest predicted loss is %g%s\n", p->max_loss,
+		       loss, more);
+}
+
 /* Costs in quarter bits x params, divided by their GCD; when the table
  * would still be too large, by a coarser unit, rounded up (a choice
  * never looks cheaper than it is). */
@@ -760,10 +819,7 @@ static int solve(struct plan *p)
 		goto out;
 	}
 	if (rc > 0) {
-		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: no plan meets %s "
-		       "with the formats these layers hold (see --json for "
-		       "each layer's formats)\n", p->budget >= 0 ?
-		       "--effective-bits" : "--max-loss");
+		say_no_plan(p, opt, nch);
 		goto out;
 	}
 	p->predicted = 0;
@@ -785,11 +841,23 @@ out:
 	return rc;
 }
 
+/* A listed format other than none holds layer l. */
+static int held_any(const struct plan *p, const struct plan_layer *l)
+{
+	size_t j;
+
+	for (j = 0; j < p->nfmt; j++)
+		if (p->fmt[j] != PF_NONE && l->holds[p->fmt[j]])
+			return 1;
+	return 0;
+}
+
 /* The fallback notes: a layer whose first listed format was refused
  * and that got a later one (or float) says so. */
 static int note_fallbacks(struct plan *p)
 {
 	size_t i, j;
+	int chosen;
 
 	for (i = 0; i < p->nlayers; i++) {
 		struct plan_layer *l = &p->layers[i];
@@ -808,16 +876,22 @@ static int note_fallbacks(struct plan *p)
 		}
 		if (!*buf)
 			continue;
-		if (asprintf(&l->fallback, "%s: fell back to %s", buf,
+		/* float by the solver's choice, though a listed format
+		 * held the layer: no fallback, nothing to warn about */
+		chosen = l->pick == PF_NONE && held_any(p, l);
+		if (asprintf(&l->fallback, chosen ? "%s; kept float: the "
+			     "solver's choice" : "%s: fell back to %s", buf,
 			     plan_formats[l->pick].name) < 0)
 			return -1;
-		if (p->verbose || l->pick == PF_NONE) {
+		if (p->verbose || (l->pick == PF_NONE && !chosen)) {
 			char shown[512];
 
 			qir_escape_text(shown, sizeof(shown), l->node);
-			qm_say(p->s, l->pick == PF_NONE ? QOPT_LOG_WARN :
-			       QOPT_LOG_INFO, "qopt plan: %slayer '%s': %s\n",
-			       l->pick == PF_NONE ? "warning: " : "", shown,
+			qm_say(p->s, l->pick == PF_NONE && !chosen ?
+			       QOPT_LOG_WARN : QOPT_LOG_INFO,
+			       "qopt plan: %slayer '%s': %s\n",
+			       l->pick == PF_NONE && !chosen ? "warning: " : "",
+			       shown,
 			       l->fallback);
 		}
 	}

@@ -20,7 +20,7 @@ QOPT_PLAN_ORT="$top_builddir/tools/qopt-plan-ort"
 export QOPT_PLAN_ORT
 M="$top_srcdir/tests/torch/models"
 
-echo "1..25"
+echo "1..27"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 # jq FILE EXPR: EXPR (Python, over the report j) printed.
@@ -187,8 +187,22 @@ plan "$R" --formats fp8 --effective-bits 9 -o "$work/bad.ini"
 [ $? = 2 ] && grep -q "data DIR is required" "$work/log" && [ ! -e "$work/bad.ini" ]
 check $? "bad input: no --data (exit 2)"
 plan "$R" --data "$M/resnet_cnn.calib" --formats nvfp4,fp8 --effective-bits 5 -o "$work/bad.ini"
-[ $? = 1 ] && grep -q "no plan meets --effective-bits" "$work/log" && [ ! -e "$work/bad.ini" ]
-check $? "bad input: a budget no plan meets (Convs fall back to fp8) fails (exit 1), nothing written"
+# the cheapest plan: nvfp4 on the Gemm head, fp8 on every Conv (no
+# report is written on this path, so the message says it)
+[ $? = 1 ] && grep -q "no plan meets --effective-bits 5 with the formats these layers hold: the cheapest takes 7\.9[0-9]* bits (--verbose lists" "$work/log" && [ ! -e "$work/bad.ini" ]
+check $? "bad input: a budget no plan meets (Convs fall back to fp8) fails (exit 1), says the cheapest plan's bits, nothing written"
+plan "$R" --data "$M/resnet_cnn.calib" --formats nvfp4,fp8 --effective-bits 5 -v -o "$work/bad.ini"
+[ $? = 1 ] && [ "$(grep -c "^qopt plan: layer '.*' ([0-9]* weights) holds: fp8\$" "$work/log")" = 11 ] &&
+	grep -q "^qopt plan: layer '/fc/Gemm' (640 weights) holds: nvfp4, fp8\$" "$work/log"
+check $? "... with --verbose, the formats each layer holds"
+# float by the solver's choice is no fallback: nvfp4 cannot hold the
+# Convs, but fp8 could, so no "fell back to none" warning
+plan "$R" --data "$M/resnet_cnn.calib" --formats nvfp4,fp8,none --effective-bits 9 -o "$work/choice.ini" --json "$work/choice.json"
+[ $? = 0 ] && ! grep -q "fell back to none" "$work/log" &&
+	[ "$(jq "$work/choice.json" 'sum(l["chosen"] == "none" and l["reason"].endswith("the solver\x27s choice") for l in j["layers"])')" = \
+	  "$(jq "$work/choice.json" 'sum(l["chosen"] == "none" for l in j["layers"])')" ] &&
+	[ "$(jq "$work/choice.json" 'sum(l["chosen"] == "none" for l in j["layers"])')" -gt 0 ]
+check $? "a layer kept float though fp8 held it is the solver's choice, not a fallback (no warning)"
 plan "$R" --data "$M/resnet_cnn.calib" --formats fp8 --effective-bits 9 -o /dev/null
 [ $? = 2 ] && grep -q "o needs a file, not /dev/null" "$work/log"
 check $? "bad input: -o /dev/null is refused (the INI names a file beside it) (exit 2)"
