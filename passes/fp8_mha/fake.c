@@ -265,6 +265,8 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg,
 	}
 	if (!nt)
 		return -1;
+	/* W's doc_string and metadata go with its values. */
+	qir_tensor_keep_fields(nt, c->w);
 	/* The pass's read of W (the finiteness scan) is over; the
 	 * recipe reads it again when the writer fills it. */
 	if (o->rotate_back)
