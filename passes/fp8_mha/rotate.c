@@ -69,9 +69,10 @@ int fp8mha_weight_kaxis(qir_value *v, int rank, int *kaxis, char *why,
  * writer computes R fq(R W) straight into the output, so the fake
  * weights cost about a copy of the model, with no result held in the
  * heap or the spill file. The scale is amax(R W), known only once the
- * whole rotated weight is: the fill holds that one weight in FP32
- * (ps_rotate_back), never the model. The recipe keeps what it needs of
- * the candidate, which is gone by then. */
+ * whole rotated weight is: the fill rotates the weight twice in strips
+ * (rot_strips), or holds it whole in FP32 where a strip would be all of
+ * it (ps_rotate_back), never the model. The recipe keeps what it needs
+ * of the candidate, which is gone by then. */
 struct rot_recipe {
 	struct ps_recipe base;	/* the weight's name, the device */
 	int fp8;		/* FLOAT8E4M3FN (fake.c checked) */
@@ -150,13 +151,183 @@ out:
 	return rc;
 }
 
+/* Strips: R acts along K only, so whole rows of [outer, K, inner] rotate
+ * on their own, and amax is exact in any order: a first sweep rotates
+ * each strip for the scales, a second rotates it again, quantizes,
+ * dequantizes, rotates back and writes it. The bytes are those of the
+ * whole weight at once (fake_quantize), with a buffer of about
+ * ROT_STRIP_ELEMS floats per fill instead of the weight in FP32. */
+#define ROT_STRIP_ELEMS ((size_t)1 << 18)
+
+struct strips {
+	size_t row;		/* elements of one row: K * inner */
+	size_t unit;		/* rows a strip is a multiple of */
+	int per_block;		/* scales per block of unit rows */
+};
+
+/* How Q's scales fall on rows; 0 when a strip of whole units cannot
+ * carry them (then the whole weight is one strip). */
+static int strip_plan(const struct rot_recipe *r, struct strips *p)
+{
+	const qk_qlayout *l = &r->lay;
+	size_t span = l->axis * l->inner;
+
+	p->row = r->k * r->inner;
+	p->unit = 1;
+	p->per_block = 0;
+	if (l->mode == QK_SCALE_TENSOR || !(p->row % span))
+		return 1;	/* one scale, or whole axis cycles per row */
+	if (l->inner % p->row)
+		return 0;
+	p->unit = l->inner / p->row;	/* one scale per unit rows */
+	p->per_block = 1;
+	return 1;
+}
+
+/* x = R W over rows [r0, r0 + n) (FP32). */
+static int strip_rotate(const struct rot_recipe *r, qk_ctx *kc, int dtype,
+			const unsigned char *src, size_t r0, size_t n,
+			float *x, const char **step)
+{
+	size_t row = r->k * r->inner, es = qir_dtype_bits(dtype) / 8;
+	int rc;
+
+	*step = "conversion to FP32";
+	rc = qk_convert(kc, QIR_FLOAT, x, dtype, src + r0 * row * es,
+			n * row);
+	if (rc)
+		return rc;
+	*step = "Hadamard rotation";
+	return qk_hadamard(kc, QIR_FLOAT, x, n, r->k, r->inner, r->k & -r->k);
+}
+
+/* The scale of element e of W (at Q's granularity). */
+static size_t scale_index(const qk_qlayout *l, size_t e)
+{
+	return l->mode == QK_SCALE_TENSOR ? 0 : (e / l->inner) % l->axis;
+}
+
+/* Sweep 1: amax of R W per scale into s (then /448, 1 where 0). */
+static int strip_scales(const struct rot_recipe *r, qk_ctx *kc, int dtype,
+			const void *src, size_t rows, float *x, float *s,
+			const char **step)
+{
+	size_t row = r->k * r->inner, r0, n, j, e;
+	float a;
+	int rc = 0;
+
+	for (j = 0; j < r->nscales; j++)
+		s[j] = 0;
+	for (r0 = 0; r0 < r->outer && !rc; r0 += n) {
+		n = r->outer - r0 < rows ? r->outer - r0 : rows;
+		rc = strip_rotate(r, kc, dtype, src, r0, n, x, step);
+		if (rc)
+			break;
+		*step = "amax of the rotated weight (finite in FP32?)";
+		if (r->lay.mode == QK_SCALE_TENSOR) {
+			rc = qk_amax(kc, QIR_FLOAT, x, n * row, &a);
+			s[0] = fmaxf(s[0], a);
+			continue;
+		}
+		for (j = 0, e = r0 * row; j < n * row; j++, e++)
+			s[scale_index(&r->lay, e)] =
+				fmaxf(s[scale_index(&r->lay, e)], fabsf(x[j]));
+	}
+	for (j = 0; j < r->nscales && !rc; j++) {
+		if (!isfinite(s[j]))
+			return QK_EINVAL;	/* R W overflowed FP32 */
+		s[j] /= E4M3_MAX;
+		if (!(s[j] > 0))
+			s[j] = 1;
+	}
+	return rc;
+}
+
+/* fq(x) for rows [r0, r0 + n) with the scales s, in place. */
+static int strip_fq(const struct rot_recipe *r, qk_ctx *kc,
+		    const struct strips *p, size_t r0, size_t n, float *x,
+		    uint8_t *codes, const float *s, const char **step)
+{
+	const qk_qlayout *l = &r->lay;
+	size_t len = n * p->row, b, nb = p->per_block ? n / p->unit : 1;
+	size_t blen = len / nb;
+	qk_qlayout sl = { 1, blen, 1, QK_SCALE_TENSOR, 0 };
+	int rc = 0;
+
+	if (l->mode != QK_SCALE_TENSOR && !p->per_block)
+		sl = (qk_qlayout){ len / (l->axis * l->inner), l->axis,
+				   l->inner, QK_SCALE_AXIS, 0 };
+	for (b = 0; b < nb && !rc; b++) {
+		float *xb = x + b * blen;
+		const float *sb = p->per_block ?
+			&s[scale_index(l, r0 * p->row + b * blen)] : s;
+
+		*step = "FP8 quantization";
+		rc = qk_fp8_quantize(kc, r->fp8, codes, QIR_FLOAT, xb, sb, &sl,
+				     1);
+		if (rc)
+			break;
+		*step = "FP8 dequantization";
+		rc = qk_fp8_dequantize(kc, QIR_FLOAT, xb, r->fp8, codes, sb,
+				       &sl);
+	}
+	return rc;
+}
+
+static int rot_strips(const struct rot_recipe *r, qk_ctx *kc, int dtype,
+		      const void *src, void *dst, const struct strips *p,
+		      size_t rows, const char **step)
+{
+	size_t es = qir_dtype_bits(dtype) / 8, r0, n;
+	float *x = malloc(rows * p->row * sizeof(*x) + 1);
+	float *s = malloc(r->nscales * sizeof(*s) + 1);
+	uint8_t *codes = malloc(rows * p->row + 1);
+	int rc = QK_ENOMEM;
+
+	*step = "out of memory";
+	if (!x || !s || !codes)
+		goto out;
+	rc = strip_scales(r, kc, dtype, src, rows, x, s, step);
+	for (r0 = 0; r0 < r->outer && !rc; r0 += n) {
+		n = r->outer - r0 < rows ? r->outer - r0 : rows;
+		rc = strip_rotate(r, kc, dtype, src, r0, n, x, step);
+		if (!rc)
+			rc = strip_fq(r, kc, p, r0, n, x, codes, s, step);
+		if (rc)
+			break;
+		*step = "inverse Hadamard rotation";
+		rc = qk_hadamard(kc, QIR_FLOAT, x, n, r->k, r->inner,
+				 r->k & -r->k);
+		if (rc)
+			break;
+		*step = "conversion to the weight's type";
+		rc = qk_convert(kc, dtype, (unsigned char *)dst +
+				r0 * p->row * es, QIR_FLOAT, x, n * p->row);
+	}
+out:
+	free(x);
+	free(s);
+	free(codes);
+	return rc;
+}
+
 static int rot_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 		   const void *src, void *const *dst, const char **step,
 		   qir_error *err)
 {
 	struct rot_recipe *r = (struct rot_recipe *)base;
+	struct strips p;
+	size_t rows = 0;
 
 	(void)err;
+	if (strip_plan(r, &p)) {
+		rows = ROT_STRIP_ELEMS / p.row / p.unit * p.unit;
+		rows = rows ? rows : p.unit;
+	}
+	/* Fewer rows than the weight's: strips; else the whole at once. */
+	if (rows && rows < r->outer)
+		return rot_strips(r, kc, in->dtype, src, dst[0], &p, rows,
+				  step);
 	return ps_rotate_back(kc, in->dtype, src, dst[0], r->outer, r->k,
 			      r->inner, r->k & -r->k, fake_quantize, r, step);
 }
