@@ -7,7 +7,8 @@
 # (tests/passes/fp8_mha/fake.py), on FLOAT16 weights of 1M elements in external data.
 # rotate = rotate_back the same way: each W_fq_rot deferred (R fq(R W)
 # computed by the writer, one weight at a time), none spilled, and the
-# bytes those of the eager reference (tests/passes/fp8_mha/rotref.c).
+# bytes those of the eager reference (tests/passes/fp8_mha/rotref.c), also
+# for weights the recipe does in strips (per-axis scales across strips).
 . "$top_srcdir/tests/ort/common.sh"
 qopt_need_py_onnx
 qopt_workdir fp8mha-fake
@@ -59,4 +60,18 @@ check $? "rotate_back: the 4 weights deferred after the pass (found $nd), none s
 rc=$?
 sed 's/^/# /' "$work/rcheck"
 check $rc "rotate_back weights = the eager reference R fq(R W), byte for byte"
+# Weights of 512 rows of K = 1024 (FLOAT, 2 strips of the recipe):
+# per-axis scales along the rows (one per strip row) and per tensor.
+gen="$top_srcdir/tests/passes/fp8_mha/rotate.py"
+for c in "axis transposed" "tensor transposed" "axis gemm"; do
+	set -- $c
+	"$py" "$gen" model "$work/s.onnx" f32 $1 $2 1024 512 &&
+		"$QOPT" -q --passes $ROT "$work/s.onnx" -o "$work/s_r.onnx" \
+			>>"$work/log" 2>&1 &&
+		"$top_builddir/tests/passes/fp8_mha/rotref" "$work/s.onnx" \
+			"$work/s_r.onnx" 1 >"$work/rcheck" 2>&1
+	rc=$?
+	sed 's/^/# /' "$work/rcheck"
+	check $rc "rotate_back in strips, $1 scales ($2): the eager reference's bytes"
+done
 echo "1..$n"
