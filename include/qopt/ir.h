@@ -197,6 +197,13 @@ int qir_tensor_deferred(const qir_tensor *t);
  * tensor shares its recipe, heap bytes are copied (into m's spill
  * file when big; m may be NULL). NULL with err set on failure. */
 qir_tensor *qir_tensor_share(qir_model *m, qir_tensor *t, qir_error *err);
+/* For a tensor dst that takes src's place (a pass's recipe replacing a
+ * weight: same type and shape): dst is written with the fields of
+ * src's TensorProto the IR does not model (doc_string, metadata_props,
+ * segment, unknown fields), which a new tensor has none of. Borrowed
+ * from src's model, so dst must be saved with that model. Nothing when
+ * src came from no file. (ABI 4.2) */
+void qir_tensor_keep_fields(qir_tensor *dst, const qir_tensor *src);
 
 /* Access hints for a tensor whose bytes are mapped from a file
  * (external data, spilled). WILLNEED starts reading them in and

@@ -184,6 +184,13 @@ void qir_tensor_free(qir_tensor *t)
 	free(t);
 }
 
+void qir_tensor_keep_fields(qir_tensor *dst, const qir_tensor *src)
+{
+	/* The pointer is the model's parsed message, freed with it. */
+	if (dst && src && dst->priv && src->priv)
+		QIR_TPRIV(dst)->pb = QIR_TPRIV(src)->pb;
+}
+
 void ir_tensor_set_borrowed(qir_tensor *t, const void *data)
 {
 	struct ir_tensor_priv *p = QIR_TPRIV(t);

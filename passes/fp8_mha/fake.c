@@ -5,7 +5,9 @@
  * rotation it holds DQ(Q(W)) computed as the two nodes define it (the
  * Q's scale and saturate, the DQ's scale), so every consumer sees the
  * values it saw before, bit for bit. With rotate = rotate_back it holds
- * R fq(R W) (rotate.c). The model then carries no FP8 on its weights:
+ * R fq(R W) (rotate.c). Either way the values are a deferred recipe the
+ * writer fills straight into the output (no copy in the heap or the
+ * spill file). The model then carries no FP8 on its weights:
  * the form for measuring accuracy in any runtime, not for TensorRT.
  */
 #include <stdio.h>
@@ -218,20 +220,19 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg,
 	char why[256], name[512];
 	qir_error err = { 0 };
 	qir_tensor *nt = NULL;
-	const void *src;
-	void *dst;
-	int kaxis = -1, rc = -1;
+	float amax = -1;
+	int kaxis = -1, over = 0;
 
 	*out = NULL;
 	skip = check(o->rotate_back, c, &kaxis, why, sizeof(why));
-	src = skip ? NULL : qir_tensor_data(c->w, &err);
-	if (!skip && !src)
+	/* W must be readable now: the recipe reads it only when written. */
+	if (!skip && !qir_tensor_data(c->w, &err))
 		return fp8mha_fail(cfg, c->dq, &err);
 	/* The rotation would spread a NaN or Inf over its block. */
 	if (!skip && o->rotate_back) {
 		uint64_t at;
 		const char *what;
-		int nf = ps_nonfinite(cfg->qk, c->w, &at, &what, NULL, &err);
+		int nf = ps_nonfinite(cfg->qk, c->w, &at, &what, &amax, &err);
 
 		if (nf < 0)
 			return fp8mha_fail(cfg, c->dq, &err);
@@ -253,25 +254,23 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg,
 		return 0;
 	snprintf(name, sizeof(name), "%s_%s", wname,
 		 o->rotate_back ? "fq_rot" : "fq");
-	if (!o->rotate_back) {
-		nt = plain_values(cfg, c, name);
-		if (!nt)
-			return -1;
-	} else {
-		nt = qir_tensor_new(name, c->w->dtype, c->w->rank, c->w->dims,
-				    &err);
-		dst = nt ? qir_tensor_mutable_data(nt, &err) : NULL;
-		if (!dst) {
-			qir_tensor_free(nt);
-			return fp8mha_fail(cfg, c->dq, &err);
-		}
-		rc = fp8mha_rotated_values(cfg, c, kaxis, src, dst);
-		if (rc) {
-			qir_tensor_free(nt);
-			return -1;
-		}
-		(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
+	nt = o->rotate_back ?
+	     fp8mha_rotated_recipe(cfg, c, kaxis, amax, name, &over) :
+	     plain_values(cfg, c, name);
+	if (over) {
+		fp8mha_skip(cfg, c->dq, "weights skipped (rotate_back: "
+			    "overflows FP32)", "weight '%s': R W leaves "
+			    "FP32's range (max |W| %g)", wname, (double)amax);
+		return 0;
 	}
+	if (!nt)
+		return -1;
+	/* W's doc_string and metadata go with its values. */
+	qir_tensor_keep_fields(nt, c->w);
+	/* The pass's read of W (the finiteness scan) is over; the
+	 * recipe reads it again when the writer fills it. */
+	if (o->rotate_back)
+		(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
 	if (splice(cfg, c, nt, out))
 		return -1;
 	qopt_stat_add(cfg->ctx, o->rotate_back ?

@@ -246,11 +246,15 @@ int fp8mha_rotate_options(qopt_ctx *ctx, struct fp8mha_weight_opts *o);
  * or Gemm: 0 with *kaxis, or -1 with why. */
 int fp8mha_weight_kaxis(qir_value *v, int rank, int *kaxis, char *why,
 			size_t n);
-/* src: c->w's bytes; writes R fq(R W) in c->w's type to dst. The FP8
- * scale is amax/448 of R W at the granularity of Q's scale. 0, or -1
- * after qopt_error. */
-int fp8mha_rotated_values(struct fp8mha_cfg *cfg, const struct fp8mha_wcand *c,
-			  int kaxis, const void *src, void *dst);
+/* R fq(R W) named name, in c->w's type and shape, as a deferred recipe
+ * reading its own view of c->w (caller owns; the writer computes it
+ * into the output). The FP8 scale is amax/448 of R W at the granularity
+ * of Q's scale. amax: max |W| (or -1: unknown), to tell when R W could
+ * overflow FP32, which is then checked on the values. NULL: *skip 1
+ * when it does (nothing said), else an error was reported. */
+qir_tensor *fp8mha_rotated_recipe(struct fp8mha_cfg *cfg,
+				  const struct fp8mha_wcand *c, int kaxis,
+				  float amax, const char *name, int *skip);
 /* pretranspose.c (rewrite 2, second half) */
 #define FP8MHA_PT_MAXRANK 8
 struct fp8mha_pt {

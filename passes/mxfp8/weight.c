@@ -312,6 +312,7 @@ static qir_value *fake_value(struct mx_cfg *cfg, qir_graph *g, qir_tensor *t,
 		}
 	}
 	free(nm);
+	qir_tensor_keep_fields(f, t);	/* W's doc_string, metadata */
 	return ps_add_initializer(g, f);
 }
 

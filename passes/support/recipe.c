@@ -85,7 +85,9 @@ int ps_recipe_replace(qir_model *m, struct ps_recipe *r, qir_value *v,
 
 	if (ps_recipe_defer(m, r, old, 0, &spec, 1, &out, err))
 		return -1;
-	/* Nothing else points at the tensor: the value owns it. */
+	/* Nothing else points at the tensor: the value owns it. Its
+	 * doc_string and metadata stay with the weight. */
+	qir_tensor_keep_fields(out, old);
 	v->init = out;
 	qir_tensor_free(old);
 	return 0;

@@ -57,7 +57,9 @@ int ps_recipe_defer(qir_model *m, struct ps_recipe *r, qir_tensor *src,
  * the heap or the spill file). The value keeps its place among the
  * initializers, its name and its uses; its old tensor is freed, the
  * recipe reading a shared view of it (qir_tensor_share: external and
- * inline bytes are not copied). Takes r, on failure too. 0, or -1 with
+ * inline bytes are not copied); the new tensor keeps the old one's
+ * doc_string and metadata (qir_tensor_keep_fields). Takes r, on failure
+ * too. 0, or -1 with
  * err set and v unchanged. */
 int ps_recipe_replace(qir_model *m, struct ps_recipe *r, qir_value *v,
 		      qir_error *err);

@@ -5,6 +5,10 @@
 # file, so no spill folder is needed and nothing is said about one; the
 # values equal the ONNX definitions computed in NumPy, bit for bit
 # (tests/passes/fp8_mha/fake.py), on FLOAT16 weights of 1M elements in external data.
+# rotate = rotate_back the same way: each W_fq_rot deferred (R fq(R W)
+# computed by the writer, one weight at a time), none spilled, and the
+# bytes those of the eager reference (tests/passes/fp8_mha/rotref.c), also
+# for weights the recipe does in strips (per-axis scales across strips).
 . "$top_srcdir/tests/ort/common.sh"
 qopt_need_py_onnx
 qopt_workdir fp8mha-fake
@@ -33,4 +37,41 @@ check $? "the 4 fake weights deferred after the pass (found $nd), none spilled"
 rc=$?
 grep '^not ok' "$work/check" | sed 's/^/# /'
 check $rc "fake weights = DQ(Q(W)) from the ONNX definitions, bit for bit"
+
+ROT=fp8-compress-weights:weight_mode=fake:rotate=rotate_back
+mkdir -p "$work/ra" "$work/rb"
+"$QOPT" -q --passes $ROT "$work/in.onnx" -o "$work/ra/out.onnx" >>"$work/log" 2>&1
+ra=$?
+QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" --passes $ROT \
+	--print-after fp8-compress-weights "$work/in.onnx" -o "$work/rb/out.onnx" \
+	>"$work/rb.ir" 2>"$work/rb.err"
+rb=$?
+cat "$work/rb.err" >>"$work/log"
+[ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "qopt-spill" -e "spill file" \
+	"$work/rb.err" && cmp -s "$work/ra/out.onnx" "$work/rb/out.onnx" &&
+	cmp -s "$work/ra/out.onnx.data" "$work/rb/out.onnx.data"
+check $? "rotate_back, no spill folder: exit 0, nothing said, the same file as with one"
+nd=$(grep -c '_fq_rot: FLOAT16.*owned (deferred))$' "$work/rb.ir")
+[ "$nd" = 4 ] && ! grep -q spilled "$work/rb.ir"
+check $? "rotate_back: the 4 weights deferred after the pass (found $nd), none spilled"
+# fp8mha-gen's weights are [N, K] behind a Transpose: K is stored axis 1.
+"$top_builddir/tests/passes/fp8_mha/rotref" "$work/in.onnx" "$work/rb/out.onnx" 1 \
+	>"$work/rcheck" 2>&1
+rc=$?
+sed 's/^/# /' "$work/rcheck"
+check $rc "rotate_back weights = the eager reference R fq(R W), byte for byte"
+# Weights of 512 rows of K = 1024 (FLOAT, 2 strips of the recipe):
+# per-axis scales along the rows (one per strip row) and per tensor.
+gen="$top_srcdir/tests/passes/fp8_mha/rotate.py"
+for c in "axis transposed" "tensor transposed" "axis gemm"; do
+	set -- $c
+	"$py" "$gen" model "$work/s.onnx" f32 $1 $2 1024 512 &&
+		"$QOPT" -q --passes $ROT "$work/s.onnx" -o "$work/s_r.onnx" \
+			>>"$work/log" 2>&1 &&
+		"$top_builddir/tests/passes/fp8_mha/rotref" "$work/s.onnx" \
+			"$work/s_r.onnx" 1 >"$work/rcheck" 2>&1
+	rc=$?
+	sed 's/^/# /' "$work/rcheck"
+	check $rc "rotate_back in strips, $1 scales ($2): the eager reference's bytes"
+done
 echo "1..$n"

@@ -26,6 +26,10 @@ EXTRA_DIST += tests/passes/fp8_mha/fp8.sh tests/passes/fp8_mha/fp8-gen.py \
 	tests/passes/fp8_mha/fp8-check.py tests/passes/fp8_mha/fp8-ppocr.sh
 
 # weight_mode = fake: deferred DQ(Q(W)) (no spill file), equal to the
-# ONNX definitions in NumPy.
+# ONNX definitions in NumPy; rotate_back deferred too, equal byte for
+# byte to the eager reference (rotref).
 TESTS += tests/passes/fp8_mha/fake.sh
+check_PROGRAMS += tests/passes/fp8_mha/rotref
+tests_passes_fp8_mha_rotref_SOURCES = tests/passes/fp8_mha/rotref.c
+tests_passes_fp8_mha_rotref_LDADD = libqopt.la
 EXTRA_DIST += tests/passes/fp8_mha/fake.sh tests/passes/fp8_mha/fake.py

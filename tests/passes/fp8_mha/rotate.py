@@ -15,7 +15,9 @@ weight_mode = fake and rotate = rotate_back.
       reduction), out (the DQ output is also a graph output), e5m2
       (FLOAT8E5M2 codes), inf (one weight element is +inf), dq16 (with
       f16: W and the Q scale FLOAT, the DQ its own FLOAT16 scale, so the
-      DQ output type is not W's), dqin (the DQ's scale is a graph input).
+      DQ output type is not W's), dqin (the DQ's scale is a graph input),
+      huge (with f32: rows 0 and 1 along K are 3e38, so R W leaves FP32's
+      range), huge1 (row 0 only: near the bound, R W still finite).
       A few input channels (rows along K) are 30x larger: outliers.
   fp8mha-rotate.py check ORIG.onnx NEW.onnx KAXIS
       NEW's initializer w_fq_rot must equal R fq(R W) computed here: R the
@@ -48,6 +50,10 @@ def model(out, dt, scale, path, k, n, extra=''):
     w[rng.choice(k, size=max(1, k // 16), replace=False), :] *= 30
     if 'inf' in extra:
         w[0, 0] = np.inf
+    if 'huge' in extra:
+        w[0:2, :] = 3e38
+    if 'huge1' in extra:
+        w[0, :] = 3e38
     stored = w if path == 'direct' else w.T.copy()
     stored = stored.astype(NP[wdt])
     out_axis = 1 if path == 'direct' else 0

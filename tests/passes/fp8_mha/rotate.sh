@@ -9,6 +9,8 @@
 # - rotate_back: the stored weight equals R fq(R W) recomputed in NumPy
 #   (explicit Sylvester matrix, its own E4M3FN rounding), along the axis
 #   the consumer reduces over;
+# - rotate_back: the bytes equal tests/passes/fp8_mha/rotref's eager
+#   reference (the pass's deferred recipe computed another way);
 # - rotate_back in real mode, unknown option values, and weights it
 #   cannot handle: refused or skipped with the reason.
 . "$top_srcdir/tests/ort/common.sh"
@@ -88,15 +90,21 @@ for c in "f32 tensor direct 64 48 0" "f32 axis direct 64 48 0" \
 	"$py" "$gen" check "$work/$m.onnx" "$work/${m}_r.onnx" $6 \
 		>"$work/log" 2>&1
 	check $? "$m rotate_back: W' = R fq(R W) along stored axis $6 (NumPy): $(cat "$work/log")"
+	"$top_builddir/tests/passes/fp8_mha/rotref" "$work/$m.onnx" \
+		"$work/${m}_r.onnx" $6 >"$work/log" 2>&1
+	check $? "$m rotate_back: the eager reference's bytes (rotref): $(cat "$work/log")"
 	# R fq(R W) differs from fq(W) by the FP8 error: measured 4.5e-2 to
 	# 4.9e-2 of max |y| on these weights.
 	ort $m ${m}_r basic 0.1 "$m rotate_back: ORT runs it, output within 0.1 of the Q/DQ model's"
 done
-# The checker can fail: the pre-transposed weight checked along the
+# The checkers can fail: the pre-transposed weight checked along the
 # wrong axis (the axis of W that is not K).
 ! "$py" "$gen" check "$work/w_f32_tensor_transposed.onnx" \
 	"$work/w_f32_tensor_transposed_r.onnx" 0 >"$work/log" 2>&1
 check $? "NumPy check rejects a rotation along the other axis (it can fail)"
+! "$top_builddir/tests/passes/fp8_mha/rotref" "$work/w_f32_tensor_transposed.onnx" \
+	"$work/w_f32_tensor_transposed_r.onnx" 0 >"$work/log" 2>&1
+check $? "rotref rejects a rotation along the other axis (it can fail)"
 
 # ---- what fake and rotate_back leave alone, with the reason ----
 "$py" "$gen" model "$work/probe.onnx" f32 tensor direct 64 48 probe
@@ -130,6 +138,22 @@ run inf inf_r $P $ROT
 has inf_r "weights skipped (rotate_back: not finite)" &&
 	has inf_r "element 0 is not finite"
 check $? "rotate_back skipped for a weight holding inf (the rotation would spread it)"
+
+# |W| * block near FLT_MAX: R W is computed once at pass time (the
+# deferred recipe must not fail in the writer); leaving FP32's range it
+# is skipped, else rewritten as usual.
+"$py" "$gen" model "$work/huge.onnx" f32 tensor direct 64 16 huge
+run huge huge_r $P $ROT
+[ "$rc" = 0 ] && has huge_r "weights skipped (rotate_back: overflows FP32)" &&
+	has huge_r "weight 'w': R W leaves FP32's range (max |W| 3e+38)" &&
+	! grep -q "fake-quantized" "$work/huge_r.log"
+check $? "rotate_back skipped where R W overflows FP32, with the reason"
+"$py" "$gen" model "$work/huge1.onnx" f32 tensor direct 64 16 huge1
+run huge1 huge1_r $P $ROT
+[ "$rc" = 0 ] && has huge1_r "1 weights fake-quantized (rotate_back)" &&
+	"$top_builddir/tests/passes/fp8_mha/rotref" "$work/huge1.onnx" \
+	"$work/huge1_r.onnx" 0 >"$work/log" 2>&1
+check $? "rotate_back near FP32's bound but finite: rewritten, the eager reference's bytes: $(cat "$work/log")"
 
 "$py" "$gen" model "$work/dq16.onnx" f16 tensor direct 64 16 dq16
 run dq16 dq16_f $P $FAKE

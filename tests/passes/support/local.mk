@@ -13,6 +13,10 @@ tests_passes_support_finite_LDADD = passes/libpass-support.la libqopt.la
 TESTS += tests/passes/support/finite tests/passes/support/toolkit \
 	tests/passes/support/device.sh tests/passes/support/coverage \
 	tests/passes/support/coverage-moe.sh tests/passes/support/coverage-torch.sh
+# a weight replaced by a recipe keeps its doc_string (recipe.c and the
+# passes' fake modes)
+TESTS += tests/passes/support/recipe.sh
+EXTRA_DIST += tests/passes/support/recipe.sh tests/passes/support/recipe.py
 EXTRA_DIST += tests/passes/support/device.sh \
 	tests/passes/support/coverage-moe.sh tests/passes/support/coverage-moe.py \
 	tests/passes/support/coverage-moe.onnx tests/passes/support/coverage-torch.sh \
