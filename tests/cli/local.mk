@@ -51,7 +51,7 @@ tests_cli_plan_knapsack_SOURCES = tests/cli/plan-knapsack.c tests/lib/tap.h \
 tests_cli_plan_knapsack_LDADD = -lm
 TESTS += tests/cli/plan-knapsack
 TESTS += tests/cli/plan.sh
-EXTRA_DIST += tests/cli/plan.sh
+EXTRA_DIST += tests/cli/plan.sh tests/cli/plan-lib.sh
 # the PP-OCRv4 recognizer's nvfp4,fp8,none plan against the uniform
 # settings: make check-slow (52 ORT sessions over 8 images)
 SLOW_TESTS += tests/cli/plan-ppocr.sh

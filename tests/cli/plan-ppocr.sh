@@ -23,8 +23,7 @@ if [ ! -f "$R" ]; then
 fi
 qopt_workdir plan-ppocr
 qopt_calib_env
-QOPT_PLAN_ORT="$top_builddir/tools/qopt-plan-ort"
-export QOPT_PLAN_ORT
+. "$top_srcdir/tests/cli/plan-lib.sh"
 B=7.95
 NV=nvfp4-weights:mode=fake:min_size=0
 echo "1..8"
@@ -102,17 +101,8 @@ check $? "the uniform settings build"
 
 # score, cosine and top-1 of each model against the float model on the
 # evaluation images, by the script qopt plan measures with
-"$py" - "$work/ev.json" "$work/eval" "$R" "$work/ev.txt" "$work/p.onnx" \
-	"$work/mix.onnx" "$work/fp8.onnx" <<'PY' 2>>"$work/log"
-import json, sys
-out, data, flt, res = sys.argv[1:5]
-json.dump({"model": flt, "float": flt, "data": data, "result": res,
-           "verbose": 0, "quiet": 1,
-           "candidates": [{"file": f, "what": f} for f in sys.argv[5:]]},
-          open(out, "w"))
-PY
-mkdir -p "$work/ort-tmp"
-TMPDIR="$work/ort-tmp" qopt_node "$QOPT_PLAN_ORT" "$work/ev.json" >>"$work/log" 2>&1 &&
+plan_measure "$work/eval" "$R" "$work/ev.txt" "$work/p.onnx" \
+	"$work/mix.onnx" "$work/fp8.onnx" &&
 	[ "$(tail -n +3 "$work/ev.txt" | wc -l)" = 3 ]
 check $? "ONNX Runtime measures the plan and the 2 uniform settings on the evaluation images"
 

@@ -19,8 +19,7 @@ qopt_need_py_onnx
 qopt_need_ort
 qopt_workdir plan-w4a4
 qopt_calib_env
-QOPT_PLAN_ORT="$top_builddir/tools/qopt-plan-ort"
-export QOPT_PLAN_ORT
+. "$top_srcdir/tests/cli/plan-lib.sh"
 M="$top_srcdir/tests/torch/models"
 L="$top_srcdir/tests/torch/learned"
 

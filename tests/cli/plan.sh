@@ -16,8 +16,7 @@ qopt_need_py_onnx
 qopt_need_ort
 qopt_workdir plan
 qopt_calib_env
-QOPT_PLAN_ORT="$top_builddir/tools/qopt-plan-ort"
-export QOPT_PLAN_ORT
+. "$top_srcdir/tests/cli/plan-lib.sh"
 M="$top_srcdir/tests/torch/models"
 
 echo "1..27"
@@ -26,23 +25,11 @@ plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 # jq FILE EXPR: EXPR (Python, over the report j) printed.
 jq() { "$py" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 # held DATA FLOAT MODEL...: each model's score (output MSE over the float
-# output's variance) against FLOAT over DATA, one per line, by the
-# script qopt plan uses.
+# output's variance) against FLOAT over DATA, one per line.
 held() {
 	data=$1 float=$2
 	shift 2
-	"$py" - "$work/held.json" "$data" "$float" "$work/held.txt" "$@" <<'PY'
-import json, sys
-out, data, flt, res = sys.argv[1:5]
-json.dump({"model": flt, "float": flt, "data": data, "result": res,
-           "verbose": 0, "quiet": 1,
-           "candidates": [{"file": f, "what": f} for f in sys.argv[5:]]},
-          open(out, "w"))
-PY
-	# ORT's own mat-debug files: not in $work/tmp, which qopt plan must
-	# leave empty
-	mkdir -p "$work/ort-tmp"
-	TMPDIR="$work/ort-tmp" qopt_node "$QOPT_PLAN_ORT" "$work/held.json" >>"$work/log" 2>&1 &&
+	plan_measure "$data" "$float" "$work/held.txt" "$@" &&
 		tail -n +3 "$work/held.txt" | cut -d' ' -f1
 }
 # le A B: A <= B (B may be a score a hair above A for equal models)

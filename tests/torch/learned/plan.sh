@@ -15,8 +15,7 @@ qopt_need_ort
 qopt_need_py_onnx
 qopt_workdir learned-plan
 qopt_calib_env
-QOPT_PLAN_ORT="$top_builddir/tools/qopt-plan-ort"
-export QOPT_PLAN_ORT
+. "$top_srcdir/tests/cli/plan-lib.sh"
 L="$top_srcdir/tests/torch/learned"
 W=$work
 NV=nvfp4-weights:mode=fake:min_size=0
