@@ -15,23 +15,28 @@ qopt_workdir fp8mha-fake
 
 "$top_builddir/bench/fp8mha-gen" "$work/in.onnx" 8 4 >"$work/log" 2>&1
 check $? "model generated (4 weights behind Q/DQ)"
-mkdir -p "$work/a" "$work/b"  # the same file name: the .onnx names its data file
-"$QOPT" -q --passes 'fp8-compress-weights:weight_mode=fake' "$work/in.onnx" \
-	-o "$work/a/out.onnx" >>"$work/log" 2>&1
-ra=$?
-QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" \
-	--passes 'fp8-compress-weights:weight_mode=fake' \
-	--print-after fp8-compress-weights "$work/in.onnx" -o "$work/b/out.onnx" \
-	>"$work/b.ir" 2>"$work/b.err"
-rb=$?
-cat "$work/b.err" >>"$work/log"
-[ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "qopt-spill" -e "spill file" \
-	"$work/b.err" && cmp -s "$work/a/out.onnx" "$work/b/out.onnx" &&
-	cmp -s "$work/a/out.onnx.data" "$work/b/out.onnx.data"
-check $? "no spill folder: exit 0, nothing said, the same file as with one"
-nd=$(grep -c '_fq: FLOAT16.*owned (deferred))$' "$work/b.ir")
-[ "$nd" = 4 ] && ! grep -q spilled "$work/b.ir"
-check $? "the 4 fake weights deferred after the pass (found $nd), none spilled"
+# deferred SPEC A B SUFFIX WHAT: SPEC run twice, with a spill folder
+# (into A) and with none (into B, printing the IR after the pass): exit
+# 0, nothing said about spilling, the same files; then the 4 weights
+# ending in SUFFIX are "owned (deferred)" after the pass, none spilled.
+deferred() {
+	mkdir -p "$work/$2" "$work/$3"  # the same file name: the .onnx names its data file
+	"$QOPT" -q --passes "$1" "$work/in.onnx" -o "$work/$2/out.onnx" >>"$work/log" 2>&1
+	ra=$?
+	QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" --passes "$1" \
+		--print-after fp8-compress-weights "$work/in.onnx" -o "$work/$3/out.onnx" \
+		>"$work/$3.ir" 2>"$work/$3.err"
+	rb=$?
+	cat "$work/$3.err" >>"$work/log"
+	[ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "qopt-spill" -e "spill file" \
+		"$work/$3.err" && cmp -s "$work/$2/out.onnx" "$work/$3/out.onnx" &&
+		cmp -s "$work/$2/out.onnx.data" "$work/$3/out.onnx.data"
+	check $? "${5}no spill folder: exit 0, nothing said, the same file as with one"
+	nd=$(grep -c "$4: FLOAT16.*owned (deferred))\$" "$work/$3.ir")
+	[ "$nd" = 4 ] && ! grep -q spilled "$work/$3.ir"
+	check $? "${5}the 4 fake weights deferred after the pass (found $nd), none spilled"
+}
+deferred fp8-compress-weights:weight_mode=fake a b _fq ""
 "$py" "$top_srcdir/tests/passes/fp8_mha/fake.py" "$work/in.onnx" "$work/b/out.onnx" \
 	>"$work/check" 2>&1
 rc=$?
@@ -39,21 +44,7 @@ grep '^not ok' "$work/check" | sed 's/^/# /'
 check $rc "fake weights = DQ(Q(W)) from the ONNX definitions, bit for bit"
 
 ROT=fp8-compress-weights:weight_mode=fake:rotate=rotate_back
-mkdir -p "$work/ra" "$work/rb"
-"$QOPT" -q --passes $ROT "$work/in.onnx" -o "$work/ra/out.onnx" >>"$work/log" 2>&1
-ra=$?
-QOPT_SPILL_DIR=/nonexistent/qopt-spill "$QOPT" --passes $ROT \
-	--print-after fp8-compress-weights "$work/in.onnx" -o "$work/rb/out.onnx" \
-	>"$work/rb.ir" 2>"$work/rb.err"
-rb=$?
-cat "$work/rb.err" >>"$work/log"
-[ $ra = 0 ] && [ $rb = 0 ] && ! grep -q -e "stay in memory" -e "qopt-spill" -e "spill file" \
-	"$work/rb.err" && cmp -s "$work/ra/out.onnx" "$work/rb/out.onnx" &&
-	cmp -s "$work/ra/out.onnx.data" "$work/rb/out.onnx.data"
-check $? "rotate_back, no spill folder: exit 0, nothing said, the same file as with one"
-nd=$(grep -c '_fq_rot: FLOAT16.*owned (deferred))$' "$work/rb.ir")
-[ "$nd" = 4 ] && ! grep -q spilled "$work/rb.ir"
-check $? "rotate_back: the 4 weights deferred after the pass (found $nd), none spilled"
+deferred $ROT ra rb _fq_rot "rotate_back: "
 # fp8mha-gen's weights are [N, K] behind a Transpose: K is stored axis 1.
 "$top_builddir/tests/passes/fp8_mha/rotref" "$work/in.onnx" "$work/rb/out.onnx" 1 \
 	>"$work/rcheck" 2>&1
