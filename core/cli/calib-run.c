@@ -338,6 +338,18 @@ static char *script_path(void)
 /* How the script ended. */
 enum script_end { SCRIPT_OK, SCRIPT_FAILED, SCRIPT_INTERRUPTED };
 
+/* ONNX Runtime's node binding leaves an empty mat-debug-PID.log in
+ * TMPDIR, named after the script's process: ours to remove. */
+static void drop_ort_log(pid_t pid)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/mat-debug-%ld.log",
+		 tmp && *tmp ? tmp : "/tmp", (long)pid);
+	unlink(path);
+}
+
 /* Runs the script and waits. qopt ignores SIGQUIT meanwhile (like
  * system()); a SIGINT, SIGTERM or SIGHUP to qopt ends the script, removes
  * the folder and ends qopt by that signal (130 for SIGINT). A script
@@ -391,6 +403,7 @@ static enum script_end run_script(qm_session *s, const char *who,
 			goto out;
 		}
 	qm_guard_child(0, 0);
+	drop_ort_log(pid);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		end = SCRIPT_OK;
 	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)

@@ -25,7 +25,7 @@ gen samples decoder "$work/held_dec" 16 5
 gen samples decoder16 "$work/cal_dec16" 16 4
 gen samples decoder16 "$work/held_dec16" 16 5
 
-echo "1..39"
+echo "1..40"
 
 # same JSON FILE NUMPY_JSON: every tensor NumPy measured has exactly its
 # amax in FILE, and FILE has no other.
@@ -311,5 +311,16 @@ check $? "calibrate: SIGTERM while the script runs: the script ended, exit 143 (
 
 ! ls "$work/tmp" | grep -q "^qopt-calib-"
 check $? "calibrate: no temporary folder left behind, failed runs and SIGTERM included"
+
+# ONNX Runtime's node binding leaves an empty mat-debug-PID.log in
+# TMPDIR per run (named after node's pid): qopt removes its script's.
+# (This test's own ORT runs leave theirs: counted before and after.)
+logs() { ls "$work/tmp" | grep -c "^mat-debug-.*\.log$"; }
+l0=$(logs)
+cal "$work/exact.onnx" --data "$work/cal_exact" -o "$work/again.json"
+rc=$?
+nlog=$(( $(logs) - l0 ))
+[ $rc = 0 ] && [ "$nlog" = 0 ]
+check $? "calibrate: no mat-debug log of ONNX Runtime left in TMPDIR (new ones: $nlog)"
 
 exit $failed
