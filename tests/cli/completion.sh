@@ -30,6 +30,13 @@ complete_words "$QOPT" plan m.onnx --eff >out 2>"$W/err"
 t "plan's options" grep -qx -- --effective-bits out
 complete_words "$QOPT" plan m.onnx --formats nvfp4,f >out 2>"$W/err"
 t "--formats completes the format after the last comma" grep -qx nvfp4,fp8 out
+# every format qopt plan knows (its error for an unknown one lists them)
+"$QOPT" plan m.onnx --data "$W" --formats bogus --effective-bits 9 2>&1 |
+	sed -n 's/.*(known: \(.*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' | sort >known
+complete_words "$QOPT" plan m.onnx --formats "" >out 2>"$W/err"
+sort out >comp
+t "--formats completes every format qopt plan knows ($(tr '\n' ' ' <known))" \
+	eval '[ -s known ] && cmp -s known comp'
 complete_words qopt-ort-check a.onnx b.onnx --js >out 2>"$W/err"
 t "qopt-ort-check's options" grep -qx -- --json out
 done_testing
