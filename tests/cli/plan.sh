@@ -19,7 +19,7 @@ qopt_calib_env
 . "$top_srcdir/tests/cli/plan-lib.sh"
 M="$top_srcdir/tests/torch/models"
 
-echo "1..27"
+echo "1..28"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 # jq FILE EXPR: EXPR (Python, over the report j) printed.
@@ -182,6 +182,9 @@ plan "$R" --data "$M/resnet_cnn.calib" --formats nvfp4,fp8 --effective-bits 5 -v
 [ $? = 1 ] && [ "$(grep -c "^qopt plan: layer '.*' ([0-9]* weights) holds: fp8\$" "$work/log")" = 11 ] &&
 	grep -q "^qopt plan: layer '/fc/Gemm' (640 weights) holds: nvfp4, fp8\$" "$work/log"
 check $? "... with --verbose, the formats each layer holds"
+plan "$R" --data "$M/resnet_cnn.calib" --formats nvfp4,fp8 --max-loss 1e-12 -o "$work/bad.ini"
+[ $? = 1 ] && grep -q "no plan meets --max-loss 1e-12 with the formats these layers hold: the lowest predicted loss is [0-9.e+-]* (--verbose lists" "$work/log" && [ ! -e "$work/bad.ini" ]
+check $? "bad input: a --max-loss no plan meets (no none offered) fails (exit 1), says the lowest loss, nothing written"
 # float by the solver's choice is no fallback: nvfp4 cannot hold the
 # Convs, but fp8 could, so no "fell back to none" warning
 plan "$R" --data "$M/resnet_cnn.calib" --formats nvfp4,fp8,none --effective-bits 9 -o "$work/choice.ini" --json "$work/choice.json"
