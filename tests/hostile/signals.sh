@@ -60,7 +60,10 @@ while [ $i -lt 3000 ] && kill -0 $job 2>/dev/null; do
 	i=$((i + 1))
 done
 if [ $caught = 1 ]; then
-	t "caught qopt while it writes (a temporary file exists)" [ -n "$(ls -A "$W/dest" | grep '^\.')" ]
+	# The stopped process must be qopt itself (the signal is meant for the
+	# writer), not a wrapper around it that would leave qopt running.
+	t "the process stopped mid-save is qopt itself" \
+		eval 'grep -q "qopt" /proc/$pid/comm'
 	kill -TERM $pid
 	kill -CONT $pid
 	wait $job
@@ -73,9 +76,11 @@ if [ $caught = 1 ]; then
 	fi
 else
 	wait $job
-	ok 0 "# SKIP the save ended before it could be caught"
-	ok 0 "# SKIP the save ended before it could be caught"
-	ok 0 "# SKIP the save ended before it could be caught"
+	for c in "the process stopped mid-save is qopt itself" \
+		"SIGTERM during a save: ends by SIGTERM (status 143)" \
+		"SIGTERM during a save: no temporary file left"; do
+		ok 0 "$c # SKIP the save ended before it could be caught"
+	done
 fi
 rm -rf "$W/big.onnx" "$W/dest"
 
