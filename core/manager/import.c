@@ -12,11 +12,26 @@
 #include "manager/options.h"
 #include "manager/registry.h"
 
+/* The offset of the first nonzero byte of the entry past the size bytes
+ * this qopt knows, or 0: a later minor's field that is set, and so
+ * means something this qopt cannot do. */
+static size_t field_used(const char *entry, size_t stride, size_t size)
+{
+	size_t i;
+
+	for (i = size; i < stride; i++)
+		if (entry[i])
+			return i;
+	return 0;
+}
+
 /* A table of entries stride bytes apart, ended by one whose first field
  * (a name) is NULL, copied into entries of size bytes (calloc'd, with a
- * zeroed end). *n: its length. NULL when out of memory. */
+ * zeroed end). *n: its length. *newer: the index of the first entry
+ * that sets a field past size (a later minor's), else *n. NULL when out
+ * of memory. */
 static void *import_table(const void *src, size_t stride, size_t size,
-			  size_t *n)
+			  size_t *n, size_t *newer)
 {
 	const char *p = src;
 	char *out;
@@ -27,11 +42,28 @@ static void *import_table(const void *src, size_t stride, size_t size,
 	out = calloc(k + 1, size);
 	if (!out)
 		return NULL;
-	for (i = 0; i < k; i++)
+	*newer = k;
+	for (i = 0; i < k; i++) {
 		memcpy(out + i * size, p + i * stride,
 		       stride < size ? stride : size);
+		if (*newer == k && field_used(p + i * stride, stride, size))
+			*newer = i;
+	}
 	*n = k;
 	return out;
+}
+
+/* A plugin of a later minor that sets a field this qopt lacks: what it
+ * needs is that minor, so it is refused as the minor check would. */
+static int uses_newer(const char *path, const qopt_plugin_info *info,
+		      const char *what, const char *name, qir_error *err)
+{
+	return qir_fail(err, QOPT_EPLUGIN_ABI,
+			"%s: plugin needs qopt plugin ABI %u.%u, this qopt (%s) provides %u.%u: upgrade qopt (the plugin sets a field of %s '%s' that ABI %u.%u lacks)",
+			path, (unsigned)info->abi_major,
+			(unsigned)info->abi_minor, qopt_version(),
+			QOPT_ABI_MAJOR, QOPT_ABI_MINOR, what, name ? name : "?",
+			QOPT_ABI_MAJOR, QOPT_ABI_MINOR);
 }
 
 static int oom(const char *path, qir_error *err)
@@ -42,7 +74,7 @@ static int oom(const char *path, qir_error *err)
 static int import_pipelines(const char *path, const qopt_plugin_info *info,
 			    struct pm_plugin *pl, qir_error *err)
 {
-	size_t n = 0, k, m;
+	size_t n = 0, k, m, newer;
 
 	pl->info_copy.pipelines = NULL;
 	/* A plugin_info of ABI 2.x ends before the pipeline fields. */
@@ -50,8 +82,10 @@ static int import_pipelines(const char *path, const qopt_plugin_info *info,
 		return 0;
 	if (info->pipeline_size < PM_PIPELINE_INFO_SIZE_3_0 ||
 	    info->step_size < PM_PIPELINE_STEP_SIZE_3_0 ||
-	    info->pipeline_size > sizeof(qopt_pipeline_info) ||
-	    info->step_size > sizeof(qopt_pipeline_step))
+	    info->pipeline_size > pm_entry_size_max(info,
+						sizeof(qopt_pipeline_info)) ||
+	    info->step_size > pm_entry_size_max(info,
+						sizeof(qopt_pipeline_step)))
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: pipeline entry sizes %u/%u, this qopt knows %zu/%zu",
 				path, (unsigned)info->pipeline_size,
@@ -59,24 +93,33 @@ static int import_pipelines(const char *path, const qopt_plugin_info *info,
 				sizeof(qopt_pipeline_info),
 				sizeof(qopt_pipeline_step));
 	pl->pipelines = import_table(info->pipelines, info->pipeline_size,
-				     sizeof(qopt_pipeline_info), &n);
+				     sizeof(qopt_pipeline_info), &n, &newer);
 	pl->pipeline_options = calloc(n + 1, sizeof(*pl->pipeline_options));
 	pl->steps = calloc(n + 1, sizeof(*pl->steps));
 	if (!pl->pipelines || !pl->pipeline_options || !pl->steps)
 		return oom(path, err);
+	if (newer < n)
+		return uses_newer(path, info, "pipeline",
+				  pl->pipelines[newer].name, err);
 	for (k = 0; k < n; k++) {
 		qopt_pipeline_info *pi = &pl->pipelines[k];
 
 		if (pi->steps &&
 		    !(pi->steps = pl->steps[k] =
 		      import_table(pi->steps, info->step_size,
-				   sizeof(qopt_pipeline_step), &m)))
+				   sizeof(qopt_pipeline_step), &m, &newer)))
 			return oom(path, err);
+		if (pi->steps && newer < m)
+			return uses_newer(path, info, "a step of pipeline",
+					  pi->name, err);
 		if (pi->options &&
 		    !(pi->options = pl->pipeline_options[k] =
 		      import_table(pi->options, info->option_size,
-				   sizeof(qopt_option_spec), &m)))
+				   sizeof(qopt_option_spec), &m, &newer)))
 			return oom(path, err);
+		if (pi->options && newer < m)
+			return uses_newer(path, info, "option",
+					  pi->options[newer].name, err);
 	}
 	pl->info_copy.pipelines = pl->pipelines;
 	return 0;
@@ -85,28 +128,39 @@ static int import_pipelines(const char *path, const qopt_plugin_info *info,
 int pm_import_tables(const char *path, const qopt_plugin_info *info,
 		     struct pm_plugin *pl, qir_error *err)
 {
-	size_t np, i, m;
+	size_t np, i, m, newer;
 
 	memcpy(&pl->info_copy, info,
 	       info->info_size < sizeof(pl->info_copy) ? info->info_size :
 							  sizeof(pl->info_copy));
+	if (field_used((const char *)info, info->info_size,
+		       sizeof(pl->info_copy)))
+		return uses_newer(path, info, "the plugin table", info->name,
+				  err);
 	if (!info->passes)
 		return import_pipelines(path, info, pl, err);
 	pl->passes = import_table(info->passes, info->pass_size,
-				  sizeof(qopt_pass_info), &np);
+				  sizeof(qopt_pass_info), &np, &newer);
 	pl->options = pl->passes ? calloc(np + 1, sizeof(*pl->options)) :
 		      NULL;
 	if (!pl->passes || !pl->options)
 		return oom(path, err);
+	if (newer < np)
+		return uses_newer(path, info, "pass", pl->passes[newer].name,
+				  err);
 	for (i = 0; i < np; i++) {
 		if (!pl->passes[i].options)
 			continue;
 		pl->options[i] = import_table(pl->passes[i].options,
 					      info->option_size,
-					      sizeof(qopt_option_spec), &m);
+					      sizeof(qopt_option_spec), &m,
+					      &newer);
 		if (!pl->options[i])
 			return oom(path, err);
 		pl->passes[i].options = pl->options[i];
+		if (newer < m)
+			return uses_newer(path, info, "option",
+					  pl->options[i][newer].name, err);
 	}
 	pl->info_copy.passes = pl->passes;
 	return import_pipelines(path, info, pl, err);

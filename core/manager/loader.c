@@ -194,12 +194,9 @@ static int check_version(const char *path, const qopt_plugin_info *info,
 				"%s: plugin ABI version %u does not match qopt's plugin ABI version %u.%u (qopt %s): rebuild the plugin against this qopt",
 				path, (unsigned)info->abi_major,
 				QOPT_ABI_MAJOR, QOPT_ABI_MINOR, qopt_version());
-	if (info->abi_minor > QOPT_ABI_MINOR)
-		return qir_fail(err, QOPT_EPLUGIN_ABI,
-				"%s: plugin needs qopt plugin ABI %u.%u, this qopt (%s) provides %u.%u: upgrade qopt",
-				path, (unsigned)info->abi_major,
-				(unsigned)info->abi_minor, qopt_version(),
-				QOPT_ABI_MAJOR, QOPT_ABI_MINOR);
+	/* A later minor is refused only for what it uses (pm_import_tables
+	 * checks the fields, the dynamic linker the functions): a plugin
+	 * built against newer headers that uses nothing new loads. */
 	if (info->info_size < PM_PLUGIN_INFO_SIZE_MIN ||
 	    info->pass_size < PM_PASS_INFO_SIZE_MIN ||
 	    info->option_size < PM_OPTION_SPEC_SIZE_MIN)
@@ -211,11 +208,12 @@ static int check_version(const char *path, const qopt_plugin_info *info,
 				PM_PLUGIN_INFO_SIZE_MIN, PM_PASS_INFO_SIZE_MIN,
 				PM_OPTION_SPEC_SIZE_MIN);
 	/* A plugin of this minor or an older one cannot have larger
-	 * entries than this loader's: its tables would be walked with a
+	 * entries than this loader's, and a later minor's grow by a few
+	 * fields, not by multiples: either would walk its tables with a
 	 * stride past what it provides. */
-	if (info->info_size > sizeof(qopt_plugin_info) ||
-	    info->pass_size > sizeof(qopt_pass_info) ||
-	    info->option_size > sizeof(qopt_option_spec))
+	if (info->info_size > pm_entry_size_max(info, sizeof(qopt_plugin_info)) ||
+	    info->pass_size > pm_entry_size_max(info, sizeof(qopt_pass_info)) ||
+	    info->option_size > pm_entry_size_max(info, sizeof(qopt_option_spec)))
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: malformed plugin table: entry sizes %u/%u/%u are larger than ABI %u.%u's (%zu/%zu/%zu), which the plugin claims",
 				path, (unsigned)info->info_size,
@@ -268,6 +266,15 @@ static void *open_failed(const char *path, const char *real,
 				missing);
 		return NULL;
 	}
+	/* A later minor's plugin that uses a function this one lacks is
+	 * what the minor check is for: refused as needing that minor. */
+	if (missing && info && info->abi_major == QOPT_ABI_MAJOR &&
+	    info->abi_minor > QOPT_ABI_MINOR)
+		return qir_fail(err, QOPT_EPLUGIN_ABI,
+				"%s: plugin needs qopt plugin ABI %u.%u, this qopt (%s) provides %u.%u: upgrade qopt; it uses %s(), which this libqopt lacks",
+				path, (unsigned)info->abi_major,
+				(unsigned)info->abi_minor, qopt_version(),
+				QOPT_ABI_MAJOR, QOPT_ABI_MINOR, missing), NULL;
 	if (missing && info)
 		return qir_fail(err, QOPT_EPLUGIN_SYMBOL,
 				"%s: plugin built for ABI %u.%u uses %s(), which this libqopt (qopt %s, plugin ABI %u.%u) does not provide: it was built against a later qopt",

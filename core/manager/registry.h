@@ -39,6 +39,15 @@ struct pm_plugin {
 #define PM_PLUGIN_INFO_SIZE_MIN PM_SIZE_THROUGH(qopt_plugin_info, passes)
 #define PM_PASS_INFO_SIZE_MIN PM_SIZE_THROUGH(qopt_pass_info, flags)
 #define PM_OPTION_SPEC_SIZE_MIN offsetof(qopt_option_spec, choices)
+/* The largest entry the loader walks for a table whose entries are ours
+ * bytes in this qopt: ours for this minor and older ones; for a later
+ * minor twice that, since a minor appends a few fields and more is a
+ * forged table. The bytes past ours must then be zero (import.c). */
+static inline size_t pm_entry_size_max(const qopt_plugin_info *info,
+				       size_t ours)
+{
+	return info->abi_minor > QOPT_ABI_MINOR ? 2 * ours : ours;
+}
 /* The plugin_info size from which a plugin has pipelines (ABI 3.0);
  * their entries have no older, smaller layout. */
 #define PM_PLUGIN_INFO_SIZE_3_0 sizeof(qopt_plugin_info)

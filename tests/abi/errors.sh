@@ -54,8 +54,8 @@ refused "an ABI 3.1 plugin is another major: both versions named" \
 t "... and it points at the 3 -> 4 porting notes, which exist" \
 	eval 'has "Porting a plugin from ABI 3" "$W/err" && grep -q "^## Porting a plugin from ABI 3" "$top_srcdir/docs/plugin-abi.md"'
 
-run "$QOPT" --load "$PL/newer-minor.so" --list-passes
-refused "a newer minor: upgrade qopt" \
+run "$QOPT" --load "$PL/newer-field.so" --list-passes
+refused "a newer minor using a field this ABI lacks: upgrade qopt" \
 	"plugin needs qopt plugin ABI $major.$((minor + 1)), this qopt"
 
 run "$QOPT" --load "$PL/malformed.so" --list-passes

@@ -5,6 +5,7 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/bad-abi.la tests/plugins/no-entry.la \
 	tests/plugins/dup.la tests/plugins/malformed.la \
 	tests/plugins/abi1.la tests/plugins/newer-minor.la \
+	tests/plugins/newer-field.la \
 	tests/plugins/needs-newer.la tests/plugins/typed.la \
 	tests/plugins/bad-enum.la tests/plugins/old-minor.la \
 	tests/plugins/abi2.la tests/plugins/abi3.la \
@@ -42,6 +43,9 @@ tests_plugins_abi1_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_newer_minor_la_SOURCES = tests/plugins/newer-minor.c
 tests_plugins_newer_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_newer_minor_la_LIBADD = libqopt.la
+tests_plugins_newer_field_la_SOURCES = tests/plugins/newer-field.c
+tests_plugins_newer_field_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_newer_field_la_LIBADD = libqopt.la
 tests_plugins_needs_newer_la_SOURCES = tests/plugins/needs-newer.c
 tests_plugins_needs_newer_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_needs_newer_la_LIBADD = libqopt.la

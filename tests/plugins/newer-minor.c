@@ -1,5 +1,7 @@
 /* tests/plugins/newer-minor.c - a plugin built against a later minor of
- * this ABI than the running libqopt (it may use what this one lacks). */
+ * this ABI than the running libqopt that uses nothing this one lacks
+ * (no later function, no later table field): it must load.
+ * newer-field.c and needs-newer.c use what this libqopt lacks. */
 #include <qopt/qopt.h>
 
 static int run(qopt_ctx *ctx, qir_model *m, int *changed)
