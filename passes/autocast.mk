@@ -1,0 +1,14 @@
+# autocast pass: its own module, public headers only (qopt/qopt.h).
+passes_LTLIBRARIES += passes/autocast.la
+passes_autocast_la_SOURCES = \
+	passes/autocast/autocast.h \
+	passes/autocast/plugin.c \
+	passes/autocast/ops.c \
+	passes/autocast/decide.c \
+	passes/autocast/memo.h \
+	passes/autocast/memo.c \
+	passes/autocast/weights.c \
+	passes/autocast/rewrite.c
+passes_autocast_la_LDFLAGS = $(PASS_LDFLAGS)
+passes_autocast_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD) -lm
+EXTRA_DIST += docs/autocast.md

@@ -1,0 +1,100 @@
+/*
+ * passes/autocast/autocast.h - the autocast pass: a float model's
+ * computation moved to FLOAT16 or BFLOAT16, with FLOAT islands where a
+ * rule says so (TensorRT 11 builds strongly typed networks only, so the
+ * precision of every layer is the element type the model gives it).
+ *
+ * The pass decides per node (decide.c, over the op table in ops.c),
+ * then rewrites (rewrite.c): in real mode the values change type and
+ * Casts sit at island boundaries, once per tensor; in fake mode every
+ * tensor the real model would store low stays FLOAT but is rounded
+ * through Cast(low) -> Cast(FLOAT) where it is made, which is what
+ * ONNX Runtime can run faithfully. Weights are converted by deferred
+ * recipes (weights.c) that the writer evaluates straight into the
+ * output.
+ */
+#ifndef PASSES_AUTOCAST_H
+#define PASSES_AUTOCAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <qopt/qopt.h>
+
+#include "../support/skip.h"
+#include "../support/targets.h"
+
+/* What the op table knows of one operator. */
+struct ac_op {
+	const char *op_type;
+	uint32_t t_in;		/* input slots of the float type T */
+	uint32_t t_out;		/* output slots of T */
+	int fp16_since;		/* opset from which T holds FLOAT16 */
+	int bf16_since;		/* ... BFLOAT16 */
+	int reduces;		/* sums over an axis (max_reduction) */
+};
+
+#define AC_ALL 0xffffffffu
+
+/* The table's entry for a default-domain op_type, or NULL. */
+const struct ac_op *ac_op_find(const char *op_type);
+/* 1 when slot i is in mask. */
+static inline int ac_slot(uint32_t mask, size_t i)
+{
+	return i < 32 && (mask >> i) & 1u;
+}
+
+enum ac_mode { AC_REAL, AC_FAKE };
+
+/* Per node, what the pass decided (indexed by the node's place in the
+ * snapshot of the main graph). */
+struct ac_node {
+	qir_node *n;
+	const struct ac_op *op;	/* NULL: not in the table */
+	int low;		/* computes in the low type */
+	int candidate;		/* computes in FLOAT today */
+	struct ps_skip why;	/* why it stays FLOAT */
+};
+
+struct ac_cfg {
+	qopt_ctx *ctx;
+	qir_model *m;
+	qk_ctx *qk;
+	int low;		/* QIR_FLOAT16 or QIR_BFLOAT16 */
+	const char *low_name;	/* "FLOAT16" */
+	enum ac_mode mode;
+	int keep_io;		/* keep_io_types */
+	int upgrade;		/* raise the opset where that is the fix */
+	int64_t max_reduction;	/* 0: no limit */
+	double init_max;	/* weights beyond: the node stays FLOAT */
+	int64_t opset;
+	struct ps_targets tg;
+	struct ac_node *nodes;
+	size_t nnodes;
+	/* What the run did, for the summary. */
+	uint64_t casts, weights, weight_bytes_in, weight_bytes_out;
+	uint64_t dup_weights, removed_casts, underflow_zero, underflow_sub;
+	uint64_t rounded;	/* fake mode: rounding pairs */
+	uint64_t constants;	/* Constant nodes converted */
+};
+
+/* decide.c: fills cfg->nodes for the main graph. 0, or -1 (said). */
+int ac_decide(struct ac_cfg *cfg);
+/* The node record of n, or NULL when n is not in the main graph. */
+struct ac_node *ac_node_of(struct ac_cfg *cfg, const qir_node *n);
+
+/* weights.c */
+/* amax and the counts of nonzero elements that the low type turns to
+ * zero or subnormal, over a FLOAT tensor. 0, or -1 with err set. */
+int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
+		   uint64_t *zero, uint64_t *sub, qir_error *err);
+/* A deferred tensor named name: t converted to the low type (real) or
+ * rounded through it and back to FLOAT (fake). Caller owns. NULL
+ * (said) on failure. */
+qir_tensor *ac_weight_convert(struct ac_cfg *cfg, qir_tensor *t,
+			      const char *name, int fake);
+
+/* rewrite.c: applies the decisions. 0, or -1 (said). */
+int ac_rewrite(struct ac_cfg *cfg, int *changed);
+
+#endif

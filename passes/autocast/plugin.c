@@ -1,0 +1,238 @@
+/*
+ * passes/autocast/plugin.c - the autocast pass: options, the run, and
+ * what it says (per node kept FLOAT, with the reason; coverage of the
+ * layers TensorRT runs on tensor cores; the FLOAT islands; weights).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autocast.h"
+
+static const char *const types[] = { "float16", "bfloat16", NULL };
+static const char *const modes[] = { "real", "fake", NULL };
+
+/* The low types' largest finite values. */
+#define AC_FP16_MAX 65504.0
+#define AC_BF16_MAX 3.3895313892515355e38
+
+static int cfg_init(struct ac_cfg *cfg, qopt_ctx *ctx, qir_model *m)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ctx = ctx;
+	cfg->m = m;
+	cfg->qk = qopt_kernels(ctx);
+	cfg->low = qopt_opt_enum(ctx, "to") == 1 ? QIR_BFLOAT16 : QIR_FLOAT16;
+	cfg->low_name = cfg->low == QIR_FLOAT16 ? "FLOAT16" : "BFLOAT16";
+	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? AC_FAKE : AC_REAL;
+	cfg->keep_io = qopt_opt_bool(ctx, "keep_io_types");
+	cfg->upgrade = qopt_opt_bool(ctx, "upgrade");
+	cfg->max_reduction = qopt_opt_int(ctx, "max_reduction");
+	cfg->init_max = cfg->low == QIR_FLOAT16 ? AC_FP16_MAX : AC_BF16_MAX;
+	if (qopt_opt_is_set(ctx, "init_max"))
+		cfg->init_max = qopt_opt_float(ctx, "init_max");
+	cfg->opset = qir_model_opset(m, "");
+	if (!cfg->qk) {
+		qopt_error(ctx, "no kernel context");
+		return -1;
+	}
+	return ps_targets_init(&cfg->tg, ctx, PS_TARGET_INCLUDE |
+			       PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES);
+}
+
+static int is_layer(const qir_node *n)
+{
+	return qir_node_is(n, "Conv") || qir_node_is(n, "ConvTranspose") ||
+	       qir_node_is(n, "MatMul") || qir_node_is(n, "Gemm");
+}
+
+/* Union-find over the nodes kept FLOAT: an island is a connected set
+ * of them (each costs TensorRT a reformat at its borders). */
+static size_t find(size_t *p, size_t i)
+{
+	while (p[i] != i)
+		i = p[i] = p[p[i]];
+	return i;
+}
+
+static size_t islands(struct ac_cfg *cfg)
+{
+	size_t *p = malloc((cfg->nnodes ? cfg->nnodes : 1) * sizeof(*p));
+	size_t i, k, count = 0;
+
+	if (!p)
+		return 0;
+	for (i = 0; i < cfg->nnodes; i++)
+		p[i] = i;
+	for (i = 0; i < cfg->nnodes; i++) {
+		struct ac_node *r = &cfg->nodes[i];
+
+		if (!r->candidate || r->low)
+			continue;
+		for (k = 0; k < r->n->ninputs; k++) {
+			qir_value *v = r->n->inputs[k];
+			struct ac_node *q = v && v->producer ?
+					    ac_node_of(cfg, v->producer) : NULL;
+
+			if (q && q->candidate && !q->low)
+				p[find(p, (size_t)(r - cfg->nodes))] =
+					find(p, (size_t)(q - cfg->nodes));
+		}
+	}
+	for (i = 0; i < cfg->nnodes; i++)
+		count += cfg->nodes[i].candidate && !cfg->nodes[i].low &&
+			 find(p, i) == i;
+	free(p);
+	return count;
+}
+
+static void report(struct ac_cfg *cfg)
+{
+	uint64_t low = 0, cand = 0, layers = 0, layers_low = 0;
+	size_t i;
+
+	for (i = 0; i < cfg->nnodes; i++) {
+		struct ac_node *r = &cfg->nodes[i];
+		qir_node *n = r->n;
+
+		if (!r->candidate)
+			continue;
+		cand++;
+		low += r->low;
+		if (is_layer(n)) {
+			layers++;
+			layers_low += r->low;
+		}
+		if (!r->low && r->why.kind)
+			ps_skip_report(cfg->ctx, &r->why, "node", n->name[0] ?
+				       n->name : n->outputs[0] ?
+				       n->outputs[0]->name : n->op_type);
+	}
+	qopt_stat_add(cfg->ctx, "nodes converted", (int64_t)low);
+	qopt_info(cfg->ctx, "coverage: %llu of %llu float nodes in %s "
+		  "(Conv/ConvTranspose/MatMul/Gemm: %llu of %llu), %llu kept "
+		  "FLOAT in %zu island(s)%s", (unsigned long long)low,
+		  (unsigned long long)cand, cfg->low_name,
+		  (unsigned long long)layers_low, (unsigned long long)layers,
+		  (unsigned long long)(cand - low), islands(cfg),
+		  cfg->mode == AC_FAKE ? " (fake: FLOAT compute, values "
+		  "rounded through the low type)" : "");
+	qopt_info(cfg->ctx, "rewrite: %llu weight(s) %s (%llu bytes before, "
+		  "%llu after; %llu duplicated for FLOAT readers), %llu Constant(s), "
+		  "%llu Cast(s) inserted, %llu removed%s",
+		  (unsigned long long)cfg->weights,
+		  cfg->mode == AC_FAKE ? "rounded" : "converted",
+		  (unsigned long long)cfg->weight_bytes_in,
+		  (unsigned long long)cfg->weight_bytes_out,
+		  (unsigned long long)cfg->dup_weights,
+		  (unsigned long long)cfg->constants,
+		  (unsigned long long)cfg->casts,
+		  (unsigned long long)cfg->removed_casts,
+		  cfg->keep_io ? "; graph inputs and outputs keep their types" :
+		  "");
+}
+
+/* Weight elements the conversion flushes to zero or to subnormals, over
+ * the weights that low nodes read. */
+static int underflow(struct ac_cfg *cfg)
+{
+	qir_graph *g = cfg->m->graph;
+	size_t i, k;
+
+	for (i = 0; i < g->ninits; i++) {
+		qir_value *v = g->inits[i];
+		qir_error err = { 0 };
+		uint64_t z, s;
+		float amax;
+		int read_low = 0;
+
+		if (!v->init || v->init->dtype != QIR_FLOAT || v->is_input)
+			continue;
+		for (k = 0; k < v->nuses && !read_low; k++) {
+			struct ac_node *r = ac_node_of(cfg, v->uses[k].node);
+
+			read_low = r && r->low &&
+				   ac_slot(r->op->t_in, (size_t)v->uses[k].index);
+		}
+		if (!read_low)
+			continue;
+		if (ac_weight_scan(cfg, v->init, &amax, &z, &s, &err) < 0) {
+			qopt_error(cfg->ctx, "weight '%s': %s", v->name, err.msg);
+			return -1;
+		}
+		cfg->underflow_zero += z;
+		cfg->underflow_sub += s;
+	}
+	if (cfg->underflow_zero || cfg->underflow_sub)
+		qopt_info(cfg->ctx, "weights: %llu nonzero element(s) become 0 "
+			  "and %llu subnormal in %s",
+			  (unsigned long long)cfg->underflow_zero,
+			  (unsigned long long)cfg->underflow_sub, cfg->low_name);
+	qopt_stat_add(cfg->ctx, "weight elements flushed to zero",
+		      (int64_t)cfg->underflow_zero);
+	return 0;
+}
+
+static qopt_status ac_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	struct ac_cfg cfg;
+	int rc = -1;
+
+	*changed = 0;
+	if (cfg_init(&cfg, ctx, m) == 0 && ac_decide(&cfg) == 0 &&
+	    underflow(&cfg) == 0 && ac_rewrite(&cfg, changed) == 0) {
+		report(&cfg);
+		ps_targets_report(ctx, &cfg.tg, "node");
+		rc = 0;
+	}
+	free(cfg.nodes);
+	ps_targets_fini(&cfg.tg);
+	return rc ? QOPT_EPASS : QOPT_OK;
+}
+
+static const qopt_option_spec ac_opts[] = {
+	{ .name = "to", .type = QOPT_OPT_ENUM, .default_value = "float16",
+	  .choices = types,
+	  .help = "the low type: float16, or bfloat16 (opset >= 22 for Conv "
+	  "and pooling; raised when upgrade = yes)" },
+	{ .name = "mode", .type = QOPT_OPT_ENUM, .default_value = "real",
+	  .choices = modes,
+	  .help = "real: the low type in the graph (for TensorRT); fake: FLOAT "
+	  "compute with every tensor real mode stores low rounded through "
+	  "Cast(low) -> Cast(FLOAT) where it is made (what ONNX Runtime can "
+	  "measure faithfully)" },
+	{ .name = "keep_io_types", .type = QOPT_OPT_BOOL, .default_value = "yes",
+	  .help = "graph inputs and outputs keep their FLOAT type (Casts at "
+	  "the border)" },
+	{ .name = "upgrade", .type = QOPT_OPT_BOOL, .default_value = "yes",
+	  .help = "raise the opset where an op's low-type form needs it "
+	  "(BFLOAT16 Conv: 22); no: such nodes stay FLOAT, said" },
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
+	  .help = "globs over node and output names to convert" },
+	{ .name = "exclude", .type = QOPT_OPT_LIST, .default_value = NULL,
+	  .help = "globs over the same names to keep FLOAT (wins over "
+	  "include)" },
+	{ .name = "op_types", .type = QOPT_OPT_LIST, .default_value = NULL,
+	  .help = "only these op types are converted (default: every op "
+	  "autocast knows)" },
+	{ .name = "init_max", .type = QOPT_OPT_FLOAT, .default_value = NULL,
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
+	  .help = "a node reading a weight with |x| above this stays FLOAT "
+	  "(default: the low type's largest value, 65504 for float16)" },
+	{ .name = "max_reduction", .type = QOPT_OPT_INT, .default_value = "0",
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
+	  .help = "Softmax, ReduceSum and ReduceMean over more elements than "
+	  "this stay FLOAT (0: no limit)" },
+	{ 0 }
+};
+
+static const qopt_pass_info ac_passes[] = {
+	{ .name = "autocast",
+	  .summary = "convert a float model to FLOAT16 or BFLOAT16, keeping "
+	  "FLOAT islands where a rule says so (strongly typed TensorRT)",
+	  .options = ac_opts, .run = ac_run,
+	  .flags = QOPT_PASS_HAS_TARGETS },
+	{ 0 }
+};
+
+QOPT_PLUGIN("autocast", "1.0", ac_passes)

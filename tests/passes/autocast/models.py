@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""tests/passes/autocast/models.py - models for tests/passes/autocast and
+what a converted model holds.
+
+  models.py overflow OUT   x[1,8] -> Abs -> Mul(c, c[0] = 1e-3) ->
+                           MatMul(W1, W1[0,0] = 1e5) -> Relu -> MatMul(W2)
+                           -> y: a weight beyond FLOAT16 whose products
+                           stay in range (FLOAT16 turns it to Inf)
+  models.py shared OUT     one weight read by two MatMuls (mm_a, mm_b)
+  models.py inspect MODEL  one line per fact (the test greps them):
+      io NAME TYPE           graph inputs and outputs
+      node OP NAME TYPES     each node and the types of its outputs
+      cast-after-cast N      Casts whose input another Cast makes
+      cast-twice N           tensors cast to one type by two Casts
+      opset N
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+TYPES = {v: k for k, v in TensorProto.DataType.items()}
+
+
+def save(g, path, opset=17):
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+def overflow(path):
+    rng = np.random.default_rng(3)
+    w1 = (rng.standard_normal((8, 8)) * 0.1).astype(np.float32)
+    w1[0, 0] = 1e5
+    w2 = (rng.standard_normal((8, 4)) * 0.1).astype(np.float32)
+    c = np.ones((8,), np.float32)
+    c[0] = 1e-3
+    g = helper.make_graph(
+        [helper.make_node("Abs", ["x"], ["ax"], name="abs"),
+         helper.make_node("Mul", ["ax", "c"], ["xc"], name="scale"),
+         helper.make_node("MatMul", ["xc", "w1"], ["h"], name="mm_big"),
+         helper.make_node("Relu", ["h"], ["r"], name="relu"),
+         helper.make_node("MatMul", ["r", "w2"], ["y"], name="mm_small")],
+        "overflow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2"),
+         numpy_helper.from_array(c, "c")])
+    save(g, path)
+
+
+def shared(path):
+    rng = np.random.default_rng(4)
+    w = (rng.standard_normal((8, 8)) * 0.1).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["a"], name="mm_a"),
+         helper.make_node("MatMul", ["a", "w"], ["y"], name="mm_b")],
+        "shared",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])],
+        [numpy_helper.from_array(w, "w")])
+    save(g, path)
+
+
+def elem(vi):
+    return TYPES.get(vi.type.tensor_type.elem_type, "?")
+
+
+def inspect(path):
+    m = onnx.load(path)
+    g = m.graph
+    types = {}
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        types[vi.name] = elem(vi)
+    for t in g.initializer:
+        types[t.name] = TYPES[t.data_type]
+    for vi in g.input:
+        print("io", vi.name, elem(vi))
+    for vi in g.output:
+        print("io", vi.name, elem(vi))
+    made_by = {}
+    for n in g.node:
+        for o in n.output:
+            made_by[o] = n
+    after = 0
+    seen = {}
+    twice = 0
+    for n in g.node:
+        print("node", n.op_type, n.name,
+              ",".join(types.get(o, "?") for o in n.output))
+        if n.op_type != "Cast":
+            continue
+        to = [a.i for a in n.attribute if a.name == "to"][0]
+        src = made_by.get(n.input[0])
+        if src is not None and src.op_type == "Cast":
+            after += 1
+        key = (n.input[0], to)
+        twice += key in seen
+        seen[key] = 1
+    print("cast-after-cast", after)
+    print("cast-twice", twice)
+    print("opset", [o.version for o in m.opset_import if o.domain in ("", "ai.onnx")][0])
+
+
+if __name__ == "__main__":
+    {"overflow": overflow, "shared": shared}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
+        if sys.argv[1] != "inspect" else inspect(sys.argv[2])
