@@ -88,6 +88,12 @@ static const struct ac_op table[] = {
 	{ "Resize", S(0), S(0), 10, 13, 0 },
 	/* Dropout in inference is Identity; ratio (T1) keeps its type */
 	{ "Dropout", S(0), S(0), 1, 13, 0 },
+	/* Q/DQ: the float side and the scale share T from opset 19 (the
+	 * scale of a FLOAT16 graph is FLOAT16: TensorRT's strongly typed
+	 * DQ outputs its scale's type); the codes and zero point keep
+	 * theirs */
+	{ "QuantizeLinear", S(0) | S(1), 0, 19, 19, 0 },
+	{ "DequantizeLinear", S(1), S(0), 19, 19, 0 },
 	/* Shape and Size read any type */
 	{ "Shape", S(0), 0, 1, 13, 0 },
 	{ "Size", S(0), 0, 1, 13, 0 },

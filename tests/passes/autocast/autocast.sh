@@ -133,6 +133,44 @@ check $? "keep_io_types = no: the graph's inputs and outputs are FLOAT16"
 grep -q "include pattern 'nothing_like_this' matches no node" "$work/log"
 check $? "an include that matches nothing warns"
 
+# ---- quantized models, both orders: fp8 then autocast then cast-fold,
+# and autocast then fp8: the same types, FLOAT16 scales, every layer
+# still FP8, no Cast between a DQ and its consumer ----
+for m in resnet_cnn vit_sdpa; do
+	cal="$T/$m.calib"
+	"$QOPT" --passes fp8 --calibration-data "$cal" "$T/$m.onnx" \
+		-o "$work/$m.q.onnx" >"$work/log" 2>&1 &&
+	"$QOPT" --passes autocast,cast-fold "$work/$m.q.onnx" \
+		-o "$work/$m.q16.onnx" >>"$work/log" 2>&1 &&
+	"$QOPT" --passes autocast "$T/$m.onnx" -o "$work/$m.16.onnx" \
+		>>"$work/log" 2>&1 &&
+	"$QOPT" --passes fp8,cast-fold --calibration-data "$cal" \
+		"$work/$m.16.onnx" -o "$work/$m.16q.onnx" >>"$work/log" 2>&1
+	check $? "$m: fp8 -> autocast -> cast-fold, and autocast -> fp8"
+	facts "$work/$m.q.onnx"
+	facts "$work/$m.q16.onnx"
+	facts "$work/$m.16q.onnx"
+	awk '$1 == "node" { print $2, $4 }' "$work/$m.q16.onnx.facts" | sort \
+		>"$work/a"
+	awk '$1 == "node" { print $2, $4 }' "$work/$m.16q.onnx.facts" | sort \
+		>"$work/b"
+	cmp -s "$work/a" "$work/b"
+	check $? "$m: both orders give the same ops with the same types"
+	dq() { grep -c "^node DequantizeLinear .* $2$" "$1.facts"; }
+	[ "$(grep -c '^node DequantizeLinear ' "$work/$m.q.onnx.facts")" -gt 0 ] &&
+		[ "$(dq "$work/$m.q16.onnx" FLOAT16)" = \
+		  "$(grep -c '^node DequantizeLinear ' "$work/$m.q.onnx.facts")" ]
+	check $? "$m: every DequantizeLinear kept and FLOAT16 (its scale's type)"
+	grep -q "^cast-after-cast 0$" "$work/$m.q16.onnx.facts" &&
+		[ "$(grep -c '^node Cast ' "$work/$m.q16.onnx.facts")" -le 2 ]
+	check $? "$m: Casts only at the graph's border"
+	if [ -z "$ort_why" ]; then
+		close "$work/$m.q.onnx" "$work/$m.q16.onnx" --cosine 0.99 --opt basic \
+			--opt-b disabled
+		check $? "$m: ORT: the FLOAT16 FP8 model agrees with the FLOAT FP8 one (cosine >= 0.99, same top-1)"
+	fi
+done
+
 # ---- bad options ----
 "$QOPT" --passes autocast:to=float8 "$work/sh.onnx" -o "$work/bad.onnx" \
 	>"$work/log" 2>&1

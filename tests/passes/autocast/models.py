@@ -21,6 +21,10 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 TYPES = {v: k for k, v in TensorProto.DataType.items()}
+# onnx before 1.14 has no names for these
+TYPES.setdefault(17, "FLOAT8E4M3FN")
+TYPES.setdefault(19, "FLOAT8E5M2")
+TYPES.setdefault(23, "FLOAT4E2M1")
 
 
 def save(g, path, opset=17):
@@ -74,7 +78,7 @@ def inspect(path):
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         types[vi.name] = elem(vi)
     for t in g.initializer:
-        types[t.name] = TYPES[t.data_type]
+        types[t.name] = TYPES.get(t.data_type, str(t.data_type))
     for vi in g.input:
         print("io", vi.name, elem(vi))
     for vi in g.output:
