@@ -3,7 +3,6 @@ passes_LTLIBRARIES += passes/autocast.la
 passes_autocast_la_SOURCES = \
 	passes/autocast/autocast.h \
 	passes/autocast/plugin.c \
-	passes/autocast/ops.c \
 	passes/autocast/decide.c \
 	passes/autocast/memo.h \
 	passes/autocast/memo.c \

@@ -19,7 +19,8 @@ passes_libpass_support_la_SOURCES = passes/support/support.h \
 	passes/support/fakequant.h passes/support/fakequant.c \
 	passes/support/device.h passes/support/device.c \
 	passes/support/recipe.h passes/support/recipe.c \
-	passes/support/coverage.h passes/support/coverage.c
+	passes/support/coverage.h passes/support/coverage.c \
+	passes/support/float_ops.h passes/support/float_ops.c
 
 passes_opset_check_la_SOURCES = \
 	passes/opset_check/opset_check.h \

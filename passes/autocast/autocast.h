@@ -4,8 +4,8 @@
  * rule says so (TensorRT 11 builds strongly typed networks only, so the
  * precision of every layer is the element type the model gives it).
  *
- * The pass decides per node (decide.c, over the op table in ops.c),
- * then rewrites (rewrite.c): in real mode the values change type and
+ * The pass decides per node (decide.c, over the op table in
+ * passes/support/float_ops.c), then rewrites (rewrite.c): in real mode the values change type and
  * Casts sit at island boundaries, once per tensor; in fake mode every
  * tensor the real model would store low stays FLOAT but is rounded
  * through Cast(low) -> Cast(FLOAT) where it is made, which is what
@@ -21,28 +21,9 @@
 
 #include <qopt/qopt.h>
 
+#include "../support/float_ops.h"
 #include "../support/skip.h"
 #include "../support/targets.h"
-
-/* What the op table knows of one operator. */
-struct ac_op {
-	const char *op_type;
-	uint32_t t_in;		/* input slots of the float type T */
-	uint32_t t_out;		/* output slots of T */
-	int fp16_since;		/* opset from which T holds FLOAT16 */
-	int bf16_since;		/* ... BFLOAT16 */
-	int reduces;		/* sums over an axis (max_reduction) */
-};
-
-#define AC_ALL 0xffffffffu
-
-/* The table's entry for a default-domain op_type, or NULL. */
-const struct ac_op *ac_op_find(const char *op_type);
-/* 1 when slot i is in mask. */
-static inline int ac_slot(uint32_t mask, size_t i)
-{
-	return i < 32 && (mask >> i) & 1u;
-}
 
 enum ac_mode { AC_REAL, AC_FAKE };
 
@@ -50,7 +31,7 @@ enum ac_mode { AC_REAL, AC_FAKE };
  * snapshot of the main graph). */
 struct ac_node {
 	qir_node *n;
-	const struct ac_op *op;	/* NULL: not in the table */
+	const struct ps_float_op *op;	/* NULL: not in the table */
 	int low;		/* computes in the low type */
 	int candidate;		/* computes in FLOAT today */
 	struct ps_skip why;	/* why it stays FLOAT */

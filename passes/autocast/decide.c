@@ -1,9 +1,9 @@
 /*
  * passes/autocast/decide.c - which nodes of the main graph compute in
  * the low type. A node goes low when it computes in FLOAT today, its
- * op is in the table (ops.c) at the model's opset (raised where that is
- * the fix and upgrade allows it), the targets select it, and no rule
- * keeps it FLOAT: a weight beyond the low type's range, a reduction
+ * op is in the table (passes/support/float_ops.c) at the model's opset
+ * (raised where that is the fix and upgrade allows it), the targets
+ * select it, and no rule keeps it FLOAT: a weight beyond the low type's range, a reduction
  * deeper than max_reduction. Each node kept FLOAT is said with its
  * reason.
  */
@@ -46,7 +46,7 @@ struct ac_node *ac_node_of(struct ac_cfg *cfg, const qir_node *n)
 
 /* The float type the node computes in today: FLOAT when a T slot holds
  * FLOAT and none holds another type; else QIR_UNDEFINED (left alone). */
-static int float_node(const struct ac_op *op, const qir_node *n,
+static int float_node(const struct ps_float_op *op, const qir_node *n,
 		      const char **untyped)
 {
 	int seen = 0;
@@ -57,7 +57,7 @@ static int float_node(const struct ac_op *op, const qir_node *n,
 		qir_value *v = n->inputs[i];
 		int t;
 
-		if (!v || !ac_slot(op->t_in, i))
+		if (!v || !ps_slot(op->t_in, i))
 			continue;
 		t = qir_value_elem_type(v);
 		if (t == QIR_FLOAT)
@@ -70,7 +70,7 @@ static int float_node(const struct ac_op *op, const qir_node *n,
 	for (i = 0; i < n->noutputs; i++) {
 		qir_value *v = n->outputs[i];
 
-		if (!v || !ac_slot(op->t_out, i))
+		if (!v || !ps_slot(op->t_out, i))
 			continue;
 		if (v->dtype == QIR_FLOAT)
 			seen = 1;
@@ -168,7 +168,7 @@ static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
 		uint64_t z, s;
 		float amax;
 
-		qir_tensor *t = v && ac_slot(r->op->t_in, i) ?
+		qir_tensor *t = v && ps_slot(r->op->t_in, i) ?
 				qir_value_const(v) : NULL;
 
 		/* initializers and Constant nodes alike */
@@ -190,7 +190,7 @@ static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
 	return 1;
 }
 
-static int since(const struct ac_cfg *cfg, const struct ac_op *op)
+static int since(const struct ac_cfg *cfg, const struct ps_float_op *op)
 {
 	return cfg->low == QIR_FLOAT16 ? op->fp16_since : op->bf16_since;
 }
@@ -201,7 +201,7 @@ static void classify(struct ac_cfg *cfg, struct ac_node *r)
 	qir_node *n = r->n;
 	const char *untyped;
 
-	r->op = qir_domain_is_default(n->domain) ? ac_op_find(n->op_type) :
+	r->op = qir_domain_is_default(n->domain) ? ps_float_op_find(n->op_type) :
 		NULL;
 	if (!r->op) {
 		/* Casts and Constants are data, not computation: the

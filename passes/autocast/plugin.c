@@ -152,7 +152,7 @@ static int underflow(struct ac_cfg *cfg)
 			struct ac_node *r = ac_node_of(cfg, v->uses[k].node);
 
 			read_low = r && r->low &&
-				   ac_slot(r->op->t_in, (size_t)v->uses[k].index);
+				   ps_slot(r->op->t_in, (size_t)v->uses[k].index);
 		}
 		if (!read_low)
 			continue;

@@ -60,7 +60,7 @@ static int made_low(struct rw *w, const qir_value *v)
 	if (is_cast_low(w, v->producer))
 		return 1;
 	r = ac_node_of(w->cfg, v->producer);
-	return r && r->low && ac_slot(r->op->t_out, (size_t)v->producer_index);
+	return r && r->low && ps_slot(r->op->t_out, (size_t)v->producer_index);
 }
 
 /* 1 when the use reads a value of the low type as it is: a T input of a
@@ -74,7 +74,7 @@ static int use_takes_low(struct rw *w, const qir_use *u)
 	if (qir_node_is(u->node, "Cast"))
 		return 1;
 	r = ac_node_of(w->cfg, u->node);
-	return r && r->low && ac_slot(r->op->t_in, (size_t)u->index);
+	return r && r->low && ps_slot(r->op->t_in, (size_t)u->index);
 }
 
 static int all_uses_take_low(struct rw *w, const qir_value *v)
@@ -254,14 +254,14 @@ static qir_value *up(struct rw *w, qir_value *v)
 }
 
 /* The low node n's T inputs that are not low yet get their stand-in. */
-static int inputs_down(struct rw *w, qir_node *n, const struct ac_op *op)
+static int inputs_down(struct rw *w, qir_node *n, const struct ps_float_op *op)
 {
 	size_t i;
 
 	for (i = 0; i < n->ninputs; i++) {
 		qir_value *v = n->inputs[i], *d;
 
-		if (!v || !ac_slot(op->t_in, i) || made_low(w, v))
+		if (!v || !ps_slot(op->t_in, i) || made_low(w, v))
 			continue;
 		d = down(w, v);
 		if (!d)
@@ -297,7 +297,7 @@ static int outputs_low(struct rw *w, qir_node *n, uint32_t t_out)
 	for (i = 0; i < n->noutputs; i++) {
 		qir_value *v = n->outputs[i];
 
-		if (!v || !ac_slot(t_out, i) || v->dtype != QIR_FLOAT)
+		if (!v || !ps_slot(t_out, i) || v->dtype != QIR_FLOAT)
 			continue;
 		if (w->cfg->mode == AC_REAL &&
 		    qir_value_copy_shape(v, v, w->cfg->low, &err))

@@ -1,10 +1,12 @@
 /*
- * passes/autocast/ops.c - the operators autocast may run in FLOAT16 or
- * BFLOAT16: which inputs and outputs carry the float type T of the
- * ONNX schema, and from which opset T holds each low type. An op not
- * here stays FLOAT (said, with that reason): the table only lists what
- * the schemas allow, so a converted model is one the ONNX checker and
- * TensorRT accept.
+ * passes/support/float_ops.c - the operators that may compute in
+ * FLOAT16 or BFLOAT16: which inputs and outputs carry the float type T
+ * of the ONNX schema, and from which opset T holds each low type.
+ * autocast converts only what is here (an op not here stays FLOAT, said
+ * with that reason), and typecheck reads the same slots to tell a
+ * node's precision and mixed inputs: the table lists what the schemas
+ * allow, so a converted model is one the ONNX checker and TensorRT
+ * accept.
  *
  * Opsets (ONNX operator schemas): FLOAT16 is in T from an op's first
  * version for nearly every op; BFLOAT16 came to the elementwise ops,
@@ -15,12 +17,12 @@
  */
 #include <string.h>
 
-#include "autocast.h"
+#include "float_ops.h"
 
 #define S(i) (1u << (i))
-#define UNARY(op, f16, bf16) { op, AC_ALL, AC_ALL, f16, bf16, 0 }
+#define UNARY(op, f16, bf16) { op, PS_ALL_SLOTS, PS_ALL_SLOTS, f16, bf16, 0 }
 
-static const struct ac_op table[] = {
+static const struct ps_float_op table[] = {
 	/* elementwise */
 	UNARY("Abs", 6, 13), UNARY("Neg", 6, 13), UNARY("Reciprocal", 6, 13),
 	UNARY("Sqrt", 6, 13), UNARY("Exp", 6, 13), UNARY("Log", 6, 13),
@@ -40,11 +42,11 @@ static const struct ac_op table[] = {
 	UNARY("Pow", 7, 13),
 	{ "Where", S(1) | S(2), S(0), 9, 16, 0 },
 	/* comparisons: T in, BOOL out */
-	{ "Equal", AC_ALL, 0, 11, 13, 0 },
-	{ "Less", AC_ALL, 0, 9, 13, 0 },
-	{ "Greater", AC_ALL, 0, 9, 13, 0 },
-	{ "LessOrEqual", AC_ALL, 0, 12, 16, 0 },
-	{ "GreaterOrEqual", AC_ALL, 0, 12, 16, 0 },
+	{ "Equal", PS_ALL_SLOTS, 0, 11, 13, 0 },
+	{ "Less", PS_ALL_SLOTS, 0, 9, 13, 0 },
+	{ "Greater", PS_ALL_SLOTS, 0, 9, 13, 0 },
+	{ "LessOrEqual", PS_ALL_SLOTS, 0, 12, 16, 0 },
+	{ "GreaterOrEqual", PS_ALL_SLOTS, 0, 12, 16, 0 },
 	/* linear algebra */
 	UNARY("MatMul", 1, 13), UNARY("Gemm", 6, 13),
 	UNARY("Conv", 1, 22), UNARY("ConvTranspose", 1, 22),
@@ -78,8 +80,8 @@ static const struct ac_op table[] = {
 	{ "GatherElements", S(0), S(0), 11, 13, 0 },
 	{ "Expand", S(0), S(0), 8, 13, 0 },
 	{ "Tile", S(0), S(0), 6, 13, 0 },
-	{ "Split", S(0), AC_ALL, 2, 13, 0 },
-	{ "Concat", AC_ALL, S(0), 4, 13, 0 },
+	{ "Split", S(0), PS_ALL_SLOTS, 2, 13, 0 },
+	{ "Concat", PS_ALL_SLOTS, S(0), 4, 13, 0 },
 	{ "DepthToSpace", S(0), S(0), 1, 13, 0 },
 	{ "SpaceToDepth", S(0), S(0), 1, 13, 0 },
 	/* Pad's constant_value is T */
@@ -99,7 +101,7 @@ static const struct ac_op table[] = {
 	{ "Size", S(0), 0, 1, 13, 0 },
 };
 
-const struct ac_op *ac_op_find(const char *op_type)
+const struct ps_float_op *ps_float_op_find(const char *op_type)
 {
 	size_t i;
 
