@@ -48,6 +48,7 @@ struct ac_cfg {
 	int upgrade;		/* raise the opset where that is the fix */
 	int64_t max_reduction;	/* 0: no limit */
 	double init_max;	/* weights beyond: the node stays FLOAT */
+	int clamp;		/* weights beyond the low range: clamped */
 	int64_t opset;
 	struct ps_targets tg;
 	struct ac_node *nodes;
@@ -57,6 +58,7 @@ struct ac_cfg {
 	uint64_t dup_weights, removed_casts, underflow_zero, underflow_sub;
 	uint64_t rounded;	/* fake mode: rounding pairs */
 	uint64_t constants;	/* Constant nodes converted */
+	uint64_t clamped;	/* weight elements clamped (clamp = yes) */
 };
 
 /* decide.c: fills cfg->nodes for the main graph. 0, or -1 (said). */
@@ -69,11 +71,17 @@ struct ac_node *ac_node_of(struct ac_cfg *cfg, const qir_node *n);
  * zero or subnormal, over a FLOAT tensor. 0, or -1 with err set. */
 int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
 		   uint64_t *zero, uint64_t *sub, qir_error *err);
+/* Codes of the low type that are Inf where src (FLOAT) is finite become
+ * the largest finite value of the sign: clamp = yes. */
+void ac_saturate(int low, uint16_t *codes, const void *src, size_t n);
 /* A deferred tensor named name: t converted to the low type (real) or
  * rounded through it and back to FLOAT (fake). Caller owns. NULL
  * (said) on failure. */
 qir_tensor *ac_weight_convert(struct ac_cfg *cfg, qir_tensor *t,
 			      const char *name, int fake);
+/* Elements of a FLOAT tensor beyond the low type's largest finite
+ * value (Inf not counted). */
+uint64_t ac_weight_beyond(struct ac_cfg *cfg, qir_tensor *t);
 
 /* rewrite.c: applies the decisions. 0, or -1 (said). */
 int ac_rewrite(struct ac_cfg *cfg, int *changed);

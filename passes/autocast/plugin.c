@@ -31,6 +31,7 @@ static int cfg_init(struct ac_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	cfg->init_max = cfg->low == QIR_FLOAT16 ? AC_FP16_MAX : AC_BF16_MAX;
 	if (qopt_opt_is_set(ctx, "init_max"))
 		cfg->init_max = qopt_opt_float(ctx, "init_max");
+	cfg->clamp = qopt_opt_bool(ctx, "clamp");
 	cfg->opset = qir_model_opset(m, "");
 	if (!cfg->qk) {
 		qopt_error(ctx, "no kernel context");
@@ -109,6 +110,10 @@ static void report(struct ac_cfg *cfg)
 				       n->outputs[0]->name : n->op_type);
 	}
 	qopt_stat_add(cfg->ctx, "nodes converted", (int64_t)low);
+	if (cfg->clamped)
+		qopt_warn(cfg->ctx, "clamp = yes: %llu weight element(s) beyond "
+			  "%s's range clamped to its largest value",
+			  (unsigned long long)cfg->clamped, cfg->low_name);
 	qopt_info(cfg->ctx, "coverage: %llu of %llu float nodes in %s "
 		  "(Conv/ConvTranspose/MatMul/Gemm: %llu of %llu), %llu kept "
 		  "FLOAT in %zu island(s)%s", (unsigned long long)low,
@@ -162,6 +167,8 @@ static int underflow(struct ac_cfg *cfg)
 		}
 		cfg->underflow_zero += z;
 		cfg->underflow_sub += s;
+		if (cfg->clamp)
+			cfg->clamped += ac_weight_beyond(cfg, v->init);
 	}
 	if (cfg->underflow_zero || cfg->underflow_sub)
 		qopt_info(cfg->ctx, "weights: %llu nonzero element(s) become 0 "
@@ -170,6 +177,7 @@ static int underflow(struct ac_cfg *cfg)
 			  (unsigned long long)cfg->underflow_sub, cfg->low_name);
 	qopt_stat_add(cfg->ctx, "weight elements flushed to zero",
 		      (int64_t)cfg->underflow_zero);
+
 	return 0;
 }
 
@@ -219,6 +227,10 @@ static const qopt_option_spec ac_opts[] = {
 	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
 	  .help = "a node reading a weight with |x| above this stays FLOAT "
 	  "(default: the low type's largest value, 65504 for float16)" },
+	{ .name = "clamp", .type = QOPT_OPT_BOOL, .default_value = "no",
+	  .help = "yes: a weight beyond the low type's range is clamped to its "
+	  "largest value (counted, a warning) instead of keeping its node "
+	  "FLOAT; Inf stays Inf" },
 	{ .name = "max_reduction", .type = QOPT_OPT_INT, .default_value = "0",
 	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
 	  .help = "Softmax, ReduceSum and ReduceMean over more elements than "

@@ -194,6 +194,10 @@ static int constant_down(struct rw *w, qir_value *v)
 		return irerr(w, &err);
 	}
 	rc = n ? qk_convert(cfg->qk, cfg->low, tmp, QIR_FLOAT, src, n) : 0;
+	if (!rc && n && cfg->clamp) {
+		ac_saturate(cfg->low, tmp, src, (size_t)n);
+		cfg->clamped += ac_weight_beyond(cfg, t);
+	}
 	if (!rc && n)
 		rc = qk_convert(cfg->qk, fake ? QIR_FLOAT : cfg->low,
 				qir_tensor_mutable_data(nt, &err), cfg->low,

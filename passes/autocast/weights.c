@@ -61,7 +61,42 @@ struct conv_recipe {
 	struct ps_recipe base;	/* the weight's name, the device */
 	int low;
 	int fake;
+	int clamp;
 };
+
+void ac_saturate(int low, uint16_t *codes, const void *src, size_t n)
+{
+	const uint16_t inf = low == QIR_FLOAT16 ? 0x7c00 : 0x7f80;
+	const uint16_t max = low == QIR_FLOAT16 ? 0x7bff : 0x7f7f;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		float x;
+
+		if ((codes[i] & 0x7fff) != inf)
+			continue;
+		memcpy(&x, (const char *)src + 4 * i, 4);
+		if (isfinite(x))
+			codes[i] = (uint16_t)((codes[i] & 0x8000) | max);
+	}
+}
+
+uint64_t ac_weight_beyond(struct ac_cfg *cfg, qir_tensor *t)
+{
+	const float max = cfg->low == QIR_FLOAT16 ? 65504.0f :
+			  3.38953139e38f;
+	uint64_t n = qir_tensor_numel(t), i, k = 0;
+	qir_error err = { 0 };
+	const unsigned char *p = n ? qir_tensor_data(t, &err) : NULL;
+
+	for (i = 0; p && i < n; i++) {
+		float x;
+
+		memcpy(&x, p + 4 * i, 4);
+		k += isfinite(x) && fabsf(x) > max;
+	}
+	return k;
+}
 
 static int conv_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 		    const void *src, void *const *dst, const char **step,
@@ -75,8 +110,12 @@ static int conv_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 	(void)err;
 	*step = r->fake ? "rounding through the low type" :
 		"conversion to the low type";
-	if (!r->fake)
-		return qk_convert(kc, r->low, dst[0], QIR_FLOAT, src, n);
+	if (!r->fake) {
+		rc = qk_convert(kc, r->low, dst[0], QIR_FLOAT, src, n);
+		if (!rc && r->clamp)
+			ac_saturate(r->low, dst[0], src, (size_t)n);
+		return rc;
+	}
 	tmp = malloc(AC_CHUNK * sizeof(*tmp));
 	if (!tmp)
 		return QOPT_ENOMEM;
@@ -85,6 +124,8 @@ static int conv_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 
 		rc = qk_convert(kc, r->low, tmp, QIR_FLOAT,
 				(const char *)src + 4 * i, k);
+		if (!rc && r->clamp)
+			ac_saturate(r->low, tmp, (const char *)src + 4 * i, k);
 		if (!rc)
 			rc = qk_convert(kc, QIR_FLOAT, (char *)dst[0] + 4 * i,
 					r->low, tmp, k);
@@ -109,6 +150,7 @@ qir_tensor *ac_weight_convert(struct ac_cfg *cfg, qir_tensor *t,
 	}
 	r->low = cfg->low;
 	r->fake = fake;
+	r->clamp = cfg->clamp;
 	if (ps_recipe_defer(cfg->m, &r->base, t, 0, &spec, 1, &out, &err)) {
 		qopt_error(cfg->ctx, "weight '%s': %s", name,
 			   err.msg[0] ? err.msg : "out of memory");

@@ -109,6 +109,22 @@ if [ -z "$ort_why" ]; then
 	check $? "naive FLOAT16 gives Inf (the rule is what saves it)"
 fi
 
+# ---- clamp = yes: GPT-2's attention-mask constant (-3.4e38, beyond
+# FLOAT16) clamped to -65504 instead of keeping its Where FLOAT ----
+"$QOPT" --passes autocast "$T/gpt2.onnx" -o "$work/g.onnx" >"$work/g.log" 2>&1
+grep -q "node '/h.0/Where' kept FLOAT (weight beyond range): weight 'onnx::Where_110' reaches |x| = 3.40282e+38" \
+	"$work/g.log"
+check $? "gpt2: the Where reading -3.4e38 stays FLOAT by default"
+"$QOPT" --passes autocast:clamp=yes "$T/gpt2.onnx" -o "$work/gc.onnx" \
+	>"$work/gc.log" 2>&1
+grep -q "warning: clamp = yes: 1 weight element(s) beyond FLOAT16's range clamped to its largest value" \
+	"$work/gc.log" && grep -q "coverage: 87 of 87 float nodes" "$work/gc.log"
+check $? "clamp = yes: clamped and counted (a warning), every node FLOAT16"
+if [ -z "$ort_why" ]; then
+	close "$T/gpt2.onnx" "$work/gc.onnx"
+	check $? "... and the clamped mask still masks: ORT agrees with FLOAT"
+fi
+
 # ---- a weight two nodes read, one kept FLOAT ----
 "$py" "$M" shared "$work/sh.onnx" >"$work/log" 2>&1
 "$QOPT" --passes autocast:exclude=mm_b "$work/sh.onnx" -o "$work/sh16.onnx" \
