@@ -4,6 +4,7 @@ passes_autocast_la_SOURCES = \
 	passes/autocast/autocast.h \
 	passes/autocast/plugin.c \
 	passes/autocast/decide.c \
+	passes/autocast/fuse.c \
 	passes/autocast/memo.h \
 	passes/autocast/memo.c \
 	passes/autocast/weights.c \

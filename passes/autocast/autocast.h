@@ -59,6 +59,10 @@ struct ac_cfg {
 	uint64_t rounded;	/* fake mode: rounding pairs */
 	uint64_t constants;	/* Constant nodes converted */
 	uint64_t clamped;	/* weight elements clamped (clamp = yes) */
+	uint64_t fused, unfused;	/* decomposed LayerNorms */
+	int fuse_norm;		/* option fuse_norm */
+	qir_node **keep;	/* nodes of unfused LayerNorms (owned) */
+	size_t nkeep;
 };
 
 /* decide.c: fills cfg->nodes for the main graph. 0, or -1 (said). */
@@ -82,6 +86,11 @@ qir_tensor *ac_weight_convert(struct ac_cfg *cfg, qir_tensor *t,
 /* Elements of a FLOAT tensor beyond the low type's largest finite
  * value (Inf not counted). */
 uint64_t ac_weight_beyond(struct ac_cfg *cfg, qir_tensor *t);
+
+/* fuse.c: decomposed LayerNorms fused into LayerNormalization (opset
+ * 17, raised when upgrade allows); the nodes of those that cannot be
+ * go to *keep (caller frees), to stay FLOAT. 0, or -1 (said). */
+int ac_fuse_norms(struct ac_cfg *cfg, qir_node ***keep, size_t *nkeep);
 
 /* rewrite.c: applies the decisions. 0, or -1 (said). */
 int ac_rewrite(struct ac_cfg *cfg, int *changed);

@@ -26,6 +26,9 @@ static const struct ps_skip_kind skip_untyped = {
 static const struct ps_skip_kind skip_range = {
 	"kept FLOAT (weight beyond range)", PS_SKIP_INFO
 };
+static const struct ps_skip_kind skip_unfused = {
+	"kept FLOAT (LayerNorm not fused)", PS_SKIP_INFO
+};
 static const struct ps_skip_kind skip_reduction = {
 	"kept FLOAT (deep reduction)", PS_SKIP_INFO
 };
@@ -220,7 +223,12 @@ static void classify(struct ac_cfg *cfg, struct ac_node *r)
 		return;
 	}
 	r->candidate = float_node(r->op, n, &untyped);
-	if (r->candidate && untyped)
+	for (size_t k = 0; r->candidate && k < cfg->nkeep; k++)
+		if (cfg->keep[k] == n)
+			ps_skip_set(&r->why, &skip_unfused,
+				    "part of a decomposed LayerNorm that could "
+				    "not be fused: the unit stays FLOAT whole");
+	if (r->candidate && untyped && !r->why.kind)
 		ps_skip_set(&r->why, &skip_untyped,
 			    "input '%s' has no known type", untyped);
 }

@@ -32,6 +32,7 @@ static int cfg_init(struct ac_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	if (qopt_opt_is_set(ctx, "init_max"))
 		cfg->init_max = qopt_opt_float(ctx, "init_max");
 	cfg->clamp = qopt_opt_bool(ctx, "clamp");
+	cfg->fuse_norm = qopt_opt_bool(ctx, "fuse_norm");
 	cfg->opset = qir_model_opset(m, "");
 	if (!cfg->qk) {
 		qopt_error(ctx, "no kernel context");
@@ -187,14 +188,18 @@ static qopt_status ac_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	int rc = -1;
 
 	*changed = 0;
-	if (cfg_init(&cfg, ctx, m) == 0 && ac_decide(&cfg) == 0 &&
+	if (cfg_init(&cfg, ctx, m) == 0 &&
+	    (!cfg.fuse_norm || ac_fuse_norms(&cfg, &cfg.keep, &cfg.nkeep) == 0) &&
+	    ac_decide(&cfg) == 0 &&
 	    underflow(&cfg) == 0 && ac_rewrite(&cfg, changed) == 0) {
 		report(&cfg);
 		ps_targets_report(ctx, &cfg.tg, "node");
 		rc = 0;
 	}
 	free(cfg.nodes);
+	free(cfg.keep);
 	ps_targets_fini(&cfg.tg);
+	*changed |= cfg.fused > 0;
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
@@ -227,6 +232,11 @@ static const qopt_option_spec ac_opts[] = {
 	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
 	  .help = "a node reading a weight with |x| above this stays FLOAT "
 	  "(default: the low type's largest value, 65504 for float16)" },
+	{ .name = "fuse_norm", .type = QOPT_OPT_BOOL, .default_value = "yes",
+	  .help = "fuse decomposed LayerNorm (ReduceMean, Sub, Pow, ReduceMean, "
+	  "Add, Sqrt, Div, Mul, Add) into LayerNormalization (opset 17, raised "
+	  "when upgrade = yes), which TensorRT computes in FLOAT inside the "
+	  "layer; a unit that cannot be fused stays FLOAT whole" },
 	{ .name = "clamp", .type = QOPT_OPT_BOOL, .default_value = "no",
 	  .help = "yes: a weight beyond the low type's range is clamped to its "
 	  "largest value (counted, a warning) instead of keeping its node "

@@ -72,7 +72,7 @@ if [ -f "$A/ch_PP-OCRv4_rec_infer.onnx" ]; then
 		"$QOPT" --passes autocast:to=bfloat16:mode=fake "$A/$f.onnx" \
 			-o "$work/$f.bf.onnx" >"$work/$f.bf.log" 2>&1
 		check $? "$f: bfloat16, fake mode"
-		grep -q "upgraded ai.onnx opset 9 -> 22 for BFLOAT16 computation" \
+		grep -q "upgraded ai.onnx opset [0-9]* -> 22 for BFLOAT16 computation" \
 			"$work/$f.bf.log"
 		check $? "$f: BFLOAT16 Conv raises the opset to 22, said"
 		close "$A/$f.onnx" "$work/$f.bf.onnx" --shape x=1,3,48,320
@@ -123,6 +123,43 @@ check $? "clamp = yes: clamped and counted (a warning), every node FLOAT16"
 if [ -z "$ort_why" ]; then
 	close "$T/gpt2.onnx" "$work/gc.onnx"
 	check $? "... and the clamped mask still masks: ORT agrees with FLOAT"
+fi
+
+# ---- decomposed LayerNorm (opset 13, activations near 1000: the
+# variance of the decomposed form overflows FLOAT16) ----
+"$py" "$M" ln "$work/ln.onnx" >"$work/log" 2>&1 &&
+	"$py" "$M" ln_shared "$work/lns.onnx" >>"$work/log" 2>&1
+check $? "LayerNorm models generated"
+"$QOPT" --passes autocast "$work/ln.onnx" -o "$work/ln16.onnx" >"$work/ln.log" 2>&1
+grep -q "upgraded ai.onnx opset 13 -> 17 for LayerNormalization" "$work/ln.log" &&
+	grep -q "1 decomposed LayerNorm(s) fused into LayerNormalization" "$work/ln.log"
+check $? "a decomposed LayerNorm is fused (opset raised to 17, said)"
+facts "$work/ln16.onnx"
+grep -q "^node LayerNormalization .* FLOAT16$" "$work/ln16.onnx.facts" &&
+	! grep -q "^node \(Pow\|Sqrt\|ReduceMean\) " "$work/ln16.onnx.facts"
+check $? "... into one FLOAT16 LayerNormalization; the unit's nodes are gone"
+"$QOPT" --passes autocast:fuse_norm=no:mode=fake "$work/ln.onnx" \
+	-o "$work/ln-naive.onnx" >>"$work/log" 2>&1
+"$QOPT" --passes autocast:upgrade=no "$work/ln.onnx" -o "$work/ln-noup.onnx" \
+	>"$work/ln-noup.log" 2>&1
+grep -q "decomposed LayerNorm at node 'ln/Div' (Div) not fused: LayerNormalization needs opset 17; kept FLOAT as a unit" \
+	"$work/ln-noup.log" &&
+	[ "$(grep -c "^qopt: autocast: node .* kept FLOAT (LayerNorm not fused)" "$work/ln-noup.log")" = 9 ]
+check $? "upgrade = no: not fused, the unit's 9 nodes kept FLOAT, said"
+"$QOPT" --passes autocast "$work/lns.onnx" -o "$work/lns16.onnx" >"$work/lns.log" 2>&1
+grep -q "not fused: the centred input has readers outside the LayerNorm; kept FLOAT as a unit" \
+	"$work/lns.log"
+check $? "a LayerNorm whose centred input has another reader: not fused, kept FLOAT"
+if [ -z "$ort_why" ]; then
+	close "$work/ln.onnx" "$work/ln16.onnx"
+	check $? "the fused FLOAT16 model agrees with FLOAT"
+	close "$work/ln.onnx" "$work/ln-noup.onnx"
+	check $? "the unfused one, its unit FLOAT, agrees too"
+	close "$work/ln.onnx" "$work/ln-naive.onnx"
+	[ $? = 1 ]
+	check $? "naive FLOAT16 of the decomposed LayerNorm does not agree"
+	close "$work/lns.onnx" "$work/lns16.onnx"
+	check $? "the shared-reader model agrees"
 fi
 
 # ---- a weight two nodes read, one kept FLOAT ----

@@ -7,6 +7,11 @@ what a converted model holds.
                            -> y: a weight beyond FLOAT16 whose products
                            stay in range (FLOAT16 turns it to Inf)
   models.py shared OUT     one weight read by two MatMuls (mm_a, mm_b)
+  models.py ln OUT         opset 13, torch's decomposed LayerNorm (ReduceMean,
+                           Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add)
+                           then MatMul, with activations near 1000
+  models.py ln_shared OUT  the same with the centred input read outside
+                           the unit (cannot be fused)
   models.py inspect MODEL  one line per fact (the test greps them):
       io NAME TYPE           graph inputs and outputs
       node OP NAME TYPES     each node and the types of its outputs
@@ -67,6 +72,42 @@ def shared(path):
     save(g, path)
 
 
+def ln(path, shared=False):
+    rng = np.random.default_rng(5)
+    gamma = (1 + 0.1 * rng.standard_normal(16)).astype(np.float32)
+    beta = (0.1 * rng.standard_normal(16)).astype(np.float32)
+    w = (rng.standard_normal((16, 8)) * 0.2).astype(np.float32)
+    k = np.array(1000.0, np.float32)
+    nodes = [
+        helper.make_node("Mul", ["x", "k"], ["xs"], name="scale_up"),
+        helper.make_node("ReduceMean", ["xs"], ["m"], axes=[-1], name="ln/ReduceMean"),
+        helper.make_node("Sub", ["xs", "m"], ["d"], name="ln/Sub"),
+        helper.make_node("Pow", ["d", "two"], ["p"], name="ln/Pow"),
+        helper.make_node("ReduceMean", ["p"], ["v"], axes=[-1], name="ln/ReduceMean_1"),
+        helper.make_node("Add", ["v", "eps"], ["a"], name="ln/Add"),
+        helper.make_node("Sqrt", ["a"], ["s"], name="ln/Sqrt"),
+        helper.make_node("Div", ["d", "s"], ["n"], name="ln/Div"),
+        helper.make_node("Mul", ["n", "gamma"], ["g"], name="ln/Mul"),
+        helper.make_node("Add", ["g", "beta"], ["h"], name="ln/Add_1"),
+        helper.make_node("MatMul", ["h", "w"], ["y0"], name="fc"),
+    ]
+    if shared:
+        nodes.append(helper.make_node("ReduceMax", ["d"], ["ds"], axes=[-1],
+                                      name="side"))
+        nodes.append(helper.make_node("Add", ["y0", "ds"], ["y"], name="join"))
+    else:
+        nodes.append(helper.make_node("Identity", ["y0"], ["y"], name="out"))
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             [(gamma, "gamma"), (beta, "beta"), (w, "w"), (k, "k"),
+              (np.array(2.0, np.float32), "two"),
+              (np.array(1e-5, np.float32), "eps")]]
+    g = helper.make_graph(
+        nodes, "ln",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    save(g, path, opset=13)
+
+
 def elem(vi):
     return TYPES.get(vi.type.tensor_type.elem_type, "?")
 
@@ -108,5 +149,6 @@ def inspect(path):
 
 
 if __name__ == "__main__":
-    {"overflow": overflow, "shared": shared}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
+    {"overflow": overflow, "shared": shared, "ln": ln,
+     "ln_shared": lambda p: ln(p, True)}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
         if sys.argv[1] != "inspect" else inspect(sys.argv[2])
