@@ -71,8 +71,9 @@ int ac_decide(struct ac_cfg *cfg);
 struct ac_node *ac_node_of(struct ac_cfg *cfg, const qir_node *n);
 
 /* weights.c */
-/* amax and the counts of nonzero elements that the low type turns to
- * zero or subnormal, over a FLOAT tensor. 0, or -1 with err set. */
+/* The largest finite |x| (Inf converts exactly) and the counts of
+ * nonzero elements that the low type turns to zero or subnormal, over a
+ * FLOAT tensor. 0, or -1 with err set. */
 int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
 		   uint64_t *zero, uint64_t *sub, qir_error *err);
 /* Codes of the low type that are Inf where src (FLOAT) is finite become

@@ -182,7 +182,7 @@ static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
 				   err.msg);
 			return -1;
 		}
-		if (cfg->clamp && !isinf(amax))
+		if (cfg->clamp)
 			continue;	/* clamped when converted, counted */
 		if (!(amax <= cfg->init_max)) {
 			ps_skip_set(&r->why, &skip_range,

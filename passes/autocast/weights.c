@@ -44,10 +44,12 @@ int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
 
 		memcpy(&x, p + 4 * i, 4);
 		x = fabsf(x);
-		if (x > m || isinf(x))
-			m = x;
-		if (x == 0 || isnan(x))
+		/* Inf is Inf in every float type: only finite values can
+		 * fall outside the low range */
+		if (isinf(x) || isnan(x) || x == 0)
 			continue;
+		if (x > m)
+			m = x;
 		if (x <= to_zero)
 			(*zero)++;
 		else if (x < to_sub)

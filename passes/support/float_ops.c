@@ -90,6 +90,13 @@ static const struct ps_float_op table[] = {
 	{ "Resize", S(0), S(0), 10, 13, 0 },
 	/* Dropout in inference is Identity; ratio (T1) keeps its type */
 	{ "Dropout", S(0), S(0), 1, 13, 0 },
+	/* Einsum, GridSample (X and grid), the RNNs (all but
+	 * sequence_lens, input 4) */
+	UNARY("Einsum", 12, 22),
+	{ "GridSample", S(0) | S(1), S(0), 16, 22, 0 },
+	{ "LSTM", PS_ALL_SLOTS & ~S(4), PS_ALL_SLOTS, 7, 22, 0 },
+	{ "GRU", PS_ALL_SLOTS & ~S(4), PS_ALL_SLOTS, 7, 22, 0 },
+	{ "RNN", PS_ALL_SLOTS & ~S(4), PS_ALL_SLOTS, 7, 22, 0 },
 	/* Q/DQ: the float side and the scale share T from opset 19 (the
 	 * scale of a FLOAT16 graph is FLOAT16: TensorRT's strongly typed
 	 * DQ outputs its scale's type); the codes and zero point keep

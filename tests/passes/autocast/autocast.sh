@@ -34,8 +34,9 @@ ort_check() {
 	fi
 }
 
-# ---- torch exports: a CNN, GPT-2 (attention, KV-free), a ViT ----
-for m in resnet_cnn unet_cnn gpt2 vit_sdpa bert; do
+# ---- torch exports: CNNs, GPT-2, BERT, ViTs, MHA and GQA attention,
+# RNNs, GridSample and Einsum (shape_ops) ----
+for m in resnet_cnn unet_cnn gpt2 vit_sdpa vit_div bert mha gqa shape_ops; do
 	"$QOPT" --passes autocast "$T/$m.onnx" -o "$work/$m.onnx" \
 		>"$work/$m.log" 2>&1 &&
 		"$QOPT" verify "$work/$m.onnx" >>"$work/log" 2>&1
