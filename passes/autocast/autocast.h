@@ -21,6 +21,7 @@
 
 #include <qopt/qopt.h>
 
+#include "memo.h"
 #include "../support/float_ops.h"
 #include "../support/skip.h"
 #include "../support/targets.h"
@@ -61,6 +62,7 @@ struct ac_cfg {
 	uint64_t clamped;	/* weight elements clamped (clamp = yes) */
 	uint64_t fused, unfused;	/* decomposed LayerNorms */
 	int fuse_norm;		/* option fuse_norm */
+	struct ac_memo scans;	/* tensor -> its ac_scan (owned) */
 	qir_node **keep;	/* nodes of unfused LayerNorms (owned) */
 	size_t nkeep;
 };
@@ -71,6 +73,8 @@ int ac_decide(struct ac_cfg *cfg);
 struct ac_node *ac_node_of(struct ac_cfg *cfg, const qir_node *n);
 
 /* weights.c */
+/* Frees the scan results kept in cfg. */
+void ac_scans_free(struct ac_cfg *cfg);
 /* The largest finite |x| (Inf converts exactly) and the counts of
  * nonzero elements that the low type turns to zero or subnormal, over a
  * FLOAT tensor. 0, or -1 with err set. */

@@ -198,6 +198,7 @@ static qopt_status ac_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	}
 	free(cfg.nodes);
 	free(cfg.keep);
+	ac_scans_free(&cfg);
 	ps_targets_fini(&cfg.tg);
 	*changed |= cfg.fused > 0;
 	return rc ? QOPT_EPASS : QOPT_OK;

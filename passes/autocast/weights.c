@@ -16,8 +16,19 @@
 /* Elements per step when a buffer of the low type is needed. */
 #define AC_CHUNK 16384
 
-int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
-		   uint64_t *zero, uint64_t *sub, qir_error *err)
+/* What one read of a weight found: kept, as a weight is read by one
+ * rule, then by the underflow count, and a model may be gigabytes. */
+struct ac_scan {
+	float amax;
+	uint64_t zero, sub;
+};
+
+/* Elements per block: copied to an aligned buffer the loop can
+ * vectorize over, whatever the mapping's alignment. */
+#define AC_SCAN_BLOCK 4096
+
+static int scan(struct ac_cfg *cfg, qir_tensor *t, struct ac_scan *r,
+		qir_error *err)
 {
 	/* Round to nearest even: at most half the smallest subnormal goes
 	 * to zero, below the smallest normal less that half stays
@@ -28,35 +39,71 @@ int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
 				ldexp(1, -126);
 	const float to_zero = (float)(min_sub / 2);
 	const float to_sub = (float)(min_norm - min_sub / 2);
-	uint64_t n = qir_tensor_numel(t), i;
+	uint64_t n = qir_tensor_numel(t), i, zero = 0, sub = 0;
 	const unsigned char *p;
-	float m = 0;
+	float m = 0, buf[AC_SCAN_BLOCK];
 
-	*amax = 0;
-	*zero = *sub = 0;
+	memset(r, 0, sizeof(*r));
 	if (!n)
 		return 0;
 	p = qir_tensor_data(t, err);
 	if (!p)
 		return -1;
-	for (i = 0; i < n; i++) {
-		float x;
+	for (i = 0; i < n; i += AC_SCAN_BLOCK) {
+		size_t k = n - i < AC_SCAN_BLOCK ? (size_t)(n - i) :
+			   AC_SCAN_BLOCK, j;
 
-		memcpy(&x, p + 4 * i, 4);
-		x = fabsf(x);
-		/* Inf is Inf in every float type: only finite values can
-		 * fall outside the low range */
-		if (isinf(x) || isnan(x) || x == 0)
-			continue;
-		if (x > m)
-			m = x;
-		if (x <= to_zero)
-			(*zero)++;
-		else if (x < to_sub)
-			(*sub)++;
+		memcpy(buf, p + 4 * i, 4 * k);
+		for (j = 0; j < k; j++) {
+			float x = fabsf(buf[j]);
+			/* Inf is Inf in every float type and NaN NaN: only
+			 * finite values can leave the low range */
+			int fin = x <= 3.40282347e38f;
+
+			m = fin && x > m ? x : m;
+			zero += fin && x != 0 && x <= to_zero;
+			sub += fin && x > to_zero && x < to_sub;
+		}
 	}
-	*amax = m;
+	r->amax = m;
+	r->zero = zero;
+	r->sub = sub;
+	/* the writer reads it again when it converts: no need to keep the
+	 * pages in the meantime */
+	(void)qir_tensor_advise(t, QIR_ADVISE_DONE, err);
+	err->code = 0;
+	err->msg[0] = 0;
 	return 0;
+}
+
+int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
+		   uint64_t *zero, uint64_t *sub, qir_error *err)
+{
+	struct ac_scan *r = ac_memo_get(&cfg->scans, t);
+
+	if (!r) {
+		r = malloc(sizeof(*r));
+		if (!r || scan(cfg, t, r, err) < 0 ||
+		    ac_memo_put(&cfg->scans, t, r)) {
+			if (r && !err->code)
+				qir_fail(err, QIR_ENOMEM, "out of memory");
+			free(r);
+			return -1;
+		}
+	}
+	*amax = r->amax;
+	*zero = r->zero;
+	*sub = r->sub;
+	return 0;
+}
+
+void ac_scans_free(struct ac_cfg *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->scans.cap; i++)
+		free(cfg->scans.vals[i]);
+	ac_memo_fini(&cfg->scans);
 }
 
 struct conv_recipe {
