@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxfp8.h"
+#include "export.h"
+#include "act.h"
+#include "weight.h"
+#include "util.h"
 
 static int is_mx(const qir_node *n, const char *op)
 {
