@@ -94,6 +94,9 @@ static int dtype_attr(struct mx_cfg *cfg, const qir_node *n, int dflt, int *dt)
 
 	if (int_attr(cfg, n, "output_dtype", dflt, &v))
 		return -1;
+	if (!qir_node_attr(n, "output_dtype") && dflt <= 0)
+		return bad_attr(cfg, n, "output_dtype", "is not set and the "
+				"input's type is not known");
 	if (v <= 0 || v > 1000 || !qir_dtype_name((int)v)) {
 		snprintf(why, sizeof(why), "= %lld is not a data type",
 			 (long long)v);

@@ -152,9 +152,10 @@ static int64_t consumer_k(const qir_value *v)
 static int bad_attr(struct nvfp4_cfg *cfg, const qir_node *n,
 		    const char *name, const char *why)
 {
+	int dom = n->domain && n->domain[0];
+
 	qopt_error(cfg->ctx, "node '%s' (%s%s%s): attribute '%s' %s", n->name,
-		   n->domain[0] ? n->domain : "", n->domain[0] ? "::" : "",
-		   n->op_type, name, why);
+		   dom ? n->domain : "", dom ? "::" : "", n->op_type, name, why);
 	return -1;
 }
 
