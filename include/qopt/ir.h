@@ -634,7 +634,9 @@ const char *qir_model_load_note(const qir_model *m, size_t i);
 /* Verifier: every input defined before use (graph inputs,
  * initializers, earlier outputs, outer-scope values), output names
  * unique, graph outputs produced, an opset import for each domain used,
- * use lists consistent. Reports the first problem. */
+ * use lists consistent, and the known element types of the inputs an
+ * operator's schema binds to one type agree (MatMul, Gemm, Conv, Add,
+ * Concat, Where's X and Y, ...). Reports the first problem. */
 int qir_verify(qir_model *m, qir_error *err);
 
 /* Readable listing (qopt dump, --print-after); after each graph's nodes

@@ -250,6 +250,10 @@ void ir_names_free(struct ir_model_priv *mp);
 char *ir_unique_name(qir_model *m, const ir_strmap *map, const char *hint);
 /* "'name' (Op)" or "Op producing 'out'" into buf, for messages. */
 const char *ir_node_label(const qir_node *n, char *buf, size_t size);
+/* ir/model/typecheck.c: 1 when inputs *first < *other of n, both
+ * typed, have different element types where n's operator takes one
+ * type for both (its ONNX schema); else 0. */
+int ir_type_clash(const qir_node *n, size_t *first, size_t *other);
 /* Removes n from its graph's list (does not free it). */
 void ir_node_unlink(qir_node *n);
 /* Appends item to *arrp (a malloc'd array of *count elements, sized

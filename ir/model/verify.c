@@ -223,6 +223,22 @@ static int check_dtype_attrs(struct vctx *c, qir_graph *g, qir_node *n)
 	return 0;
 }
 
+/* Element types the operator requires to agree (a FLOAT16 weight
+ * under a FLOAT MatMul): runtimes refuse such a model. */
+static int check_types(struct vctx *c, qir_graph *g, qir_node *n)
+{
+	size_t a, b;
+
+	if (!ir_type_clash(n, &a, &b))
+		return 0;
+	return qir_fail(c->err, QIR_EVERIFY,
+			"graph '%s': node %s: input %zu '%s' is %s but input %zu '%s' is %s (%s takes one type for both)",
+			g->name, label(c, n), b, n->inputs[b]->name,
+			qir_dtype_name(n->inputs[b]->dtype), a,
+			n->inputs[a]->name, qir_dtype_name(n->inputs[a]->dtype),
+			n->op_type);
+}
+
 static int check_node(struct vctx *c, qir_graph *g, qir_node *n)
 {
 	size_t i;
@@ -236,7 +252,8 @@ static int check_node(struct vctx *c, qir_graph *g, qir_node *n)
 				"node %s uses domain '%s' with no opset import",
 				label(c, n), n->domain[0] ? n->domain : "ai.onnx");
 	if (check_required(c, g, n) < 0 || check_dtype_attrs(c, g, n) < 0 ||
-	    check_inputs(c, g, n) < 0 || check_attrs(c, g, n) < 0)
+	    check_inputs(c, g, n) < 0 || check_types(c, g, n) < 0 ||
+	    check_attrs(c, g, n) < 0)
 		return -1;
 	for (i = 0; i < n->noutputs; i++) {
 		qir_value *v = n->outputs[i];

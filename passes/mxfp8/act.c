@@ -26,62 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxfp8.h"
+#include "act.h"
+#include "util.h"
 
 #define MX_TABLE 256
-
-qir_node *mx_node(qir_graph *g, const char *op, const char *domain,
-		  const char *hint, qir_value *a, qir_value *b)
-{
-	qir_node *n = qir_node_new(g, op, domain, hint);
-
-	if (!n || qir_node_add_input(n, a) || (b && qir_node_add_input(n, b)))
-		return NULL;
-	return n;
-}
-
-qir_value *mx_out(qir_node *n, const char *hint, int dtype,
-		  const qir_value *shape_from)
-{
-	qir_value *o = n ? qir_node_add_output(n, NULL, hint) : NULL;
-
-	if (!o)
-		return NULL;
-	if (shape_from && qir_value_copy_shape(o, shape_from, dtype, NULL))
-		return NULL;
-	if (!shape_from && dtype != QIR_UNDEFINED &&
-	    qir_value_set_type(o, dtype, -1, NULL, NULL))
-		return NULL;
-	return o;
-}
-
-static qir_value *add_const(qir_graph *g, const char *name, int dtype,
-			    int rank, const int64_t *dims, const void *v)
-{
-	qir_error err = { 0 };
-	qir_tensor *t = qir_tensor_new(name, dtype, rank, dims, &err);
-	void *d = t ? qir_tensor_mutable_data(t, &err) : NULL;
-
-	if (t && t->nbytes && !d) {
-		qir_tensor_free(t);
-		return NULL;
-	}
-	if (t && t->nbytes)
-		memcpy(d, v, t->nbytes);
-	return ps_add_initializer(g, t);
-}
-
-qir_value *mx_const_i64(qir_graph *g, const char *name, int rank,
-			const int64_t *dims, const int64_t *v)
-{
-	return add_const(g, name, QIR_INT64, rank, dims, v);
-}
-
-qir_value *mx_const_f32(qir_graph *g, const char *name, int rank,
-			const int64_t *dims, const float *v)
-{
-	return add_const(g, name, QIR_FLOAT, rank, dims, v);
-}
 
 const char *mx_act_check(qir_value *x, int64_t k, char *buf, size_t n)
 {
@@ -209,7 +157,7 @@ static qir_value *shared(qir_graph *g, const char *name, int dtype, int rank,
 	    o->init->rank == rank && o->init->nbytes == nbytes &&
 	    (d = qir_tensor_data(o->init, &err)) && !memcmp(d, v, nbytes))
 		return o;
-	return add_const(g, name, dtype, rank, dims, v);
+	return mx_const(g, name, dtype, rank, dims, v);
 }
 
 static qir_value *f32(struct chain *c, const char *name, float v)

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxfp8.h"
+#include "export.h"
+#include "act.h"
+#include "weight.h"
+#include "util.h"
 
 static int is_mx(const qir_node *n, const char *op)
 {
@@ -46,14 +49,116 @@ static int axis_of(const qir_node *n, int rank)
 	return a >= 0 && a < rank ? (int)a : -1;
 }
 
+static int bad_attr(struct mx_cfg *cfg, const qir_node *n, const char *name,
+		    const char *why)
+{
+	qopt_error(cfg->ctx, "node '%s' (trt::%s): attribute '%s' %s",
+		   n->name, n->op_type, name, why);
+	return -1;
+}
+
+/* The integer attribute name of n (dflt when absent): 0 with *v set;
+ * -1 (said) when present with another type, which qir_node_attr_int
+ * would quietly read as absent. */
+static int int_attr(struct mx_cfg *cfg, const qir_node *n, const char *name,
+		    int64_t dflt, int64_t *v)
+{
+	const qir_attr *a = qir_node_attr(n, name);
+
+	if (a && a->type != QIR_ATTR_INT)
+		return bad_attr(cfg, n, name, "is not an integer");
+	*v = a ? a->i : dflt;
+	return 0;
+}
+
+/* block_size: absent, or the format's 32. */
+static int block_ok(struct mx_cfg *cfg, const qir_node *n)
+{
+	char why[80];
+	int64_t bs;
+
+	if (int_attr(cfg, n, "block_size", MX_BLOCK, &bs))
+		return -1;
+	if (bs == MX_BLOCK)
+		return 0;
+	snprintf(why, sizeof(why), "= %lld: MXFP8 blocks are 32", (long long)bs);
+	return bad_attr(cfg, n, "block_size", why);
+}
+
+/* output_dtype (dflt when absent) as a data type in *dt: -1 (said)
+ * when it names none; a plain (int) would read 2^32 + 1 as FLOAT. */
+static int dtype_attr(struct mx_cfg *cfg, const qir_node *n, int dflt, int *dt)
+{
+	char why[80];
+	int64_t v;
+
+	if (int_attr(cfg, n, "output_dtype", dflt, &v))
+		return -1;
+	if (!qir_node_attr(n, "output_dtype") && dflt <= 0)
+		return bad_attr(cfg, n, "output_dtype", "is not set and the "
+				"input's type is not known");
+	if (v <= 0 || v > 1000 || !qir_dtype_name((int)v)) {
+		snprintf(why, sizeof(why), "= %lld is not a data type",
+			 (long long)v);
+		return bad_attr(cfg, n, "output_dtype", why);
+	}
+	*dt = (int)v;
+	return 0;
+}
+
+/* An activation quantizer's (or its dequantizer's) axis: the last one
+ * of x (TensorRT's kernels block the last axis only); -1 when x's rank
+ * is unknown, which only the literal -1 survives. */
+static int last_axis_ok(struct mx_cfg *cfg, const qir_node *n,
+			const qir_value *x)
+{
+	char why[120];
+	int64_t a;
+
+	if (int_attr(cfg, n, "axis", -1, &a))
+		return -1;
+	if (a == -1 || (x->rank > 0 && a == x->rank - 1))
+		return 0;
+	snprintf(why, sizeof(why), "= %lld is not the last axis of '%s'",
+		 (long long)a, x->name);
+	return bad_attr(cfg, n, "axis", why);
+}
+
+/* A dynamic quantizer's shape and attributes, before anything reads
+ * them: one input, two outputs, block_size 32, the last axis, and
+ * output_dtype (when set) FLOAT8E4M3FN, the one type the codes have. */
+static int dynq_ok(struct mx_cfg *cfg, qir_node *q)
+{
+	int od;
+
+	if (q->ninputs != 1 || !q->inputs[0] || q->noutputs != 2 ||
+	    !q->outputs[0] || !q->outputs[1])
+		return bad(cfg, q, "needs one input and two outputs (data, "
+			   "scale)");
+	if (block_ok(cfg, q) || last_axis_ok(cfg, q, q->inputs[0]) ||
+	    dtype_attr(cfg, q, QIR_FLOAT8E4M3FN, &od))
+		return -1;
+	if (od != QIR_FLOAT8E4M3FN) {
+		char why[80];
+
+		snprintf(why, sizeof(why), "= %d (%s): MXFP8 codes are "
+			 "FLOAT8E4M3FN (17)", od, qir_dtype_name(od));
+		return bad_attr(cfg, q, "output_dtype", why);
+	}
+	return 0;
+}
+
 /* A weight mark: W quantized by the pass. */
 static int mark(struct mx_cfg *cfg, qir_node *d, qir_tensor *w, int *changed)
 {
 	char why[200];
-	int k = axis_of(d, w->rank);
-	int od = (int)qir_node_attr_int(d, "output_dtype", w->dtype);
+	int64_t ax;
+	int k = axis_of(d, w->rank), od;
 	qir_value *nv;
 
+	if (int_attr(cfg, d, "axis", -1, &ax) ||
+	    dtype_attr(cfg, d, w->dtype, &od))
+		return -1;
 	if (k < 0) {
 		snprintf(why, sizeof(why), "axis %lld outside weight '%s' of "
 			 "rank %d", (long long)qir_node_attr_int(d, "axis", -1),
@@ -67,11 +172,10 @@ static int mark(struct mx_cfg *cfg, qir_node *d, qir_tensor *w, int *changed)
 		return bad(cfg, d, why);
 	}
 	if (od != w->dtype) {
-		snprintf(why, sizeof(why), "output_dtype %s differs from weight "
-			 "'%s' of type %s", qir_dtype_name(od) ?
-			 qir_dtype_name(od) : "?", d->inputs[0]->name,
+		snprintf(why, sizeof(why), "= %s differs from weight '%s' of "
+			 "type %s", qir_dtype_name(od), d->inputs[0]->name,
 			 qir_dtype_name(w->dtype));
-		return bad(cfg, d, why);
+		return bad_attr(cfg, d, "output_dtype", why);
 	}
 	if (mx_opset(cfg))
 		return -1;
@@ -103,8 +207,8 @@ static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
 		    qir_tensor *s, int *changed)
 {
 	qir_error err = { 0 };
-	int k = axis_of(d, c->rank);
-	int od = (int)qir_node_attr_int(d, "output_dtype", QIR_FLOAT);
+	int64_t ax;
+	int k = axis_of(d, c->rank), od;
 	const void *cb, *sb;
 	qir_tensor *t;
 	qir_node *n;
@@ -113,12 +217,16 @@ static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
 	size_t outer, kk, inner;
 	int rc;
 
+	if (int_attr(cfg, d, "axis", -1, &ax) ||
+	    dtype_attr(cfg, d, QIR_FLOAT, &od))
+		return -1;
 	if (k < 0)
-		return bad(cfg, d, "axis outside the weight's rank");
+		return bad_attr(cfg, d, "axis", "is outside the weight's rank");
 	if (check_scale(cfg, d, c, s, k))
 		return -1;
 	if (!mx_is_float(od))
-		return bad(cfg, d, "output_dtype not FLOAT, FLOAT16 or BFLOAT16");
+		return bad_attr(cfg, d, "output_dtype", "is not FLOAT, FLOAT16 "
+				"or BFLOAT16");
 	if (cfg->mode == MX_REAL && cfg->format == MX_TRT) {
 		qopt_stat_add(cfg->ctx, "exported weights kept", 1);
 		return 0;
@@ -213,22 +321,22 @@ static int type_pair(qir_node *q, qir_node *d, qir_value *x, int od)
 /* An activation pair DynamicQuantize -> DequantizeLinear. */
 static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 {
-	qir_value *x = q->inputs[0], *y;
+	qir_value *x, *y;
 	int od, ax;
 	char buf[200];
 	const char *why;
 
-	if (q->ninputs < 1 || !x || q->noutputs != 2 || !q->outputs[0] ||
-	    !q->outputs[1])
-		return bad(cfg, q, "needs one input and two outputs");
+	/* (mx_export checked every quantizer with dynq_ok) */
+	x = q->inputs[0];
 	if (d->inputs[0] != q->outputs[0] || d->inputs[1] != q->outputs[1])
 		return bad(cfg, d, "does not read both outputs of its "
 			   "TRT_MXFP8DynamicQuantize (data, scale)");
-	if (qir_node_attr_int(q, "block_size", MX_BLOCK) != MX_BLOCK)
-		return bad(cfg, q, "block_size is not 32");
-	od = (int)qir_node_attr_int(d, "output_dtype", qir_value_elem_type(x));
+	if (last_axis_ok(cfg, d, x) ||
+	    dtype_attr(cfg, d, qir_value_elem_type(x), &od))
+		return -1;
 	if (!mx_is_float(od))
-		return bad(cfg, d, "output_dtype not FLOAT, FLOAT16 or BFLOAT16");
+		return bad_attr(cfg, d, "output_dtype", "is not FLOAT, FLOAT16 "
+				"or BFLOAT16");
 	if (cfg->mode == MX_REAL) {
 		if (type_pair(q, d, x, od)) {
 			qopt_error(cfg->ctx, "out of memory");
@@ -318,18 +426,105 @@ static int type_all(struct mx_cfg *cfg, const struct mx_nodes *l,
 	return 0;
 }
 
+/* A mark's scale: one element, 1.0 (the pass ignores it, so any other
+ * value would be dropped from the weight). */
+static int mark_scale_one(qir_tensor *s)
+{
+	qir_error err = { 0 };
+	const void *p = qir_tensor_numel(s) == 1 ? qir_tensor_data(s, &err) :
+			NULL;
+
+	if (!p)
+		return 0;
+	if (s->dtype == QIR_FLOAT)
+		return *(const float *)p == 1.0f;
+	return (s->dtype == QIR_FLOAT16 ? qk_f16_to_f32(*(const uint16_t *)p) :
+		qk_bf16_to_f32(*(const uint16_t *)p)) == 1.0f;
+}
+
+/* Ops torch puts between a weight's dequantizer and its layer; they
+ * keep the element type. */
+static int layout_op(const qir_node *n)
+{
+	static const char *const ops[] = { "Transpose", "Reshape", "Identity",
+					   "Squeeze", "Unsqueeze", "Flatten" };
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (qir_node_is(n, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* A MatMul/Gemm reading v (through layout ops, depth levels at most)
+ * whose other inputs have another known float type, or NULL; *o is
+ * that input. */
+static qir_node *clash(qir_value *v, int dt, int depth,
+		       qir_value **o)
+{
+	size_t i, j;
+
+	for (i = 0; i < v->nuses; i++) {
+		qir_node *c = v->uses[i].node;
+		qir_node *r;
+
+		if (layout_op(c) && v->uses[i].index == 0 && depth > 0 &&
+		    c->noutputs && c->outputs[0] &&
+		    (r = clash(c->outputs[0], dt, depth - 1, o)))
+			return r;
+		if (!qir_node_is(c, "MatMul") && !qir_node_is(c, "Gemm"))
+			continue;
+		for (j = 0; j < c->ninputs && j < 3; j++) {
+			qir_value *x = c->inputs[j];
+			int xt = x ? qir_value_elem_type(x) : QIR_UNDEFINED;
+
+			if (xt != QIR_UNDEFINED && xt != dt && mx_is_float(xt)) {
+				*o = x;
+				return c;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The export's types agree: each dequantizer's output_dtype is the
+ * type of the layer reading it (a FLOAT16 weight under a FLOAT MatMul
+ * is a model ONNX Runtime refuses, and a fake form of it too). */
+static int types_agree(struct mx_cfg *cfg, const struct mx_nodes *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		qir_node *d = l->v[i], *c;
+		qir_value *o = NULL;
+		char why[300];
+		int dt;
+
+		if (!is_mx(d, MX_DQ) || d->noutputs != 1 || !d->outputs[0])
+			continue;
+		dt = qir_value_elem_type(d->outputs[0]);
+		if (!mx_is_float(dt) || !(c = clash(d->outputs[0], dt, 8, &o)))
+			continue;
+		snprintf(why, sizeof(why), "gives %s, but %s '%s' reading it "
+			 "has %s input '%s': the export is mistyped",
+			 qir_dtype_name(dt), c->op_type, c->name,
+			 qir_dtype_name(qir_value_elem_type(o)), o->name);
+		return bad_attr(cfg, d, "output_dtype", why);
+	}
+	return 0;
+}
+
 static int one_dq(struct mx_cfg *cfg, qir_node *d, int *changed)
 {
 	qir_value *a, *b;
 	qir_tensor *c, *s;
-	int64_t bs = qir_node_attr_int(d, "block_size", MX_BLOCK);
 
-	if (d->ninputs < 2 || !(a = d->inputs[0]) || !(b = d->inputs[1]) ||
+	if (d->ninputs != 2 || !(a = d->inputs[0]) || !(b = d->inputs[1]) ||
 	    d->noutputs != 1 || !d->outputs[0])
 		return bad(cfg, d, "needs two inputs (data, scale) and one "
 			   "output");
-	if (bs != MX_BLOCK)
-		return bad(cfg, d, "block_size is not 32");
+	if (block_ok(cfg, d))
+		return -1;
 	if (is_mx(a->producer, MX_DYNQ))
 		return pair(cfg, d, a->producer, changed);
 	c = qir_value_const(a);
@@ -338,6 +533,10 @@ static int one_dq(struct mx_cfg *cfg, qir_node *d, int *changed)
 		if (!s || !mx_is_float(s->dtype))
 			return bad(cfg, d, "a float weight with a scale that is "
 				   "not a float constant");
+		if (!mark_scale_one(s))
+			return bad(cfg, d, "a weight mark's scale is not the "
+				   "scalar 1.0 torch's export writes (a "
+				   "pre-scaled weight is not a mark)");
 		if (!qopt_may_rewrite(cfg->ctx, "quantize marked weight '%s' "
 				      "to MXFP8", a->name)) {
 			qopt_info(cfg->ctx, "node '%s' kept: the rewrite gate "
@@ -397,11 +596,19 @@ int mx_export(struct mx_cfg *cfg, int *found, int *changed)
 		return -1;
 	}
 	*found = (int)l.n;
+	for (i = 0; i < l.n && !rc; i++)
+		if (is_mx(l.v[i], MX_DYNQ))
+			rc = dynq_ok(cfg, l.v[i]);
+	if (rc) {
+		free(l.v);
+		return -1;
+	}
 	if (l.n && type_all(cfg, &l, changed)) {
 		free(l.v);
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}
+	rc = types_agree(cfg, &l);
 	for (i = 0; i < l.n && !rc; i++)
 		if (is_mx(l.v[i], MX_DQ))
 			rc = one_dq(cfg, l.v[i], changed);

@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxfp8.h"
+#include "export.h"
+#include "weight.h"
+#include "act.h"
+#include "select.h"
+#include "util.h"
 
 static const char *const known_ops[] = { "MatMul", "Gemm", NULL };
 static const char *const modes[] = { "real", "fake", NULL };
@@ -47,15 +51,6 @@ static const qopt_option_spec mx_opts[] = {
 	{ 0 }
 };
 
-const struct ps_skip_kind mx_skip_k_block = {
-	"skipped (K not a multiple of 32)", PS_SKIP_INFO
-};
-const struct ps_skip_kind mx_skip_mixed = {
-	"skipped (shared with a non-selected consumer)", PS_SKIP_INFO
-};
-const struct ps_skip_kind mx_skip_act_layout = {
-	"activations skipped (layout)", PS_SKIP_INFO
-};
 static const struct ps_skip_kind skip_attention = {
 	"skipped (no constant weight)", PS_SKIP_QUIET
 };
@@ -100,29 +95,6 @@ static int weight_const(qir_node *n)
 	return slot >= 0 && (size_t)slot < n->ninputs && n->inputs[slot] &&
 	       ps_is_const_expr(n->inputs[slot], 16) &&
 	       !ps_is_const_expr(n->inputs[0], 16);
-}
-
-int mx_match(struct mx_cfg *cfg, qir_node *n, struct ps_skip *s)
-{
-	const char *names[3];
-	int slot = ps_weight_slot(n), in, ex;
-
-	names[0] = n->name;
-	names[1] = slot >= 0 && n->inputs[slot] ? n->inputs[slot]->name : NULL;
-	names[2] = n->inputs[0] ? n->inputs[0]->name : NULL;
-	in = ps_globs_match(&cfg->tg.include, names, 3);
-	ex = ps_globs_match(&cfg->tg.exclude, names, 3);
-	cfg->match_in = in;
-	if (!ps_targets_op(&cfg->tg, n->op_type))
-		ps_skip_set(s, &ps_skip_op_type, "op type %s not in op_types",
-			    n->op_type);
-	else if (ex >= 0)
-		ps_skip_set(s, &ps_skip_excluded, "excluded by '%s'",
-			    cfg->tg.exclude.pat[ex]);
-	else if (in < 0)
-		ps_skip_set(s, &ps_skip_not_included,
-			    "no include pattern matches");
-	return s->kind != NULL;
 }
 
 /* 1 when the targets select layer n (else the reason is said). */

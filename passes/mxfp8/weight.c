@@ -15,56 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mxfp8.h"
-
-int mx_is_float(int dtype)
-{
-	return dtype == QIR_FLOAT || dtype == QIR_FLOAT16 ||
-	       dtype == QIR_BFLOAT16;
-}
-
-int mx_collect(qir_graph *g, void *arg)
-{
-	struct mx_nodes *l = arg;
-	qir_node *n;
-
-	qir_graph_for_each_node(g, n) {
-		if (!l->want(n))
-			continue;
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 32;
-			qir_node **v = realloc(l->v, cap * sizeof(*v));
-
-			if (!v)
-				return -1;
-			l->v = v;
-			l->cap = cap;
-		}
-		l->v[l->n++] = n;
-	}
-	return 0;
-}
-
-qopt_status mx_opset(struct mx_cfg *cfg)
-{
-	int64_t want = cfg->mode == MX_REAL && cfg->format == MX_ONNX ? 24 : 19;
-	const char *why = cfg->mode == MX_FAKE ?
-		"MXFP8 fake form (Cast to FLOAT8E4M3FN)" : want == 24 ?
-		"MXFP8 DequantizeLinear with FLOAT8E8M0 scales" :
-		"MXFP8 (FLOAT8E4M3FN tensors)";
-
-	if (cfg->opset_asked)
-		return cfg->opset_rc;
-	cfg->opset_asked = 1;
-	cfg->opset_rc = qopt_require_opset(cfg->ctx, want, why);
-	if (!cfg->opset_rc && cfg->mode == MX_REAL &&
-	    qir_model_opset(cfg->m, MX_DOMAIN) < 1 &&
-	    qir_model_set_opset(cfg->m, MX_DOMAIN, 1)) {
-		qopt_error(cfg->ctx, "out of memory");
-		cfg->opset_rc = QOPT_ENOMEM;
-	}
-	return cfg->opset_rc;
-}
+#include "weight.h"
+#include "select.h"
+#include "util.h"
 
 static int remember(struct mx_cfg *cfg, qir_value *v, int rc)
 {

@@ -12,6 +12,10 @@
  *   three nodes become the fake form with the export's own g (so the
  *   model runs in ONNX Runtime with the exporter's numbers); in real
  *   mode they stay, their outputs typed FLOAT4E2M1 / FLOAT8E4M3FN.
+ *   Either way a quantizer (or a DequantizeLinear of its pair) with an
+ *   attribute the form does not allow is an error naming both: read
+ *   the ModelOpt way, it would be rewritten or typed into numbers the
+ *   export does not mean.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,10 +105,10 @@ static float export_g(qir_value *v)
 /* The block DequantizeLinear reading the codes, and its scale DQ. */
 static qir_node *block_dq(qir_node *q, qir_node **scale_dq)
 {
-	qir_value *f4 = q->outputs[0];
+	qir_value *f4 = q->noutputs >= 2 ? q->outputs[0] : NULL;
 	qir_node *d2, *d1;
 
-	if (q->noutputs < 2 || !f4 || f4->nuses != 1)
+	if (!f4 || f4->nuses != 1)
 		return NULL;
 	d2 = f4->uses[0].node;
 	if (!qir_node_is(d2, "DequantizeLinear") || f4->uses[0].index != 0 ||
@@ -145,6 +149,105 @@ static int64_t consumer_k(const qir_value *v)
 	return -1;
 }
 
+static int bad_attr(struct nvfp4_cfg *cfg, const qir_node *n,
+		    const char *name, const char *why)
+{
+	int dom = n->domain && n->domain[0];
+
+	qopt_error(cfg->ctx, "node '%s' (%s%s%s): attribute '%s' %s", n->name,
+		   dom ? n->domain : "", dom ? "::" : "", n->op_type, name, why);
+	return -1;
+}
+
+/* Attribute name of n, an integer: 0 with *v (dflt when absent), else
+ * -1 (said); qir_node_attr_int would read a float one as absent. */
+static int int_attr(struct nvfp4_cfg *cfg, const qir_node *n,
+		    const char *name, int64_t dflt, int64_t *v)
+{
+	const qir_attr *a = qir_node_attr(n, name);
+
+	if (a && a->type != QIR_ATTR_INT)
+		return bad_attr(cfg, n, name, "is not an integer");
+	*v = a ? a->i : dflt;
+	return 0;
+}
+
+/* name of n equals want (dflt when absent), else -1 (said with what
+ * the format needs). */
+static int attr_is(struct nvfp4_cfg *cfg, const qir_node *n, const char *name,
+		   int64_t dflt, int64_t want, const char *need)
+{
+	char why[160];
+	int64_t v;
+
+	if (int_attr(cfg, n, name, dflt, &v))
+		return -1;
+	if (v == want)
+		return 0;
+	snprintf(why, sizeof(why), "= %lld: %s", (long long)v, need);
+	return bad_attr(cfg, n, name, why);
+}
+
+/* The last axis of x: -1, or rank - 1 where the rank is known. */
+static int last_axis(struct nvfp4_cfg *cfg, const qir_node *n,
+		     const qir_value *x, int64_t dflt)
+{
+	char why[160];
+	int64_t a;
+
+	if (int_attr(cfg, n, "axis", dflt, &a))
+		return -1;
+	if (a == -1 || (x->rank > 0 && a == x->rank - 1))
+		return 0;
+	snprintf(why, sizeof(why), "= %lld: NVFP4 blocks run along the last "
+		 "axis of '%s'", (long long)a, x->name);
+	return bad_attr(cfg, n, "axis", why);
+}
+
+/* What the pass would otherwise rewrite or type on a wrong reading: the
+ * quantizer's axis, block_size and scale_type (its scales are
+ * FLOAT8E4M3FN, 17, nothing else), and those of the DequantizeLinear
+ * pair behind it when found (d1 per tensor, d2 blocks of 16 on the last
+ * axis, giving FLOAT), after its inputs and outputs. -1 (said, naming
+ * node and attribute). */
+static int dynq_ok(struct nvfp4_cfg *cfg, qir_node *q)
+{
+	qir_node *d1 = NULL, *d2;
+	qir_value *x;
+	int64_t od;
+
+	if (q->ninputs != 2 || !q->inputs[0] || !q->inputs[1] ||
+	    q->noutputs != 2 || !q->outputs[0] || !q->outputs[1]) {
+		qopt_error(cfg->ctx, "node '%s' (trt::%s): needs two inputs (x, "
+			   "global scale) and two outputs (codes, scales)",
+			   q->name, q->op_type);
+		return -1;
+	}
+	x = q->inputs[0];
+	d2 = block_dq(q, &d1);
+	if (last_axis(cfg, q, x, -1) ||
+	    attr_is(cfg, q, "block_size", QK_NVFP4_BLOCK, QK_NVFP4_BLOCK,
+		    "NVFP4 blocks are 16") ||
+	    attr_is(cfg, q, "scale_type", QIR_FLOAT8E4M3FN, QIR_FLOAT8E4M3FN,
+		    "NVFP4 block scales are FLOAT8E4M3FN (17)"))
+		return -1;
+	if (!d2)
+		return 0;
+	/* DequantizeLinear's axis defaults to 1, block_size to 0 (none) */
+	if (last_axis(cfg, d2, x, 1) ||
+	    attr_is(cfg, d2, "block_size", 0, QK_NVFP4_BLOCK,
+		    "the codes' dequantizer takes NVFP4's blocks of 16") ||
+	    attr_is(cfg, d1, "block_size", 0, 0, "the block scales' "
+		    "dequantizer is per tensor (the global scale)") ||
+	    int_attr(cfg, d2, "output_dtype", 0, &od))
+		return -1;
+	if (od && od != QIR_FLOAT)
+		return bad_attr(cfg, d2, "output_dtype", "is not FLOAT, the "
+				"type of its scale (the export's form gives "
+				"FLOAT)");
+	return 0;
+}
+
 static int dynamic_to_fake(struct nvfp4_cfg *cfg, qir_node *q, int *changed)
 {
 	qir_value *x = q->inputs[0], *y, *in = x;
@@ -153,14 +256,11 @@ static int dynamic_to_fake(struct nvfp4_cfg *cfg, qir_node *q, int *changed)
 	int64_t k = last_dim(x) > 0 ? last_dim(x) :
 		    d2 ? consumer_k(d2->outputs[0]) : -1;
 
-	if (!d2 || !g || k <= 0 || k % QK_NVFP4_BLOCK ||
-	    qir_node_attr_int(q, "block_size", 16) != QK_NVFP4_BLOCK ||
-	    qir_node_attr_int(q, "axis", -1) != -1) {
+	if (!d2 || !g || k <= 0 || k % QK_NVFP4_BLOCK) {
 		qopt_warn(cfg->ctx, "trt::TRT_FP4DynamicQuantize node '%s' "
 			  "left as it is: not the form ModelOpt writes (a "
-			  "constant FP32 global scale, axis -1, block 16, "
-			  "two DequantizeLinear, a known K)",
-			  q->name);
+			  "constant FP32 global scale, two DequantizeLinear, "
+			  "a known K)", q->name);
 		qopt_stat_add(cfg->ctx, "TRT_FP4DynamicQuantize left", 1);
 		return 0;
 	}
@@ -208,8 +308,7 @@ static int type_outputs(struct nvfp4_cfg *cfg, qir_node *q, int *changed)
 	int64_t d[16];
 	int i, r = x->rank;
 
-	if (q->noutputs < 2 || !q->outputs[0] || !q->outputs[1] ||
-	    (q->outputs[0]->dtype && q->outputs[1]->dtype))
+	if (q->outputs[0]->dtype && q->outputs[1]->dtype)
 		return 0;
 	for (i = 0; i < r && i < 16; i++)
 		d[i] = x->dims[i].value;
@@ -229,10 +328,10 @@ static int type_outputs(struct nvfp4_cfg *cfg, qir_node *q, int *changed)
 
 static int wanted(const qir_node *n)
 {
-	if (!n->ninputs || !n->inputs[0])
-		return 0;
-	return (ps_is_placeholder(n) && ps_runtime_source(n->inputs[0])) ||
-	       is_dynq(n);
+	if (is_dynq(n))
+		return 1;	/* a malformed one too: said, not passed over */
+	return n->ninputs && n->inputs[0] && ps_is_placeholder(n) &&
+	       ps_runtime_source(n->inputs[0]);
 }
 
 int nvfp4_export_activations(struct nvfp4_cfg *cfg, int *changed)
@@ -259,6 +358,8 @@ int nvfp4_export_activations(struct nvfp4_cfg *cfg, int *changed)
 		n = v[i];
 		if (ps_is_placeholder(n))
 			rc = static_on_activation(cfg, n, changed);
+		else if (dynq_ok(cfg, n))
+			rc = -1;
 		else
 			rc = cfg->mode == NVFP4_FAKE ?
 			     dynamic_to_fake(cfg, n, changed) :

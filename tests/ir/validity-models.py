@@ -113,6 +113,24 @@ save(plain(vi=[helper.make_tensor_value_info("x2", F, [-3])],
      "negative-dim", check=False)
 save(plain(opset=-1), "opset-negative", check=False)
 save(plain(ir=1 << 40), "ir-absurd", check=False)
+# MatMul(A FLOAT, B FLOAT16): one type T for both in the schema.
+H = TensorProto.FLOAT16
+save(plain([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+           inputs=[helper.make_tensor_value_info("x", F, [2, 2])],
+           outputs=[helper.make_tensor_value_info("y", F, [2, 2])]),
+     "mixed-matmul", check=False)
+mixed = onnx.load(os.path.join(out, "mixed-matmul.onnx"))
+mixed.graph.initializer.append(
+    numpy_helper.from_array(np.eye(2, dtype=np.float16), "w"))
+save(mixed, "mixed-matmul", check=False)
+# Where(cond BOOL, X, Y): only X and Y share T.
+save(plain([helper.make_node("Greater", ["x", "zero"], ["c"], name="gt"),
+            helper.make_node("Where", ["c", "x", "zero"], ["y"], name="wh")]),
+     "where-bool", check=False)
+where = onnx.load(os.path.join(out, "where-bool.onnx"))
+where.graph.initializer.append(
+    numpy_helper.from_array(np.zeros(2, np.float32), "zero"))
+save(where, "where-bool")
 # Cast to = 2^32 + 10: read as an int it would be FLOAT16 (10).
 save(plain([helper.make_node("Cast", ["x"], ["y"], name="c", to=2**32 + 10)]),
      "cast-to-wide", check=False)

@@ -31,7 +31,7 @@ ort_same() {
 	check $? "$1"
 }
 
-echo "1..37"
+echo "1..40"
 
 "$QOPT" "$work/unsorted.onnx" -o "$work/unsorted.out.onnx" >"$work/log" 2>&1
 rc=$?
@@ -100,6 +100,13 @@ refuse opset-negative "a negative opset version" "opset import" "version -1"
 refuse ir-absurd "an absurd IR version" "IR version 1099511627776"
 refuse cast-to-wide "Cast to = 2^32 + 10 is not read as FLOAT16" \
 	"'c' (Cast)" "attribute 'to' = 4294967306 is not a data type"
+refuse mixed-matmul "a FLOAT16 weight under a FLOAT MatMul (one type T)" \
+	"'mm' (MatMul)" "input 1 'w' is FLOAT16 but input 0 'x' is FLOAT"
+"$QOPT" verify "$work/mixed-matmul.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && grep -qF "input 1 'w' is FLOAT16 but input 0 'x' is FLOAT (MatMul takes one type for both)" "$work/log"
+check $? "qopt verify reports the MatMul whose input types disagree"
+"$QOPT" verify "$work/where-bool.onnx" >"$work/log" 2>&1
+check $? "qopt verify accepts Where(BOOL, FLOAT, FLOAT): the condition has its own type"
 rm -f "$work/pad.onnx"
 "$QOPT" --passes opset-check:upgrade=yes:target=11 "$work/pad-int8-1000.onnx" \
 	-o "$work/pad.onnx" >"$work/log" 2>&1

@@ -6,4 +6,5 @@ tests_lib_ir_compare_SOURCES = tests/lib/ir-compare.c
 tests_lib_ir_compare_LDADD = libqopt.la
 tests_lib_mkmodel_SOURCES = tests/lib/mkmodel.c
 tests_lib_mkmodel_LDADD = libqopt.la
-EXTRA_DIST += tests/lib/common.sh tests/lib/tap.h tests/lib/io-util.h
+EXTRA_DIST += tests/lib/common.sh tests/lib/tap.h tests/lib/io-util.h \
+	tests/lib/cycles.sh

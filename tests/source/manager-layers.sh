@@ -8,6 +8,7 @@
 # another that calls back: alias.c <-> loader.c once). Each check is run
 # once on a copy with a planted violation, which it must find.
 . "$top_srcdir/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/cycles.sh"
 
 PUBLIC=manager/session-api.h
 # White-box: unit tests of the manager's internals and the fuzzers.
@@ -40,62 +41,12 @@ outside_violations() {
 		$1 !~ /^core\/manager\// && $2 != pub && !ok[$1]'
 }
 
-# The nodes on a cycle of the graph "FROM TO" on stdin (or on a path
-# between two): drop every node nothing points out of, again and again
-# (Kahn), then every node nothing left points into; none left: no
-# cycle.
-cycle_nodes() {
-	awk '
-	$1 != $2 && !(($1, $2) in e) {
-		e[$1, $2] = 1; out[$1]++; from[$2] = from[$2] " " $1
-		to[$1] = to[$1] " " $2
-	}
-	{ node[$1] = 1; node[$2] = 1 }
-	END {
-		for (v in node) if (!out[v]) q[++t] = v
-		while (h < t) {
-			v = q[++h]; gone[v] = 1
-			k = split(from[v], f, " ")
-			for (i = 1; i <= k; i++) if (--out[f[i]] == 0) q[++t] = f[i]
-		}
-		for (v in node) if (!gone[v]) {
-			k = split(to[v], f, " ")
-			for (i = 1; i <= k; i++) if (!gone[f[i]]) in_[f[i]]++
-		}
-		for (v in node) if (!gone[v] && !in_[v]) q[++t] = v
-		while (h < t) {
-			v = q[++h]; gone[v] = 1
-			k = split(to[v], f, " ")
-			for (i = 1; i <= k; i++)
-				if (!gone[f[i]] && --in_[f[i]] == 0) q[++t] = f[i]
-		}
-		for (v in node) if (!gone[v]) print v
-	}' | sort
-}
-
 # (c) include edges among core/manager's files.
 include_cycle() {
 	manager_includes "$1" core/manager |
 		sed 's|^core/||' | cycle_nodes
 }
-
-# (c') call edges among objects: OBJ -> the object defining a symbol it
-# uses, from nm -A over the archive (or objects) given.
-call_cycle() {
-	nm -A "$@" 2>/dev/null | awk '
-	{ split($1, p, ":"); obj = p[2] ~ /\.o$/ ? p[2] : p[1]
-	  sub(/.*\//, "", obj) }
-	$(NF - 1) == "U" { use[obj, $NF] = 1; uses[obj] = uses[obj] " " $NF; next }
-	NF >= 3 && $(NF - 1) ~ /^[TDBRC]$/ { def[$NF] = obj }
-	END {
-		for (o in uses) {
-			k = split(uses[o], s, " ")
-			for (i = 1; i <= k; i++)
-				if ((s[i] in def) && def[s[i]] != o)
-					print o, def[s[i]]
-		}
-	}' | cycle_nodes
-}
+# (c') call edges among objects: call_cycle (tests/lib/cycles.sh).
 
 # --- the tree as it is ---
 cli_violations "$top_srcdir" >"$W/a"

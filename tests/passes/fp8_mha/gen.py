@@ -22,7 +22,7 @@
                        (a KV cache; no mask)
   blocks=N             transformer blocks (attention + GELU MLP, LayerNorm)
   dtype=f32|f16|bf16   graph float type; f16/bf16 keep FP32 weights and scales
-                       with a Cast(FLOAT16) between each weight's DQ and its
+                       with a Cast to the graph type between each weight's DQ and its
                        Transpose (an FP16 conversion after export)
   mask=1               an additive causal mask before the Softmax
   spelling=trt|alt      custom op names TRT_FP8QuantizeLinear, or
@@ -184,7 +184,7 @@ class Builder:
         if wbranch:
             self.probe(wdq)
         if self.f16:
-            wdq = self.node('Cast', [wdq], base + '_wcast', to=TensorProto.FLOAT16)
+            wdq = self.node('Cast', [wdq], base + '_wcast', to=self.act_t)
         wt = self.node('Transpose', [wdq], base + '_wT', perm=[1, 0])
         y = self.node('MatMul', [xq, wt], base + '_mm')
         b = self.init(base + '_b', (self.rng.standard_normal(n) * 0.1)

@@ -114,15 +114,20 @@ def f8_bytes(q):
     return (sign | (ebits.astype(np.uint8) << 3) | m.astype(np.uint8))
 
 
-def dyn(nodes, x, name):
-    nodes.append(h.make_node('TRT_MXFP8DynamicQuantize', [x],
+def dyn(nodes, x, name, q_attrs=None, dq_attrs=None):
+    """x -> TRT_MXFP8DynamicQuantize -> TRT_MXFP8DequantizeLinear; x None:
+    a quantizer without input; *_attrs override the exporter's."""
+    qa = dict(axis=-1, block_size=32, output_dtype=E4M3)
+    qa.update(q_attrs or {})
+    da = dict(axis=-1, block_size=32, output_dtype=TP.FLOAT)
+    da.update(dq_attrs or {})
+    nodes.append(h.make_node('TRT_MXFP8DynamicQuantize',
+                             [x] if x else [],
                              [name + '_f8', name + '_sc'], domain='trt',
-                             name=name + '_q', axis=-1, block_size=32,
-                             output_dtype=E4M3))
+                             name=name + '_q', **qa))
     nodes.append(h.make_node('TRT_MXFP8DequantizeLinear',
                              [name + '_f8', name + '_sc'], [name + '_dq'],
-                             domain='trt', name=name + '_dq', axis=-1,
-                             block_size=32, output_dtype=TP.FLOAT))
+                             domain='trt', name=name + '_dq', **da))
     return name + '_dq'
 
 
@@ -190,23 +195,61 @@ BAD = {
     'kodd': 'a weight mark whose K is 48',
     'orphan': 'a TRT_MXFP8DequantizeLinear reading a graph input',
     'shared': 'a TRT_MXFP8DynamicQuantize whose data is also a graph output',
+    'noinput': 'a TRT_MXFP8DynamicQuantize without input',
+    'q_axis0': 'a TRT_MXFP8DynamicQuantize with axis 0 (not the last)',
+    'q_e5m2': 'a TRT_MXFP8DynamicQuantize with output_dtype FLOAT8E5M2',
+    'q_block16': 'a TRT_MXFP8DynamicQuantize with block_size 16',
+    'dq_axis0': 'an activation TRT_MXFP8DequantizeLinear with axis 0',
+    'mark_scale2': 'a weight mark whose scale is 2.0, not 1.0',
+    'mark_dtype': 'a weight mark with output_dtype 2^32 + 1 (not a type)',
+    'axis_float': 'a weight mark whose axis is a float attribute',
+    'f16_weight': 'an exported weight of output_dtype FLOAT16 read by a '
+                  'FLOAT MatMul',
+}
+# the activation pair's attributes each case overrides
+PAIR = {
+    'shared': ({}, {}), 'noinput': ({}, {}),
+    'q_axis0': ({'axis': 0}, {}),
+    'q_e5m2': ({'output_dtype': 19}, {}),
+    'q_block16': ({'block_size': 16}, {}),
+    'dq_axis0': ({}, {'axis': 0}),
+    'f16_weight': ({}, {}),
 }
 
 
 def bad(case, out):
+    if case not in BAD:
+        sys.exit('unknown case ' + case)
     nodes, inits = [], []
     k = 48 if case == 'kodd' else 64
     w = np.ones((32, k), np.float32)
-    inits.append(nh.from_array(w, 'w'))
-    inits.append(nh.from_array(np.array(1.0, np.float32), 'one'))
+    attrs = dict(axis=-1, block_size=16 if case == 'block16' else 32,
+                 output_dtype=TP.FLOAT)
+    if case == 'mark_dtype':
+        attrs['output_dtype'] = 2 ** 32 + 1
+    if case == 'axis_float':
+        attrs['axis'] = -1.0
+    if case == 'f16_weight':
+        codes, sc = mx_codes(w)
+        t = TP()
+        t.name, t.data_type = 'w', E4M3
+        t.dims.extend(w.shape)
+        t.raw_data = codes.tobytes()
+        inits += [t, nh.from_array(sc, 'one')]
+        attrs['output_dtype'] = TP.FLOAT16
+    else:
+        inits.append(nh.from_array(w, 'w'))
+        inits.append(nh.from_array(
+            np.array(2.0 if case == 'mark_scale2' else 1.0, np.float32),
+            'one'))
     ins = ['x2', 'one'] if case == 'orphan' else ['w', 'one']
     nodes.append(h.make_node('TRT_MXFP8DequantizeLinear', ins, ['wdq'],
-                             domain='trt', name='wq', axis=-1,
-                             block_size=16 if case == 'block16' else 32,
-                             output_dtype=TP.FLOAT))
+                             domain='trt', name='wq', **attrs))
     nodes.append(h.make_node('Transpose', ['wdq'], ['wt'], perm=[1, 0],
                              name='tr'))
-    a = dyn(nodes, 'x', 'in') if case == 'shared' else 'x'
+    a = 'x'
+    if case in PAIR:
+        a = dyn(nodes, None if case == 'noinput' else 'x', 'in', *PAIR[case])
     nodes.append(h.make_node('MatMul', [a, 'wt'], ['y'], name='mm'))
     outs = [h.make_tensor_value_info('y', TP.FLOAT, [4, 32])]
     if case == 'shared':

@@ -160,21 +160,38 @@ cp "$work/out" "$work/log"
 	has "$work/all.onnx" '^init head.weight_f8 17'
 check $? "include = * on an export: the float head quantized too"
 
-# ---- malformed exports: exit 1, the node named, no output ----
-while read -r case mode msg; do
+# ---- malformed exports: exit 1, the node (and attribute) named, no
+# output; OPTS is the pass's options (mode=real: the default form) ----
+while read -r case opts msg; do
 	"$py" "$M" bad "$case" "$work/bad-$case.onnx" >"$work/log" 2>&1
-	"$QOPT" --passes "mxfp8:mode=$mode" "$work/bad-$case.onnx" \
+	"$QOPT" --passes "mxfp8:$opts" "$work/bad-$case.onnx" \
 		-o "$work/bad-$case.out.onnx" >"$work/out" 2>&1
 	rc=$?
 	cp "$work/out" "$work/log"
 	[ $rc = 1 ] && [ ! -e "$work/bad-$case.out.onnx" ] &&
-		grep -q "$msg" "$work/out"
-	check $? "$case ($mode): exit 1: $msg"
+		grep -qF "$msg" "$work/out"
+	check $? "$case ($opts): exit 1: $msg"
 done <<LIST
-block16 real node 'wq' (trt::TRT_MXFP8DequantizeLinear): block_size is not 32
-kodd real weight 'w': K = 48 (axis 1) is not a multiple of 32
-orphan real node 'wq' (trt::TRT_MXFP8DequantizeLinear): input 0 is neither
-shared fake node 'in_q' (trt::TRT_MXFP8DynamicQuantize): its outputs are read by more
+block16 mode=real node 'wq' (trt::TRT_MXFP8DequantizeLinear): attribute 'block_size' = 16: MXFP8 blocks are 32
+kodd mode=real weight 'w': K = 48 (axis 1) is not a multiple of 32
+orphan mode=real node 'wq' (trt::TRT_MXFP8DequantizeLinear): input 0 is neither
+shared mode=fake node 'in_q' (trt::TRT_MXFP8DynamicQuantize): its outputs are read by more
+noinput mode=real node 'in_q' (trt::TRT_MXFP8DynamicQuantize): needs one input and two outputs
+noinput mode=fake node 'in_q' (trt::TRT_MXFP8DynamicQuantize): needs one input and two outputs
+noinput format=onnx node 'in_q' (trt::TRT_MXFP8DynamicQuantize): needs one input and two outputs
+q_axis0 mode=real node 'in_q' (trt::TRT_MXFP8DynamicQuantize): attribute 'axis' = 0 is not the last axis of 'x'
+q_axis0 mode=fake node 'in_q' (trt::TRT_MXFP8DynamicQuantize): attribute 'axis' = 0 is not the last axis of 'x'
+q_e5m2 mode=real node 'in_q' (trt::TRT_MXFP8DynamicQuantize): attribute 'output_dtype' = 19 (FLOAT8E5M2): MXFP8 codes are FLOAT8E4M3FN (17)
+q_block16 mode=real node 'in_q' (trt::TRT_MXFP8DynamicQuantize): attribute 'block_size' = 16: MXFP8 blocks are 32
+dq_axis0 mode=real node 'in_dq' (trt::TRT_MXFP8DequantizeLinear): attribute 'axis' = 0 is not the last axis of 'x'
+dq_axis0 mode=fake node 'in_dq' (trt::TRT_MXFP8DequantizeLinear): attribute 'axis' = 0 is not the last axis of 'x'
+mark_scale2 mode=real node 'wq' (trt::TRT_MXFP8DequantizeLinear): a weight mark's scale is not the scalar 1.0
+mark_scale2 mode=fake node 'wq' (trt::TRT_MXFP8DequantizeLinear): a weight mark's scale is not the scalar 1.0
+mark_dtype mode=real node 'wq' (trt::TRT_MXFP8DequantizeLinear): attribute 'output_dtype' = 4294967297 is not a data type
+axis_float mode=real node 'wq' (trt::TRT_MXFP8DequantizeLinear): attribute 'axis' is not an integer
+f16_weight mode=fake node 'wq' (trt::TRT_MXFP8DequantizeLinear): attribute 'output_dtype' gives FLOAT16, but MatMul 'mm' reading it has FLOAT input 'in_dq': the export is mistyped
+f16_weight mode=real node 'wq' (trt::TRT_MXFP8DequantizeLinear): attribute 'output_dtype' gives FLOAT16, but MatMul 'mm' reading it has FLOAT input 'in_dq': the export is mistyped
+f16_weight format=onnx node 'wq' (trt::TRT_MXFP8DequantizeLinear): attribute 'output_dtype' gives FLOAT16, but MatMul 'mm' reading it has FLOAT input 'in_dq': the export is mistyped
 LIST
 echo "1..$n"
 exit $failed

@@ -34,3 +34,9 @@ EXTRA_DIST += tests/passes/nvfp4_weights/act.sh tests/passes/nvfp4_weights/act-e
 	tests/passes/nvfp4_weights/w4a4.sh tests/passes/nvfp4_weights/modelopt.sh \
 	tests/passes/nvfp4_weights/modelopt.py tests/passes/nvfp4_weights/modelopt.js \
 	tests/passes/nvfp4_weights/accuracy.sh tests/passes/nvfp4_weights/accuracy.js
+
+# Malformed ModelOpt W4A4 exports (one attribute changed): refused,
+# node and attribute named.
+TESTS += tests/passes/nvfp4_weights/export-bad.sh
+EXTRA_DIST += tests/passes/nvfp4_weights/export-bad.sh \
+	tests/passes/nvfp4_weights/export-bad.py
