@@ -40,6 +40,7 @@ class Histogram {
 		this.range = 0;		// 0 until a value above 0 is seen
 		this.amax = 0;		// exact, whatever the bins
 		this.count = 0;
+		this.zeros = 0;		// exact zeros, in bin 0 too
 		this.keep = keepExact ? [] : null;
 	}
 
@@ -77,8 +78,14 @@ class Histogram {
 		const c = this.counts, r = this.range, nb = this.nbins;
 		// a / r is exact (r a power of two), so the bin of a value
 		// does not depend on how the range got there
-		for (let i = 0; i < x.length; i++)
-			c[r ? Math.floor(Math.abs(x[i]) / r * nb) : 0]++;
+		let z = 0;
+		for (let i = 0; i < x.length; i++) {
+			const a = Math.abs(x[i]);
+			c[r ? Math.floor(a / r * nb) : 0]++;
+			if (a === 0)
+				z++;
+		}
+		this.zeros += z;
 		this.count += x.length;
 		if (this.keep) {
 			if (this.count > EXACT_MAX)
@@ -102,6 +109,7 @@ class Histogram {
 			this.counts[j] += o.counts[j];
 		this.amax = Math.max(this.amax, o.amax);
 		this.count += o.count;
+		this.zeros += o.zeros;
 		this.keep = this.keep && o.keep && this.count <= EXACT_MAX ?
 			this.keep.concat(o.keep) : null;
 	}
@@ -112,12 +120,23 @@ class Histogram {
 		h.range = this.range;
 		h.amax = this.amax;
 		h.count = this.count;
+		h.zeros = this.zeros;
 		h.keep = this.keep ? this.keep.slice() : null;
 		return h;
 	}
 
 	binWidth() {
 		return this.range / this.nbins;
+	}
+
+	// The counts without the exact zeros (a ReLU's half of the values):
+	// 0 is on every grid, so they say nothing about the threshold, and
+	// in bin 0 they would outweigh the rest of the distribution in
+	// entropy's KL divergence.
+	nonzeroCounts() {
+		const c = Float64Array.from(this.counts);
+		c[0] -= this.zeros;
+		return c;
 	}
 
 	// Bins up to the last one holding a count.
@@ -188,7 +207,8 @@ function smooth(p, n, eps) {
 // used), P = the first i bins with every count above them added to bin
 // i-1; Q = those i bins merged into `levels` groups (the last group
 // takes the remainder) and spread back evenly over the group's non-empty
-// bins (empty ones stay empty); both smoothed; the i with the smallest
+// bins (empty ones stay empty); both smoothed; exact zeros left out
+// (nonzeroCounts); the i with the smallest
 // KL(P || Q) wins (the first on a tie) and amax is its upper edge. With
 // no more bins used than levels there is nothing to clip: the max.
 function entropyAmax(h, levels = 128) {
@@ -197,7 +217,7 @@ function entropyAmax(h, levels = 128) {
 	const used = h.used();
 	if (used <= levels)
 		return h.amax;
-	const c = h.counts;
+	const c = h.nonzeroCounts();
 	const above = new Float64Array(used + 1);	// counts from bin j up
 	for (let j = used - 1; j >= 0; j--)
 		above[j] = above[j + 1] + c[j];
@@ -259,7 +279,7 @@ function mseAmax(h, levels = 127, quant = int8Quant) {
 	const used = h.used();
 	if (used <= levels + 1)
 		return h.amax;
-	const c = h.counts, w = h.binWidth();
+	const c = h.nonzeroCounts(), w = h.binWidth();
 	let best = Infinity, bestI = used;
 	for (let i = levels + 1; i <= used; i++) {
 		const clip = i * w;
