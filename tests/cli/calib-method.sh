@@ -20,7 +20,7 @@ gen model "$work/m.onnx"
 gen samples "$work/cal" 48 1
 gen samples "$work/held" 32 2
 
-echo "1..24"
+echo "1..25"
 
 cal() { "$QOPT" calibrate "$@" >"$work/log" 2>&1; }
 # field FILE KEY: the top-level KEY of a calibration file ("-" if none).
@@ -101,6 +101,15 @@ less "$(acc mse rms)" "$(acc max rms)"
 check $? "mse gives the lower RMS error: $(acc mse rms) against max's $(acc max rms)"
 less "$(acc max rms)" "$(acc entropy rms)"
 check $? "where entropy does not: a clipped held-back spike doubles the RMS error ($(acc entropy rms) against $(acc max rms))"
+gen big "$work/clean" 28 5
+for m in max entropy; do
+	qopt_node "$top_srcdir/tests/cli/calib-method-eval.js" "$work/m.onnx" \
+		"$work/$m.qdq.onnx" "$work/clean" >"$work/$m-clean.acc" 2>>"$work/log" ||
+		echo '{"top1": -1, "rms": 99}' >"$work/$m-clean.acc"
+done
+half=$("$py" -c "print($(acc max-clean rms) / 2)")
+less "$(acc entropy-clean rms)" "$half"
+check $? "on samples without a spike entropy's RMS error is under half max's: $(acc entropy-clean rms) against $(acc max-clean rms)"
 
 # --- the percentile from the histogram, and bounded memory ---
 gen big "$work/big" 60 3
