@@ -250,7 +250,8 @@ static int write_job(const char *path, struct cli_opts *a, const char *who,
 	qm_json_str(f, result);
 	fprintf(f, ",\n \"percentile\": %.17g,\n \"verbose\": %d,\n",
 		a->percentile, a->verbose > 0);
-	fprintf(f, " \"method\": \"%s\", \"bins\": %d,\n", a->method,
+	fprintf(f, " \"method\": \"%s\", \"bins\": %d,\n",
+		a->method ? a->method : "max",
 		CALIB_BINS);
 	if (a->data) {
 		fprintf(f, " \"data\": ");
@@ -793,7 +794,8 @@ static void said_done(struct cli_opts *a, const char *who, size_t n,
 		      long samples, const char *where)
 {
 	say(a->s, QOPT_LOG_INFO, who, "%zu tensors over %ld sample%s (%s) -> "
-	    "%s\n", n, samples, samples == 1 ? "" : "s", a->method, where);
+	    "%s\n", n, samples, samples == 1 ? "" : "s",
+	    a->method ? a->method : "max", where);
 }
 
 int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
