@@ -26,7 +26,7 @@ function pow2Above(m) {
 	let r = 2 ** Math.floor(Math.log2(m));
 	while (r <= m)
 		r *= 2;
-	while (r / 2 > m)
+	while (r < Infinity && r / 2 > m)
 		r /= 2;
 	return r;
 }
