@@ -6,7 +6,7 @@
 # launchers carry the onnxruntime-node folder configure recorded
 # (--with-onnxruntime-node, or where tools/install-deps.sh puts it).
 ORT_TOOLS_JS = tools/qopt-ort-check.js tools/qopt-calibrate.js \
-	tools/qopt-ort-lib.js tools/qopt-plan.js
+	tools/qopt-ort-lib.js tools/qopt-plan.js tools/qopt-calib-hist.js
 ORT_LAUNCHERS = tools/qopt-ort-check tools/qopt-calibrate-ort \
 	tools/qopt-plan-ort
 EXTRA_DIST += $(ORT_TOOLS_JS) tools/qopt-ort-check.in \

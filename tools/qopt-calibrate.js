@@ -6,9 +6,10 @@
 // whose selected tensors are graph outputs), the model's inputs with
 // their types and shapes, the tensors to measure, the model hash, and
 // either a data folder or a random-sample count. For each tensor the
-// script writes the absolute maximum over every element of every sample
-// (or, with a percentile below 100, the nearest-rank percentile of the
-// absolute values) into the job's result file, one line per tensor in
+// script writes the tensor's range by the job's method (the absolute
+// maximum over every element of every sample, or from a histogram of
+// |x| the percentile, entropy or mse threshold: qopt-calib-hist.js)
+// into the job's result file, one line per tensor in
 // job order; qopt checks it and writes the calibration JSON (names
 // byte-exact, only numbers JSON can hold, -o's rules). An Inf or NaN in
 // a measured tensor is an error naming the tensor and the sample.
@@ -31,6 +32,8 @@ const EXIT_SAID = 3;
 // The sample readers and ORT discovery it shares with qopt-ort-check,
 // installed beside this script (tools/ in the source tree).
 const lib = require(path.join(__dirname, 'qopt-ort-lib.js'));
+// The methods' histogram math (max, percentile, entropy, mse).
+const hist = require(path.join(__dirname, 'qopt-calib-hist.js'));
 
 // One error line, names and file names escaped as qopt escapes them
 // (control bytes and what is not UTF-8 as \xNN): a tensor name holding
@@ -38,6 +41,10 @@ const lib = require(path.join(__dirname, 'qopt-ort-lib.js'));
 function die(msg) {
 	process.stderr.write(`${ME}: error: ${lib.escapeText(msg)}\n`);
 	process.exit(EXIT_SAID);
+}
+
+function debug(msg) {
+	process.stderr.write(`${ME}: debug: ${lib.escapeText(msg)}\n`);
 }
 
 function warn(msg) {
@@ -113,12 +120,15 @@ function progress(done, total) {
 		process.stderr.write('\n');
 }
 
-// Per tensor: the running max, and with a percentile every |x| seen.
+// Per tensor: the running max, and for the other methods the
+// histogram (qopt-calib-hist.js: fixed memory whatever the samples).
 class Range {
-	constructor(keep) {
+	constructor(job) {
 		this.amax = 0;
 		this.count = 0;
-		this.keep = keep ? [] : null;
+		this.hist = job.method && job.method !== 'max' ?
+			new hist.Histogram(job.bins || hist.NBINS,
+				job.method === 'percentile') : null;
 	}
 	add(name, where, t) {
 		const x = t.type === 'float32' || t.type === 'float64' ? t.data :
@@ -133,24 +143,27 @@ class Range {
 		}
 		this.amax = m;
 		this.count += x.length;
-		if (this.keep)
-			this.keep.push(Float64Array.from(x, Math.abs));
+		if (this.hist) {
+			try {
+				this.hist.add(x);
+			} catch (e) {
+				if (e instanceof RangeError)
+					die(`${where}: tensor '${name}': ${e.message}`);
+				throw e;
+			}
+		}
 	}
 	// null: no element in any sample (qopt writes amax 0 and says so).
-	value(p) {
-		if (!this.count)
-			return null;
-		if (!this.keep || p >= 100)
-			return this.amax;
-		const all = new Float64Array(this.count);
-		let o = 0;
-		for (const a of this.keep) {
-			all.set(a, o);
-			o += a.length;
-		}
-		all.sort();
-		const rank = Math.max(1, Math.ceil(p / 100 * all.length));
-		return all[rank - 1];
+	value(job) {
+		if (!this.hist)
+			return this.count ? this.amax : null;
+		return hist.amaxOf(this.hist, job.method, job.percentile);
+	}
+	// --verbose: what this tensor holds, constant in the sample count.
+	stat(name) {
+		const h = this.hist;
+		return h ? `tensor '${name}': ${h.nbins} bins, ${h.kept()} values kept, ${this.count} elements` :
+			`tensor '${name}': running max only, ${this.count} elements`;
 	}
 }
 
@@ -165,6 +178,11 @@ async function main() {
 	}
 	if (typeof job.who === 'string')
 		ME = job.who;
+	// a job of an older qopt has no method: its percentile says
+	if (!job.method)
+		job.method = job.percentile < 100 ? 'percentile' : 'max';
+	if (!hist.METHODS.includes(job.method))
+		die(`unknown calibration method '${job.method}' (known: ${hist.METHODS.join(', ')})`);
 	const ort = lib.loadOrt();
 	if (job.random)	// --dim checked before ORT starts
 		randomShapes(job);
@@ -181,8 +199,7 @@ async function main() {
 		die(`${job.model}: ONNX Runtime cannot load it: ${firstLine(e)}` +
 			(lib.hasFp4(job.probe) ? `; ${lib.FP4_HINT}` : ''));
 	}
-	const keep = job.percentile < 100;
-	const ranges = job.tensors.map(() => new Range(keep));
+	const ranges = job.tensors.map(() => new Range(job));
 	const inputNames = new Set(job.inputs.map((i) => i.name));
 	const total = countSamples(job);
 	if (job.random)
@@ -210,9 +227,11 @@ async function main() {
 		progress(++n, total);
 	}
 	const lines = ['qopt-calibrate-result 1', `samples ${n}`];
-	for (const r of ranges) {
-		const v = r.value(job.percentile);
+	for (const [k, r] of ranges.entries()) {
+		const v = r.value(job);
 		lines.push(v === null ? 'none' : String(v));
+		if (job.verbose)
+			debug(r.stat(job.tensors[k].name));
 	}
 	try {
 		fs.writeFileSync(job.result, lines.join('\n') + '\n');

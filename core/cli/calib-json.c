@@ -25,6 +25,28 @@ static void json_num(char *buf, size_t n, double x)
 		qm_fmt_double(buf, n, x);
 }
 
+/* A doc of before --method: its percentile says. */
+static const char *method_of(const struct calib_doc *d)
+{
+	return d->method ? d->method : d->percentile < 100 ? "percentile" :
+	       "max";
+}
+
+/* What the method's result depends on: the percentile (written for
+ * max too, 100, as files always had it), and the histogram's bins. */
+static void write_method_params(FILE *f, const struct calib_doc *d)
+{
+	char num[40];
+	const char *m = method_of(d);
+
+	if (!strcmp(m, "max") || !strcmp(m, "percentile")) {
+		json_num(num, sizeof(num), strcmp(m, "max") ? d->percentile : 100);
+		fprintf(f, ",\n \"percentile\": %s", num);
+	}
+	if (strcmp(m, "max"))
+		fprintf(f, ",\n \"bins\": %d", CALIB_BINS);
+}
+
 int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad)
 {
 	char num[40];
@@ -39,12 +61,11 @@ int calib_json_write(FILE *f, const struct calib_doc *d, size_t *bad)
 	fputs("{\n \"format\": \"qopt-calibration\",\n \"version\": 1,\n"
 	      " \"model\": ", f);
 	qm_json_str(f, d->model);
-	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"method\": \"%s\",\n",
-		(unsigned long long)d->hash,
-		d->percentile < 100 ? "percentile" : "max");
-	json_num(num, sizeof(num), d->percentile);
-	fprintf(f, " \"percentile\": %s,\n \"samples\": %ld,\n \"source\": ",
-		num, d->samples);
+	fprintf(f, ",\n \"model_hash\": \"%016llx\",\n \"method\": ",
+		(unsigned long long)d->hash);
+	qm_json_str(f, method_of(d));
+	write_method_params(f, d);
+	fprintf(f, ",\n \"samples\": %ld,\n \"source\": ", d->samples);
 	qm_json_str(f, d->source);
 	fputs(",\n \"tensors\": {", f);
 	for (i = 0; i < d->n; i++) {

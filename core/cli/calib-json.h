@@ -12,7 +12,8 @@
 struct calib_doc {
 	const char *model;	/* the model's file name, for people */
 	uint64_t hash;		/* qir_model_hash() of it */
-	double percentile;	/* 100: method "max" */
+	const char *method;	/* max, percentile, entropy or mse */
+	double percentile;	/* written for the method percentile */
 	long samples;
 	const char *source;	/* the data folder, or the random label */
 	size_t n;
@@ -20,6 +21,10 @@ struct calib_doc {
 	const char *const *dtypes;
 	const double *amax;	/* finite, >= 0 */
 };
+
+/* The histogram's bin count of the methods other than max (the job
+ * tells the script; the file records it, as results depend on it). */
+#define CALIB_BINS 4096
 
 /* Writes d to f. Refuses (-1, *bad = the index) an amax JSON cannot
  * hold (Inf, NaN) or that is negative, before writing anything.

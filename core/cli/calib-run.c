@@ -250,6 +250,9 @@ static int write_job(const char *path, struct cli_opts *a, const char *who,
 	qm_json_str(f, result);
 	fprintf(f, ",\n \"percentile\": %.17g,\n \"verbose\": %d,\n",
 		a->percentile, a->verbose > 0);
+	fprintf(f, " \"method\": \"%s\", \"bins\": %d,\n",
+		a->method ? a->method : "max",
+		CALIB_BINS);
 	if (a->data) {
 		fprintf(f, " \"data\": ");
 		qm_json_str(f, a->data);
@@ -741,6 +744,7 @@ int calib_write(struct cli_opts *a, const char *who, const char *path,
 	d.model = basename(mcopy);
 	d.hash = hash;
 	d.percentile = a->percentile;
+	d.method = a->method;
 	d.samples = samples;
 	d.source = a->data ? a->data : source;
 	d.n = n;
@@ -791,7 +795,7 @@ static void said_done(struct cli_opts *a, const char *who, size_t n,
 {
 	say(a->s, QOPT_LOG_INFO, who, "%zu tensors over %ld sample%s (%s) -> "
 	    "%s\n", n, samples, samples == 1 ? "" : "s",
-	    a->percentile < 100 ? "percentile" : "max", where);
+	    a->method ? a->method : "max", where);
 }
 
 int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,

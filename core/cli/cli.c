@@ -19,7 +19,7 @@ enum {
 	OPT_BISECT_LIMIT, OPT_DEVICE, OPT_EXT_THRESHOLD, OPT_EXT_NAME,
 	OPT_ALL_INLINE, OPT_DRY_RUN, OPT_THREADS, OPT_TEST, OPT_SUMMARY,
 	OPT_NO_SUMMARY, OPT_PERCENTILE, OPT_RANDOM, OPT_SEED, OPT_DIM,
-	OPT_CAL_DATA, OPT_CAL_RANDOM,
+	OPT_CAL_DATA, OPT_CAL_RANDOM, OPT_METHOD,
 };
 
 /* Which commands take an option: the main command (run, dump, verify,
@@ -71,9 +71,11 @@ static const struct cli_option table[] = {
 	{ { "seed", required_argument, NULL, OPT_SEED }, MAIN },
 	{ { "dim", required_argument, NULL, OPT_DIM }, MAIN },
 	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, MAIN },
+	{ { "method", required_argument, NULL, OPT_METHOD }, MAIN },
 	{ { "data", required_argument, NULL, 'd' }, CALIB },
 	{ { "output", required_argument, NULL, 'o' }, CALIB },
 	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, CALIB },
+	{ { "method", required_argument, NULL, OPT_METHOD }, CALIB },
 	{ { "random", required_argument, NULL, OPT_RANDOM }, CALIB },
 	{ { "seed", required_argument, NULL, OPT_SEED }, CALIB },
 	{ { "dim", required_argument, NULL, OPT_DIM }, CALIB },
@@ -100,6 +102,7 @@ void cli_usage(FILE *f)
 "       qopt bisect [OPTIONS] MODEL.onnx --test 'CMD {}' [-o DIR]\n"
 "       qopt calibrate MODEL.onnx --data DIR | --random N [--seed S]\n"
 "                      [--dim NAME=VALUE] [-o CALIB.json] [--percentile P]\n"
+"                      [--method max|percentile|entropy|mse]\n"
 "                      [-p FILE | --passes LIST] activation ranges the\n"
 "                                               passes read (default fp8-mha)\n"
 "       qopt plan MODEL.onnx --data DIR --formats LIST (--effective-bits B |\n"
@@ -146,6 +149,8 @@ void cli_usage(FILE *f)
 "      --calibration-random N  N seeded random samples (smoke test only);\n"
 "                            --seed S, --dim NAME=VALUE as qopt calibrate\n"
 "      --percentile P        as qopt calibrate (default 100: max)\n"
+"      --method M            as qopt calibrate: max (default), percentile,\n"
+"                            entropy or mse (INT8 thresholds)\n"
 "Bisect:\n"
 "      --test 'CMD {}'       exit 0 good, 1-124 bad, 125 skip; 126, 127, a\n"
 "                            signal, above 127: error; {} = candidate\n"
@@ -166,6 +171,8 @@ static void calib_usage_text(qm_session *s)
 	qm_say(s, QOPT_LOG_INFO, "%s",
 	       "usage: qopt calibrate MODEL.onnx --data DIR [-o CALIB.json] "
 	       "[--percentile P]\n"
+	       "       [--method max|percentile|entropy|mse] (default max; "
+	       "entropy, mse: INT8)\n"
 	       "       qopt calibrate MODEL.onnx --random N [--seed S] "
 	       "[--dim NAME=VALUE]... (smoke test only)\n"
 	       "  the pipeline whose passes say what to measure: -p FILE.ini or "
@@ -296,6 +303,12 @@ int cli_parse_uint(const char *s, unsigned long long lo,
 	return 0;
 }
 
+static int method_known(const char *m)
+{
+	return !strcmp(m, "max") || !strcmp(m, "percentile") ||
+	       !strcmp(m, "entropy") || !strcmp(m, "mse");
+}
+
 /* calibrate's own options; -1 after the usage error. */
 static int take_calib_option(struct cli_opts *c, int ch, const char *arg)
 {
@@ -312,6 +325,13 @@ static int take_calib_option(struct cli_opts *c, int ch, const char *arg)
 		if (parse_number(arg, 50.0, 100.0, &c->percentile))
 			return usage_error(c, "--percentile takes a number "
 					   "from 50 to 100, got", arg), -1;
+		c->percentile_given = 1;
+		break;
+	case OPT_METHOD:
+		if (!method_known(arg))
+			return usage_error(c, "--method takes max, percentile, "
+					   "entropy or mse, got", arg), -1;
+		c->method = arg;
 		break;
 	case OPT_RANDOM:
 	case OPT_CAL_RANDOM:
@@ -454,9 +474,9 @@ static int check_calibration(struct cli_opts *c)
 		return usage_error(c, "give either --calibration-data DIR or "
 				   "--calibration-random N, not both", NULL);
 	if (!c->data && !c->random)
-		return usage_error(c, "--seed, --dim and --percentile belong "
-				   "to --calibration-data DIR or "
-				   "--calibration-random N", NULL);
+		return usage_error(c, "--seed, --dim, --percentile and "
+				   "--method belong to --calibration-data DIR "
+				   "or --calibration-random N", NULL);
 	if (c->ndims && !c->random)
 		return usage_error(c, "--dim belongs to --calibration-random",
 				   NULL);
@@ -579,6 +599,23 @@ static int parse_options(struct cli_opts *c, int argc, char **argv)
 	return rc;
 }
 
+/* --percentile alone picks the method percentile below 100 (as before
+ * --method); with --method it is the method percentile's only, whose
+ * default is 99.99. */
+static int pick_method(struct cli_opts *c)
+{
+	if (!c->method) {
+		c->method = c->percentile < 100 ? "percentile" : "max";
+		return 0;
+	}
+	if (c->percentile_given && strcmp(c->method, "percentile"))
+		return usage_error(c, "--percentile belongs to --method "
+				   "percentile, not to --method", c->method);
+	if (!c->percentile_given && !strcmp(c->method, "percentile"))
+		c->percentile = 99.99;
+	return 0;
+}
+
 int cli_parse(struct cli_opts *c, qm_session *s, int argc, char **argv)
 {
 	int rc;
@@ -598,6 +635,9 @@ int cli_parse(struct cli_opts *c, qm_session *s, int argc, char **argv)
 		c->input = argv[optind++];
 	if (optind < argc)
 		return usage_error(c, "unexpected argument", argv[optind]);
+	rc = pick_method(c);
+	if (rc)
+		return rc;
 	return !strcmp(c->cmd, "calibrate") ? check_calibrate(c) :
 	       check_combination(c);
 }

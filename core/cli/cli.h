@@ -48,6 +48,10 @@ struct cli_opts {
 	const char **dims;	/* --dim NAME=VALUE */
 	size_t ndims;
 	double percentile;	/* 100: plain max */
+	int percentile_given;
+	/* --method: max, percentile, entropy or mse (measured by
+	 * tools/qopt-calib-hist.js); set by cli_parse, never NULL after */
+	const char *method;
 	long random, seed;
 	/* the main command: --calibration-data / --calibration-random,
 	 * --seed, --dim or --percentile given (they set the fields above) */

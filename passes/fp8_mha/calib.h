@@ -18,6 +18,7 @@ struct fp8mha_calib {
 	char hash[32];		/* model_hash, lower-case hex */
 	struct fp8mha_calib_entry *e;	/* owned, sorted by name */
 	size_t n;
+	char *method;		/* owned; NULL when the file has none (max) */
 };
 
 /* calib_file.c. Parses path (a JSON file from `qopt calibrate`); on

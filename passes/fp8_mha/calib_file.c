@@ -335,7 +335,25 @@ struct top_state {
 	int seen_tensors;
 };
 
-/* The file's object: "tensors" and "model_hash"; the rest is skipped. */
+/* "method": a string, kept for the passes' messages (a method this
+ * reader does not know is kept too: amax means the same whatever made
+ * it). A repeated member: the last wins, as for "model_hash". */
+static int method_member(struct rd *r, struct fp8mha_calib *c)
+{
+	char *m;
+
+	ws(r);
+	if (r->i >= r->n || r->s[r->i] != '"')
+		return bad(r, "\"method\" must be a string");
+	if (string(r, &m))
+		return -1;
+	free(c->method);
+	c->method = m;
+	return 0;
+}
+
+/* The file's object: "tensors", "model_hash" and "method"; the rest is
+ * skipped. */
 static int top_member(struct rd *r, const char *key, void *arg)
 {
 	struct top_state *st = arg;
@@ -346,6 +364,8 @@ static int top_member(struct rd *r, const char *key, void *arg)
 		return members(r, "\"tensors\" must be an object",
 			       tensor_member, &st->t);
 	}
+	if (!strcmp(key, "method"))	/* optional; "max" when absent */
+		return method_member(r, st->c);
 	if (strcmp(key, "model_hash"))
 		return skip_value(r, 1);
 	if (string(r, &hash))
@@ -446,5 +466,6 @@ void fp8mha_calib_free(struct fp8mha_calib *c)
 	for (i = 0; i < c->n; i++)
 		free(c->e[i].name);
 	free(c->e);
+	free(c->method);
 	free(c);
 }

@@ -92,6 +92,9 @@ static int same_bits(double a, double b)
 }
 
 /* Writes one random file at path, reads it back; 1 when they agree. */
+static const char *const methods[] = { NULL, "max", "percentile",
+					"entropy", "mse" };
+
 static int round_trip(const char *path, size_t n, char *why, size_t whyn)
 {
 	char (*names)[96] = calloc(n ? n : 1, sizeof(*names));
@@ -119,6 +122,7 @@ static int round_trip(const char *path, size_t n, char *why, size_t whyn)
 	d.source = source;
 	d.hash = next();
 	d.percentile = next() % 2 ? 100 : 50 + (double)(next() % 5000) / 100;
+	d.method = methods[next() % 5];	/* NULL: as before --method */
 	d.samples = (long)(next() % 1000);
 	d.n = n;
 	d.names = np;
@@ -135,6 +139,12 @@ static int round_trip(const char *path, size_t n, char *why, size_t whyn)
 	if (fp8mha_calib_load(path, &c, why, whyn) < 0)
 		goto out;
 	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)d.hash);
+	if (!c->method || strcmp(c->method, d.method ? d.method :
+				 d.percentile < 100 ? "percentile" : "max")) {
+		snprintf(why, whyn, "method %s read", c->method ? c->method :
+			 "(none)");
+		goto out;
+	}
 	if (c->n != n || strcmp(c->hash, hash)) {
 		snprintf(why, whyn, "%zu tensors, hash %s read; %zu, %s written",
 			 c->n, c->hash, n, hash);

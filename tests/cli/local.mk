@@ -34,6 +34,12 @@ EXTRA_DIST += tests/cli/calib-inline.sh
 TESTS += tests/cli/calib-hostile.sh tests/cli/calib-messages.sh
 EXTRA_DIST += tests/cli/calib-hostile.sh tests/cli/calib-hostile.py \
 	tests/cli/calib-messages.sh tests/cli/calib-messages.py
+# qopt calibrate --method (issue 42): the histogram math in node alone,
+# and the methods through qopt and ORT (INT8 accuracy on an outlier).
+TESTS += tests/cli/calib-method-hist.sh tests/cli/calib-method.sh
+EXTRA_DIST += tests/cli/calib-method-hist.sh tests/cli/calib-method-hist.js \
+	tests/cli/calib-method.sh tests/cli/calib-method-gen.py \
+	tests/cli/calib-method-eval.js
 # the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
 # over random files.
 check_PROGRAMS += tests/cli/calib-roundtrip
