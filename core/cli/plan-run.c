@@ -269,10 +269,10 @@ static int parse_result(struct plan *p, FILE *f, size_t n, double *nmse,
 		if (!fgets(line, sizeof(line), f) ||
 		    sscanf(line, "%lf %lf %63s", &nmse[i], &cos[i], t) != 3)
 			return -1;
-		/* a candidate whose outputs held NaN: as bad as it gets,
-		 * still a number the solver can add */
+		/* a candidate whose outputs held NaN ("inf"): never a
+		 * choice (cmd-plan.c) */
 		if (!isfinite(nmse[i]) || nmse[i] < 0)
-			nmse[i] = 1e30;
+			nmse[i] = INFINITY;
 		top1[i] = strcmp(t, "-") ? strtod(t, NULL) : NAN;
 	}
 	return 0;
