@@ -468,42 +468,6 @@ static const qir_tensor *weight_of(const qir_value *w)
 	return a ? a->t : NULL;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The main graph's node names, sorted (caller frees), or NULL. */
-static const char **node_names(qir_model *m, size_t *n)
-{
-	const char **v;
-	qir_node *node;
-	size_t k = 0;
-
-	qir_graph_for_each_node(m->graph, node)
-		k++;
-	v = malloc((k ? k : 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	k = 0;
-	qir_graph_for_each_node(m->graph, node)
-		v[k++] = node->name;
-	qsort(v, k, sizeof(*v), by_name);
-	*n = k;
-	return v;
-}
-
-/* Another node of the graph has name too: an include item naming it
- * would select both. */
-static int name_shared(const char *const *names, size_t n, const char *name)
-{
-	const char *const *at = bsearch(&name, names, n, sizeof(*names),
-					by_name);
-
-	return at && ((at > names && !strcmp(at[-1], name)) ||
-		      (at + 1 < names + n && !strcmp(at[1], name)));
-}
-
 /* A layer kept out of the plan: float, counted as 16 bits, said. */
 static void leave_out(struct plan *p, const qir_node *n, int64_t params,
 		      const char *why)
@@ -518,8 +482,7 @@ static void leave_out(struct plan *p, const qir_node *n, int64_t params,
 	p->float_params += params;
 }
 
-static int add_layer(struct plan *p, qir_node *n, size_t *cap,
-		     const char *const *names, size_t nnames)
+static int add_layer(struct plan *p, qir_node *n, size_t *cap)
 {
 	qir_value *w = n->inputs[1];
 	int64_t params = (int64_t)qir_tensor_numel(weight_of(w));
@@ -528,13 +491,9 @@ static int add_layer(struct plan *p, qir_node *n, size_t *cap,
 	char *key;
 	int k;
 
+	/* node names are unique: ONNX Runtime, which measures, refuses
+	 * a model where two nodes share one */
 	key = layer_key(n->name, &why);
-	if (key && name_shared(names, nnames, n->name)) {
-		free(key);
-		key = NULL;
-		why = "another node has its name, so an include list naming "
-		      "it would select both";
-	}
 	if (!key) {
 		if (!strcmp(why, "out of memory"))
 			return -1;
@@ -570,8 +529,7 @@ static int add_layer(struct plan *p, qir_node *n, size_t *cap,
  * (a weight behind a Transpose or a Cast is not a candidate). */
 static int find_layers(struct plan *p, qir_model *m)
 {
-	size_t cap = 0, nnames = 0;
-	const char **names = node_names(m, &nnames);
+	size_t cap = 0;
 	qir_node *n;
 
 	qir_graph_for_each_node(m->graph, n) {
@@ -581,14 +539,12 @@ static int find_layers(struct plan *p, qir_model *m)
 		if (!is_layer_op(n) || !w || !qir_dtype_is_float(w->dtype) ||
 		    !n->noutputs)
 			continue;
-		if (!names || add_layer(p, n, &cap, names, nnames) < 0) {
+		if (add_layer(p, n, &cap) < 0) {
 			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of "
 			       "memory\n");
-			free(names);
 			return QOPT_EXIT_FAIL;
 		}
 	}
-	free(names);
 	if (!p->nlayers && p->total_params) {
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: %s: error: every "
 		       "candidate layer is left out (the warnings above say "

@@ -5,9 +5,9 @@ small models whose names or numbers break naive plans, and samples.
 - collide.onnx: layers X and Y (MatMul, constant weights) and an
   attention-like MatMul (activation x activation) whose output value is
   named X: an include glob "X" also matches that node (by its output).
-- names.onnx: a layer whose name (150 bytes) is full of * ? [ ], a layer
-  named with a ',' (no INI list can hold it: left out, float) and a
-  plain one.
+- names.onnx: a layer whose name (150 bytes) is full of * ? [ ], a plain
+  one, and layers left out (float): one named with a ',' (no INI list
+  holds it), one with no name.
 - nan.onnx: layer "good" and layer "bad", whose NVFP4 weight turns a
   small positive column sum negative: Sqrt then gives NaN.
 Samples: DIR/sK/x.npy (x of [4, 16]); nan/ holds ones, bad/ one good
@@ -51,8 +51,9 @@ open(w + "/star.txt", "w").write(star)
 save(w + "/names.onnx", [
     helper.make_node("MatMul", ["x", "w1"], ["h1"], name=star),
     helper.make_node("MatMul", ["h1", "w2"], ["h2"], name="plain"),
-    helper.make_node("MatMul", ["h2", "w3"], ["y"], name="a,b"),
-], {"w1": weight(), "w2": weight(), "w3": weight()}, ["y"])
+    helper.make_node("MatMul", ["h2", "w3"], ["h3"], name="a,b"),
+    helper.make_node("MatMul", ["h3", "w4"], ["y"]),   # no name
+], {"w%d" % k: weight() for k in range(1, 5)}, ["y"])
 
 # bad's columns: 6 then fifteen -0.39 sum to 0.15 in float; NVFP4 (the
 # block's amax 6 on E2M1's 6) rounds -0.39 to -0.5: 6 - 7.5 < 0

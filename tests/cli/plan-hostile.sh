@@ -73,23 +73,27 @@ star=$(cat "$W/star.txt")
 	"$QOPT" -q --strict -p "$W/n.ini" "$N" -o "$W/n2.onnx" >>"$work/log" 2>&1 &&
 	cmp "$W/n.onnx" "$W/n2.onnx" >>"$work/log" 2>&1
 check $? "names: a 150-byte name of * ? [ ] is planned; its INI (no line over 198) rebuilds the model byte for byte"
-grep -q "warning: layer 'a,b' (MatMul): its name cannot be written in an include list; it stays float and out of the plan (counted as 16 bits)" "$W/n.log"
-check $? "names: a name an include list cannot hold stays float with a warning"
+grep -q "warning: layer 'a,b' (MatMul): its name cannot be written in an include list; it stays float and out of the plan (counted as 16 bits)" "$W/n.log" &&
+	grep -q "warning: layer '' (MatMul): it has no name, so no include list can name it alone; it stays float" "$W/n.log" &&
+	[ "$(jq "$W/n.json" 'sorted(l["node"] for l in j["layers"])')" = "['$star', 'plain']" ]
+check $? "names: a name an include list cannot hold, and none: float with a warning each"
 "$py" - "$N" "$W/n.json" >>"$work/log" 2>&1 <<'PY'
 import json, sys, onnx
 from onnx import numpy_helper
 m = onnx.load(sys.argv[1])
 j = json.load(open(sys.argv[2]))
 size = {t.name: numpy_helper.to_array(t).size for t in m.graph.initializer}
-params = {n.name: size[n.input[1]] for n in m.graph.node if n.op_type == "MatMul"}
-total = sum(params.values())
+layers = [(n.name, size[n.input[1]]) for n in m.graph.node if n.op_type == "MatMul"]
 planned = {l["node"]: l for l in j["layers"]}
+total = sum(v for _, v in layers)
+out = sum(v for k, v in layers if k not in planned)
 bits = sum(planned[k]["bits"] * v if k in planned else 16 * v
-           for k, v in params.items()) / total
-assert j["total_params"] == total and j["left_out_params"] == params["a,b"], j
+           for k, v in layers) / total
+assert len(layers) == 4 and out == 2 * 256, layers
+assert j["total_params"] == total and j["left_out_params"] == out, j
 assert abs(j["effective_bits"] - bits) < 1e-9, (j["effective_bits"], bits)
 PY
-check $? "names: the effective bits count the left-out layer as 16 bits over every candidate weight"
+check $? "names: the effective bits count the left-out layers as 16 bits over every candidate weight"
 
 # ---- a candidate that computes NaN ----
 plan "$W/nan.onnx" --data "$W/nan" --formats nvfp4,none --max-loss 1e30 \
