@@ -9,7 +9,8 @@
 # calibration file (by path, symlink or hard link), and -o names the
 # INI's calibration line cannot hold: exit 2 before any work, naming
 # both, nothing written; budgets at the ends (1e16 bits, --max-loss 0,
-# 4.49999999999 bits); a malformed sample; a stop signal while ONNX
+# 4.49999999999 bits); a --data path longer than an INI line; a
+# malformed sample; a stop signal while ONNX
 # Runtime runs (the temporary folder with every candidate model goes,
 # the child ends).
 . "$top_srcdir/tests/ort/common.sh"
@@ -23,7 +24,7 @@ W=$work
 "$py" "$top_srcdir/tests/cli/plan-hostile.py" "$W" >"$work/log" 2>&1 ||
 	{ echo "Bail out! tests/cli/plan-hostile.py failed"; cat "$work/log"; exit 1; }
 
-echo "1..26"
+echo "1..27"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 jq() { "$py" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -59,6 +60,15 @@ grep -q '^include = node=X$' "$W/c.ini" &&
 	"$QOPT" -q --strict -p "$W/c.ini" "$C" -o "$W/c2.onnx" >>"$work/log" 2>&1 &&
 	cmp "$W/c.onnx" "$W/c2.onnx" >>"$work/log" 2>&1
 check $? "collide: the INI selects each layer by node name alone (node=X) and rebuilds the plan's model byte for byte under --strict"
+
+# a --data path too long for one INI line: the INI's header wraps it
+D="$W/$(printf '%0200d' 0)"
+cp -r "$W/data" "$D"
+plan "$C" --data "$D" --formats fp8 --effective-bits 8 -o "$W/d.ini" \
+	--save-model "$W/d.onnx" &&
+	"$QOPT" -q -p "$W/d.ini" "$C" -o "$W/d2.onnx" >>"$work/log" 2>&1 &&
+	cmp "$W/d.onnx" "$W/d2.onnx" >>"$work/log" 2>&1
+check $? "a --data path of 200 bytes: the INI's header comment is wrapped, the INI reads and rebuilds the model"
 
 # ---- names ----
 N="$W/names.onnx"
