@@ -64,10 +64,10 @@ static int spawn(qm_session *s, const char *const *argv, const char *log,
 		}
 	qm_guard_child(0, 0);
 	if (WIFSIGNALED(st)) {
-		if (WTERMSIG(st) == SIGINT) {	/* ^C: qopt ends as the child did */
-			signal(SIGINT, SIG_DFL);
+		/* ^C: qopt ends as the child did, by its guard's handler
+		 * (the temporary folder removed), which re-raises */
+		if (WTERMSIG(st) == SIGINT)
 			raise(SIGINT);
-		}
 		return 128 + WTERMSIG(st);
 	}
 	return WEXITSTATUS(st);

@@ -24,7 +24,7 @@ W=$work
 "$py" "$top_srcdir/tests/cli/plan-hostile.py" "$W" >"$work/log" 2>&1 ||
 	{ echo "Bail out! tests/cli/plan-hostile.py failed"; cat "$work/log"; exit 1; }
 
-echo "1..27"
+echo "1..28"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 jq() { "$py" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -174,16 +174,17 @@ check $? "a malformed sample is refused by name (exit 1), nothing written"
 # for node; it sees the temporary folder qopt plan gives it) ----
 printf '#!/bin/sh\necho "$TMPDIR" >"%s/slow.dir"\nls "$TMPDIR" >"%s/slow.ls"\necho $$ >"%s/slow.pid"\nexec sleep 60\n' \
 	"$work" "$work" "$work" >"$work/slow-node" && chmod +x "$work/slow-node"
-for s in TERM:143 INT:130 HUP:129; do
-	sig=${s%:*}
-	qopt_interrupt "$sig" qopt "$QOPT" plan "$C" --data "$W/data" \
+for s in TERM:143:qopt INT:130:qopt HUP:129:qopt INT:130:script; do
+	sig=${s%%:*} who=${s##*:}
+	qopt_interrupt "$sig" "$who" "$QOPT" plan "$C" --data "$W/data" \
 		--formats nvfp4,mxfp8 --effective-bits 9 -o "$W/o/s.ini"
 	dir=$(cat "$work/slow.dir" 2>/dev/null)
-	[ "$st" = "${s#*:}" ] && grep -q '^c0\.onnx$' "$work/slow.ls" &&
+	code=${s#*:}
+	[ "$st" = "${code%:*}" ] && grep -q '^c0\.onnx$' "$work/slow.ls" &&
 		case $dir in "$TMPDIR"/qopt-plan-*) true;; *) false;; esac &&
 		[ ! -e "$dir" ] && [ -z "$(ls "$TMPDIR")" ] &&
 		! kill -0 "$spid" 2>/dev/null && nothing_written
-	check $? "SIG$sig while ONNX Runtime runs: qopt ends by it ($st), the child ended, the temporary folder with the candidate models removed"
+	check $? "SIG$sig to $who while ONNX Runtime runs: qopt ends by it ($st), the child ended, the temporary folder with the candidate models removed"
 done
 
 ls "$TMPDIR" >"$work/log"
