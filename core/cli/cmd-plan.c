@@ -425,30 +425,27 @@ static int is_layer_op(const qir_node *n)
 #define NAME_MAX_BYTES (PLAN_INI_LINE_MAX - sizeof("exclude = " \
 			PLAN_NODE_KEY) + 1)
 
-/* The include item for name (malloc'd): PLAN_NODE_KEY name, which
- * selects that node alone. NULL with *why when the name cannot stand
- * in an INI list or an inline option (a list separator, an inline
- * comment, a quote, a backslash, a control byte, blanks at an end, a
- * line too long for the INI reader), or is empty. */
-static char *layer_key(const char *name, const char **why)
+/* The include item for name into *key (malloc'd): PLAN_NODE_KEY name,
+ * which selects that node alone. 0; 1 with *why when the name is empty
+ * or cannot stand in an INI list or an inline option (a list
+ * separator, an inline comment, a quote, a backslash, a control byte,
+ * blanks at an end, a line too long for the INI reader); -1 when out
+ * of memory. */
+static int layer_key(const char *name, char **key, const char **why)
 {
 	size_t n = strlen(name), i;
-	char *key;
 
 	*why = "it has no name, so no include list can name it alone";
 	if (!n)
-		return NULL;
+		return 1;
 	*why = "its name cannot be written in an include list";
 	if (n > NAME_MAX_BYTES || name[0] == ' ' || name[n - 1] == ' ' ||
 	    strpbrk(name, ",;#\"\\"))
-		return NULL;
+		return 1;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
-			return NULL;
-	*why = "out of memory";
-	if (asprintf(&key, PLAN_NODE_KEY "%s", name) < 0)
-		return NULL;
-	return key;
+			return 1;
+	return asprintf(key, PLAN_NODE_KEY "%s", name) < 0 ? -1 : 0;
 }
 
 /* A constant weight: an initializer, or a Constant node's value (as
@@ -488,17 +485,16 @@ static int add_layer(struct plan *p, qir_node *n, size_t *cap)
 	int64_t params = (int64_t)qir_tensor_numel(weight_of(w));
 	struct plan_layer *l;
 	const char *why;
-	char *key;
+	char *key = NULL;
 	int k;
 
 	/* node names are unique: ONNX Runtime, which measures, refuses
 	 * a model where two nodes share one */
-	key = layer_key(n->name, &why);
-	if (!key) {
-		if (!strcmp(why, "out of memory"))
-			return -1;
-		leave_out(p, n, params, why);
-		return 0;
+	k = layer_key(n->name, &key, &why);
+	if (k) {
+		if (k > 0)
+			leave_out(p, n, params, why);
+		return k > 0 ? 0 : -1;
 	}
 	if (p->nlayers == *cap) {
 		struct plan_layer *g = realloc(p->layers, (*cap ? 2 * *cap : 16) *

@@ -15,8 +15,9 @@
  * file. A child that must not outlive qopt (bisect's test command, with
  * its process group; calibrate's node script) is ended on a stop, and
  * the files it was given and their folder removed (or a whole flat
- * folder emptied: qopt plan's), before the signal is re-raised. The qopt command asks for all this through
- * core/manager/session-api.h (qm_guard_*).
+ * folder emptied: qopt plan's), before the signal is re-raised. The
+ * qopt command asks for all this through core/manager/session-api.h
+ * (qm_guard_*).
  */
 #include <errno.h>
 #include <fcntl.h>
