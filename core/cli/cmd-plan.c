@@ -212,25 +212,171 @@ static int check_budget(struct plan *p)
 		if (plan_formats[p->fmt[i]].bits < least)
 			least = plan_formats[p->fmt[i]].bits;
 	if (p->budget >= 0 && p->budget < least) {
-		char b[64];
+		char b[64], l[64];
 
-		snprintf(b, sizeof(b), "%g", p->budget);
+		/* every digit that tells them apart: 4.49999999999 is not
+		 * "4.5 below 4.5" */
+		qm_fmt_double(b, sizeof(b), p->budget);
+		qm_fmt_double(l, sizeof(l), least);
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: --effective-bits "
-		       "%s is below the cheapest format given (%g bits)\n", b,
-		       least);
+		       "%s is below the cheapest format given (%s bits)\n", b,
+		       l);
 		return QOPT_EXIT_USAGE;
 	}
 	return 0;
 }
 
-/* Outputs: -o (default MODEL.plan.ini), --json, --save-model, each
- * checked as the main command checks -o, never the input. */
-static int check_outputs(struct plan *p, char **owned)
+static int has_format(const struct plan *p, int k)
 {
-	const char *outs[3] = { p->output, p->json, p->save_model };
-	const char *names[3] = { "-o", "--json", "--save-model" };
-	int discard, rc = 0;
-	size_t i, n;
+	size_t i;
+
+	for (i = 0; i < p->nfmt; i++)
+		if (p->fmt[i] == k)
+			return 1;
+	return 0;
+}
+
+/* A calibration file's name beside the INI: PLAN.ini -> PLAN + suffix
+ * (".calib.json", ".w4a4.calib.json"). */
+static void calib_name(const struct plan *p, const char *suffix, char *buf,
+		       size_t n)
+{
+	char *copy = strdup(p->output), *base;
+	size_t k;
+
+	buf[0] = 0;
+	if (!copy)
+		return;
+	base = basename(copy);
+	k = strlen(base);
+	if (k > 4 && !strcmp(base + k - 4, ".ini"))
+		k -= 4;
+	snprintf(buf, n, "%.*s%s", (int)k, base, suffix);
+	free(copy);
+}
+
+/* The samples in p->data into cs (calib_samples_free frees it on
+ * every way out). */
+static int check_samples(struct plan *p, struct calib_samples *cs)
+{
+	char why[1024], shown[1024];
+
+	if (calib_samples_check(p->data, cs, why, sizeof(why)) < 0) {
+		qir_escape_text(shown, sizeof(shown), why);
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s\n", shown);
+		return QOPT_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The calibration file named cname can stand in the INI's line
+ * "calibration = NAME": inih would end the value at an inline comment
+ * (" ;"), strip blanks, and refuse a line over PLAN_INI_LINE_MAX. */
+static int ini_value_ok(const char *cname)
+{
+	size_t i, n = strlen(cname);
+
+	if (!n || n > PLAN_INI_LINE_MAX - strlen("calibration = ") ||
+	    cname[0] == ' ' || strchr(cname, ';'))
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)cname[i] < 0x20 || cname[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* What qopt plan may write, checked before any work as the main
+ * command checks -o: -o (default MODEL.plan.ini), --json,
+ * --save-model and the calibration files the INI may name beside it
+ * (with fp8 or w4a4 offered); none the input model, none another (one
+ * file by path or by identity, links included). */
+enum { OUT_INI, OUT_JSON, OUT_MODEL, OUT_FP8, OUT_W4A4, OUT_COUNT };
+
+struct plan_outputs {
+	const char *what[OUT_COUNT];
+	char *path[OUT_COUNT];	/* NULL: not written */
+};
+
+static int derived_output(struct plan *p, struct plan_outputs *o, int k,
+			  const char *suffix)
+{
+	char cname[1024], *copy = strdup(p->output);
+
+	if (!copy)
+		return QOPT_EXIT_FAIL;
+	calib_name(p, suffix, cname, sizeof(cname));
+	if (!ini_value_ok(cname)) {
+		char shown[1024], out[1024];
+
+		qir_escape_text(shown, sizeof(shown), cname);
+		qir_escape_text(out, sizeof(out), p->output);
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: -o '%s': the "
+		       "INI would name its calibration file '%s' on a line "
+		       "\"calibration = NAME\", which cannot hold it (a ';', "
+		       "a control byte, a leading blank or over %zu bytes); "
+		       "choose another -o\n", out, shown,
+		       PLAN_INI_LINE_MAX - strlen("calibration = "));
+		free(copy);
+		return QOPT_EXIT_USAGE;
+	}
+	if (asprintf(&o->path[k], "%s/%s", dirname(copy), cname) < 0)
+		o->path[k] = NULL;
+	free(copy);
+	return o->path[k] ? 0 : QOPT_EXIT_FAIL;
+}
+
+static int check_output(struct plan *p, const struct plan_outputs *o, int k,
+			const struct calib_samples *cs)
+{
+	char a[1024], b[1024];
+	int discard, rc, j;
+	size_t i;
+
+	rc = cli_outpath_check(p->s, o->what[k], o->path[k], &discard);
+	if (!rc && discard) {
+		/* the INI names its calibration file beside it, and a
+		 * report or model thrown away is no use */
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s needs a "
+		       "file, not /dev/null\n", o->what[k]);
+		rc = QOPT_EXIT_USAGE;
+	}
+	qir_escape_text(a, sizeof(a), o->path[k]);
+	if (!rc && cli_same_path(p->input, o->path[k])) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s ('%s') is "
+		       "the input model; qopt never modifies its input\n",
+		       o->what[k], a);
+		rc = QOPT_EXIT_USAGE;
+	}
+	for (j = 0; !rc && j < k; j++)
+		if (o->path[j] && cli_same_path(o->path[j], o->path[k])) {
+			qir_escape_text(b, sizeof(b), o->path[j]);
+			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s "
+			       "('%s') and %s ('%s') are one file; each output "
+			       "needs its own\n", o->what[k], a, o->what[j], b);
+			rc = QOPT_EXIT_USAGE;
+		}
+	for (i = 0; !rc && i < cs->n; i++)
+		if (cli_same_path(cs->files[i], o->path[k])) {
+			qir_escape_text(b, sizeof(b), cs->files[i]);
+			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s ('%s') "
+			       "is the sample %s; qopt never modifies its "
+			       "input\n", o->what[k], a, b);
+			rc = QOPT_EXIT_USAGE;
+		}
+	return rc;
+}
+
+static int check_outputs(struct plan *p, char **owned,
+			 const struct calib_samples *cs)
+{
+	struct plan_outputs o = {
+		{ "-o", "--json", "--save-model", "-o's fp8 calibration file",
+		  "-o's w4a4 calibration file" },
+		{ NULL }
+	};
+	const char *given[3] = { p->output, p->json, p->save_model };
+	int k, rc = 0;
+	size_t n;
 
 	if (!p->output) {
 		n = strlen(p->input);
@@ -238,41 +384,23 @@ static int check_outputs(struct plan *p, char **owned)
 			n -= 5;
 		if (asprintf(owned, "%.*s.plan.ini", (int)n, p->input) < 0)
 			return QOPT_EXIT_FAIL;
-		p->output = outs[0] = *owned;
+		p->output = given[0] = *owned;
 	}
-	for (i = 0; i < 3 && !rc; i++) {
-		if (!outs[i])
-			continue;
-		rc = cli_outpath_check(p->s, names[i], outs[i], &discard);
-		if (!rc && discard) {
-			/* the INI names its calibration file beside it, and a
-			 * report or model thrown away is no use */
-			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s needs a "
-			       "file, not /dev/null\n", names[i]);
-			rc = QOPT_EXIT_USAGE;
-		}
-		if (!rc && cli_same_path(p->input, outs[i])) {
-			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s is the "
-			       "input model; qopt never modifies its input\n",
-			       names[i]);
-			rc = QOPT_EXIT_USAGE;
-		}
-	}
+	for (k = 0; k < 3 && !rc; k++)
+		if (given[k] && !(o.path[k] = strdup(given[k])))
+			rc = QOPT_EXIT_FAIL;
+	for (k = 0; k < 3 && !rc; k++)
+		if (o.path[k])
+			rc = check_output(p, &o, k, cs);
+	if (!rc && has_format(p, PF_FP8) &&
+	    !(rc = derived_output(p, &o, OUT_FP8, ".calib.json")))
+		rc = check_output(p, &o, OUT_FP8, cs);
+	if (!rc && has_format(p, PF_W4A4) &&
+	    !(rc = derived_output(p, &o, OUT_W4A4, ".w4a4.calib.json")))
+		rc = check_output(p, &o, OUT_W4A4, cs);
+	for (k = 0; k < OUT_COUNT; k++)
+		free(o.path[k]);
 	return rc;
-}
-
-static int check_samples(struct plan *p)
-{
-	struct calib_samples cs;
-	char why[1024], shown[1024];
-
-	if (calib_samples_check(p->data, &cs, why, sizeof(why)) < 0) {
-		qir_escape_text(shown, sizeof(shown), why);
-		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s\n", shown);
-		return QOPT_EXIT_FAIL;
-	}
-	calib_samples_free(&cs);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -292,31 +420,32 @@ static int is_layer_op(const qir_node *n)
 	return 0;
 }
 
-/* The include glob for name: fnmatch's special bytes escaped. NULL
- * when the name cannot stand in an INI list or an inline option (a
- * list separator, an inline comment, a quote, a control byte, blanks
- * at an end, too long for the INI reader's line). */
-static char *glob_key(const char *name)
-{
-	size_t n = strlen(name), i, k = 0;
-	char *key;
+/* The longest layer name the INI takes: "exclude = node=NAME" (or
+ * "include = ...") on one line. */
+#define NAME_MAX_BYTES (PLAN_INI_LINE_MAX - sizeof("exclude = " \
+			PLAN_NODE_KEY) + 1)
 
-	if (!n || n > 150 || name[0] == ' ' || name[n - 1] == ' ' ||
+/* The include item for name into *key (malloc'd): PLAN_NODE_KEY name,
+ * which selects that node alone. 0; 1 with *why when the name is empty
+ * or cannot stand in an INI list or an inline option (a list
+ * separator, an inline comment, a quote, a backslash, a control byte,
+ * blanks at an end, a line too long for the INI reader); -1 when out
+ * of memory. */
+static int layer_key(const char *name, char **key, const char **why)
+{
+	size_t n = strlen(name), i;
+
+	*why = "it has no name, so no include list can name it alone";
+	if (!n)
+		return 1;
+	*why = "its name cannot be written in an include list";
+	if (n > NAME_MAX_BYTES || name[0] == ' ' || name[n - 1] == ' ' ||
 	    strpbrk(name, ",;#\"\\"))
-		return NULL;
+		return 1;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
-			return NULL;
-	key = malloc(2 * n + 1);
-	if (!key)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (strchr("*?[]", name[i]))
-			key[k++] = '\\';
-		key[k++] = name[i];
-	}
-	key[k] = 0;
-	return key;
+			return 1;
+	return asprintf(key, PLAN_NODE_KEY "%s", name) < 0 ? -1 : 0;
 }
 
 /* A constant weight: an initializer, or a Constant node's value (as
@@ -336,44 +465,59 @@ static const qir_tensor *weight_of(const qir_value *w)
 	return a ? a->t : NULL;
 }
 
+/* A layer kept out of the plan: float, counted as 16 bits, said. */
+static void leave_out(struct plan *p, const qir_node *n, int64_t params,
+		      const char *why)
+{
+	char shown[512];
+
+	qir_escape_text(shown, sizeof(shown), n->name);
+	qm_say(p->s, QOPT_LOG_WARN, "qopt plan: warning: layer '%s' (%s): "
+	       "%s; it stays float and out of the plan (counted as 16 "
+	       "bits)\n", shown, n->op_type, why);
+	p->total_params += params;
+	p->float_params += params;
+}
+
 static int add_layer(struct plan *p, qir_node *n, size_t *cap)
 {
 	qir_value *w = n->inputs[1];
-	const char *name = *n->name ? n->name :
-			   n->outputs[0] ? n->outputs[0]->name : "";
+	int64_t params = (int64_t)qir_tensor_numel(weight_of(w));
 	struct plan_layer *l;
-	char shown[512];
+	const char *why;
+	char *key = NULL;
 	int k;
 
+	/* node names are unique: ONNX Runtime, which measures, refuses
+	 * a model where two nodes share one */
+	k = layer_key(n->name, &key, &why);
+	if (k) {
+		if (k > 0)
+			leave_out(p, n, params, why);
+		return k > 0 ? 0 : -1;
+	}
 	if (p->nlayers == *cap) {
 		struct plan_layer *g = realloc(p->layers, (*cap ? 2 * *cap : 16) *
 					       sizeof(*g));
-		if (!g)
+		if (!g) {
+			free(key);
 			return -1;
+		}
 		p->layers = g;
 		*cap = *cap ? 2 * *cap : 16;
 	}
-	l = &p->layers[p->nlayers];
+	l = &p->layers[p->nlayers++];
 	memset(l, 0, sizeof(*l));
-	l->key = glob_key(name);
-	if (!l->key) {
-		qir_escape_text(shown, sizeof(shown), name);
-		qm_say(p->s, QOPT_LOG_WARN, "qopt plan: warning: layer '%s' "
-		       "(%s): its name cannot be written in an include list; "
-		       "it stays float and out of the plan\n", shown,
-		       n->op_type);
-		return 0;
-	}
-	l->node = strdup(name);
+	l->key = key;
+	l->node = strdup(n->name);
 	l->weight = strdup(w->name);
 	l->op = strdup(n->op_type);
 	if (!l->node || !l->weight || !l->op)
 		return -1;
-	l->params = (int64_t)qir_tensor_numel(weight_of(w));
+	l->params = params;
 	for (k = 0; k < PF_COUNT; k++)
 		l->cand[k] = -1;
 	p->total_params += l->params;
-	p->nlayers++;
 	return 0;
 }
 
@@ -396,6 +540,12 @@ static int find_layers(struct plan *p, qir_model *m)
 			       "memory\n");
 			return QOPT_EXIT_FAIL;
 		}
+	}
+	if (!p->nlayers && p->total_params) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: %s: error: every "
+		       "candidate layer is left out (the warnings above say "
+		       "why): nothing to plan\n", p->input);
+		return QOPT_EXIT_FAIL;
 	}
 	if (!p->nlayers) {
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: %s: error: no MatMul, "
@@ -641,13 +791,26 @@ static int measure_candidates(struct plan *p, char **files, size_t n)
 	}
 	for (i = 0; i < p->nlayers; i++)
 		for (k = 0; k < PF_COUNT; k++) {
-			int c = p->layers[i].cand[k];
+			struct plan_layer *l = &p->layers[i];
+			int c = l->cand[k];
 
 			if (c < 0)
 				continue;
-			p->layers[i].score[k] = v[c];
-			p->layers[i].cosine[k] = v[n + c];
-			p->layers[i].top1[k] = v[2 * n + c];
+			l->score[k] = v[c];
+			l->cosine[k] = v[n + c];
+			l->top1[k] = v[2 * n + c];
+			/* a model that computes NaN is no choice, whatever
+			 * the loss allowed: the format falls back */
+			if (isfinite(v[c]))
+				continue;
+			l->holds[k] = 0;
+			l->cand[k] = -1;
+			l->why[k] = strdup("its model's outputs held NaN or Inf "
+					   "in ONNX Runtime");
+			if (!l->why[k]) {
+				free(v);
+				return -1;
+			}
 		}
 	free(v);
 	return 0;
@@ -722,6 +885,7 @@ static void say_no_plan(const struct plan *p, const int *opt,
 			   "formats each layer holds)";
 	int64_t qbits = 0;
 	double loss = 0;
+	char bound[64];
 	size_t i, j;
 
 	for (i = 0; i < p->nlayers; i++) {
@@ -742,15 +906,18 @@ static void say_no_plan(const struct plan *p, const int *opt,
 		if (p->verbose)
 			say_holds(p, &p->layers[i], opt + i * PF_COUNT, nch[i]);
 	}
+	qbits += 64 * p->float_params;	/* the layers out of the plan */
+	qm_fmt_double(bound, sizeof(bound), p->budget >= 0 ? p->budget :
+		      p->max_loss);
 	if (p->budget >= 0)
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: no plan meets "
-		       "--effective-bits %g with the formats these layers "
-		       "hold: the cheapest takes %.4f bits%s\n", p->budget,
+		       "--effective-bits %s with the formats these layers "
+		       "hold: the cheapest takes %.4f bits%s\n", bound,
 		       qbits / 4.0 / (double)p->total_params, more);
 	else
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: no plan meets "
-		       "--max-loss %g with the formats these layers hold: "
-		       "the lowest predicted loss is %g%s\n", p->max_loss,
+		       "--max-loss %s with the formats these layers hold: "
+		       "the lowest predicted loss is %g%s\n", bound,
 		       loss, more);
 }
 
@@ -789,13 +956,19 @@ static int solve(struct plan *p)
 	if (!opt || !nch || !pick || !cost || !score)
 		goto out;
 	choices(p, opt, nch);
+	/* the dearest plan: every layer float */
+	raw = 0;
+	for (i = 0; i < p->nlayers; i++)
+		raw += 64 * p->layers[i].params;
 	if (p->budget >= 0) {
-		raw = (int64_t)floor(p->budget * 4 * (double)p->total_params +
-				     1e-6);
-	} else {
-		raw = 0;
-		for (i = 0; i < p->nlayers; i++)
-			raw += 64 * p->layers[i].params;
+		/* in quarter bits over every candidate weight, less what the
+		 * layers out of the plan take in float; a budget of 16 bits
+		 * or more is any plan (and 1e16 x 4 x params would not fit
+		 * an int64) */
+		double all = p->budget * 4 * (double)p->total_params;
+
+		if (all < 64 * (double)p->total_params)
+			raw = (int64_t)floor(all + 1e-6) - 64 * p->float_params;
 	}
 	p->unit = cost_unit(p, opt, nch, raw);
 	cap = raw / p->unit;
@@ -830,6 +1003,7 @@ static int solve(struct plan *p)
 		p->predicted += l->pick == PF_NONE ? 0 : l->score[l->pick];
 		used += plan_formats[l->pick].quarter_bits * l->params;
 	}
+	used += 64 * p->float_params;
 	p->bits = used / 4.0 / (double)p->total_params;
 	rc = 0;
 out:
@@ -950,8 +1124,9 @@ static int final_model(struct plan *p, const char *ini, const char *out)
 		;
 	if (i == p->nlayers) {
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the plan keeps "
-		       "every layer in float (none): no pass to write; lower "
-		       "the budget\n");
+		       "every layer in float (none): no pass to write; %s\n",
+		       p->budget >= 0 ? "lower --effective-bits" :
+		       "raise --max-loss (the loss it allows)");
 		return -1;
 	}
 
@@ -1023,35 +1198,6 @@ static int write_all(struct plan *p, const char *tmp_model)
 	       "(cosine %.6f); %zu ORT sessions over %ld samples -> %s\n",
 	       p->nlayers, picks, p->bits, p->predicted, p->measured,
 	       p->measured_cos, p->sessions, p->samples, p->output);
-	return 0;
-}
-
-/* A calibration file's name beside the INI: PLAN.ini -> PLAN + suffix
- * (".calib.json", ".w4a4.calib.json"). */
-static void calib_name(const struct plan *p, const char *suffix, char *buf,
-		       size_t n)
-{
-	char *copy = strdup(p->output), *base;
-	size_t k;
-
-	buf[0] = 0;
-	if (!copy)
-		return;
-	base = basename(copy);
-	k = strlen(base);
-	if (k > 4 && !strcmp(base + k - 4, ".ini"))
-		k -= 4;
-	snprintf(buf, n, "%.*s%s", (int)k, base, suffix);
-	free(copy);
-}
-
-static int has_format(const struct plan *p, int k)
-{
-	size_t i;
-
-	for (i = 0; i < p->nfmt; i++)
-		if (p->fmt[i] == k)
-			return 1;
 	return 0;
 }
 
@@ -1196,6 +1342,7 @@ static void free_plan(struct plan *p)
 
 int cmd_plan(qm_session *s, int argc, char **argv)
 {
+	struct calib_samples cs;
 	struct plan p;
 	char *owned = NULL;
 	const char *tmp = getenv("TMPDIR");
@@ -1213,10 +1360,12 @@ int cmd_plan(qm_session *s, int argc, char **argv)
 			 QOPT_LOG_DEBUG : QOPT_LOG_INFO, 0);
 	if (!rc)
 		rc = check_budget(&p);
+	memset(&cs, 0, sizeof(cs));
 	if (!rc)
-		rc = check_outputs(&p, &owned);
+		rc = check_samples(&p, &cs);
 	if (!rc)
-		rc = check_samples(&p);
+		rc = check_outputs(&p, &owned, &cs);
+	calib_samples_free(&cs);
 	if (rc) {
 		free(owned);
 		return rc;
@@ -1233,8 +1382,12 @@ int cmd_plan(qm_session *s, int argc, char **argv)
 		rc = QOPT_EXIT_FAIL;
 	}
 	if (!rc) {
+		/* a stop (SIGINT, SIGTERM, SIGHUP) ends the child running
+		 * and takes the folder with every candidate model */
+		qm_guard_folder(p.tmp);
 		rc = run_plan(&p);
 		remove_tmp(p.tmp);
+		qm_guard_folder(NULL);
 	}
 	free_plan(&p);
 	free(owned);

@@ -64,10 +64,10 @@ static int spawn(qm_session *s, const char *const *argv, const char *log,
 		}
 	qm_guard_child(0, 0);
 	if (WIFSIGNALED(st)) {
-		if (WTERMSIG(st) == SIGINT) {	/* ^C: qopt ends as the child did */
-			signal(SIGINT, SIG_DFL);
+		/* ^C: qopt ends as the child did, by its guard's handler
+		 * (the temporary folder removed), which re-raises */
+		if (WTERMSIG(st) == SIGINT)
 			raise(SIGINT);
-		}
 		return 128 + WTERMSIG(st);
 	}
 	return WEXITSTATUS(st);
@@ -269,10 +269,10 @@ static int parse_result(struct plan *p, FILE *f, size_t n, double *nmse,
 		if (!fgets(line, sizeof(line), f) ||
 		    sscanf(line, "%lf %lf %63s", &nmse[i], &cos[i], t) != 3)
 			return -1;
-		/* a candidate whose outputs held NaN: as bad as it gets,
-		 * still a number the solver can add */
+		/* a candidate whose outputs held NaN ("inf"): never a
+		 * choice (cmd-plan.c) */
 		if (!isfinite(nmse[i]) || nmse[i] < 0)
-			nmse[i] = 1e30;
+			nmse[i] = INFINITY;
 		top1[i] = strcmp(t, "-") ? strtod(t, NULL) : NAN;
 	}
 	return 0;

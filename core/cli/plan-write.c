@@ -156,17 +156,19 @@ static void section(FILE *f, const struct plan *p,
 
 static int ini_text(const struct plan *p, FILE *f)
 {
-	char model[1024], data[1024];
+	char model[1024], data[1024], head[2200];
 	size_t i, k = 0;
 
-	/* paths as every message shows them: a newline must not end the
-	 * comment */
+	/* paths as every message shows them (a newline must not end the
+	 * comment), wrapped: a long path must not make a line the INI
+	 * reader refuses */
 	qir_escape_text(model, sizeof(model), p->input);
 	qir_escape_text(data, sizeof(data), p->data);
-	fprintf(f, "# qopt plan: a format per layer of %s, chosen by\n"
-		"# measurement in ONNX Runtime over %ld sample%s of %s.\n"
-		"#   qopt -p THIS.ini MODEL.onnx -o OUT.onnx\n",
-		model, p->samples, p->samples == 1 ? "" : "s", data);
+	snprintf(head, sizeof(head), "qopt plan: a format per layer of %s, "
+		 "chosen by measurement in ONNX Runtime over %ld sample%s of "
+		 "%s.", model, p->samples, p->samples == 1 ? "" : "s", data);
+	comment(f, head);
+	fprintf(f, "#   qopt -p THIS.ini MODEL.onnx -o OUT.onnx\n");
 	fprintf(f, "# formats:");
 	for (i = 0; i < p->nfmt; i++)
 		fprintf(f, "%s%s", i ? "," : " ", plan_formats[p->fmt[i]].name);
@@ -178,6 +180,10 @@ static int ini_text(const struct plan *p, FILE *f)
 		"score %.4g predicted, %.4g measured (the plan's model)\n",
 		p->nlayers, (long long)p->total_params, p->bits, p->predicted,
 		p->measured);
+	if (p->float_params)
+		fprintf(f, "# %lld of those weights are in layers left out of "
+			"the plan (float: 16 bits)\n",
+			(long long)p->float_params);
 	fprintf(f, "# A layer's score: the mean squared error of the model's "
 		"outputs with that\n# layer alone quantized, over the float "
 		"output's variance (0: exact; -: the\n# format cannot hold it)."
@@ -312,8 +318,9 @@ static int json_text(const struct plan *p, FILE *f)
 		qm_json_str(f, p->w4a4_calib_name);
 	}
 	fprintf(f, "}");
-	fprintf(f, ",\n  \"total_params\": %lld, \"effective_bits\": ",
-		(long long)p->total_params);
+	fprintf(f, ",\n  \"total_params\": %lld, \"left_out_params\": %lld, "
+		"\"effective_bits\": ", (long long)p->total_params,
+		(long long)p->float_params);
 	json_num(f, p->bits);
 	fprintf(f, ",\n  \"predicted_score\": ");
 	json_num(f, p->predicted);

@@ -29,9 +29,17 @@ struct plan_format {
 };
 extern const struct plan_format plan_formats[PF_COUNT];
 
+/* The INI reader's longest line (core/manager/pipeline-ini.c: inih's
+ * 200-byte buffer less the newline and the NUL). */
+#define PLAN_INI_LINE_MAX 198
+/* What selects one node by its name alone, exactly (include and
+ * exclude, passes/support/targets.h): no other name of the model, such
+ * as a value named like the layer, can match it. */
+#define PLAN_NODE_KEY "node="
+
 struct plan_layer {
-	char *node;		/* the node's name (or its first output's) */
-	char *key;		/* the include glob: node escaped */
+	char *node;		/* the node's name */
+	char *key;		/* the include item: PLAN_NODE_KEY node */
 	char *op;		/* the node's op_type */
 	char *weight;
 	int64_t params;
@@ -53,7 +61,9 @@ struct plan {
 	int verbose, quiet;
 	struct plan_layer *layers;
 	size_t nlayers;
-	int64_t total_params;
+	int64_t total_params;	/* every candidate's weights */
+	int64_t float_params;	/* those of the layers left out of the
+				 * plan (float, 16 bits each) */
 	char tmp[4096];		/* the temporary folder */
 	/* The calibration files beside the INI, named by their sections
 	 * (empty: not written): fp8's (PLAN.calib.json) and w4a4's

@@ -14,16 +14,19 @@
  * zero page there, the access completes, and the save fails naming the
  * file. A child that must not outlive qopt (bisect's test command, with
  * its process group; calibrate's node script) is ended on a stop, and
- * the files it was given and their folder removed, before the signal is
- * re-raised. The qopt command asks for all this through
- * core/manager/session-api.h (qm_guard_*).
+ * the files it was given and their folder removed (or a whole flat
+ * folder emptied: qopt plan's), before the signal is re-raised. The
+ * qopt command asks for all this through core/manager/session-api.h
+ * (qm_guard_*).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "manager/sys.h"
@@ -38,6 +41,9 @@ static volatile sig_atomic_t guarded;
 static volatile pid_t stop_child;
 static volatile sig_atomic_t stop_as_group;
 static char stop_files[STOP_FILES][4200], stop_dir[4096];
+/* A folder a stop empties (its files, not sub-folders) and removes:
+ * qopt plan's, which holds a file per candidate model. */
+static char stop_folder[4096];
 
 void pm_guard_enter(const char *pass)
 {
@@ -105,6 +111,38 @@ void pm_child_stop(pid_t pid, int group)
 		;
 }
 
+/* Every file of dir, then dir. getdents64 and unlinkat, not readdir
+ * (which may allocate): only calls a handler may make. Removing while
+ * reading may skip entries, so the folder is read again until a pass
+ * removes nothing. */
+static void empty_folder(const char *dir)
+{
+	char buf[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), again = 1;
+	long n, off;
+
+	for (int pass = 0; fd >= 0 && again && pass < 16; pass++) {
+		again = 0;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+			for (off = 0; off < n;) {
+				/* struct linux_dirent64: ino, off, reclen,
+				 * type, name */
+				unsigned short len;
+				const char *name = buf + off + 19;
+
+				memcpy(&len, buf + off + 16, sizeof(len));
+				if (strcmp(name, ".") && strcmp(name, "..") &&
+				    unlinkat(fd, name, 0) == 0)
+					again = 1;
+				off += len;
+			}
+	}
+	if (fd >= 0)
+		close(fd);
+	rmdir(dir);
+}
+
 static void on_stop(int sig)
 {
 	pm_child_stop(stop_child, stop_as_group);
@@ -113,6 +151,8 @@ static void on_stop(int sig)
 			unlink(stop_files[i]);
 	if (stop_dir[0])
 		rmdir(stop_dir);
+	if (stop_folder[0])
+		empty_folder(stop_folder);
 	qir_outfile_remove_all();
 	reraise(sig);
 }
@@ -162,6 +202,17 @@ int qm_guard_files(const char *const *paths, size_t n, const char *dir)
 		rc |= keep_path(stop_files[i], sizeof(stop_files[i]),
 				i < n ? paths[i] : "");
 	rc |= keep_path(stop_dir, sizeof(stop_dir), dir ? dir : "");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+int qm_guard_folder(const char *dir)
+{
+	sigset_t old;
+	int rc;
+
+	hold_stops(&old);
+	rc = keep_path(stop_folder, sizeof(stop_folder), dir ? dir : "");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }

@@ -210,6 +210,9 @@ int qm_guard_install(int fatal_too);
  * (at most 8) and then dir; NULL / 0 clears. -1: a path too long. */
 void qm_guard_child(pid_t pid, int group);
 int qm_guard_files(const char *const *paths, size_t n, const char *dir);
+/* A stop also removes every file of dir (flat) and dir; NULL clears.
+ * -1: a path too long. */
+int qm_guard_folder(const char *dir);
 double qm_now(void);
 const char *qm_build_tree(void);
 void qm_use_build_tree_modules(void);

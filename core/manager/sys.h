@@ -13,10 +13,10 @@
 
 /* ---- core/manager/guard.c: signals, crashes and exit() inside a pass ---- */
 
-/* qm_guard_install, qm_guard_child and qm_guard_files are declared in
- * session-api.h: SIGINT/SIGTERM/SIGHUP remove the temporary output
- * files and re-raise; a crash or an exit() while a pass runs names the
- * pass. */
+/* qm_guard_install, qm_guard_child, qm_guard_files and qm_guard_folder
+ * are declared in session-api.h: SIGINT/SIGTERM/SIGHUP remove the
+ * temporary output files and re-raise; a crash or an exit() while a
+ * pass runs names the pass. */
 /* The pass running now, for those messages (the manager sets it). */
 void pm_guard_enter(const char *pass);
 void pm_guard_leave(void);

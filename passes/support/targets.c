@@ -53,21 +53,34 @@ void ps_targets_fini(struct ps_targets *t)
 	t->include.hits = t->exclude.hits = NULL;
 }
 
+/* "node=NAME": the node named NAME exactly (names[0]), no other name
+ * and no glob, so a selection can name one node whatever the other
+ * names of the model are (qopt plan's). */
+static int pattern_matches(const char *pat, const char *const *names,
+			   size_t nnames)
+{
+	size_t k = sizeof(PS_NODE_PREFIX) - 1;
+
+	if (!strncmp(pat, PS_NODE_PREFIX, k))
+		return nnames && names[0] && names[0][0] &&
+		       !strcmp(pat + k, names[0]);
+	for (size_t j = 0; j < nnames; j++)
+		if (names[j] && names[j][0] && !fnmatch(pat, names[j], 0))
+			return 1;
+	return 0;
+}
+
 int ps_globs_match(struct ps_globs *g, const char *const *names,
 		   size_t nnames)
 {
 	int first = -1;
 
 	for (size_t i = 0; i < g->n; i++) {
-		for (size_t j = 0; j < nnames; j++) {
-			if (!names[j] || !names[j][0] ||
-			    fnmatch(g->pat[i], names[j], 0))
-				continue;
-			g->hits[i]++;
-			if (first < 0)
-				first = (int)i;
-			break;
-		}
+		if (!pattern_matches(g->pat[i], names, nnames))
+			continue;
+		g->hits[i]++;
+		if (first < 0)
+			first = (int)i;
 	}
 	return first;
 }

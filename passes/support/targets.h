@@ -4,7 +4,8 @@
  * pass that has them:
  *   include  = GLOB,...  (LIST) names to rewrite; a node or weight is
  *              in when a glob matches any of the names the pass offers
- *              for it (the node's, the weight's, ...)
+ *              for it (the node's, the weight's, ...); node=NAME: the
+ *              node named exactly NAME, its name alone (no glob)
  *   exclude  = GLOB,...  (LIST) names to leave alone (wins)
  *   op_types = OP,...    (LIST) consumer op types
  *   min_size = N         (INT)  fewer elements: left alone
@@ -48,7 +49,10 @@ int ps_targets_init(struct ps_targets *t, qopt_ctx *ctx, unsigned which);
 void ps_targets_fini(struct ps_targets *t);
 
 /* Index of the first pattern of g matching any of names (NULL or ""
- * names are ignored), or -1. Every pattern that matches counts a hit. */
+ * names are ignored), or -1. Every pattern that matches counts a hit.
+ * names[0] is the candidate node's name: a pattern PS_NODE_PREFIX NAME
+ * is compared with it alone, exactly. */
+#define PS_NODE_PREFIX "node="
 int ps_globs_match(struct ps_globs *g, const char *const *names,
 		   size_t nnames);
 /* 1 when op is one of t's op_types. */

@@ -66,3 +66,7 @@ EXTRA_DIST += tests/cli/plan-ppocr.sh
 # calibration files, the second for the model the first step makes.
 TESTS += tests/cli/plan-w4a4.sh
 EXTRA_DIST += tests/cli/plan-w4a4.sh
+# qopt plan on hostile input: names, NaN, output collisions, budgets at
+# the ends, a stop signal (small generated models).
+TESTS += tests/cli/plan-hostile.sh
+EXTRA_DIST += tests/cli/plan-hostile.sh tests/cli/plan-hostile.py

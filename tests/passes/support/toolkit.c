@@ -111,6 +111,29 @@ static void t_targets(void)
 	ps_targets_fini(&t);
 }
 
+/* node=NAME: the node's name (names[0]) alone, exactly; a glob still
+ * matches any name offered, as before. */
+static void t_node_pattern(void)
+{
+	static const char *const inc[] = { "node=X", "X", "node=X*" };
+	struct ps_globs g = { "include", inc, 3, NULL, 1 };
+	const char *out_x[2] = { "attention", "X" };	/* its output: X */
+	const char *node_x[2] = { "X", "a" };
+	const char *star[2] = { "X*", "X1" };
+	const char *x1[2] = { "X1", "X*" };
+
+	g.hits = calloc(4, sizeof(uint64_t));
+	tap_ok(ps_globs_match(&g, out_x, 2) == 1 && g.hits[0] == 0 &&
+	       g.hits[1] == 1,
+	       "node=X: not a node whose other name is X (the glob X is)");
+	tap_ok(ps_globs_match(&g, node_x, 2) == 0 && g.hits[0] == 1,
+	       "node=X: the node named X");
+	tap_ok(ps_globs_match(&g, star, 2) == 2 && g.hits[2] == 1 &&
+	       ps_globs_match(&g, x1, 2) < 0 && g.hits[2] == 1,
+	       "node=X*: the name X* literally, no glob and no other name");
+	free(g.hits);
+}
+
 static void t_reduce_axis(void)
 {
 	qir_model *m = new_model();
@@ -556,6 +579,7 @@ static void t_fakequant(void)
 int main(void)
 {
 	t_targets();
+	t_node_pattern();
 	t_reduce_axis();
 	t_walk();
 	t_rotate_back();
