@@ -58,7 +58,7 @@ function readSample(ort, dir, inputs) {
 function* samples(ort, job) {
 	if (job.random) {
 		const rnd = lib.mulberry32(job.seed);
-		const shapes = randomShapes(job);
+		const shapes = randomShapes(job, null);	// said in main()
 		for (let s = 0; s < job.random; s++) {
 			const feeds = {};
 			for (const inp of shapes)
@@ -72,10 +72,11 @@ function* samples(ort, job) {
 }
 
 // qopt-ort-check's rule (lib.randomShapes): an unknown --dim name is
-// an error, a symbolic dim not given is 1 with a warning.
-function randomShapes(job) {
+// an error, a symbolic dim not given is 1 with a warning (note: warn,
+// or null once main() has said it).
+function randomShapes(job, note) {
 	try {
-		return lib.randomShapes(job.inputs, job.dims, warn);
+		return lib.randomShapes(job.inputs, job.dims, note);
 	} catch (e) {
 		if (e instanceof lib.InputError)
 			die(e.message);
@@ -167,7 +168,7 @@ async function main() {
 		ME = job.who;
 	const ort = lib.loadOrt();
 	if (job.random)	// --dim checked before ORT starts
-		randomShapes(job);
+		randomShapes(job, warn);
 	// ORT's own log lines (coloured, before ours) only with qopt -v: its
 	// failures reach the user as one error line below
 	const quiet = !job.verbose;

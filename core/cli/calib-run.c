@@ -789,6 +789,8 @@ out:
 static void said_done(struct cli_opts *a, const char *who, size_t n,
 		      long samples, const char *where)
 {
+	if (qm_verbosity(a->s) < QOPT_LOG_INFO)
+		return;	/* -q */
 	say(a->s, QOPT_LOG_INFO, who, "%zu tensors over %ld sample%s (%s) -> "
 	    "%s\n", n, samples, samples == 1 ? "" : "s",
 	    a->percentile < 100 ? "percentile" : "max", where);

@@ -34,6 +34,9 @@ EXTRA_DIST += tests/cli/calib-inline.sh
 TESTS += tests/cli/calib-hostile.sh tests/cli/calib-messages.sh
 EXTRA_DIST += tests/cli/calib-hostile.sh tests/cli/calib-hostile.py \
 	tests/cli/calib-messages.sh tests/cli/calib-messages.py
+# calibrate -q, the --dim warning once, missing-calibration hints (issue 39)
+TESTS += tests/cli/calib-options.sh
+EXTRA_DIST += tests/cli/calib-options.sh tests/cli/calib-options.py
 # the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
 # over random files.
 check_PROGRAMS += tests/cli/calib-roundtrip
