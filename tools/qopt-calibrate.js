@@ -67,8 +67,22 @@ function* samples(ort, job) {
 		}
 		return;
 	}
+	if (lib.isBatchFile(job.data)) {	// FILE.npz, FILE.npy: N samples
+		const b = batch(ort, job);
+		for (let s = 0; s < b.n; s++)
+			yield [`${job.data}: sample ${s}`, b.sample(s)];
+		return;
+	}
 	for (const d of lib.sampleDirs(job.data))
 		yield [d, null];
+}
+
+// The batch file, read once (its count is the progress bar's total).
+let batchRead = null;
+function batch(ort, job) {
+	if (!batchRead)
+		batchRead = lib.readBatch(ort, job.data, job.inputs);
+	return batchRead;
 }
 
 // qopt-ort-check's rule (lib.randomShapes): an unknown --dim name is
@@ -93,9 +107,11 @@ function isDir(p) {
 	}
 }
 
-function countSamples(job) {
+function countSamples(ort, job) {
 	if (job.random)
 		return job.random;
+	if (lib.isBatchFile(job.data))
+		return batch(ort, job).n;
 	try {
 		const n = fs.readdirSync(job.data)
 			.filter((f) => isDir(path.join(job.data, f))).length;
@@ -185,7 +201,7 @@ async function main() {
 	const keep = job.percentile < 100;
 	const ranges = job.tensors.map(() => new Range(keep));
 	const inputNames = new Set(job.inputs.map((i) => i.name));
-	const total = countSamples(job);
+	const total = countSamples(ort, job);
 	if (job.random)
 		warn(`${job.random} seeded random samples (seed ${job.seed}): a smoke test only, not a calibration`);
 	let n = 0;

@@ -37,6 +37,9 @@ EXTRA_DIST += tests/cli/calib-hostile.sh tests/cli/calib-hostile.py \
 # calibrate -q, the --dim warning once, missing-calibration hints (issue 39)
 TESTS += tests/cli/calib-options.sh
 EXTRA_DIST += tests/cli/calib-options.sh tests/cli/calib-options.py
+# batched samples: --data FILE.npy / FILE.npz (issue 39)
+TESTS += tests/cli/calib-batch.sh
+EXTRA_DIST += tests/cli/calib-batch.sh tests/cli/calib-batch.py
 # the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
 # over random files.
 check_PROGRAMS += tests/cli/calib-roundtrip
