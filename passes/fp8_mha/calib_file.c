@@ -622,5 +622,6 @@ void fp8mha_calib_free(struct fp8mha_calib *c)
 	for (i = 0; i < c->n; i++)
 		free(c->e[i].name);
 	free(c->e);
+	fp8mha_calib_names_free(c->names);
 	free(c);
 }

@@ -455,7 +455,7 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 	if (pl)
 		return reuse(p, n, slot, pl);
 	e = (p->flags & FP8MHA_PLACE_CNN) && from_softmax(v) ? &softmax_range :
-	    fp8mha_calib_find(p->cal, v->name);
+	    fp8mha_calib_find_value(p->cal, v);
 	dtype = qir_value_elem_type(v);
 	if (!dtype)
 		dtype = fp8mha_float_type(v, 16);
@@ -608,7 +608,7 @@ static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 		if (slot == 1 && is_conv(n))
 			return snprintf(why, len, "weight '%s' is not a constant",
 					v->name), LAYER_FLOAT;
-		e = fp8mha_calib_find(p->cal, v->name);
+		e = fp8mha_calib_find_value(p->cal, v);
 		dtype = qir_value_elem_type(v);
 		if (!dtype)
 			dtype = fp8mha_float_type(v, 16);
@@ -823,6 +823,10 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 			   flags & FP8MHA_PLACE_CNN ? "fp8" : "fp8-mha");
 		fp8mha_calib_free(p.cal);
 		return -1;
+	}
+	if (fp8mha_calib_bind(p.cal, cfg->m)) {	/* before anything is placed */
+		fp8mha_calib_free(p.cal);
+		return fp8mha_fail(cfg, NULL, NULL);
 	}
 	if (ps_targets_init(&p.t, cfg->ctx, PS_TARGET_INCLUDE |
 			    PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES |
