@@ -172,6 +172,10 @@ static void calib_usage_text(qm_session *s)
 	       "  the pipeline whose passes say what to measure: -p FILE.ini or "
 	       "--passes LIST\n"
 	       "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n"
+	       "  --data: a folder of samples, or one batch, FILE.npz (an array "
+	       "per input)\n"
+	       "  or FILE.npy (NAME.npy for input NAME), N samples on the first "
+	       "axis\n"
 	       "  -v: ONNX Runtime's own log too; -q: only warnings and errors\n");
 }
 

@@ -16,7 +16,7 @@ qopt_calib_env
 "$py" "$top_srcdir/tests/cli/calib-batch.py" "$work" ||
 	{ echo "Bail out! calib-batch.py"; exit 1; }
 
-echo "1..24"
+echo "1..25"
 
 cal() { "$QOPT" calibrate -q "$@" >"$work/log" 2>&1; }
 # same A.json B.json: the same tensors and amax
@@ -86,6 +86,8 @@ check $? "a deflated member that does not inflate: refused naming the member"
 refused one.onnx x.txt "not a folder, an .npz or a .npy file"
 check $? "--data naming another kind of file: refused"
 
+"$QOPT" calibrate --help >"$work/log" 2>&1 && grep -q "FILE.npz (an array per input)" "$work/log"
+check $? "qopt calibrate --help names the batch files"
 cal "$work/one.onnx" --data "$work/sq" -o "$work/sq.json" &&
 	cal "$work/one.onnx" --data "$work/dq" -o "$work/dq.json" &&
 	same "$work/sq.json" "$work/dq.json"
