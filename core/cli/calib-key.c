@@ -173,6 +173,8 @@ int calib_keys(const qir_model *m, qir_value *const *sel, size_t n,
 
 void calib_keys_free(char **keys, size_t n)
 {
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		free(keys[k]);
+		keys[k] = NULL;	/* a failed calib_keys, freed again: no-op */
+	}
 }

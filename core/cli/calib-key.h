@@ -16,7 +16,7 @@
 #include <qopt/ir.h>
 
 /* The keys of sel[0..n) in m (computed before the probe changes m):
- * keys[k] malloc'd. 0, or -1 out of memory (nothing to free). */
+ * keys[k] malloc'd. 0, or -1 out of memory (keys[] all NULL again). */
 int calib_keys(const qir_model *m, qir_value *const *sel, size_t n,
 	       char **keys);
 void calib_keys_free(char **keys, size_t n);

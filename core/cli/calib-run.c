@@ -768,8 +768,6 @@ int calib_write(struct cli_opts *a, const char *who, const char *path,
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		goto out;
 	}
-	if (keys_unique(a, who, keys, n))
-		goto out;
 	for (k = 0; k < n; k++) {
 		names[k] = keys[k];
 		dtypes[k] = sel[k]->dtype ? qir_dtype_name(sel[k]->dtype) :
@@ -858,6 +856,8 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 		 !(keys = calloc(nsel, sizeof(*keys))) ||
 		 calib_keys(m, sel, nsel, keys) < 0)	/* before the probe */
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+	else if (keys_unique(a, who, keys, nsel))
+		;	/* said, before ONNX Runtime runs */
 	else if (calib_measure(a, who, a->input, m, sel, stage, nsel, amax,
 			       &samples) == 0 &&
 		 calib_write(a, who, path, a->input, hash, sel, keys, nsel,
@@ -1042,6 +1042,8 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 		goto out;
 	}
 	nkeys = n;
+	if (keys_unique(a, who, keys, n))
+		goto out;
 	if (measure_copy(ci, who, m, sel, by, n, amax, &samples) == 0 &&
 	    calib_write(a, who, ci->calib, a->input, hash, sel, keys, n, amax,
 			samples) == 0) {

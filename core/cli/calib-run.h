@@ -42,7 +42,7 @@ int calib_measure(struct cli_opts *a, const char *who,
 /* Writes the calibration file for a model of hash (qir_model_hash of
  * the model the pass will see) at path, atomically (qm_outfile); keys
  * from keys[] (calib-key.h, computed before the probe changed the
- * model; refused when two are equal), types from sel; model_name is
+ * model, each one distinct), types from sel; model_name is
  * the file's "model" (its basename). path "/dev/null" (discard) writes
  * nothing. 0, or -1 after saying why. */
 int calib_write(struct cli_opts *a, const char *who, const char *path,

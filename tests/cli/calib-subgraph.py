@@ -5,6 +5,7 @@ sib.onnx: If 'gate' whose two branches both name a tensor 'h' (then:
 Relu(x), else: Neg(x)), each read by a MatMul (weights wt, we); samples
 in WORK/sib.cal (4 taking each branch) and their NumPy amax per branch
 in WORK/sib.want.json.
+dup.onnx: two such Ifs, both named 'gate'.
 ifloop.onnx: a Loop of 2 iterations whose body holds If 'alt' taking
 the then branch on even iterations only (then: MatMul(Relu(x), wl)),
 then a MatMul 'tail' of the stacked outputs.
@@ -59,6 +60,20 @@ for i in range(8):
     else:
         want["else"] = max(want["else"], float(np.abs(-x).max()))
 json.dump(want, open(os.path.join(w, "sib.want.json"), "w"))
+
+# dup.onnx: two Ifs both named 'gate' (node names need not be unique),
+# each with a tensor 'h' in each branch: the scoped keys still collide.
+save(helper.make_graph(
+    [helper.make_node("If", ["c"], ["y1"], name="gate",
+                      then_branch=branch("then", "Relu", "wt", "yt"),
+                      else_branch=branch("else", "Neg", "we", "ye")),
+     helper.make_node("If", ["c"], ["y2"], name="gate",
+                      then_branch=branch("then", "Relu", "wt", "yt"),
+                      else_branch=branch("else", "Neg", "we", "ye"))],
+    "dup", [vi("x", T.FLOAT, [2, 4]), vi("c", T.BOOL, [])],
+    [vi("y1", T.FLOAT, [2, 3]), vi("y2", T.FLOAT, [2, 3])],
+    [numpy_helper.from_array(wt, "wt"), numpy_helper.from_array(we, "we")]),
+    "dup.onnx")
 
 wl = r.randn(4, 4).astype(np.float32)
 i64 = lambda n, v: numpy_helper.from_array(np.array(v, np.int64), n)

@@ -6,7 +6,8 @@
 # each branch's own range back (its Q/DQ scale amax/448), in two steps
 # and in one command alike. An If inside a Loop body is refused naming
 # both nodes (the other branch's empty tensor would change the scan
-# output's shape between iterations), before ONNX Runtime runs.
+# output's shape between iterations), before ONNX Runtime runs; keys
+# that still collide (two Ifs of one name) fail naming the key.
 . "$top_srcdir/tests/ort/common.sh"
 
 qopt_need_py_onnx
@@ -16,7 +17,7 @@ qopt_calib_env
 "$py" "$top_srcdir/tests/cli/calib-subgraph.py" "$work" ||
 	{ echo "Bail out! calib-subgraph.py"; exit 1; }
 
-echo "1..7"
+echo "1..8"
 
 "$QOPT" calibrate "$work/sib.onnx" --data "$work/sib.cal" --passes fp8 \
 	-o "$work/sib.json" >"$work/log" 2>&1
@@ -66,6 +67,12 @@ check $? "each branch's Q/DQ has its own branch's scale"
 "$QOPT" "$work/sib.onnx" --passes fp8 --calibration-data "$work/sib.cal" \
 	-o "$work/sib.one.onnx" >"$work/log" 2>&1 && scales "$work/sib.one.onnx"
 check $? "the one-command form: the same, each branch its own scale"
+
+"$QOPT" calibrate "$work/dup.onnx" --data "$work/sib.cal" --passes fp8 \
+	-o "$work/dup.json" >"$work/log" 2>&1
+[ $? = 1 ] && [ ! -e "$work/dup.json" ] &&
+	grep -qF "error: two tensors have the key 'gate/else_branch/h'" "$work/log"
+check $? "two Ifs of one name with same-named branch tensors: refused naming the key"
 
 "$QOPT" calibrate "$work/ifloop.onnx" --data "$work/ifloop.cal" --passes fp8 \
 	-o "$work/il.json" >"$work/log" 2>&1
