@@ -66,6 +66,9 @@ qopt_SOURCES += \
 	core/cli/calib-json.c \
 	core/cli/calib-samples.h \
 	core/cli/calib-samples.c \
+	core/cli/calib-npz.c \
+	core/cli/calib-key.h \
+	core/cli/calib-key.c \
 	core/cli/calib-hoist.h \
 	core/cli/calib-hoist.c \
 	core/cli/bisect.c \

@@ -65,7 +65,7 @@ function readSample(ort, dir, inputs) {
 function* samples(ort, job) {
 	if (job.random) {
 		const rnd = lib.mulberry32(job.seed);
-		const shapes = randomShapes(job);
+		const shapes = randomShapes(job, null);	// said in main()
 		for (let s = 0; s < job.random; s++) {
 			const feeds = {};
 			for (const inp of shapes)
@@ -74,15 +74,30 @@ function* samples(ort, job) {
 		}
 		return;
 	}
+	if (lib.isBatchFile(job.data)) {	// FILE.npz, FILE.npy: N samples
+		const b = batch(ort, job);
+		for (let s = 0; s < b.n; s++)
+			yield [`${job.data}: sample ${s}`, b.sample(s)];
+		return;
+	}
 	for (const d of lib.sampleDirs(job.data))
 		yield [d, null];
 }
 
+// The batch file, read once (its count is the progress bar's total).
+let batchRead = null;
+function batch(ort, job) {
+	if (!batchRead)
+		batchRead = lib.readBatch(ort, job.data, job.inputs);
+	return batchRead;
+}
+
 // qopt-ort-check's rule (lib.randomShapes): an unknown --dim name is
-// an error, a symbolic dim not given is 1 with a warning.
-function randomShapes(job) {
+// an error, a symbolic dim not given is 1 with a warning (note: warn,
+// or null once main() has said it).
+function randomShapes(job, note) {
 	try {
-		return lib.randomShapes(job.inputs, job.dims, warn);
+		return lib.randomShapes(job.inputs, job.dims, note);
 	} catch (e) {
 		if (e instanceof lib.InputError)
 			die(e.message);
@@ -99,9 +114,11 @@ function isDir(p) {
 	}
 }
 
-function countSamples(job) {
+function countSamples(ort, job) {
 	if (job.random)
 		return job.random;
+	if (lib.isBatchFile(job.data))
+		return batch(ort, job).n;
 	try {
 		const n = fs.readdirSync(job.data)
 			.filter((f) => isDir(path.join(job.data, f))).length;
@@ -185,7 +202,7 @@ async function main() {
 		die(`unknown calibration method '${job.method}' (known: ${hist.METHODS.join(', ')})`);
 	const ort = lib.loadOrt();
 	if (job.random)	// --dim checked before ORT starts
-		randomShapes(job);
+		randomShapes(job, warn);
 	// ORT's own log lines (coloured, before ours) only with qopt -v: its
 	// failures reach the user as one error line below
 	const quiet = !job.verbose;
@@ -201,7 +218,7 @@ async function main() {
 	}
 	const ranges = job.tensors.map(() => new Range(job));
 	const inputNames = new Set(job.inputs.map((i) => i.name));
-	const total = countSamples(job);
+	const total = countSamples(ort, job);
 	if (job.random)
 		warn(`${job.random} seeded random samples (seed ${job.seed}): a smoke test only, not a calibration`);
 	let n = 0;

@@ -10,6 +10,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
+const zlib = require('zlib');
 
 class InputError extends Error {}
 class OrtMissing extends Error {}
@@ -424,8 +425,10 @@ function readTensorProto(ort, file, buf) {
 	return { name, tensor: new ort.Tensor(t[0], data, dims) };
 }
 
-function readNpy(ort, file) {
-	const buf = readSampleFile(file);
+// file names it in messages; buf: its bytes when the caller has them
+// (an .npz member), else read (bounded).
+function readNpy(ort, file, buf) {
+	buf = buf || readSampleFile(file);
 	if (buf.length < 12 || buf.toString('latin1', 0, 6) !== '\x93NUMPY')
 		throw new InputError(`${file}: not a .npy file`);
 	const major = buf[6];
@@ -436,20 +439,23 @@ function readNpy(ort, file) {
 	if (start + hlen > buf.length)
 		throw new InputError(`${file}: the .npy header runs past the end of the file`);
 	const header = buf.toString('latin1', start, start + hlen);
-	const descr = /'descr':\s*'([^']+)'/.exec(header);
-	const fortran = /'fortran_order':\s*(True|False)/.exec(header);
-	const shape = /'shape':\s*\(([^)]*)\)/.exec(header);
+	// A Python dict literal: numpy writes single quotes, its reader
+	// (ast.literal_eval) takes double ones too, as qopt's check does
+	// (core/cli/calib-samples.c).
+	const descr = /(['"])descr\1\s*:\s*(['"])([^'"]+)\2/.exec(header);
+	const fortran = /(['"])fortran_order\1\s*:\s*(True|False)/.exec(header);
+	const shape = /(['"])shape\1\s*:\s*\(([^)]*)\)/.exec(header);
 	if (!descr || !fortran || !shape)
 		throw new InputError(`${file}: unreadable .npy header`);
-	if (fortran[1] === 'True')
+	if (fortran[2] === 'True')
 		throw new InputError(`${file}: Fortran-order arrays are not supported (save with C order)`);
-	const elem = NPY[descr[1]];
+	const elem = NPY[descr[3]];
 	if (!elem)
-		throw new InputError(`${file}: dtype '${descr[1]}' not supported`);
-	const dims = shape[1].split(',').map((x) => x.trim()).filter((x) => x)
+		throw new InputError(`${file}: dtype '${descr[3]}' not supported`);
+	const dims = shape[2].split(',').map((x) => x.trim()).filter((x) => x)
 		.map((x) => /^[0-9]+$/.test(x) ? Number(x) : NaN);
 	if (!dims.every(Number.isSafeInteger))
-		throw new InputError(`${file}: the .npy shape (${shape[1]}) is not a tuple of non-negative integers`);
+		throw new InputError(`${file}: the .npy shape (${shape[2]}) is not a tuple of non-negative integers`);
 	const t = TYPES[elem];
 	const n = dims.reduce((a, b) => a * b, 1);
 	const body = buf.subarray(start + hlen);
@@ -457,6 +463,137 @@ function readNpy(ort, file) {
 		throw new InputError(`${file}: ${body.length} data bytes, shape [${dims}] needs ${n * t[1].BYTES_PER_ELEMENT}`);
 	const data = new t[1](new Uint8Array(body).buffer, 0, n);
 	return new ort.Tensor(t[0], data, dims);
+}
+
+// The members of an .npz (a zip of NAME.npy: numpy.savez stores them,
+// savez_compressed deflates them): NAME -> the .npy's bytes. The zip
+// is read as core/cli/calib-npz.c checks it, with its messages.
+function readNpz(file) {
+	const buf = readSampleFile(file);
+	const bad = (what) => new InputError(`${file}: ${what}`);
+	const stop = Math.max(0, buf.length - 22 - 65535);
+	let k = buf.length - 22;
+	while (k >= stop && buf.readUInt32LE(k) !== 0x06054b50)
+		k--;
+	if (k < stop)
+		throw bad('not an .npz file (no zip end record)');
+	const count = buf.readUInt16LE(k + 10), cdLen = buf.readUInt32LE(k + 12);
+	const cdOff = buf.readUInt32LE(k + 16);
+	if (count === 0xffff || cdOff === 0xffffffff)
+		throw bad('a zip64 .npz; at most 65534 arrays in a file under 4 GiB are read');
+	if (cdOff + cdLen > k)
+		throw bad(`the zip directory (${cdLen} bytes at ${cdOff}) runs past the end record`);
+	if (!count)
+		throw bad('the .npz holds no array');
+	const out = new Map();
+	let at = cdOff;
+	for (let i = 0; i < count; i++) {
+		if (at + 46 > cdOff + cdLen || buf.readUInt32LE(at) !== 0x02014b50)
+			throw bad(`a zip directory entry at byte ${at - cdOff} is malformed`);
+		const flags = buf.readUInt16LE(at + 8), method = buf.readUInt16LE(at + 10);
+		const csize = buf.readUInt32LE(at + 20), usize = buf.readUInt32LE(at + 24);
+		const nlen = buf.readUInt16LE(at + 28), local = buf.readUInt32LE(at + 42);
+		const raw = buf.subarray(at + 46, at + 46 + nlen);
+		const name = escapeText(raw);
+		at += 46 + nlen + buf.readUInt16LE(at + 30) + buf.readUInt16LE(at + 32);
+		if (at > cdOff + cdLen)
+			throw bad(`a zip directory entry at byte ${at - cdOff} runs past the directory`);
+		if (nlen < 5 || raw.toString('latin1', nlen - 4) !== '.npy')
+			throw bad(`member '${name}' is not a NAME.npy (numpy.savez writes one per array)`);
+		if (flags & 1)
+			throw bad(`member '${name}' is encrypted`);
+		if (method !== 0 && method !== 8)
+			throw bad(`member '${name}' uses zip method ${method}; numpy.savez stores (0), savez_compressed deflates (8)`);
+		if (local + 30 > cdOff || buf.readUInt32LE(local) !== 0x04034b50)
+			throw bad(`member '${name}': no zip local header at byte ${local}`);
+		const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+		if (start + csize > cdOff)
+			throw bad(`member '${name}': ${csize} bytes at ${start} run past the zip directory`);
+		let body = buf.subarray(start, start + csize);
+		if (method === 8) {
+			if (usize > SAMPLE_MAX_BYTES)
+				throw bad(`member '${name}' inflates to ${usize} bytes; at most ${SAMPLE_MAX_BYTES} are read`);
+			try {
+				body = zlib.inflateRawSync(body, { maxOutputLength: Math.max(usize, 1) });
+			} catch (e) {
+				throw bad(`member '${name}': cannot inflate it: ${e.code || e.message}`);
+			}
+		}
+		if (body.length !== usize)
+			throw bad(`member '${name}' ${method ? 'inflates to' : 'is stored with'} ${body.length} bytes but claims ${usize}`);
+		const key = raw.subarray(0, nlen - 4).toString('utf8');
+		if (out.has(key))
+			throw bad(`member '${name}' given twice`);
+		out.set(key, body);
+	}
+	return out;
+}
+
+// --data FILE, a regular file: a batch of N samples on the first axis,
+// as ModelOpt takes them: FILE.npy [N, *input shape] for the input it
+// names (NAME.npy or input_N.npy), or an .npz with one such array per
+// input (NAME or input_N). Returns {n, sample(s) -> feeds}.
+function readBatch(ort, file, inputs) {
+	const byName = new Map(inputs.map((i) => [i.name, i]));
+	const arrays = new Map();	// input name -> [label, tensor]
+	const add = (key, label, tensor) => {
+		let name = key;
+		const idx = /^input_(\d+)$/.exec(key);
+		if (!byName.has(name) && idx && inputs[Number(idx[1])])
+			name = inputs[Number(idx[1])].name;
+		if (!byName.has(name))
+			throw new InputError(`${label}: the model has no input '${escapeText(key)}' (inputs: ${inputs.map((i) => escapeText(i.name)).join(', ')})`);
+		if (arrays.has(name))
+			throw new InputError(`${label}: input '${escapeText(name)}' given twice in ${file}`);
+		if (!tensor.dims.length)
+			throw new InputError(`${label}: shape (): no sample axis (a batch is [N, *input shape])`);
+		arrays.set(name, [label, tensor]);
+	};
+	if (/\.npz$/.test(file)) {
+		for (const [key, body] of readNpz(file)) {
+			const label = `${file}: member '${escapeText(key)}.npy'`;
+			add(key, label, readNpy(ort, label, body));
+		}
+	} else if (/\.npy$/.test(file)) {
+		add(path.basename(file).slice(0, -4), file, readNpy(ort, file));
+	} else {
+		throw new InputError(`${file}: not a folder, an .npz or a .npy file`);
+	}
+	for (const i of inputs)
+		if (!arrays.has(i.name))
+			throw new InputError(`${file}: no array for input '${escapeText(i.name)}' (${i.dtype}${fmtDims(i.dims)})`);
+	let n = null, first = null;
+	for (const [name, [, t]] of arrays) {
+		if (n === null) {
+			n = t.dims[0];
+			first = name;
+		} else if (t.dims[0] !== n) {
+			throw new InputError(`${file}: the arrays of '${escapeText(first)}' and '${escapeText(name)}' hold ${n} and ${t.dims[0]} samples (the first axis); each input needs one per sample`);
+		}
+	}
+	if (!n)
+		throw new InputError(`${file}: 0 samples (the first axis is 0)`);
+	const sample = (s) => {
+		const feeds = {};
+		for (const [name, [label, t]] of arrays) {
+			const dims = t.dims.slice(1);
+			const per = dims.reduce((a, b) => a * b, 1);
+			feeds[name] = new ort.Tensor(t.type, t.data.slice(s * per, (s + 1) * per), dims);
+			checkInput(`${label}: sample ${s}`, byName.get(name), feeds[name]);
+		}
+		checkSymbolicDims(`${file}: sample ${s}`, inputs, feeds);
+		return feeds;
+	};
+	return { n, sample };
+}
+
+// --data names a file (a batch), not a folder of samples.
+function isBatchFile(data) {
+	try {
+		return fs.statSync(data).isFile();
+	} catch (e) {
+		return false;
+	}
 }
 
 function fmtDims(d) {
@@ -680,6 +817,6 @@ function asNumbers(t) {
 }
 
 module.exports = { InputError, OrtMissing, DEFAULT_ORT_DIR, INSTALL_HINT,
-	loadOrt, modelInputs, symbolicDims, randomShapes, escapeText, readTensorProto, readNpy, readSampleFile, randomTensor,
+	loadOrt, modelInputs, symbolicDims, randomShapes, escapeText, readTensorProto, readNpy, readNpz, readBatch, isBatchFile, readSampleFile, randomTensor,
 	mulberry32, asNumbers, sampleDirs, readSample, fmtDims, TYPES, hasFp4, FP4_HINT, fp16DqConvQ,
 	ELEM_NAMES, ORT_ELEM };

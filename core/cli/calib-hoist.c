@@ -116,9 +116,38 @@ static qir_value *lift(qir_node *parent, qir_value *v, int dtype,
 	return out;
 }
 
+/* An If inside a Loop body (at any depth) cannot be hoisted: the
+ * branch that does not hold v gives an empty tensor, so when the
+ * iterations take different branches the Loop's scan output changes
+ * shape, which ONNX Runtime cannot stack (and its error blames the
+ * model). Refused before anything changes, naming both nodes. */
+static int if_in_loop(const qir_value *v, qir_error *err)
+{
+	const qir_node *in_if = NULL, *p;
+	const qir_graph *g;
+
+	for (g = v->graph; g && (p = g->parent_node); g = p->graph) {
+		if (!in_if && qir_node_is(p, "If"))
+			in_if = p;
+		else if (in_if && qir_node_is(p, "Loop"))
+			return qir_fail(err, QIR_EUNSUPPORTED, "tensor '%s' is "
+					"inside %s, an If in the body of %s: "
+					"not calibrated (a sample whose "
+					"iterations take different branches "
+					"would change the shape of the Loop's "
+					"scan output); leave its layer out "
+					"(exclude)", v->name,
+					QIR_NODE_LABEL(in_if), QIR_NODE_LABEL(p));
+	}
+	return 0;
+}
+
 qir_value *calib_hoist(qir_model *m, qir_value *v, qir_error *err)
 {
 	int dtype = qir_value_elem_type(v);
+
+	if (if_in_loop(v, err))
+		return NULL;
 
 	while (v && v->graph != m->graph) {
 		if (!v->graph->parent_node)

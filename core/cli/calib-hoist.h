@@ -15,7 +15,9 @@
  * tensor of v's type, so a sample that takes the other branch adds no
  * element) or Loop (a scan output: v's elements of every iteration,
  * stacked). NULL with err set when v sits in another kind of subgraph
- * (Scan, a custom op) or its element type is unknown. */
+ * (Scan, a custom op), in an If inside a Loop body (the scan output's
+ * shape would change between iterations), or its element type is
+ * unknown. */
 qir_value *calib_hoist(qir_model *m, qir_value *v, qir_error *err);
 
 #endif

@@ -35,6 +35,7 @@
 #include "cli/cli.h"
 #include "cli/calib-json.h"
 #include "cli/calib-hoist.h"
+#include "cli/calib-key.h"
 #include "cli/calib-run.h"
 #include "cli/calib-samples.h"
 #include "cli/outpath.h"
@@ -716,9 +717,45 @@ int calib_measure(struct cli_opts *a, const char *who,
 	return rc < 0 ? -1 : 0;
 }
 
+static int by_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* 0 when the keys are unique, else -1 after naming one given twice
+ * (two sibling nodes of one name holding same-named tensors). */
+static int keys_unique(struct cli_opts *a, const char *who,
+		       char *const *keys, size_t n)
+{
+	const char **sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	char shown[1024];
+	size_t k;
+	int rc = 0;
+
+	if (!sorted) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		return -1;
+	}
+	if (n)
+		memcpy(sorted, keys, n * sizeof(*sorted));
+	if (n)
+		qsort(sorted, n, sizeof(*sorted), by_str);
+	for (k = 1; k < n && !rc; k++)
+		if (!strcmp(sorted[k], sorted[k - 1])) {
+			qir_escape_text(shown, sizeof(shown), sorted[k]);
+			say(a->s, QOPT_LOG_ERROR, who, "error: two tensors have "
+			    "the key '%s' (their enclosing nodes share a name: "
+			    "name them apart)\n", shown);
+			rc = -1;
+		}
+	free(sorted);
+	return rc;
+}
+
 int calib_write(struct cli_opts *a, const char *who, const char *path,
 		const char *model_name, uint64_t hash, qir_value **sel,
-		size_t n, const double *amax, long samples)
+		char *const *keys, size_t n, const double *amax,
+		long samples)
 {
 	const char **names = calloc(n ? n : 1, sizeof(*names));
 	const char **dtypes = calloc(n ? n : 1, sizeof(*dtypes));
@@ -735,7 +772,7 @@ int calib_write(struct cli_opts *a, const char *who, const char *path,
 		goto out;
 	}
 	for (k = 0; k < n; k++) {
-		names[k] = sel[k]->name;
+		names[k] = keys[k];
 		dtypes[k] = sel[k]->dtype ? qir_dtype_name(sel[k]->dtype) :
 			    "UNDEFINED";
 	}
@@ -793,6 +830,8 @@ out:
 static void said_done(struct cli_opts *a, const char *who, size_t n,
 		      long samples, const char *where)
 {
+	if (qm_verbosity(a->s) < QOPT_LOG_INFO)
+		return;	/* -q */
 	say(a->s, QOPT_LOG_INFO, who, "%zu tensors over %ld sample%s (%s) -> "
 	    "%s\n", n, samples, samples == 1 ? "" : "s",
 	    a->method ? a->method : "max", where);
@@ -805,6 +844,7 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 	size_t *stage = NULL, nsel = 0;
 	uint64_t hash = qir_model_hash(m);	/* before the outputs change */
 	double *amax = NULL;
+	char **keys = NULL;
 	long samples = 0;
 	int rc;
 
@@ -816,16 +856,23 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 		say(a->s, QOPT_LOG_ERROR, who, "%s: error: the pipeline's "
 		    "passes ask for no tensor: nothing to calibrate\n",
 		    a->input);
-	else if (!(amax = calloc(nsel, sizeof(*amax))))
+	else if (!(amax = calloc(nsel, sizeof(*amax))) ||
+		 !(keys = calloc(nsel, sizeof(*keys))) ||
+		 calib_keys(m, sel, nsel, keys) < 0)	/* before the probe */
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+	else if (keys_unique(a, who, keys, nsel))
+		;	/* said, before ONNX Runtime runs */
 	else if (calib_measure(a, who, a->input, m, sel, stage, nsel, amax,
 			       &samples) == 0 &&
-		 calib_write(a, who, path, a->input, hash, sel, nsel, amax,
-			     samples) == 0) {
+		 calib_write(a, who, path, a->input, hash, sel, keys, nsel,
+			     amax, samples) == 0) {
 		said_done(a, who, nsel, samples, strcmp(path, "/dev/null") ?
 			  path : "discarded");
 		rc = QOPT_EXIT_OK;
 	}
+	if (keys)
+		calib_keys_free(keys, nsel);
+	free(keys);
 	free(amax);
 	free(sel);
 	free(stage);
@@ -955,6 +1002,8 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 	qir_value **sel = malloc((n ? n : 1) * sizeof(*sel));
 	size_t *by = malloc((n ? n : 1) * sizeof(*by)), k;
 	double *amax = calloc(n ? n : 1, sizeof(*amax));
+	char **keys = calloc(n ? n : 1, sizeof(*keys));
+	size_t nkeys = 0;
 	struct qm_stage st;
 	char who[512];
 	long samples = 0;
@@ -962,7 +1011,7 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 
 	qm_stage_at(s, stage, &st);
 	snprintf(who, sizeof(who), "qopt: %s: calibration", st.name);
-	if (!sel || !by || !amax) {
+	if (!sel || !by || !amax || !keys) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		goto out;
 	}
@@ -992,14 +1041,24 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 	snprintf(ci->calib, sizeof(ci->calib), "%s/calib-%u.json", ci->dir,
 		 ++ci->count);
 	guard_inline(ci);
+	if (calib_keys(m, sel, n, keys) < 0) {	/* m as the pass gets it */
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		goto out;
+	}
+	nkeys = n;
+	if (keys_unique(a, who, keys, n))
+		goto out;
 	if (measure_copy(ci, who, m, sel, by, n, amax, &samples) == 0 &&
-	    calib_write(a, who, ci->calib, a->input, hash, sel, n, amax,
+	    calib_write(a, who, ci->calib, a->input, hash, sel, keys, n, amax,
 			samples) == 0) {
 		said_done(a, who, n, samples, "the pass");
 		snprintf(path, pathn, "%s", ci->calib);
 		rc = 0;
 	}
 out:
+	if (keys)
+		calib_keys_free(keys, nkeys);
+	free(keys);
 	free(sel);
 	free(by);
 	free(amax);

@@ -40,12 +40,15 @@ int calib_measure(struct cli_opts *a, const char *who,
 		  const size_t *stage, size_t n, double *amax, long *samples);
 
 /* Writes the calibration file for a model of hash (qir_model_hash of
- * the model the pass will see) at path, atomically (qm_outfile); names
- * and types from sel; model_name is the file's "model" (its basename).
- * path "/dev/null" (discard) writes nothing. 0, or -1 after saying why. */
+ * the model the pass will see) at path, atomically (qm_outfile); keys
+ * from keys[] (calib-key.h, computed before the probe changed the
+ * model, each one distinct), types from sel; model_name is
+ * the file's "model" (its basename). path "/dev/null" (discard) writes
+ * nothing. 0, or -1 after saying why. */
 int calib_write(struct cli_opts *a, const char *who, const char *path,
 		const char *model_name, uint64_t hash, qir_value **sel,
-		size_t n, const double *amax, long samples);
+		char *const *keys, size_t n, const double *amax,
+		long samples);
 
 /* What `qopt calibrate` does, for any command: the pipeline already set
  * up in a->s (cli_setup), asked which values its passes read on m (a

@@ -89,11 +89,13 @@ static int hword(struct hdr *h, const char *w)
 	return 0;
 }
 
-/* (d0, d1, ...) of decimal integers; count = their product. */
-static int hshape(struct hdr *h, uint64_t *count, char *txt, size_t txtn)
+/* (d0, d1, ...) of decimal integers; count = their product, rank and
+ * dim0 (0 when rank 0) beside it. */
+static int hshape(struct hdr *h, struct calib_npy *in)
 {
-	size_t k = 0, used = 0;
-	uint64_t v;
+	char *txt = in->shape;
+	size_t k = 0, used = 0, txtn = sizeof(in->shape);
+	uint64_t v, *count = &in->count;
 
 	*count = 1;
 	txt[0] = 0;
@@ -113,6 +115,9 @@ static int hshape(struct hdr *h, uint64_t *count, char *txt, size_t txtn)
 		if (v && *count > UINT64_MAX / v)
 			return hbad(h, "'shape' has too many elements");
 		*count *= v;
+		if (!k)
+			in->dim0 = v;
+		in->rank = (int)k + 1;
 		used += (size_t)snprintf(txt + used, used < txtn ? txtn - used : 0,
 					 "%s%llu", k ? "," : "",
 					 (unsigned long long)v);
@@ -144,13 +149,7 @@ static long npy_itemsize(const char *descr)
 	return 0;
 }
 
-struct npy_info {
-	char descr[64], shape[256];
-	int fortran;
-	uint64_t count;
-};
-
-static int npy_dict(struct hdr *h, struct npy_info *in)
+static int npy_dict(struct hdr *h, struct calib_npy *in)
 {
 	int seen[3] = { 0, 0, 0 };
 	char key[64];
@@ -185,7 +184,7 @@ static int npy_dict(struct hdr *h, struct npy_info *in)
 			else if (!hword(h, "False"))
 				return hbad(h, "'fortran_order' is not True or False");
 		}
-		if (k == 2 && hshape(h, &in->count, in->shape, sizeof(in->shape)))
+		if (k == 2 && hshape(h, in))
 			return -1;
 		if (!heat(h, ',')) {
 			if (heat(h, '}'))
@@ -224,15 +223,23 @@ static int read_at(int fd, void *buf, size_t n, off_t at)
 
 int calib_npy_check(int fd, long long size, char *why, size_t whyn)
 {
+	struct calib_npy in;
+
+	return calib_npy_check_at(fd, 0, size, &in, why, whyn);
+}
+
+int calib_npy_check_at(int fd, long long base, long long size,
+		       struct calib_npy *info, char *why, size_t whyn)
+{
 	unsigned char pre[12];
-	struct npy_info in = { .fortran = 0 };
+	struct calib_npy in = { .fortran = 0 };
 	struct hdr h = { .why = why, .whyn = whyn };
 	size_t start, hlen;
 	char *text;
 	long item;
 	int rc;
 
-	if (size < 10 || read_at(fd, pre, size < 12 ? 10 : 12, 0) ||
+	if (size < 10 || read_at(fd, pre, size < 12 ? 10 : 12, (off_t)base) ||
 	    memcmp(pre, "\x93NUMPY", 6)) {
 		snprintf(why, whyn, "not a .npy file (no \\x93NUMPY magic)");
 		return -1;
@@ -260,7 +267,7 @@ int calib_npy_check(int fd, long long size, char *why, size_t whyn)
 		return -1;
 	}
 	text = malloc(hlen + 1);
-	if (!text || read_at(fd, text, hlen, (off_t)start)) {
+	if (!text || read_at(fd, text, hlen, (off_t)(base + (long long)start))) {
 		snprintf(why, whyn, "cannot read the .npy header: %s",
 			 text ? strerror(errno) : "out of memory");
 		free(text);
@@ -293,6 +300,7 @@ int calib_npy_check(int fd, long long size, char *why, size_t whyn)
 			 " or more" : "");
 		return -1;
 	}
+	*info = in;
 	return 0;
 }
 
@@ -398,6 +406,65 @@ static int check_sample(const char *dir, struct calib_samples *s,
 	return rc;
 }
 
+/* --data FILE: one .npy (the model's one input) or .npz (one array per
+ * input), N samples on the first axis. */
+static int check_batch(const char *data, struct calib_samples *s,
+		       char *why, size_t whyn)
+{
+	struct stat st;
+	struct calib_npy in;
+	const char *kind = NULL;
+	char inner[512];
+	size_t l = strlen(data);
+	int npz = l > 4 && !strcmp(data + l - 4, ".npz"), fd, rc = -1;
+	uint64_t n = 1;
+	char *copy;
+
+	if (!npz && !is_npy_name(data)) {
+		snprintf(why, whyn, "%s: not a folder, an .npz or a .npy file",
+			 data);
+		return -1;
+	}
+	copy = strdup(data);
+	if (!copy || push(s, copy)) {
+		snprintf(why, whyn, "out of memory");
+		return -1;
+	}
+	fd = qir_open_regular(data, O_RDONLY | O_NONBLOCK, &st, &kind);
+	if (fd < 0) {
+		snprintf(why, whyn, "%s: %s", data, kind ? kind :
+			 strerror(errno));
+		return -1;
+	}
+	if ((long long)st.st_size > CALIB_SAMPLE_MAX_BYTES) {
+		snprintf(inner, sizeof(inner), "%lld bytes; a sample file may "
+			 "hold at most %lld", (long long)st.st_size,
+			 (long long)CALIB_SAMPLE_MAX_BYTES);
+		rc = -1;
+	} else if (npz) {
+		rc = calib_npz_check(fd, (long long)st.st_size, &n, inner,
+				     sizeof(inner));
+	} else {
+		rc = calib_npy_check_at(fd, 0, (long long)st.st_size, &in,
+					inner, sizeof(inner));
+		if (!rc && in.rank < 1) {
+			snprintf(inner, sizeof(inner), "shape (): no sample "
+				 "axis (a batch is [N, *input shape])");
+			rc = -1;
+		}
+		n = rc ? 1 : in.dim0;
+	}
+	if (!rc && !n) {
+		snprintf(inner, sizeof(inner), "0 samples (the first axis is "
+			 "0)");
+		rc = -1;
+	}
+	close(fd);
+	if (rc)
+		snprintf(why, whyn, "%s: %s", data, inner);
+	return rc;
+}
+
 int calib_samples_check(const char *data, struct calib_samples *s,
 			char *why, size_t whyn)
 {
@@ -411,8 +478,11 @@ int calib_samples_check(const char *data, struct calib_samples *s,
 		snprintf(why, whyn, "%s: %s", data, strerror(errno));
 		return -1;
 	}
+	if (S_ISREG(st.st_mode))
+		return check_batch(data, s, why, whyn);
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, whyn, "%s: not a folder", data);
+		snprintf(why, whyn, "%s: not a folder, an .npz or a .npy file",
+			 data);
 		return -1;
 	}
 	n = scandir(data, &e, NULL, alphasort);

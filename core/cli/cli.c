@@ -85,12 +85,13 @@ static const struct cli_option table[] = {
 	{ { "plugin-dir", required_argument, NULL, 'L' }, CALIB },
 	{ { "help", no_argument, NULL, 'h' }, CALIB },
 	{ { "verbose", no_argument, NULL, 'v' }, CALIB },
+	{ { "quiet", no_argument, NULL, 'q' }, CALIB },
 };
 #define NOPTIONS (sizeof(table) / sizeof(*table))
 
 /* The short options of each command. */
 static const char *const shortopts[] = {
-	[MAIN] = ":p:o:L:vqhV", [CALIB] = ":d:o:p:L:hv",
+	[MAIN] = ":p:o:L:vqhV", [CALIB] = ":d:o:p:L:hvq",
 };
 
 void cli_usage(FILE *f)
@@ -178,7 +179,11 @@ static void calib_usage_text(qm_session *s)
 	       "  the pipeline whose passes say what to measure: -p FILE.ini or "
 	       "--passes LIST\n"
 	       "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n"
-	       "  -v: ONNX Runtime's own log too\n");
+	       "  --data: a folder of samples, or one batch, FILE.npz (an array "
+	       "per input)\n"
+	       "  or FILE.npy (NAME.npy for input NAME), N samples on the first "
+	       "axis\n"
+	       "  -v: ONNX Runtime's own log too; -q: only warnings and errors\n");
 }
 
 /* A usage problem, said as the command says them. */

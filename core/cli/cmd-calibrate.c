@@ -83,6 +83,8 @@ int cmd_calibrate(struct cli_opts *a)
 	qir_model *m;
 	int rc;
 
+	/* -v is ONNX Runtime's log here, not the passes' debug lines */
+	qm_set_verbosity(a->s, a->quiet ? QOPT_LOG_WARN : QOPT_LOG_INFO, 0);
 	rc = check_output(a);
 	if (!rc)
 		rc = calib_check_samples(a, WHO,

@@ -1,9 +1,15 @@
 /*
  * passes/fp8_mha/calib_file.c - reads the calibration JSON of `qopt
  * calibrate`: {"model_hash": "<16 hex>", "tensors": {NAME: {"amax": X,
- * ...}, ...}, ...}. Other members are skipped, so the file can carry
- * what it was made from. A small strict JSON reader: the file is data
- * from elsewhere, so every malformed byte is an error with its offset.
+ * "dtype": T}, ...}, ...} (docs/calibration.md). model_hash and tensors
+ * are required; each other member the format defines (format, version,
+ * model, method, percentile, samples, source; a tensor's dtype) is
+ * checked when present, since a file of another format or version must
+ * not be read as if it were this one; members it does not define are
+ * skipped, so the file can carry what it was made from. A key given
+ * twice is refused: which of the two counts would be a guess. A small
+ * strict JSON reader: the file is data from elsewhere, so every
+ * malformed byte is an error with its offset.
  * A lone surrogate \udc80..\udcff is the byte 80..ff of a name that is
  * not UTF-8 (the writer's scheme, core/cli/calib-json.c); any other
  * lone surrogate is an error.
@@ -253,12 +259,49 @@ static int skip_value(struct rd *r, int depth)
 /* Reads (or skips) the value of member key; the key is the caller's. */
 typedef int (*member_fn)(struct rd *r, const char *key, void *arg);
 
-/* {"key": value, ...}, each value through fn. not_object is the error
- * when the text is not an object. */
-static int members(struct rd *r, const char *not_object, member_fn fn,
-		   void *arg)
+/* The keys of one object, to refuse one given twice (sorted at the end:
+ * a hostile object with many keys stays O(n log n)). */
+struct keys {
+	char **k;
+	size_t n, cap;
+};
+
+static void keys_free(struct keys *ks)
 {
-	char *key;
+	for (size_t i = 0; i < ks->n; i++)
+		free(ks->k[i]);
+	free(ks->k);
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* 0, or -1 with why naming the first key given twice (what is where,
+ * e.g. "tensor 'x': "). */
+static int keys_unique(struct rd *r, struct keys *ks, const char *where)
+{
+	size_t i;
+
+	if (ks->n)	/* qsort(NULL, 0) is undefined */
+		qsort(ks->k, ks->n, sizeof(*ks->k), by_str);
+	for (i = 1; i < ks->n; i++)
+		if (!strcmp(ks->k[i], ks->k[i - 1])) {
+			snprintf(r->why, r->whyn, "%skey \"%s\" given twice",
+				 where, ks->k[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* {"key": value, ...}, each value through fn; each key into ks (NULL:
+ * the caller checks its own, as the tensor list does). not_object is
+ * the error when the text is not an object. */
+static int members(struct rd *r, const char *not_object, member_fn fn,
+		   void *arg, struct keys *ks)
+{
+	char *key, **grown;
 	int rc;
 
 	if (!eat(r, '{'))
@@ -273,7 +316,18 @@ static int members(struct rd *r, const char *not_object, member_fn fn,
 			return bad(r, "expected ':'");
 		}
 		rc = fn(r, key, arg);
-		free(key);
+		if (!rc && ks && ks->n == ks->cap) {
+			ks->cap = ks->cap ? 2 * ks->cap : 8;
+			grown = realloc(ks->k, ks->cap * sizeof(*grown));
+			if (!grown)
+				rc = bad(r, "out of memory");
+			else
+				ks->k = grown;
+		}
+		if (!rc && ks)
+			ks->k[ks->n++] = key;
+		else
+			free(key);
 		if (rc)
 			return -1;
 	} while (eat(r, ','));
@@ -285,15 +339,45 @@ struct amax_entry {
 	int has;
 };
 
-/* A tensor's object: {"amax": X, ...}; other members are skipped. */
+/* A string member named key: a string, else why names the key. */
+static int string_member(struct rd *r, const char *key, char **out)
+{
+	ws(r);
+	if (r->i >= r->n || r->s[r->i] != '"') {
+		snprintf(r->why, r->whyn, "\"%s\" must be a string, at byte "
+			 "%zu", key, r->i);
+		return -1;
+	}
+	return string(r, out);
+}
+
+/* A tensor's object: {"amax": X, "dtype": T, ...}; T an ONNX element
+ * type name (UNDEFINED where the writer knew none); members the format
+ * does not define are skipped. */
 static int entry_member(struct rd *r, const char *key, void *arg)
 {
 	struct amax_entry *a = arg;
+	char *dtype;
+	size_t at;
 
-	if (strcmp(key, "amax"))
+	if (!strcmp(key, "amax")) {
+		a->has = 1;
+		return number(r, &a->amax);
+	}
+	if (strcmp(key, "dtype"))
 		return skip_value(r, 2);
-	a->has = 1;
-	return number(r, &a->amax);
+	ws(r);
+	at = r->i;
+	if (string_member(r, key, &dtype))
+		return -1;
+	if (qir_dtype_from_name(dtype) < 0) {
+		snprintf(r->why, r->whyn, "\"dtype\" '%.64s' at byte %zu is "
+			 "no ONNX element type", dtype, at);
+		free(dtype);
+		return -1;
+	}
+	free(dtype);
+	return 0;
 }
 
 struct tensor_list {
@@ -308,8 +392,17 @@ static int tensor_member(struct rd *r, const char *name, void *arg)
 	struct fp8mha_calib *c = t->c;
 	struct fp8mha_calib_entry *grown;
 	struct amax_entry a = { 0 };
+	struct keys ks = { 0 };
+	char where[300];
+	int rc;
 
-	if (members(r, "expected an object for a tensor", entry_member, &a))
+	rc = members(r, "expected an object for a tensor", entry_member, &a,
+		     &ks);
+	snprintf(where, sizeof(where), "tensor '%.200s': ", name);
+	if (!rc)
+		rc = keys_unique(r, &ks, where);
+	keys_free(&ks);
+	if (rc)
 		return -1;
 	if (!a.has) {
 		snprintf(r->why, r->whyn, "tensor '%s' has no \"amax\"", name);
@@ -331,13 +424,13 @@ static int tensor_member(struct rd *r, const char *name, void *arg)
 
 struct top_state {
 	struct fp8mha_calib *c;
-	struct tensor_list t;	/* kept across a repeated "tensors" */
+	struct tensor_list t;
 	int seen_tensors;
 };
 
 /* "method": a string, kept for the passes' messages (a method this
  * reader does not know is kept too: amax means the same whatever made
- * it). A repeated member: the last wins, as for "model_hash". */
+ * it). */
 static int method_member(struct rd *r, struct fp8mha_calib *c)
 {
 	char *m;
@@ -352,34 +445,116 @@ static int method_member(struct rd *r, struct fp8mha_calib *c)
 	return 0;
 }
 
-/* The file's object: "tensors", "model_hash" and "method"; the rest is
- * skipped. */
+/* A number member in lo..hi (integral when asked), else why names the
+ * key and the range. */
+static int number_member(struct rd *r, const char *key, double lo,
+			 double hi, int integral)
+{
+	double d;
+	size_t at;
+
+	ws(r);
+	at = r->i;
+	if (number(r, &d))
+		return -1;
+	if (!(d >= lo && d <= hi) || (integral && d != floor(d))) {
+		snprintf(r->why, r->whyn, "\"%s\" at byte %zu must be %s from "
+			 "%.17g to %.17g", key, at, integral ? "an integer" :
+			 "a number", lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+/* "model_hash": hexadecimal digits, at most 16 (qir_model_hash()). */
+static int hash_member(struct rd *r, struct fp8mha_calib *c)
+{
+	char *hash;
+	size_t at, k;
+
+	ws(r);
+	at = r->i;
+	if (string_member(r, "model_hash", &hash))
+		return -1;
+	k = strspn(hash, "0123456789abcdefABCDEF");
+	if (!*hash || hash[k] || k > 16) {
+		free(hash);
+		snprintf(r->why, r->whyn, "\"model_hash\" at byte %zu must be "
+			 "1 to 16 hexadecimal digits", at);
+		return -1;
+	}
+	snprintf(c->hash, sizeof(c->hash), "%s", hash);
+	free(hash);
+	return 0;
+}
+
+/* "format" must name this format: a JSON file of another tool must
+ * not pass for a calibration because it has the two keys read. */
+static int format_member(struct rd *r)
+{
+	char *f;
+	size_t at;
+	int ok;
+
+	ws(r);
+	at = r->i;
+	if (string_member(r, "format", &f))
+		return -1;
+	ok = !strcmp(f, "qopt-calibration");
+	if (!ok)
+		snprintf(r->why, r->whyn, "\"format\" at byte %zu is '%.64s', "
+			 "not 'qopt-calibration'", at, f);
+	free(f);
+	return ok ? 0 : -1;
+}
+
+/* The file's object: each member the format defines, checked; the rest
+ * is skipped. */
 static int top_member(struct rd *r, const char *key, void *arg)
 {
+	static const char *const strings[] = { "model", "method", "source" };
 	struct top_state *st = arg;
-	char *hash;
+	char *text;
+	size_t k;
 
 	if (!strcmp(key, "tensors")) {
 		st->seen_tensors = 1;
 		return members(r, "\"tensors\" must be an object",
-			       tensor_member, &st->t);
+			       tensor_member, &st->t, NULL);
 	}
 	if (!strcmp(key, "method"))	/* optional; "max" when absent */
 		return method_member(r, st->c);
-	if (strcmp(key, "model_hash"))
-		return skip_value(r, 1);
-	if (string(r, &hash))
-		return -1;
-	snprintf(st->c->hash, sizeof(st->c->hash), "%s", hash);
-	free(hash);
-	return 0;
+	if (!strcmp(key, "model_hash"))
+		return hash_member(r, st->c);
+	if (!strcmp(key, "format"))
+		return format_member(r);
+	if (!strcmp(key, "version"))	/* the one version there is */
+		return number_member(r, key, 1, 1, 1);
+	if (!strcmp(key, "percentile"))
+		return number_member(r, key, 50, 100, 0);
+	if (!strcmp(key, "samples"))
+		return number_member(r, key, 0, 9007199254740992.0, 1);
+	for (k = 0; k < sizeof(strings) / sizeof(*strings); k++)
+		if (!strcmp(key, strings[k])) {
+			if (string_member(r, key, &text))
+				return -1;
+			free(text);
+			return 0;
+		}
+	return skip_value(r, 1);
 }
 
 static int top(struct rd *r, struct fp8mha_calib *c, int *seen_tensors)
 {
 	struct top_state st = { .c = c, .t = { .c = c } };
+	struct keys ks = { 0 };
+	int rc;
 
-	if (members(r, "expected a JSON object", top_member, &st))
+	rc = members(r, "expected a JSON object", top_member, &st, &ks);
+	if (!rc)
+		rc = keys_unique(r, &ks, "");
+	keys_free(&ks);
+	if (rc)
 		return -1;
 	*seen_tensors = st.seen_tensors;
 	ws(r);
@@ -467,5 +642,6 @@ void fp8mha_calib_free(struct fp8mha_calib *c)
 		free(c->e[i].name);
 	free(c->e);
 	free(c->method);
+	fp8mha_calib_names_free(c->names);
 	free(c);
 }

@@ -455,7 +455,7 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 	if (pl)
 		return reuse(p, n, slot, pl);
 	e = (p->flags & FP8MHA_PLACE_CNN) && from_softmax(v) ? &softmax_range :
-	    fp8mha_calib_find(p->cal, v->name);
+	    fp8mha_calib_find_value(p->cal, v);
 	dtype = qir_value_elem_type(v);
 	if (!dtype)
 		dtype = fp8mha_float_type(v, 16);
@@ -507,6 +507,53 @@ static int is_conv(const qir_node *n)
 	return qir_node_is(n, "Conv") || qir_node_is(n, "ConvTranspose");
 }
 
+/* layer_ready's verdicts. A degenerate amax (0, or one whose scale is
+ * 0 or infinity in the tensor's type) is said as a warning: the file
+ * was made for this model, yet the layer cannot be FP8. */
+enum layer_verdict {
+	LAYER_FAIL = -1, LAYER_FLOAT, LAYER_READY, LAYER_DEGENERATE
+};
+
+/* 1 when every amax[k]/448 is a positive finite dtype (scale_tensor's
+ * rule, so that nothing refused here is placed half); else 0 with why
+ * naming the tensor. */
+static int scale_ok(const char *what, const char *name, int dtype,
+		    const double *amax, int64_t count, int per_axis,
+		    char *why, size_t len)
+{
+	char reason[256];
+	qir_tensor *s = scale_tensor("scale", dtype, amax, count, per_axis,
+				     reason, sizeof(reason));
+
+	if (s) {
+		qir_tensor_free(s);
+		return 1;
+	}
+	snprintf(why, len, "%s '%s': %s", what, name, reason);
+	return 0;
+}
+
+/* The weight's scales as weight() will make them: LAYER_READY, or
+ * LAYER_DEGENERATE with why, or LAYER_FAIL (said). */
+static int weight_scales(struct place *p, const qir_node *n, size_t slot,
+			 qir_tensor *w, char *why, size_t len)
+{
+	int axis = p->weight_axis ? out_axis(n, slot, w) : -1;
+	int64_t count = axis >= 0 ? w->dims[axis] : 1;
+	double *amax = calloc((size_t)(count ? count : 1), sizeof(*amax));
+	qir_error err = { 0 };
+	int ok;
+
+	if (!amax || weight_amax(p, w, axis, amax, &err)) {
+		free(amax);
+		return fp8mha_fail(p->cfg, n, &err);
+	}
+	ok = scale_ok("weight", w->name, w->dtype, amax, count, axis >= 0,
+		      why, len);
+	free(amax);
+	return ok ? LAYER_READY : LAYER_DEGENERATE;
+}
+
 /* fp8: why layer n stays in float as a whole (why set), checked before
  * anything is placed, so that a layer is FP8 on both inputs or not at
  * all: TensorRT runs a Conv in FP8 only with its input and its weight
@@ -514,15 +561,17 @@ static int is_conv(const qir_node *n)
 static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 {
 	const struct fp8mha_calib_entry *e;
+	const struct placed *pl;
 	size_t slot;
 	qir_tensor *w;
-	int dtype;
+	int dtype, rc;
 
 	for (slot = 0; slot < 2; slot++) {
 		qir_value *v = slot < n->ninputs ? n->inputs[slot] : NULL;
 
 		if (!v)
-			return snprintf(why, len, "input %zu is missing", slot), 0;
+			return snprintf(why, len, "input %zu is missing", slot),
+			       LAYER_FLOAT;
 		if ((v->producer && fp8mha_is_dq(v->producer)) ||
 		    from_softmax(v))
 			continue;
@@ -530,42 +579,57 @@ static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 			if (!fp8mha_is_float(w->dtype))
 				return snprintf(why, len, "weight '%s' is %s, not "
 						"FLOAT, FLOAT16 or BFLOAT16", v->name,
-						qir_dtype_name(w->dtype)), 0;
+						qir_dtype_name(w->dtype)), LAYER_FLOAT;
 			if (is_conv(n) && (w->rank < 3 || w->rank > 5))
 				return snprintf(why, len, "weight '%s' has rank %d:"
 						" not a 1-D, 2-D or 3-D convolution",
-						v->name, w->rank), 0;
+						v->name, w->rank), LAYER_FLOAT;
 			if (!qir_tensor_numel(w))
 				return snprintf(why, len, "weight '%s' is empty",
-						v->name), 0;
+						v->name), LAYER_FLOAT;
 			if ((int64_t)qir_tensor_numel(w) < p->t.min_size)
 				return snprintf(why, len, "weight '%s' has %llu "
 						"elements, fewer than min_size = %lld",
 						v->name, (unsigned long long)
 						qir_tensor_numel(w),
-						(long long)p->t.min_size), 0;
+						(long long)p->t.min_size), LAYER_FLOAT;
+			pl = find_done(p, v, n->graph);
+			if (pl && pl->to)
+				continue;	/* placed at another reader */
+			if (pl)
+				return snprintf(why, len, "weight '%s' stays float "
+						"(at another layer)", v->name),
+				       LAYER_FLOAT;
+			rc = weight_scales(p, n, slot, w, why, len);
+			if (rc != LAYER_READY)
+				return rc;
 			continue;
 		}
 		if (slot == 1 && is_conv(n))
 			return snprintf(why, len, "weight '%s' is not a constant",
-					v->name), 0;
-		e = fp8mha_calib_find(p->cal, v->name);
+					v->name), LAYER_FLOAT;
+		e = fp8mha_calib_find_value(p->cal, v);
 		dtype = qir_value_elem_type(v);
 		if (!dtype)
 			dtype = fp8mha_float_type(v, 16);
 		if (!e)
 			return snprintf(why, len, "tensor '%s' is not in "
-					"calibration file '%s'", v->name, p->path), 0;
+					"calibration file '%s'", v->name, p->path),
+			       LAYER_FLOAT;
 		if (!(e->amax > 0) || !(e->amax < INFINITY))
 			return snprintf(why, len, "tensor '%s': amax %g in '%s' "
 					"is not a positive finite number", v->name,
-					e->amax, p->path), 0;
+					e->amax, p->path), LAYER_DEGENERATE;
 		if (!fp8mha_is_float(dtype))
 			return snprintf(why, len, "tensor '%s' is %s, not FLOAT, "
 					"FLOAT16 or BFLOAT16", v->name, dtype ?
-					qir_dtype_name(dtype) : "untyped"), 0;
+					qir_dtype_name(dtype) : "untyped"),
+			       LAYER_FLOAT;
+		if (!scale_ok("tensor", v->name, dtype, &e->amax, 1, 0, why,
+			      len))
+			return LAYER_DEGENERATE;
 	}
-	return 1;
+	return LAYER_READY;
 }
 
 /* 1 when layer_ready refused n for min_size (a choice of the targets,
@@ -583,15 +647,34 @@ static int below_min_size(const struct place *p, const qir_node *n)
 	return 0;
 }
 
+/* fp8: layer n stays float, said; a degenerate amax as a warning (the
+ * explain run only notes it, as every skip). */
+static void left_in_float(struct place *p, const qir_node *n, int warn,
+			  const char *why)
+{
+	static const char counter[] = "fp8: layers left in float";
+
+	if (!warn || p->cfg->explain) {
+		fp8mha_skip(p->cfg, n, counter, "%s", why);
+		return;
+	}
+	qopt_stat_add(p->cfg->ctx, counter, 1);
+	qopt_warn(p->cfg->ctx, "%s: %s: %s", QIR_NODE_LABEL(n), counter, why);
+}
+
 static int one(struct place *p, qir_node *n)
 {
 	size_t slot;
 	int rc, any = 0;
 	char why[512];
 
-	if ((p->flags & FP8MHA_PLACE_CNN) &&
-	    !layer_ready(p, n, why, sizeof(why))) {
-		fp8mha_skip(p->cfg, n, "fp8: layers left in float", "%s", why);
+	rc = p->flags & FP8MHA_PLACE_CNN ? layer_ready(p, n, why,
+						      sizeof(why)) :
+	     LAYER_READY;
+	if (rc == LAYER_FAIL)
+		return -1;
+	if (rc != LAYER_READY) {
+		left_in_float(p, n, rc == LAYER_DEGENERATE, why);
 		cov_node_float(p, n, below_min_size(p, n) ?
 			       &ps_skip_below_min_size : &skip_layer, why);
 		return 0;
@@ -675,7 +758,9 @@ static int uncalibrated(struct fp8mha_cfg *cfg, unsigned flags)
 
 	if (flags & FP8MHA_PLACE_CNN) {
 		qopt_error(cfg->ctx, "option calibration is not set: fp8 "
-			   "places Q/DQ from measured ranges only. Measure the "
+			   "places Q/DQ from measured ranges only. Give it "
+			   "samples in one command: `qopt --passes fp8 MODEL "
+			   "--calibration-data DIR -o OUT.onnx`; or measure the "
 			   "model first: `qopt calibrate MODEL --passes fp8 -o "
 			   "calib.json`, then `--passes fp8:calibration="
 			   "calib.json` (docs/calibration.md)");
@@ -692,8 +777,10 @@ static int uncalibrated(struct fp8mha_cfg *cfg, unsigned flags)
 		   "QuantizeLinear/DequantizeLinear, no trt:: FP8 op) and no "
 		   "calibration file was given: fp8-mha would add only Softmax "
 		   "Q/DQ and make none of its %zu attention block%s fusible. "
-		   "Measure it first: `qopt calibrate MODEL -o calib.json`, "
-		   "then `--passes fp8-mha:calibration=calib.json` "
+		   "Give it samples in one command: `qopt --passes fp8-mha "
+		   "MODEL --calibration-data DIR -o OUT.onnx`; or measure it "
+		   "first: `qopt calibrate MODEL -o calib.json`, then "
+		   "`--passes fp8-mha:calibration=calib.json` "
 		   "(docs/calibration.md)", blocks, blocks == 1 ? "" : "s");
 	return -1;
 }
@@ -736,6 +823,10 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 			   flags & FP8MHA_PLACE_CNN ? "fp8" : "fp8-mha");
 		fp8mha_calib_free(p.cal);
 		return -1;
+	}
+	if (fp8mha_calib_bind(p.cal, cfg->m)) {	/* before anything is placed */
+		fp8mha_calib_free(p.cal);
+		return fp8mha_fail(cfg, NULL, NULL);
 	}
 	if (ps_targets_init(&p.t, cfg->ctx, PS_TARGET_INCLUDE |
 			    PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES |

@@ -643,7 +643,9 @@ static int load_calibration(struct nvfp4_cfg *cfg)
 
 	if (!cfg->calib_path || !*cfg->calib_path) {
 		qopt_error(cfg->ctx, "activations = yes needs calibration = "
-			   "FILE: run `qopt calibrate --passes "
+			   "FILE: give samples in one command (`qopt --passes "
+			   "nvfp4:activations=yes MODEL --calibration-data DIR "
+			   "-o OUT.onnx`), or run `qopt calibrate --passes "
 			   "nvfp4:activations=yes MODEL -o calib.json` first "
 			   "(docs/calibration.md)");
 		return -1;

@@ -26,6 +26,8 @@ complete_words "$QOPT" --passes opset-check,cast >out 2>"$W/err"
 t "--passes completes the pass after the last comma" grep -qx opset-check,cast-fold out
 complete_words "$QOPT" calibrate m.onnx --ra >out 2>"$W/err"
 t "calibrate's options" grep -qx -- --random out
+complete_words "$QOPT" calibrate m.onnx --qu >out 2>"$W/err"
+t "calibrate's --quiet (issue 39)" grep -qx -- --quiet out
 complete_words "$QOPT" plan m.onnx --eff >out 2>"$W/err"
 t "plan's options" grep -qx -- --effective-bits out
 complete_words "$QOPT" plan m.onnx --formats nvfp4,f >out 2>"$W/err"

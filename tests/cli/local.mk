@@ -40,12 +40,21 @@ TESTS += tests/cli/calib-method-hist.sh tests/cli/calib-method.sh
 EXTRA_DIST += tests/cli/calib-method-hist.sh tests/cli/calib-method-hist.js \
 	tests/cli/calib-method.sh tests/cli/calib-method-gen.py \
 	tests/cli/calib-method-eval.js
+# calibrate -q, the --dim warning once, missing-calibration hints (issue 39)
+TESTS += tests/cli/calib-options.sh
+EXTRA_DIST += tests/cli/calib-options.sh tests/cli/calib-options.py
+# batched samples: --data FILE.npy / FILE.npz (issue 39)
+TESTS += tests/cli/calib-batch.sh
+EXTRA_DIST += tests/cli/calib-batch.sh tests/cli/calib-batch.py
+# sub-graph tensors: scoped keys, an If inside a Loop refused (issue 39)
+TESTS += tests/cli/calib-subgraph.sh
+EXTRA_DIST += tests/cli/calib-subgraph.sh tests/cli/calib-subgraph.py
 # the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
 # over random files.
 check_PROGRAMS += tests/cli/calib-roundtrip
 tests_cli_calib_roundtrip_SOURCES = tests/cli/calib-roundtrip.c tests/lib/tap.h \
 	core/cli/calib-json.c core/cli/calib-json.h \
-	passes/fp8_mha/calib_file.c passes/fp8_mha/calib.h
+	passes/fp8_mha/calib_file.c passes/fp8_mha/calib_key.c passes/fp8_mha/calib.h
 tests_cli_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/fp8_mha
 tests_cli_calib_roundtrip_LDADD = core/libpassmgr.la libqopt.la -lm
 TESTS += tests/cli/calib-roundtrip

@@ -33,3 +33,11 @@ check_PROGRAMS += tests/passes/fp8_mha/rotref
 tests_passes_fp8_mha_rotref_SOURCES = tests/passes/fp8_mha/rotref.c
 tests_passes_fp8_mha_rotref_LDADD = libqopt.la
 EXTRA_DIST += tests/passes/fp8_mha/fake.sh tests/passes/fp8_mha/fake.py
+
+# the pass fp8 under a degenerate amax: both inputs float, a warning
+TESTS += tests/passes/fp8_mha/fp8-degenerate.sh
+# the calibration file reader: every field checked, no key twice
+TESTS += tests/passes/fp8_mha/calib-file.sh
+EXTRA_DIST += tests/passes/fp8_mha/fp8-degenerate.sh \
+	tests/passes/fp8_mha/calib-file.sh \
+	tests/passes/fp8_mha/fp8-degenerate.py
