@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/ort-child.h"
 
 enum {
 	OPT_PASSES = 256, OPT_LOAD, OPT_LIST, OPT_HELP_PASS, OPT_PRINT_PL,
@@ -19,7 +20,7 @@ enum {
 	OPT_BISECT_LIMIT, OPT_DEVICE, OPT_EXT_THRESHOLD, OPT_EXT_NAME,
 	OPT_ALL_INLINE, OPT_DRY_RUN, OPT_THREADS, OPT_TEST, OPT_SUMMARY,
 	OPT_NO_SUMMARY, OPT_PERCENTILE, OPT_RANDOM, OPT_SEED, OPT_DIM,
-	OPT_CAL_DATA, OPT_CAL_RANDOM,
+	OPT_CAL_DATA, OPT_CAL_RANDOM, OPT_ORT_TIMEOUT,
 };
 
 /* Which commands take an option: the main command (run, dump, verify,
@@ -71,12 +72,14 @@ static const struct cli_option table[] = {
 	{ { "seed", required_argument, NULL, OPT_SEED }, MAIN },
 	{ { "dim", required_argument, NULL, OPT_DIM }, MAIN },
 	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, MAIN },
+	{ { "ort-timeout", required_argument, NULL, OPT_ORT_TIMEOUT }, MAIN },
 	{ { "data", required_argument, NULL, 'd' }, CALIB },
 	{ { "output", required_argument, NULL, 'o' }, CALIB },
 	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, CALIB },
 	{ { "random", required_argument, NULL, OPT_RANDOM }, CALIB },
 	{ { "seed", required_argument, NULL, OPT_SEED }, CALIB },
 	{ { "dim", required_argument, NULL, OPT_DIM }, CALIB },
+	{ { "ort-timeout", required_argument, NULL, OPT_ORT_TIMEOUT }, CALIB },
 	{ { "pipeline", required_argument, NULL, 'p' }, CALIB },
 	{ { "passes", required_argument, NULL, OPT_PASSES }, CALIB },
 	{ { "load", required_argument, NULL, OPT_LOAD }, CALIB },
@@ -100,6 +103,7 @@ void cli_usage(FILE *f)
 "       qopt bisect [OPTIONS] MODEL.onnx --test 'CMD {}' [-o DIR]\n"
 "       qopt calibrate MODEL.onnx --data DIR | --random N [--seed S]\n"
 "                      [--dim NAME=VALUE] [-o CALIB.json] [--percentile P]\n"
+"                      [--ort-timeout S]\n"
 "                      [-p FILE | --passes LIST] activation ranges the\n"
 "                                               passes read (default fp8-mha)\n"
 "       qopt plan MODEL.onnx --data DIR --formats LIST (--effective-bits B |\n"
@@ -146,6 +150,9 @@ void cli_usage(FILE *f)
 "      --calibration-random N  N seeded random samples (smoke test only);\n"
 "                            --seed S, --dim NAME=VALUE as qopt calibrate\n"
 "      --percentile P        as qopt calibrate (default 100: max)\n"
+"      --ort-timeout S       bound on each ONNX Runtime run, seconds (0: none;\n"
+"                            also QOPT_ORT_TIMEOUT; default sized for the\n"
+"                            model and samples)\n"
 "Bisect:\n"
 "      --test 'CMD {}'       exit 0 good, 1-124 bad, 125 skip; 126, 127, a\n"
 "                            signal, above 127: error; {} = candidate\n"
@@ -171,6 +178,9 @@ static void calib_usage_text(qm_session *s)
 	       "  the pipeline whose passes say what to measure: -p FILE.ini or "
 	       "--passes LIST\n"
 	       "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n"
+	       "  --ort-timeout S: bound on ONNX Runtime's run in seconds (0: "
+	       "none; also\n  QOPT_ORT_TIMEOUT; default 600 + per sample 10 + "
+	       "60 per GiB of model)\n"
 	       "  -v: ONNX Runtime's own log too\n");
 }
 
@@ -328,6 +338,12 @@ static int take_calib_option(struct cli_opts *c, int ch, const char *arg)
 					   "to 2^32-1, got", arg), -1;
 		c->seed = v;
 		break;
+	case OPT_ORT_TIMEOUT:
+		if (cli_ort_timeout_parse(arg, &c->ort_timeout))
+			return usage_error(c, "--ort-timeout takes seconds from "
+					   "0 (no bound) to 31536000, got",
+					   arg), -1;
+		break;
 	case OPT_DIM:
 		if (!strchr(arg, '=') || arg[0] == '=' ||
 		    cli_parse_uint(strchr(arg, '=') + 1, 1, 1000000000, &v))
@@ -454,8 +470,8 @@ static int check_calibration(struct cli_opts *c)
 		return usage_error(c, "give either --calibration-data DIR or "
 				   "--calibration-random N, not both", NULL);
 	if (!c->data && !c->random)
-		return usage_error(c, "--seed, --dim and --percentile belong "
-				   "to --calibration-data DIR or "
+		return usage_error(c, "--seed, --dim, --percentile and "
+				   "--ort-timeout belong to --calibration-data DIR or "
 				   "--calibration-random N", NULL);
 	if (c->ndims && !c->random)
 		return usage_error(c, "--dim belongs to --calibration-random",
@@ -589,6 +605,7 @@ int cli_parse(struct cli_opts *c, qm_session *s, int argc, char **argv)
 	c->bisect_limit = -1;
 	c->summary = -1;
 	c->percentile = 100.0;
+	c->ort_timeout = -1;
 	c->seed = 1;
 	pick_command(c, &argc, &argv);
 	rc = parse_options(c, argc, argv);

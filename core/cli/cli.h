@@ -49,6 +49,7 @@ struct cli_opts {
 	size_t ndims;
 	double percentile;	/* 100: plain max */
 	long random, seed;
+	long ort_timeout;	/* --ort-timeout seconds (0: none), -1: not given */
 	/* the main command: --calibration-data / --calibration-random,
 	 * --seed, --dim or --percentile given (they set the fields above) */
 	int calib_given;

@@ -34,7 +34,7 @@ static volatile sig_atomic_t guarded;
 
 /* What a stop ends and removes besides the temporary outputs; written
  * with the stop signals blocked. */
-#define STOP_FILES 8
+#define STOP_FILES 10
 static volatile pid_t stop_child;
 static volatile sig_atomic_t stop_as_group;
 static char stop_files[STOP_FILES][4200], stop_dir[4096];

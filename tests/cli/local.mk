@@ -34,6 +34,10 @@ EXTRA_DIST += tests/cli/calib-inline.sh
 TESTS += tests/cli/calib-hostile.sh tests/cli/calib-messages.sh
 EXTRA_DIST += tests/cli/calib-hostile.sh tests/cli/calib-hostile.py \
 	tests/cli/calib-messages.sh tests/cli/calib-messages.py
+# the ONNX Runtime child: hangs refused or bounded, its files (issue 39)
+TESTS += tests/cli/calib-ortchild.sh tests/cli/bisect-paths.sh
+EXTRA_DIST += tests/cli/calib-ortchild.sh tests/cli/calib-ortchild.py \
+	tests/cli/bisect-paths.sh
 # the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
 # over random files.
 check_PROGRAMS += tests/cli/calib-roundtrip
