@@ -515,7 +515,7 @@ const WORKER_ENV = 'QOPT_ORT_CHECK_WORKER';
 // SIGTERM's grace before SIGKILL, as qopt's (core/cli/ort-child.c)
 const GRACE_MS = 5000;
 
-// The default bound: qopt's (core/cli/ort-child.c, docs/bisect.md).
+// The default bound: qopt's (core/cli/ort-child.c, docs/calibration.md).
 function defaultBound(a) {
 	let bytes = 0;
 	for (const f of [...a.files, a.reference].filter((x) => x !== null))

@@ -14,7 +14,7 @@
 /* Seconds an ORT run may take: `given` (the command's --ort-timeout,
  * -1 when not given), else $QOPT_ORT_TIMEOUT, else the default for
  * `bytes` of model run over `samples` samples (docs/calibration.md,
- * "Bounds"). 0: no bound. -1 with the reason in why (a malformed
+ * "ONNX Runtime's child"). 0: no bound. -1 with the reason in why (a malformed
  * $QOPT_ORT_TIMEOUT: a usage error). */
 long cli_ort_timeout(long given, uint64_t bytes, long samples, char *why,
 		     size_t whyn);
