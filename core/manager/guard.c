@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "manager/sys.h"
 #include <qopt/file.h>
@@ -96,11 +97,26 @@ static void reraise(int sig)
 	raise(sig);
 }
 
+/* SIGTERM, then SIGKILL when the child is still there after a grace of
+ * 5 s (a child deaf to SIGTERM, node spinning in ONNX Runtime, must not
+ * hold the stop for ever); waitpid(WNOHANG) and nanosleep are
+ * async-signal-safe. */
 void pm_child_stop(pid_t pid, int group)
 {
+	struct timespec nap = { 0, 10000000 };
+	pid_t target = group ? -pid : pid, r;
+	int k;
+
 	if (pid <= 0)
 		return;
-	kill(group ? -pid : pid, SIGTERM);
+	kill(target, SIGTERM);
+	for (k = 0; k < 500; k++) {
+		r = waitpid(pid, NULL, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			return;
+		nanosleep(&nap, NULL);
+	}
+	kill(target, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 }

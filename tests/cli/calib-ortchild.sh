@@ -88,6 +88,26 @@ QOPT_ORT_TIMEOUT=soon run calibrate --passes fp8 "$work/mlp.onnx" --random 1 -o 
 [ $? = 2 ] && has "QOPT_ORT_TIMEOUT takes seconds" && tmp_empty
 check $? "a malformed QOPT_ORT_TIMEOUT: usage, 2, named, nothing left"
 
+# A stop while the child runs, no bound: qopt's guard ends the child,
+# SIGKILL after SIGTERM's grace since it is deaf to SIGTERM, then qopt
+# ends by the signal. The wait for the pid file and for qopt only end a
+# hang (generous); nothing is timed.
+HANG_PIDS="$work/p5" "$QOPT" calibrate --passes fp8 "$work/mlp.onnx" --random 1 \
+	--ort-timeout 0 -o "$work/s.json" >"$work/log" 2>&1 &
+q=$!
+k=0
+while [ ! -s "$work/p5" ] && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done
+kill -TERM $q
+k=0
+while kill -0 $q 2>/dev/null && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done
+kill -KILL $q 2>/dev/null
+wait $q
+st=$?
+[ $st = 143 ] && gone "$work/p5" && [ ! -e "$work/s.json" ] && tmp_empty
+check $? "SIGTERM to qopt while a child deaf to SIGTERM runs: the child killed and reaped, exit 143, nothing left (got $st)"
+# had the guard left it (the failure above), the rest must not see it
+kill -KILL $(cat "$work/p5" 2>/dev/null) 2>/dev/null
+
 # qopt plan: its node script (QOPT_PLAN_ORT) bound the same way (nvfp4
 # and none: no calibration runs before it)
 export QOPT_CALIBRATE_ORT=$REAL_ORT
