@@ -135,6 +135,23 @@ t "a missing reference: usage, 2" eval '[ $rc = 2 ] && has "nosuch.onnx: no such
 run ck mlp.onnx bug.onnx --reference-model zc.onnx
 t "a reference ORT would hang on: 3, naming the node" eval '[ $rc = 3 ] && has "conv_zero" "$W/err"'
 
+# ... and in qopt bisect: a planted bug (t-perturb adds 1 to one weight
+# element, rewrite 1000) ahead of the lossy pass. The absolute recipe
+# calls the full pipeline good; the documented relative one (the lossy
+# pass applied in the test, --reference-model) finds the rewrite, and a
+# bisect leaves nothing in TMPDIR (one test run each).
+G="--load $PL/counter.so"
+run "$QOPT" bisect $G --passes t-perturb:bad=1000,nvfp4-weights:mode=fake:min_size=0 \
+	mlp.onnx -o abs/ --test "'$CHK' mlp.onnx {} $S --stats-only --min-cosine $bound"
+t "bisect with the absolute bound: the buggy pipeline looks good, nothing to bisect" \
+	eval '[ $rc = 1 ] && has "the fully optimized model is good" "$W/err"'
+run "$QOPT" bisect $G --passes t-perturb:bad=1000 mlp.onnx -o rel/ --test \
+	"'$QOPT' -q --passes nvfp4-weights:mode=fake:min_size=0 {} -o '$W/cand.onnx' &&
+	 '$CHK' mlp.onnx '$W/cand.onnx' $S --reference-model ref.onnx"
+t "bisect relative to the lossy pass's output finds the planted rewrite" \
+	eval '[ $rc = 0 ] && has "first bad point: (1001) rewrite in pass run (1) t-perturb: w1[999]" "$W/out"'
+t "the bisect's test runs left nothing in TMPDIR" empty_tmp
+
 # 5. real forms ORT has no kernel for: the hint names the fake form of
 # the pass that wrote them
 CAL="$QOPT calibrate"
