@@ -62,6 +62,9 @@ qopt_SOURCES += \
 	core/cli/cmd-calibrate.c \
 	core/cli/calib-run.h \
 	core/cli/calib-run.c \
+	core/cli/ort-child.h \
+	core/cli/ort-child.c \
+	core/cli/ort-refuse.c \
 	core/cli/calib-json.h \
 	core/cli/calib-json.c \
 	core/cli/calib-samples.h \

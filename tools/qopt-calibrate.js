@@ -28,6 +28,10 @@ let ME = 'qopt calibrate';
 // The exit status that says "the error is said": qopt adds no line of
 // its own (core/cli/calib-run.c, SCRIPT_SAID).
 const EXIT_SAID = 3;
+// The same for an error of qopt's command line (--dim naming no
+// dimension of the model): qopt exits 2, as qopt-ort-check does
+// (SCRIPT_USAGE_SAID).
+const EXIT_USAGE_SAID = 4;
 
 // The sample readers and ORT discovery it shares with qopt-ort-check,
 // installed beside this script (tools/ in the source tree).
@@ -38,9 +42,9 @@ const hist = require(path.join(__dirname, 'qopt-calib-hist.js'));
 // One error line, names and file names escaped as qopt escapes them
 // (control bytes and what is not UTF-8 as \xNN): a tensor name holding
 // terminal escapes must not reach the terminal.
-function die(msg) {
+function die(msg, status = EXIT_SAID) {
 	process.stderr.write(`${ME}: error: ${lib.escapeText(msg)}\n`);
-	process.exit(EXIT_SAID);
+	process.exit(status);
 }
 
 function debug(msg) {
@@ -100,7 +104,7 @@ function randomShapes(job, note) {
 		return lib.randomShapes(job.inputs, job.dims, note);
 	} catch (e) {
 		if (e instanceof lib.InputError)
-			die(e.message);
+			die(e.message, EXIT_USAGE_SAID);
 		throw e;
 	}
 }

@@ -33,12 +33,26 @@ const USAGE = `usage: qopt-ort-check ORIGINAL.onnx CANDIDATE.onnx [options]
   --min-cosine C      also fail an output whose cosine similarity is below C
   --min-top1 F        also fail an output whose top-1 agreement is below F
   --max-rms-rel E     also fail an output whose RMS relative error is above E
+  --reference-model REF.onnx
+                      thresholds relative to REF (the lossy pass's own
+                      output): each output of the candidate must lose no
+                      more than REF's against the original, within
+                      --margin (cosine and RMS relative error);
+                      no element-wise check, as --stats-only
+  --margin M          how much more loss than REF's passes: loss <=
+                      REF's loss * (1 + M) + 1e-7, the loss 1 - cosine
+                      and the RMS relative error (default 0.05)
   --opt-level L       ORT graph optimization: disabled, basic (default),
                       extended or all
+  --ort-timeout S     bound on ONNX Runtime's run, seconds (0: none; also
+                      QOPT_ORT_TIMEOUT; default 600 + per sample 10 + 60
+                      per GiB of the models): past it ORT is ended and
+                      the model it was running counts as one it cannot run
   --json              the results as JSON on stdout instead of the table
 exit: 0 every output within the tolerances, 1 not, 2 usage or unreadable
-input, 3 ORT cannot load or run the original, 125 ORT cannot load or run
-the candidate (qopt bisect skips it), 127 node or onnxruntime-node missing
+input, 3 ORT cannot load or run the original (or REF), 125 ORT cannot
+load or run the candidate (qopt bisect skips it), 127 node or
+onnxruntime-node missing
 `;
 
 function fail(status, msg) {
@@ -49,7 +63,8 @@ function fail(status, msg) {
 function parseArgs(argv) {
 	const a = { files: [], rtol: 1e-3, atol: 1e-4, inputs: null, random: 0,
 		seed: 1, dims: {}, opt: 'basic', json: false, minCosine: null,
-		minTop1: null, maxRmsRel: null, statsOnly: false, dimSeen: false };
+		minTop1: null, maxRmsRel: null, statsOnly: false, dimSeen: false,
+		reference: null, margin: 0.05, ortTimeout: null };
 	const num = (k, v) => {
 		const x = Number(v);
 		if (/^[+-]?(inf|infinity)$/i.test(v) && (k === '--atol' || k === '--rtol'))
@@ -84,6 +99,12 @@ function parseArgs(argv) {
 			a.seed = num(k, next());
 		else if (k === '--json')
 			a.json = true;
+		else if (k === '--reference-model')
+			a.reference = next();
+		else if (k === '--margin')
+			a.margin = num(k, next());
+		else if (k === '--ort-timeout')
+			a.ortTimeout = timeoutArg(k, next());
 		else if (k === '--stats-only')
 			a.statsOnly = true;
 		else if (k === '--opt-level') {
@@ -117,7 +138,17 @@ function parseArgs(argv) {
 		fail(EXIT.USAGE, '--stats-only needs a bound: --min-cosine, --min-top1 or --max-rms-rel');
 	if (!a.inputs && !a.random)
 		a.random = 1;
+	if (a.reference !== null)
+		a.statsOnly = true;
 	return a;
+}
+
+// Seconds for --ort-timeout and QOPT_ORT_TIMEOUT: digits, 0 (no bound)
+// to a year, qopt's rule (core/cli/ort-child.c).
+function timeoutArg(what, v) {
+	if (!/^[0-9]+$/.test(v) || Number(v) > 31536000)
+		fail(EXIT.USAGE, `${what} takes seconds from 0 (no bound) to 31536000, got '${lib.escapeText(v)}'`);
+	return Number(v);
 }
 
 // Yields [label, feeds] for every sample.
@@ -281,7 +312,8 @@ class Stats {
 		}
 	}
 
-	result(a) {
+	// ref: the reference model's result for this output (--reference-model)
+	result(a, ref) {
 		// one shape, or every distinct one (samples of several sizes)
 		const r = { name: this.name,
 			shape: this.shapes.length === 1 ? this.shapes[0] : null,
@@ -313,10 +345,29 @@ class Stats {
 			why.push(`top-1 ${fmt(r.top1, 4)} below ${a.minTop1}`);
 		if (a.maxRmsRel !== null && r.rms_rel !== null && !(r.rms_rel <= a.maxRmsRel))
 			why.push(`RMS relative error ${fmt(r.rms_rel)} above ${a.maxRmsRel}`);
+		if (ref)
+			this.relative(a, r, ref, why);
 		r.pass = why.length === 0;
 		if (why.length)
 			r.problem = why.join('; ');
 		return r;
+	}
+
+	// --reference-model: no more loss than the reference's, within
+	// the margin (a lossy pass's own cost is the bar, not a number
+	// guessed for the model).
+	relative(a, r, ref, why) {
+		r.reference = { cosine: ref.cosine, rms_rel: ref.rms_rel, top1: ref.top1 };
+		if (ref.problem && !ref.pass) {
+			why.push(`the reference: ${ref.problem}`);
+			return;
+		}
+		const within = (loss, bar) => loss <= bar * (1 + a.margin) + 1e-7;
+		if (r.cosine !== null && ref.cosine !== null && !within(1 - r.cosine, 1 - ref.cosine))
+			why.push(`cosine ${fmt(r.cosine, 6)} below the reference's ${fmt(ref.cosine, 6)} ` +
+				`(1 - cosine ${fmt(1 - r.cosine)} > ${fmt(1 - ref.cosine)} x ${1 + a.margin})`);
+		if (r.rms_rel !== null && ref.rms_rel !== null && !within(r.rms_rel, ref.rms_rel))
+			why.push(`RMS relative error ${fmt(r.rms_rel)} above the reference's ${fmt(ref.rms_rel)} x ${1 + a.margin}`);
 	}
 }
 
@@ -345,6 +396,10 @@ function table(rep) {
 	const line = (r) => r.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd();
 	const out = [`${ME}: ${rep.original} vs ${rep.candidate}: ${rep.samples} sample${rep.samples === 1 ? '' : 's'} (${rep.source}), ORT graph optimization ${rep.opt_level}`,
 		line(head), ...rows.map(line)];
+	if (rep.reference)
+		for (const o of rep.outputs)
+			if (o.reference)
+				out.push(`${lib.escapeText(o.name)}: reference ${lib.escapeText(rep.reference)}: cosine ${fmt(o.reference.cosine, 6)}, rms rel ${fmt(o.reference.rms_rel)}, top-1 ${fmt(o.reference.top1, 4)}`);
 	for (const o of rep.outputs) {
 		if (!o.problem)
 			continue;
@@ -354,23 +409,33 @@ function table(rep) {
 			out.push(`${name}: ${o.worst.diff === null ? 'first differing' : 'worst'} element ${o.worst.index} of ${lib.escapeText(o.worst.where)}: ${lib.escapeText(o.worst.cand)} vs ${lib.escapeText(o.worst.orig)}${o.worst.diff === null ? '' : ` (|diff| ${fmt(o.worst.diff)})`}`);
 	}
 	const bad = rep.outputs.filter((o) => !o.pass).length;
-	out.push((rep.stats_only ? 'statistics only (no element-wise tolerance); ' :
+	out.push((rep.reference ? `relative to the reference (margin ${rep.margin}); ` :
+		rep.stats_only ? 'statistics only (no element-wise tolerance); ' :
 		`tolerance: |cand - orig| <= ${rep.atol} + ${rep.rtol} * |orig|; `) +
 		(bad ? `FAIL: ${bad} of ${rep.outputs.length} outputs` : `PASS: all ${rep.outputs.length} outputs`));
 	return out.join('\n') + '\n';
 }
 
+// Tells the supervising process what ORT is busy with, for the message
+// if the bound is reached.
+function phase(what, where) {
+	if (process.send)
+		process.send({ what, where });
+}
+
 async function session(ort, file, a, status, what) {
+	phase(what, null);
 	try {
 		return await ort.InferenceSession.create(file,
 			{ graphOptimizationLevel: a.opt, logSeverityLevel: 4 });
 	} catch (e) {
 		fail(status, `${lib.escapeText(file)}: ONNX Runtime cannot load the ${what}: ${lib.escapeText(e.message.split('\n')[0])}` +
-			(lib.hasFp4(file) ? `; ${lib.FP4_HINT}` : ''));
+			(lib.realFormHint(file) ? `; ${lib.realFormHint(file)}` : ''));
 	}
 }
 
 async function run(sess, feeds, file, where, status, what) {
+	phase(what, where);
 	try {
 		return await sess.run(feeds);
 	} catch (e) {
@@ -378,11 +443,9 @@ async function run(sess, feeds, file, where, status, what) {
 	}
 }
 
-async function main() {
+// The run itself, in the worker process (supervise() below).
+async function work() {
 	const a = parseArgs(process.argv.slice(2));
-	for (const f of a.files)
-		if (!fs.existsSync(f))
-			fail(EXIT.USAGE, `${f}: no such file`);
 	let ort;
 	try {
 		ort = lib.loadOrt();
@@ -394,6 +457,8 @@ async function main() {
 	ort.env.logLevel = 'fatal';
 	const ref = await session(ort, a.files[0], a, EXIT.ORIGINAL, 'original');
 	const cand = await session(ort, a.files[1], a, EXIT.CANDIDATE, 'candidate');
+	const bar = a.reference === null ? null :
+		await session(ort, a.reference, a, EXIT.ORIGINAL, 'reference');
 	if (a.opt !== 'disabled') {
 		const convs = lib.fp16DqConvQ(a.files[1]);
 		if (convs.length)
@@ -409,17 +474,28 @@ async function main() {
 		a.shapes = lib.randomShapes(inputs, a.dims,
 			(msg) => process.stderr.write(`${ME}: note: ${msg}\n`));
 	const stats = ref.outputNames.map((n) => new Stats(n));
+	const barStats = bar ? ref.outputNames.map((n) => new Stats(n)) : null;
 	let n = 0;
 	for (const [where, feeds] of samples(ort, a, inputs)) {
 		const want = await run(ref, feeds, a.files[0], where, EXIT.ORIGINAL, 'original');
 		const got = await run(cand, feeds, a.files[1], where, EXIT.CANDIDATE, 'candidate');
 		for (const s of stats)
 			s.add(want[s.name], got[s.name], a, where);
+		if (bar) {
+			const base = await run(bar, feeds, a.reference, where, EXIT.ORIGINAL, 'reference');
+			for (const s of barStats)
+				s.add(want[s.name], base[s.name], a, where);
+		}
 		n++;
 	}
 	const rep = { original: a.files[0], candidate: a.files[1], samples: n,
 		source: a.inputs || `random, seed ${a.seed}`, opt_level: a.opt,
-		rtol: a.rtol, atol: a.atol, stats_only: a.statsOnly, outputs: stats.map((s) => s.result(a)) };
+		rtol: a.rtol, atol: a.atol, stats_only: a.statsOnly,
+		outputs: stats.map((s, k) => s.result(a, barStats && barStats[k].result(a))) };
+	if (bar) {
+		rep.reference = a.reference;
+		rep.margin = a.margin;
+	}
 	rep.pass = rep.outputs.every((o) => o.pass);
 	if (a.json)
 		process.stdout.write(JSON.stringify(rep, (k, v) =>
@@ -429,5 +505,131 @@ async function main() {
 	process.exitCode = rep.pass ? EXIT.PASS : EXIT.FAIL;
 }
 
-main().catch((e) => fail(EXIT.USAGE, e instanceof lib.InputError ?
-	lib.escapeText(e.message) : e.stack || String(e)));
+// ---- the supervisor: ORT runs in a child process (the worker, this
+// script again) so that a run ORT never returns from (1.30 spins for
+// ever on a Conv over zero input channels) is ended at a bound, and so
+// that the files ORT's node binding leaves in TMPDIR (mat-debug-PID.log,
+// .ses: telemetry) go to a private folder removed afterwards. ----
+
+const WORKER_ENV = 'QOPT_ORT_CHECK_WORKER';
+// SIGTERM's grace before SIGKILL, as qopt's (core/cli/ort-child.c)
+const GRACE_MS = 5000;
+
+// The default bound: qopt's (core/cli/ort-child.c, docs/calibration.md).
+function defaultBound(a) {
+	let bytes = 0;
+	for (const f of [...a.files, a.reference].filter((x) => x !== null))
+		for (const p of [f, `${f}.data`])
+			try {
+				bytes += fs.statSync(p).size;
+			} catch (e) { /* no external data */ }
+	let n = a.random;
+	if (a.inputs)
+		try {
+			n = lib.sampleDirs(a.inputs).length;
+		} catch (e) {
+			n = 1;
+		}
+	return Math.min(31536000, Math.floor(600 + Math.max(n, 1) * (10 + 60 * bytes / 2 ** 30)));
+}
+
+function bound(a) {
+	if (a.ortTimeout !== null)
+		return a.ortTimeout;
+	const env = process.env.QOPT_ORT_TIMEOUT;
+	if (env)
+		return timeoutArg('QOPT_ORT_TIMEOUT', env);
+	return defaultBound(a);
+}
+
+// A model the worker must never be given (lib.zeroSizeConv): the exit
+// status of a model ORT cannot run.
+function refuseHangs(a) {
+	const which = [[a.files[0], EXIT.ORIGINAL], [a.files[1], EXIT.CANDIDATE]];
+	if (a.reference !== null)
+		which.push([a.reference, EXIT.ORIGINAL]);
+	for (const [f, status] of which) {
+		const z = lib.zeroSizeConv(f);
+		if (z)
+			fail(status, `${lib.escapeText(f)}: ${lib.zeroSizeConvMessage(z)}`);
+	}
+}
+
+function supervise() {
+	const os = require('os');
+	const cp = require('child_process');
+	const a = parseArgs(process.argv.slice(2));
+	for (const f of [...a.files, a.reference].filter((x) => x !== null))
+		if (!fs.existsSync(f))
+			fail(EXIT.USAGE, `${lib.escapeText(f)}: no such file`);
+	refuseHangs(a);
+	const limit = bound(a);
+	let tmp;
+	try {
+		tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qopt-ort-check-'));
+	} catch (e) {
+		fail(EXIT.USAGE, `cannot make a temporary folder in ${lib.escapeText(os.tmpdir())}: ${e.message}`);
+	}
+	const clean = () => fs.rmSync(tmp, { recursive: true, force: true });
+	// its own process group (detached): a bound or a stop ends all of it
+	const child = cp.spawn(process.execPath, [__filename, ...process.argv.slice(2)], {
+		stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true,
+		env: Object.assign({}, process.env, { TMPDIR: tmp, [WORKER_ENV]: '1' }) });
+	let busy = { what: 'original', where: null }, timedOut = false, stopped = null;
+	child.on('message', (m) => { busy = m; });
+	const end = () => {
+		try {
+			process.kill(-child.pid, 'SIGTERM');
+		} catch (e) { /* gone already */ }
+		setTimeout(() => {
+			try {
+				process.kill(-child.pid, 'SIGKILL');
+			} catch (e) { /* gone */ }
+		}, GRACE_MS).unref();
+	};
+	const timer = limit > 0 ? setTimeout(() => {
+		timedOut = true;
+		end();
+	}, limit * 1000) : null;
+	for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+		process.on(sig, () => {
+			stopped = sig;
+			end();
+		});
+	child.on('error', (e) => {
+		clean();
+		fail(EXIT.NO_ORT, `cannot run ${process.execPath}: ${e.message}`);
+	});
+	child.on('exit', (code, sig) => {
+		if (timer)
+			clearTimeout(timer);
+		// whatever the worker started goes with it
+		try {
+			process.kill(-child.pid, 'SIGKILL');
+		} catch (e) { /* none left */ }
+		clean();
+		if (stopped) {
+			process.removeAllListeners(stopped);
+			process.kill(process.pid, stopped);
+			return;
+		}
+		const file = { original: a.files[0], candidate: a.files[1],
+			reference: a.reference }[busy.what];
+		const status = busy.what === 'candidate' ? EXIT.CANDIDATE : EXIT.ORIGINAL;
+		if (timedOut)
+			fail(status, `${lib.escapeText(file)}: ONNX Runtime did not finish ${busy.where ?
+				`running the ${busy.what} on ${lib.escapeText(busy.where)}` :
+				`loading the ${busy.what}`} within ${limit} s (--ort-timeout, QOPT_ORT_TIMEOUT): ended (SIGTERM, then SIGKILL)`);
+		if (sig)
+			fail(status, `${lib.escapeText(file)}: ONNX Runtime ended by ${sig} while ${busy.where ?
+				`running the ${busy.what} on ${lib.escapeText(busy.where)}` :
+				`loading the ${busy.what}`}`);
+		process.exitCode = code;
+	});
+}
+
+if (process.env[WORKER_ENV] === '1')
+	work().catch((e) => fail(EXIT.USAGE, e instanceof lib.InputError ?
+		lib.escapeText(e.message) : e.stack || String(e)));
+else
+	supervise();

@@ -799,6 +799,118 @@ const FP4_HINT = 'ONNX Runtime has no kernel for FLOAT4E2M1 (FP4) tensors ' +
 	'run nvfp4-weights with mode=fake (FP32 weights holding the FP4-rounded ' +
 	'values, e.g. --passes nvfp4-weights:mode=fake)';
 
+// The main graph's nodes (op, domain, name, inputs), initializer dims
+// and declared value dims of a model file, read with the wire reader
+// above; null when the file cannot be read as a model.
+function graphSummary(file) {
+	const str = (buf, f) => buf.toString('utf8', f.s, f.e);
+	try {
+		const buf = fs.readFileSync(file);
+		const out = { nodes: [], dims: new Map(), types: new Set() };
+		for (const f of fields(buf)) {
+			if (f.num !== 7 || f.wire !== 2)
+				continue;
+			for (const g of fields(buf, f.s, f.e)) {
+				if (g.wire !== 2)
+					continue;
+				if (g.num === 1) {
+					const n = { op: '', domain: '', name: '', inputs: [] };
+					for (const h of fields(buf, g.s, g.e)) {
+						if (h.wire !== 2)
+							continue;
+						if (h.num === 1) n.inputs.push(str(buf, h));
+						else if (h.num === 3) n.name = str(buf, h);
+						else if (h.num === 4) n.op = str(buf, h);
+						else if (h.num === 7) n.domain = str(buf, h);
+					}
+					out.nodes.push(n);
+				} else if (g.num === 5) {
+					let name = '';
+					const dims = [];
+					for (const h of fields(buf, g.s, g.e)) {
+						if (h.num === 8 && h.wire === 2)
+							name = str(buf, h);
+						else if (h.num === 1)
+							dims.push(...varints(buf, h).map(Number));
+						else if (h.num === 2 && h.wire === 0)
+							out.types.add(Number(h.v));
+					}
+					out.dims.set(name, dims);
+				} else if (g.num === 11 || g.num === 12 || g.num === 13) {
+					const v = { name: '', elem: 0, dims: null };
+					for (const h of fields(buf, g.s, g.e)) {
+						if (h.num === 1 && h.wire === 2)
+							v.name = str(buf, h);
+						if (h.num === 2 && h.wire === 2)
+							readType(buf, h, v);
+					}
+					if (v.elem)
+						out.types.add(v.elem);
+					if (v.dims && !out.dims.has(v.name))
+						out.dims.set(v.name, v.dims);
+				}
+			}
+		}
+		return out;
+	} catch (e) {
+		return null;
+	}
+}
+
+// ONNX Runtime 1.30 never returns from `run` on a Conv over zero input
+// channels (weight [8,0,3,3], input [1,0,9,9]), so the tools refuse a
+// Conv or ConvTranspose whose input or weight has a dimension of size
+// 0 in the model (qopt's rule too: core/cli/ort-refuse.c). The first
+// such node as {node, op, tensor, what, axis}, or null.
+function zeroSizeConv(file) {
+	const g = graphSummary(file);
+	if (!g)
+		return null;
+	for (const n of g.nodes) {
+		if ((n.domain && n.domain !== 'ai.onnx') ||
+		    (n.op !== 'Conv' && n.op !== 'ConvTranspose'))
+			continue;
+		for (let k = 0; k < 2 && k < n.inputs.length; k++) {
+			const d = g.dims.get(n.inputs[k]) || [];
+			const axis = d.findIndex((x) => x === 0);
+			if (axis >= 0)
+				return { node: n.name, op: n.op, tensor: n.inputs[k],
+					what: k ? 'weight' : 'input', axis };
+		}
+	}
+	return null;
+}
+
+function zeroSizeConvMessage(z) {
+	return `node '${escapeText(z.node)}' (${z.op}): its ${z.what} '${escapeText(z.tensor)}' ` +
+		`has size 0 on axis ${z.axis}: ONNX Runtime does not return from a Conv over an ` +
+		'empty tensor (zero input channels); refused before ORT runs it';
+}
+
+const W4A4_HINT = 'ONNX Runtime has no kernel for FLOAT4E2M1 (FP4) tensors nor for ' +
+	'trt::TRT_FP4DynamicQuantize (NVFP4 activations, W4A4); to check a W4A4 pipeline ' +
+	'in ORT, run nvfp4 with activations=yes and mode=fake (e.g. --passes ' +
+	'nvfp4:activations=yes:mode=fake:calibration=FILE)';
+const MXFP8_HINT = 'ONNX Runtime has no kernel for MXFP8 (trt::TRT_MXFP8DynamicQuantize, ' +
+	'trt::TRT_MXFP8DequantizeLinear, FLOAT8E8M0 scales); to check an MXFP8 pipeline in ' +
+	'ORT, run mxfp8 with mode=fake (e.g. --passes mxfp8:mode=fake)';
+
+// What to tell a user whose model ORT cannot load because a pass wrote
+// its real (TensorRT) form: the fake form that ORT runs, for the pass
+// that wrote it; '' when the model holds none of those forms.
+function realFormHint(file) {
+	const g = graphSummary(file);
+	if (!g)
+		return '';
+	const ops = new Set(g.nodes.filter((n) => n.domain === 'trt').map((n) => n.op));
+	if (ops.has('TRT_FP4DynamicQuantize'))
+		return W4A4_HINT;
+	if (ops.has('TRT_MXFP8DynamicQuantize') || ops.has('TRT_MXFP8DequantizeLinear') ||
+	    g.types.has(24))	// FLOAT8E8M0: mxfp8's format=onnx scales
+		return MXFP8_HINT;
+	return hasFp4(file) ? FP4_HINT : '';
+}
+
 // Any tensor's elements as plain numbers (float16 decoded).
 function asNumbers(t) {
 	if (t.type === 'float16' && !(t.data instanceof Float32Array)) {
@@ -819,4 +931,5 @@ function asNumbers(t) {
 module.exports = { InputError, OrtMissing, DEFAULT_ORT_DIR, INSTALL_HINT,
 	loadOrt, modelInputs, symbolicDims, randomShapes, escapeText, readTensorProto, readNpy, readNpz, readBatch, isBatchFile, readSampleFile, randomTensor,
 	mulberry32, asNumbers, sampleDirs, readSample, fmtDims, TYPES, hasFp4, FP4_HINT, fp16DqConvQ,
-	ELEM_NAMES, ORT_ELEM };
+	ELEM_NAMES, ORT_ELEM, zeroSizeConv, zeroSizeConvMessage, realFormHint,
+	W4A4_HINT, MXFP8_HINT };

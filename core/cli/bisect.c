@@ -62,12 +62,18 @@ struct bisect {
 	int input_gone;		/* a run could not load the input */
 };
 
+/* DIR/NAME, one slash between them however many -o ended with
+ * ("bisect/" gives bisect/last-good.onnx, "/" gives /last-good.onnx). */
 static char *path_in(const char *dir, const char *name)
 {
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
+	size_t n = strlen(dir);
+	char *p;
 
+	while (n > 0 && dir[n - 1] == '/')
+		n--;
+	p = malloc(n + strlen(name) + 2);
 	if (p)
-		sprintf(p, "%s/%s", dir, name);
+		sprintf(p, "%.*s/%s", (int)n, dir, name);
 	return p;
 }
 
@@ -390,6 +396,9 @@ static void report(const struct bisect *b, int64_t npoints)
 {
 	const struct point_info *p = &b->hi_point;
 	FILE *out = qm_data(b->c->s);
+	char *good = path_in(b->dir, "last-good.onnx");
+	char *bad = path_in(b->dir, "first-bad.onnx");
+	char *log = path_in(b->dir, "bisect.log");
 
 	if (p->is_rewrite)
 		fprintf(out, "first bad point: (%lld) rewrite in pass run (%lld) %s: %s\n",
@@ -400,11 +409,14 @@ static void report(const struct bisect *b, int64_t npoints)
 		       (long long)p->num, p->pass);
 	fprintf(out, "points: %lld; test runs: %d (at most %d without skips)\n",
 	       (long long)npoints, b->tests, ceil_log2(npoints) + 2);
-	fprintf(out, "last good: %s/last-good.onnx (limit %lld)\n", b->dir,
+	fprintf(out, "last good: %s (limit %lld)\n", good ? good : "?",
 	       (long long)b->lo);
-	fprintf(out, "first bad: %s/first-bad.onnx (limit %lld)\n", b->dir,
+	fprintf(out, "first bad: %s (limit %lld)\n", bad ? bad : "?",
 	       (long long)b->hi);
-	fprintf(out, "log: %s/bisect.log\n", b->dir);
+	fprintf(out, "log: %s\n", log ? log : "?");
+	free(good);
+	free(bad);
+	free(log);
 }
 
 /* Bisect's folder holds only files it names; each must be absent or a

@@ -39,6 +39,7 @@
 #include "cli/calib-run.h"
 #include "cli/calib-samples.h"
 #include "cli/outpath.h"
+#include "cli/ort-child.h"
 
 /* "WHO: " and the message, through the session's sink. */
 static void say(qm_session *s, int level, const char *who,
@@ -333,42 +334,104 @@ static char *script_path(void)
  * the temporary folder and its files, and the calibration file's
  * temporary: the manager's guard does it (qm_guard_*). */
 #define TMP_FILES 4
+/* the one-command form's files besides (guard_inline) */
+#define INLINE_FILES 3
+/* ONNX Runtime's own files in its TMPDIR (ort_files) */
+#define ORT_FILES 2
 
 /* The script's exit status after an error it printed itself (one
  * line, names escaped): qopt adds nothing (tools/qopt-calibrate.js,
- * EXIT_SAID). */
+ * EXIT_SAID); EXIT_USAGE_SAID when the error is the command line's
+ * (--dim naming no dimension of the model). */
 #define SCRIPT_SAID 3
+#define SCRIPT_USAGE_SAID 4
 
 /* How the script ended. */
-enum script_end { SCRIPT_OK, SCRIPT_FAILED, SCRIPT_INTERRUPTED };
+enum script_end { SCRIPT_OK, SCRIPT_FAILED, SCRIPT_INTERRUPTED, SCRIPT_USAGE };
 
-/* ONNX Runtime's node binding leaves an empty mat-debug-PID.log in
- * TMPDIR, named after the script's process: ours to remove. */
-static void drop_ort_log(pid_t pid)
+/* The files ONNX Runtime's node binding leaves in its TMPDIR (telemetry:
+ * an empty mat-debug-PID.log named after the script's process, and
+ * .ses): the script's TMPDIR is qopt's temporary folder, so they are
+ * ours to remove, on a stop too (the guard is given their names). */
+static void ort_files(const char *dir, pid_t pid,
+		      char out[ORT_FILES][4200])
 {
-	const char *tmp = getenv("TMPDIR");
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/mat-debug-%ld.log",
-		 tmp && *tmp ? tmp : "/tmp", (long)pid);
-	unlink(path);
+	snprintf(out[0], 4200, "%s/mat-debug-%ld.log", dir, (long)pid);
+	snprintf(out[1], 4200, "%s/.ses", dir);
 }
 
-/* Runs the script and waits. qopt ignores SIGQUIT meanwhile (like
- * system()); a SIGINT, SIGTERM or SIGHUP to qopt ends the script, removes
- * the folder and ends qopt by that signal (130 for SIGINT). A script
- * ended by SIGINT alone (the terminal's ^C reached it first) is an
- * interruption too. Any other failure is said here, exit status and
- * all: a script that fails silently (QOPT_NODE=/bin/false) still gets
- * a message. */
+/* What the script needs besides its arguments: its TMPDIR (qopt's
+ * temporary folder), the bound on its run, and the files a stop
+ * removes (the guard's list, ORT's files added once its pid is
+ * known). */
+struct script_run {
+	const char *tmpdir;
+	long timeout;		/* seconds, 0: none */
+	const char *guard[TMP_FILES + INLINE_FILES + ORT_FILES];
+	size_t nguard;
+};
+
+/* The child's side: its own process group (a bound that is reached
+ * ends whatever node started), TMPDIR, node. */
+static void exec_script(qm_session *s, const char *who, const char *node,
+			const char *script, const char *job,
+			const struct script_run *r)
+{
+	setpgid(0, 0);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (setenv("TMPDIR", r->tmpdir, 1) < 0)
+		_exit(127);
+	execlp(node, node, script, job, (char *)NULL);
+	say(s, QOPT_LOG_ERROR, who, "error: cannot run %s (%s): %s; "
+		"install node with ./tools/install-deps.sh from qopt's "
+		"source tree (Debian: apt-get install nodejs), or set "
+		"QOPT_NODE to node's path\n", node, script, strerror(errno));
+	_exit(127);
+}
+
+/* How a script that ran to its end ended, said unless it said it. */
+static enum script_end script_status(qm_session *s, const char *who,
+				     const char *node, const char *script,
+				     int st)
+{
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return SCRIPT_OK;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == SCRIPT_USAGE_SAID)
+		return SCRIPT_USAGE;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)
+		return SCRIPT_INTERRUPTED;
+	if (WIFSIGNALED(st))
+		say(s, QOPT_LOG_ERROR, who, "error: %s %s ended by signal "
+			"%d; no calibration file written\n", node, script,
+			WTERMSIG(st));
+	else if (WEXITSTATUS(st) != 127 && WEXITSTATUS(st) != SCRIPT_SAID)
+		say(s, QOPT_LOG_ERROR, who, "error: %s %s failed (exit "
+			"status %d); no calibration file written\n", node,
+			script, WEXITSTATUS(st));
+	return SCRIPT_FAILED;
+}
+
+/* Runs the script and waits, at most r->timeout seconds: past it the
+ * script's group is ended (SIGTERM, then SIGKILL) and reaped, and the
+ * run fails saying so. qopt ignores SIGQUIT meanwhile (like system());
+ * a SIGINT, SIGTERM or SIGHUP to qopt ends the script, removes the
+ * folder and ends qopt by that signal (130 for SIGINT). A script
+ * ended by SIGINT alone is an interruption too. Any other failure is
+ * said here, exit status and all: a script that fails silently
+ * (QOPT_NODE=/bin/false) still gets a message. */
 static enum script_end run_script(qm_session *s, const char *who,
-				   const char *script, const char *job)
+				   const char *script, const char *job,
+				   struct script_run *r)
 {
 	const char *node = getenv("QOPT_NODE");
 	struct sigaction ign, old_quit;
 	enum script_end end = SCRIPT_FAILED;
+	char ort[ORT_FILES][4200];
 	pid_t pid;
-	int st;
+	int st = 0, k;
 
 	/* QOPT_NODE overrides the node configure found */
 	if (!node || !*node)
@@ -385,41 +448,29 @@ static enum script_end run_script(qm_session *s, const char *who,
 			strerror(errno));
 		goto out;
 	}
-	if (!pid) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		execlp(node, node, script, job, (char *)NULL);
-		say(s, QOPT_LOG_ERROR, who, "error: cannot run %s (%s): %s; "
-			"install node with ./tools/install-deps.sh from qopt's "
-			"source tree (Debian: apt-get install nodejs), or set "
-			"QOPT_NODE to node's path\n", node, script,
-			strerror(errno));
-		_exit(127);
-	}
-	qm_guard_child(pid, 0);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			say(s, QOPT_LOG_ERROR, who, "error: waiting for %s: "
-				"%s\n", script, strerror(errno));
-			qm_guard_child(0, 0);
-			goto out;
-		}
-	qm_guard_child(0, 0);
-	drop_ort_log(pid);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		end = SCRIPT_OK;
-	else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)
-		end = SCRIPT_INTERRUPTED;
-	else if (WIFSIGNALED(st))
-		say(s, QOPT_LOG_ERROR, who, "error: %s %s ended by signal "
-			"%d; no calibration file written\n", node, script,
-			WTERMSIG(st));
-	else if (WEXITSTATUS(st) != 127 && WEXITSTATUS(st) != SCRIPT_SAID)
-		say(s, QOPT_LOG_ERROR, who, "error: %s %s failed (exit "
-			"status %d); no calibration file written\n", node,
-			script, WEXITSTATUS(st));
+	if (!pid)
+		exec_script(s, who, node, script, job, r);
+	setpgid(pid, pid);
+	ort_files(r->tmpdir, pid, ort);
+	for (k = 0; k < ORT_FILES; k++)
+		r->guard[r->nguard + k] = ort[k];
+	qm_guard_files(r->guard, r->nguard + ORT_FILES, r->tmpdir);
+	qm_guard_child(pid, 1);
+	k = cli_child_wait(pid, 1, r->timeout, &st);
+	qm_guard_child(0, 1);
+	qm_guard_files(r->guard, r->nguard, r->tmpdir);
+	unlink(ort[0]);
+	unlink(ort[1]);
+	if (k < 0)
+		say(s, QOPT_LOG_ERROR, who, "error: waiting for %s: %s\n",
+			script, strerror(errno));
+	else if (k > 0)
+		say(s, QOPT_LOG_ERROR, who, "error: ONNX Runtime did not "
+			"finish within %ld s (--ort-timeout, QOPT_ORT_TIMEOUT): "
+			"%s %s ended (SIGTERM, then SIGKILL); no calibration "
+			"file written\n", r->timeout, node, script);
+	else
+		end = script_status(s, who, node, script, st);
 out:
 	sigaction(SIGQUIT, &old_quit, NULL);
 	return end;
@@ -576,6 +627,21 @@ static int finish(struct cli_opts *a, const char *who, const char *script,
 	return rc;
 }
 
+/* The bound on the script's run (cli_ort_timeout): 0, or -1 after
+ * saying why (a usage error). */
+static int script_bound(struct cli_opts *a, const char *who,
+			const char *probe, long *timeout)
+{
+	char why[256];
+
+	*timeout = cli_ort_timeout(a->ort_timeout, cli_model_bytes(probe),
+				   cli_count_samples(a->data, a->random), why, sizeof(why));
+	if (*timeout >= 0)
+		return 0;
+	say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", why);
+	return -1;
+}
+
 /* Writes the probe model and the job into a fresh temporary folder (in
  * the one-command form, its folder), runs the script, reads its result,
  * and removes what it wrote on every way out: 0 when amax[] is filled,
@@ -592,6 +658,7 @@ static int run_probe(struct cli_opts *a, const char *who,
 	int own_dir = !ci || !ci->dir[0];
 	qir_error err = { 0 };
 	enum script_end end = SCRIPT_FAILED;
+	struct script_run run = { 0 };
 	int rc = -1;
 
 	snprintf(dir, sizeof(dir), "%s", own_dir ? "" : ci->dir);
@@ -609,13 +676,15 @@ static int run_probe(struct cli_opts *a, const char *who,
 	snprintf(job, sizeof(job), "%s/job.json", dir);
 	snprintf(result, sizeof(result), "%s/result.txt", dir);
 	{
-		const char *const files[TMP_FILES + 3] = {
+		const char *const files[TMP_FILES + INLINE_FILES] = {
 			probe, data, job, result, ci ? ci->model : "",
 			ci ? ci->data : "", ci ? ci->calib : "" };
 
+		run.tmpdir = dir;
+		run.nguard = own_dir ? TMP_FILES : TMP_FILES + INLINE_FILES;
+		memcpy(run.guard, files, sizeof(files));
 		qm_guard_install(0);
-		qm_guard_files(files, own_dir ? TMP_FILES : TMP_FILES + 3,
-			       dir);
+		qm_guard_files(files, run.nguard, dir);
 	}
 	if (!script)
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
@@ -626,7 +695,9 @@ static int run_probe(struct cli_opts *a, const char *who,
 			   result) < 0)
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write %s: %s\n",
 			job, strerror(errno));
-	else if ((end = run_script(a->s, who, script, job)) == SCRIPT_OK)
+	else if (script_bound(a, who, probe, &run.timeout) < 0)
+		end = SCRIPT_USAGE;
+	else if ((end = run_script(a->s, who, script, job, &run)) == SCRIPT_OK)
 		rc = finish(a, who, script, sel, nsel, result, amax, samples);
 	unlink(job);
 	unlink(probe);
@@ -639,7 +710,7 @@ static int run_probe(struct cli_opts *a, const char *who,
 		guard_inline(ci);
 	}
 	free(script);
-	return end == SCRIPT_INTERRUPTED ? -2 : rc;
+	return end == SCRIPT_INTERRUPTED ? -2 : end == SCRIPT_USAGE ? -3 : rc;
 }
 
 /* Each selected value as the main graph shows it (calib-hoist.c: a
@@ -706,7 +777,8 @@ int calib_measure(struct cli_opts *a, const char *who,
 
 	if (!at)
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
-	else if (expose(a, who, m, sel, at, n) == 0)
+	else if (cli_ort_refuse(a->s, who, m) == 0 &&
+		 expose(a, who, m, sel, at, n) == 0)
 		rc = run_probe(a, who, model_name, m, sel, at, n, amax,
 			       samples);
 	free(at);
@@ -714,7 +786,7 @@ int calib_measure(struct cli_opts *a, const char *who,
 		stop_by_sigint(a);
 	if (rc == 0)
 		said_empty(a, who, sel, stage, n, amax);
-	return rc < 0 ? -1 : 0;
+	return rc == -3 ? -2 : rc < 0 ? -1 : 0;
 }
 
 static int by_str(const void *x, const void *y)
@@ -846,7 +918,7 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 	double *amax = NULL;
 	char **keys = NULL;
 	long samples = 0;
-	int rc;
+	int rc, got;
 
 	rc = select_tensors(a, who, m, &sel, &stage, &nsel);
 	if (rc)
@@ -862,8 +934,10 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 	else if (keys_unique(a, who, keys, nsel))
 		;	/* said, before ONNX Runtime runs */
-	else if (calib_measure(a, who, a->input, m, sel, stage, nsel, amax,
-			       &samples) == 0 &&
+	else if ((got = calib_measure(a, who, a->input, m, sel, stage, nsel,
+				      amax, &samples)) == -2)
+		rc = QOPT_EXIT_USAGE;
+	else if (got == 0 &&
 		 calib_write(a, who, path, a->input, hash, sel, keys, nsel,
 			     amax, samples) == 0) {
 		said_done(a, who, nsel, samples, strcmp(path, "/dev/null") ?

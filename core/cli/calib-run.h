@@ -34,7 +34,10 @@ int calib_check_samples(struct cli_opts *a, const char *who,
  * or Loop bodies hoisted): give a copy you may change. model_name names
  * the model in the script's messages. 0, or -1 after saying why
  * (a value inside a Scan, a sample that does not fit the model, ORT
- * failed); a stop signal ends qopt by it (130 for SIGINT). */
+ * failed, a Conv ORT would never return from: cli_ort_refuse, ORT
+ * past its bound: cli_ort_timeout); -2 for a usage error the script
+ * found (--dim naming no dimension of the model) or a malformed
+ * $QOPT_ORT_TIMEOUT; a stop signal ends qopt by it (130 for SIGINT). */
 int calib_measure(struct cli_opts *a, const char *who,
 		  const char *model_name, qir_model *m, qir_value **sel,
 		  const size_t *stage, size_t n, double *amax, long *samples);

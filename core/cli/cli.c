@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/ort-child.h"
 
 enum {
 	OPT_PASSES = 256, OPT_LOAD, OPT_LIST, OPT_HELP_PASS, OPT_PRINT_PL,
@@ -19,7 +20,7 @@ enum {
 	OPT_BISECT_LIMIT, OPT_DEVICE, OPT_EXT_THRESHOLD, OPT_EXT_NAME,
 	OPT_ALL_INLINE, OPT_DRY_RUN, OPT_THREADS, OPT_TEST, OPT_SUMMARY,
 	OPT_NO_SUMMARY, OPT_PERCENTILE, OPT_RANDOM, OPT_SEED, OPT_DIM,
-	OPT_CAL_DATA, OPT_CAL_RANDOM, OPT_METHOD,
+	OPT_CAL_DATA, OPT_CAL_RANDOM, OPT_METHOD, OPT_ORT_TIMEOUT,
 };
 
 /* Which commands take an option: the main command (run, dump, verify,
@@ -72,6 +73,7 @@ static const struct cli_option table[] = {
 	{ { "dim", required_argument, NULL, OPT_DIM }, MAIN },
 	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, MAIN },
 	{ { "method", required_argument, NULL, OPT_METHOD }, MAIN },
+	{ { "ort-timeout", required_argument, NULL, OPT_ORT_TIMEOUT }, MAIN },
 	{ { "data", required_argument, NULL, 'd' }, CALIB },
 	{ { "output", required_argument, NULL, 'o' }, CALIB },
 	{ { "percentile", required_argument, NULL, OPT_PERCENTILE }, CALIB },
@@ -79,6 +81,7 @@ static const struct cli_option table[] = {
 	{ { "random", required_argument, NULL, OPT_RANDOM }, CALIB },
 	{ { "seed", required_argument, NULL, OPT_SEED }, CALIB },
 	{ { "dim", required_argument, NULL, OPT_DIM }, CALIB },
+	{ { "ort-timeout", required_argument, NULL, OPT_ORT_TIMEOUT }, CALIB },
 	{ { "pipeline", required_argument, NULL, 'p' }, CALIB },
 	{ { "passes", required_argument, NULL, OPT_PASSES }, CALIB },
 	{ { "load", required_argument, NULL, OPT_LOAD }, CALIB },
@@ -104,6 +107,7 @@ void cli_usage(FILE *f)
 "       qopt calibrate MODEL.onnx --data DIR | --random N [--seed S]\n"
 "                      [--dim NAME=VALUE] [-o CALIB.json] [--percentile P]\n"
 "                      [--method max|percentile|entropy|mse]\n"
+"                      [--ort-timeout S]\n"
 "                      [-p FILE | --passes LIST] activation ranges the\n"
 "                                               passes read (default fp8-mha)\n"
 "       qopt plan MODEL.onnx --data DIR --formats LIST (--effective-bits B |\n"
@@ -152,6 +156,9 @@ void cli_usage(FILE *f)
 "      --percentile P        as qopt calibrate (default 100: max)\n"
 "      --method M            as qopt calibrate: max (default), percentile,\n"
 "                            entropy or mse (INT8 thresholds)\n"
+"      --ort-timeout S       bound on each ONNX Runtime run, seconds (0: none;\n"
+"                            also QOPT_ORT_TIMEOUT; default sized for the\n"
+"                            model and samples)\n"
 "Bisect:\n"
 "      --test 'CMD {}'       exit 0 good, 1-124 bad, 125 skip; 126, 127, a\n"
 "                            signal, above 127: error; {} = candidate\n"
@@ -183,6 +190,9 @@ static void calib_usage_text(qm_session *s)
 	       "per input)\n"
 	       "  or FILE.npy (NAME.npy for input NAME), N samples on the first "
 	       "axis\n"
+	       "  --ort-timeout S: bound on ONNX Runtime's run in seconds (0: "
+	       "none; also\n  QOPT_ORT_TIMEOUT; default 600 + per sample 10 + "
+	       "60 per GiB of model)\n"
 	       "  -v: ONNX Runtime's own log too; -q: only warnings and errors\n");
 }
 
@@ -353,6 +363,12 @@ static int take_calib_option(struct cli_opts *c, int ch, const char *arg)
 					   "to 2^32-1, got", arg), -1;
 		c->seed = v;
 		break;
+	case OPT_ORT_TIMEOUT:
+		if (cli_ort_timeout_parse(arg, &c->ort_timeout))
+			return usage_error(c, "--ort-timeout takes seconds from "
+					   "0 (no bound) to 31536000, got",
+					   arg), -1;
+		break;
 	case OPT_DIM:
 		if (!strchr(arg, '=') || arg[0] == '=' ||
 		    cli_parse_uint(strchr(arg, '=') + 1, 1, 1000000000, &v))
@@ -479,9 +495,10 @@ static int check_calibration(struct cli_opts *c)
 		return usage_error(c, "give either --calibration-data DIR or "
 				   "--calibration-random N, not both", NULL);
 	if (!c->data && !c->random)
-		return usage_error(c, "--seed, --dim, --percentile and "
-				   "--method belong to --calibration-data DIR "
-				   "or --calibration-random N", NULL);
+		return usage_error(c, "--seed, --dim, --percentile, --method "
+				   "and --ort-timeout belong to "
+				   "--calibration-data DIR or "
+				   "--calibration-random N", NULL);
 	if (c->ndims && !c->random)
 		return usage_error(c, "--dim belongs to --calibration-random",
 				   NULL);
@@ -631,6 +648,7 @@ int cli_parse(struct cli_opts *c, qm_session *s, int argc, char **argv)
 	c->bisect_limit = -1;
 	c->summary = -1;
 	c->percentile = 100.0;
+	c->ort_timeout = -1;
 	c->seed = 1;
 	pick_command(c, &argc, &argv);
 	rc = parse_options(c, argc, argv);

@@ -53,6 +53,7 @@ struct cli_opts {
 	 * tools/qopt-calib-hist.js); set by cli_parse, never NULL after */
 	const char *method;
 	long random, seed;
+	long ort_timeout;	/* --ort-timeout seconds (0: none), -1: not given */
 	/* the main command: --calibration-data / --calibration-random,
 	 * --seed, --dim or --percentile given (they set the fields above) */
 	int calib_given;

@@ -39,6 +39,7 @@
 #include "cli/plan-knapsack.h"
 #include "cli/calib-samples.h"
 #include "cli/outpath.h"
+#include "cli/ort-child.h"
 
 const struct plan_format plan_formats[PF_COUNT] = {
 	[PF_NONE] = { "none", 16, 64, NULL, NULL },
@@ -65,7 +66,8 @@ static void usage(qm_session *s)
 	       "usage: qopt plan MODEL.onnx --data DIR --formats LIST\n"
 	       "                 (--effective-bits B | --max-loss X) "
 	       "[-o PLAN.ini] [--json REPORT.json]\n"
-	       "                 [--save-model OUT.onnx] [-q] [-v]\n"
+	       "                 [--save-model OUT.onnx] [--ort-timeout S] "
+	       "[-q] [-v]\n"
 	       "  LIST: formats in fallback order from none (16 bits), fp8 "
 	       "(8), nvfp4\n"
 	       "  (4.5: 4 + an FP8 scale per 16), mxfp8 (8.25), "
@@ -133,7 +135,8 @@ static int parse_bits(qm_session *s, const char *opt, const char *arg,
 	return 0;
 }
 
-enum { OPT_FORMATS = 256, OPT_BITS, OPT_LOSS, OPT_JSON, OPT_SAVE };
+enum { OPT_FORMATS = 256, OPT_BITS, OPT_LOSS, OPT_JSON, OPT_SAVE,
+       OPT_ORT_TIMEOUT };
 
 static int parse_args(struct plan *p, int argc, char **argv)
 {
@@ -145,6 +148,7 @@ static int parse_args(struct plan *p, int argc, char **argv)
 		{ "max-loss", required_argument, NULL, OPT_LOSS },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "save-model", required_argument, NULL, OPT_SAVE },
+		{ "ort-timeout", required_argument, NULL, OPT_ORT_TIMEOUT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -171,6 +175,17 @@ static int parse_args(struct plan *p, int argc, char **argv)
 			break;
 		case OPT_JSON: p->json = optarg; break;
 		case OPT_SAVE: p->save_model = optarg; break;
+		case OPT_ORT_TIMEOUT:
+			/* through the environment: the bound of the node
+			 * script and of each qopt calibrate child */
+			if (cli_ort_timeout_parse(optarg, &(long){ 0 }) < 0)
+				return usage_error(p->s, "--ort-timeout takes "
+						   "seconds from 0 (no bound) "
+						   "to 31536000, got '%s'",
+						   optarg);
+			if (setenv("QOPT_ORT_TIMEOUT", optarg, 1) < 0)
+				return QOPT_EXIT_FAIL;
+			break;
 		case 'v': p->verbose++; break;
 		case 'q': p->quiet = 1; break;
 		case 'h': usage(p->s); return -1;

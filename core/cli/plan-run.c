@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <qopt/file.h>
 #include "cli/plan.h"
+#include "cli/ort-child.h"
 
 /* The exit status of the script after an error it said itself
  * (tools/qopt-plan.js, EXIT_SAID). */
@@ -26,13 +27,16 @@
 /* Runs argv with stdout and stderr to log (NULL: inherited) and
  * TMPDIR=tmp (ONNX Runtime leaves mat-debug-PID.log files in TMPDIR,
  * qopt calibrate's included: they go with qopt plan's temporary
- * folder); waits. A stop
- * signal to qopt ends the child too (qm_guard_child). */
+ * folder); waits, at most timeout seconds when timeout > 0 (ONNX
+ * Runtime's node child, in its own process group then: past the bound
+ * the group is ended, SIGTERM then SIGKILL, reaped, and -2 returned).
+ * A stop signal to qopt ends the child too (qm_guard_child). */
 static int spawn(qm_session *s, const char *const *argv, const char *log,
-		 const char *tmp)
+		 const char *tmp, long timeout)
 {
+	int group = timeout > 0;
 	pid_t pid;
-	int st;
+	int st = 0, k;
 
 	fflush(NULL);
 	pid = fork();
@@ -42,6 +46,8 @@ static int spawn(qm_session *s, const char *const *argv, const char *log,
 		return -1;
 	}
 	if (!pid) {
+		if (group)
+			setpgid(0, 0);
 		if (log) {
 			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
@@ -56,13 +62,13 @@ static int spawn(qm_session *s, const char *const *argv, const char *log,
 			argv[0], strerror(errno));
 		_exit(127);
 	}
-	qm_guard_child(pid, 0);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			qm_guard_child(0, 0);
-			return -1;
-		}
-	qm_guard_child(0, 0);
+	if (group)
+		setpgid(pid, pid);
+	qm_guard_child(pid, group);
+	k = cli_child_wait(pid, group, timeout, &st);
+	qm_guard_child(0, group);
+	if (k)
+		return k > 0 ? -2 : -1;
 	if (WIFSIGNALED(st)) {
 		/* ^C: qopt ends as the child did, by its guard's handler
 		 * (the temporary folder removed), which re-raises */
@@ -100,7 +106,7 @@ int plan_qopt(struct plan *p, const char *const *args, const char *log)
 	while (*args && n < 31)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	return spawn(p->s, argv, log, p->tmp);
+	return spawn(p->s, argv, log, p->tmp, 0);
 }
 
 void plan_log_reason(const char *log, char *buf, size_t n)
@@ -278,6 +284,24 @@ static int parse_result(struct plan *p, FILE *f, size_t n, double *nmse,
 	return 0;
 }
 
+/* The bound on the node script (cli_ort_timeout: the float model and
+ * every candidate over the samples), or -1 after saying why. */
+static long plan_bound(struct plan *p, const char *const *files, size_t n)
+{
+	uint64_t bytes = cli_model_bytes(p->input);
+	char why[256];
+	long t;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		bytes += cli_model_bytes(files[i]);
+	t = cli_ort_timeout(-1, bytes, cli_count_samples(p->data, 0), why,
+			    sizeof(why));
+	if (t < 0)
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s\n", why);
+	return t;
+}
+
 int plan_measure(struct plan *p, const char *const *files, size_t n,
 		 double *nmse, double *cos, double *top1)
 {
@@ -285,6 +309,7 @@ int plan_measure(struct plan *p, const char *const *files, size_t n,
 	char job[4200], result[4200], *script = script_path();
 	const char *argv[4];
 	FILE *f;
+	long timeout;
 	int rc;
 
 	if (!node || !*node)
@@ -302,10 +327,16 @@ int plan_measure(struct plan *p, const char *const *files, size_t n,
 	argv[1] = script;
 	argv[2] = job;
 	argv[3] = NULL;
-	rc = spawn(p->s, argv, NULL, p->tmp);
+	timeout = plan_bound(p, files, n);
+	rc = timeout < 0 ? -1 : spawn(p->s, argv, NULL, p->tmp, timeout);
 	p->sessions += n + 1;
+	if (rc == -2)
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: ONNX Runtime "
+		       "did not finish within %ld s (--ort-timeout, "
+		       "QOPT_ORT_TIMEOUT): %s %s ended (SIGTERM, then "
+		       "SIGKILL)\n", timeout, node, script);
 	if (rc) {
-		if (rc != SCRIPT_SAID)
+		if (rc != SCRIPT_SAID && rc > 0)
 			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s %s "
 			       "failed (exit status %d); install node and ONNX "
 			       "Runtime with ./tools/install-deps.sh, or set "

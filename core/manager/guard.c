@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "manager/sys.h"
 #include <qopt/file.h>
@@ -37,7 +38,7 @@ static volatile sig_atomic_t guarded;
 
 /* What a stop ends and removes besides the temporary outputs; written
  * with the stop signals blocked. */
-#define STOP_FILES 8
+#define STOP_FILES 10
 static volatile pid_t stop_child;
 static volatile sig_atomic_t stop_as_group;
 static char stop_files[STOP_FILES][4200], stop_dir[4096];
@@ -102,11 +103,26 @@ static void reraise(int sig)
 	raise(sig);
 }
 
+/* SIGTERM, then SIGKILL when the child is still there after a grace of
+ * 5 s (a child deaf to SIGTERM, node spinning in ONNX Runtime, must not
+ * hold the stop for ever); waitpid(WNOHANG) and nanosleep are
+ * async-signal-safe. */
 void pm_child_stop(pid_t pid, int group)
 {
+	struct timespec nap = { 0, 10000000 };
+	pid_t target = group ? -pid : pid, r;
+	int k;
+
 	if (pid <= 0)
 		return;
-	kill(group ? -pid : pid, SIGTERM);
+	kill(target, SIGTERM);
+	for (k = 0; k < 500; k++) {
+		r = waitpid(pid, NULL, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			return;
+		nanosleep(&nap, NULL);
+	}
+	kill(target, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 }

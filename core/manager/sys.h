@@ -20,8 +20,9 @@
 /* The pass running now, for those messages (the manager sets it). */
 void pm_guard_enter(const char *pass);
 void pm_guard_leave(void);
-/* Async-signal-safe: SIGTERM to pid (to its process group with group)
- * and waits for pid. For stop handlers. */
+/* Async-signal-safe: SIGTERM to pid (to its process group with group),
+ * SIGKILL if it is still there 5 s later, and waits for pid. For stop
+ * handlers. */
 void pm_child_stop(pid_t pid, int group);
 
 /* ---- core/manager/outfile.c: qopt's own outputs, atomically ------ */

@@ -64,9 +64,9 @@ cal "$work/fp4.onnx" --data "$work/wide" -o "$work/o.json"
 check $? "calibrate on an NVFP4 model: ORT has no FP4 kernel, use nvfp4-weights mode=fake"
 
 cal "$work/two.onnx" --random 1 --dim sq=3 -o "$work/o.json"
-[ $? = 1 ] && one_error &&
+[ $? = 2 ] && one_error &&
 	grep -qF "no input dimension 'sq' (its symbolic dimensions: 'seq')" "$work/log"
-check $? "calibrate --dim with a name the model has not: an error naming its dims"
+check $? "calibrate --dim with a name the model has not: usage (2, as qopt-ort-check), an error naming its dims"
 cal "$work/two.onnx" --random 1 -o /dev/null
 grep -qF "symbolic dimension 'seq' not set: 1 used (set it with --dim seq=VALUE)" "$work/log"
 check $? "calibrate --random without --dim: 1 used and said, as qopt-ort-check does"

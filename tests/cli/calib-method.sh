@@ -42,7 +42,7 @@ check $? "calibrate --method entropy --percentile 99: exit 2"
 [ $? = 2 ] && grep -q "got 'Entropy'" "$work/log" && [ ! -e "$work/bad.onnx" ]
 check $? "qopt --calibration-data --method Entropy: exit 2 naming it"
 "$QOPT" --passes fp8-mha "$work/m.onnx" --method mse -o "$work/bad.onnx" >"$work/log" 2>&1
-[ $? = 2 ] && grep -q "method belong to --calibration-data" "$work/log"
+[ $? = 2 ] && grep -q "method and --ort-timeout belong to --calibration-data" "$work/log"
 check $? "qopt --method without --calibration-data: exit 2"
 
 # --- the file ---

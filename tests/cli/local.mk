@@ -49,6 +49,10 @@ EXTRA_DIST += tests/cli/calib-batch.sh tests/cli/calib-batch.py
 # sub-graph tensors: scoped keys, an If inside a Loop refused (issue 39)
 TESTS += tests/cli/calib-subgraph.sh
 EXTRA_DIST += tests/cli/calib-subgraph.sh tests/cli/calib-subgraph.py
+# the ONNX Runtime child: hangs refused or bounded, its files (issue 39)
+TESTS += tests/cli/calib-ortchild.sh tests/cli/bisect-paths.sh
+EXTRA_DIST += tests/cli/calib-ortchild.sh tests/cli/calib-ortchild.py \
+	tests/cli/bisect-paths.sh
 # the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
 # over random files.
 check_PROGRAMS += tests/cli/calib-roundtrip
