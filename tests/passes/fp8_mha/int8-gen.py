@@ -33,11 +33,12 @@ def init(name, arr):
     return numpy_helper.from_array(np.asarray(arr), name)
 
 
-def save(g, path, opset):
+def save(g, path, opset, ir=None):
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
                           producer_name="int8-gen")
-    m.ir_version = 7 if opset < 19 else 9
-    onnx.checker.check_model(m)
+    m.ir_version = ir or (7 if opset < 19 else 9)
+    if ir is None:    # an older onnx's checker knows no later IR
+        onnx.checker.check_model(m)
     onnx.save(m, path)
 
 
@@ -147,7 +148,7 @@ def ortq(orig, out, d):
                 seen.add(t.name)
                 uniq.append(t)
         save(helper.make_graph(nodes, "ortq", x, outs, uniq),
-             os.path.join(d, f), opset)
+             os.path.join(d, f), opset, out.ir_version)
     print(len(outs))
 
 

@@ -145,8 +145,10 @@ sys.exit(not dq or any(a.name == "axis" for n in dq for a in n.attribute))
 PY
 check $? "weight_axis = no: one weight scale per tensor"
 int8 "$r" "$work/cov.onnx" "$rj" "op_types=Gemm" &&
-	grep -q "coverage: quantized 1 of 12 weights" "$work/log"
-check $? "op_types = Gemm: only the Gemm quantized, the coverage says 1 of 12"
+	grep -q "coverage: quantized 1 of 1 weights" "$work/log" &&
+	"$py" "$top_srcdir/tests/passes/fp8_mha/fp8-check.py" count "$work/cov.onnx" \
+		DequantizeLinear >"$work/n" && [ "$(cat "$work/n")" = 2 ]
+check $? "op_types = Gemm: only the Gemm quantized (2 DequantizeLinear), the coverage says so"
 
 # Bad options and files: clear errors, nothing written.
 bad() {
