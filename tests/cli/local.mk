@@ -60,3 +60,6 @@ EXTRA_DIST += tests/cli/plan-ppocr.sh
 # calibration files, the second for the model the first step makes.
 TESTS += tests/cli/plan-w4a4.sh
 EXTRA_DIST += tests/cli/plan-w4a4.sh
+# qopt plan with int8 beside fp8: [int8]'s file for the model [fp8] makes
+TESTS += tests/cli/plan-int8.sh
+EXTRA_DIST += tests/cli/plan-int8.sh

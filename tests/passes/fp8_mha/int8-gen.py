@@ -3,7 +3,7 @@
 tests/passes/fp8_mha/int8.sh (the pass int8), and the models that let
 ONNX Runtime check its weight codes.
 
-  int8-gen.py model KIND OUT.onnx      KIND: gemm11, nanconv, asym
+  int8-gen.py model KIND OUT.onnx      KIND: gemm11, nanconv, asym, mixed
   int8-gen.py samples KIND DIR N SEED  N sample folders (x.npy)
   int8-gen.py ortq ORIG OUT DIR        DIR/q.onnx: ONNX QuantizeLinear
                                        (INT8, OUT's scales and axes) of
@@ -15,6 +15,8 @@ ONNX Runtime check its weight codes.
 gemm11   opset 11: Conv -> Relu -> Flatten -> Gemm (transB = 1) ->
          MatMul [K, N] (the pass raises the opset to 13 for per-axis DQ)
 nanconv  Conv -> Relu -> Conv whose second weight holds a NaN
+mixed    two MatMuls, the second's weight with an outlier per column (a
+         plan over int8,fp8 takes int8 for one, fp8 for the other)
 asym     Q/DQ UINT8 (zero point 128) -> Conv, and Q/DQ INT8 (zero point 3)
          -> Conv: inputs already quantized, not as TensorRT's INT8
 """
@@ -97,13 +99,34 @@ def asym(path, r):
     save(g, path, 13)
 
 
-def samples(d, n, seed):
+def mixed(path, r):
+    """x [1, 64] -> MatMul (Gaussian weight) -> Mul (a mask that zeroes
+    feature 0) -> MatMul whose weight row 0 is 1000: that row sets each
+    column's scale but meets only zeros, so per-channel INT8 rounds the
+    rest of the weight to 0 where FP8 keeps it; the first layer is
+    better in INT8. A plan over int8,fp8 takes both."""
+    w2 = r.randn(64, 64) * 0.2
+    w2[0, :] = 1000.0
+    mask = np.ones((1, 64))
+    mask[0, 0] = 0
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"], name="mm1"),
+             helper.make_node("Mul", ["h", "mask"], ["hm"], name="mask"),
+             helper.make_node("MatMul", ["hm", "w2"], ["y"], name="mm2")]
+    g = helper.make_graph(nodes, "mixed", [vi("x", F, [1, 64])],
+                          [vi("y", F, [1, 64])],
+                          [init("w1", (r.randn(64, 64) * 0.2).astype(np.float32)),
+                           init("mask", mask.astype(np.float32)),
+                           init("w2", w2.astype(np.float32))])
+    save(g, path, 17)
+
+
+def samples(kind, d, n, seed):
     r = np.random.RandomState(seed)
+    shape = (1, 64) if kind == "mixed" else (1, 4, 6, 6)
     for k in range(n):
         sd = os.path.join(d, "s%02d" % k)
         os.makedirs(sd, exist_ok=True)
-        np.save(os.path.join(sd, "x.npy"),
-                r.randn(1, 4, 6, 6).astype(np.float32))
+        np.save(os.path.join(sd, "x.npy"), r.randn(*shape).astype(np.float32))
 
 
 def weights(m):
@@ -155,10 +178,10 @@ def ortq(orig, out, d):
 def main():
     cmd = sys.argv[1]
     if cmd == "model":
-        {"gemm11": gemm11, "nanconv": nanconv, "asym": asym}[sys.argv[2]](
+        {"gemm11": gemm11, "nanconv": nanconv, "asym": asym, "mixed": mixed}[sys.argv[2]](
             sys.argv[3], np.random.RandomState(4))
     elif cmd == "samples":
-        samples(sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+        samples(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:
         ortq(onnx.load(sys.argv[2]), onnx.load(sys.argv[3]), sys.argv[4])
 
