@@ -35,6 +35,7 @@ void fp8mha_calib_free(struct fp8mha_calib *c);
  * the placement in tensor names ("W_fp8_scale"), counters and messages. */
 struct fp8mha_qformat {
 	const char *pass;	/* "fp8", "int8" */
+	const char *label;	/* "FP8", "INT8": messages */
 	int qtype;		/* QIR_FLOAT8E4M3FN, QIR_INT8 */
 	double qmax;		/* 448, 127: scale = amax / qmax */
 	int saturate;		/* saturate = 1 on the Q (float8 only) */

@@ -31,9 +31,11 @@
 
 #include "calib.h"
 
-const struct fp8mha_qformat fp8mha_fp8 = { "fp8", QIR_FLOAT8E4M3FN, 448.0, 1 };
+const struct fp8mha_qformat fp8mha_fp8 = { "fp8", "FP8", QIR_FLOAT8E4M3FN,
+					   448.0, 1 };
 /* Symmetric INT8, zero point 0: [-127, 127] (TensorRT's INT8). */
-const struct fp8mha_qformat fp8mha_int8 = { "int8", QIR_INT8, 127.0, 0 };
+const struct fp8mha_qformat fp8mha_int8 = { "int8", "INT8", QIR_INT8, 127.0,
+					    0 };
 
 struct placed {
 	qir_value *from;
@@ -402,7 +404,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	axis = p->weight_axis ? out_axis(n, slot, w) : -1;
 	count = axis >= 0 ? w->dims[axis] : 1;
 	if (!qopt_may_rewrite(p->cfg->ctx, "calibrated %s weight '%s'",
-			      qir_dtype_name(p->fmt->qtype), v->name)) {
+			      p->fmt->label, v->name)) {
 		cov_float(p, v, &ps_skip_bisect, "the rewrite gate said no");
 		return remember(p, n->graph, v, NULL) ?
 		       fp8mha_fail(p->cfg, n, NULL) : 0;
