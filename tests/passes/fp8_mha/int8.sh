@@ -33,7 +33,7 @@ for k in ifconv fp16conv; do
 	gen8 samples $k "$work/$k.held" 4 2
 done
 
-echo "1..26"
+echo "1..27"
 
 cal() { "$QOPT" calibrate "$@" >"$work/log" 2>&1; }
 int8() { "$QOPT" "$1" -o "$2" --passes "int8:calibration=$3${4:+:$4}" -v \
@@ -63,6 +63,10 @@ for m in resnet_cnn unet_cnn; do
 	verify "$work/$m.i8.onnx"
 	check $? "$m: qopt verify accepts the output"
 done
+cal "$tm/resnet_cnn.onnx" --data "$tm/resnet_cnn.calib" --passes fp8 -o "$work/r8.json" &&
+	int8 "$tm/resnet_cnn.onnx" "$work/r8.onnx" "$work/r8.json" &&
+	cmp "$work/r8.onnx" "$work/resnet_cnn.i8.onnx" >>"$work/log" 2>&1
+check $? "resnet_cnn: a file from qopt calibrate --passes fp8 serves int8 (the same tensors): the same model byte for byte"
 "$QOPT" "$tm/resnet_cnn.onnx" -o "$work/r.onnx" \
 	--passes "int8:calibration=$work/resnet_cnn.json" -v 2>&1 |
 	grep -c "Q/DQ on its shortcut" >"$work/n" && [ "$(cat "$work/n")" = 4 ]
