@@ -54,6 +54,8 @@ static const char *qki_cuda_missing(const struct qki_cuda_ops *o)
 		{ "nvfp4_quantize", o->nvfp4_quantize != NULL },
 		{ "nvfp4_dequantize", o->nvfp4_dequantize != NULL },
 		{ "hadamard", o->hadamard != NULL },
+		{ "int8_quantize", o->int8_quantize != NULL },
+		{ "int8_dequantize", o->int8_dequantize != NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)

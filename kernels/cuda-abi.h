@@ -29,8 +29,8 @@
 #include <stdint.h>
 #include "qopt/status.h"
 
-/* 2: qopt_status returns (was 0/1/2/negative QK_E*). */
-#define QK_CUDA_ABI 2
+/* 2: qopt_status returns (was 0/1/2/negative QK_E*); 3: INT8. */
+#define QK_CUDA_ABI 3
 /* Private to libqopt and its module: never returned by a qk_ function. */
 #define QKI_CUDA_ECLOBBERED (QOPT_EDEVICE | 0x80 << 8)
 #define QK_CUDA_ENTRY_NAME "qki_cuda_module_entry"
@@ -82,6 +82,16 @@ struct qki_cuda_ops {
 				size_t inner, int dst_dtype, void *dst);
 	qopt_status (*hadamard)(int dtype, void *x, size_t outer, size_t n,
 			size_t inner, size_t block);
+	/* Symmetric INT8, scales as fp8_quantize's. */
+	qopt_status (*int8_quantize)(int8_t *dst, int src_dtype, const void *src,
+				     const void *scales, size_t nscales,
+				     size_t outer, size_t axis, size_t inner,
+				     int mode, size_t block);
+	qopt_status (*int8_dequantize)(int dst_dtype, void *dst,
+				       const int8_t *src, const void *scales,
+				       size_t nscales, size_t outer,
+				       size_t axis, size_t inner, int mode,
+				       size_t block);
 
 	/* Times one kernel on n FLOAT elements resident on the device;
 	 * *gbps is bytes of the FLOAT tensor (4 n) per second / 1e9 (for

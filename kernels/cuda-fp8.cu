@@ -7,28 +7,12 @@
 #include "cuda-internal.cuh"
 
 struct qkc_fp8_args {
-	int quant, fmt, rt, mode, sat;
+	int quant, fmt, rt, sat;
 	const void *src;
 	void *dst;
-	const float *scales;
-	size_t n, axis, inner, block, nb;
+	size_t n;
+	qkc_scales sc;
 };
-
-__device__ __forceinline__ float qkc_fp8_scale(const qkc_fp8_args &a,
-					       size_t i)
-{
-	size_t row, t, ax, o;
-
-	if (a.mode == QK_SCALE_TENSOR)
-		return a.scales[0];
-	row = i / a.inner;
-	t = i % a.inner;
-	ax = row % a.axis;
-	if (a.mode == QK_SCALE_AXIS)
-		return a.scales[ax];
-	o = row / a.axis;
-	return a.scales[(o * a.nb + ax / a.block) * a.inner + t];
-}
 
 __global__ void qkc_fp8_k(qkc_fp8_args a)
 {
@@ -36,7 +20,7 @@ __global__ void qkc_fp8_k(qkc_fp8_args a)
 	size_t step = (size_t)gridDim.x * blockDim.x;
 
 	for (; i < a.n; i += step) {
-		float s = qkc_fp8_scale(a, i);
+		float s = qkc_scale_at(a.sc, i);
 
 		if (a.quant) {
 			float x = qkc_load(a.rt, a.src, i);
@@ -62,16 +46,11 @@ qopt_status qkc_fp8_dev(int quant, int fmt, int rt, const void *src, void *dst,
 	a.quant = quant;
 	a.fmt = fmt;
 	a.rt = rt;
-	a.mode = mode;
 	a.sat = sat;
 	a.src = src;
 	a.dst = dst;
-	a.scales = scales;
 	a.n = outer * axis * inner;
-	a.axis = axis;
-	a.inner = inner;
-	a.block = block;
-	a.nb = mode == QK_SCALE_BLOCK ? axis / block + (axis % block != 0) : 1;
+	a.sc = qkc_scales_of(scales, axis, inner, mode, block);
 	if (a.n)
 		qkc_fp8_k<<<qkc_blocks(a.n), QKC_THREADS>>>(a);
 	return 0;

@@ -90,6 +90,44 @@ struct qkc_buf {
 	}
 };
 
+/* A quantizer's scales over [outer, axis, inner] (qk_qlayout), on the
+ * device: the FP8 and INT8 kernels' (kernels/qlayout.c on the CPU). */
+struct qkc_scales {
+	int mode;
+	const float *scales;
+	size_t axis, inner, block, nb;
+};
+
+static inline qkc_scales qkc_scales_of(const float *scales, size_t axis,
+				       size_t inner, int mode, size_t block)
+{
+	qkc_scales s;
+
+	s.mode = mode;
+	s.scales = scales;
+	s.axis = axis;
+	s.inner = inner;
+	s.block = block;
+	s.nb = mode == QK_SCALE_BLOCK ? axis / block + (axis % block != 0) : 1;
+	return s;
+}
+
+/* The scale of flat element i. */
+__device__ __forceinline__ float qkc_scale_at(const qkc_scales &a, size_t i)
+{
+	size_t row, t, ax, o;
+
+	if (a.mode == QK_SCALE_TENSOR)
+		return a.scales[0];
+	row = i / a.inner;
+	t = i % a.inner;
+	ax = row % a.axis;
+	if (a.mode == QK_SCALE_AXIS)
+		return a.scales[ax];
+	o = row / a.axis;
+	return a.scales[(o * a.nb + ax / a.block) * a.inner + t];
+}
+
 /* Element i of a FLOAT/FLOAT16/BFLOAT16/E4M3FN/E5M2 array as float. */
 __device__ __forceinline__ float qkc_load(int dtype, const void *p, size_t i)
 {
@@ -181,5 +219,11 @@ qopt_status qkc_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales,
 			 int dst_dtype, void *dst);
 qopt_status qkc_hadamard(int dtype, void *x, size_t outer, size_t n, size_t inner,
 		 size_t block);
+qopt_status qkc_int8_quantize(int8_t *dst, int src_dtype, const void *src,
+		      const void *scales, size_t nscales, size_t outer,
+		      size_t axis, size_t inner, int mode, size_t block);
+qopt_status qkc_int8_dequantize(int dst_dtype, void *dst, const int8_t *src,
+			const void *scales, size_t nscales, size_t outer,
+			size_t axis, size_t inner, int mode, size_t block);
 
 #endif /* QK_CUDA_INTERNAL_CUH */

@@ -212,6 +212,8 @@ static const struct qki_cuda_ops qkc_ops = {
 	qkc_nvfp4_quantize,
 	qkc_nvfp4_dequantize,
 	qkc_hadamard,
+	qkc_int8_quantize,
+	qkc_int8_dequantize,
 	qkc_bench,
 	qkc_device_name,
 };

@@ -10,51 +10,12 @@
 
 struct qki_fp8 {
 	int fmt, rt;       /* FP8 dtype; FLOAT/FLOAT16/BFLOAT16 dtype */
-	int quant, sat, mode;
+	int quant, sat;
 	const void *src;   /* real (quantize) or FP8 (dequantize) */
 	void *dst;
-	const qki_f32u *scales;	/* the caller's, at any address */
-	size_t axis, inner, block, nb;
+	struct qki_scale_walk w;	/* the caller's scales, at any address */
 	size_t ssz;        /* bytes per source element */
 };
-
-static size_t qki_min(size_t a, size_t b)
-{
-	return a < b ? a : b;
-}
-
-/* The run that starts at flat index i (at most hi - i long) over which
- * the scale is one value (*sv NULL, *s set) or runs along sv[0..len). */
-static size_t qki_fp8_run(const struct qki_fp8 *f, size_t i, size_t hi,
-			  float *s, const qki_f32u **sv)
-{
-	size_t len = hi - i, row, t, a, o;
-
-	*sv = NULL;
-	if (f->mode == QK_SCALE_TENSOR) {
-		*s = f->scales[0];
-		return len;
-	}
-	row = i / f->inner;
-	t = i % f->inner;
-	a = row % f->axis;
-	o = row / f->axis;
-	if (f->inner == 1 && f->mode == QK_SCALE_AXIS) {
-		*sv = f->scales + a;
-		return qki_min(len, f->axis - a);
-	}
-	if (f->inner == 1) {
-		*s = f->scales[o * f->nb + a / f->block];
-		len = qki_min(len, f->block - a % f->block);
-		return qki_min(len, f->axis - a);
-	}
-	len = qki_min(len, f->inner - t);
-	if (f->mode == QK_SCALE_AXIS)
-		*s = f->scales[a];
-	else
-		*sv = f->scales + (o * f->nb + a / f->block) * f->inner + t;
-	return len;
-}
 
 /* One loop per format, saturation and scale shape, each a straight
  * body for the vectorizer (restrict parameters: GCC ignores restrict
@@ -114,7 +75,7 @@ static int qki_fp8_range(void *arg, unsigned part, size_t lo, size_t hi)
 
 	(void)part;
 	while (lo < hi) {
-		len = qki_fp8_run(f, lo, hi, &s, &sv);
+		len = qki_scale_run(&f->w, lo, hi, &s, &sv);
 #if QKI_HAVE_F16C
 		/* The whole run in registers (kernels/fp8-avx512.c). */
 		if (f->quant && qki_have_avx512()) {
@@ -125,7 +86,7 @@ static int qki_fp8_range(void *arg, unsigned part, size_t lo, size_t hi)
 		}
 #endif
 		for (j = 0; j < len; j += c) {
-			c = qki_min(len - j, QKI_CHUNK);
+			c = len - j < QKI_CHUNK ? len - j : QKI_CHUNK;
 			if (lo + j + QKI_PF_AHEAD + c <= hi)
 				qki_prefetch((const char *)f->src +
 						     (lo + j + QKI_PF_AHEAD) * f->ssz,
@@ -135,31 +96,6 @@ static int qki_fp8_range(void *arg, unsigned part, size_t lo, size_t hi)
 		lo += len;
 	}
 	return 0;
-}
-
-/* Checks a layout; sets *n (elements) and *nscales. */
-static int qki_lay_check(const qk_qlayout *lay, size_t *n, size_t *nscales,
-			 size_t *nb)
-{
-	if (!lay || qki_mul3(lay->outer, lay->axis, lay->inner, n) ||
-	    *n > SIZE_MAX / 4)
-		return QK_EINVAL;
-	*nb = 1;
-	switch (lay->mode) {
-	case QK_SCALE_TENSOR:
-		*nscales = 1;
-		return 0;
-	case QK_SCALE_AXIS:
-		*nscales = lay->axis;
-		return 0;
-	case QK_SCALE_BLOCK:
-		if (!lay->block)
-			return QK_EINVAL;
-		*nb = lay->axis / lay->block + (lay->axis % lay->block != 0);
-		return qki_mul3(lay->outer, *nb, lay->inner, nscales) ?
-			       QK_EINVAL : 0;
-	}
-	return QK_EINVAL;
 }
 
 static int qki_fp8_run_all(qk_ctx *ctx, struct qki_fp8 *f,
@@ -175,12 +111,12 @@ static int qki_fp8_run_all(qk_ctx *ctx, struct qki_fp8 *f,
 	if (ops) {
 		if (f->quant)
 			rc = ops->fp8_quantize(f->fmt, f->dst, f->rt, f->src,
-					       f->scales, nscales, lay->outer,
+					       f->w.scales, nscales, lay->outer,
 					       lay->axis, lay->inner, lay->mode,
 					       lay->block, f->sat);
 		else
 			rc = ops->fp8_dequantize(f->rt, f->dst, f->fmt, f->src,
-						 f->scales, nscales, lay->outer,
+						 f->w.scales, nscales, lay->outer,
 						 lay->axis, lay->inner,
 						 lay->mode, lay->block);
 		rc = qki_cuda_result(ctx, ops, rc, n * in_sz);
@@ -204,15 +140,11 @@ static int fp8_start(qk_ctx *ctx, struct qki_fp8 *f, const qk_qlayout *lay)
 	if ((f->fmt != QK_T_E4M3FN && f->fmt != QK_T_E5M2) ||
 	    !qki_is_real(f->rt))
 		return QK_EDTYPE;
-	rc = qki_lay_check(lay, &n, &nscales, &f->nb);
+	rc = qki_scale_walk_init(&f->w, lay, &n, &nscales);
 	if (rc)
 		return rc;
-	if (n && (!f->dst || !f->src || !f->scales))
+	if (n && (!f->dst || !f->src || !f->w.scales))
 		return QK_EINVAL;
-	f->mode = lay->mode;
-	f->axis = lay->axis;
-	f->inner = lay->inner;
-	f->block = lay->block;
 	return qki_fp8_run_all(ctx, f, lay, n, nscales);
 }
 
@@ -222,7 +154,7 @@ qopt_status qk_fp8_quantize(qk_ctx *ctx, int fp8_dtype, uint8_t *dst,
 {
 	struct qki_fp8 f = { .fmt = fp8_dtype, .rt = src_dtype, .quant = 1,
 			     .sat = saturate != 0, .src = src, .dst = dst,
-			     .scales = scales };
+			     .w.scales = scales };
 
 	f.ssz = qki_dtype_size(src_dtype);
 	return fp8_start(ctx, &f, lay);
@@ -233,7 +165,7 @@ qopt_status qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
 		      const qk_qlayout *lay)
 {
 	struct qki_fp8 f = { .fmt = fp8_dtype, .rt = dst_dtype, .quant = 0,
-			     .src = src, .dst = dst, .scales = scales };
+			     .src = src, .dst = dst, .w.scales = scales };
 
 	f.ssz = 1;
 	return fp8_start(ctx, &f, lay);

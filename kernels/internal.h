@@ -181,6 +181,23 @@ void qki_enc_fp8(int fmt, uint8_t *restrict dst, const float *restrict x,
 void qki_dec_fp8(int fmt, float *restrict dst, const uint8_t *restrict src,
 		 size_t n);
 
+/* ---- scale layouts (qlayout.c): the FP8 and INT8 quantizers' ---- */
+
+struct qki_scale_walk {
+	int mode;			/* qk_scale_mode */
+	const qki_f32u *scales;		/* the caller's, at any address */
+	size_t axis, inner, block, nb;	/* nb: blocks along the axis */
+};
+
+/* Checks lay and fills w from it (w->scales is the caller's); *n
+ * elements, *nscales scales. QK_EINVAL on a bad layout. */
+int qki_scale_walk_init(struct qki_scale_walk *w, const qk_qlayout *lay,
+			size_t *n, size_t *nscales);
+/* The run that starts at flat index i (at most hi - i long) over which
+ * the scale is one value (*sv NULL, *s set) or runs along sv[0..len). */
+size_t qki_scale_run(const struct qki_scale_walk *w, size_t i, size_t hi,
+		     float *s, const qki_f32u **sv);
+
 /* Asks for [p, p + bytes) to be brought into the cache (streams run
  * faster with software prefetch some KiB ahead of use). */
 static inline void qki_prefetch(const void *p, size_t bytes)

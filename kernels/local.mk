@@ -4,7 +4,7 @@
 libqopt_la_SOURCES += kernels/internal.h kernels/numerics.h \
 	kernels/cuda-abi.h kernels/error.c kernels/parallel.c kernels/elem.c \
 	kernels/ctx.c kernels/convert.c kernels/amax.c kernels/finite.c \
-	kernels/fp8.c kernels/fp8-avx512.c \
+	kernels/qlayout.c kernels/fp8.c kernels/fp8-avx512.c kernels/int8.c \
 	kernels/nvfp4.c kernels/nvfp4-avx512.c kernels/mxfp8.c \
 	kernels/hadamard.h kernels/hadamard.c \
 	kernels/hadamard-avx512.c kernels/transpose.c
@@ -16,14 +16,16 @@ libqopt_la_SOURCES += kernels/internal.h kernels/numerics.h \
 # is linked statically (nvcc's default), so the module needs only the
 # driver (libcuda.so.1), which cudart itself loads.
 QK_CUDA_SRCS = kernels/cuda-module.cu kernels/cuda-convert.cu \
-	kernels/cuda-fp8.cu kernels/cuda-nvfp4.cu kernels/cuda-hadamard.cu
+	kernels/cuda-fp8.cu kernels/cuda-int8.cu kernels/cuda-nvfp4.cu \
+	kernels/cuda-hadamard.cu
 QK_CUDA_HDRS = $(srcdir)/kernels/cuda-internal.cuh \
 	$(srcdir)/kernels/numerics.h $(srcdir)/kernels/cuda-abi.h \
 	$(top_srcdir)/include/qopt/kernels.h
 # Objects are X.o, not X.cu.o: with an X.cu.o beside it, make's built-in
 # "%: %.o" rule would try to "remake" the source X.cu (in make dist).
 QK_CUDA_OBJS = kernels/cuda-module.o kernels/cuda-convert.o \
-	kernels/cuda-fp8.o kernels/cuda-nvfp4.o kernels/cuda-hadamard.o
+	kernels/cuda-fp8.o kernels/cuda-int8.o kernels/cuda-nvfp4.o \
+	kernels/cuda-hadamard.o
 EXTRA_DIST += $(QK_CUDA_SRCS) kernels/cuda-internal.cuh
 
 # SASS for Hopper, PTX for Turing and later (JIT-compiled by the driver

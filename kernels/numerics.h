@@ -51,6 +51,7 @@
  * values as QIR_* in qopt/dtype.h; repeated so that the CUDA module
  * needs no project header). */
 #define QK_T_FLOAT 1
+#define QK_T_INT8 3
 #define QK_T_FLOAT16 10
 #define QK_T_BFLOAT16 16
 #define QK_T_E4M3FN 17
@@ -262,6 +263,35 @@ QK_HD uint32_t qki_quant_e4m3(float x, float s, int saturate)
 QK_HD uint32_t qki_quant_e5m2(float x, float s, int saturate)
 {
 	return qki_enc_e5m2(qki_quot_nan(x, s), saturate);
+}
+
+/* Symmetric INT8 QuantizeLinear of one element (zero point 0):
+ * clamp(x / s, -127, 127) rounded half to even, NaN -> 0. Clamping
+ * first is the same as rounding first (the bounds are integers), and
+ * keeps the rounding in the range where adding 1.5 * 2^23 rounds to an
+ * integer with the FPU's own RNE (no rintf: the device and the host
+ * then share this code, and the loop stays branch-free). -128 is never
+ * produced: TensorRT's INT8 is symmetric, and for a weight whose scale
+ * is amax / 127 ONNX's [-128, 127] saturation gives the same codes. */
+#define QK_INT8_MAX 127.0f
+#define QK_RNE_MAGIC 12582912.0f	/* 1.5 * 2^23 */
+
+QK_HD uint32_t qki_quant_int8(float x, float s)
+{
+	float v = QK_FDIV(x, s);
+	uint32_t u = qki_sel(qki_isnan_bits(qki_f2u(v)), 0u, qki_f2u(v));
+
+	v = qki_u2f(u);
+	v = v > QK_INT8_MAX ? QK_INT8_MAX : v;
+	v = v < -QK_INT8_MAX ? -QK_INT8_MAX : v;
+	v = QK_FSUB(QK_FADD(v, QK_RNE_MAGIC), QK_RNE_MAGIC);
+	return (uint32_t)(int32_t)v & 0xffu;
+}
+
+/* The value of INT8 code q times s (one rounding), NaN canonical. */
+QK_HD float qki_dequant_int8(uint8_t q, float s)
+{
+	return qki_canon(QK_FMUL((float)(int8_t)q, s));
 }
 
 /* ---- NVFP4 scales (docs/numerics.md) ----

@@ -27,4 +27,4 @@ passes_fp8_mha_la_SOURCES = \
 passes_fp8_mha_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_fp8_mha_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD) -lm
 EXTRA_DIST += docs/fp8-mha.md
-EXTRA_DIST += docs/calibration.md docs/fp8.md
+EXTRA_DIST += docs/calibration.md docs/fp8.md docs/int8.md

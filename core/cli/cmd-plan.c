@@ -55,6 +55,8 @@ const struct plan_format plan_formats[PF_COUNT] = {
 	 * on the activation, its global scale from the calibration file */
 	[PF_W4A4] = { "w4a4", 4.5, 18, "nvfp4",
 		      "activations=yes:mode=fake:min_size=0" },
+	/* TensorRT's explicit INT8 (Ampere, Turing, Orin: no FP8) */
+	[PF_INT8] = { "int8", 8, 32, "int8", NULL },
 };
 
 /* ------------------------------------------------------------------ */
@@ -69,11 +71,12 @@ static void usage(qm_session *s)
 	       "                 [--save-model OUT.onnx] [--ort-timeout S] "
 	       "[-q] [-v]\n"
 	       "  LIST: formats in fallback order from none (16 bits), fp8 "
-	       "(8), nvfp4\n"
-	       "  (4.5: 4 + an FP8 scale per 16), mxfp8 (8.25), "
+	       "(8), int8 (8),\n"
+	       "  nvfp4 (4.5: 4 + an FP8 scale per 16), mxfp8 (8.25), "
 	       "hadamard+nvfp4 (4.5: the layer\n  rotated by hadamard-rotate, "
 	       "then nvfp4), w4a4 (4.5: nvfp4 weights and activations);\n"
-	       "  e.g. --formats nvfp4,fp8,none\n");
+	       "  e.g. --formats nvfp4,fp8,none (Hopper), int8,none "
+	       "(Ampere)\n");
 }
 
 static int usage_error(qm_session *s, const char *fmt, const char *arg)
@@ -102,8 +105,9 @@ static int parse_formats(struct plan *p, const char *list)
 				break;
 		if (k == PF_COUNT)
 			rc = usage_error(p->s, "unknown format '%s' in "
-					 "--formats (known: none, fp8, nvfp4, "
-					 "mxfp8, hadamard+nvfp4, w4a4)", tok);
+					 "--formats (known: none, fp8, int8, "
+					 "nvfp4, mxfp8, hadamard+nvfp4, w4a4)",
+					 tok);
 		for (size_t i = 0; !rc && i < p->nfmt; i++)
 			if (p->fmt[i] == k)
 				rc = usage_error(p->s, "format '%s' given twice "
@@ -652,9 +656,9 @@ static char *candidate_spec(const struct plan *p, const struct plan_layer *l,
 		return NULL;
 	n = 2 * strlen(ex) + 2 * strlen(l->key) + strlen(calib) + 1024;
 	s = malloc(n);
-	if (s && k == PF_FP8)
-		snprintf(s, n, "fp8:calibration=\"%s\":include=\"%s\"%s",
-			 calib, l->key, ex);
+	if (s && (k == PF_FP8 || k == PF_INT8))
+		snprintf(s, n, "%s:calibration=\"%s\":include=\"%s\"%s",
+			 pf->pass, calib, l->key, ex);
 	else if (s && k == PF_W4A4)
 		snprintf(s, n, "%s:%s:calibration=\"%s\":include=\"%s\"%s",
 			 pf->pass, pf->options, calib, l->key, ex);
@@ -1201,6 +1205,8 @@ static int write_all(struct plan *p, const char *tmp_model)
 		return -1;
 	if (*p->w4a4_calib_name && copy_beside(p, p->w4a4_calib_name) < 0)
 		return -1;
+	if (*p->int8_calib_name && copy_beside(p, p->int8_calib_name) < 0)
+		return -1;
 	if (plan_write_ini(p, p->output) < 0)
 		return -1;
 	if (p->json && plan_write_json(p, p->json) < 0)
@@ -1223,62 +1229,88 @@ static int write_all(struct plan *p, const char *tmp_model)
 /* what qopt calibrate measures for w4a4: nvfp4's activations */
 #define W4A4_CALIB "nvfp4:activations=yes"
 
-/* The calibration files the plan's INI names, in the temporary folder
- * under their names beside the INI. fp8 runs first, on the input
- * model: its file is the candidates'. w4a4's nvfp4 runs second, so its
- * file must be for the model fp8 makes: with fp8 layers in the plan,
- * that step runs alone (the INI's [fp8] section, as qopt -p runs it)
- * and its output is calibrated; without, the candidates' file is it. */
-static int plan_calibration(struct plan *p)
+/* The calibrated sections in the INI's order (plan-write.c), each with
+ * its file beside the INI and what `qopt calibrate` measures for it. */
+static const struct {
+	int fmt;
+	const char *suffix, *passes;
+} calibrated[] = {
+	{ PF_FP8, ".calib.json", "fp8" },
+	{ PF_INT8, ".int8.calib.json", "int8" },
+	{ PF_W4A4, ".w4a4.calib.json", W4A4_CALIB },
+};
+
+static char *calib_buf(struct plan *p, int fmt)
 {
-	int fp8 = picked(p, PF_FP8), w4a4 = picked(p, PF_W4A4);
-	char from[4200], to[8400], ini[4200], step[4200], log[4200], why[1024];
+	return fmt == PF_FP8 ? p->calib_name : fmt == PF_INT8 ?
+	       p->int8_calib_name : p->w4a4_calib_name;
+}
+
+/* The file of calibrated section c, measured on the model the INI's
+ * sections before it make (run here alone, as qopt -p runs them). */
+static int calibrate_after(struct plan *p, size_t c, const char *to)
+{
+	char ini[4200], step[4200], log[4200], why[1024];
 	const char *args[] = { "-q", "--no-summary", "-p", ini, p->input,
 			       "-o", step, NULL };
 	int rc;
 
-	snprintf(from, sizeof(from), "%s/" FLOAT_CALIB, p->tmp);
-	if (fp8)
-		calib_name(p, ".calib.json", p->calib_name,
-			   sizeof(p->calib_name));
-	if (w4a4)
-		calib_name(p, ".w4a4.calib.json", p->w4a4_calib_name,
-			   sizeof(p->w4a4_calib_name));
-	if ((fp8 && !*p->calib_name) || (w4a4 && !*p->w4a4_calib_name)) {
-		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory\n");
-		return -1;
-	}
-	snprintf(to, sizeof(to), "%s/%s", p->tmp, fp8 ? p->calib_name :
-		 p->w4a4_calib_name);
-	if ((fp8 || w4a4) && rename(from, to) < 0) {
-		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s: %s\n", to,
-		       strerror(errno));
-		return -1;
-	}
-	if (!fp8 || !w4a4)
-		return 0;
 	snprintf(ini, sizeof(ini), "%s/step1.ini", p->tmp);
 	snprintf(step, sizeof(step), "%s/step1.onnx", p->tmp);
 	snprintf(log, sizeof(log), "%s/step1.log", p->tmp);
-	p->first_step_only = 1;
+	p->before_fmt = calibrated[c].fmt;
 	rc = plan_write_ini(p, ini);
-	p->first_step_only = 0;
+	p->before_fmt = PF_NONE;
 	if (rc < 0)
 		return -1;
 	rc = plan_qopt(p, args, log);
 	if (rc) {
 		plan_log_reason(log, why, sizeof(why));
-		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the plan's first "
-		       "step ([fp8], before w4a4's calibration) failed: %s\n",
-		       why);
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: the plan's "
+		       "steps before [%s]'s calibration failed: %s\n",
+		       plan_formats[calibrated[c].fmt].name, why);
 		return -1;
 	}
-	snprintf(to, sizeof(to), "%s/%s", p->tmp, p->w4a4_calib_name);
-	rc = calibrate(p, step, W4A4_CALIB, to);
+	rc = calibrate(p, step, calibrated[c].passes, to);
 	unlink(step);
 	unlink(ini);
 	unlink(log);
 	return rc;
+}
+
+/* The calibration files the plan's INI names, in the temporary folder
+ * under their names beside the INI. The first calibrated section runs
+ * on the input model: its file is the candidates'. Each later one
+ * (int8 after fp8, w4a4's nvfp4 after them) receives the model the
+ * sections before it make, so its file is measured on that. */
+static int plan_calibration(struct plan *p)
+{
+	char from[4200], to[8400];
+	size_t c, first = 1;
+
+	snprintf(from, sizeof(from), "%s/" FLOAT_CALIB, p->tmp);
+	for (c = 0; c < sizeof(calibrated) / sizeof(*calibrated); c++) {
+		char *name = calib_buf(p, calibrated[c].fmt);
+
+		if (!picked(p, calibrated[c].fmt))
+			continue;
+		calib_name(p, calibrated[c].suffix, name, sizeof(p->calib_name));
+		if (!*name) {
+			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of "
+			       "memory\n");
+			return -1;
+		}
+		snprintf(to, sizeof(to), "%s/%s", p->tmp, name);
+		if (first && rename(from, to) < 0) {
+			qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s: %s\n",
+			       to, strerror(errno));
+			return -1;
+		}
+		if (!first && calibrate_after(p, c, to) < 0)
+			return -1;
+		first = 0;
+	}
+	return 0;
 }
 
 static int run_plan(struct plan *p)
@@ -1292,6 +1324,8 @@ static int run_plan(struct plan *p)
 	 * and w4a4's targets measured in one ORT session */
 	if (has_format(p, PF_FP8))
 		strcat(passes, "fp8");
+	if (has_format(p, PF_INT8))
+		strcat(strcat(passes, *passes ? "," : ""), "int8");
 	if (has_format(p, PF_W4A4))
 		strcat(strcat(passes, *passes ? "," : ""),
 		       W4A4_CALIB);

@@ -30,6 +30,7 @@ struct plan_section {
 };
 static const struct plan_section section_order[] = {
 	{ PF_FP8, 1u << PF_FP8 },
+	{ PF_INT8, 1u << PF_INT8 },
 	{ PF_W4A4, 1u << PF_W4A4 },
 	{ PF_HNVFP4, 1u << PF_HNVFP4 },
 	{ PF_NVFP4, 1u << PF_NVFP4 | 1u << PF_HNVFP4 },
@@ -123,16 +124,20 @@ static void section(FILE *f, const struct plan *p,
 	for (i = 0; i < p->nlayers; i++)
 		if (TAKES(&p->layers[i]))
 			layer_comment(f, p, &p->layers[i]);
-	if (sec->fmt == PF_W4A4 && *p->calib_name)
-		fprintf(f, "# its calibration file is for the model [fp8] makes "
-			"(that model's hash),\n# measured on it: after an edit "
-			"of [fp8], calibrate again (or drop both\n# calibration "
-			"lines and give qopt -p --calibration-data DIR)\n");
+	if ((sec->fmt == PF_W4A4 && (*p->calib_name || *p->int8_calib_name)) ||
+	    (sec->fmt == PF_INT8 && *p->calib_name))
+		fprintf(f, "# its calibration file is for the model the sections "
+			"above make (that model's hash),\n# measured on it: "
+			"after an edit above, calibrate again (or drop the\n# "
+			"calibration lines and give qopt -p --calibration-data "
+			"DIR)\n");
 	fprintf(f, "[%s]\n", pf->pass);
 	if (sec->fmt == PF_FP8)
 		fprintf(f, "calibration = %s\n", p->calib_name);
 	if (sec->fmt == PF_W4A4)
 		fprintf(f, "calibration = %s\n", p->w4a4_calib_name);
+	if (sec->fmt == PF_INT8)
+		fprintf(f, "calibration = %s\n", p->int8_calib_name);
 	for (o = pf->options; o && *o;) {	/* "k=v:k=v" -> lines */
 		size_t n = strcspn(o, ":"), eq = strcspn(o, "=");
 
@@ -192,11 +197,11 @@ static int ini_text(const struct plan *p, FILE *f)
 	if (*p->w4a4_calib_name)
 		fprintf(f, "# w4a4 (nvfp4, activations = yes) counts as nvfp4's "
 			"4.5 bits per weight.\n");
-	/* the first step alone: the model w4a4's calibration is for */
-	for (i = 0; i < (p->first_step_only ? 1 : sizeof(section_order) /
-			 sizeof(*section_order)); i++)
+	/* before_fmt: the steps whose output a later file is measured on */
+	for (i = 0; i < sizeof(section_order) / sizeof(*section_order) &&
+	     section_order[i].fmt != p->before_fmt; i++)
 		section(f, p, &section_order[i]);
-	for (i = 0; i < p->nlayers && !p->first_step_only; i++)
+	for (i = 0; i < p->nlayers && p->before_fmt == PF_NONE; i++)
 		if (p->layers[i].pick == PF_NONE) {
 			if (!k++)
 				fprintf(f, "\n# kept in float (none):\n");
@@ -313,8 +318,13 @@ static int json_text(const struct plan *p, FILE *f)
 		fprintf(f, "\"fp8\": ");
 		qm_json_str(f, p->calib_name);
 	}
+	if (*p->int8_calib_name) {
+		fprintf(f, "%s\"int8\": ", *p->calib_name ? ", " : "");
+		qm_json_str(f, p->int8_calib_name);
+	}
 	if (*p->w4a4_calib_name) {
-		fprintf(f, "%s\"w4a4\": ", *p->calib_name ? ", " : "");
+		fprintf(f, "%s\"w4a4\": ", *p->calib_name ||
+			*p->int8_calib_name ? ", " : "");
 		qm_json_str(f, p->w4a4_calib_name);
 	}
 	fprintf(f, "}");

@@ -18,7 +18,8 @@
  * hadamard-rotate then nvfp4-weights on the layer, 4.5; w4a4: the pass
  * nvfp4 with activations = yes, the weight counted as nvfp4's 4.5, its
  * activation quantized at run time, which stores no weight bits). */
-enum { PF_NONE, PF_FP8, PF_NVFP4, PF_MXFP8, PF_HNVFP4, PF_W4A4, PF_COUNT };
+enum { PF_NONE, PF_FP8, PF_NVFP4, PF_MXFP8, PF_HNVFP4, PF_W4A4, PF_INT8,
+       PF_COUNT };
 
 struct plan_format {
 	const char *name;	/* --formats spelling */
@@ -72,7 +73,13 @@ struct plan {
 	 * the [nvfp4] step makes when the plan holds w4a4 layers. */
 	char calib_name[1024];
 	char w4a4_calib_name[1024];
-	int first_step_only;	/* plan_write_ini: the [nvfp4] step alone */
+	/* int8's (PLAN.int8.calib.json): for the model [fp8] makes when the
+	 * plan holds fp8 layers, else for the input model. */
+	char int8_calib_name[1024];
+	/* plan_write_ini: only the sections before this format's, the
+	 * steps whose output a later section's file is measured on
+	 * (PF_NONE: all). */
+	int before_fmt;
 	long samples;
 	size_t sessions;	/* ORT sessions created */
 	double predicted, measured, measured_cos, measured_top1;

@@ -173,6 +173,21 @@ qopt_status qk_fp8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
 		      int fp8_dtype, const uint8_t *src, const float *scales,
 		      const qk_qlayout *lay);
 
+/* Since ABI 4.3: symmetric INT8 (zero point 0), the form TensorRT's
+ * explicit INT8 quantization reads (docs/int8.md):
+ *   q = clamp(round_half_even(x / scale), -127, 127), one FP32 division,
+ * NaN -> 0, +-inf saturated; -128 is never produced. For a scale of
+ * amax / 127 (a weight's), these are the codes ONNX QuantizeLinear
+ * gives. src FLOAT, FLOAT16 or BFLOAT16 (read exactly as FP32); scales
+ * are FP32. Dequantize: y = q * scale (one rounding), written as
+ * dst_dtype (FLOAT, FLOAT16, BFLOAT16). */
+qopt_status qk_int8_quantize(qk_ctx *ctx, int8_t *dst, int src_dtype,
+			     const void *src, const float *scales,
+			     const qk_qlayout *lay);
+qopt_status qk_int8_dequantize(qk_ctx *ctx, int dst_dtype, void *dst,
+			       const int8_t *src, const float *scales,
+			       const qk_qlayout *lay);
+
 /* NVFP4 (docs/numerics.md; graph form: docs/graph-forms.md): W viewed as [outer, k, inner], k the
  * reduction axis, k % 16 == 0 (else QK_EBLOCK, never padded).
  *  codes:  packed E2M1, element order of W, ceil(n/2) bytes, low nibble

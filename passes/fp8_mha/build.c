@@ -1,7 +1,7 @@
 /*
  * passes/fp8_mha/build.c - what a rewrite needs around what it builds
  * (constants and Q/DQ come from the toolkit, passes/support/qdq.h): the
- * opset FP8 Q/DQ need, and the removal of what a rewrite left unused.
+ * opset FP8 (or INT8) Q/DQ need, and the removal of what a rewrite left unused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +33,13 @@ void fp8mha_flush_dead(struct fp8mha_cfg *cfg)
 
 int fp8mha_prepare_opset(struct fp8mha_cfg *cfg)
 {
-	qopt_status rc = qopt_require_opset(cfg->ctx, FP8MHA_OPSET, "FP8 Q/DQ");
+	return fp8mha_prepare_opset_for(cfg, FP8MHA_OPSET, "FP8 Q/DQ");
+}
+
+int fp8mha_prepare_opset_for(struct fp8mha_cfg *cfg, int64_t opset,
+			     const char *why)
+{
+	qopt_status rc = qopt_require_opset(cfg->ctx, opset, why);
 
 	if (rc == QOPT_ESKIPPED)
 		return 1;

@@ -43,19 +43,30 @@ int fp8mha_calib_bind(struct fp8mha_calib *c, const qir_model *m);
 const struct fp8mha_calib_entry *
 fp8mha_calib_find_value(const struct fp8mha_calib *c, const qir_value *v);
 void fp8mha_calib_names_free(struct fp8mha_calib_names *ns);
+/* The code format a placement writes: FP8 E4M3 (the passes fp8 and
+ * fp8-mha) or symmetric INT8 (the pass int8, docs/int8.md). pass names
+ * the placement in tensor names ("W_fp8_scale"), counters and messages. */
+struct fp8mha_qformat {
+	const char *pass;	/* "fp8", "int8" */
+	const char *label;	/* "FP8", "INT8": messages */
+	int qtype;		/* QIR_FLOAT8E4M3FN, QIR_INT8 */
+	double qmax;		/* 448, 127: scale = amax / qmax */
+	int saturate;		/* saturate = 1 on the Q (float8 only) */
+};
+extern const struct fp8mha_qformat fp8mha_fp8, fp8mha_int8;
 
 /* calib_place.c, the pass fp8-calibrate-place (first in fp8-mha), when
  * `calibration` is set: checks the file's hash against the model as
  * the pass received it, then places Q/DQ (weights as Q(W) -> DQ, for
  * fp8-compress-weights to store). */
 int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed);
-/* The same for the pass fp8 (flags FP8MHA_PLACE_CNN): Conv and
- * ConvTranspose too, each layer FP8 on both inputs or left in float
- * with the reason, min_size, every sub-graph, and the residual rule
- * (residual.c). docs/fp8.md. */
+/* The same for the passes fp8 and int8 (flags FP8MHA_PLACE_CNN, format
+ * fmt): Conv and ConvTranspose too, each layer quantized on both
+ * inputs or left in float with the reason, min_size, every sub-graph,
+ * and the residual rule (residual.c). docs/fp8.md, docs/int8.md. */
 #define FP8MHA_PLACE_CNN 1u
 int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
-			  int *changed);
+			  const struct fp8mha_qformat *fmt, int *changed);
 
 /* residual.c: TensorRT's residual rule over the placed nodes: an Add
  * one of whose inputs is the output of an FP8 Conv (through a
@@ -64,9 +75,9 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
  * -1 error); when both inputs are such Convs, the shortcut is the one
  * with the shorter path back to where the two branches meet. */
 typedef int (*fp8mha_place_fn)(void *arg, qir_node *n, size_t slot);
-int fp8mha_residual_adds(struct fp8mha_cfg *cfg, qir_node **nodes,
-			 size_t count, fp8mha_place_fn place, void *arg,
-			 int *changed);
+int fp8mha_residual_adds(struct fp8mha_cfg *cfg, const char *pass,
+			 qir_node **nodes, size_t count, fp8mha_place_fn place,
+			 void *arg, int *changed);
 /* residual.c: the shortcut slot of Add n under that rule, or -1 when n
  * is not such an Add; conv_ok(n) says whether a Conv counts (placed,
  * or, for calibration, selected). */

@@ -31,7 +31,11 @@
 
 #include "calib.h"
 
-#define FP8_MAX 448.0
+const struct fp8mha_qformat fp8mha_fp8 = { "fp8", "FP8", QIR_FLOAT8E4M3FN,
+					   448.0, 1 };
+/* Symmetric INT8, zero point 0: [-127, 127] (TensorRT's INT8). */
+const struct fp8mha_qformat fp8mha_int8 = { "int8", "INT8", QIR_INT8, 127.0,
+					    0 };
 
 struct placed {
 	qir_value *from;
@@ -42,6 +46,8 @@ struct placed {
 struct place {
 	struct fp8mha_cfg *cfg;
 	unsigned flags;		/* FP8MHA_PLACE_* */
+	const struct fp8mha_qformat *fmt;
+	char left_counter[64];	/* "fp8: layers left in float" */
 	struct fp8mha_calib *cal;
 	const char *path;
 	struct ps_targets t;	/* include, exclude, op_types */
@@ -209,12 +215,12 @@ static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
 	qir_graph *g = before->graph;
 	qir_value *sv, *zv;
 	qir_node *q, *dq;
-	struct ps_qdq_attrs attrs = { .saturate = 1 };
+	struct ps_qdq_attrs attrs = { .saturate = p->fmt->saturate };
 	qir_error err = { 0 };
 	char hint[512];
 
-	snprintf(hint, sizeof(hint), "%s_fp8_zero_point", x->name);
-	zv = s ? ps_add_initializer(g, ps_zero_point(hint, QIR_FLOAT8E4M3FN,
+	snprintf(hint, sizeof(hint), "%s_%s_zero_point", x->name, p->fmt->pass);
+	zv = s ? ps_add_initializer(g, ps_zero_point(hint, p->fmt->qtype,
 						      s->rank, s->dims)) : NULL;
 	sv = zv ? ps_add_initializer(g, s) : NULL;
 	if (!sv) {
@@ -225,7 +231,7 @@ static qir_value *insert_qdq(struct place *p, qir_value *x, int dtype,
 	}
 	attrs.per_axis = axis >= 0;
 	attrs.axis = axis;
-	if (ps_qdq_pair(g, x->name, x, sv, zv, QIR_FLOAT8E4M3FN, dtype, &attrs,
+	if (ps_qdq_pair(g, x->name, x, sv, zv, p->fmt->qtype, dtype, &attrs,
 			&q, &dq, &err)) {
 		fp8mha_fail(p->cfg, before, &err);
 		return NULL;
@@ -302,11 +308,12 @@ static int weight_amax(struct place *p, qir_tensor *w, int axis,
 			     w->name) : 0;
 }
 
-/* A scale tensor amax[k]/448 in dtype (1 where amax is 0: any scale
+/* A scale tensor amax[k]/qmax in dtype (1 where amax is 0: any scale
  * codes zeros exactly); NULL with why when a scale rounds to 0 or to
  * infinity in dtype. */
-static qir_tensor *scale_tensor(const char *name, int dtype, const double *amax,
-				int64_t count, int per_axis, char *why, size_t n)
+static qir_tensor *scale_tensor(const char *name, int dtype, double qmax,
+				const double *amax, int64_t count, int per_axis,
+				char *why, size_t n)
 {
 	int64_t k;
 	qir_tensor *t = ps_filled_tensor(name, dtype, 1.0, per_axis ? 1 : 0,
@@ -320,7 +327,7 @@ static qir_tensor *scale_tensor(const char *name, int dtype, const double *amax,
 		return NULL;
 	}
 	for (k = 0; k < count; k++) {
-		f = amax[k] > 0 ? (float)(amax[k] / FP8_MAX) : 1.0f;
+		f = amax[k] > 0 ? (float)(amax[k] / qmax) : 1.0f;
 		if (dtype == QIR_FLOAT)
 			back = ((float *)d)[k] = f;
 		else if (dtype == QIR_FLOAT16)
@@ -330,8 +337,8 @@ static qir_tensor *scale_tensor(const char *name, int dtype, const double *amax,
 			back = qk_bf16_to_f32(((uint16_t *)d)[k] =
 					      qk_f32_to_bf16(f));
 		if (!(back > 0) || !(back < INFINITY)) {
-			snprintf(why, n, "scale %g/448 is not a positive finite "
-				 "%s", amax[k], qir_dtype_name(dtype));
+			snprintf(why, n, "scale %g/%g is not a positive finite "
+				 "%s", amax[k], qmax, qir_dtype_name(dtype));
 			qir_tensor_free(t);
 			return NULL;
 		}
@@ -396,8 +403,8 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	}
 	axis = p->weight_axis ? out_axis(n, slot, w) : -1;
 	count = axis >= 0 ? w->dims[axis] : 1;
-	if (!qopt_may_rewrite(p->cfg->ctx, "calibrated FP8 weight '%s'",
-			      v->name)) {
+	if (!qopt_may_rewrite(p->cfg->ctx, "calibrated %s weight '%s'",
+			      p->fmt->label, v->name)) {
 		cov_float(p, v, &ps_skip_bisect, "the rewrite gate said no");
 		return remember(p, n->graph, v, NULL) ?
 		       fp8mha_fail(p->cfg, n, NULL) : 0;
@@ -409,8 +416,9 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 		free(amax);
 		return fp8mha_fail(p->cfg, n, &err);
 	}
-	snprintf(name, sizeof(name), "%s_fp8_scale", v->name);
-	s = scale_tensor(name, dtype, amax, count, axis >= 0, why, sizeof(why));
+	snprintf(name, sizeof(name), "%s_%s_scale", v->name, p->fmt->pass);
+	s = scale_tensor(name, dtype, p->fmt->qmax, amax, count, axis >= 0, why,
+			 sizeof(why));
 	free(amax);
 	if (!s) {
 		fp8mha_skip(p->cfg, n, "calibration: weight skipped", "weight "
@@ -429,7 +437,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 
 		ps_coverage_size(v, &numel, &nbytes);
 		ps_coverage_add(&p->cov, v->name, numel, nbytes, p->pattern,
-				"fp8", NULL);
+				p->fmt->pass, NULL);
 	}
 	qopt_stat_add(p->cfg->ctx, axis >= 0 ? "calibration: weights "
 		      "quantized (per channel)" : "calibration: weights quantized "
@@ -437,8 +445,9 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	return 1;
 }
 
-/* fp8: a Softmax output's range is [0, 1] whatever the data: scale
- * 1/448, as fp8-mha's fp8-softmax-qdq gives it, measured or not. */
+/* fp8, int8: a Softmax output's range is [0, 1] whatever the data:
+ * scale 1/qmax (fp8: 1/448, as fp8-mha's fp8-softmax-qdq gives it),
+ * measured or not. */
 static const struct fp8mha_calib_entry softmax_range = { "softmax", 1.0 };
 
 static int from_softmax(const qir_value *v);
@@ -474,9 +483,10 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 	else if (!qopt_may_rewrite(p->cfg->ctx, "calibrated Q/DQ on '%s'",
 				   v->name))
 		;
-	else if (snprintf(name, sizeof(name), "%s_fp8_scale", v->name),
-		 !(s = scale_tensor(name, dtype, &e->amax, 1, 0, why,
-				    sizeof(why))))
+	else if (snprintf(name, sizeof(name), "%s_%s_scale", v->name,
+			  p->fmt->pass),
+		 !(s = scale_tensor(name, dtype, p->fmt->qmax, &e->amax, 1, 0,
+				    why, sizeof(why))))
 		fp8mha_skip(p->cfg, n, "calibration: tensors skipped (scale)",
 			    "tensor '%s': %s", v->name, why);
 	else {
@@ -507,23 +517,66 @@ static int is_conv(const qir_node *n)
 	return qir_node_is(n, "Conv") || qir_node_is(n, "ConvTranspose");
 }
 
+/* int8: an input already dequantized must be TensorRT's INT8 (an INT8
+ * code, zero point 0), or the layer would mix formats: 1 when it is
+ * (fp8 takes any DQ, as it always did). */
+static int dq_fits(const struct place *p, qir_node *dq, const qir_value *v,
+		   char *why, size_t len)
+{
+	int t = dq->ninputs ? qir_value_elem_type(dq->inputs[0]) : 0;
+
+	if (p->fmt->qtype != QIR_INT8)
+		return 1;
+	if (t != QIR_INT8)
+		return snprintf(why, len, "input '%s' is already quantized as %s, "
+				"not INT8", v->name, t ? qir_dtype_name(t) :
+				"an unknown type"), 0;
+	if (!fp8mha_zero_point_is_zero(dq))
+		return snprintf(why, len, "input '%s' is dequantized with a zero "
+				"point that is not a constant 0 (TensorRT's INT8 "
+				"is symmetric)", v->name), 0;
+	return 1;
+}
+
+/* int8: a weight holding NaN or Inf has no INT8 code (NaN would become
+ * 0 and Inf 127 times the scale): 1 when it is finite. */
+static int weight_finite(struct place *p, qir_tensor *w, const char *name,
+			 char *why, size_t len)
+{
+	const void *d;
+	size_t at = 0, n = (size_t)qir_tensor_numel(w);
+
+	if (p->fmt->qtype != QIR_INT8)
+		return 1;
+	d = qir_tensor_data(w, NULL);
+	if (!d)
+		return snprintf(why, len, "weight '%s' cannot be read", name), 0;
+	if (qk_find_nonfinite(p->cfg->qk, w->dtype, d, n, &at, NULL))
+		return snprintf(why, len, "weight '%s' cannot be checked for "
+				"NaN and Inf", name), 0;
+	if (at < n)
+		return snprintf(why, len, "weight '%s' holds NaN or Inf (element "
+				"%zu): INT8 has no code for it", name, at), 0;
+	return 1;
+}
+
 /* layer_ready's verdicts. A degenerate amax (0, or one whose scale is
  * 0 or infinity in the tensor's type) is said as a warning: the file
- * was made for this model, yet the layer cannot be FP8. */
+ * was made for this model, yet the layer cannot be quantized. */
 enum layer_verdict {
 	LAYER_FAIL = -1, LAYER_FLOAT, LAYER_READY, LAYER_DEGENERATE
 };
 
-/* 1 when every amax[k]/448 is a positive finite dtype (scale_tensor's
+/* 1 when every amax[k]/qmax is a positive finite dtype (scale_tensor's
  * rule, so that nothing refused here is placed half); else 0 with why
  * naming the tensor. */
-static int scale_ok(const char *what, const char *name, int dtype,
-		    const double *amax, int64_t count, int per_axis,
-		    char *why, size_t len)
+static int scale_ok(const struct place *p, const char *what,
+		    const char *name, int dtype, const double *amax,
+		    int64_t count, int per_axis, char *why, size_t len)
 {
 	char reason[256];
-	qir_tensor *s = scale_tensor("scale", dtype, amax, count, per_axis,
-				     reason, sizeof(reason));
+	qir_tensor *s = scale_tensor("scale", dtype, p->fmt->qmax, amax, count,
+				     per_axis, reason, sizeof(reason));
 
 	if (s) {
 		qir_tensor_free(s);
@@ -548,7 +601,7 @@ static int weight_scales(struct place *p, const qir_node *n, size_t slot,
 		free(amax);
 		return fp8mha_fail(p->cfg, n, &err);
 	}
-	ok = scale_ok("weight", w->name, w->dtype, amax, count, axis >= 0,
+	ok = scale_ok(p, "weight", w->name, w->dtype, amax, count, axis >= 0,
 		      why, len);
 	free(amax);
 	return ok ? LAYER_READY : LAYER_DEGENERATE;
@@ -572,8 +625,12 @@ static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 		if (!v)
 			return snprintf(why, len, "input %zu is missing", slot),
 			       LAYER_FLOAT;
-		if ((v->producer && fp8mha_is_dq(v->producer)) ||
-		    from_softmax(v))
+		if (v->producer && fp8mha_is_dq(v->producer)) {
+			if (!dq_fits(p, v->producer, v, why, len))
+				return LAYER_FLOAT;
+			continue;
+		}
+		if (from_softmax(v))
 			continue;
 		if ((w = qir_value_const(v))) {
 			if (!fp8mha_is_float(w->dtype))
@@ -593,6 +650,8 @@ static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 						v->name, (unsigned long long)
 						qir_tensor_numel(w),
 						(long long)p->t.min_size), LAYER_FLOAT;
+			if (!weight_finite(p, w, v->name, why, len))
+				return LAYER_FLOAT;
 			pl = find_done(p, v, n->graph);
 			if (pl && pl->to)
 				continue;	/* placed at another reader */
@@ -625,7 +684,7 @@ static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 					"FLOAT16 or BFLOAT16", v->name, dtype ?
 					qir_dtype_name(dtype) : "untyped"),
 			       LAYER_FLOAT;
-		if (!scale_ok("tensor", v->name, dtype, &e->amax, 1, 0, why,
+		if (!scale_ok(p, "tensor", v->name, dtype, &e->amax, 1, 0, why,
 			      len))
 			return LAYER_DEGENERATE;
 	}
@@ -647,19 +706,18 @@ static int below_min_size(const struct place *p, const qir_node *n)
 	return 0;
 }
 
-/* fp8: layer n stays float, said; a degenerate amax as a warning (the
- * explain run only notes it, as every skip). */
+/* fp8/int8: layer n stays float, said; a degenerate amax as a warning
+ * (the explain run only notes it, as every skip). */
 static void left_in_float(struct place *p, const qir_node *n, int warn,
 			  const char *why)
 {
-	static const char counter[] = "fp8: layers left in float";
-
 	if (!warn || p->cfg->explain) {
-		fp8mha_skip(p->cfg, n, counter, "%s", why);
+		fp8mha_skip(p->cfg, n, p->left_counter, "%s", why);
 		return;
 	}
-	qopt_stat_add(p->cfg->ctx, counter, 1);
-	qopt_warn(p->cfg->ctx, "%s: %s: %s", QIR_NODE_LABEL(n), counter, why);
+	qopt_stat_add(p->cfg->ctx, p->left_counter, 1);
+	qopt_warn(p->cfg->ctx, "%s: %s: %s", QIR_NODE_LABEL(n),
+		  p->left_counter, why);
 }
 
 static int one(struct place *p, qir_node *n)
@@ -704,6 +762,28 @@ static int shortcut(void *arg, qir_node *n, size_t slot)
 	return activation(arg, n, slot);
 }
 
+/* The opset the Q/DQ of layer n need: FP8 Q/DQ 19; INT8 13 (per-axis
+ * DequantizeLinear), 19 when a FLOAT16 or BFLOAT16 scale is needed (the
+ * scale has the layer's float type, which QuantizeLinear-13 limits to
+ * FLOAT). TensorRT's INT8 Q/DQ rules: docs/int8.md. */
+static int prepare_opset(struct place *p, const qir_node *n)
+{
+	size_t k;
+
+	if (p->fmt->qtype != QIR_INT8)
+		return fp8mha_prepare_opset(p->cfg);
+	for (k = 0; k < 2 && k < n->ninputs; k++) {
+		int t = n->inputs[k] ? qir_value_elem_type(n->inputs[k]) : 0;
+
+		if (t == QIR_FLOAT16 || t == QIR_BFLOAT16)
+			return fp8mha_prepare_opset_for(p->cfg, FP8MHA_OPSET,
+							"INT8 Q/DQ with FLOAT16 or "
+							"BFLOAT16 scales");
+	}
+	return fp8mha_prepare_opset_for(p->cfg, FP8MHA_INT8_OPSET,
+					"per-axis INT8 DequantizeLinear");
+}
+
 static int place_all(struct place *p, int *changed)
 {
 	qir_node **nodes;
@@ -723,15 +803,15 @@ static int place_all(struct place *p, int *changed)
 			continue;
 		}
 		selected++;
-		rc = fp8mha_prepare_opset(p->cfg);
+		rc = prepare_opset(p, nodes[i]);
 		if (rc)
 			break;	/* refused (said so) or failed */
 		if ((rc = one(p, nodes[i])) > 0)
 			*changed = 1;
 	}
 	if (rc >= 0 && selected && (p->flags & FP8MHA_PLACE_CNN))
-		rc = fp8mha_residual_adds(p->cfg, nodes, count, shortcut, p,
-					  changed);
+		rc = fp8mha_residual_adds(p->cfg, p->fmt->pass, nodes, count,
+					  shortcut, p, changed);
 	free(nodes);
 	if (rc >= 0)
 		ps_coverage_report(p->cfg->ctx, &p->cov);
@@ -751,19 +831,21 @@ static int place_all(struct place *p, int *changed)
 /* No calibration file: fine for an exporter's FP8 model. A plain model
  * with attention would get only the Softmax Q/DQ (fixed scale), which
  * makes no block fusible and costs accuracy: a mistake, not a result. */
-static int uncalibrated(struct fp8mha_cfg *cfg, unsigned flags)
+static int uncalibrated(struct fp8mha_cfg *cfg, unsigned flags,
+			const char *pass)
 {
 	size_t blocks;
 	int fp8;
 
 	if (flags & FP8MHA_PLACE_CNN) {
-		qopt_error(cfg->ctx, "option calibration is not set: fp8 "
+		qopt_error(cfg->ctx, "option calibration is not set: %s "
 			   "places Q/DQ from measured ranges only. Give it "
-			   "samples in one command: `qopt --passes fp8 MODEL "
+			   "samples in one command: `qopt --passes %s MODEL "
 			   "--calibration-data DIR -o OUT.onnx`; or measure the "
-			   "model first: `qopt calibrate MODEL --passes fp8 -o "
-			   "calib.json`, then `--passes fp8:calibration="
-			   "calib.json` (docs/calibration.md)");
+			   "model first: `qopt calibrate MODEL --passes %s -o "
+			   "calib.json`, then `--passes %s:calibration="
+			   "calib.json` (docs/calibration.md)", pass, pass, pass,
+			   pass);
 		return -1;
 	}
 
@@ -787,11 +869,11 @@ static int uncalibrated(struct fp8mha_cfg *cfg, unsigned flags)
 
 int fp8mha_calib_place(struct fp8mha_cfg *cfg, int *changed)
 {
-	return fp8mha_calib_place_ex(cfg, 0, changed);
+	return fp8mha_calib_place_ex(cfg, 0, &fp8mha_fp8, changed);
 }
 
 int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
-			  int *changed)
+			  const struct fp8mha_qformat *fmt, int *changed)
 {
 	struct place p;
 	char why[512], hash[32];
@@ -800,9 +882,12 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 	memset(&p, 0, sizeof(p));
 	p.cfg = cfg;
 	p.flags = flags;
+	p.fmt = fmt;
+	snprintf(p.left_counter, sizeof(p.left_counter), "%s: layers left in "
+		 "float", fmt->pass);
 	p.path = qopt_opt_string(cfg->ctx, "calibration");
 	if (!p.path || !*p.path)
-		return uncalibrated(cfg, flags);
+		return uncalibrated(cfg, flags, fmt->pass);
 	rc = fp8mha_calib_load(p.path, &p.cal, why, sizeof(why));
 	if (rc == FP8MHA_CALIB_UNREADABLE) {
 		qopt_error(cfg->ctx, "calibration file %s", why);
@@ -820,7 +905,7 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 			   "model, or for this one before it changed (run "
 			   "%s first in the pipeline, or calibrate "
 			   "again)", p.path, p.cal->hash, hash,
-			   flags & FP8MHA_PLACE_CNN ? "fp8" : "fp8-mha");
+			   flags & FP8MHA_PLACE_CNN ? fmt->pass : "fp8-mha");
 		fp8mha_calib_free(p.cal);
 		return -1;
 	}

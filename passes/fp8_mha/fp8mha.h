@@ -45,6 +45,7 @@
 #include "../support/support.h"
 
 #define FP8MHA_OPSET 19		/* FP8 QuantizeLinear/DequantizeLinear */
+#define FP8MHA_INT8_OPSET 13	/* per-axis INT8 DequantizeLinear */
 #define FP8MHA_FOLD_MAX_BYTES (UINT64_C(8) << 30)
 #define FP8MHA_MAX_HOPS 8	/* layout nodes looked through */
 
@@ -89,6 +90,7 @@ struct fp8mha_weight_opts {
 	int compress;		/* compress_weights */
 	int fake;		/* weight_mode = fake: float DQ(Q(W)) */
 	int rotate_back;	/* rotate = rotate_back: R fq(R W) */
+	int int8;		/* the pass int8: INT8 Q(W) only, else FP8 */
 };
 
 /* fp8-softmax-qdq */
@@ -127,8 +129,9 @@ qopt_status fp8mha_run_move_layout(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_move_scale(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_softmax_qdq(qopt_ctx *ctx, qir_model *m, int *changed);
 qopt_status fp8mha_run_report(qopt_ctx *ctx, qir_model *m, int *changed);
-/* the pass fp8 (steps.c) */
+/* the passes fp8 and int8 (steps.c) */
 qopt_status fp8_run(qopt_ctx *ctx, qir_model *m, int *changed);
+qopt_status int8_run(qopt_ctx *ctx, qir_model *m, int *changed);
 
 /* match.c */
 int fp8mha_is_op(const qir_node *n, const char *op);
@@ -191,6 +194,9 @@ void fp8mha_flush_dead(struct fp8mha_cfg *cfg);
  * upgrade). 0 when the model is there, 1 when bisect declined (skip the
  * rewrite), -1 on error (reported by the manager). */
 int fp8mha_prepare_opset(struct fp8mha_cfg *cfg);
+/* The same for another opset, why naming what needs it. */
+int fp8mha_prepare_opset_for(struct fp8mha_cfg *cfg, int64_t opset,
+			     const char *why);
 
 /* custom_ops.c (rewrite 1) and typing */
 int fp8mha_convert_custom_ops(struct fp8mha_cfg *cfg,
@@ -209,7 +215,7 @@ struct fp8mha_wcand {
 	uint64_t nscales;
 	qk_qlayout lay;		/* Q's scales over w */
 	int axis;		/* per-axis scales: the weight's axis */
-	int fp8;		/* Q's FP8 type */
+	int fp8;		/* Q's code type: FP8, or INT8 (the pass int8) */
 };
 /* Layout of the nscales scales of a Q or DQ over w: the per-axis axis
  * (0 for one scale), or -1 with why. */

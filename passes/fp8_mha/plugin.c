@@ -91,24 +91,31 @@ static const char *const fp8mha_rotations[] = { "no", "rotate_back", NULL };
 	  .help = "calibration: per-output-channel weight scales (else per " \
 	  "tensor)" }
 
+/* The layer selection the passes fp8 and int8 share. */
+#define LAYER_INCLUDE_EXCLUDE \
+	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*", \
+	  .help = "globs over layer node or output names to quantize" }, \
+	{ .name = "exclude", .type = QOPT_OPT_LIST, \
+	  .help = "globs over the same names to leave in float (wins over " \
+	  "include)" }
+
+#define LAYER_MIN_SIZE \
+	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "0", \
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0, \
+	  .help = "a layer whose constant weight has fewer elements stays in " \
+	  "float" }
+
 /* The pass fp8's own options (docs/fp8.md). */
 static const qopt_option_spec fp8_opts[] = {
 	{ .name = "calibration", .type = QOPT_OPT_STRING, .flags = QOPT_OPT_PATH,
 	  .help = "a JSON file from `qopt calibrate --passes fp8` for this "
 	  "model (required): activation scales amax/448; refused when made "
 	  "for another model" },
-	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
-	  .help = "globs over layer node or output names to quantize" },
-	{ .name = "exclude", .type = QOPT_OPT_LIST,
-	  .help = "globs over the same names to leave in float (wins over "
-	  "include)" },
+	LAYER_INCLUDE_EXCLUDE,
 	{ .name = "op_types", .type = QOPT_OPT_LIST,
 	  .default_value = "Conv,ConvTranspose,MatMul,Gemm", .choices = fp8_ops,
 	  .help = "the layers whose inputs get FP8 Q/DQ" },
-	{ .name = "min_size", .type = QOPT_OPT_INT, .default_value = "0",
-	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
-	  .help = "a layer whose constant weight has fewer elements stays in "
-	  "float" },
+	LAYER_MIN_SIZE,
 	{ .name = "weight_axis", .type = QOPT_OPT_BOOL, .default_value = "yes",
 	  .help = "per-output-channel weight scales (axis 0 of a Conv weight, "
 	  "1 of a ConvTranspose's, N of a MatMul's [K, N]); no: one per "
@@ -117,6 +124,26 @@ static const qopt_option_spec fp8_opts[] = {
 	  .choices = fp8mha_weight_modes,
 	  .help = "real: FP8 weight codes feeding a DequantizeLinear; fake: "
 	  "float weights holding DQ(Q(W)), for runtimes without FP8" },
+	{ 0 }
+};
+
+/* The pass int8's: fp8's selection and calibration options (the same
+ * placement, docs/int8.md); INT8 runs everywhere TensorRT does, so no
+ * fake weight mode. */
+static const qopt_option_spec int8_opts[] = {
+	{ .name = "calibration", .type = QOPT_OPT_STRING, .flags = QOPT_OPT_PATH,
+	  .help = "a JSON file from `qopt calibrate --passes int8` for this "
+	  "model (required): activation scales amax/127; refused when made "
+	  "for another model" },
+	LAYER_INCLUDE_EXCLUDE,
+	{ .name = "op_types", .type = QOPT_OPT_LIST,
+	  .default_value = "Conv,ConvTranspose,MatMul,Gemm", .choices = fp8_ops,
+	  .help = "the layers whose inputs get INT8 Q/DQ" },
+	LAYER_MIN_SIZE,
+	{ .name = "weight_axis", .type = QOPT_OPT_BOOL, .default_value = "yes",
+	  .help = "per-output-channel weight scales (axis 0 of a Conv weight, "
+	  "1 of a ConvTranspose's, N of a MatMul's [K, N], Gemm's as transB "
+	  "says); no: one per tensor" },
 	{ 0 }
 };
 
@@ -209,6 +236,12 @@ static const qopt_pass_info fp8mha_passes[] = {
 	  "Gemm as TensorRT runs them, FP8 per-channel weights (option "
 	  "calibration)",
 	  .options = fp8_opts, .run = fp8_run,
+	  .calibration_targets = fp8_calibration_targets },
+	{ .name = "int8",
+	  .summary = "calibrated symmetric INT8 Q/DQ on Conv, ConvTranspose, "
+	  "MatMul and Gemm as TensorRT runs them, INT8 per-channel weights "
+	  "(option calibration)",
+	  .options = int8_opts, .run = int8_run,
 	  .calibration_targets = fp8_calibration_targets },
 	{ .name = "fp8-calibrate-place",
 	  .summary = "calibrated FP8 Q/DQ on the inputs of the selected "

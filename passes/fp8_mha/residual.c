@@ -12,6 +12,8 @@
  * ModelOpt's ONNX quantizer chooses; the longer path is the block's
  * main branch, whose last Conv is the one fused.
  */
+#include <stdio.h>
+
 #include "calib.h"
 
 #define RESIDUAL_HOPS 64
@@ -100,12 +102,16 @@ static int conv_placed(const qir_node *c, void *arg)
 	return 1;
 }
 
-int fp8mha_residual_adds(struct fp8mha_cfg *cfg, qir_node **nodes,
-			 size_t count, fp8mha_place_fn place, void *arg,
-			 int *changed)
+int fp8mha_residual_adds(struct fp8mha_cfg *cfg, const char *pass,
+			 qir_node **nodes, size_t count, fp8mha_place_fn place,
+			 void *arg, int *changed)
 {
 	size_t i;
 	int slot, rc;
+	char counter[64];
+
+	snprintf(counter, sizeof(counter), "%s: residual Add shortcuts "
+		 "quantized", pass);
 
 	for (i = 0; i < count; i++) {
 		qir_value *v;
@@ -121,8 +127,7 @@ int fp8mha_residual_adds(struct fp8mha_cfg *cfg, qir_node **nodes,
 			return -1;
 		if (rc > 0) {
 			*changed = 1;
-			qopt_stat_add(cfg->ctx, "fp8: residual Add shortcuts "
-				      "quantized", 1);
+			qopt_stat_add(cfg->ctx, counter, 1);
 			qopt_debug(cfg->ctx, "%s: Q/DQ on its shortcut '%s' "
 				   "(residual rule)", QIR_NODE_LABEL(nodes[i]),
 				   v->name);

@@ -84,7 +84,7 @@ qopt_status fp8mha_run_compress_weights(qopt_ctx *ctx, qir_model *m,
 					int *changed)
 {
 	struct fp8mha_cfg cfg;
-	struct fp8mha_weight_opts o;
+	struct fp8mha_weight_opts o = { 0 };
 	int rc;
 
 	*changed = 0;
@@ -149,20 +149,39 @@ qopt_status fp8mha_run_report(qopt_ctx *ctx, qir_model *m, int *changed)
  * ConvTranspose, MatMul and Gemm in every graph (docs/fp8.md), then
  * each Q(constant W) -> DQ stored as FP8 codes (or, weight_mode = fake,
  * as float DQ(Q(W))): the form TensorRT's explicit quantization reads. */
-qopt_status fp8_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status place_and_store(qopt_ctx *ctx, qir_model *m, int *changed,
+				   const struct fp8mha_qformat *fmt,
+				   const struct fp8mha_weight_opts *weights)
 {
 	struct fp8mha_cfg cfg;
-	struct fp8mha_weight_opts weights = { 1, 0, 0 };
 	int rc;
 
 	*changed = 0;
 	if (begin(&cfg, ctx, m))
 		return QOPT_EPASS;
-	weights.fake = qopt_opt_enum(ctx, "weight_mode") == 1;
-	rc = fp8mha_calib_place_ex(&cfg, FP8MHA_PLACE_CNN, changed);
+	rc = fp8mha_calib_place_ex(&cfg, FP8MHA_PLACE_CNN, fmt, changed);
 	if (!rc && *changed)
 		rc = fp8mha_type_qdq(&cfg, changed);
 	if (!rc && *changed)
-		rc = fp8mha_compress_weights(&cfg, &weights, changed);
+		rc = fp8mha_compress_weights(&cfg, weights, changed);
 	return end(&cfg, rc);
+}
+
+qopt_status fp8_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	struct fp8mha_weight_opts weights = { 1, 0, 0, 0 };
+
+	weights.fake = qopt_opt_enum(ctx, "weight_mode") == 1;
+	return place_and_store(ctx, m, changed, &fp8mha_fp8, &weights);
+}
+
+/* The pass int8: the same placement and rules in symmetric INT8 (zero
+ * point 0, scale amax/127), each weight stored as INT8 codes behind its
+ * DequantizeLinear (docs/int8.md): TensorRT's explicit INT8, for GPUs
+ * without FP8. */
+qopt_status int8_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	const struct fp8mha_weight_opts weights = { 1, 0, 0, 1 };
+
+	return place_and_store(ctx, m, changed, &fp8mha_int8, &weights);
 }

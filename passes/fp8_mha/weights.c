@@ -24,15 +24,28 @@ static void cand_free(struct fp8mha_wcand *c)
 	free(c->scales);
 }
 
+/* The code type of Q when its weight is one this run stores: FP8, or
+ * INT8 for the pass int8 (which stores only its own); else 0. */
+static int code_type(const qir_node *q, int int8)
+{
+	int t;
+
+	if (!int8)
+		return fp8mha_q_fp8_type(q);
+	t = q->ninputs >= 3 && q->inputs[2] ?
+	    qir_value_elem_type(q->inputs[2]) : 0;
+	return t == QIR_INT8 ? t : 0;
+}
+
 /* 1 when c is a candidate, 0 when dq is not a weight's, -1 skipped. */
-static int match(struct fp8mha_cfg *cfg, qir_node *dq,
+static int match(struct fp8mha_cfg *cfg, qir_node *dq, int int8,
 		 struct fp8mha_wcand *c)
 {
 	qir_node *q = dq->inputs[0]->producer;
 	const char *why = NULL;
 
 	memset(c, 0, sizeof(*c));
-	if (!fp8mha_is_q(q) || !(c->fp8 = fp8mha_q_fp8_type(q)))
+	if (!fp8mha_is_q(q) || !(c->fp8 = code_type(q, int8)))
 		return 0;
 	c->q = q;
 	c->dq = dq;
@@ -91,6 +104,17 @@ static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
 			       const qir_tensor *w, const uint8_t *src,
 			       uint8_t *tr, qir_error *err);
 
+/* The codes of src (dtype) under scales and lay, in r's format. */
+static qopt_status codes(const struct fp8_recipe *r, qk_ctx *kc, void *dst,
+			 int dtype, const void *src, const float *scales,
+			 const qk_qlayout *lay)
+{
+	if (r->fp8 == QIR_INT8)
+		return qk_int8_quantize(kc, dst, dtype, src, scales, lay);
+	return qk_fp8_quantize(kc, r->fp8, dst, dtype, src, scales, lay,
+			       r->sat);
+}
+
 static int fp8_recipe_run(struct ps_recipe *base, qk_ctx *kc,
 			  const qir_tensor *in,
 		   const void *src, void *const *dst, const char **step,
@@ -98,11 +122,10 @@ static int fp8_recipe_run(struct ps_recipe *base, qk_ctx *kc,
 {
 	struct fp8_recipe *r = (struct fp8_recipe *)base;
 
-	*step = "FP8 quantization";
+	*step = r->fp8 == QIR_INT8 ? "INT8 quantization" : "FP8 quantization";
 	if (r->transposed)
 		return fp8_fill_transposed(r, kc, in, src, dst[0], err);
-	return qk_fp8_quantize(kc, r->fp8, dst[0], in->dtype, src, r->scales,
-			       &r->lay, r->sat);
+	return codes(r, kc, dst[0], in->dtype, src, r->scales, &r->lay);
 }
 
 /* The deferred codes of c's weight, named name with dims. */
@@ -140,7 +163,8 @@ static int quantize(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	char name[512];
 	qir_tensor *t;
 
-	snprintf(name, sizeof(name), "%s_fp8", c->q->inputs[0]->name);
+	snprintf(name, sizeof(name), "%s_%s", c->q->inputs[0]->name,
+		 c->fp8 == QIR_INT8 ? "int8" : "fp8");
 	t = fp8_deferred(cfg, c, name, c->w->dims, 0, &err);
 	if (!t)
 		return fp8mha_fail(cfg, c->dq, &err);
@@ -205,9 +229,8 @@ static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
 
 		h = rows - r0 < strip ? rows - r0 : strip;
 		strip_layout(r, cols, r0, h, &lay, &sc);
-		rc = qk_fp8_quantize(kc, r->fp8, buf, w->dtype,
-				     src + (size_t)(r0 * cols) * es, sc, &lay,
-				     r->sat);
+		rc = codes(r, kc, buf, w->dtype,
+			   src + (size_t)(r0 * cols) * es, sc, &lay);
 		if (!rc)
 			rc = qk_transpose(NULL, 1, buf, (size_t)h,
 					  (size_t)cols, tr + r0, (size_t)rows);
@@ -215,8 +238,8 @@ static int fp8_fill_transposed(const struct fp8_recipe *r, qk_ctx *kc,
 	free(buf);
 	if (rc)
 		return qir_fail(err, QIR_EINVALID,
-				"FP8 quantization and transpose of weight '%s' failed: %s",
-				r->base.name, qk_strerror(rc));
+				"%s quantization and transpose of weight '%s' failed: %s",
+				qir_dtype_name(r->fp8), r->base.name, qk_strerror(rc));
 	return 0;
 }
 
@@ -226,7 +249,8 @@ static int quantize_transposed(struct fp8mha_cfg *cfg, struct fp8mha_wcand *c,
 	qir_error err = { 0 };
 	char name[512];
 
-	snprintf(name, sizeof(name), "%s_fp8_T", c->q->inputs[0]->name);
+	snprintf(name, sizeof(name), "%s_%s_T", c->q->inputs[0]->name,
+		 c->fp8 == QIR_INT8 ? "int8" : "fp8");
 	*out = fp8_deferred(cfg, c, name, pt->dims, 1, &err);
 	return *out ? 0 : fp8mha_fail(cfg, c->dq, &err);
 }
@@ -286,7 +310,7 @@ static int one(struct fp8mha_cfg *cfg, qir_node *dq, void *arg)
 	struct fp8mha_wcand c;
 	int rc = 0;
 
-	if (match(cfg, dq, &c) > 0) {
+	if (match(cfg, dq, wk->o->int8, &c) > 0) {
 		qir_tensor *ft = NULL;
 
 		if (!wk->o->compress) {

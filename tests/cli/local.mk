@@ -83,3 +83,6 @@ EXTRA_DIST += tests/cli/plan-w4a4.sh
 # the ends, a stop signal (small generated models).
 TESTS += tests/cli/plan-hostile.sh
 EXTRA_DIST += tests/cli/plan-hostile.sh tests/cli/plan-hostile.py
+# qopt plan with int8 beside fp8: [int8]'s file for the model [fp8] makes
+TESTS += tests/cli/plan-int8.sh
+EXTRA_DIST += tests/cli/plan-int8.sh

@@ -20,6 +20,9 @@ int main(void)
 	char path[4096];
 	float x[32] = { 0 }, a = 0, g;
 	uint8_t codes[16], scales[2];
+	int8_t q[32];
+	const float one = 1.0f;
+	qk_qlayout lay = { 1, 32, 1, QK_SCALE_TENSOR, 0 };
 	qk_ctx *c;
 	const qk_stats *s;
 
@@ -45,16 +48,28 @@ int main(void)
 	       "QOPT_EDEVICE_CALL: redone on the CPU, counted, reason kept (%s)",
 	       s->fallback_reason);
 
+	/* INT8: the table's entry is called, and a failure redone here. */
+	mode("ok");
+	memset(q, 0, sizeof(q));
+	tap_ok(qk_int8_quantize(c, q, QIR_FLOAT, x, &one, &lay) == QOPT_OK &&
+	       q[0] == 42 && q[31] == 42 && s->cuda_calls == 2,
+	       "int8_quantize: the module's kernel ran (its codes are the answer)");
+	mode("call");
+	tap_ok(qk_int8_quantize(c, q, QIR_FLOAT, x, &one, &lay) == QOPT_OK &&
+	       q[5] == -3 && q[0] == 0 && s->cuda_fallbacks == 2 &&
+	       s->cpu_calls == 2,
+	       "int8_quantize: a failed CUDA call is redone on the CPU");
+
 	mode("clobber");
 	tap_ok(qk_hadamard(c, QIR_FLOAT, x, 1, 32, 1, 32) ==
 		       QOPT_EDEVICE_CALL &&
-	       s->cpu_calls == 1,
+	       s->cpu_calls == 2,
 	       "written and failed (in-place Hadamard): QOPT_EDEVICE_CALL, not redone");
 
 	mode("nonfinite");
 	tap_ok(qk_nvfp4_quantize(c, QIR_FLOAT, x, 1, 32, 1, codes, scales, &g) ==
 		       QOPT_EINVALID_NONFINITE &&
-	       s->cpu_calls == 1 && s->cuda_fallbacks == 1,
+	       s->cpu_calls == 2 && s->cuda_fallbacks == 2,
 	       "any other status reaches the caller as it is");
 	qk_ctx_free(c);
 	return tap_done();

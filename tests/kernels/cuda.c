@@ -171,6 +171,45 @@ static void fp8(void)
 	       "block scales; both formats and saturation modes");
 }
 
+/* INT8: the same codes and values on both (NaN, x / 0 and saturation
+ * among the inputs). */
+static void int8(void)
+{
+	static const qk_qlayout lays[] = {
+		{ 1, 3000017, 1, QK_SCALE_TENSOR, 0 },
+		{ 300, 1001, 7, QK_SCALE_AXIS, 0 },
+		{ 1000, 999, 1, QK_SCALE_BLOCK, 128 },
+	};
+	static const int rts[] = { QIR_FLOAT, QIR_FLOAT16, QIR_BFLOAT16 };
+	int bad = 0;
+
+	for (size_t l = 0; l < 3; l++) {
+		const qk_qlayout *L = &lays[l];
+		size_t n = L->outer * L->axis * L->inner;
+		float *s = malloc(n * 4), *y1 = malloc(n * 4), *y2 = malloc(n * 4);
+		void *x = rand_real(rts[l], n);
+		int8_t *q1 = malloc(n), *q2 = malloc(n);
+
+		for (size_t i = 0; i < n; i++)
+			s[i] = (float)fabs(kt_normal()) * 0.01f;
+		s[0] = 0;
+		bad += qk_int8_quantize(cpu, q1, rts[l], x, s, L) ||
+		       qk_int8_quantize(gpu, q2, rts[l], x, s, L) ||
+		       memcmp(q1, q2, n);
+		bad += qk_int8_dequantize(cpu, rts[l], y1, q1, s, L) ||
+		       qk_int8_dequantize(gpu, rts[l], y2, q1, s, L) ||
+		       memcmp(y1, y2, n * dt_size(rts[l]));
+		free(s);
+		free(x);
+		free(q1);
+		free(q2);
+		free(y1);
+		free(y2);
+	}
+	tap_ok(!bad && calls_ok(), "INT8 quantize/dequantize: tensor, axis, "
+	       "block scales, FLOAT, FLOAT16, BFLOAT16: CPU = CUDA");
+}
+
 static void nvfp4(void)
 {
 	static const size_t shapes[][3] = { { 4096, 4096, 1 }, { 1, 16 * 1023, 1 },
@@ -492,6 +531,7 @@ int main(void)
 	convert();
 	amax();
 	fp8();
+	int8();
 	nvfp4();
 	hadamard();
 	edges();

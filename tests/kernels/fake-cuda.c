@@ -5,6 +5,7 @@
  * how libqopt treats every status the module may return, on a machine
  * without CUDA. "ok": amax answers 42 (so a test sees the module ran);
  * "call": a CUDA call failed before writing (QOPT_EDEVICE_CALL);
+ * int8_quantize under "ok" writes code 42 everywhere (the module ran);
  * "clobber": it failed after writing caller memory (hadamard scribbles
  * over x); "nonfinite": a result for the caller.
  */
@@ -75,6 +76,20 @@ static qopt_status nvfp4_quantize(int src_dtype, const void *w, size_t outer,
 	return told();
 }
 
+static qopt_status int8_quantize(int8_t *dst, int rt, const void *src,
+				 const void *scales, size_t nscales,
+				 size_t outer, size_t axis, size_t inner,
+				 int mode, size_t block)
+{
+	qopt_status s = told();
+
+	(void)rt, (void)src, (void)scales, (void)nscales, (void)mode;
+	(void)block;
+	if (s == QOPT_OK)
+		memset(dst, 42, outer * axis * inner);
+	return s;
+}
+
 /* The kernels no test above needs an answer from: they report what
  * $FAKE_CUDA says and write nothing (so "ok" leaves garbage: tests use
  * "call" for them, which libqopt redoes on the CPU). */
@@ -126,6 +141,16 @@ static qopt_status nvfp4_dequantize(const uint8_t *codes,
 	return told();
 }
 
+static qopt_status int8_dequantize(int rt, void *dst, const int8_t *src,
+				   const void *scales, size_t nscales,
+				   size_t outer, size_t axis, size_t inner,
+				   int mode, size_t block)
+{
+	(void)rt, (void)dst, (void)src, (void)scales, (void)nscales;
+	(void)outer, (void)axis, (void)inner, (void)mode, (void)block;
+	return told();
+}
+
 static const struct qki_cuda_ops ops = {
 	.abi = QK_CUDA_ABI,
 	.size = sizeof(struct qki_cuda_ops),
@@ -139,6 +164,8 @@ static const struct qki_cuda_ops ops = {
 	.nvfp4_quantize = nvfp4_quantize,
 	.nvfp4_dequantize = nvfp4_dequantize,
 	.hadamard = hadamard,
+	.int8_quantize = int8_quantize,
+	.int8_dequantize = int8_dequantize,
 };
 
 __attribute__((visibility("default")))

@@ -3,7 +3,8 @@
 KERNELS_TESTS = tests/kernels/scalar tests/kernels/convert \
 	tests/kernels/fp8 tests/kernels/nvfp4 tests/kernels/hadamard \
 	tests/kernels/ctx tests/kernels/cuda tests/kernels/transpose \
-	tests/kernels/nvfp4-amax tests/kernels/simd tests/kernels/mxfp8
+	tests/kernels/nvfp4-amax tests/kernels/simd tests/kernels/mxfp8 \
+	tests/kernels/int8
 check_PROGRAMS += $(KERNELS_TESTS) tests/kernels/dump-fp8
 TESTS += $(KERNELS_TESTS) tests/kernels/ort-cast.sh
 EXTRA_DIST += tests/kernels/ort-cast.sh tests/kernels/ort-cast.js
@@ -17,6 +18,8 @@ tests_kernels_convert_SOURCES = tests/kernels/convert.c $(KERNELS_TEST_HDRS)
 tests_kernels_convert_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_fp8_SOURCES = tests/kernels/fp8.c $(KERNELS_TEST_HDRS)
 tests_kernels_fp8_LDADD = $(KERNELS_TEST_LIBS)
+tests_kernels_int8_SOURCES = tests/kernels/int8.c $(KERNELS_TEST_HDRS)
+tests_kernels_int8_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_nvfp4_SOURCES = tests/kernels/nvfp4.c $(KERNELS_TEST_HDRS)
 tests_kernels_nvfp4_LDADD = $(KERNELS_TEST_LIBS)
 tests_kernels_nvfp4_amax_SOURCES = tests/kernels/nvfp4-amax.c $(KERNELS_TEST_HDRS)

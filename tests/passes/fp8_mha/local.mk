@@ -25,6 +25,11 @@ TESTS += tests/passes/fp8_mha/fp8.sh tests/passes/fp8_mha/fp8-ppocr.sh
 EXTRA_DIST += tests/passes/fp8_mha/fp8.sh tests/passes/fp8_mha/fp8-gen.py \
 	tests/passes/fp8_mha/fp8-check.py tests/passes/fp8_mha/fp8-ppocr.sh
 
+# the pass int8: the same placement in symmetric INT8 (docs/int8.md)
+TESTS += tests/passes/fp8_mha/int8.sh tests/passes/fp8_mha/int8-ppocr.sh
+EXTRA_DIST += tests/passes/fp8_mha/int8.sh tests/passes/fp8_mha/int8-gen.py \
+	tests/passes/fp8_mha/int8-ppocr.sh
+
 # weight_mode = fake: deferred DQ(Q(W)) (no spill file), equal to the
 # ONNX definitions in NumPy; rotate_back deferred too, equal byte for
 # byte to the eager reference (rotref).
