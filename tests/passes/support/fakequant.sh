@@ -50,6 +50,19 @@ check $? "the record travels with the file: a later qopt run skips them too"
 sys.exit(any(p.key == "qopt.fake_quantized" for p in onnx.load("real.onnx").metadata_props))'
 check $? "real mode records nothing (its weights are behind a DequantizeLinear)"
 
+# fp8-mha's weight_mode = fake writes DQ(Q(W)) as float: recorded too.
+"$QOPT" "$top_srcdir/tests/torch/models/vit_sdpa_fp8_std.onnx" -o mha.onnx \
+	--passes fp8-mha:weight_mode=fake,nvfp4-weights:mode=fake >"$work/err" 2>&1
+st=$?
+cp "$work/err" "$work/log"
+k=$("$py" -c 'import onnx
+m = onnx.load("mha.onnx")
+print({p.key: p.value for p in m.metadata_props}.get("qopt.fake_quantized", "").count("format=fp8;"))' 2>>"$work/log")
+echo "# $k weights recorded as fp8" >>"$work/log"
+[ $st = 0 ] && [ "${k:-0}" -gt 0 ] &&
+	[ "$(grep -c "nvfp4-weights: warning: weight '[^']*' skipped (fake-quantized already): it holds fp8 fake-quantized values already" "$work/err")" = "$k" ]
+check $? "fp8-mha:weight_mode=fake then nvfp4-weights: each FP8-fake weight recorded and skipped with a warning"
+
 why=$(qopt_ort_missing)
 if [ -n "$why" ]; then
 	n=$((n + 1)); echo "ok $n - nvfp4-weights:mode=fake,fp8 # SKIP $why"
