@@ -12,6 +12,7 @@ passes_libpass_support_la_SOURCES = passes/support/support.h \
 	passes/support/finite.h passes/support/finite.c \
 	passes/support/skip.h passes/support/skip.c \
 	passes/support/targets.h passes/support/targets.c \
+	passes/support/suggest.h passes/support/suggest.c \
 	passes/support/weight.h passes/support/weight.c \
 	passes/support/rotate.h passes/support/rotate.c \
 	passes/support/qdq.h passes/support/qdq.c \

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <qopt/file.h>
 #include "cli/cli.h"
 
@@ -51,6 +52,32 @@ static int run_command(struct cli_opts *c)
 	return rc;
 }
 
+/* `qopt calibrat ...` would be read as a model named "calibrat" and
+ * fail on calibrate's first option ("unknown option '--data'"): a
+ * first argument that is no file and a typo of a subcommand is named
+ * as one. A file of that name is a model, whatever it is called. */
+static int mistyped_command(qm_session *s, const char *arg)
+{
+	static const char *const cmds[] = { "dump", "verify", "bisect",
+					    "calibrate", "plan" };
+	char hint[QM_DID_YOU_MEAN_SIZE];
+	struct stat st;
+	size_t i, n = sizeof(cmds) / sizeof(*cmds);
+
+	if (arg[0] == '-' || strpbrk(arg, "./") || stat(arg, &st) == 0)
+		return 0;	/* an option, or meant as a path */
+	for (i = 0; i < n; i++)
+		if (!strcmp(arg, cmds[i]))
+			return 0;
+	if (!qm_suggest(arg, cmds, n, hint, sizeof(hint))[0])
+		return 0;
+	qm_say(s, QOPT_LOG_ERROR,
+	       "qopt: error: unknown command '%s'%s: no such command or file\n",
+	       arg, hint);
+	qm_say(s, QOPT_LOG_ERROR, "Try 'qopt --help'.\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_opts c;
@@ -62,6 +89,10 @@ int main(int argc, char **argv)
 	if (!s) {	/* no session, no sink: the one direct write */
 		fputs("qopt: error: out of memory\n", stderr);
 		return QOPT_EXIT_FAIL;
+	}
+	if (argc > 1 && mistyped_command(s, argv[1])) {
+		qm_session_free(s);
+		return QOPT_EXIT_USAGE;
 	}
 	if (argc > 1 && !strcmp(argv[1], "plan")) {	/* its own options */
 		rc = qm_guard_install(1) ? QOPT_EXIT_FAIL :

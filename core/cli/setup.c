@@ -150,6 +150,19 @@ static void warn_new_opset(qm_session *s, const char *path,
 		       (long long)opset, (long long)known);
 }
 
+/* The writer writes a later IR version as the newest it knows (a
+ * runtime refuses one it does not know): said, not silently changed. */
+static void warn_new_ir(qm_session *s, const char *path, const qir_model *m)
+{
+	int64_t known = qir_opset_min_ir_version(qir_upgrade_max_opset());
+
+	if (m->ir_version > known)
+		qm_msg(s, QOPT_LOG_WARN, path,
+		       "the model's IR version %lld is newer than the newest this qopt knows (%lld): its content is read as IR %lld's, and an output is written as IR %lld",
+		       (long long)m->ir_version, (long long)known,
+		       (long long)known, (long long)known);
+}
+
 qir_model *cli_load(qm_session *s, const char *path)
 {
 	qir_error err = { 0 };
@@ -161,6 +174,7 @@ qir_model *cli_load(qm_session *s, const char *path)
 		return NULL;
 	}
 	warn_new_opset(s, path, m);
+	warn_new_ir(s, path, m);
 	if (qir_model_load_reordered(m))
 		qm_msg(s, QOPT_LOG_INFO, path,
 			 "note: nodes were not in topological order; sorted them (%zu node%s moved)",

@@ -26,6 +26,8 @@ int qm_parse(qm_session *s, const char *ini_file, const char *passes)
 {
 	int bad = 0;
 
+	if (pm_session_busy(s, "qm_parse"))
+		return QM_USAGE;
 	if (!s->reg && !(s->reg = pm_registry_new(s)))
 		return QM_FAIL;
 	if (s->have_pl)
@@ -145,6 +147,8 @@ static int load_needed(qm_session *s, const struct qm_plugins *p)
 
 int qm_load_plugins(qm_session *s, const struct qm_plugins *p)
 {
+	if (pm_session_busy(s, "qm_load_plugins"))
+		return QM_USAGE;
 	if (!s->have_pl && qm_parse(s, NULL, NULL))
 		return QM_FAIL;
 	if (load_all(s, p) < 0 || load_needed(s, p) < 0)
@@ -157,6 +161,8 @@ int qm_add_plugin_table(qm_session *s, const char *name,
 {
 	qir_error err = { 0 };
 
+	if (pm_session_busy(s, "qm_add_plugin_table"))
+		return QM_USAGE;
 	if (!s->reg && !(s->reg = pm_registry_new(s)))
 		return QM_FAIL;
 	if (pm_registry_add_table(s->reg, name, info, &err) < 0) {
@@ -168,6 +174,8 @@ int qm_add_plugin_table(qm_session *s, const char *name,
 
 int qm_resolve(qm_session *s)
 {
+	if (pm_session_busy(s, "qm_resolve"))
+		return QM_USAGE;
 	if (!pm_pipeline_resolve(&s->pl, s->reg))
 		return QM_OK;
 	return s->pl.nplugin_errors ? QM_FAIL : QM_USAGE;
@@ -296,6 +304,8 @@ int qm_run_begin(qm_session *s, qk_device device, int threads, int query)
 	struct pm_run_opts o = s->gate;
 	qir_error err = { 0 };
 
+	if (pm_session_busy(s, "qm_run_begin"))
+		return QM_USAGE;
 	qm_run_end(s);
 	o.strict = s->strict_run;
 	o.device = device;
@@ -311,14 +321,29 @@ int qm_run_begin(qm_session *s, qk_device device, int threads, int query)
 
 int qm_run(qm_session *s, qir_model *m)
 {
-	return pm_run_model(&s->run, m) < 0 ? QM_FAIL : QM_OK;
+	int rc;
+
+	if (pm_session_busy(s, "qm_run"))
+		return QM_USAGE;
+	if (!s->have_run) {
+		qm_say(s, QOPT_LOG_ERROR,
+		       "qopt: error: qm_run called without qm_run_begin: refused\n");
+		return QM_USAGE;
+	}
+	s->in_hooks = 1;
+	rc = pm_run_model(&s->run, m);
+	s->in_hooks = 0;
+	return rc < 0 ? QM_FAIL : QM_OK;
 }
 
-void qm_run_end(qm_session *s)
+int qm_run_end(qm_session *s)
 {
+	if (pm_session_busy(s, "qm_run_end"))
+		return QM_USAGE;
 	if (s->have_run)
 		pm_run_fini(&s->run);
 	s->have_run = 0;
+	return QM_OK;
 }
 
 const char *qm_failed_pass(const qm_session *s)

@@ -15,14 +15,31 @@
 
 int qm_add_hook(qm_session *s, const struct qm_hook *h)
 {
-	struct qm_hook *grown = realloc(s->hooks,
-					(s->nhooks + 1) * sizeof(*grown));
+	struct qm_hook *grown;
 
+	for (size_t i = 0; h->free && i < s->nhooks; i++) {
+		if (s->hooks[i].free == h->free && s->hooks[i].arg == h->arg) {
+			qm_say(s, QOPT_LOG_ERROR,
+			       "qopt: error: qm_add_hook: this hook (its free and arg) is added already: refused, so its free runs once\n");
+			return QM_USAGE;
+		}
+	}
+	grown = realloc(s->hooks, (s->nhooks + 1) * sizeof(*grown));
 	if (!grown)
 		return -1;
 	s->hooks = grown;
 	s->hooks[s->nhooks++] = *h;
 	return 0;
+}
+
+int pm_session_busy(pm_session *s, const char *call)
+{
+	if (!s->in_hooks)
+		return 0;
+	qm_say(s, QOPT_LOG_ERROR,
+	       "qopt: error: %s called from inside a hook, while the session runs it: refused\n",
+	       call);
+	return 1;
 }
 
 void pm_hooks_free(pm_session *s)
@@ -94,11 +111,14 @@ int pm_hooks_run_end(struct pm_run *r, qir_model *m)
 
 void qm_report(qm_session *s)
 {
+	int outer = s->in_hooks;
 	size_t i;
 
+	s->in_hooks = 1;
 	for (i = 0; i < s->nhooks; i++)
 		if (s->hooks[i].report)
 			s->hooks[i].report(s->hooks[i].arg, s);
+	s->in_hooks = outer;
 }
 
 /* qopt_may_rewrite(): every hook that gates rewrites must agree. */

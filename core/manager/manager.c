@@ -164,11 +164,14 @@ static int after_pass(struct pm_run *r, qopt_ctx *ctx, qir_model *m,
 	return pm_hooks_after(r, e, m);
 }
 
-/* run() returned rc != QOPT_OK: any nonzero fails the pass, and the
- * message names the status. A value whose primary code is none of
- * qopt's (negative, an ABI 2 habit, 256 whose primary is success, 17)
- * is no qopt_status: reported by its number, as QOPT_EPASS. An extended
- * code this qopt does not know is named by its primary (status.h). */
+/* run() returned rc != QOPT_OK: any nonzero fails the pass. A pass
+ * that said why with qopt_error() has been heard: a line naming its
+ * status after that only repeats it ("pass failed"), so the status is
+ * named only for a pass that failed without a word. A value whose
+ * primary code is none of qopt's (negative, an ABI 2 habit, 256 whose
+ * primary is success, 17) is no qopt_status: a plugin bug, always
+ * reported, by its number, as QOPT_EPASS. An extended code this qopt
+ * does not know is named by its primary (status.h). */
 static void report_failure(const qopt_ctx *ctx, int rc)
 {
 	if (!pm_status_known(rc))
@@ -176,10 +179,10 @@ static void report_failure(const qopt_ctx *ctx, int rc)
 		       "pass returned %d, not a qopt_status: failed as '%s' (status %d)%s",
 		       rc, qopt_status_str(QOPT_EPASS), QOPT_EPASS,
 		       ctx->errors ? "" : ", without a message");
-	else
+	else if (!ctx->errors)
 		pm_msg(ctx->run->s, QOPT_LOG_ERROR, ctx->st->name,
-		       "pass returned '%s' (status %d)%s", qopt_status_str(rc),
-		       rc, ctx->errors ? "" : " without a message");
+		       "pass returned '%s' (status %d) without a message",
+		       qopt_status_str(rc), rc);
 }
 
 /* A pass failed (after the message): the hooks hear it. */

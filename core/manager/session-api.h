@@ -132,7 +132,10 @@ struct qm_hook {
 	void (*free)(void *arg);
 	void *arg;
 };
-/* Copied; called in the order added until the session ends. */
+/* Copied; called in the order added until the session ends, then its
+ * free runs once. A hook with the free and arg of one already added
+ * is refused (QM_USAGE, said: its free would run twice); -1 out of
+ * memory. */
 int qm_add_hook(qm_session *s, const struct qm_hook *h);
 /* The built-in hooks (core/manager/hooks.c); -1 when out of memory. */
 int qm_hook_strict(qm_session *s);
@@ -169,7 +172,12 @@ int qm_run_begin(qm_session *s, qk_device device, int threads, int query);
  * QM_FAIL after messages (qm_failed_pass names a failed pass). A query
  * run (calibration) runs no pass and checks nothing. */
 int qm_run(qm_session *s, qir_model *m);
-void qm_run_end(qm_session *s);
+int qm_run_end(qm_session *s);
+/* Misuse is QM_USAGE, said, nothing done: qm_run without qm_run_begin;
+ * from inside a hook (while qm_run or qm_report calls it), qm_run,
+ * qm_run_begin, qm_run_end, qm_parse, qm_load_plugins,
+ * qm_add_plugin_table and qm_resolve, which would free what the running
+ * call holds. qm_session_free must not be called from a hook. */
 const char *qm_failed_pass(const qm_session *s);
 enum { QM_TIME_LOAD, QM_TIME_SAVE };
 void qm_add_time(qm_session *s, int which, double seconds);

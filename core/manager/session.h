@@ -32,7 +32,13 @@ struct qm_session {
 	int strict_run;		/* qopt_is_strict() says yes */
 	struct pm_run_opts gate; /* bisect's limit, printing, recording */
 	int bisect_hooked;	/* the bisect hook is added */
+	int in_hooks;		/* qm_run or qm_report is calling hooks */
 };
+
+/* Calls that free or rebuild what a running qm_run or qm_report holds
+ * (the run, the pipeline, the registry) are refused from inside a hook:
+ * 1 after saying so (call names the refused call), else 0. */
+int pm_session_busy(pm_session *s, const char *call);
 
 /* The hooks' side of a stage (manager.c calls them in order). */
 int pm_hooks_before(struct pm_run *r, const struct qm_pass_event *e,

@@ -16,6 +16,20 @@ static int fold_out(struct iri_ctx *c, const qir_node *n, const int64_t *v,
 	       iri_fold_set_named(c, n->outputs[0], v, names, len) : 0;
 }
 
+/* The length of shape vector input i when its contents are not known
+ * but its own shape is: [k], k static (torch's expand(B, -1, -1) builds
+ * Where(Equal(size, -1), ones, size) from a dynamic B: no contents, a
+ * length of 3). -1 otherwise, or when k is beyond IRI_MAXRANK. */
+static int shape_len(const qir_node *n, size_t i)
+{
+	iri_shape s;
+
+	iri_input(n, i, &s);
+	if (s.rank != 1 || s.d[0] < 0 || s.d[0] > IRI_MAXRANK)
+		return -1;
+	return (int)s.d[0];
+}
+
 int iri_shape_op(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 		 size_t nout)
 {
@@ -76,8 +90,11 @@ int iri_reshape(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	(void)nout;
 	iri_input(n, 0, &in);
 	out[0].dtype = in.dtype;
-	if (!iri_shape_ints_named(c, n, 1, sh, names, IRI_MAXRANK, &len))
+	if (!iri_shape_ints_named(c, n, 1, sh, names, IRI_MAXRANK, &len)) {
+		if (shape_len(n, 1) >= 0)	/* the rank, without dims */
+			iri_rank_only(&out[0], shape_len(n, 1));
 		return 0;
+	}
 	iri_rank_only(&out[0], (int)len);
 	for (k = 0; k < len; k++) {
 		if (sh[k] == IRI_UNKNOWN) {
@@ -297,8 +314,19 @@ int iri_expand(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	(void)nout;
 	iri_input(n, 0, &in);
 	out[0].dtype = in.dtype;
-	if (in.rank < 0 || !iri_shape_ints(c, n, 1, sh, IRI_MAXRANK, &len))
+	if (in.rank < 0)
 		return 0;
+	if (!iri_shape_ints(c, n, 1, sh, IRI_MAXRANK, &len)) {
+		int k = shape_len(n, 1);
+
+		if (k < 0)
+			return 0;
+		/* Sizes unknown: the rank still broadcasts, and an input
+		 * dim above 1 is the output's (a size there is 1 or it). */
+		len = (size_t)k;
+		for (int j = 0; j < k; j++)
+			sh[j] = IRI_UNKNOWN;
+	}
 	r = in.rank > (int)len ? in.rank : (int)len;
 	iri_rank_only(&out[0], r);
 	for (int k = 0; k < r; k++) {
@@ -330,8 +358,12 @@ int iri_tile(struct iri_ctx *c, const qir_node *n, iri_shape *out,
 	(void)nout;
 	iri_input(n, 0, &in);
 	out[0].dtype = in.dtype;
-	if (in.rank < 0)
+	if (in.rank < 0) {
+		/* repeats has one entry per axis of the input */
+		if (shape_len(n, 1) >= 0)
+			iri_rank_only(&out[0], shape_len(n, 1));
 		return 0;
+	}
 	iri_rank_only(&out[0], in.rank);
 	if (!iri_const_ints(c, n, 1, rep, IRI_MAXRANK, &len) ||
 	    (int)len != in.rank)
@@ -367,8 +399,11 @@ int iri_constant_of_shape(struct iri_ctx *c, const qir_node *n,
 	(void)nout;
 	out[0].dtype = a && a->type == QIR_ATTR_TENSOR && a->t ? a->t->dtype
 							     : QIR_FLOAT;
-	if (!iri_const_ints(c, n, 0, sh, IRI_MAXRANK, &len))
+	if (!iri_const_ints(c, n, 0, sh, IRI_MAXRANK, &len)) {
+		if (shape_len(n, 0) >= 0)	/* the rank, without dims */
+			iri_rank_only(&out[0], shape_len(n, 0));
 		return 0;
+	}
 	iri_rank_only(&out[0], (int)len);
 	for (size_t k = 0; k < len; k++)
 		out[0].d[k] = sh[k] >= 0 ? sh[k] : -1;

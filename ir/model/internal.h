@@ -14,6 +14,14 @@
 #include <sys/types.h>
 #include <qopt/ir.h>
 
+/* The newest ONNX IR version this libqopt knows: that of the newest
+ * opset its upgrade knows (qir_opset_min_ir_version of
+ * qir_upgrade_max_opset(), ir/transforms/, a layer above: the number is
+ * repeated here and tests/ir/io-roundtrip checks that they agree). The
+ * writer never writes a later one: a runtime refuses an IR version it
+ * does not know, and this qopt cannot vouch for one it does not. */
+#define IR_VERSION_NEWEST 13
+
 /* Open-addressing string -> pointer map (ir/model/strmap.c). Keys are not
  * copied: they must outlive their entry (we key by the object's own
  * name buffer). */

@@ -566,7 +566,11 @@ static Onnx__ModelProto *model_pb(struct save_ctx *ctx, qir_model *m)
 		mp->functions = orig->functions;
 	}
 	mp->has_ir_version = 1;
-	mp->ir_version = m->ir_version;
+	/* A later IR (a typo, a newer exporter) is written as the newest
+	 * known: what qopt read and wrote is that IR's content. The
+	 * command line says so on load (core/cli/setup.c). */
+	mp->ir_version = m->ir_version > IR_VERSION_NEWEST ?
+			 IR_VERSION_NEWEST : m->ir_version;
 	mp->producer_name = m->producer_name && m->producer_name[0] ?
 			    m->producer_name : NULL;
 	mp->producer_version = m->producer_version && m->producer_version[0] ?

@@ -389,7 +389,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	double *amax;
 	int axis, dtype = w->dtype;
 	int64_t count;
-	char why[256], name[512];
+	char why[256], name[512], fmt[32];
 
 	if (pl)
 		return reuse(p, n, slot, pl);
@@ -398,6 +398,17 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 			    "'%s' is %s, not FLOAT, FLOAT16 or BFLOAT16", v->name,
 			    qir_dtype_name(dtype));
 		cov_float(p, v, &ps_skip_not_float, qir_dtype_name(dtype));
+		return remember(p, n->graph, v, NULL) ?
+		       fp8mha_fail(p->cfg, n, NULL) : 0;
+	}
+	if (ps_fake_recorded(p->cfg->m, v->name, fmt, sizeof(fmt))) {
+		struct ps_skip s = { .kind = &ps_skip_fake_quantized };
+
+		snprintf(s.why, sizeof(s.why), "it holds %s fake-quantized "
+			 "values already (metadata %s): quantizing them again "
+			 "would round twice", fmt, PS_FAKE_META);
+		ps_skip_report(p->cfg->ctx, &s, "weight", v->name);
+		cov_float(p, v, &ps_skip_fake_quantized, s.why);
 		return remember(p, n->graph, v, NULL) ?
 		       fp8mha_fail(p->cfg, n, NULL) : 0;
 	}

@@ -273,6 +273,11 @@ int fp8mha_fake_weight(struct fp8mha_cfg *cfg,
 		(void)qir_tensor_advise(c->w, QIR_ADVISE_DONE, NULL);
 	if (splice(cfg, c, nt, out))
 		return -1;
+	/* plain float now: later weight passes must not round it again */
+	if (ps_fake_record(cfg->m, name, "fp8") < 0) {
+		qopt_error(cfg->ctx, "out of memory");
+		return -1;
+	}
 	qopt_stat_add(cfg->ctx, o->rotate_back ?
 		      "weights fake-quantized (rotate_back)" :
 		      "weights fake-quantized", 1);

@@ -291,6 +291,7 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 {
 	qir_tensor *t = NULL;
 	uint64_t before, numel;
+	char fmt[32];
 	int rc;
 
 	if (ps_collect_uses(w->stored, NVFP4_WALK, &w->uses, &w->skip))
@@ -299,6 +300,12 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		ps_skip_first(&w->skip, &ps_skip_shared, "no consumer");
 	if (w->uses.n)
 		nvfp4_select(cfg, w);
+	if (!w->skip.kind && ps_fake_recorded(cfg->m, w->stored->name, fmt,
+					      sizeof(fmt)))
+		ps_skip_set(&w->skip, &ps_skip_fake_quantized, "it holds %s "
+			    "fake-quantized values already (metadata %s): "
+			    "quantizing them again would round twice", fmt,
+			    PS_FAKE_META);
 	if (w->skip.kind || source(w, &t))
 		goto skipped;
 	if (!ps_uses_kaxis(&w->uses, t->rank, &w->kaxis, &w->skip))
@@ -327,6 +334,11 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	 * fails the pass, so the count is never said wrong) */
 	ps_coverage_add(&cfg->cov, w->stored->name, numel, before, w->pattern,
 			cfg->mode == NVFP4_REAL ? "nvfp4" : "nvfp4-fake", NULL);
+	if (cfg->mode != NVFP4_REAL &&
+	    ps_fake_record(cfg->m, w->stored->name, "nvfp4") < 0) {
+		qopt_error(cfg->ctx, "out of memory");
+		goto failed;
+	}
 	rc = nvfp4_rewrite(cfg, w, t);	/* takes a folded t */
 	if (rc)
 		return -1;

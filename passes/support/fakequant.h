@@ -19,4 +19,18 @@
 int ps_fake_nvfp4(qk_ctx *qk, int dtype, const void *src, void *dst,
 		  size_t outer, size_t k, size_t inner, const char **step);
 
+/* A fake-quantized weight is plain float again: nothing in the graph
+ * says a later weight pass (fp8 after nvfp4-weights:mode=fake) would
+ * round it a second time. The passes that write one record it in the
+ * model's metadata (PS_FAKE_META: "weight=NAME format=F;" each), and
+ * the weight passes skip a weight recorded there
+ * (ps_skip_fake_quantized). */
+#define PS_FAKE_META "qopt.fake_quantized"
+/* The format weight is recorded with, copied into fmt (n bytes), or
+ * NULL when it is not recorded. */
+const char *ps_fake_recorded(const qir_model *m, const char *weight,
+			     char *fmt, size_t n);
+/* Records weight as fake-quantized in format: 0, or -1 out of memory. */
+int ps_fake_record(qir_model *m, const char *weight, const char *format);
+
 #endif

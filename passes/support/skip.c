@@ -27,7 +27,11 @@ const struct ps_skip_kind
 	/* attention's MatMuls read two activations: nothing to store */
 	ps_skip_activation = { "skipped (activation)",
 			       PS_SKIP_INFO },
-	ps_skip_quantized = { "skipped (quantized already)", PS_SKIP_INFO };
+	ps_skip_quantized = { "skipped (quantized already)", PS_SKIP_INFO },
+	/* A second format over fake-quantized values rounds twice: the
+	 * pipeline asked for two, said loudly (fakequant.h). */
+	ps_skip_fake_quantized = { "skipped (fake-quantized already)",
+				   PS_SKIP_WARN };
 
 static void vset(struct ps_skip *s, const struct ps_skip_kind *kind,
 		 const char *fmt, va_list ap)

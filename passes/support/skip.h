@@ -33,7 +33,7 @@ extern const struct ps_skip_kind ps_skip_not_included, ps_skip_excluded,
 	ps_skip_not_float, ps_skip_not_constant, ps_skip_nonfinite,
 	ps_skip_unreadable, ps_skip_layout, ps_skip_shared,
 	ps_skip_k_disagree, ps_skip_bisect, ps_skip_activation,
-	ps_skip_quantized;
+	ps_skip_quantized, ps_skip_fake_quantized;
 
 /* Sets s to kind with a sentence. */
 void ps_skip_set(struct ps_skip *s, const struct ps_skip_kind *kind,

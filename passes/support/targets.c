@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "targets.h"
+#include "suggest.h"
 
 static const char *const *list(qopt_ctx *ctx, const char *name, size_t *n)
 {
@@ -26,7 +27,25 @@ static int globs_init(struct ps_globs *g, qopt_ctx *ctx, const char *option,
 		g->set = qopt_opt_is_set(ctx, option);
 	}
 	g->hits = calloc(g->n + 1, sizeof(*g->hits));
-	return g->hits ? 0 : -1;
+	g->near = calloc(g->n + 1, sizeof(*g->near));
+	g->near_score = malloc((g->n + 1) * sizeof(*g->near_score));
+	if (!g->hits || !g->near || !g->near_score)
+		return -1;
+	for (size_t i = 0; i < g->n; i++)
+		g->near_score[i] = (size_t)-1;
+	return 0;
+}
+
+static void globs_fini(struct ps_globs *g)
+{
+	for (size_t i = 0; g->near && i < g->n; i++)
+		free(g->near[i]);
+	free(g->near);
+	free(g->near_score);
+	free(g->hits);
+	g->near = NULL;
+	g->near_score = NULL;
+	g->hits = NULL;
 }
 
 int ps_targets_init(struct ps_targets *t, qopt_ctx *ctx, unsigned which)
@@ -48,9 +67,26 @@ int ps_targets_init(struct ps_targets *t, qopt_ctx *ctx, unsigned which)
 
 void ps_targets_fini(struct ps_targets *t)
 {
-	free(t->include.hits);
-	free(t->exclude.hits);
-	t->include.hits = t->exclude.hits = NULL;
+	globs_fini(&t->include);
+	globs_fini(&t->exclude);
+}
+
+/* A pattern that has matched nothing yet keeps the nearest name it was
+ * offered, copied (the pass may rename or drop the node later); out of
+ * memory only loses the suggestion. */
+static void note_near(struct ps_globs *g, size_t i, const char *name)
+{
+	size_t score;
+	char *copy;
+
+	if (!g->set || !g->near || g->hits[i] || !g->near_score[i])
+		return;
+	score = ps_near_score(g->pat[i], name);
+	if (score >= g->near_score[i] || !(copy = strdup(name)))
+		return;
+	free(g->near[i]);
+	g->near[i] = copy;
+	g->near_score[i] = score;
 }
 
 /* "node=NAME": the node named NAME exactly (names[0]), no other name
@@ -76,8 +112,14 @@ int ps_globs_match(struct ps_globs *g, const char *const *names,
 	int first = -1;
 
 	for (size_t i = 0; i < g->n; i++) {
-		if (!pattern_matches(g->pat[i], names, nnames))
+		if (!pattern_matches(g->pat[i], names, nnames)) {
+			/* near names for the "did you mean" of a pattern
+			 * that matches nothing */
+			for (size_t j = 0; j < nnames; j++)
+				if (names[j] && names[j][0])
+					note_near(g, i, names[j]);
 			continue;
+		}
 		g->hits[i]++;
 		if (first < 0)
 			first = (int)i;
@@ -97,10 +139,15 @@ static void report(qopt_ctx *ctx, const struct ps_globs *g, const char *what)
 {
 	if (!g->set)
 		return;
-	for (size_t i = 0; i < g->n; i++)
+	for (size_t i = 0; i < g->n; i++) {
+		const char *near = g->near ? g->near[i] : NULL;
+
 		if (!g->hits[i])
-			qopt_warn(ctx, "%s pattern '%s' matches no %s",
-				  g->option, g->pat[i], what);
+			qopt_warn(ctx, "%s pattern '%s' matches no %s%s%s%s",
+				  g->option, g->pat[i], what,
+				  near ? " (did you mean '" : "",
+				  near ? near : "", near ? "'?)" : "");
+	}
 }
 
 void ps_targets_report(qopt_ctx *ctx, const struct ps_targets *t,

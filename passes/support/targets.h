@@ -26,6 +26,10 @@ struct ps_globs {
 	size_t n;
 	uint64_t *hits;			/* per pattern (owned) */
 	int set;			/* the pipeline set the option */
+	/* Per pattern without a hit yet: the nearest name offered
+	 * (suggest.h; owned copies, NULL none) and its score. */
+	char **near;
+	size_t *near_score;
 };
 
 struct ps_targets {
@@ -59,7 +63,8 @@ int ps_globs_match(struct ps_globs *g, const char *const *names,
 int ps_targets_op(const struct ps_targets *t, const char *op);
 
 /* Warns for every pattern of an option the pipeline set that matched
- * nothing: "include pattern 'X' matches no WHAT". */
+ * nothing: "include pattern 'X' matches no WHAT", with the nearest name
+ * offered to it (" (did you mean 'NAME'?)") when one is near. */
 void ps_targets_report(qopt_ctx *ctx, const struct ps_targets *t,
 		       const char *what);
 

@@ -69,8 +69,11 @@ refused "not a shared object: cannot open, with the system's reason" \
 
 # run()'s return: any nonzero fails, the message names the code.
 run "$QOPT" --load "$PL/good.so" --passes 't-status:rc=3' m.onnx -o o.onnx
-t "a status from run() fails the pass and is named" \
-	eval '[ $rc = 1 ] && has "t-status: error: pass returned '\''invalid content'\'' (status 3)" "$W/err" && [ ! -e o.onnx ]'
+t "a status from run() fails the pass; the pass's own message is the one said" \
+	eval '[ $rc = 1 ] && has "t-status: error: returning 3 as told" "$W/err" && ! has "pass returned" "$W/err" && [ ! -e o.onnx ]'
+run "$QOPT" --load "$PL/good.so" --passes 't-status:rc=3:quiet=yes' m.onnx -o o.onnx
+t "a status from run() without a message is named" \
+	eval '[ $rc = 1 ] && has "t-status: error: pass returned '\''invalid content'\'' (status 3) without a message" "$W/err" && [ ! -e o.onnx ]'
 run "$QOPT" --load "$PL/good.so" --passes 't-status:rc=259:quiet=yes' m.onnx -o o.onnx
 t "an extended code, without a message: named, and said so" \
 	eval '[ $rc = 1 ] && has "pass returned '\''invalid argument'\'' (status 259) without a message" "$W/err"'

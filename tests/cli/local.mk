@@ -2,7 +2,8 @@
 # models through the command, qopt calibrate (fragment of the top
 # Makefile.am).
 
-CLI_SH = tests/cli/cli.sh tests/cli/bisect.sh tests/cli/completion.sh
+CLI_SH = tests/cli/cli.sh tests/cli/bisect.sh tests/cli/completion.sh \
+	tests/cli/subcommand.sh
 TESTS += $(CLI_SH)
 dist_check_SCRIPTS += $(CLI_SH)
 # bisect-check: the bisect test command of tests/cli/bisect.sh.

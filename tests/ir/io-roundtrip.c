@@ -6,6 +6,7 @@
  */
 #include "../lib/tap.h"
 #include "../lib/io-util.h"
+#include <qopt/upgrade.h>
 
 static const char *dir;
 
@@ -381,6 +382,36 @@ static void failed_save(void)
 	qir_model_free(m);
 }
 
+/* An IR version newer than qopt knows (99) was written back as it
+ * was, and ONNX Runtime refused the output: it is written as the
+ * newest IR version known, that of the newest opset known; a known
+ * one is kept. */
+static void ir_version_newest(void)
+{
+	int64_t newest = qir_opset_min_ir_version(qir_upgrade_max_opset());
+	qir_error err = { 0 };
+	qir_model *m = qir_model_new(99, 17, &err), *r;
+
+	r = m ? reload(m, "ir99.onnx", &err) : NULL;
+	tap_ok(r && r->ir_version == newest,
+	       "IR version 99 is written as the newest known, %lld (got %lld: %s)",
+	       (long long)newest, r ? (long long)r->ir_version : -1LL, err.msg);
+	tap_ok(m && m->ir_version == 99, "the model in memory keeps its 99");
+	qir_model_free(r);
+	qir_model_free(m);
+	m = qir_model_new(newest, 17, &err);
+	r = m ? reload(m, "irnew.onnx", &err) : NULL;
+	tap_ok(r && r->ir_version == newest, "the newest known, %lld, is kept",
+	       (long long)newest);
+	qir_model_free(r);
+	qir_model_free(m);
+	m = qir_model_new(7, 12, &err);
+	r = m ? reload(m, "ir7.onnx", &err) : NULL;
+	tap_ok(r && r->ir_version == 7, "an older one, 7, is kept");
+	qir_model_free(r);
+	qir_model_free(m);
+}
+
 int main(void)
 {
 	dir = io_mkdir("io-roundtrip");
@@ -388,5 +419,6 @@ int main(void)
 	typed_fields();
 	unmodeled();
 	failed_save();
+	ir_version_newest();
 	return tap_done();
 }

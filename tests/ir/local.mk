@@ -49,6 +49,10 @@ tests_ir_io_external_LDADD = libqopt.la
 tests_ir_io_zerocopy_SOURCES = tests/ir/io-zerocopy.c tests/lib/io-util.h tests/lib/tap.h
 tests_ir_io_zerocopy_CPPFLAGS = $(IR_TEST_CPPFLAGS)
 tests_ir_io_zerocopy_LDADD = $(LIBQOPT_INTERNALS)
+# io-version.sh: an IR version newer than qopt knows, warned and written
+# as the newest known (the command line, python3-onnx, ORT).
+TESTS += tests/ir/io-version.sh
+dist_check_SCRIPTS += tests/ir/io-version.sh
 
 # ---- type and shape inference (ir/infer) against onnx's and ONNX
 # Runtime's; the inference API as a pass uses it.

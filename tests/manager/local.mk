@@ -1,7 +1,11 @@
 # tests of core/manager: the pass manager, plugin loader, pipelines,
 # named pipelines, instrumentation (fragment of the top Makefile.am).
 
-check_PROGRAMS += tests/manager/unit tests/manager/session tests/manager/hooks
+check_PROGRAMS += tests/manager/unit tests/manager/session tests/manager/hooks \
+	tests/manager/misuse
+tests_manager_misuse_SOURCES = tests/manager/misuse.c tests/lib/tap.h
+tests_manager_misuse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_manager_misuse_LDADD = core/libpassmgr.la libqopt.la
 tests_manager_hooks_SOURCES = tests/manager/hooks.c tests/lib/tap.h
 tests_manager_hooks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_manager_hooks_LDADD = core/libpassmgr.la libqopt.la
@@ -17,7 +21,8 @@ MANAGER_SH = tests/manager/globals.sh tests/manager/plugins.sh \
 	tests/manager/progress.sh tests/manager/alias.sh \
 	tests/manager/order.sh tests/manager/input.sh \
 	tests/manager/discovery.sh
-TESTS += tests/manager/unit tests/manager/session tests/manager/hooks $(MANAGER_SH)
+TESTS += tests/manager/unit tests/manager/session tests/manager/hooks \
+	tests/manager/misuse $(MANAGER_SH)
 dist_check_SCRIPTS += $(MANAGER_SH)
 
 # the calibration query and the one-command form's hand-over

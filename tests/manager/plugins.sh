@@ -78,9 +78,17 @@ for st in 256 17 -3; do
 	t "a pass returning $st fails, reported as no qopt_status" \
 		eval '[ $rc = 1 ] && has "t-status: error: pass returned $st, not a qopt_status: failed as '\''pass failed'\'' (status 16)" "$W/err" && ! has "'\''success'\''" "$W/err"'
 done
-run "$QOPT" --load "$PL/good.so" --passes "t-status:rc=$((16 | 99 << 8))" "$W/m.onnx" --dry-run
+run "$QOPT" --load "$PL/good.so" --passes "t-status:rc=$((16 | 99 << 8)):quiet=yes" "$W/m.onnx" --dry-run
 t "an extended code this qopt does not know is named by its primary" \
-	eval '[ $rc = 1 ] && has "pass returned '\''pass failed'\'' (status 25360)" "$W/err"'
+	eval '[ $rc = 1 ] && has "pass returned '\''pass failed'\'' (status 25360) without a message" "$W/err"'
+# A pass that said why is not followed by a line repeating that it
+# failed ("pass returned 'pass failed' (status 16)" after every error).
+run "$QOPT" --load "$PL/good.so" --passes "t-status" "$W/m.onnx" --dry-run
+t "a pass failing with its own message: that message, no 'pass returned' line" \
+	eval '[ $rc = 1 ] && has "t-status: error: returning 16 as told" "$W/err" && ! has "pass returned" "$W/err" && [ $(grep -c "t-status: error:" "$W/err") = 1 ]'
+run "$QOPT" --load "$PL/good.so" --passes "t-status:quiet=yes" "$W/m.onnx" --dry-run
+t "a pass failing without a word: its status is named" \
+	eval '[ $rc = 1 ] && has "t-status: error: pass returned '\''pass failed'\'' (status 16) without a message" "$W/err"'
 
 run "$QOPT" --load "$PL/bad-path.so" --list-passes
 t "QOPT_OPT_PATH on an option that is not a string: the plugin is refused" \

@@ -2,6 +2,11 @@
 # Makefile.am). The models are made by tests/torch/gen-models.py (needs
 # python3-torch) and committed, so make check does not need torch.
 TESTS += tests/torch/models.sh
+# ranks through shape vectors of known length: torch's cls_token.expand
+# with a dynamic batch (vit-expand-gen.py writes vit_expand.onnx).
+TESTS += tests/torch/vit-expand.sh
+EXTRA_DIST += tests/torch/vit-expand.sh tests/torch/vit-expand-gen.py
+dist_check_DATA += tests/torch/models/vit_expand.onnx
 EXTRA_DIST += docs/test-models.md tests/torch/models.sh tests/torch/ort.js \
 	tests/torch/check.py \
 	tests/torch/gen-models.py

@@ -16,6 +16,12 @@ TESTS += tests/passes/support/finite tests/passes/support/toolkit \
 # a weight replaced by a recipe keeps its doc_string (recipe.c and the
 # passes' fake modes)
 TESTS += tests/passes/support/recipe.sh
+# a fake-quantized weight is not quantized again (fakequant.c)
+TESTS += tests/passes/support/fakequant.sh
+EXTRA_DIST += tests/passes/support/fakequant.sh
+# an unmatched target pattern names the nearest name (suggest.c)
+TESTS += tests/passes/support/suggest.sh
+EXTRA_DIST += tests/passes/support/suggest.sh
 EXTRA_DIST += tests/passes/support/recipe.sh tests/passes/support/recipe.py
 EXTRA_DIST += tests/passes/support/device.sh \
 	tests/passes/support/coverage-moe.sh tests/passes/support/coverage-moe.py \
