@@ -116,7 +116,8 @@ static void t_targets(void)
 static void t_node_pattern(void)
 {
 	static const char *const inc[] = { "node=X", "X", "node=X*" };
-	struct ps_globs g = { "include", inc, 3, NULL, 1 };
+	struct ps_globs g = { .option = "include", .pat = inc, .n = 3,
+				.set = 1 };
 	const char *out_x[2] = { "attention", "X" };	/* its output: X */
 	const char *node_x[2] = { "X", "a" };
 	const char *star[2] = { "X*", "X1" };
