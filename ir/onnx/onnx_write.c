@@ -1153,6 +1153,7 @@ static int check_data(const struct save_ctx *ctx,
 
 		if (!tp->has_data_location || tp->data_location !=
 		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL ||
+		    !tp->n_external_data ||
 		    strcmp(tp->external_data[0]->value, w->location))
 			continue;	/* inline, or a link (link_in_place) */
 		if (ext_u64(tp, "offset", &off) || ext_u64(tp, "length", &len) ||
