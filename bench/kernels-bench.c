@@ -187,13 +187,13 @@ static void numpy_row(struct data *d, double ours)
 	int same;
 
 	if (!py || !*py || !script || !mkdtemp(dir)) {
-		printf("| NVFP4 quantize, NumPy | n/a (no python3 with numpy) | | |\n");
+		printf("| NVFP4 quantize, NumPy | n/a (no python3 with numpy) | | | |\n");
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/w.f32", dir);
 	f = fopen(path, "wb");
 	if (!f || fwrite(d->w, 4, d->n, f) != d->n || fclose(f)) {
-		printf("| NVFP4 quantize, NumPy | n/a (cannot write %s) | | |\n", path);
+		printf("| NVFP4 quantize, NumPy | n/a (cannot write %s) | | | |\n", path);
 		return;
 	}
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' %zu %zu '%s'", py, script,
@@ -215,10 +215,10 @@ static void numpy_row(struct data *d, double ours)
 		/* a leftover temporary folder is harmless */
 	}
 	if (secs <= 0) {
-		printf("| NVFP4 quantize, NumPy | n/a (python failed) | | |\n");
+		printf("| NVFP4 quantize, NumPy | n/a (python failed) | | | |\n");
 		return;
 	}
-	printf("| NVFP4 quantize, NumPy (1 thread) | %.3f | | output %s qopt's; "
+	printf("| NVFP4 quantize, NumPy (1 thread) | %.3f | | | output %s qopt's; "
 	       "qopt 1 thread is %.0fx faster |\n", 4.0 * d->n / secs / 1e9,
 	       same ? "identical to" : "DIFFERS from", secs / ours);
 }
@@ -324,20 +324,24 @@ int main(int argc, char **argv)
 	printf("qopt kernels, CPU: %ld online CPUs, tensor [%zu, %zu] FLOAT "
 	       "(%.0f MiB); GB/s of the FLOAT tensor, best of %d runs\n\n",
 	       ncpu, d.rows, d.k, d.n * 4 / 1048576.0, RUNS);
-	printf("| kernel | 1 thread GB/s | %ld threads GB/s | 1 thread vs memcpy |\n",
-	       ncpu);
-	printf("|---|---|---|---|\n");
-	printf("| memcpy (bytes copied) | %.2f | %.2f | 1.00 |\n", mc1, mca);
+	/* per core: what a small machine gets from each of its cores
+	 * when all of them work (the writer runs one worker per CPU) */
+	printf("| kernel | 1 thread GB/s | %ld threads GB/s | per core, %ld threads | 1 thread vs memcpy |\n",
+	       ncpu, ncpu);
+	printf("|---|---|---|---|---|\n");
+	printf("| memcpy (bytes copied) | %.2f | %.2f | %.2f | 1.00 |\n", mc1,
+	       mca, mca / (double)ncpu);
 	for (int k = 0; k < K_COUNT; k++) {
 		double t1 = best_time((enum kind)k, c1, &d);
 		double ta = best_time((enum kind)k, ca, &d);
 
 		if (t1 <= 0 || ta <= 0) {
-			printf("| %s | failed | | |\n", kname[k]);
+			printf("| %s | failed | | | |\n", kname[k]);
 			continue;
 		}
-		printf("| %s | %.2f | %.2f | %.2f |\n", kname[k],
+		printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", kname[k],
 		       kbytes(k, &d) / t1 / 1e9, kbytes(k, &d) / ta / 1e9,
+		       kbytes(k, &d) / ta / 1e9 / (double)ncpu,
 		       kbytes(k, &d) / t1 / 1e9 / mc1);
 	}
 	t = best_time(K_NVQ, c1, &d); /* leaves our codes in d for NumPy */

@@ -17,7 +17,7 @@ libqopt_la_SOURCES += ir/model/internal.h ir/model/dtype.c \
 	ir/model/value.c ir/model/node.c ir/model/attr.c ir/model/graph.c \
 	ir/model/model.c ir/model/opts.c ir/model/toposort.c ir/model/dead.c \
 	ir/model/verify.c ir/model/typecheck.c ir/model/print.c \
-	ir/model/hash.c ir/model/spill.c \
+	ir/model/hash.c ir/model/digest.c ir/model/spill.c \
 	ir/model/deferred.c ir/model/outfile.c
 
 # ir/infer: type and shape inference (docs/shape-inference.md): the
@@ -43,7 +43,8 @@ libqopt_la_SOURCES += ir/transforms/const_eval.c \
 libqopt_la_SOURCES += ir/onnx/onnx_io.h ir/onnx/onnx_check.c \
 	ir/onnx/onnx_tensor.c ir/onnx/onnx_sparse.c ir/onnx/onnx_read.c \
 	ir/onnx/onnx_scan.c ir/onnx/onnx_skeleton.c ir/onnx/onnx_write.c \
-	ir/onnx/external.c ir/onnx/arena.c ir/onnx/data_fill.c \
+	ir/onnx/external.c ir/onnx/ext_link.c ir/onnx/arena.c \
+	ir/onnx/data_fill.c \
 	ir/onnx/onnx_layout.c
 nodist_libqopt_la_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h
 BUILT_SOURCES += ir/onnx/onnx.pb-c.c ir/onnx/onnx.pb-c.h

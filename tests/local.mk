@@ -31,7 +31,8 @@ check-slow: all
 EXTRA_DIST += tests/ort/package.json tests/ort/setup.sh \
 	tests/ort/common.sh tests/ort/lib.js tests/ort/run-compare.js \
 	examples/make-mlp.py examples/mlp.onnx examples/quantize.ini \
-	bench/io-bench.sh bench/scale-bench.sh
+	bench/io-bench.sh bench/scale-bench.sh bench/calib-scale.sh \
+	bench/calib-gen.py bench/ort-alone.js
 
 clean-local: clean-local-tests
 clean-local-tests:
@@ -44,7 +45,11 @@ clean-local-tests:
 # make bench-scale: the default invocation of round trip, fp8-mha and
 # nvfp4-weights against cp + fsync of the input, paired, external and
 # inline, at 1 GiB (SCALE_BENCH_SIZES="1024 4096" adds 4 GiB); prints a
-# markdown table (bench/scale-bench.sh).
+# markdown table (bench/scale-bench.sh). Then the pairs of issue 40
+# (bench/calib-scale.sh): calibration against ONNX Runtime alone, one
+# command against two, fake against the round trip, the temporary disk
+# peak, with the core count and the file system.
 BENCH_TARGETS += bench-scale
 bench-scale: all bench/nvfp4-gen$(EXEEXT) bench/fp8mha-gen$(EXEEXT)
 	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/scale-bench.sh
+	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/calib-scale.sh

@@ -333,11 +333,44 @@ static char *script_path(void)
 /* A stop signal (SIGINT, SIGTERM, SIGHUP) ends the script and removes
  * the temporary folder and its files, and the calibration file's
  * temporary: the manager's guard does it (qm_guard_*). */
-#define TMP_FILES 4
+#define TMP_FILES 5
 /* the one-command form's files besides (guard_inline) */
 #define INLINE_FILES 3
 /* ONNX Runtime's own files in its TMPDIR (ort_files) */
 #define ORT_FILES 2
+
+/* A model for ONNX Runtime in the private temporary folder: the
+ * input's external data referred to in place (qir_save_opts.
+ * link_external, one hard link per data file), never copied; an inline
+ * model's tensors of 1 KiB or more (keep_inline 0) go to its data file,
+ * which a later copy of it links in turn. */
+static int save_for_ort(qir_model *m, const char *path, int keep_inline,
+			qir_error *err)
+{
+	qir_save_opts so = QIR_SAVE_OPTS_INIT;
+
+	so.link_external = 1;
+	if (!keep_inline)
+		so.external_threshold = 1024;
+	return qir_model_save(m, path, &so, err);
+}
+
+/* The links save_for_ort made beside path's data file data:
+ * DATA.in, DATA.in2, ... (made in that order, so the first missing one
+ * ends them). */
+static void remove_links(const char *data)
+{
+	char link[4300];
+
+	for (unsigned k = 1;; k++) {
+		if (k == 1)
+			snprintf(link, sizeof(link), "%s.in", data);
+		else
+			snprintf(link, sizeof(link), "%s.in%u", data, k);
+		if (unlink(link) < 0 && errno == ENOENT)
+			break;
+	}
+}
 
 /* The script's exit status after an error it printed itself (one
  * line, names escaped): qopt adds nothing (tools/qopt-calibrate.js,
@@ -594,6 +627,7 @@ static void remove_inline_files(struct calib_inline *ci)
 		return;
 	unlink(ci->model);
 	unlink(ci->data);
+	remove_links(ci->data);
 	if (ci->calib[0])
 		unlink(ci->calib);
 }
@@ -652,6 +686,7 @@ static int run_probe(struct cli_opts *a, const char *who,
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], probe[4200], job[4200], data[4200], result[4200];
+	char link[4300];
 	char *script = script_path();
 	struct calib_inline *ci = a->calib_inline;
 	/* the one-command form: its folder, whose files a stop removes too */
@@ -675,9 +710,10 @@ static int run_probe(struct cli_opts *a, const char *who,
 	snprintf(data, sizeof(data), "%s/probe.onnx.data", dir);
 	snprintf(job, sizeof(job), "%s/job.json", dir);
 	snprintf(result, sizeof(result), "%s/result.txt", dir);
+	snprintf(link, sizeof(link), "%s.in", data);
 	{
 		const char *const files[TMP_FILES + INLINE_FILES] = {
-			probe, data, job, result, ci ? ci->model : "",
+			probe, data, job, result, link, ci ? ci->model : "",
 			ci ? ci->data : "", ci ? ci->calib : "" };
 
 		run.tmpdir = dir;
@@ -688,7 +724,7 @@ static int run_probe(struct cli_opts *a, const char *who,
 	}
 	if (!script)
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
-	else if (qir_model_save(m, probe, NULL, &err) < 0)
+	else if (save_for_ort(m, probe, 1, &err) < 0)
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write the probe "
 			"model: %s\n", err.msg);
 	else if (write_job(job, a, who, model_name, m, probe, sel, at, nsel,
@@ -702,6 +738,7 @@ static int run_probe(struct cli_opts *a, const char *who,
 	unlink(job);
 	unlink(probe);
 	unlink(data);
+	remove_links(data);
 	unlink(result);
 	if (own_dir) {
 		rmdir(dir);
@@ -1043,14 +1080,16 @@ static int measure_copy(struct calib_inline *ci, const char *who,
 {
 	struct cli_opts *a = ci->a;
 	qir_value **at = calloc(n ? n : 1, sizeof(*at));
+	qir_load_opts lo = QIR_LOAD_OPTS_INIT;
 	qir_error err = { 0 };
 	qir_model *c = NULL;
 	int rc = -1;
 
+	lo.links_ok = 1;	/* save_for_ort's own links, in our folder */
 	if (!at)
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
-	else if (qir_model_save(m, ci->model, NULL, &err) < 0 ||
-		 qir_model_load(ci->model, NULL, &c, &err) < 0)
+	else if (save_for_ort(m, ci->model, 0, &err) < 0 ||
+		 qir_model_load(ci->model, &lo, &c, &err) < 0)
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot copy the model "
 		    "as it is before the pass: %s\n", err.msg);
 	else if (map_values(a, who, c, sel, n, at) == 0)
@@ -1059,6 +1098,7 @@ static int measure_copy(struct calib_inline *ci, const char *who,
 	qir_model_free(c);
 	unlink(ci->model);
 	unlink(ci->data);
+	remove_links(ci->data);
 	free(at);
 	return rc;
 }

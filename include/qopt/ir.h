@@ -551,6 +551,11 @@ QIR_MUST_CHECK int qir_model_set_metadata(qir_model *m, const char *key, const c
 typedef struct qir_load_opts {
 	uint32_t size;		/* sizeof(qir_load_opts): QIR_LOAD_OPTS_INIT */
 	int no_external;	/* refuse external data (for fuzzing) */
+	/* (ABI 4.3) Accept external data files with more than one hard
+	 * link, which are refused by default (one may be a file outside
+	 * the model's folder): for a model the caller saved itself with
+	 * link_external into a folder of its own. */
+	int links_ok;
 } qir_load_opts;
 #define QIR_LOAD_OPTS_INIT { .size = sizeof(qir_load_opts) }
 
@@ -589,6 +594,14 @@ typedef struct qir_save_opts {
 	 * The bytes written do not depend on it. */
 	int threads;
 	/* ---- fields appended after ABI 4.0 go here ---- */
+	/* (ABI 4.3) Tensors whose bytes are still those of the input's
+	 * external data are not copied: the model refers to the input's
+	 * data file through a hard link beside the output, named
+	 * "<data file name>.in" (a second input file ".in2", and so on).
+	 * For throwaway copies (the models qopt hands ONNX Runtime to
+	 * calibrate), which are removed with their links; where no link
+	 * can be made (another file system) the bytes are copied. */
+	int link_external;
 } qir_save_opts;
 #define QIR_SAVE_OPTS_INIT { .size = sizeof(qir_save_opts) }
 
@@ -647,8 +660,16 @@ void qir_print(qir_model *m, FILE *f);
 void qir_print_graph(qir_graph *g, FILE *f, int indent);
 
 /* A hash of the model's structure and tensor bytes; equal models have
- * equal hashes (--print-changed uses it). */
+ * equal hashes (--print-changed uses it, calibration files carry it).
+ * Since ABI 4.3 tensor bytes enter by a word-wise digest, read once per
+ * process for the bytes of a mapped file: the value differs from the
+ * one earlier releases gave. */
 uint64_t qir_model_hash(qir_model *m);
+/* 1 when hex (16 hex digits, either case) is m's hash as
+ * qir_model_hash gives it, or as it was given before ABI 4.3 (a
+ * calibration file made by an earlier qopt still matches); else 0.
+ * (ABI 4.3) */
+int qir_model_hash_is(qir_model *m, const char *hex);
 
 /* Model-local functions (ModelProto.functions) of a loaded model: the
  * IR does not model them, the writer keeps them as read. 0 for a model

@@ -73,6 +73,11 @@ struct ir_tensor_priv {
 	struct ir_recipe *recipe;
 	size_t recipe_out;
 	qir_tensor *recipe_next;
+	/* ir/model/hash.c: the digest of the read-only bytes at dg_addr
+	 * (dg_len of them), kept while data still points there. */
+	const void *dg_addr;
+	uint64_t dg_len;
+	uint64_t dg;
 };
 
 struct ir_value_priv {
@@ -178,8 +183,8 @@ void ir_opts_write(void *dst, const void *src, size_t src_size, size_t base);
 /* The structs' sizes at ABI 4.0, what a size of 0 means. When a field
  * is appended, these stay: write them then as offsetof() the first
  * appended field. */
-#define IR_LOAD_OPTS_4_0 sizeof(qir_load_opts)
-#define IR_SAVE_OPTS_4_0 sizeof(qir_save_opts)
+#define IR_LOAD_OPTS_4_0 offsetof(qir_load_opts, links_ok)
+#define IR_SAVE_OPTS_4_0 offsetof(qir_save_opts, link_external)
 #define IR_INFER_OPTS_4_0 sizeof(qir_infer_opts)
 #define IR_UPGRADE_REPORT_4_0 sizeof(qir_upgrade_report)
 void ir_model_keep_note(void *arg, const char *msg);
@@ -197,6 +202,9 @@ int ir_spill_source(const qir_model *m, const qir_tensor *t,
 		    const void *data, uint64_t *off);
 /* Closes the model's spill file (mappings stay valid). */
 void ir_spill_close(qir_model *m);
+/* ir/model/digest.c: a 64-bit digest of n bytes (qir_model_hash's
+ * tensor bytes), word-wise. */
+uint64_t ir_digest(const void *data, uint64_t n);
 /* ---- ir/model/deferred.c ---- */
 /* Evaluates t's recipe into owned bytes (siblings too); 0 or -1. */
 int ir_deferred_materialize(qir_tensor *t, qir_error *err);

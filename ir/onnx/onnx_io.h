@@ -49,6 +49,7 @@ struct ir_load_ctx {
 	const char *dir_real;	/* realpath(dir), computed on first use */
 	char *dir_real_buf;
 	int no_external;
+	int links_ok;		/* qir_load_opts.links_ok */
 };
 
 /* Caller owns the result. Raw data is borrowed from tp (which must
@@ -86,6 +87,26 @@ struct ir_ext_writer {
 };
 
 void ir_ext_writer_init(struct ir_ext_writer *w, const char *location);
+/* Hard links beside the output to the input's external data files
+ * (ir/onnx/ext_link.c), for qir_save_opts.link_external. */
+struct ir_ext_link {
+	const ir_mapping *src;
+	char *name;		/* the location recorded in the model */
+	char *path;
+};
+struct ir_ext_links {
+	const char *dir;	/* the output's folder (borrowed) */
+	const char *base;	/* the data file's name (borrowed) */
+	struct ir_ext_link *v;
+	size_t n;
+	int failed;		/* a link could not be made: copy the rest */
+};
+/* The location of a link to src's file, made on first use; NULL when
+ * none can be made (the bytes are then copied). */
+const char *ir_ext_link(struct ir_ext_links *l, const ir_mapping *src);
+/* Frees the list, removing the links first when remove is set (a save
+ * that failed). */
+void ir_ext_links_done(struct ir_ext_links *l, int remove);
 /* Laid-out data file (ir/onnx/external.c, ir/onnx/data_fill.c): every
  * tensor's place is fixed first (ir_ext_writer_place), the file is
  * created at its final size (ir_ext_writer_create), then filled. */

@@ -793,8 +793,8 @@ static Onnx__ModelProto *unpack(const uint8_t *buf, size_t len, int *borrows,
 }
 
 /* On success, (*out)'s message may borrow from buf (priv pb_borrow). */
-static int load(const void *buf, size_t len, const char *dir, int no_external,
-		qir_model **out, qir_error *err)
+static int load(const void *buf, size_t len, const char *dir,
+		const qir_load_opts *o, qir_model **out, qir_error *err)
 {
 	struct ir_load_ctx ctx = { 0 };
 	Onnx__ModelProto *mp;
@@ -822,7 +822,8 @@ static int load(const void *buf, size_t len, const char *dir, int no_external,
 		goto nomem;
 	ctx.model = m;
 	ctx.dir = p->dir;
-	ctx.no_external = no_external;
+	ctx.no_external = o ? o->no_external : 0;
+	ctx.links_ok = o ? o->links_ok : 0;
 	if (read_header(m, mp, err))
 		goto fail;
 	m->graph = ir_graph_new(m, NULL, NULL,
@@ -850,7 +851,7 @@ fail:
 int qir_model_load_buffer(const void *buf, size_t len, const char *dir,
 			  qir_model **out, qir_error *err)
 {
-	return load(buf, len, dir, 0, out, err);
+	return load(buf, len, dir, NULL, out, err);
 }
 
 static char *dir_of(const char *path)
@@ -904,7 +905,7 @@ int qir_model_load(const char *path, const qir_load_opts *opts,
 	if (!dir) {
 		rc = nomem(err);
 	} else {
-		rc = load(addr, (size_t)st.st_size, dir, o.no_external, out,
+		rc = load(addr, (size_t)st.st_size, dir, &o, out,
 			  err);
 	}
 	free(dir);

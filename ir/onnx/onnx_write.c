@@ -53,6 +53,9 @@ struct save_ctx {
 	 * are copied from it inside the kernel. */
 	int map_fd;
 	int failed;
+	/* qir_save_opts.link_external: the links made, when asked. */
+	struct ir_ext_links links;
+	int link_external;
 };
 
 int ir_onnx_streamed;
@@ -666,6 +669,26 @@ static void piece_source(const struct save_ctx *ctx, const qir_tensor *t,
 		p->deferred = (qir_tensor *)t;
 }
 
+/* link_external: a tensor whose bytes are still its input data file's
+ * refers to that file through a link (ir/onnx/ext_link.c). 1 when it
+ * does, 0 when it is placed as usual, -1 out of memory. */
+static int link_in_place(struct save_ctx *ctx, Onnx__TensorProto *tp,
+			 const qir_tensor *t)
+{
+	const struct ir_tensor_priv *p = QIR_TPRIV(t);
+	const char *loc;
+
+	if (!ctx->link_external || t->storage != QIR_STORE_EXTERNAL ||
+	    !p->map || !p->map->addr || !tp->raw_data.len ||
+	    qir_tensor_deferred(t) ||
+	    tp->raw_data.data != p->map->addr + p->ext_offset ||
+	    !(loc = ir_ext_link(&ctx->links, p->map)))
+		return 0;
+	if (make_external(ctx, tp, loc, p->ext_offset, tp->raw_data.len))
+		return qir_fail(ctx->err, QIR_ENOMEM, "out of memory");
+	return 1;
+}
+
 /* The data file is laid out first (every tensor's offset follows from
  * the sizes before it), then filled in parallel (ir/onnx/data_fill.c). */
 /* keep: tensors the input had in external data stay there whatever
@@ -701,8 +724,11 @@ static int externalize(struct save_ctx *ctx, struct ir_ext_writer *w,
 		const qir_tensor *t = ctx->refs[i].t;
 		uint64_t len = tp->raw_data.len;
 		struct ir_ext_piece *p = &pc[n];
+		int linked = link_in_place(ctx, tp, t);
 
-		if (len == 0 || (len < threshold &&
+		if (linked < 0)
+			goto out;
+		if (linked || len == 0 || (len < threshold &&
 				 !(keep && t->storage == QIR_STORE_EXTERNAL)))
 			continue;
 		piece_source(ctx, t, tp->raw_data.data, len, p);
@@ -1130,8 +1156,10 @@ static int check_data(const struct save_ctx *ctx,
 		uint64_t off, len;
 
 		if (!tp->has_data_location || tp->data_location !=
-		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-			continue;
+		    ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL ||
+		    !tp->n_external_data ||
+		    strcmp(tp->external_data[0]->value, w->location))
+			continue;	/* inline, or a link (link_in_place) */
 		if (ext_u64(tp, "offset", &off) || ext_u64(tp, "length", &len) ||
 		    off % QIR_EXT_ALIGN || off > w->size ||
 		    len > w->size - off || len != ctx->refs[i].t->nbytes)
@@ -1313,6 +1341,9 @@ int qir_model_save(qir_model *m, const char *path,
 		free(dir);
 		return name ? qir_fail(err, QIR_ENOMEM, "out of memory") : -1;
 	}
+	ctx.link_external = so.link_external;
+	ctx.links.dir = dir;
+	ctx.links.base = name;
 	if (QIR_MPRIV(m)->file_addr) {
 		ctx.map_lo = (uintptr_t)QIR_MPRIV(m)->file_addr;
 		ctx.map_len = QIR_MPRIV(m)->file_size;
@@ -1322,6 +1353,7 @@ int qir_model_save(qir_model *m, const char *path,
 	rc = write_files(&ctx, m, path, opts, dir, &w, &f);
 	if (rc)
 		blame_input(m, err);
+	ir_ext_links_done(&ctx.links, rc != 0);
 	fio_atomic_abort(&f);
 	fio_atomic_abort(&w.file);
 	ir_arena_free(&ctx.a);

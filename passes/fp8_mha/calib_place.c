@@ -910,7 +910,8 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 	}
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)qir_model_hash(cfg->m));
-	if (strcasecmp(hash, p.cal->hash)) {
+	/* the hash a file made by an earlier qopt carries matches too */
+	if (!qir_model_hash_is(cfg->m, p.cal->hash)) {
 		qopt_error(cfg->ctx, "calibration file '%s' is for model hash "
 			   "%s, this model's is %s: it was made for another "
 			   "model, or for this one before it changed (run "

@@ -662,7 +662,8 @@ static int load_calibration(struct nvfp4_cfg *cfg)
 	}
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)qir_model_hash(cfg->m));
-	if (strcasecmp(hash, cfg->cal->hash)) {
+	/* the hash a file made by an earlier qopt carries matches too */
+	if (!qir_model_hash_is(cfg->m, cfg->cal->hash)) {
 		qopt_error(cfg->ctx, "calibration file '%s' is for model hash "
 			   "%s, this model's is %s: it was made for another "
 			   "model, or for this one before it changed (run "

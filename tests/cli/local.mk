@@ -31,6 +31,10 @@ EXTRA_DIST += tests/cli/calib.sh tests/cli/calib-gen.py tests/cli/calib-ort.js
 # one command from a float model: --calibration-data (issue 31)
 TESTS += tests/cli/calib-inline.sh
 EXTRA_DIST += tests/cli/calib-inline.sh
+# calibration at ONNX Runtime's cost: no copy of the weights, the hash
+# read once per process, old hashes taken (issue 40)
+TESTS += tests/cli/calib-disk.sh
+EXTRA_DIST += tests/cli/calib-disk.sh
 # calibrate under hostile input (issue 21)
 TESTS += tests/cli/calib-hostile.sh tests/cli/calib-messages.sh
 EXTRA_DIST += tests/cli/calib-hostile.sh tests/cli/calib-hostile.py \

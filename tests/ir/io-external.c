@@ -1,7 +1,9 @@
 /*
  * tests/ir/io-external.c - external data on save: threshold, one data
  * file, 4096-aligned offsets, copying from an input's external file,
- * saving over the input, and nothing left behind on failure.
+ * saving over the input, and nothing left behind on failure; link_external
+ * (a throwaway copy that refers to the input's data file through a hard
+ * link instead of copying it, issue 40) and the load that takes it.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -218,6 +220,67 @@ static void vanished(qir_model *orig)
 	qir_model_free(r);
 }
 
+static ino_t inode(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* link_external: unchanged external tensors refer to a hard link of
+ * the input's data file, changed ones go to the output's data file;
+ * a save that fails removes its links. */
+static void linked(qir_model *orig)
+{
+	qir_save_opts o = { .external_threshold = 1024 };
+	qir_save_opts lk = QIR_SAVE_OPTS_INIT;
+	qir_load_opts lo = QIR_LOAD_OPTS_INIT;
+	qir_model *r = NULL, *r2 = NULL;
+	qir_error err = { 0 };
+	char sub[4096], src[4200];
+	float *d;
+
+	snprintf(sub, sizeof(sub), "%s", io_path(dir, "link"));
+	mkdir(sub, 0777);
+	snprintf(src, sizeof(src), "%s", io_path(sub, "src.onnx.data"));
+	qir_model_save(orig, io_path(sub, "src.onnx"), &o, &err);
+	qir_model_load(io_path(sub, "src.onnx"), NULL, &r, &err);
+	lk.link_external = 1;
+	tap_ok(r && qir_model_save(r, io_path(sub, "out.onnx"), &lk, &err) == 0,
+	       "link_external: saved (%s)", err.msg);
+	tap_ok(inode(io_path(sub, "out.onnx.data.in")) == inode(src) &&
+	       inode(src) && !io_exists(io_path(sub, "out.onnx.data")),
+	       "the input's data file linked (same inode), no bytes copied");
+	tap_ok(qir_model_load(io_path(sub, "out.onnx"), NULL, &r2, &err) == -1 &&
+	       err.code == QIR_EUNSAFE,
+	       "a plain load refuses the link: \"%s\"", err.msg);
+	lo.links_ok = 1;
+	tap_ok(qir_model_load(io_path(sub, "out.onnx"), &lo, &r2, &err) == 0 &&
+	       same_data(orig, r2), "with links_ok it loads, the same bytes");
+	qir_model_free(r2);
+	r2 = NULL;
+	unlink(io_path(sub, "out.onnx.data.in"));
+	/* w0 changed: its bytes written, w2 still linked */
+	d = r ? qir_tensor_mutable_data(r->graph->inits[0]->init, &err) : NULL;
+	if (d)
+		d[0] = -1;
+	tap_ok(d && qir_model_save(r, io_path(sub, "ch.onnx"), &lk, &err) == 0 &&
+	       inode(io_path(sub, "ch.onnx.data.in")) == inode(src) &&
+	       io_exists(io_path(sub, "ch.onnx.data")) &&
+	       qir_model_load(io_path(sub, "ch.onnx"), &lo, &r2, &err) == 0 &&
+	       same_data(r, r2) && !same_data(orig, r2),
+	       "a changed tensor is written, the others linked (%s)", err.msg);
+	qir_model_free(r2);
+	/* the model file cannot be made (a folder there): no link left */
+	mkdir(io_path(sub, "isdir"), 0777);
+	memset(&err, 0, sizeof(err));
+	tap_ok(qir_model_save(r, io_path(sub, "isdir"), &lk, &err) == -1 &&
+	       !io_exists(io_path(sub, "isdir.data.in")) &&
+	       !io_exists(io_path(sub, "isdir.data")),
+	       "a failed save removes its links: \"%s\"", err.msg);
+	qir_model_free(r);
+}
+
 int main(void)
 {
 	qir_error err = { 0 };
@@ -228,6 +291,7 @@ int main(void)
 	threshold_save(m);
 	resave(m);
 	vanished(m);
+	linked(m);
 	qir_model_free(m);
 	return tap_done();
 }
