@@ -215,7 +215,7 @@ int qm_outfile_commit(qm_outfile *o, qir_error *err);
 void qm_outfile_abort(qm_outfile *o);
 int qm_guard_install(int fatal_too);
 /* A stop signal ends pid (its group with group), removes the files
- * (at most 8) and then dir; NULL / 0 clears. -1: a path too long. */
+ * (at most 10) and then dir; NULL / 0 clears. -1: a path too long. */
 void qm_guard_child(pid_t pid, int group);
 int qm_guard_files(const char *const *paths, size_t n, const char *dir);
 /* A stop also removes every file of dir (flat) and dir; NULL clears.

@@ -624,14 +624,6 @@ int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
 	return 0;
 }
 
-const struct fp8mha_calib_entry *
-fp8mha_calib_find(const struct fp8mha_calib *c, const char *name)
-{
-	struct fp8mha_calib_entry key = { (char *)name, 0 };
-
-	return c->n ? bsearch(&key, c->e, c->n, sizeof(key), by_name) : NULL;
-}
-
 void fp8mha_calib_free(struct fp8mha_calib *c)
 {
 	size_t i;

@@ -15,6 +15,23 @@
 
 #include "calib.h"
 
+/* The entries are sorted by name (calib_file.c sorts them on load):
+ * lookups by name and by key live here, below the reader, so the reader
+ * and the keys call one way. */
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fp8mha_calib_entry *)a)->name,
+		      ((const struct fp8mha_calib_entry *)b)->name);
+}
+
+const struct fp8mha_calib_entry *
+fp8mha_calib_find(const struct fp8mha_calib *c, const char *name)
+{
+	struct fp8mha_calib_entry key = { (char *)name, 0 };
+
+	return c->n ? bsearch(&key, c->e, c->n, sizeof(key), entry_cmp) : NULL;
+}
+
 struct named {
 	char *name;		/* owned: the pass may rename values */
 	const qir_graph *g;

@@ -50,8 +50,8 @@ t = open(sys.argv[1]).read()
 assert t.index("\n[fp8]\n") < t.index("\n[int8]\n"), "fp8 first"
 fp8 = t[t.index("\n[fp8]\n"):t.index("\n[int8]\n")]
 i8 = t[t.index("\n[int8]\n"):]
-assert "\ncalibration = p.calib.json\ninclude = mm2\n" in fp8, fp8
-assert "\ncalibration = p.int8.calib.json\ninclude = mm1\n" in i8, i8
+assert "\ncalibration = p.calib.json\ninclude = node=mm2\n" in fp8, fp8
+assert "\ncalibration = p.int8.calib.json\ninclude = node=mm1\n" in i8, i8
 PY
 [ $? = 0 ] && [ -f "$D/p.calib.json" ] && [ -f "$D/p.int8.calib.json" ] &&
 	[ "$(jq "$D/p.json" 'j["calibration_files"]')" = "{'fp8': 'p.calib.json', 'int8': 'p.int8.calib.json'}" ]

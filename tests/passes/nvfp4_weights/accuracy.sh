@@ -49,7 +49,7 @@ while read -r m att lin top; do
 done <<LIST
 gpt2 /h.?/MatMul,/h.?/MatMul_1 9 0.9
 gqa /layers.?/MatMul,/layers.?/MatMul_1 15 0.75
-vit_sdpa /attn/MatMul,/attn/MatMul_1,/attn_1/MatMul,/attn_1/MatMul_1 12 0.75
+vit_sdpa /attn/MatMul,/attn/MatMul_1,/attn_1/MatMul,/attn_1/MatMul_1 13 0.75
 LIST
 echo "1..$n"
 exit $failed
