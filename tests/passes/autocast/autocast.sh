@@ -163,6 +163,25 @@ if [ -z "$ort_why" ]; then
 	check $? "the shared-reader model agrees"
 fi
 
+# ---- an If whose branches read an outer value a low node makes: the
+# branches stay FLOAT and read it through one Cast back ----
+"$py" "$M" ifm "$work/ifm.onnx" >"$work/log" 2>&1 &&
+	"$QOPT" --passes autocast "$work/ifm.onnx" -o "$work/ifm16.onnx" \
+		>"$work/ifm.log" 2>&1 &&
+	"$QOPT" verify "$work/ifm16.onnx" >>"$work/log" 2>&1
+check $? "If with captured values: converted and verifies"
+facts "$work/ifm16.onnx"
+grep -q "^node MatMul mm FLOAT16$" "$work/ifm16.onnx.facts" &&
+	grep -q "^node Cast y_fp32 FLOAT$" "$work/ifm16.onnx.facts" &&
+	grep -q "node 'if' kept FLOAT" "$work/ifm.log"
+check $? "... the MatMul FLOAT16, the If FLOAT, its captured input cast back once"
+if [ -z "$ort_why" ]; then
+	for s in 1 2 3; do
+		close "$work/ifm.onnx" "$work/ifm16.onnx" --seed $s || break
+	done
+	check $? "... and it agrees with FLOAT in ORT (3 seeds)"
+fi
+
 # ---- a weight two nodes read, one kept FLOAT ----
 "$py" "$M" shared "$work/sh.onnx" >"$work/log" 2>&1
 "$QOPT" --passes autocast:exclude=mm_b "$work/sh.onnx" -o "$work/sh16.onnx" \

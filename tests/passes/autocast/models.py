@@ -12,6 +12,8 @@ what a converted model holds.
                            then MatMul, with activations near 1000
   models.py ln_shared OUT  the same with the centred input read outside
                            the unit (cannot be fused)
+  models.py ifm OUT        y = MatMul(x, w) read by both branches of an If
+                           (captured from the outer scope), MatMul after
   models.py inspect MODEL  one line per fact (the test greps them):
       io NAME TYPE           graph inputs and outputs
       node OP NAME TYPES     each node and the types of its outputs
@@ -108,6 +110,29 @@ def ln(path, shared=False):
     save(g, path, opset=13)
 
 
+def ifm(path):
+    w = (np.random.default_rng(1).standard_normal((8, 8)) * 0.3).astype(np.float32)
+    then_g = helper.make_graph(
+        [helper.make_node("Relu", ["y"], ["t"], name="then_relu")], "then", [],
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, [1, 8])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["y"], ["e"], name="else_neg")], "else", [],
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 8])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
+             helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0, name="rs"),
+             helper.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
+             helper.make_node("If", ["c"], ["z"], then_branch=then_g,
+                              else_branch=else_g, name="if"),
+             helper.make_node("MatMul", ["z", "w"], ["out"], name="mm2")]
+    g = helper.make_graph(
+        nodes, "ifm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(w, "w"),
+         numpy_helper.from_array(np.array(0, np.float32), "zero")])
+    save(g, path, opset=13)
+
+
 def elem(vi):
     return TYPES.get(vi.type.tensor_type.elem_type, "?")
 
@@ -149,6 +174,6 @@ def inspect(path):
 
 
 if __name__ == "__main__":
-    {"overflow": overflow, "shared": shared, "ln": ln,
+    {"overflow": overflow, "shared": shared, "ln": ln, "ifm": ifm,
      "ln_shared": lambda p: ln(p, True)}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
         if sys.argv[1] != "inspect" else inspect(sys.argv[2])
