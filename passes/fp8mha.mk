@@ -19,8 +19,6 @@ passes_fp8_mha_la_SOURCES = \
 	passes/fp8_mha/attn.c \
 	passes/fp8_mha/report.c \
 	passes/fp8_mha/calib.h \
-	passes/fp8_mha/calib_file.c \
-	passes/fp8_mha/calib_key.c \
 	passes/fp8_mha/calib_place.c \
 	passes/fp8_mha/calib_targets.c \
 	passes/fp8_mha/residual.c

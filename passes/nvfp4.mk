@@ -8,7 +8,6 @@ passes_nvfp4_weights_la_SOURCES = \
 	passes/nvfp4_weights/constants.c \
 	passes/nvfp4_weights/rotate.c \
 	passes/nvfp4_weights/act.c \
-	passes/nvfp4_weights/export.c \
-	passes/fp8_mha/calib.h passes/fp8_mha/calib_file.c passes/fp8_mha/calib_key.c
+	passes/nvfp4_weights/export.c
 passes_nvfp4_weights_la_LDFLAGS = $(PASS_LDFLAGS)
 passes_nvfp4_weights_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD)

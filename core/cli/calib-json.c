@@ -3,7 +3,7 @@
  * calibrate`. qopt writes it (not the node script) so that every byte
  * of a tensor name survives (JavaScript strings cannot hold bytes that
  * are not UTF-8) and so that no number JSON cannot hold is ever
- * written. passes/fp8_mha/calib_file.c reads it back; the round trip is
+ * written. passes/support/calib_file.c reads it back; the round trip is
  * tested over random files (tests/cli/calib-roundtrip.c).
  */
 #include <math.h>

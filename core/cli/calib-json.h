@@ -1,6 +1,6 @@
 /*
  * core/cli/calib-json.h - the calibration file of `qopt calibrate`, as
- * JSON (binary only; read back by passes/fp8_mha/calib_file.c).
+ * JSON (binary only; read back by passes/support/calib_file.c).
  */
 #ifndef QOPT_CALIB_JSON_H
 #define QOPT_CALIB_JSON_H

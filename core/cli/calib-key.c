@@ -1,6 +1,6 @@
 /*
  * core/cli/calib-key.c - the calibration file's key of each measured
- * tensor (calib-key.h). The reader's side (passes/fp8_mha/calib_key.c)
+ * tensor (calib-key.h). The reader's side (passes/support/calib_key.c)
  * is the same scheme in the pass; tests/cli/calib-subgraph.sh checks
  * that the two agree on sibling branches sharing names.
  */

@@ -7,7 +7,7 @@
  * has a value of that name; then the key is its scope, outermost first,
  * each enclosing node as NODE/ATTRIBUTE/ (NODE its name, or its first
  * output's when it has none), then the name: "loop/body/if/then_branch/x".
- * passes/fp8_mha/calib_key.c computes the same for the passes' queries.
+ * passes/support/calib_key.c computes the same for the passes' queries.
  */
 #ifndef QOPT_CALIB_KEY_H
 #define QOPT_CALIB_KEY_H

@@ -7,42 +7,8 @@
 #define QOPT_PASSES_FP8MHA_CALIB_H
 
 #include "fp8mha.h"
+#include "../support/calib_file.h"
 
-struct fp8mha_calib_entry {
-	char *name;		/* owned */
-	double amax;		/* as written; checked when used */
-};
-
-struct fp8mha_calib_names;
-
-/* A parsed calibration file. Owned by whoever loaded it. */
-struct fp8mha_calib {
-	char hash[32];		/* model_hash, lower-case hex */
-	struct fp8mha_calib_entry *e;	/* owned, sorted by name */
-	size_t n;
-	char *method;		/* owned; NULL when the file has none (max) */
-	struct fp8mha_calib_names *names;	/* owned; fp8mha_calib_bind */
-};
-
-/* calib_file.c. Parses path (a JSON file from `qopt calibrate`); on
- * failure -1 with why (the caller adds the file name), or
- * FP8MHA_CALIB_UNREADABLE when the file cannot be read (why names it). */
-#define FP8MHA_CALIB_UNREADABLE (-2)
-int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
-		      char *why, size_t n);
-const struct fp8mha_calib_entry *
-fp8mha_calib_find(const struct fp8mha_calib *c, const char *name);
-void fp8mha_calib_free(struct fp8mha_calib *c);
-
-/* calib_key.c: binds c to the model it was made for (after the hash
- * check, before anything is placed), so that a tensor of a sub-graph
- * whose name another graph shares is looked up by its scoped key
- * (docs/calibration.md). 0, or -1 out of memory. */
-int fp8mha_calib_bind(struct fp8mha_calib *c, const qir_model *m);
-/* v's entry: by its key once bound, else by its name. */
-const struct fp8mha_calib_entry *
-fp8mha_calib_find_value(const struct fp8mha_calib *c, const qir_value *v);
-void fp8mha_calib_names_free(struct fp8mha_calib_names *ns);
 /* The code format a placement writes: FP8 E4M3 (the passes fp8 and
  * fp8-mha) or symmetric INT8 (the pass int8, docs/int8.md). pass names
  * the placement in tensor names ("W_fp8_scale"), counters and messages. */

@@ -48,7 +48,7 @@ struct place {
 	unsigned flags;		/* FP8MHA_PLACE_* */
 	const struct fp8mha_qformat *fmt;
 	char left_counter[64];	/* "fp8: layers left in float" */
-	struct fp8mha_calib *cal;
+	struct ps_calib *cal;
 	const char *path;
 	struct ps_targets t;	/* include, exclude, op_types */
 	int weight_axis;
@@ -459,7 +459,7 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 /* fp8, int8: a Softmax output's range is [0, 1] whatever the data:
  * scale 1/qmax (fp8: 1/448, as fp8-mha's fp8-softmax-qdq gives it),
  * measured or not. */
-static const struct fp8mha_calib_entry softmax_range = { "softmax", 1.0 };
+static const struct ps_calib_entry softmax_range = { "softmax", 1.0 };
 
 static int from_softmax(const qir_value *v);
 
@@ -467,7 +467,7 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 {
 	qir_value *v = n->inputs[slot], *dq;
 	struct placed *pl = find_done(p, v, n->graph);
-	const struct fp8mha_calib_entry *e;
+	const struct ps_calib_entry *e;
 	qir_tensor *s;
 	int dtype;
 	char why[256], name[512];
@@ -475,7 +475,7 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 	if (pl)
 		return reuse(p, n, slot, pl);
 	e = (p->flags & FP8MHA_PLACE_CNN) && from_softmax(v) ? &softmax_range :
-	    fp8mha_calib_find_value(p->cal, v);
+	    ps_calib_find_value(p->cal, v);
 	dtype = qir_value_elem_type(v);
 	if (!dtype)
 		dtype = fp8mha_float_type(v, 16);
@@ -624,7 +624,7 @@ static int weight_scales(struct place *p, const qir_node *n, size_t slot,
  * quantized, and a half-quantized layer costs accuracy for nothing. */
 static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 {
-	const struct fp8mha_calib_entry *e;
+	const struct ps_calib_entry *e;
 	const struct placed *pl;
 	size_t slot;
 	qir_tensor *w;
@@ -678,7 +678,7 @@ static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 		if (slot == 1 && is_conv(n))
 			return snprintf(why, len, "weight '%s' is not a constant",
 					v->name), LAYER_FLOAT;
-		e = fp8mha_calib_find_value(p->cal, v);
+		e = ps_calib_find_value(p->cal, v);
 		dtype = qir_value_elem_type(v);
 		if (!dtype)
 			dtype = fp8mha_float_type(v, 16);
@@ -899,8 +899,8 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 	p.path = qopt_opt_string(cfg->ctx, "calibration");
 	if (!p.path || !*p.path)
 		return uncalibrated(cfg, flags, fmt->pass);
-	rc = fp8mha_calib_load(p.path, &p.cal, why, sizeof(why));
-	if (rc == FP8MHA_CALIB_UNREADABLE) {
+	rc = ps_calib_load(p.path, &p.cal, why, sizeof(why));
+	if (rc == PS_CALIB_UNREADABLE) {
 		qopt_error(cfg->ctx, "calibration file %s", why);
 		return -1;
 	}
@@ -918,18 +918,18 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 			   "%s first in the pipeline, or calibrate "
 			   "again)", p.path, p.cal->hash, hash,
 			   flags & FP8MHA_PLACE_CNN ? fmt->pass : "fp8-mha");
-		fp8mha_calib_free(p.cal);
+		ps_calib_free(p.cal);
 		return -1;
 	}
-	if (fp8mha_calib_bind(p.cal, cfg->m)) {	/* before anything is placed */
-		fp8mha_calib_free(p.cal);
+	if (ps_calib_bind(p.cal, cfg->m)) {	/* before anything is placed */
+		ps_calib_free(p.cal);
 		return fp8mha_fail(cfg, NULL, NULL);
 	}
 	if (ps_targets_init(&p.t, cfg->ctx, PS_TARGET_INCLUDE |
 			    PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES |
 			    (flags & FP8MHA_PLACE_CNN ? PS_TARGET_MIN_SIZE : 0))) {
 		ps_targets_fini(&p.t);
-		fp8mha_calib_free(p.cal);
+		ps_calib_free(p.cal);
 		return -1;
 	}
 	p.weight_axis = qopt_opt_bool(cfg->ctx, "weight_axis");
@@ -943,6 +943,6 @@ int fp8mha_calib_place_ex(struct fp8mha_cfg *cfg, unsigned flags,
 	ps_targets_fini(&p.t);
 	free(p.done);
 	free(p.left);
-	fp8mha_calib_free(p.cal);
+	ps_calib_free(p.cal);
 	return rc;
 }

@@ -28,13 +28,13 @@
  *                                                 calib_targets.c)
  *   3  fake.c                                     weight_mode = fake
  *   2  rotate.c, pretranspose.c                   R fq(R W); transposed codes
- *   1  weight_match.c, attn.c, calib_file.c      weight scales and the
+ *   1  weight_match.c, attn.c                     weight scales and the
  *                                                 weight walk; attention
- *                                                 blocks; the file
+ *                                                 blocks
  *   0  match.c, build.c, notes.c                  matching, building,
  *                                                 reporting
- * and under them all the pass toolkit (passes/support) and the public
- * qopt/ API.
+ * and under them all the pass toolkit (passes/support, which reads the
+ * calibration file) and the public qopt/ API.
  */
 #ifndef QOPT_PASSES_FP8MHA_H
 #define QOPT_PASSES_FP8MHA_H

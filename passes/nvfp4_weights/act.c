@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "nvfp4.h"
-#include "../fp8_mha/calib.h"
+#include "../support/calib_file.h"
 
 const struct ps_skip_kind nvfp4_skip_act_shape = {
 	"activations skipped (outside TensorRT's DynamicQuantize)",
@@ -208,7 +208,7 @@ static void check_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
 		       int64_t *k_out)
 {
 	const qir_value *x = n->inputs[0];
-	const struct fp8mha_calib_entry *e;
+	const struct ps_calib_entry *e;
 	int dt = qir_value_elem_type((qir_value *)x);
 	int64_t k;
 	int rank;
@@ -246,7 +246,7 @@ static void check_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
 	}
 	*rank_out = rank;
 	*k_out = k;
-	e = fp8mha_calib_find(cfg->cal, x->name);
+	e = ps_calib_find(cfg->cal, x->name);
 	if (!e)
 		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s' is not in "
 			    "calibration file '%s'", x->name, cfg->calib_path);
@@ -560,8 +560,8 @@ qir_value *nvfp4_act_chain(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
 float nvfp4_act_gscale(struct nvfp4_cfg *cfg, const qir_value *x,
 		       struct ps_skip *s)
 {
-	const struct fp8mha_calib_entry *e =
-		cfg->cal ? fp8mha_calib_find(cfg->cal, x->name) : NULL;
+	const struct ps_calib_entry *e =
+		cfg->cal ? ps_calib_find(cfg->cal, x->name) : NULL;
 
 	if (!e)
 		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s' is not in "
@@ -650,8 +650,8 @@ static int load_calibration(struct nvfp4_cfg *cfg)
 			   "(docs/calibration.md)");
 		return -1;
 	}
-	rc = fp8mha_calib_load(cfg->calib_path, &cfg->cal, why, sizeof(why));
-	if (rc == FP8MHA_CALIB_UNREADABLE) {
+	rc = ps_calib_load(cfg->calib_path, &cfg->cal, why, sizeof(why));
+	if (rc == PS_CALIB_UNREADABLE) {
 		qopt_error(cfg->ctx, "calibration file %s", why);
 		return -1;
 	}
@@ -728,7 +728,7 @@ int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed)
 
 void nvfp4_act_fini(struct nvfp4_cfg *cfg)
 {
-	fp8mha_calib_free(cfg->cal);
+	ps_calib_free(cfg->cal);
 	cfg->cal = NULL;
 	free(cfg->lin);
 	cfg->lin = NULL;

@@ -27,7 +27,7 @@ enum nvfp4_mode {
 	NVFP4_FAKE = 1,	/* dequantized values in the weight's own type */
 };
 
-struct fp8mha_calib;
+struct ps_calib;
 
 struct nvfp4_cfg {
 	qopt_ctx *ctx;
@@ -45,7 +45,7 @@ struct nvfp4_cfg {
 	/* pass nvfp4, activations = yes (act.c) */
 	int activations;
 	const char *calib_path;
-	struct fp8mha_calib *cal;	/* owned */
+	struct ps_calib *cal;	/* owned */
 	qir_node **lin;			/* linear nodes, graph order */
 	size_t nlin, caplin;
 	int placeholders;		/* the model carries TRT_FP4QDQ */

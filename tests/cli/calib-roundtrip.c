@@ -1,7 +1,7 @@
 /*
  * tests/cli/calib-roundtrip.c - the calibration file's writer (qopt
  * calibrate, core/cli/calib-json.c) and reader (fp8-mha,
- * passes/fp8_mha/calib_file.c) agree on every value the writer can
+ * passes/support/calib_file.c) agree on every value the writer can
  * produce: random files with names of arbitrary bytes (controls,
  * quotes, valid UTF-8, bytes that are not UTF-8) and amax values over
  * all finite doubles >= 0 (subnormals, the largest, float32 values)
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include "../lib/tap.h"
 #include "cli/calib-json.h"
-#include "calib.h"
+#include "calib_file.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -103,7 +103,7 @@ static int round_trip(const char *path, size_t n, char *why, size_t whyn)
 	double *amax = calloc(n ? n : 1, sizeof(*amax));
 	char model[96], source[96], hash[32];
 	struct calib_doc d = { 0 };
-	struct fp8mha_calib *c = NULL;
+	struct ps_calib *c = NULL;
 	size_t i, bad;
 	FILE *f;
 	int ok = 0;
@@ -136,7 +136,7 @@ static int round_trip(const char *path, size_t n, char *why, size_t whyn)
 		goto out;
 	}
 	fclose(f);
-	if (fp8mha_calib_load(path, &c, why, whyn) < 0)
+	if (ps_calib_load(path, &c, why, whyn) < 0)
 		goto out;
 	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)d.hash);
 	if (!c->method || strcmp(c->method, d.method ? d.method :
@@ -151,7 +151,7 @@ static int round_trip(const char *path, size_t n, char *why, size_t whyn)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		const struct fp8mha_calib_entry *e = fp8mha_calib_find(c, np[i]);
+		const struct ps_calib_entry *e = ps_calib_find(c, np[i]);
 
 		if (!e || !same_bits(e->amax, amax[i])) {
 			snprintf(why, whyn, "tensor %zu: %s (amax %.17g written, "
@@ -162,7 +162,7 @@ static int round_trip(const char *path, size_t n, char *why, size_t whyn)
 	}
 	ok = 1;
 out:
-	fp8mha_calib_free(c);
+	ps_calib_free(c);
 	free(names);
 	free(np);
 	free(dt);

@@ -63,8 +63,8 @@ EXTRA_DIST += tests/cli/calib-ortchild.sh tests/cli/calib-ortchild.py \
 check_PROGRAMS += tests/cli/calib-roundtrip
 tests_cli_calib_roundtrip_SOURCES = tests/cli/calib-roundtrip.c tests/lib/tap.h \
 	core/cli/calib-json.c core/cli/calib-json.h \
-	passes/fp8_mha/calib_file.c passes/fp8_mha/calib_key.c passes/fp8_mha/calib.h
-tests_cli_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/fp8_mha
+	passes/support/calib_file.c passes/support/calib_key.c passes/support/calib_file.h
+tests_cli_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/support
 tests_cli_calib_roundtrip_LDADD = core/libpassmgr.la libqopt.la -lm
 TESTS += tests/cli/calib-roundtrip
 # qopt plan: the knapsack solver against brute force (C), the command

@@ -1,5 +1,5 @@
 /*
- * passes/fp8_mha/calib_file.c - reads the calibration JSON of `qopt
+ * passes/support/calib_file.c - reads the calibration JSON of `qopt
  * calibrate`: {"model_hash": "<16 hex>", "tensors": {NAME: {"amax": X,
  * "dtype": T}, ...}, ...} (docs/calibration.md). model_hash and tensors
  * are required; each other member the format defines (format, version,
@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <qopt/file.h>
 
-#include "calib.h"
+#include "calib_file.h"
 
 #define CALIB_MAX_BYTES (256u << 20)
 #define CALIB_MAX_DEPTH 64
@@ -381,7 +381,7 @@ static int entry_member(struct rd *r, const char *key, void *arg)
 }
 
 struct tensor_list {
-	struct fp8mha_calib *c;
+	struct ps_calib *c;
 	size_t cap;
 };
 
@@ -389,8 +389,8 @@ struct tensor_list {
 static int tensor_member(struct rd *r, const char *name, void *arg)
 {
 	struct tensor_list *t = arg;
-	struct fp8mha_calib *c = t->c;
-	struct fp8mha_calib_entry *grown;
+	struct ps_calib *c = t->c;
+	struct ps_calib_entry *grown;
 	struct amax_entry a = { 0 };
 	struct keys ks = { 0 };
 	char where[300];
@@ -423,7 +423,7 @@ static int tensor_member(struct rd *r, const char *name, void *arg)
 }
 
 struct top_state {
-	struct fp8mha_calib *c;
+	struct ps_calib *c;
 	struct tensor_list t;
 	int seen_tensors;
 };
@@ -431,7 +431,7 @@ struct top_state {
 /* "method": a string, kept for the passes' messages (a method this
  * reader does not know is kept too: amax means the same whatever made
  * it). */
-static int method_member(struct rd *r, struct fp8mha_calib *c)
+static int method_member(struct rd *r, struct ps_calib *c)
 {
 	char *m;
 
@@ -467,7 +467,7 @@ static int number_member(struct rd *r, const char *key, double lo,
 }
 
 /* "model_hash": hexadecimal digits, at most 16 (qir_model_hash()). */
-static int hash_member(struct rd *r, struct fp8mha_calib *c)
+static int hash_member(struct rd *r, struct ps_calib *c)
 {
 	char *hash;
 	size_t at, k;
@@ -544,7 +544,7 @@ static int top_member(struct rd *r, const char *key, void *arg)
 	return skip_value(r, 1);
 }
 
-static int top(struct rd *r, struct fp8mha_calib *c, int *seen_tensors)
+static int top(struct rd *r, struct ps_calib *c, int *seen_tensors)
 {
 	struct top_state st = { .c = c, .t = { .c = c } };
 	struct keys ks = { 0 };
@@ -563,8 +563,8 @@ static int top(struct rd *r, struct fp8mha_calib *c, int *seen_tensors)
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct fp8mha_calib_entry *)a)->name,
-		      ((const struct fp8mha_calib_entry *)b)->name);
+	return strcmp(((const struct ps_calib_entry *)a)->name,
+		      ((const struct ps_calib_entry *)b)->name);
 }
 
 /* The file whole (qir_read_file: a regular file of at most
@@ -579,10 +579,10 @@ static char *slurp(const char *path, size_t *len, char *why, size_t n)
 	return buf;
 }
 
-int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
+int ps_calib_load(const char *path, struct ps_calib **out,
 		      char *why, size_t n)
 {
-	struct fp8mha_calib *c = calloc(1, sizeof(*c));
+	struct ps_calib *c = calloc(1, sizeof(*c));
 	struct rd r = { 0 };
 	int seen = 0;
 	size_t i;
@@ -595,21 +595,21 @@ int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
 	}
 	r.s = slurp(path, &r.n, why, n);
 	if (!r.s) {
-		fp8mha_calib_free(c);
-		return FP8MHA_CALIB_UNREADABLE;
+		ps_calib_free(c);
+		return PS_CALIB_UNREADABLE;
 	}
 	r.why = why;
 	r.whyn = n;
 	if (top(&r, c, &seen)) {
 		free((char *)r.s);
-		fp8mha_calib_free(c);
+		ps_calib_free(c);
 		return -1;
 	}
 	free((char *)r.s);
 	if (!c->hash[0] || !seen) {
 		snprintf(why, n, "not a calibration file of qopt calibrate "
 			 "(no \"%s\")", seen ? "model_hash" : "tensors");
-		fp8mha_calib_free(c);
+		ps_calib_free(c);
 		return -1;
 	}
 	if (c->n)	/* qsort(NULL, 0) is undefined */
@@ -617,14 +617,14 @@ int fp8mha_calib_load(const char *path, struct fp8mha_calib **out,
 	for (i = 1; i < c->n; i++)
 		if (!strcmp(c->e[i].name, c->e[i - 1].name)) {
 			snprintf(why, n, "tensor '%s' listed twice", c->e[i].name);
-			fp8mha_calib_free(c);
+			ps_calib_free(c);
 			return -1;
 		}
 	*out = c;
 	return 0;
 }
 
-void fp8mha_calib_free(struct fp8mha_calib *c)
+void ps_calib_free(struct ps_calib *c)
 {
 	size_t i;
 
@@ -634,6 +634,6 @@ void fp8mha_calib_free(struct fp8mha_calib *c)
 		free(c->e[i].name);
 	free(c->e);
 	free(c->method);
-	fp8mha_calib_names_free(c->names);
+	ps_calib_names_free(c->names);
 	free(c);
 }

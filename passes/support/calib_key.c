@@ -1,5 +1,5 @@
 /*
- * passes/fp8_mha/calib_key.c - which entry of the calibration file a
+ * passes/support/calib_key.c - which entry of the calibration file a
  * tensor's range is, for the passes' queries (fp8, fp8-mha, nvfp4). The
  * writer's scheme (core/cli/calib-key.c, docs/calibration.md): a tensor
  * keeps its name, unless it lives in a sub-graph and another graph of
@@ -13,21 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calib.h"
+#include "calib_file.h"
 
 /* The entries are sorted by name (calib_file.c sorts them on load):
  * lookups by name and by key live here, below the reader, so the reader
  * and the keys call one way. */
 static int entry_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct fp8mha_calib_entry *)a)->name,
-		      ((const struct fp8mha_calib_entry *)b)->name);
+	return strcmp(((const struct ps_calib_entry *)a)->name,
+		      ((const struct ps_calib_entry *)b)->name);
 }
 
-const struct fp8mha_calib_entry *
-fp8mha_calib_find(const struct fp8mha_calib *c, const char *name)
+const struct ps_calib_entry *
+ps_calib_find(const struct ps_calib *c, const char *name)
 {
-	struct fp8mha_calib_entry key = { (char *)name, 0 };
+	struct ps_calib_entry key = { (char *)name, 0 };
 
 	return c->n ? bsearch(&key, c->e, c->n, sizeof(key), entry_cmp) : NULL;
 }
@@ -37,12 +37,12 @@ struct named {
 	const qir_graph *g;
 };
 
-struct fp8mha_calib_names {
+struct ps_calib_names {
 	struct named *v;
 	size_t n, cap;
 };
 
-static int add(struct fp8mha_calib_names *ns, const qir_value *v, const qir_graph *g)
+static int add(struct ps_calib_names *ns, const qir_value *v, const qir_graph *g)
 {
 	struct named *grown;
 	char *copy;
@@ -63,7 +63,7 @@ static int add(struct fp8mha_calib_names *ns, const qir_value *v, const qir_grap
 }
 
 /* Every value name of g and of its sub-graphs, with its graph. */
-static int walk(const qir_graph *g, struct fp8mha_calib_names *ns)
+static int walk(const qir_graph *g, struct ps_calib_names *ns)
 {
 	const qir_node *n;
 	size_t i, k;
@@ -103,7 +103,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* 1 when name is a value of a graph other than g (ns sorted). */
-static int shared(const struct fp8mha_calib_names *ns, const char *name,
+static int shared(const struct ps_calib_names *ns, const char *name,
 		  const qir_graph *g)
 {
 	size_t lo = 0, hi = ns->n, mid;
@@ -177,9 +177,9 @@ static char *key(const qir_value *v)
 	return k;
 }
 
-int fp8mha_calib_bind(struct fp8mha_calib *c, const qir_model *m)
+int ps_calib_bind(struct ps_calib *c, const qir_model *m)
 {
-	struct fp8mha_calib_names *ns = calloc(1, sizeof(*ns));
+	struct ps_calib_names *ns = calloc(1, sizeof(*ns));
 
 	if (!ns)
 		return -1;
@@ -191,22 +191,22 @@ int fp8mha_calib_bind(struct fp8mha_calib *c, const qir_model *m)
 	return 0;
 }
 
-const struct fp8mha_calib_entry *
-fp8mha_calib_find_value(const struct fp8mha_calib *c, const qir_value *v)
+const struct ps_calib_entry *
+ps_calib_find_value(const struct ps_calib *c, const qir_value *v)
 {
-	const struct fp8mha_calib_entry *e;
+	const struct ps_calib_entry *e;
 	char *k;
 
 	if (!c->names || !v->graph->parent_node ||
 	    !shared(c->names, v->name, v->graph))
-		return fp8mha_calib_find(c, v->name);
+		return ps_calib_find(c, v->name);
 	k = key(v);
-	e = k ? fp8mha_calib_find(c, k) : NULL;
+	e = k ? ps_calib_find(c, k) : NULL;
 	free(k);
 	return e;
 }
 
-void fp8mha_calib_names_free(struct fp8mha_calib_names *ns)
+void ps_calib_names_free(struct ps_calib_names *ns)
 {
 	if (!ns)
 		return;
