@@ -22,6 +22,7 @@
 #include <qopt/qopt.h>
 
 #include "memo.h"
+#include "../support/calib_file.h"
 #include "../support/float_ops.h"
 #include "../support/skip.h"
 #include "../support/targets.h"
@@ -63,6 +64,9 @@ struct ac_cfg {
 	uint64_t fused, unfused;	/* decomposed LayerNorms */
 	int fuse_norm;		/* option fuse_norm */
 	struct ac_memo scans;	/* tensor -> its ac_scan (owned) */
+	struct ps_calib *cal;	/* activation ranges, or NULL (owned) */
+	const char *calib_path;
+	double data_max;	/* activations beyond: the node stays FLOAT */
 	qir_node **keep;	/* nodes of unfused LayerNorms (owned) */
 	size_t nkeep;
 };
@@ -96,6 +100,15 @@ uint64_t ac_weight_beyond(struct ac_cfg *cfg, qir_tensor *t);
  * 17, raised when upgrade allows); the nodes of those that cannot be
  * go to *keep (caller frees), to stay FLOAT. 0, or -1 (said). */
 int ac_fuse_norms(struct ac_cfg *cfg, qir_node ***keep, size_t *nkeep);
+
+/* ranges.c: what `qopt calibrate` measures for autocast; the file
+ * loaded (hash checked, bound to the model as received: before any
+ * rewrite) or, without one, said so; the rule (1 fits, 0 r kept FLOAT
+ * with kind and the reason). */
+qopt_status ac_calibration_targets(qopt_ctx *ctx, qir_model *m);
+int ac_ranges_load(struct ac_cfg *cfg, const char *path);
+int ac_ranges_fit(struct ac_cfg *cfg, struct ac_node *r,
+		  const struct ps_skip_kind *kind);
 
 /* rewrite.c: applies the decisions. 0, or -1 (said). */
 int ac_rewrite(struct ac_cfg *cfg, int *changed);

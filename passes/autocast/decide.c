@@ -29,6 +29,9 @@ static const struct ps_skip_kind skip_range = {
 static const struct ps_skip_kind skip_unfused = {
 	"kept FLOAT (LayerNorm not fused)", PS_SKIP_INFO
 };
+static const struct ps_skip_kind skip_data = {
+	"kept FLOAT (activation beyond range)", PS_SKIP_INFO
+};
 static const struct ps_skip_kind skip_reduction = {
 	"kept FLOAT (deep reduction)", PS_SKIP_INFO
 };
@@ -296,6 +299,8 @@ static int rules(struct ac_cfg *cfg, struct ac_node *r)
 			return 0;
 		}
 	}
+	if (!ac_ranges_fit(cfg, r, &skip_data))
+		return 0;
 	fit = weights_fit(cfg, r);
 	if (fit < 0)
 		return -1;

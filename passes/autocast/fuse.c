@@ -180,6 +180,29 @@ static int erase_unit(struct ac_cfg *cfg, const struct ln_unit *u)
 	return 1;
 }
 
+/* The unit goes and the LayerNormalization's output takes the name of
+ * the unit's (a graph output keeps its name; a calibration file's range
+ * for it still applies). */
+static int keep_name(struct ac_cfg *cfg, qir_value *y, const char *name,
+		     const struct ln_unit *u)
+{
+	char *keep = strdup(name);
+	qir_error err = { 0 };
+	int rc;
+
+	if (!keep) {
+		qopt_error(cfg->ctx, "out of memory");
+		return -1;
+	}
+	rc = erase_unit(cfg, u);
+	if (rc > 0 && qir_value_rename(y, keep, &err)) {
+		qopt_error(cfg->ctx, "%s", err.msg);
+		rc = -1;
+	}
+	free(keep);
+	return rc;
+}
+
 static int fuse(struct ac_cfg *cfg, struct ln_unit *u)
 {
 	qir_node *last = u->bias ? u->bias : u->mul ? u->mul : u->div, *ln;
@@ -202,7 +225,7 @@ static int fuse(struct ac_cfg *cfg, struct ln_unit *u)
 	}
 	qir_node_move_after(ln, last);
 	cfg->fused++;
-	return erase_unit(cfg, u);
+	return keep_name(cfg, ln->outputs[0], out->name, u);
 }
 
 /* The unit's nodes found go on the keep list: decide() keeps each

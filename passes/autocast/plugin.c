@@ -29,6 +29,9 @@ static int cfg_init(struct ac_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	cfg->upgrade = qopt_opt_bool(ctx, "upgrade");
 	cfg->max_reduction = qopt_opt_int(ctx, "max_reduction");
 	cfg->init_max = cfg->low == QIR_FLOAT16 ? AC_FP16_MAX : AC_BF16_MAX;
+	cfg->data_max = cfg->init_max;
+	if (qopt_opt_is_set(ctx, "data_max"))
+		cfg->data_max = qopt_opt_float(ctx, "data_max");
 	if (qopt_opt_is_set(ctx, "init_max"))
 		cfg->init_max = qopt_opt_float(ctx, "init_max");
 	cfg->clamp = qopt_opt_bool(ctx, "clamp");
@@ -189,6 +192,7 @@ static qopt_status ac_run(qopt_ctx *ctx, qir_model *m, int *changed)
 
 	*changed = 0;
 	if (cfg_init(&cfg, ctx, m) == 0 &&
+	    ac_ranges_load(&cfg, qopt_opt_string(ctx, "calibration")) == 0 &&
 	    (!cfg.fuse_norm || ac_fuse_norms(&cfg, &cfg.keep, &cfg.nkeep) == 0) &&
 	    ac_decide(&cfg) == 0 &&
 	    underflow(&cfg) == 0 && ac_rewrite(&cfg, changed) == 0) {
@@ -198,6 +202,7 @@ static qopt_status ac_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	}
 	free(cfg.nodes);
 	free(cfg.keep);
+	ps_calib_free(cfg.cal);
 	ac_scans_free(&cfg);
 	ps_targets_fini(&cfg.tg);
 	*changed |= cfg.fused > 0;
@@ -242,6 +247,16 @@ static const qopt_option_spec ac_opts[] = {
 	  .help = "yes: a weight beyond the low type's range is clamped to its "
 	  "largest value (counted, a warning) instead of keeping its node "
 	  "FLOAT; Inf stays Inf" },
+	{ .name = "calibration", .type = QOPT_OPT_STRING,
+	  .flags = QOPT_OPT_PATH,
+	  .help = "activation ranges: the file of `qopt calibrate --passes "
+	  "autocast` (or give qopt --calibration-data DIR); a node whose "
+	  "input or output reaches beyond data_max stays FLOAT" },
+	{ .name = "data_max", .type = QOPT_OPT_FLOAT, .default_value = NULL,
+	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
+	  .help = "with calibration: activations above this keep their nodes "
+	  "FLOAT (default: the low type's largest value; AutoCast's 512 keeps "
+	  "more FLOAT for precision)" },
 	{ .name = "max_reduction", .type = QOPT_OPT_INT, .default_value = "0",
 	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
 	  .help = "Softmax, ReduceSum and ReduceMean over more elements than "
@@ -254,7 +269,8 @@ static const qopt_pass_info ac_passes[] = {
 	  .summary = "convert a float model to FLOAT16 or BFLOAT16, keeping "
 	  "FLOAT islands where a rule says so (strongly typed TensorRT)",
 	  .options = ac_opts, .run = ac_run,
-	  .flags = QOPT_PASS_HAS_TARGETS },
+	  .flags = QOPT_PASS_HAS_TARGETS,
+	  .calibration_targets = ac_calibration_targets },
 	{ 0 }
 };
 

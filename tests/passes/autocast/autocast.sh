@@ -182,6 +182,44 @@ if [ -z "$ort_why" ]; then
 	check $? "... and it agrees with FLOAT in ORT (3 seeds)"
 fi
 
+# ---- an activation beyond FLOAT16 (every weight fits): measured by
+# calibration, the region that stores it stays FLOAT ----
+"$py" "$M" act "$work/act.onnx" >"$work/log" 2>&1
+check $? "activation-overflow model generated"
+"$QOPT" --passes autocast:mode=fake "$work/act.onnx" -o "$work/act-naive.onnx" \
+	>"$work/act.log" 2>&1 &&
+	grep -q "activation ranges not checked: no calibration" "$work/act.log"
+check $? "without calibration: converted whole, and it says the ranges were not checked"
+"$QOPT" --passes autocast:mode=fake --calibration-random 4 "$work/act.onnx" \
+	-o "$work/act-one.onnx" >"$work/act1.log" 2>&1 &&
+	grep -q "node 'mm_hot' kept FLOAT (activation beyond range): activation 'h' reaches |x| = [0-9.]* over the calibration samples, beyond data_max 65504" \
+		"$work/act1.log" &&
+	grep -q "node 'scale_down' kept FLOAT (activation beyond range)" "$work/act1.log" &&
+	grep -q "2 kept FLOAT in 1 island(s)" "$work/act1.log"
+check $? "one command (--calibration-random): the producer and the reader of the hot tensor stay FLOAT, said"
+"$QOPT" calibrate --passes autocast --random 4 "$work/act.onnx" \
+	-o "$work/act.calib.json" >>"$work/log" 2>&1 &&
+	"$QOPT" --passes "autocast:mode=fake:calibration=$work/act.calib.json" \
+		"$work/act.onnx" -o "$work/act-two.onnx" >>"$work/log" 2>&1 &&
+	cmp "$work/act-one.onnx" "$work/act-two.onnx"
+check $? "two steps (qopt calibrate, then calibration = FILE) give the same bytes"
+"$QOPT" --passes "autocast:calibration=$work/act.calib.json" "$work/of.onnx" \
+	-o "$work/bad.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && grep -q "calibration file '.*act.calib.json' is for model hash" "$work/log" &&
+	[ ! -e "$work/bad.onnx" ]
+check $? "a calibration file of another model is refused, no output"
+if [ -z "$ort_why" ]; then
+	close "$work/act.onnx" "$work/act-naive.onnx"
+	[ $? = 1 ]
+	check $? "naive FLOAT16 storage of the hot tensor does not agree (Inf/NaN)"
+	close "$work/act.onnx" "$work/act-one.onnx"
+	check $? "with calibration it agrees with FLOAT"
+fi
+"$QOPT" --passes autocast --calibration-data "$T/resnet_cnn.calib" \
+	"$T/resnet_cnn.onnx" -o "$work/rc.onnx" >"$work/rc.log" 2>&1 &&
+	grep -q "coverage: 28 of 28 float nodes" "$work/rc.log"
+check $? "resnet_cnn with its calibration samples: nothing near the range, all FLOAT16"
+
 # ---- a weight two nodes read, one kept FLOAT ----
 "$py" "$M" shared "$work/sh.onnx" >"$work/log" 2>&1
 "$QOPT" --passes autocast:exclude=mm_b "$work/sh.onnx" -o "$work/sh16.onnx" \

@@ -14,6 +14,10 @@ what a converted model holds.
                            the unit (cannot be fused)
   models.py ifm OUT        y = MatMul(x, w) read by both branches of an If
                            (captured from the outer scope), MatMul after
+  models.py act OUT        x[2,8] -> Abs -> Add(10) -> MatMul(w, every entry
+                           1000) -> Mul(1e-3) -> Relu -> MatMul -> y: the
+                           first MatMul's output passes 65504 on any input
+                           while every weight fits FLOAT16
   models.py inspect MODEL  one line per fact (the test greps them):
       io NAME TYPE           graph inputs and outputs
       node OP NAME TYPES     each node and the types of its outputs
@@ -133,6 +137,26 @@ def ifm(path):
     save(g, path, opset=13)
 
 
+def act(path):
+    rng = np.random.default_rng(7)
+    w = np.full((8, 8), 1000.0, np.float32)
+    w2 = (rng.standard_normal((8, 4)) * 0.3).astype(np.float32)
+    nodes = [helper.make_node("Abs", ["x"], ["ax"], name="abs"),
+             helper.make_node("Add", ["ax", "ten"], ["xp"], name="shift"),
+             helper.make_node("MatMul", ["xp", "w"], ["h"], name="mm_hot"),
+             helper.make_node("Mul", ["h", "milli"], ["hs"], name="scale_down"),
+             helper.make_node("Relu", ["hs"], ["r"], name="relu"),
+             helper.make_node("MatMul", ["r", "w2"], ["y"], name="mm_out")]
+    g = helper.make_graph(
+        nodes, "act",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(w2, "w2"),
+         numpy_helper.from_array(np.array(10.0, np.float32), "ten"),
+         numpy_helper.from_array(np.array(1e-3, np.float32), "milli")])
+    save(g, path)
+
+
 def elem(vi):
     return TYPES.get(vi.type.tensor_type.elem_type, "?")
 
@@ -174,6 +198,6 @@ def inspect(path):
 
 
 if __name__ == "__main__":
-    {"overflow": overflow, "shared": shared, "ln": ln, "ifm": ifm,
+    {"overflow": overflow, "shared": shared, "ln": ln, "ifm": ifm, "act": act,
      "ln_shared": lambda p: ln(p, True)}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
         if sys.argv[1] != "inspect" else inspect(sys.argv[2])

@@ -1,0 +1,111 @@
+/*
+ * passes/autocast/ranges.c - activation ranges from a calibration file
+ * (`calibration = FILE`, or qopt's one-command --calibration-data): a
+ * node whose input or output reaches beyond data_max over the samples
+ * stays FLOAT, so a tensor the low type would turn to Inf is never
+ * stored in it, and the readers of such a tensor stay FLOAT with it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autocast.h"
+#include "../support/calib_file.h"
+
+/* What `qopt calibrate` measures for autocast: every FLOAT tensor the
+ * main graph computes or takes as input (constants have their ranges in
+ * the model). */
+qopt_status ac_calibration_targets(qopt_ctx *ctx, qir_model *m)
+{
+	qir_graph *g = m->graph;
+	qopt_status rc = QOPT_OK;
+	qir_node *n;
+	size_t i;
+
+	for (i = 0; i < g->ninputs && rc == QOPT_OK; i++)
+		if (g->inputs[i]->dtype == QIR_FLOAT && !g->inputs[i]->init)
+			rc = qopt_want_range(ctx, g->inputs[i]);
+	qir_graph_for_each_node(g, n) {
+		if (qir_node_is(n, "Constant") || qir_node_is(n, "ConstantOfShape"))
+			continue;
+		for (i = 0; i < n->noutputs && rc == QOPT_OK; i++)
+			if (n->outputs[i] && n->outputs[i]->dtype == QIR_FLOAT)
+				rc = qopt_want_range(ctx, n->outputs[i]);
+	}
+	return rc;
+}
+
+int ac_ranges_load(struct ac_cfg *cfg, const char *path)
+{
+	char why[512], hash[32];
+	int rc;
+
+	if (!path || !*path) {
+		qopt_info(cfg->ctx, "activation ranges not checked: no "
+			  "calibration (give --calibration-data DIR, or "
+			  "calibration = FILE from `qopt calibrate --passes "
+			  "autocast`)");
+		return 0;
+	}
+	rc = ps_calib_load(path, &cfg->cal, why, sizeof(why));
+	if (rc) {
+		qopt_error(cfg->ctx, rc == PS_CALIB_UNREADABLE ?
+			   "calibration file %s" : "calibration file '%s': %s",
+			   rc == PS_CALIB_UNREADABLE ? why : path, why);
+		return -1;
+	}
+	if (!qir_model_hash_is(cfg->m, cfg->cal->hash)) {
+		snprintf(hash, sizeof(hash), "%016llx",
+			 (unsigned long long)qir_model_hash(cfg->m));
+		qopt_error(cfg->ctx, "calibration file '%s' is for model hash "
+			   "%s, this model's is %s: it was made for another "
+			   "model, or for this one before it changed (calibrate "
+			   "the model autocast receives)", path, cfg->cal->hash,
+			   hash);
+		return -1;
+	}
+	if (ps_calib_bind(cfg->cal, cfg->m)) {
+		qopt_error(cfg->ctx, "out of memory");
+		return -1;
+	}
+	cfg->calib_path = path;
+	return 0;
+}
+
+/* The first T value of r beyond data_max, with its amax, or NULL. */
+static const qir_value *beyond(struct ac_cfg *cfg, const struct ac_node *r,
+			       double *amax)
+{
+	const qir_node *n = r->n;
+	size_t i;
+
+	for (i = 0; i < n->ninputs + n->noutputs; i++) {
+		int in = i < n->ninputs;
+		const qir_value *v = in ? n->inputs[i] : n->outputs[i - n->ninputs];
+		const struct ps_calib_entry *e;
+
+		if (!v || !ps_slot(in ? r->op->t_in : r->op->t_out,
+				   in ? i : i - n->ninputs))
+			continue;
+		e = ps_calib_find_value(cfg->cal, v);
+		if (e && !(e->amax <= cfg->data_max)) {
+			*amax = e->amax;
+			return v;
+		}
+	}
+	return NULL;
+}
+
+int ac_ranges_fit(struct ac_cfg *cfg, struct ac_node *r,
+		  const struct ps_skip_kind *kind)
+{
+	const qir_value *v;
+	double amax;
+
+	if (!cfg->cal || !(v = beyond(cfg, r, &amax)))
+		return 1;
+	ps_skip_set(&r->why, kind, "activation '%s' reaches |x| = %g over "
+		    "the calibration samples, beyond data_max %g", v->name,
+		    amax, cfg->data_max);
+	return 0;
+}
