@@ -97,7 +97,10 @@ HANG_PIDS="$work/p5" "$QOPT" calibrate --passes fp8 "$work/mlp.onnx" --random 1 
 q=$!
 k=0
 while [ ! -s "$work/p5" ] && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done
-kill -TERM $q
+# the signal goes to qopt, the deaf child's parent: $q may be a wrapper
+# running qopt (the sanitizer build's tests/san/qopt.sh)
+qp=$(ps -o ppid= -p "$(cut -d ' ' -f 1 "$work/p5")" 2>/dev/null | tr -d ' ')
+kill -TERM "${qp:-$q}"
 k=0
 while kill -0 $q 2>/dev/null && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done
 kill -KILL $q 2>/dev/null

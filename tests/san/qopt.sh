@@ -13,7 +13,10 @@ dir=${QOPT_SAN_DIR:?QOPT_SAN_DIR is not set}
 if [ -t 2 ]; then
 	exec "$real" "$@"
 fi
-err=$(mktemp "${TMPDIR:-/tmp}/qopt-stderr.XXXXXX") || exit 99
+# The copy lives in the test's report folder, not in $TMPDIR: tests
+# check that qopt leaves $TMPDIR as it found it, and a stopped run must
+# not leave the wrapper's file there either.
+err=$(mktemp "$dir/qopt-stderr.XXXXXX") || exit 99
 "$real" "$@" 2>"$err"
 rc=$?
 cat "$err" >&2
