@@ -37,14 +37,15 @@ while read -r d; do [ -d "$d" ] || echo "$d" >>"$W/nofolder"; done <"$W/table"
 t "every folder in README's layout table exists" test ! -s "$W/nofolder"
 sed 's/^/# no such folder: /' "$W/nofolder"
 # The sources: git's list in a checkout, else (a release tree) the files
-# themselves; an empty list would pass the check below unseen.
+# themselves, less what configure writes at the top (config.h); an
+# empty list would pass the check below unseen.
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	git ls-files
 else
 	find . -path ./tests -prune -o -path ./_build-san -prune -o -type f -print |
 		sed 's#^\./##'
 fi | grep '\.\(c\|h\|cu\)$' | grep -v '^tests/\|^bench/\|^passes/\|^plugins/' |
-	xargs -n1 dirname 2>/dev/null | sort -u >"$W/srcdirs"
+	xargs -n1 dirname 2>/dev/null | grep -v '^\.$' | sort -u >"$W/srcdirs"
 t "the source folders were listed" test -s "$W/srcdirs"
 comm -23 "$W/srcdirs" "$W/table" >"$W/unlisted"
 t "every source folder is in README's layout table" test ! -s "$W/unlisted"
