@@ -738,7 +738,11 @@ function hasFp4(file) {
 // scale x weight scale) overflows FLOAT16, so the model computes
 // garbage there while it is right at `disabled` (docs/fp8.md). Names
 // of those Convs (at most a few), [] when none or unreadable.
-function fp16DqConvQ(file) {
+// anyQ false: every Conv reading a FLOAT16-scale DequantizeLinear,
+// followed by a QuantizeLinear or not (qopt plan measures a model
+// autocast made at disabled whenever it has one: a mixed plan corrupts
+// at basic without the Q after the Conv, measured on resnet_cnn).
+function fp16DqConvQ(file, anyQ = true) {
 	const str = (buf, f) => buf.toString('utf8', f.s, f.e);
 	try {
 		const buf = fs.readFileSync(file);
@@ -785,7 +789,8 @@ function fp16DqConvQ(file) {
 			const dq = prod.get(n.inputs[0]);
 			if (!dq || !std(dq, 'DequantizeLinear') || !f16.has(dq.inputs[1]))
 				continue;
-			if ((users.get(n.outputs[0]) || []).some((u) => std(u, 'QuantizeLinear')))
+			if (!anyQ ||
+			    (users.get(n.outputs[0]) || []).some((u) => std(u, 'QuantizeLinear')))
 				hits.push(n.name || n.outputs[0]);
 		}
 		return hits;

@@ -70,13 +70,20 @@ static void usage(qm_session *s)
 	       "[-o PLAN.ini] [--json REPORT.json]\n"
 	       "                 [--save-model OUT.onnx] [--ort-timeout S] "
 	       "[-q] [-v]\n"
+	       "                 [--autocast float16|bfloat16] "
+	       "[--max-float-layers N]\n"
 	       "  LIST: formats in fallback order from none (16 bits), fp8 "
 	       "(8), int8 (8),\n"
 	       "  nvfp4 (4.5: 4 + an FP8 scale per 16), mxfp8 (8.25), "
 	       "hadamard+nvfp4 (4.5: the layer\n  rotated by hadamard-rotate, "
 	       "then nvfp4), w4a4 (4.5: nvfp4 weights and activations);\n"
 	       "  e.g. --formats nvfp4,fp8,none (Hopper), int8,none "
-	       "(Ampere)\n");
+	       "(Ampere)\n"
+	       "  --autocast T: the INI ends with autocast (to = T) and "
+	       "cast-fold, so none\n  means T and the rest of the model "
+	       "runs in T (TensorRT 11 is strongly typed)\n"
+	       "  --max-float-layers N: at most N layers none (each a "
+	       "reformat each way\n  between quantized layers)\n");
 }
 
 static int usage_error(qm_session *s, const char *fmt, const char *arg)
@@ -140,7 +147,21 @@ static int parse_bits(qm_session *s, const char *opt, const char *arg,
 }
 
 enum { OPT_FORMATS = 256, OPT_BITS, OPT_LOSS, OPT_JSON, OPT_SAVE,
-       OPT_ORT_TIMEOUT };
+       OPT_ORT_TIMEOUT, OPT_AUTOCAST, OPT_MAX_FLOAT };
+
+/* --max-float-layers: a count from 0. */
+static int parse_count(struct plan *p, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	p->max_float = strtol(arg, &end, 10);
+	if (!*arg || *end || errno || p->max_float < 0 ||
+	    arg[strspn(arg, "0123456789")])
+		return usage_error(p->s, "--max-float-layers takes a count "
+				   "from 0, got '%s'", arg);
+	return 0;
+}
 
 static int parse_args(struct plan *p, int argc, char **argv)
 {
@@ -153,6 +174,8 @@ static int parse_args(struct plan *p, int argc, char **argv)
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "save-model", required_argument, NULL, OPT_SAVE },
 		{ "ort-timeout", required_argument, NULL, OPT_ORT_TIMEOUT },
+		{ "autocast", required_argument, NULL, OPT_AUTOCAST },
+		{ "max-float-layers", required_argument, NULL, OPT_MAX_FLOAT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -189,6 +212,15 @@ static int parse_args(struct plan *p, int argc, char **argv)
 						   optarg);
 			if (setenv("QOPT_ORT_TIMEOUT", optarg, 1) < 0)
 				return QOPT_EXIT_FAIL;
+			break;
+		case OPT_AUTOCAST:
+			if (strcmp(optarg, "float16") && strcmp(optarg, "bfloat16"))
+				return usage_error(p->s, "--autocast takes float16 "
+						   "or bfloat16, got '%s'", optarg);
+			p->autocast = optarg;
+			break;
+		case OPT_MAX_FLOAT:
+			rc = parse_count(p, optarg);
 			break;
 		case 'v': p->verbose++; break;
 		case 'q': p->quiet = 1; break;
@@ -1034,6 +1066,103 @@ out:
 	return rc;
 }
 
+/* The cheapest listed format other than none that holds layer i (its
+ * score), or PF_NONE. */
+static int best_held(const struct plan *p, size_t i)
+{
+	const struct plan_layer *l = &p->layers[i];
+	int best = PF_NONE;
+	size_t j;
+
+	for (j = 0; j < p->nfmt; j++) {
+		int k = p->fmt[j];
+
+		if (k != PF_NONE && l->holds[k] &&
+		    (best == PF_NONE || l->score[k] < l->score[best]))
+			best = k;
+	}
+	return best;
+}
+
+/* A float layer that could leave none, and what that adds. */
+struct float_layer {
+	size_t i;
+	double delta;
+};
+
+static int by_delta(const void *a, const void *b)
+{
+	const struct float_layer *x = a, *y = b;
+
+	return x->delta < y->delta ? -1 : x->delta > y->delta ? 1 :
+	       x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* --max-float-layers: the float layers past the bound take their
+ * cheapest held format, those adding the least score first. A layer
+ * leaving none only lowers the bits, so the budget stays met; under
+ * --max-loss the summed score is checked again. 0, or 1 said (no
+ * such plan), -1 out of memory. */
+static int bound_float(struct plan *p)
+{
+	size_t i, n = 0, fixed = 0;
+	struct float_layer *v;
+	int64_t used = 0;
+
+	if (p->max_float < 0)
+		return 0;
+	v = calloc(p->nlayers ? p->nlayers : 1, sizeof(*v));
+	if (!v) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory\n");
+		return -1;
+	}
+	for (i = 0; i < p->nlayers; i++) {
+		int k = best_held(p, i);
+
+		if (p->layers[i].pick != PF_NONE)
+			continue;
+		if (k == PF_NONE) {
+			fixed++;
+			continue;
+		}
+		v[n].i = i;
+		v[n++].delta = p->layers[i].score[k];
+	}
+	if (fixed > (size_t)p->max_float) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: no plan keeps "
+		       "at most %ld layer%s float: %zu layers no listed format "
+		       "holds stay float\n", p->max_float,
+		       p->max_float == 1 ? "" : "s", fixed);
+		free(v);
+		return 1;
+	}
+	qsort(v, n, sizeof(*v), by_delta);
+	/* float layers left: n - i held ones and the fixed */
+	for (i = 0; i < n && n - i + fixed > (size_t)p->max_float; i++) {
+		struct plan_layer *l = &p->layers[v[i].i];
+
+		l->pick = best_held(p, v[i].i);
+		p->predicted += l->score[l->pick];
+		p->forced++;
+	}
+	free(v);
+	for (i = 0; i < p->nlayers; i++)
+		used += plan_formats[p->layers[i].pick].quarter_bits *
+			p->layers[i].params;
+	used += 64 * p->float_params;
+	p->bits = used / 4.0 / (double)p->total_params;
+	if (p->max_loss >= 0 && p->predicted > p->max_loss) {
+		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: no plan keeps "
+		       "at most %ld layer%s float within --max-loss %.17g: the "
+		       "bound alone makes the summed score %.6g (raise "
+		       "--max-loss or --max-float-layers)\n", p->max_float,
+		       p->max_float == 1 ? "" : "s", p->max_loss,
+		       p->predicted);
+		return 1;
+	}
+	return 0;
+}
+
 /* A listed format other than none holds layer l. */
 static int held_any(const struct plan *p, const struct plan_layer *l)
 {
@@ -1339,6 +1468,7 @@ static int run_plan(struct plan *p)
 	if (make_candidates(p, calib, &files, &nfiles) < 0)
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory\n");
 	else if (measure_candidates(p, files, nfiles) == 0 && solve(p) == 0 &&
+		 bound_float(p) == 0 &&
 		 note_fallbacks(p) == 0 && plan_calibration(p) == 0 &&
 		 plan_write_ini(p, ini) == 0 &&
 		 final_model(p, ini, model) == 0 &&
@@ -1401,6 +1531,7 @@ int cmd_plan(qm_session *s, int argc, char **argv)
 	memset(&p, 0, sizeof(p));
 	p.s = s;
 	p.budget = p.max_loss = -1;
+	p.max_float = -1;
 	p.measured = p.measured_cos = p.measured_top1 = NAN;
 	rc = parse_args(&p, argc, argv);
 	if (rc < 0)

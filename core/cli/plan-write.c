@@ -204,9 +204,21 @@ static int ini_text(const struct plan *p, FILE *f)
 	for (i = 0; i < p->nlayers && p->before_fmt == PF_NONE; i++)
 		if (p->layers[i].pick == PF_NONE) {
 			if (!k++)
-				fprintf(f, "\n# kept in float (none):\n");
+				fprintf(f, "\n# kept in float (none%s%s):\n",
+					p->autocast ? ": " : "",
+					p->autocast ? p->autocast : "");
 			layer_comment(f, p, &p->layers[i]);
 		}
+	if (p->before_fmt == PF_NONE && p->max_float >= 0)
+		fprintf(f, "\n# --max-float-layers %ld: %zu layer%s float, %zu "
+			"taken off none by the bound\n", p->max_float, k,
+			k == 1 ? "" : "s", p->forced);
+	if (p->before_fmt == PF_NONE && p->autocast)
+		fprintf(f, "\n# TensorRT 11 builds strongly typed networks: "
+			"what the sections above leave\n# float computes in "
+			"%s (autocast, docs/autocast.md); cast-fold then types\n"
+			"# the Q/DQ scales in it\n[autocast]\nto = %s\n\n"
+			"[cast-fold]\n", p->autocast, p->autocast);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -309,6 +321,17 @@ static int json_text(const struct plan *p, FILE *f)
 	json_num(f, p->budget >= 0 ? p->budget : NAN);
 	fprintf(f, ", \"max_loss\": ");
 	json_num(f, p->max_loss >= 0 ? p->max_loss : NAN);
+	fprintf(f, ",\n  \"autocast\": ");
+	if (p->autocast)
+		qm_json_str(f, p->autocast);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"max_float_layers\": ");
+	if (p->max_float >= 0)
+		fprintf(f, "%ld", p->max_float);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"forced_off_float\": %zu", p->forced);
 	fprintf(f, ",\n  \"samples\": %ld, \"ort_sessions\": %zu, "
 		"\"solver_unit_bits\": ", p->samples, p->sessions);
 	json_num(f, p->unit / 4.0);

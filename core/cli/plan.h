@@ -84,6 +84,12 @@ struct plan {
 	size_t sessions;	/* ORT sessions created */
 	double predicted, measured, measured_cos, measured_top1;
 	double bits;		/* the plan's effective bits */
+	/* --autocast: the low type of everything the quantized sections
+	 * leave (NULL: FLOAT stays FLOAT), and --max-float-layers (-1:
+	 * none): what TensorRT 11, strongly typed, runs in it. */
+	const char *autocast;
+	long max_float;
+	size_t forced;		/* layers --max-float-layers took off none */
 	int64_t unit;		/* the solver's cost unit in quarter bits */
 };
 

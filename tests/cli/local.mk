@@ -91,3 +91,6 @@ EXTRA_DIST += tests/cli/plan-hostile.sh tests/cli/plan-hostile.py
 # qopt plan with int8 beside fp8: [int8]'s file for the model [fp8] makes
 TESTS += tests/cli/plan-int8.sh
 EXTRA_DIST += tests/cli/plan-int8.sh
+# qopt plan --autocast / --max-float-layers (issue 41)
+TESTS += tests/cli/plan-autocast.sh
+EXTRA_DIST += tests/cli/plan-autocast.sh
