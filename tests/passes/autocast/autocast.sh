@@ -208,6 +208,17 @@ check $? "two steps (qopt calibrate, then calibration = FILE) give the same byte
 [ $? = 1 ] && grep -q "calibration file '.*act.calib.json' is for model hash" "$work/log" &&
 	[ ! -e "$work/bad.onnx" ]
 check $? "a calibration file of another model is refused, no output"
+"$QOPT" --passes "autocast:calibration=$work/no-such.json" "$work/act.onnx" \
+	-o "$work/bad.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && grep -q "calibration file '.*no-such.json': cannot open it" "$work/log" &&
+	[ ! -e "$work/bad.onnx" ]
+check $? "a calibration file that cannot be read: exit 1 naming it, no output"
+printf '{"model_hash": "0", "tensors": {"h": {"amax": "big"}}}' >"$work/garbled.json"
+"$QOPT" --passes "autocast:calibration=$work/garbled.json" "$work/act.onnx" \
+	-o "$work/bad.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && grep -q "calibration file '.*garbled.json': " "$work/log" &&
+	[ ! -e "$work/bad.onnx" ]
+check $? "a malformed calibration file: exit 1 naming it, no output"
 if [ -z "$ort_why" ]; then
 	close "$work/act.onnx" "$work/act-naive.onnx"
 	[ $? = 1 ]
@@ -280,6 +291,35 @@ for m in resnet_cnn vit_sdpa; do
 			--opt-b disabled
 		check $? "$m: ORT: the FLOAT16 FP8 model agrees with the FLOAT FP8 one (cosine >= 0.99, same top-1)"
 	fi
+done
+
+# ---- models with learned weights (tests/torch/learned), on their
+# held-out sets: FLOAT16 real and fake and BFLOAT16 fake against FLOAT ----
+L="$top_srcdir/tests/torch/learned"
+for m in charlm shapes_cnn; do
+	"$QOPT" --passes autocast "$L/$m.onnx" -o "$work/$m.16.onnx" >"$work/log" 2>&1 &&
+	"$QOPT" --passes autocast:mode=fake "$L/$m.onnx" -o "$work/$m.f16.onnx" \
+		>>"$work/log" 2>&1 &&
+	"$QOPT" --passes autocast:mode=fake:to=bfloat16 "$L/$m.onnx" \
+		-o "$work/$m.fbf.onnx" >>"$work/log" 2>&1
+	check $? "$m (learned): FLOAT16 real and fake, BFLOAT16 fake"
+	[ -n "$ort_why" ] && continue
+	qopt_node "$L/eval.js" $m "$L" "$L/$m.onnx" "$work/$m.16.onnx" \
+		"$work/$m.f16.onnx" "$work/$m.fbf.onnx" >"$work/$m.eval" 2>>"$work/log"
+	"$py" - "$work/$m.eval" >>"$work/log" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["models"]
+key = "ppl" if "ppl" in r[0] else "top1"
+ref = r[0][key]
+print("#", [(x["model"], round(x[key], 5), round(x["agree"], 4)) for x in r])
+# FLOAT16 (real, fake): the metric within 0.1%, argmax agreement >= 99%;
+# BFLOAT16 (8 significant bits): within 0.5%, agreement >= 98%
+for x, tol, agree in ((r[1], 1e-3, 0.99), (r[2], 1e-3, 0.99), (r[3], 5e-3, 0.98)):
+    assert x["finite"], x
+    assert abs(x[key] - ref) <= tol * ref, (x["model"], x[key], ref)
+    assert x["agree"] >= agree, (x["model"], x["agree"])
+PY
+	check $? "$m (learned): the task metric within 0.1% (FLOAT16) / 0.5% (BFLOAT16) of FLOAT"
 done
 
 # ---- bad options ----
