@@ -51,3 +51,19 @@ call_cycle() {
 		}
 	}' | cycle_nodes
 }
+
+# planted_call_cycle DIR: the control every call-circle check needs:
+# ping.o and pong.o call each other, top.o calls ping.o; prints the
+# objects call_cycle finds on a circle, on one line ("ping.o pong.o "
+# when it works). Returns 77 when nm or a C compiler is missing.
+planted_call_cycle() {
+	command -v nm >/dev/null 2>&1 && command -v "${CC:-cc}" >/dev/null 2>&1 ||
+		return 77
+	printf 'int pong(int);\nint ping(int n) { return n ? pong(n - 1) : 0; }\n' \
+		>"$1/ping.c"
+	printf 'int ping(int);\nint pong(int n) { return n ? ping(n - 1) : 1; }\n' \
+		>"$1/pong.c"
+	printf 'int ping(int);\nint top(void) { return ping(3); }\n' >"$1/top.c"
+	(cd "$1" && ${CC:-cc} -c ping.c pong.c top.c) 2>"$1/err"
+	call_cycle "$1/ping.o" "$1/pong.o" "$1/top.o" | tr '\n' ' '
+}
