@@ -58,14 +58,12 @@ struct ac_cfg {
 	/* What the run did, for the summary. */
 	uint64_t casts, weights, weight_bytes_in, weight_bytes_out;
 	uint64_t dup_weights, removed_casts, underflow_zero, underflow_sub;
-	uint64_t rounded;	/* fake mode: rounding pairs */
 	uint64_t constants;	/* Constant nodes converted */
 	uint64_t clamped;	/* weight elements clamped (clamp = yes) */
 	uint64_t fused, unfused;	/* decomposed LayerNorms */
 	int fuse_norm;		/* option fuse_norm */
 	struct ac_memo scans;	/* tensor -> its ac_scan (owned) */
 	struct ps_calib *cal;	/* activation ranges, or NULL (owned) */
-	const char *calib_path;
 	double data_max;	/* activations beyond: the node stays FLOAT */
 	qir_node **keep;	/* nodes of unfused LayerNorms (owned) */
 	size_t nkeep;

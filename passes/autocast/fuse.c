@@ -296,6 +296,9 @@ int ac_fuse_norms(struct ac_cfg *cfg, qir_node ***keep, size_t *nkeep)
 		}
 	}
 	free(v);
+	if (rc >= 0 && cfg->unfused)
+		qopt_stat_add(cfg->ctx, "decomposed LayerNorms kept FLOAT",
+			      (int64_t)cfg->unfused);
 	if (rc >= 0 && cfg->fused) {
 		qopt_info(cfg->ctx, "%llu decomposed LayerNorm(s) fused into "
 			  "LayerNormalization", (unsigned long long)cfg->fused);

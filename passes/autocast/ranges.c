@@ -68,7 +68,6 @@ int ac_ranges_load(struct ac_cfg *cfg, const char *path)
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}
-	cfg->calib_path = path;
 	return 0;
 }
 

@@ -122,7 +122,6 @@ static qir_value *rounded(struct rw *w, qir_value *v)
 	r = a ? new_cast(w, a, QIR_FLOAT, "rounded") : NULL;
 	if (!r || ac_memo_put(&w->down, v, r))
 		return r ? (oom(w), NULL) : NULL;
-	w->cfg->rounded++;
 	return r;
 }
 
