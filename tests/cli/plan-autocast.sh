@@ -16,7 +16,7 @@ qopt_calib_env
 M="$top_srcdir/tests/torch/models"
 X=$M/resnet_cnn.onnx
 
-echo "1..9"
+echo "1..11"
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 jq() { "$py" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
@@ -63,6 +63,18 @@ want = sorted(l["node"] for l in sorted(was, key=lambda l: l["formats"]["fp8"]["
 assert kept == want, (kept, want)
 PY
 check $? "... keeping the two whose fp8 score is largest"
+# the bound's two failures: layers no listed format holds (nvfp4 holds
+# no Conv) are more than N; under --max-loss the bound breaks the budget
+plan "$X" --data "$M/resnet_cnn.calib" --formats nvfp4,none --effective-bits 16 \
+	--max-float-layers 0 -o "$work/x.ini"
+[ $? = 1 ] && grep -q "no plan keeps at most 0 layers float: [0-9]* layers no listed format holds stay float" \
+	"$work/log" && [ ! -e "$work/x.ini" ]
+check $? "--max-float-layers 0 with layers no format holds: exit 1, said, nothing written"
+plan "$X" --data "$M/resnet_cnn.calib" --formats fp8,none --max-loss 1e-9 \
+	--max-float-layers 0 -o "$work/x.ini"
+[ $? = 1 ] && grep -q "within --max-loss 1.0000000000000001e-09: the bound alone makes the summed score" \
+	"$work/log" && [ ! -e "$work/x.ini" ]
+check $? "--max-float-layers under a --max-loss it breaks: exit 1, said, nothing written"
 plan "$X" --data "$M/resnet_cnn.calib" --formats fp8,none --effective-bits 10 \
 	--autocast float8 -o "$work/x.ini"
 [ $? = 2 ] && grep -q "autocast takes float16 or bfloat16, got 'float8'" "$work/log" &&
