@@ -36,10 +36,12 @@ sed -n '/^## Layout/,/^## /s/^| `\([^`]*\)` |.*/\1/p' README.md |
 while read -r d; do [ -d "$d" ] || echo "$d" >>"$W/nofolder"; done <"$W/table"
 t "every folder in README's layout table exists" test ! -s "$W/nofolder"
 sed 's/^/# no such folder: /' "$W/nofolder"
-# The sources: git's list in a checkout, else (a release tree) the files
-# themselves, less what configure writes at the top (config.h); an
-# empty list would pass the check below unseen.
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# The sources: git's list when this tree is a checkout's top, else (a
+# release tree, maybe unpacked inside another checkout, as check-sanitize's
+# _build-san/src is) the files themselves, less what configure writes at
+# the top (config.h); an empty list would pass the check below unseen.
+top=$(git rev-parse --show-toplevel 2>/dev/null) || top=
+if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(pwd -P)" ]; then
 	git ls-files
 else
 	find . -path ./tests -prune -o -path ./_build-san -prune -o -type f -print |
