@@ -4,7 +4,7 @@
 #   - the IR alone: N initializers added, then removed in two batches
 #     (tests/ir/scaling bench; N = SCALING_INITS, default 100000);
 #   - fp8-mha on exporter-shaped models with N attention blocks
-#     (tests/passes/fp8_mha/gen.py; N = SCALING_BLOCKS, default 2500, so 4N is
+#     (tests/passes/fp8/gen.py; N = SCALING_BLOCKS, default 2500, so 4N is
 #     10,000 blocks: a 440 MB model, about 2.6 GB of memory).
 # Linear scaling shows as ratios near 2 and 4 (memory traffic adds a
 # little); quadratic as 4 and 16.
@@ -27,7 +27,7 @@ echo "fp8-mha: attention blocks (user CPU seconds of qopt, load and save include
 base=
 for k in 1 2 4; do
 	n=$((k * blocks))
-	"$PYTHON3" "$top_srcdir/tests/passes/fp8_mha/gen.py" "$dir/m.onnx" blocks=$n
+	"$PYTHON3" "$top_srcdir/tests/passes/fp8/gen.py" "$dir/m.onnx" blocks=$n
 	/usr/bin/env time -f '%U %M' -o "$dir/time" "$QOPT" -q \
 		--passes fp8-mha "$dir/m.onnx" -o "$dir/out.onnx"
 	read -r t kb <"$dir/time"

@@ -22,8 +22,8 @@
 const qopt_plugin_info *fuzz_entry_cast_fold(void);
 const qopt_plugin_info *fuzz_entry_opset_check(void);
 const qopt_plugin_info *fuzz_entry_hadamard_rotate(void);
-const qopt_plugin_info *fuzz_entry_nvfp4_weights(void);
-const qopt_plugin_info *fuzz_entry_fp8_mha(void);
+const qopt_plugin_info *fuzz_entry_nvfp4(void);
+const qopt_plugin_info *fuzz_entry_fp8(void);
 const qopt_plugin_info *fuzz_entry_infer_shapes(void);
 const qopt_plugin_info *fuzz_entry_mxfp8(void);
 
@@ -63,8 +63,8 @@ static void setup(void)
 {
 	static const qopt_plugin_info *(*const entries[])(void) = {
 		fuzz_entry_cast_fold, fuzz_entry_opset_check,
-		fuzz_entry_hadamard_rotate, fuzz_entry_nvfp4_weights,
-		fuzz_entry_fp8_mha, fuzz_entry_infer_shapes,
+		fuzz_entry_hadamard_rotate, fuzz_entry_nvfp4,
+		fuzz_entry_fp8, fuzz_entry_infer_shapes,
 		fuzz_entry_mxfp8,
 	};
 	qir_error err = { 0 };

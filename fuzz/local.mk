@@ -26,7 +26,7 @@ FUZZ_LIBS = $(PROTOBUF_C_LIBS) $(INIH_LIBS) $(LIBS) -pthread -lm
 FUZZ_PASS_OBJS = $(sort $(patsubst %.c,fuzz/obj/%.o,$(filter %.c, \
 	$(passes_cast_fold_la_SOURCES) $(passes_opset_check_la_SOURCES) \
 	$(passes_hadamard_rotate_la_SOURCES) \
-	$(passes_nvfp4_weights_la_SOURCES) $(passes_fp8_mha_la_SOURCES) \
+	$(passes_nvfp4_la_SOURCES) $(passes_fp8_la_SOURCES) \
 	$(passes_infer_shapes_la_SOURCES) $(passes_mxfp8_la_SOURCES) \
 	$(passes_libpass_support_la_SOURCES))))
 FUZZ_TARGETS = fuzz/fuzz-load fuzz/fuzz-ini fuzz/fuzz-passes

@@ -7,7 +7,7 @@
 # passes, those models and fuzz/seed/passes (small models of the shapes
 # each pass rewrites: FP8 attention blocks, MLPs, attention, Q/DQ, the
 # odd shapes of issue 21, an MXFP8 export; made by
-# tests/passes/fp8_mha/gen.py, tests/passes/hadamard_rotate/models.py and
+# tests/passes/fp8/gen.py, tests/passes/hadamard_rotate/models.py and
 # tests/passes/mxfp8/models.py). FUZZ_TARGETS (default "load ini passes")
 # picks targets. New
 # inputs the fuzzer finds go to fuzz/work/TARGET (not kept); a crash

@@ -9,7 +9,7 @@
 
 #include "cast_fold.h"
 
-#define CF_MAX_ROUNDS 16
+#define CAST_FOLD_MAX_ROUNDS 16
 
 struct cast_list {
 	qir_node **v;
@@ -27,20 +27,20 @@ static int in_list(qir_node *const *v, size_t n, const qir_node *x)
 }
 
 /* Tries every rewrite on one Cast; first that applies wins. */
-static int fold_one(struct cf_state *s, qir_node *c)
+static int fold_one(struct cast_fold_state *s, qir_node *c)
 {
-	int r = cf_fold_redundant(s, c);
+	int r = cast_fold_fold_redundant(s, c);
 
 	if (r == 0)
-		r = cf_fold_dq_cast(s, c);
+		r = cast_fold_fold_dq_cast(s, c);
 	if (r == 0)
-		r = cf_fold_cast_q(s, c);
+		r = cast_fold_fold_cast_q(s, c);
 	return r;
 }
 
 /* One round over the Casts of every graph. Returns the number of
  * rewrites, or -1. Declined Casts (bisect) are frozen for the run. */
-static int round_once(struct cf_state *s, struct cast_list *declined)
+static int round_once(struct cast_fold_state *s, struct cast_list *declined)
 {
 	struct cast_list l = { 0 };
 	size_t i;
@@ -54,9 +54,9 @@ static int round_once(struct cf_state *s, struct cast_list *declined)
 		if (in_list(declined->v, declined->n, l.v[i]))
 			continue;
 		r = fold_one(s, l.v[i]);
-		if (r < 0 && r != CF_DECLINED)
+		if (r < 0 && r != CAST_FOLD_DECLINED)
 			break;
-		if (r == CF_DECLINED) {
+		if (r == CAST_FOLD_DECLINED) {
 			if (declined->n == declined->cap) {
 				size_t cap = declined->cap ?
 					     2 * declined->cap : 16;
@@ -81,20 +81,20 @@ static int round_once(struct cf_state *s, struct cast_list *declined)
 	return r < 0 ? -1 : done;
 }
 
-static qopt_status cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status cast_fold_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
-	struct cf_state s = { 0 };
+	struct cast_fold_state s = { 0 };
 	struct cast_list declined = { 0 };
 	int r = 0, total = 0;
 	int64_t round, max;
 
 	s.ctx = ctx;
-	s.sweep.follow = cf_follow;
+	s.sweep.follow = cast_fold_follow;
 	s.m = m;
 	s.opset = (int)qir_model_opset(m, "");
 	/* The manager has checked max_rounds >= 1. */
 	max = qopt_opt_is_set(ctx, "max_rounds") ?
-	      qopt_opt_int(ctx, "max_rounds") : CF_MAX_ROUNDS;
+	      qopt_opt_int(ctx, "max_rounds") : CAST_FOLD_MAX_ROUNDS;
 	for (round = 0; round < max; round++) {
 		r = round_once(&s, &declined);
 		if (r <= 0)
@@ -127,24 +127,24 @@ static qopt_status cf_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return QOPT_OK;
 }
 
-static const qopt_option_spec cf_opts[] = {
+static const qopt_option_spec cast_fold_opts[] = {
 	{ .name = "max_rounds", .type = QOPT_OPT_INT, .default_value = "16",
 	  .flags = QOPT_OPT_HAS_MIN, .min = 1,
 	  .help = "rounds over the model before giving up (a warning says so)" },
 	{ 0 }
 };
 
-static const qopt_pass_info cf_passes[] = {
+static const qopt_pass_info cast_fold_passes[] = {
 	{ .name = "cast-fold",
 	  .summary = "fold Casts into Q/DQ scales (opset >= 19) and remove "
 	  "redundant Casts; not exact for Cast(FLOAT16->FLOAT)->"
 	  "QuantizeLinear: the scale is rounded to FLOAT16 (relative error "
 	  "<= 2^-11 in its normal range), which can move a quantized value q "
 	  "by up to |q| * 2^-11 + 1 steps (one step for 8-bit outputs)",
-	  .options = cf_opts,
-	  .run = cf_run,
+	  .options = cast_fold_opts,
+	  .run = cast_fold_run,
 	  .flags = 0 },
 	{ 0 }
 };
 
-QOPT_PLUGIN("cast-fold", "1.0", cf_passes)
+QOPT_PLUGIN("cast-fold", "1.0", cast_fold_passes)

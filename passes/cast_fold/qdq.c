@@ -13,7 +13,7 @@
 
 #include "cast_fold.h"
 
-static int opset_gate(struct cf_state *s, const qir_node *cast,
+static int opset_gate(struct cast_fold_state *s, const qir_node *cast,
 		      const char *pattern)
 {
 	if (s->opset >= 19)
@@ -52,7 +52,7 @@ static int decode_f32(qir_tensor *t, uint64_t i, const uint8_t *raw,
 /* The first-level DQ of the NVFP4 chain: every block scale it
  * produces, e4m3(s) * g, must stay finite and non-zero in the new type
  * (a zero code stays zero). */
-static int chain_values_ok(struct cf_state *s, qir_node *dq1, float g,
+static int chain_values_ok(struct cast_fold_state *s, qir_node *dq1, float g,
 			   int dtype)
 {
 	qir_tensor *x = qir_value_const(dq1->inputs[0]);
@@ -97,7 +97,7 @@ static int dq_scale(qir_node *dq, qir_tensor **t, qir_node **dq1,
 	*g = NULL;
 	if (!sc || qir_node_attr(dq, "output_dtype"))
 		return 0;
-	if ((*t = cf_const_f32(sc)))
+	if ((*t = cast_fold_const_f32(sc)))
 		return 1;
 	p = sc->producer;
 	if (!qir_node_is(p, "DequantizeLinear") || sc->producer_index != 0 ||
@@ -107,7 +107,7 @@ static int dq_scale(qir_node *dq, qir_tensor **t, qir_node **dq1,
 		return 0;
 	if (p->ninputs > 2 && p->inputs[2])
 		return 0;	/* NVFP4 block scales have no zero point */
-	*g = cf_const_f32(p->inputs[1]);
+	*g = cast_fold_const_f32(p->inputs[1]);
 	if (!*g || qir_tensor_numel(*g) != 1)
 		return 0;
 	*dq1 = p;
@@ -119,7 +119,7 @@ static const char *suffix(int dtype)
 	return dtype == QIR_FLOAT16 ? "fp16" : "bf16";
 }
 
-int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
+int cast_fold_fold_dq_cast(struct cast_fold_state *s, qir_node *cast)
 {
 	int to = qir_node_attr_dtype(cast, "to");
 	qir_value *in = cast->ninputs ? cast->inputs[0] : NULL;
@@ -143,7 +143,7 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 		return gate;
 	scale_name = dq1 ? dq1->inputs[1]->name : dq->inputs[1]->name;
 	snprintf(name, sizeof(name), "%s_%s", scale_name, suffix(to));
-	conv = cf_convert_scale(s, dq1 ? g : t, scale_name, name, to);
+	conv = cast_fold_convert_scale(s, dq1 ? g : t, scale_name, name, to);
 	if (conv && dq1) {
 		/* Tensor bytes may sit at any address (ir.h). */
 		const void *gv = qir_tensor_data(g, NULL);
@@ -170,30 +170,30 @@ int cf_fold_dq_cast(struct cf_state *s, qir_node *cast)
 			      "(scale '%s' -> %s)", QIR_NODE_LABEL(cast),
 			      dq->name, scale_name, qir_dtype_name(to))) {
 		qir_tensor_free(conv);
-		return CF_DECLINED;
+		return CAST_FOLD_DECLINED;
 	}
 	sv = qir_graph_add_initializer(dq1 ? dq1->graph : dq->graph, conv);
 	if (!sv)
 		goto oom;
 	if (dq1) {
-		dq1c = cf_clone_node(dq1, cast);
+		dq1c = cast_fold_clone_node(dq1, cast);
 		if (!dq1c)
 			goto oom;
 		if (qir_node_set_input(dq1c, 1, sv) < 0 ||
-		    cf_set_type_like(dq1c->outputs[0], to, dq1->outputs[0]) < 0)
+		    cast_fold_set_type_like(dq1c->outputs[0], to, dq1->outputs[0]) < 0)
 			goto oom;
 		sv = dq1c->outputs[0];
 		ps_sweep_mark(&s->sweep, dq1);
 	}
-	dqc = cf_clone_node(dq, cast);
+	dqc = cast_fold_clone_node(dq, cast);
 	if (!dqc)
 		goto oom;
 	if (qir_node_set_input(dqc, 1, sv) < 0 ||
-	    cf_set_type_like(dqc->outputs[0], to, out->rank >= 0 ? out :
+	    cast_fold_set_type_like(dqc->outputs[0], to, out->rank >= 0 ? out :
 			     dq->outputs[0]) < 0)
 		goto oom;
 	ps_sweep_mark(&s->sweep, dq);
-	if (cf_take_over(s, cast, out, dqc->outputs[0]) < 0)
+	if (cast_fold_take_over(s, cast, out, dqc->outputs[0]) < 0)
 		return -1;
 	qopt_stat_add(s->ctx, "casts folded (DequantizeLinear -> Cast)", 1);
 	qopt_stat_add(s->ctx, "scales converted", 1);
@@ -218,14 +218,14 @@ static int all_uses_q(qir_value *out)
 		qir_node *q = out->uses[i].node;
 
 		if (!qir_node_is(q, "QuantizeLinear") || out->uses[i].index != 0 ||
-		    q->ninputs < 2 || !cf_const_f32(q->inputs[1]) ||
+		    q->ninputs < 2 || !cast_fold_const_f32(q->inputs[1]) ||
 		    qir_node_attr(q, "precision"))
 			return 0;
 	}
 	return 1;
 }
 
-int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
+int cast_fold_fold_cast_q(struct cast_fold_state *s, qir_node *cast)
 {
 	int to = qir_node_attr_dtype(cast, "to");
 	qir_value *x = cast->ninputs ? cast->inputs[0] : NULL;
@@ -265,7 +265,7 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 		if (j < i)
 			continue;	/* converted once, shared below */
 		snprintf(name, sizeof(name), "%s_%s", sc->name, suffix(xdt));
-		conv[i] = cf_convert_scale(s, cf_const_f32(sc), sc->name, name,
+		conv[i] = cast_fold_convert_scale(s, cast_fold_const_f32(sc), sc->name, name,
 					   xdt);
 		if (!conv[i]) {
 			if (s->report)
@@ -279,7 +279,7 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 	if (!qopt_may_rewrite(s->ctx, "fold %s into %zu QuantizeLinear "
 			      "node(s) (scales -> %s)", QIR_NODE_LABEL(cast), n,
 			      qir_dtype_name(xdt))) {
-		ret = CF_DECLINED;
+		ret = CAST_FOLD_DECLINED;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -314,7 +314,7 @@ int cf_fold_cast_q(struct cf_state *s, qir_node *cast)
 			if (olds[j] == olds[i])
 				break;
 		if (j == i)
-			cf_drop_if_unused(olds[i]);
+			cast_fold_drop_if_unused(olds[i]);
 	}
 	if (qir_node_erase(cast, NULL) < 0) {
 		qopt_error(s->ctx, "%s: still used after folding",

@@ -55,7 +55,7 @@ static int cast_to(const qir_node *c)
 }
 
 /* Cast to the type it already has. */
-static int fold_identity(struct cf_state *s, qir_node *c)
+static int fold_identity(struct cast_fold_state *s, qir_node *c)
 {
 	qir_value *x = c->inputs[0], *out = c->outputs[0];
 	int to = cast_to(c);
@@ -70,9 +70,9 @@ static int fold_identity(struct cf_state *s, qir_node *c)
 		return 0;
 	if (!qopt_may_rewrite(s->ctx, "remove %s: input '%s' is already %s",
 			      QIR_NODE_LABEL(c), x->name, qir_dtype_name(to)))
-		return CF_DECLINED;
+		return CAST_FOLD_DECLINED;
 	if (out->is_output) {
-		if (cf_take_over(s, c, out, x) < 0)
+		if (cast_fold_take_over(s, c, out, x) < 0)
 			return -1;
 	} else {
 		if (qir_value_replace_all_uses(out, x) < 0 ||
@@ -85,7 +85,7 @@ static int fold_identity(struct cf_state *s, qir_node *c)
 
 /* Cast -> Cast where the first only widens: the second reads the
  * original value; the first stays for its other consumers. */
-static int fold_chain(struct cf_state *s, qir_node *c)
+static int fold_chain(struct cast_fold_state *s, qir_node *c)
 {
 	qir_value *mid = c->inputs[0];
 	qir_node *c1 = mid->producer;
@@ -104,7 +104,7 @@ static int fold_chain(struct cf_state *s, qir_node *c)
 			      "Cast producing '%s' only widens to %s",
 			      QIR_NODE_LABEL(c), x->name, qir_dtype_name(a),
 			      mid->name, qir_dtype_name(b)))
-		return CF_DECLINED;
+		return CAST_FOLD_DECLINED;
 	if (qir_node_set_input(c, 0, x) < 0)
 		return -1;
 	ps_sweep_mark(&s->sweep, c1);
@@ -201,7 +201,7 @@ static qir_tensor *convert(qir_tensor *t, int dt, const char *name)
 	return out;
 }
 
-static int fold_const(struct cf_state *s, qir_node *c)
+static int fold_const(struct cast_fold_state *s, qir_node *c)
 {
 	qir_value *x = c->inputs[0], *out = c->outputs[0], *nv;
 	qir_tensor *t = qir_value_const(x), *ct;
@@ -216,20 +216,20 @@ static int fold_const(struct cf_state *s, qir_node *c)
 			      "constant", QIR_NODE_LABEL(c), x->name,
 			      qir_dtype_name(to))) {
 		qir_tensor_free(ct);
-		return CF_DECLINED;
+		return CAST_FOLD_DECLINED;
 	}
 	nv = qir_graph_add_initializer(c->graph, ct);
-	if (!nv || cf_take_over(s, c, out, nv) < 0)
+	if (!nv || cast_fold_take_over(s, c, out, nv) < 0)
 		return -1;
 	if (x->producer)
 		ps_sweep_mark(&s->sweep, x->producer);
 	else
-		cf_drop_if_unused(x);
+		cast_fold_drop_if_unused(x);
 	qopt_stat_add(s->ctx, "constant casts folded", 1);
 	return 1;
 }
 
-int cf_fold_redundant(struct cf_state *s, qir_node *c)
+int cast_fold_fold_redundant(struct cast_fold_state *s, qir_node *c)
 {
 	int r;
 

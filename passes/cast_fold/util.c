@@ -10,14 +10,14 @@
 #include "cast_fold.h"
 #include "../support/cleanup.h"
 
-qir_tensor *cf_const_f32(qir_value *v)
+qir_tensor *cast_fold_const_f32(qir_value *v)
 {
 	qir_tensor *t = v ? qir_value_const(v) : NULL;
 
 	return t && t->dtype == QIR_FLOAT ? t : NULL;
 }
 
-qir_tensor *cf_convert_scale(struct cf_state *s, qir_tensor *t,
+qir_tensor *cast_fold_convert_scale(struct cast_fold_state *s, qir_tensor *t,
 			     const char *name, const char *newname, int dtype)
 {
 	uint64_t i, n = qir_tensor_numel(t);
@@ -65,7 +65,7 @@ qir_tensor *cf_convert_scale(struct cf_state *s, qir_tensor *t,
 	return out;
 }
 
-qir_node *cf_clone_node(qir_node *n, qir_node *before)
+qir_node *cast_fold_clone_node(qir_node *n, qir_node *before)
 {
 	qir_node *c = qir_node_new(n->graph, n->op_type, n->domain, n->name);
 	size_t i;
@@ -91,7 +91,7 @@ fail:
 	return NULL;
 }
 
-int cf_set_type_like(qir_value *v, int dtype, const qir_value *like)
+int cast_fold_set_type_like(qir_value *v, int dtype, const qir_value *like)
 {
 	int64_t dims[16];
 	int r, rank = like ? like->rank : -1;
@@ -109,7 +109,7 @@ int cf_set_type_like(qir_value *v, int dtype, const qir_value *like)
 				  NULL);
 }
 
-int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,
+int cast_fold_take_over(struct cast_fold_state *s, qir_node *n, qir_value *old,
 		 qir_value *repl)
 {
 	qir_error err = { 0 };
@@ -135,13 +135,13 @@ int cf_take_over(struct cf_state *s, qir_node *n, qir_value *old,
 	return 0;
 }
 
-int cf_follow(const qir_node *p, void *arg)
+int cast_fold_follow(const qir_node *p, void *arg)
 {
 	(void)arg;
 	return qir_node_is(p, "DequantizeLinear") || qir_node_is(p, "Constant");
 }
 
-void cf_drop_if_unused(qir_value *v)
+void cast_fold_drop_if_unused(qir_value *v)
 {
 	/* The conditions are removal's only reasons to fail. */
 	(void)ps_drop_unused_initializer(v, NULL);

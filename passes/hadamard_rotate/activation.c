@@ -1,7 +1,7 @@
 /*
  * passes/hadamard_rotate/activation.c - the activation side, online, in
  * standard ops: x -> x R before the rotated MatMul. Never a dense
- * constant above HR_DENSE_MAX per side: a block b > HR_DENSE_MAX uses
+ * constant above HADAMARD_ROTATE_DENSE_MAX per side: a block b > HADAMARD_ROTATE_DENSE_MAX uses
  * H_b = H_a (x) H_c (Sylvester matrices factor), so x reshaped to
  * [-1, K/b, a, c] becomes H_a X H_c (then back to Shape(x)), two small MatMuls; the constants
  * a rotation adds are a^2 + c^2 <= 2 b elements, far under K sqrt(K).
@@ -15,7 +15,7 @@
 #include "hadamard_rotate.h"
 
 /* H_n / sqrt(n) in the activation's type, shared per (type, n). */
-static qir_value *h_const(struct hr_cfg *cfg, qir_graph *g, int dt, size_t n)
+static qir_value *h_const(struct hadamard_rotate_cfg *cfg, qir_graph *g, int dt, size_t n)
 {
 	char key[64], name[64];
 	int64_t dims[2] = { (int64_t)n, (int64_t)n };
@@ -26,7 +26,7 @@ static qir_value *h_const(struct hr_cfg *cfg, qir_graph *g, int dt, size_t n)
 	unsigned char *p;
 
 	snprintf(key, sizeof(key), "h:%d:%zu", dt, n);
-	v = hr_memo_get(&cfg->memo, key);
+	v = hadamard_rotate_memo_get(&cfg->memo, key);
 	if (v)
 		return v;
 	snprintf(name, sizeof(name), "hadamard_%zu_%s", n,
@@ -49,13 +49,13 @@ static qir_value *h_const(struct hr_cfg *cfg, qir_graph *g, int dt, size_t n)
 			memcpy(p + 2 * i, &h, 2);
 	}
 	v = qir_graph_add_initializer(g, t);
-	if (!v || hr_memo_put(&cfg->memo, key, v))
+	if (!v || hadamard_rotate_memo_put(&cfg->memo, key, v))
 		return NULL;
 	return v;
 }
 
 /* An INT64 shape [-1, tail...] for Reshape, shared. */
-static qir_value *shape_const(struct hr_cfg *cfg, qir_graph *g,
+static qir_value *shape_const(struct hadamard_rotate_cfg *cfg, qir_graph *g,
 			      const int64_t *tail, int ntail)
 {
 	char key[128];
@@ -70,7 +70,7 @@ static qir_value *shape_const(struct hr_cfg *cfg, qir_graph *g,
 	for (int i = 0; i < ntail && len < 100; i++)
 		len += snprintf(key + len, sizeof(key) - (size_t)len, ":%lld",
 				(long long)tail[i]);
-	v = hr_memo_get(&cfg->memo, key);
+	v = hadamard_rotate_memo_get(&cfg->memo, key);
 	if (v)
 		return v;
 	t = qir_tensor_new("hadamard_shape", QIR_INT64, 1, dims, &err);
@@ -82,7 +82,7 @@ static qir_value *shape_const(struct hr_cfg *cfg, qir_graph *g,
 	p[0] = -1;
 	memcpy(p + 1, tail, (size_t)ntail * sizeof(*tail));
 	v = qir_graph_add_initializer(g, t);
-	if (!v || hr_memo_put(&cfg->memo, key, v))
+	if (!v || hadamard_rotate_memo_put(&cfg->memo, key, v))
 		return NULL;
 	return v;
 }
@@ -113,7 +113,7 @@ static qir_value *transpose(qir_node *before, const char *hint, qir_value *v)
 	return out;
 }
 
-qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t,
+qir_value *hadamard_rotate_rotate_activation(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t,
 				qir_value *x, qir_node *before)
 {
 	qir_value *y, *ha = NULL, *hc, *s1, *s2;
@@ -124,10 +124,10 @@ qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t,
 	int64_t tail[3];
 
 	snprintf(key, sizeof(key), "a:%s:%zu", x->name, b);
-	y = hr_memo_get(&cfg->memo, key);
+	y = hadamard_rotate_memo_get(&cfg->memo, key);
 	if (y)
 		return y;
-	while (b > HR_DENSE_MAX && a < b / a)
+	while (b > HADAMARD_ROTATE_DENSE_MAX && a < b / a)
 		a <<= 1;
 	c = b / a;
 	snprintf(hint, sizeof(hint), "%s_hadamard", x->name);
@@ -157,7 +157,7 @@ qir_value *hr_rotate_activation(struct hr_cfg *cfg, struct hr_target *t,
 		y = y ? op2(before, "MatMul", hint, ha, y) : NULL;
 	}
 	y = y ? op2(before, "Reshape", hint, y, s2) : NULL;
-	if (!y || hr_memo_put(&cfg->memo, key, y))
+	if (!y || hadamard_rotate_memo_put(&cfg->memo, key, y))
 		goto oom;
 	return y;
 oom:

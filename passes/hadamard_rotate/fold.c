@@ -161,7 +161,7 @@ static int find_site(qir_value *x, int64_t k, size_t b, struct fold_site *s,
 	return 1;
 }
 
-int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
+int hadamard_rotate_consumers_agree(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t, qir_value *x,
 		       char *why, size_t len)
 {
 	if (x->is_output) {
@@ -170,7 +170,7 @@ int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
 	}
 	for (size_t i = 0; i < x->nuses; i++) {
 		qir_node *n = x->uses[i].node;
-		struct hr_target o = { 0 };	/* released even when unselected */
+		struct hadamard_rotate_target o = { 0 };	/* released even when unselected */
 		int ok;
 
 		if (n == t->node)
@@ -178,8 +178,8 @@ int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
 		/* A reader in a subgraph (a Loop or If body) is never
 		 * rotated: the pass walks the top-level graph only. */
 		ok = n->graph == t->node->graph && x->uses[i].index == 0 &&
-		     hr_select(cfg, n, &o) == 1 && o.block == t->block;
-		hr_target_release(&o);
+		     hadamard_rotate_select(cfg, n, &o) == 1 && o.block == t->block;
+		hadamard_rotate_target_release(&o);
 		if (!ok && n->graph != t->node->graph) {
 			snprintf(why, len, "'%s' is also read by %s '%s' in "
 				 "a subgraph, which the pass does not rotate",
@@ -198,7 +198,7 @@ int hr_consumers_agree(struct hr_cfg *cfg, struct hr_target *t, qir_value *x,
 
 /* v's constant rotated along axis into a new initializer that replaces
  * input slot of n. */
-static int rotate_input(struct hr_cfg *cfg, qir_node *n, int slot, int axis,
+static int rotate_input(struct hadamard_rotate_cfg *cfg, qir_node *n, int slot, int axis,
 			size_t block)
 {
 	qir_value *v = n->inputs[slot], *nv;
@@ -225,20 +225,20 @@ static int rotate_input(struct hr_cfg *cfg, qir_node *n, int slot, int axis,
 		qir_tensor_free(c);
 		return -1;
 	}
-	hr_spill(cfg, c);
+	hadamard_rotate_spill(cfg, c);
 	if (qir_node_set_input(n, (size_t)slot, nv))
 		return -1;
 	ps_sweep_value(&cfg->sweep, v);
-	return hr_record(cfg, nv->name, axis, block);
+	return hadamard_rotate_record(cfg, nv->name, axis, block);
 }
 
-int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len)
+int hadamard_rotate_fold(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t, char *why, size_t len)
 {
 	struct fold_site s;
 	char key[600];
 	qir_tensor *w;
 
-	if (!hr_consumers_agree(cfg, t, t->act, why, len) ||
+	if (!hadamard_rotate_consumers_agree(cfg, t, t->act, why, len) ||
 	    !find_site(t->act, t->k, t->block, &s, why, len, 0))
 		return 0;
 	w = qir_value_const(s.mm->inputs[1]);
@@ -257,7 +257,7 @@ int hr_fold(struct hr_cfg *cfg, struct hr_target *t, char *why, size_t len)
 	}
 	/* x is now x R for every consumer: later targets reuse it */
 	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
-	if (hr_memo_put(&cfg->memo, key, t->act)) {
+	if (hadamard_rotate_memo_put(&cfg->memo, key, t->act)) {
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}

@@ -3,14 +3,14 @@
  * rotated weight, rotated activation and rotation constant is made
  * once and shared. A model has at most thousands of them: a scan.
  * The memo's values stay alive until the walk is over: the weights a
- * rotation left unread are removed only afterwards (hr_sweep).
+ * rotation left unread are removed only afterwards (hadamard_rotate_sweep).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hadamard_rotate.h"
 
-qir_value *hr_memo_get(const struct hr_memo *m, const char *key)
+qir_value *hadamard_rotate_memo_get(const struct hadamard_rotate_memo *m, const char *key)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (!strcmp(m->keys[i], key))
@@ -18,7 +18,7 @@ qir_value *hr_memo_get(const struct hr_memo *m, const char *key)
 	return NULL;
 }
 
-int hr_memo_put(struct hr_memo *m, const char *key, qir_value *v)
+int hadamard_rotate_memo_put(struct hadamard_rotate_memo *m, const char *key, qir_value *v)
 {
 	char *k;
 
@@ -44,7 +44,7 @@ int hr_memo_put(struct hr_memo *m, const char *key, qir_value *v)
 	return 0;
 }
 
-void hr_sweep(struct hr_cfg *cfg)
+void hadamard_rotate_sweep(struct hadamard_rotate_cfg *cfg)
 {
 	qir_error err = { 0 };
 
@@ -55,7 +55,7 @@ void hr_sweep(struct hr_cfg *cfg)
 		qopt_debug(cfg->ctx, "unread initializers kept: %s", err.msg);
 }
 
-void hr_memo_free(struct hr_memo *m)
+void hadamard_rotate_memo_free(struct hadamard_rotate_memo *m)
 {
 	for (size_t i = 0; i < m->n; i++)
 		free(m->keys[i]);

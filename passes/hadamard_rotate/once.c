@@ -1,6 +1,6 @@
 /*
  * passes/hadamard_rotate/once.c - exactly once. Every rotated weight is
- * recorded in the model's metadata (HR_META_KEY: "weight=NAME axis=A
+ * recorded in the model's metadata (HADAMARD_ROTATE_META_KEY: "weight=NAME axis=A
  * block=B;" per rotation), and a later run skips weights recorded
  * there; an activation that already passes through a MatMul by a
  * normalized Sylvester constant (what this pass inserts, and what
@@ -14,7 +14,7 @@
 
 #include "hadamard_rotate.h"
 
-int hr_recorded(const struct hr_cfg *cfg, const char *weight)
+int hadamard_rotate_recorded(const struct hadamard_rotate_cfg *cfg, const char *weight)
 {
 	const char *texts[2] = { cfg->prior, cfg->record };
 	size_t len = strlen(weight);
@@ -31,7 +31,7 @@ int hr_recorded(const struct hr_cfg *cfg, const char *weight)
 	return 0;
 }
 
-int hr_record(struct hr_cfg *cfg, const char *weight, int axis, size_t block)
+int hadamard_rotate_record(struct hadamard_rotate_cfg *cfg, const char *weight, int axis, size_t block)
 {
 	size_t add = strlen(weight) + 64;
 	char *r = realloc(cfg->record, cfg->record_len + add);
@@ -46,7 +46,7 @@ int hr_record(struct hr_cfg *cfg, const char *weight, int axis, size_t block)
 }
 
 /* Appends this run's entries to what the model already recorded. */
-int hr_record_flush(struct hr_cfg *cfg)
+int hadamard_rotate_record_flush(struct hadamard_rotate_cfg *cfg)
 {
 	size_t lp = cfg->prior ? strlen(cfg->prior) : 0;
 	char *all;
@@ -59,12 +59,12 @@ int hr_record_flush(struct hr_cfg *cfg)
 		return -1;
 	memcpy(all, cfg->prior ? cfg->prior : "", lp);
 	memcpy(all + lp, cfg->record, cfg->record_len + 1);
-	rc = qir_model_set_metadata(cfg->m, HR_META_KEY, all);
+	rc = qir_model_set_metadata(cfg->m, HADAMARD_ROTATE_META_KEY, all);
 	free(all);
 	return rc;
 }
 
-int hr_is_sylvester(qir_tensor *t)
+int hadamard_rotate_is_sylvester(qir_tensor *t)
 {
 	int64_t b = t->rank == 2 ? t->dims[0] : 0;
 	double s, tol, v;
@@ -92,10 +92,10 @@ static int sylvester_value(qir_value *v)
 {
 	qir_tensor *t = v ? qir_value_const(v) : NULL;
 
-	return t && hr_is_sylvester(t);
+	return t && hadamard_rotate_is_sylvester(t);
 }
 
-qir_node *hr_upstream_hadamard(qir_value *v)
+qir_node *hadamard_rotate_upstream_hadamard(qir_value *v)
 {
 	for (int hop = 0; hop < 6 && v && v->producer; hop++) {
 		qir_node *p = v->producer;

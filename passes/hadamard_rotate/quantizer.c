@@ -13,7 +13,7 @@
 #include "hadamard_rotate.h"
 
 /* |fq(x) - x|^2 and |x|^2 for x [outer, k, inner] FLOAT; -1 on error. */
-static int fq_error(struct hr_cfg *cfg, float *x, size_t outer, size_t k,
+static int fq_error(struct hadamard_rotate_cfg *cfg, float *x, size_t outer, size_t k,
 		    size_t inner, double *err2, double *norm2)
 {
 	size_t n = outer * k * inner;
@@ -27,7 +27,7 @@ static int fq_error(struct hr_cfg *cfg, float *x, size_t outer, size_t k,
 		rc = QK_ENOMEM;
 		goto out;
 	}
-	if (cfg->quantizer == HR_Q_NVFP4) {
+	if (cfg->quantizer == HADAMARD_ROTATE_Q_NVFP4) {
 		rc = ps_fake_nvfp4(cfg->qk, QIR_FLOAT, x, y, outer, k, inner,
 				   &step);
 	} else {
@@ -54,7 +54,7 @@ out:
 	return rc;
 }
 
-int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
+int hadamard_rotate_quantizer_says(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t)
 {
 	size_t outer, inner, n = qir_tensor_numel(t->w);
 	const void *src;
@@ -63,8 +63,8 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 	float *x = NULL;
 	int rc;
 
-	if (cfg->quantizer == HR_Q_NVFP4 && t->k % QK_NVFP4_BLOCK) {
-		ps_skip_set(&t->skip, &hr_skip_cannot_judge, "K = %lld is not "
+	if (cfg->quantizer == HADAMARD_ROTATE_Q_NVFP4 && t->k % QK_NVFP4_BLOCK) {
+		ps_skip_set(&t->skip, &hadamard_rotate_skip_cannot_judge, "K = %lld is not "
 			    "a multiple of the NVFP4 block %d", (long long)t->k,
 			    QK_NVFP4_BLOCK);
 		return 0;
@@ -77,7 +77,7 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 			   src || !err.msg[0] ? "out of memory" : err.msg);
 		return -1;
 	}
-	hr_layout(t, &outer, &inner);
+	hadamard_rotate_layout(t, &outer, &inner);
 	rc = qk_convert(cfg->qk, QIR_FLOAT, x, t->w->dtype, src, n);
 	if (!rc)
 		rc = fq_error(cfg, x, outer, (size_t)t->k, inner, &e0, &nn);
@@ -102,13 +102,13 @@ int hr_quantizer_says(struct hr_cfg *cfg, struct hr_target *t)
 	if (r1 < r0) {
 		qopt_info(cfg->ctx, "weight '%s': %s relative error %.4g "
 			  "unrotated, %.4g rotated (block %zu): rotating",
-			  t->wv->name, cfg->quantizer == HR_Q_NVFP4 ? "NVFP4" :
+			  t->wv->name, cfg->quantizer == HADAMARD_ROTATE_Q_NVFP4 ? "NVFP4" :
 			  "FP8", r0, r1, t->block);
 		return 1;
 	}
-	ps_skip_set(&t->skip, &hr_skip_no_help, "%s relative error %.4g "
+	ps_skip_set(&t->skip, &hadamard_rotate_skip_no_help, "%s relative error %.4g "
 		    "unrotated, %.4g rotated (block %zu)",
-		    cfg->quantizer == HR_Q_NVFP4 ? "NVFP4" : "FP8", r0, r1,
+		    cfg->quantizer == HADAMARD_ROTATE_Q_NVFP4 ? "NVFP4" : "FP8", r0, r1,
 		    t->block);
 	return 0;
 }

@@ -11,7 +11,7 @@
 
 #include "hadamard_rotate.h"
 
-static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
+static int cfg_init(struct hadamard_rotate_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ctx = ctx;
@@ -25,21 +25,21 @@ static int cfg_init(struct hr_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 		return -1;
 	cfg->fold = qopt_opt_bool(ctx, "fold");
 	/* The manager has checked it: 0, or a power of two from 2 to
-	 * HR_BLOCK_MAX (QOPT_OPT_POW2 and the range). */
+	 * HADAMARD_ROTATE_BLOCK_MAX (QOPT_OPT_POW2 and the range). */
 	cfg->block = qopt_opt_int(ctx, "block_size");
 	/* The manager has checked op_types' items and quantizer's word
 	 * (indexed as in plugin.c: none, nvfp4, fp8). */
-	cfg->quantizer = qopt_opt_enum(ctx, "quantizer") == 1 ? HR_Q_NVFP4 :
-			 qopt_opt_enum(ctx, "quantizer") == 2 ? HR_Q_FP8 :
-			 HR_Q_NONE;
+	cfg->quantizer = qopt_opt_enum(ctx, "quantizer") == 1 ? HADAMARD_ROTATE_Q_NVFP4 :
+			 qopt_opt_enum(ctx, "quantizer") == 2 ? HADAMARD_ROTATE_Q_FP8 :
+			 HADAMARD_ROTATE_Q_NONE;
 	for (size_t i = 0; i < m->nmetadata; i++)
-		if (!strcmp(m->metadata[i].key, HR_META_KEY))
+		if (!strcmp(m->metadata[i].key, HADAMARD_ROTATE_META_KEY))
 			cfg->prior = m->metadata[i].value;
 	return 0;
 }
 
 /* A skip, said at its kind's level (passes/support/skip.h). */
-static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
+static int report_skip(struct hadamard_rotate_cfg *cfg, const struct hadamard_rotate_target *t)
 {
 	ps_skip_report(cfg->ctx, &t->skip, "node", t->node->name);
 	return 0;
@@ -47,21 +47,21 @@ static int report_skip(struct hr_cfg *cfg, const struct hr_target *t)
 
 /* A = DQ(Q(x)): x R goes in front of the Q, shared by every consumer of
  * the DQ (all of them must be rotated alike). */
-static qir_value *before_quant(struct hr_cfg *cfg, struct hr_target *t,
+static qir_value *before_quant(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t,
 			       char *how, size_t len)
 {
 	char key[600], why[200];
 	qir_value *xr;
 
-	if (cfg->quantizer != HR_Q_NONE && t->act->nuses > 1)
+	if (cfg->quantizer != HADAMARD_ROTATE_Q_NONE && t->act->nuses > 1)
 		snprintf(why, sizeof(why), "'%s' has other readers and the "
 			 "quantizer may leave them unrotated", t->act->name);
-	if ((cfg->quantizer != HR_Q_NONE && t->act->nuses > 1) ||
-	    !hr_consumers_agree(cfg, t, t->act, why, sizeof(why))) {
-		ps_skip_set(&t->skip, &hr_skip_quantized_act, "%s", why);
+	if ((cfg->quantizer != HADAMARD_ROTATE_Q_NONE && t->act->nuses > 1) ||
+	    !hadamard_rotate_consumers_agree(cfg, t, t->act, why, sizeof(why))) {
+		ps_skip_set(&t->skip, &hadamard_rotate_skip_quantized_act, "%s", why);
 		return NULL;
 	}
-	xr = hr_rotate_activation(cfg, t, t->quant->inputs[0], t->quant);
+	xr = hadamard_rotate_rotate_activation(cfg, t, t->quant->inputs[0], t->quant);
 	if (!xr)
 		return NULL;
 	if (qir_node_set_input(t->quant, 0, xr)) {
@@ -69,7 +69,7 @@ static qir_value *before_quant(struct hr_cfg *cfg, struct hr_target *t,
 		return NULL;
 	}
 	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
-	if (hr_memo_put(&cfg->memo, key, t->act)) {
+	if (hadamard_rotate_memo_put(&cfg->memo, key, t->act)) {
 		qopt_error(cfg->ctx, "out of memory");
 		return NULL;
 	}
@@ -81,7 +81,7 @@ static qir_value *before_quant(struct hr_cfg *cfg, struct hr_target *t,
 
 /* t's activation, rotated: already (shared), folded into its producer,
  * or online; how says which. NULL on error (reported). */
-static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
+static qir_value *activation(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t,
 			     char *how, size_t len)
 {
 	char key[600], why[300] = "fold = no";
@@ -89,15 +89,15 @@ static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
 	int rc;
 
 	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
-	a = hr_memo_get(&cfg->memo, key);
+	a = hadamard_rotate_memo_get(&cfg->memo, key);
 	if (a) {
 		snprintf(how, len, "already rotated for another consumer");
 		return a;
 	}
 	if (t->quant)
 		return before_quant(cfg, t, how, len);
-	if (cfg->fold && cfg->quantizer == HR_Q_NONE) {
-		rc = hr_fold(cfg, t, why, sizeof(why));
+	if (cfg->fold && cfg->quantizer == HADAMARD_ROTATE_Q_NONE) {
+		rc = hadamard_rotate_fold(cfg, t, why, sizeof(why));
 		if (rc < 0)
 			return NULL;
 		if (rc == 1) {
@@ -111,10 +111,10 @@ static qir_value *activation(struct hr_cfg *cfg, struct hr_target *t,
 	}
 	qopt_stat_add(cfg->ctx, "rotations online", 1);
 	snprintf(how, len, "rotated online (not folded: %s)", why);
-	return hr_rotate_activation(cfg, t, t->act, t->node);
+	return hadamard_rotate_rotate_activation(cfg, t, t->act, t->node);
 }
 
-static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
+static int rotate(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t, int *changed)
 {
 	qir_value *old = t->wv, *w, *a;
 	int axis = t->kaxis;
@@ -130,7 +130,7 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 	a = activation(cfg, t, how, sizeof(how));
 	if (!a && t->skip.kind)
 		return report_skip(cfg, t);
-	w = a ? hr_rotate_weight(cfg, t) : NULL;
+	w = a ? hadamard_rotate_rotate_weight(cfg, t) : NULL;
 	if (!w)
 		return -1;
 	if (qir_node_set_input(t->node, 0, a) ||
@@ -138,7 +138,7 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 		qopt_error(cfg->ctx, "node '%s': out of memory", t->node->name);
 		return -1;
 	}
-	if (hr_record(cfg, w->name, axis, t->block)) {
+	if (hadamard_rotate_record(cfg, w->name, axis, t->block)) {
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}
@@ -154,7 +154,7 @@ static int rotate(struct hr_cfg *cfg, struct hr_target *t, int *changed)
 
 /* t's weight for the coverage: rotated, or why not. Not a weight when
  * both inputs are activations (attention) or n is no target at all. */
-static void covered(struct hr_cfg *cfg, const struct hr_target *t)
+static void covered(struct hadamard_rotate_cfg *cfg, const struct hadamard_rotate_target *t)
 {
 	uint64_t numel, nbytes;
 
@@ -172,13 +172,13 @@ static void covered(struct hr_cfg *cfg, const struct hr_target *t)
 			t->skip.kind ? NULL : "hadamard", &t->skip);
 }
 
-static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
+static int one(struct hadamard_rotate_cfg *cfg, qir_node *n, int *changed)
 {
-	struct hr_target t;
-	int rc = hr_select(cfg, n, &t);
+	struct hadamard_rotate_target t;
+	int rc = hadamard_rotate_select(cfg, n, &t);
 
-	if (rc == 1 && cfg->quantizer != HR_Q_NONE) {
-		rc = hr_quantizer_says(cfg, &t);
+	if (rc == 1 && cfg->quantizer != HADAMARD_ROTATE_Q_NONE) {
+		rc = hadamard_rotate_quantizer_says(cfg, &t);
 		if (rc == 0 && !t.skip.kind)
 			rc = 1;
 	}
@@ -194,7 +194,7 @@ static int one(struct hr_cfg *cfg, qir_node *n, int *changed)
 		cfg->q_sum_rot += t.skip.kind ? t.q_e0 : t.q_e1;
 		cfg->q_norm += t.q_nn;
 	}
-	hr_target_release(&t);
+	hadamard_rotate_target_release(&t);
 	return rc;
 }
 
@@ -210,9 +210,9 @@ static void stat_ppm(qopt_ctx *ctx, const char *counter, double r)
 		qopt_debug(ctx, "%s: %g is not counted", counter, r);
 }
 
-qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
+qopt_status hadamard_rotate_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
-	struct hr_cfg cfg;
+	struct hadamard_rotate_cfg cfg;
 	qir_node *n, *next;
 	qir_error err = { 0 };
 	int rc = -1;
@@ -228,19 +228,19 @@ qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		if (one(&cfg, n, changed))
 			goto out;
 	}
-	hr_sweep(&cfg);
-	if (*changed && (hr_record_flush(&cfg) ||
+	hadamard_rotate_sweep(&cfg);
+	if (*changed && (hadamard_rotate_record_flush(&cfg) ||
 			 qir_graph_toposort(m->graph, &err))) {
 		qopt_error(ctx, "%s", err.code ? err.msg : "out of memory");
 		goto out;
 	}
-	if (cfg.quantizer != HR_Q_NONE && cfg.q_norm > 0) {
+	if (cfg.quantizer != HADAMARD_ROTATE_Q_NONE && cfg.q_norm > 0) {
 		double plain = sqrt(cfg.q_sum_plain / cfg.q_norm);
 		double rot = sqrt(cfg.q_sum_rot / cfg.q_norm);
 
 		qopt_info(ctx, "%s reconstruction error over the judged "
 			  "weights: %.4g unrotated, %.4g as stored",
-			  cfg.quantizer == HR_Q_NVFP4 ? "NVFP4" : "FP8", plain,
+			  cfg.quantizer == HADAMARD_ROTATE_Q_NVFP4 ? "NVFP4" : "FP8", plain,
 			  rot);
 		stat_ppm(ctx, "ppm total error unrotated", plain);
 		stat_ppm(ctx, "ppm total error as rotated", rot);
@@ -251,7 +251,7 @@ qopt_status hr_run(qopt_ctx *ctx, qir_model *m, int *changed)
 out:
 	ps_coverage_fini(&cfg.cov);
 	ps_targets_fini(&cfg.tg);
-	hr_memo_free(&cfg.memo);
+	hadamard_rotate_memo_free(&cfg.memo);
 	ps_sweep_fini(&cfg.sweep);
 	free(cfg.record);
 	return rc ? QOPT_EPASS : QOPT_OK;

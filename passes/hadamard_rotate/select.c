@@ -11,11 +11,11 @@
 
 #include "hadamard_rotate.h"
 
-static int skip(struct hr_target *t, const struct ps_skip_kind *kind,
+static int skip(struct hadamard_rotate_target *t, const struct ps_skip_kind *kind,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Sets t's skip; 0 (hr_select's "not a target"). */
-static int skip(struct hr_target *t, const struct ps_skip_kind *kind,
+/* Sets t's skip; 0 (hadamard_rotate_select's "not a target"). */
+static int skip(struct hadamard_rotate_target *t, const struct ps_skip_kind *kind,
 		const char *fmt, ...)
 {
 	va_list ap;
@@ -28,28 +28,28 @@ static int skip(struct hr_target *t, const struct ps_skip_kind *kind,
 }
 
 const struct ps_skip_kind
-	hr_skip_is_hadamard = { "skipped (is a Hadamard rotation)",
+	hadamard_rotate_skip_is_hadamard = { "skipped (is a Hadamard rotation)",
 				PS_SKIP_INFO },
-	hr_skip_already = { "skipped (already rotated)", PS_SKIP_INFO },
+	hadamard_rotate_skip_already = { "skipped (already rotated)", PS_SKIP_INFO },
 	/* K that cannot take the block: the user selected the node and
 	 * it cannot be rotated, so a warning (--strict fails the run). */
-	hr_skip_k_odd = { "skipped (K odd)", PS_SKIP_WARN },
-	hr_skip_block_k = { "skipped (block does not divide K)",
+	hadamard_rotate_skip_k_odd = { "skipped (K odd)", PS_SKIP_WARN },
+	hadamard_rotate_skip_block_k = { "skipped (block does not divide K)",
 			    PS_SKIP_WARN },
-	hr_skip_block_large = { "skipped (block too large)", PS_SKIP_INFO },
-	hr_skip_quantized_act = { "skipped (quantized activation)",
+	hadamard_rotate_skip_block_large = { "skipped (block too large)", PS_SKIP_INFO },
+	hadamard_rotate_skip_quantized_act = { "skipped (quantized activation)",
 				  PS_SKIP_INFO },
-	hr_skip_type = { "skipped (type mismatch)", PS_SKIP_INFO },
-	hr_skip_act_shape = { "skipped (activation shape mismatch)",
+	hadamard_rotate_skip_type = { "skipped (type mismatch)", PS_SKIP_INFO },
+	hadamard_rotate_skip_act_shape = { "skipped (activation shape mismatch)",
 			      PS_SKIP_INFO },
-	hr_skip_constant_subgraph = { "skipped (constant subgraph)",
+	hadamard_rotate_skip_constant_subgraph = { "skipped (constant subgraph)",
 				      PS_SKIP_INFO },
-	hr_skip_cannot_judge = { "skipped (quantizer cannot judge)",
+	hadamard_rotate_skip_cannot_judge = { "skipped (quantizer cannot judge)",
 				 PS_SKIP_INFO },
-	hr_skip_no_help = { "skipped (rotation would not help)",
+	hadamard_rotate_skip_no_help = { "skipped (rotation would not help)",
 			    PS_SKIP_INFO };
 
-void hr_target_release(struct hr_target *t)
+void hadamard_rotate_target_release(struct hadamard_rotate_target *t)
 {
 	if (t->folded && t->w)
 		qir_tensor_free(t->w);
@@ -59,16 +59,16 @@ void hr_target_release(struct hr_target *t)
 
 /* The weight's value: borrowed constant, or an evaluated constant
  * subgraph (owned). 0, or 1 when it is not constant (skipped). */
-static int weight_value(struct hr_target *t)
+static int weight_value(struct hadamard_rotate_target *t)
 {
-	t->w = ps_weight_tensor(t->wv, HR_FOLD_MAX_BYTES, &t->folded,
+	t->w = ps_weight_tensor(t->wv, HADAMARD_ROTATE_FOLD_MAX_BYTES, &t->folded,
 				&t->skip);
 	return t->w ? 0 : 1;
 }
 
 /* K axis, or a skip: MatMul reads B[.., K, N]; Gemm B[K, N] or, with
  * transB = 1, B[N, K]. */
-static int k_axis(struct hr_target *t)
+static int k_axis(struct hadamard_rotate_target *t)
 {
 	qir_node *n = t->node;
 
@@ -91,23 +91,23 @@ static int k_axis(struct hr_target *t)
 
 /* The block for K, or a skip (an explicit block that does not divide K
  * is a skip too, and a warning: --strict fails the run). */
-static int pick_block(struct hr_cfg *cfg, struct hr_target *t)
+static int pick_block(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t)
 {
 	uint64_t k = (uint64_t)t->k;
 	uint64_t b = cfg->block ? (uint64_t)cfg->block : k & (~k + 1);
 
 	if (k % 2)
-		return skip(t, &hr_skip_k_odd, "K = %lld has no Hadamard "
+		return skip(t, &hadamard_rotate_skip_k_odd, "K = %lld has no Hadamard "
 			    "block of 2 or more", (long long)t->k), 1;
 	if (k % b)
-		return skip(t, &hr_skip_block_k,
+		return skip(t, &hadamard_rotate_skip_block_k,
 			    "block_size %llu does not divide K = %lld",
 			    (unsigned long long)b, (long long)t->k), 1;
-	if (b > (uint64_t)HR_DENSE_MAX * HR_DENSE_MAX)
-		return skip(t, &hr_skip_block_large, "block %llu: the "
+	if (b > (uint64_t)HADAMARD_ROTATE_DENSE_MAX * HADAMARD_ROTATE_DENSE_MAX)
+		return skip(t, &hadamard_rotate_skip_block_large, "block %llu: the "
 			    "two-factor activation rotation covers blocks up "
 			    "to %d", (unsigned long long)b,
-			    HR_DENSE_MAX * HR_DENSE_MAX), 1;
+			    HADAMARD_ROTATE_DENSE_MAX * HADAMARD_ROTATE_DENSE_MAX), 1;
 	t->block = (size_t)b;
 	return 0;
 }
@@ -115,7 +115,7 @@ static int pick_block(struct hr_cfg *cfg, struct hr_target *t)
 /* 0, or 1 with a skip when the weight holds Inf or NaN: R would spread
  * it over its whole block (and the quantizer cannot judge it), so the
  * weight stays as it is and the skip is a warning. */
-static int all_finite(struct hr_cfg *cfg, struct hr_target *t)
+static int all_finite(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t)
 {
 	qir_error err = { 0 };
 	const char *what;
@@ -146,7 +146,7 @@ static int per_tensor(qir_node *n)
  * only by that DQ: the rotation goes on x, before the Q (a per-tensor
  * grid is the same for every channel, so rotating before it is what
  * the rotated MatMul needs). 0 (t->quant set) or 1 with a skip. */
-static int qdq_ok(struct hr_target *t)
+static int qdq_ok(struct hadamard_rotate_target *t)
 {
 	qir_node *dq = t->act->producer, *q;
 	qir_value *qv = dq->ninputs ? dq->inputs[0] : NULL;
@@ -157,13 +157,13 @@ static int qdq_ok(struct hr_target *t)
 	    strcmp(q->op_type, "QuantizeLinear") || !q->ninputs ||
 	    !q->inputs[0] || qv->nuses != 1 || qv->is_output ||
 	    !per_tensor(q) || !per_tensor(dq))
-		return skip(t, &hr_skip_quantized_act, "A '%s' comes "
+		return skip(t, &hadamard_rotate_skip_quantized_act, "A '%s' comes "
 			    "from %s '%s', not a per-tensor QuantizeLinear -> "
 			    "DequantizeLinear pair the rotation can precede",
 			    t->act->name, dq->op_type, dq->name), 1;
 	dt = qir_value_elem_type(q->inputs[0]);
 	if (dt != QIR_UNDEFINED && dt != t->w->dtype)
-		return skip(t, &hr_skip_type, "the input of "
+		return skip(t, &hadamard_rotate_skip_type, "the input of "
 			    "QuantizeLinear '%s' is %s, the weight %s", q->name,
 			    qir_dtype_name(dt) ? qir_dtype_name(dt) : "?",
 			    qir_dtype_name(t->w->dtype)), 1;
@@ -171,23 +171,23 @@ static int qdq_ok(struct hr_target *t)
 	return 0;
 }
 
-static int act_ok(struct hr_target *t)
+static int act_ok(struct hadamard_rotate_target *t)
 {
 	qir_value *a = t->act;
 	int dt = qir_value_elem_type(a);
 
 	if (qir_value_const(a) || (a->producer &&
 				   !strcmp(a->producer->op_type, "Constant")))
-		return skip(t, &hr_skip_constant_subgraph,
+		return skip(t, &hadamard_rotate_skip_constant_subgraph,
 			    "input A '%s' is constant too", a->name), 1;
 	if (dt != QIR_UNDEFINED && dt != t->w->dtype)
-		return skip(t, &hr_skip_type, "A '%s' has type "
+		return skip(t, &hadamard_rotate_skip_type, "A '%s' has type "
 			    "%s, the weight %s", a->name,
 			    qir_dtype_name(dt) ? qir_dtype_name(dt) : "unknown",
 			    qir_dtype_name(t->w->dtype)), 1;
 	if (a->rank >= 1 && a->dims[a->rank - 1].value >= 0 &&
 	    a->dims[a->rank - 1].value != t->k)
-		return skip(t, &hr_skip_act_shape,
+		return skip(t, &hadamard_rotate_skip_act_shape,
 			    "A '%s' ends in %lld, K is %lld", a->name,
 			    (long long)a->dims[a->rank - 1].value,
 			    (long long)t->k), 1;
@@ -198,7 +198,7 @@ static int act_ok(struct hr_target *t)
 	return 0;
 }
 
-int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
+int hadamard_rotate_select(struct hadamard_rotate_cfg *cfg, qir_node *n, struct hadamard_rotate_target *t)
 {
 	const char *wname, *names[2];
 	qir_node *h;
@@ -228,8 +228,8 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 	if (t->pattern < 0)
 		return skip(t, &ps_skip_not_included, "no include glob "
 			    "matches '%s' or '%s'", n->name, wname);
-	if (qir_value_const(t->act) && hr_is_sylvester(qir_value_const(t->act)))
-		return skip(t, &hr_skip_is_hadamard,
+	if (qir_value_const(t->act) && hadamard_rotate_is_sylvester(qir_value_const(t->act)))
+		return skip(t, &hadamard_rotate_skip_is_hadamard,
 			    "'%s' is a normalized Sylvester matrix",
 			    t->act->name);
 	if (ps_skip_if_activation(n, 1, &t->skip) || weight_value(t))
@@ -239,15 +239,15 @@ int hr_select(struct hr_cfg *cfg, qir_node *n, struct hr_target *t)
 			    "%s", wname, qir_dtype_name(t->w->dtype) ?
 			    qir_dtype_name(t->w->dtype) : "?");
 	if (t->w->rank == 2 && t->w->dims[0] == t->w->dims[1] &&
-	    hr_is_sylvester(t->w))
-		return skip(t, &hr_skip_is_hadamard,
+	    hadamard_rotate_is_sylvester(t->w))
+		return skip(t, &hadamard_rotate_skip_is_hadamard,
 			    "'%s' is a normalized Sylvester matrix", wname);
-	if (hr_recorded(cfg, wname))
-		return skip(t, &hr_skip_already, "'%s' is recorded "
-			    "in metadata %s", wname, HR_META_KEY);
-	h = hr_upstream_hadamard(t->act);
+	if (hadamard_rotate_recorded(cfg, wname))
+		return skip(t, &hadamard_rotate_skip_already, "'%s' is recorded "
+			    "in metadata %s", wname, HADAMARD_ROTATE_META_KEY);
+	h = hadamard_rotate_upstream_hadamard(t->act);
 	if (h)
-		return skip(t, &hr_skip_already, "A '%s' already "
+		return skip(t, &hadamard_rotate_skip_already, "A '%s' already "
 			    "comes from the Hadamard rotation '%s'",
 			    t->act->name, h->name);
 	if (k_axis(t) || act_ok(t))

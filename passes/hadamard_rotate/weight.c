@@ -13,7 +13,7 @@
 #include "hadamard_rotate.h"
 
 /* outer and inner of w viewed as [outer, K, inner] along kaxis. */
-static void hr_layout_of(const qir_tensor *w, int kaxis, size_t *outer,
+static void hadamard_rotate_layout_of(const qir_tensor *w, int kaxis, size_t *outer,
 			 size_t *inner)
 {
 	size_t k;
@@ -21,9 +21,9 @@ static void hr_layout_of(const qir_tensor *w, int kaxis, size_t *outer,
 	ps_axis_split(w->dims, w->rank, kaxis, outer, &k, inner);
 }
 
-void hr_layout(const struct hr_target *t, size_t *outer, size_t *inner)
+void hadamard_rotate_layout(const struct hadamard_rotate_target *t, size_t *outer, size_t *inner)
 {
-	hr_layout_of(t->w, t->kaxis, outer, inner);
+	hadamard_rotate_layout_of(t->w, t->kaxis, outer, inner);
 }
 
 /* R B as a deferred tensor (qir_tensor_new_deferred): the rotation
@@ -60,7 +60,7 @@ static int rot_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 
 /* Caller owns: R applied to t->w (which the recipe takes when it was
  * folded: it is then no longer t's). */
-static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
+static qir_tensor *rotated_copy(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t)
 {
 	qir_error err = { 0 };
 	struct rot_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r),
@@ -73,7 +73,7 @@ static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 		t->w = NULL;
 	t->folded = 0;
 	if (r) {
-		hr_layout_of(w, t->kaxis, &r->outer, &r->inner);
+		hadamard_rotate_layout_of(w, t->kaxis, &r->outer, &r->inner);
 		r->k = (size_t)t->k;
 		r->block = t->block;
 	} else if (own) {
@@ -90,24 +90,24 @@ static qir_tensor *rotated_copy(struct hr_cfg *cfg, struct hr_target *t)
 }
 
 /* Tensors below this stay in the heap: spilling them saves nothing. */
-#define HR_SPILL_MIN ((uint64_t)1 << 20)
+#define HADAMARD_ROTATE_SPILL_MIN ((uint64_t)1 << 20)
 
-void hr_spill(struct hr_cfg *cfg, qir_tensor *t)
+void hadamard_rotate_spill(struct hadamard_rotate_cfg *cfg, qir_tensor *t)
 {
-	const struct ps_results r = { cfg->ctx, cfg->m, HR_SPILL_MIN,
+	const struct ps_results r = { cfg->ctx, cfg->m, HADAMARD_ROTATE_SPILL_MIN,
 				      "rotated weights", &cfg->spill_failed };
 
 	ps_spill(&r, t);
 }
 
-qir_value *hr_rotate_weight(struct hr_cfg *cfg, struct hr_target *t)
+qir_value *hadamard_rotate_rotate_weight(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target *t)
 {
 	char key[600], name[512];
 	qir_value *v, *old = t->wv;
 	qir_tensor *c;
 
 	snprintf(key, sizeof(key), "w:%s:%d:%zu", old->name, t->kaxis, t->block);
-	v = hr_memo_get(&cfg->memo, key);
+	v = hadamard_rotate_memo_get(&cfg->memo, key);
 	if (v)
 		return v;
 	c = rotated_copy(cfg, t);
@@ -122,8 +122,8 @@ qir_value *hr_rotate_weight(struct hr_cfg *cfg, struct hr_target *t)
 		qopt_error(cfg->ctx, "weight '%s': out of memory", old->name);
 		return NULL;
 	}
-	hr_spill(cfg, c);
-	if (hr_memo_put(&cfg->memo, key, v)) {
+	hadamard_rotate_spill(cfg, c);
+	if (hadamard_rotate_memo_put(&cfg->memo, key, v)) {
 		qopt_error(cfg->ctx, "out of memory");
 		return NULL;
 	}

@@ -29,13 +29,13 @@
 #include "act.h"
 #include "util.h"
 
-#define MX_TABLE 256
+#define MXFP8_TABLE 256
 
-const char *mx_act_check(qir_value *x, int64_t k, char *buf, size_t n)
+const char *mxfp8_act_check(qir_value *x, int64_t k, char *buf, size_t n)
 {
 	int dt = qir_value_elem_type(x);
 
-	if (!mx_is_float(dt))
+	if (!mxfp8_is_float(dt))
 		return dt == QIR_UNDEFINED ? "element type unknown (run "
 		       "infer-shapes first)" : "not FLOAT, FLOAT16 or BFLOAT16";
 	/* TensorRT takes 2-D or 3-D inputs; an unknown rank is left to
@@ -57,7 +57,7 @@ const char *mx_act_check(qir_value *x, int64_t k, char *buf, size_t n)
 		snprintf(buf, n, "last axis (K) not a known constant");
 		return buf;
 	}
-	if (k % MX_BLOCK) {
+	if (k % MXFP8_BLOCK) {
 		snprintf(buf, n, "K = %lld, not a multiple of 32", (long long)k);
 		return buf;
 	}
@@ -84,8 +84,8 @@ struct tables {
 
 static int tables(qir_graph *g, struct tables *tb)
 {
-	static const int64_t dims[1] = { MX_TABLE };
-	float p[MX_TABLE], r[MX_TABLE], s[MX_TABLE];
+	static const int64_t dims[1] = { MXFP8_TABLE };
+	float p[MXFP8_TABLE], r[MXFP8_TABLE], s[MXFP8_TABLE];
 	int i;
 
 	for (i = 0; i < 255; i++) {
@@ -127,7 +127,7 @@ static qir_value *op2(struct chain *c, const char *op, const char *what,
 	char h[256];
 
 	hint(c, what, h, sizeof(h));
-	return a ? mx_out(mx_node(c->g, op, NULL, h, a, b), h,
+	return a ? mxfp8_out(mxfp8_node(c->g, op, NULL, h, a, b), h,
 			  QIR_UNDEFINED, NULL) : NULL;
 }
 
@@ -135,13 +135,13 @@ static qir_value *cast(struct chain *c, const char *what, qir_value *a,
 		       int to, int sat)
 {
 	char h[256];
-	qir_node *n = a ? mx_node(c->g, "Cast", NULL,
+	qir_node *n = a ? mxfp8_node(c->g, "Cast", NULL,
 				  hint(c, what, h, sizeof(h)), a, NULL) : NULL;
 
 	if (!n || qir_node_set_attr_int(n, "to", to) ||
 	    (sat && qir_node_set_attr_int(n, "saturate", 1)))
 		return NULL;
-	return mx_out(n, h, to, NULL);
+	return mxfp8_out(n, h, to, NULL);
 }
 
 /* A constant the graph's chains share: reused when an initializer of
@@ -157,7 +157,7 @@ static qir_value *shared(qir_graph *g, const char *name, int dtype, int rank,
 	    o->init->rank == rank && o->init->nbytes == nbytes &&
 	    (d = qir_tensor_data(o->init, &err)) && !memcmp(d, v, nbytes))
 		return o;
-	return mx_const(g, name, dtype, rank, dims, v);
+	return mxfp8_const(g, name, dtype, rank, dims, v);
 }
 
 static qir_value *f32(struct chain *c, const char *name, float v)
@@ -200,13 +200,13 @@ static qir_value *scale_index(struct chain *g, qir_value *m,
 	return op2(g, "Sub", "i", i, dn);
 }
 
-qir_value *mx_fake_chain(struct mx_cfg *cfg, qir_value *x, int64_t k,
+qir_value *mxfp8_fake_chain(struct mxfp8_cfg *cfg, qir_value *x, int64_t k,
 			 int out_dtype)
 {
 	struct chain c = { x->graph, { 0 } }, *g = &c;
 	struct tables tb;
 	int xt = qir_value_elem_type(x);
-	int64_t shape[3] = { -1, k / MX_BLOCK, MX_BLOCK }, three = 3, one = 1;
+	int64_t shape[3] = { -1, k / MXFP8_BLOCK, MXFP8_BLOCK }, three = 3, one = 1;
 	int64_t axes = -1;
 	char name[64];
 	qir_value *xf, *shp, *xb, *a, *m, *i, *y, *z;
@@ -244,7 +244,7 @@ nomem:
 }
 
 /* The real chain: TensorRT's dynamic quantizer and its dequantizer. */
-static qir_value *real_chain(struct mx_cfg *cfg, qir_value *x, int out_dtype)
+static qir_value *real_chain(struct mxfp8_cfg *cfg, qir_value *x, int out_dtype)
 {
 	qir_graph *g = x->graph;
 	char h[4][256];
@@ -256,23 +256,23 @@ static qir_value *real_chain(struct mx_cfg *cfg, qir_value *x, int out_dtype)
 	snprintf(h[1], sizeof(h[1]), "%s_f8", x->name);
 	snprintf(h[2], sizeof(h[2]), "%s_scale", x->name);
 	snprintf(h[3], sizeof(h[3]), "%s_dq", x->name);
-	q = mx_node(g, MX_DYNQ, MX_DOMAIN, h[0], x, NULL);
+	q = mxfp8_node(g, MXFP8_DYNQ, MXFP8_DOMAIN, h[0], x, NULL);
 	if (!q || qir_node_set_attr_int(q, "axis", -1) ||
-	    qir_node_set_attr_int(q, "block_size", MX_BLOCK) ||
+	    qir_node_set_attr_int(q, "block_size", MXFP8_BLOCK) ||
 	    qir_node_set_attr_int(q, "output_dtype", QIR_FLOAT8E4M3FN))
 		goto nomem;
-	x8 = mx_out(q, h[1], QIR_FLOAT8E4M3FN, x);
-	sc = x8 ? mx_out(q, h[2], QIR_UINT8, x) : NULL;
+	x8 = mxfp8_out(q, h[1], QIR_FLOAT8E4M3FN, x);
+	sc = x8 ? mxfp8_out(q, h[2], QIR_UINT8, x) : NULL;
 	if (!sc)
 		goto nomem;
 	if (sc->rank > 0 && sc->dims[sc->rank - 1].value > 0)
-		sc->dims[sc->rank - 1].value /= MX_BLOCK;
-	d = mx_node(g, MX_DQ, MX_DOMAIN, h[3], x8, sc);
+		sc->dims[sc->rank - 1].value /= MXFP8_BLOCK;
+	d = mxfp8_node(g, MXFP8_DQ, MXFP8_DOMAIN, h[3], x8, sc);
 	if (!d || qir_node_set_attr_int(d, "axis", -1) ||
-	    qir_node_set_attr_int(d, "block_size", MX_BLOCK) ||
+	    qir_node_set_attr_int(d, "block_size", MXFP8_BLOCK) ||
 	    qir_node_set_attr_int(d, "output_dtype", out_dtype))
 		goto nomem;
-	y = mx_out(d, h[3], out_dtype, x);
+	y = mxfp8_out(d, h[3], out_dtype, x);
 	if (y)
 		return y;
 nomem:
@@ -280,7 +280,7 @@ nomem:
 	return NULL;
 }
 
-qir_value *mx_activation(struct mx_cfg *cfg, qir_value *x, int64_t k,
+qir_value *mxfp8_activation(struct mxfp8_cfg *cfg, qir_value *x, int64_t k,
 			 int out_dtype, const char **why)
 {
 	qopt_status st;
@@ -291,7 +291,7 @@ qir_value *mx_activation(struct mx_cfg *cfg, qir_value *x, int64_t k,
 	for (i = 0; i < cfg->nacts; i++)
 		if (cfg->acts[i].x == x)
 			return cfg->acts[i].q;
-	st = mx_opset(cfg);
+	st = mxfp8_opset(cfg);
 	if (st == QOPT_ESKIPPED) {
 		*why = "the opset upgrade it needs did not run";
 		return NULL;
@@ -305,7 +305,7 @@ qir_value *mx_activation(struct mx_cfg *cfg, qir_value *x, int64_t k,
 	}
 	if (cfg->nacts == cfg->cap) {
 		size_t cap = cfg->cap ? 2 * cfg->cap : 32;
-		struct mx_act *a = realloc(cfg->acts, cap * sizeof(*a));
+		struct mxfp8_act *a = realloc(cfg->acts, cap * sizeof(*a));
 
 		if (!a) {
 			qopt_error(cfg->ctx, "out of memory");
@@ -314,7 +314,7 @@ qir_value *mx_activation(struct mx_cfg *cfg, qir_value *x, int64_t k,
 		cfg->acts = a;
 		cfg->cap = cap;
 	}
-	q = cfg->mode == MX_FAKE ? mx_fake_chain(cfg, x, k, out_dtype) :
+	q = cfg->mode == MXFP8_FAKE ? mxfp8_fake_chain(cfg, x, k, out_dtype) :
 				   real_chain(cfg, x, out_dtype);
 	if (!q)
 		return NULL;

@@ -23,16 +23,16 @@
 
 static int is_mx(const qir_node *n, const char *op)
 {
-	return n && !strcmp(n->domain, MX_DOMAIN) && !strcmp(n->op_type, op);
+	return n && !strcmp(n->domain, MXFP8_DOMAIN) && !strcmp(n->op_type, op);
 }
 
-/* What mx_export converts: the exporter's MXFP8 ops. */
-static int mx_op(const qir_node *n)
+/* What mxfp8_export converts: the exporter's MXFP8 ops. */
+static int mxfp8_op(const qir_node *n)
 {
-	return is_mx(n, MX_DQ) || is_mx(n, MX_DYNQ);
+	return is_mx(n, MXFP8_DQ) || is_mx(n, MXFP8_DYNQ);
 }
 
-static int bad(struct mx_cfg *cfg, const qir_node *n, const char *why)
+static int bad(struct mxfp8_cfg *cfg, const qir_node *n, const char *why)
 {
 	qopt_error(cfg->ctx, "node '%s' (trt::%s): %s", n->name, n->op_type,
 		   why);
@@ -49,7 +49,7 @@ static int axis_of(const qir_node *n, int rank)
 	return a >= 0 && a < rank ? (int)a : -1;
 }
 
-static int bad_attr(struct mx_cfg *cfg, const qir_node *n, const char *name,
+static int bad_attr(struct mxfp8_cfg *cfg, const qir_node *n, const char *name,
 		    const char *why)
 {
 	qopt_error(cfg->ctx, "node '%s' (trt::%s): attribute '%s' %s",
@@ -60,7 +60,7 @@ static int bad_attr(struct mx_cfg *cfg, const qir_node *n, const char *name,
 /* The integer attribute name of n (dflt when absent): 0 with *v set;
  * -1 (said) when present with another type, which qir_node_attr_int
  * would quietly read as absent. */
-static int int_attr(struct mx_cfg *cfg, const qir_node *n, const char *name,
+static int int_attr(struct mxfp8_cfg *cfg, const qir_node *n, const char *name,
 		    int64_t dflt, int64_t *v)
 {
 	const qir_attr *a = qir_node_attr(n, name);
@@ -72,14 +72,14 @@ static int int_attr(struct mx_cfg *cfg, const qir_node *n, const char *name,
 }
 
 /* block_size: absent, or the format's 32. */
-static int block_ok(struct mx_cfg *cfg, const qir_node *n)
+static int block_ok(struct mxfp8_cfg *cfg, const qir_node *n)
 {
 	char why[80];
 	int64_t bs;
 
-	if (int_attr(cfg, n, "block_size", MX_BLOCK, &bs))
+	if (int_attr(cfg, n, "block_size", MXFP8_BLOCK, &bs))
 		return -1;
-	if (bs == MX_BLOCK)
+	if (bs == MXFP8_BLOCK)
 		return 0;
 	snprintf(why, sizeof(why), "= %lld: MXFP8 blocks are 32", (long long)bs);
 	return bad_attr(cfg, n, "block_size", why);
@@ -87,7 +87,7 @@ static int block_ok(struct mx_cfg *cfg, const qir_node *n)
 
 /* output_dtype (dflt when absent) as a data type in *dt: -1 (said)
  * when it names none; a plain (int) would read 2^32 + 1 as FLOAT. */
-static int dtype_attr(struct mx_cfg *cfg, const qir_node *n, int dflt, int *dt)
+static int dtype_attr(struct mxfp8_cfg *cfg, const qir_node *n, int dflt, int *dt)
 {
 	char why[80];
 	int64_t v;
@@ -109,7 +109,7 @@ static int dtype_attr(struct mx_cfg *cfg, const qir_node *n, int dflt, int *dt)
 /* An activation quantizer's (or its dequantizer's) axis: the last one
  * of x (TensorRT's kernels block the last axis only); -1 when x's rank
  * is unknown, which only the literal -1 survives. */
-static int last_axis_ok(struct mx_cfg *cfg, const qir_node *n,
+static int last_axis_ok(struct mxfp8_cfg *cfg, const qir_node *n,
 			const qir_value *x)
 {
 	char why[120];
@@ -127,7 +127,7 @@ static int last_axis_ok(struct mx_cfg *cfg, const qir_node *n,
 /* A dynamic quantizer's shape and attributes, before anything reads
  * them: one input, two outputs, block_size 32, the last axis, and
  * output_dtype (when set) FLOAT8E4M3FN, the one type the codes have. */
-static int dynq_ok(struct mx_cfg *cfg, qir_node *q)
+static int dynq_ok(struct mxfp8_cfg *cfg, qir_node *q)
 {
 	int od;
 
@@ -149,7 +149,7 @@ static int dynq_ok(struct mx_cfg *cfg, qir_node *q)
 }
 
 /* A weight mark: W quantized by the pass. */
-static int mark(struct mx_cfg *cfg, qir_node *d, qir_tensor *w, int *changed)
+static int mark(struct mxfp8_cfg *cfg, qir_node *d, qir_tensor *w, int *changed)
 {
 	char why[200];
 	int64_t ax;
@@ -165,7 +165,7 @@ static int mark(struct mx_cfg *cfg, qir_node *d, qir_tensor *w, int *changed)
 			 d->inputs[0]->name, w->rank);
 		return bad(cfg, d, why);
 	}
-	if (w->dims[k] % MX_BLOCK) {
+	if (w->dims[k] % MXFP8_BLOCK) {
 		snprintf(why, sizeof(why), "weight '%s': K = %lld (axis %d) is "
 			 "not a multiple of 32", d->inputs[0]->name,
 			 (long long)w->dims[k], k);
@@ -177,17 +177,17 @@ static int mark(struct mx_cfg *cfg, qir_node *d, qir_tensor *w, int *changed)
 			 qir_dtype_name(w->dtype));
 		return bad_attr(cfg, d, "output_dtype", why);
 	}
-	if (mx_opset(cfg))
+	if (mxfp8_opset(cfg))
 		return -1;
-	nv = mx_weight_value(cfg, d->graph, w, k, d->inputs[0]->name);
-	if (!nv || mx_replace(cfg, d->outputs[0], nv))
+	nv = mxfp8_weight_value(cfg, d->graph, w, k, d->inputs[0]->name);
+	if (!nv || mxfp8_replace(cfg, d->outputs[0], nv))
 		return -1;
 	*changed = 1;
 	qopt_stat_add(cfg->ctx, "weight marks quantized", 1);
 	return 0;
 }
 
-static int check_scale(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
+static int check_scale(struct mxfp8_cfg *cfg, qir_node *d, qir_tensor *c,
 		       qir_tensor *s, int k)
 {
 	int i;
@@ -195,15 +195,15 @@ static int check_scale(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
 	if (s->rank != c->rank)
 		return bad(cfg, d, "scale rank differs from the codes'");
 	for (i = 0; i < c->rank; i++)
-		if (s->dims[i] != (i == k ? c->dims[i] / MX_BLOCK : c->dims[i]) ||
-		    (i == k && c->dims[i] % MX_BLOCK))
+		if (s->dims[i] != (i == k ? c->dims[i] / MXFP8_BLOCK : c->dims[i]) ||
+		    (i == k && c->dims[i] % MXFP8_BLOCK))
 			return bad(cfg, d, "scale shape is not the codes' with "
 				   "K divided by 32");
 	return 0;
 }
 
 /* An exported weight: FP8 codes and E8M0 codes as UINT8. */
-static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
+static int exported(struct mxfp8_cfg *cfg, qir_node *d, qir_tensor *c,
 		    qir_tensor *s, int *changed)
 {
 	qir_error err = { 0 };
@@ -224,27 +224,27 @@ static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
 		return bad_attr(cfg, d, "axis", "is outside the weight's rank");
 	if (check_scale(cfg, d, c, s, k))
 		return -1;
-	if (!mx_is_float(od))
+	if (!mxfp8_is_float(od))
 		return bad_attr(cfg, d, "output_dtype", "is not FLOAT, FLOAT16 "
 				"or BFLOAT16");
-	if (cfg->mode == MX_REAL && cfg->format == MX_TRT) {
+	if (cfg->mode == MXFP8_REAL && cfg->format == MXFP8_TRT) {
 		qopt_stat_add(cfg->ctx, "exported weights kept", 1);
 		return 0;
 	}
 	if (!qopt_may_rewrite(cfg->ctx, "exported weight '%s' to the %s form",
-			      d->inputs[0]->name, cfg->mode == MX_FAKE ? "fake" :
+			      d->inputs[0]->name, cfg->mode == MXFP8_FAKE ? "fake" :
 			      "standard")) {
 		qopt_info(cfg->ctx, "node '%s' kept: the rewrite gate said no",
 			  d->name);
 		return 0;
 	}
-	if (mx_opset(cfg))
+	if (mxfp8_opset(cfg))
 		return -1;
 	cb = qir_tensor_data(c, &err);
 	sb = cb ? qir_tensor_data(s, &err) : NULL;
 	if (!sb && qir_tensor_numel(c))
 		return bad(cfg, d, err.msg[0] ? err.msg : "out of memory");
-	if (cfg->mode == MX_FAKE) {
+	if (cfg->mode == MXFP8_FAKE) {
 		t = qir_tensor_new(d->outputs[0]->name, od, c->rank, c->dims, &err);
 		void *dst = t ? qir_tensor_mutable_data(t, &err) : NULL;
 
@@ -273,16 +273,16 @@ static int exported(struct mx_cfg *cfg, qir_node *d, qir_tensor *c,
 		if (t->nbytes)
 			memcpy(dst, sb, t->nbytes);
 		sv = ps_add_initializer(d->graph, t);
-		n = sv ? mx_node(d->graph, "DequantizeLinear", NULL, d->name,
+		n = sv ? mxfp8_node(d->graph, "DequantizeLinear", NULL, d->name,
 				 d->inputs[0], sv) : NULL;
-		nv = mx_out(n, d->outputs[0]->name, od, d->outputs[0]);
+		nv = mxfp8_out(n, d->outputs[0]->name, od, d->outputs[0]);
 		if (!nv || qir_node_set_attr_int(n, "axis", k) ||
-		    qir_node_set_attr_int(n, "block_size", MX_BLOCK) ||
+		    qir_node_set_attr_int(n, "block_size", MXFP8_BLOCK) ||
 		    qir_node_set_attr_int(n, "output_dtype", od))
 			nv = NULL;
 	}
-	sname = cfg->mode == MX_REAL ? strdup(d->inputs[1]->name) : NULL;
-	if (!nv || mx_replace(cfg, d->outputs[0], nv)) {
+	sname = cfg->mode == MXFP8_REAL ? strdup(d->inputs[1]->name) : NULL;
+	if (!nv || mxfp8_replace(cfg, d->outputs[0], nv)) {
 		free(sname);
 		return nv ? -1 : bad(cfg, d, "out of memory");
 	}
@@ -310,7 +310,7 @@ static int type_pair(qir_node *q, qir_node *d, qir_value *x, int od)
 	if (sc->dtype == QIR_UNDEFINED) {
 		if (qir_value_copy_shape(sc, x, QIR_UINT8, NULL))
 			return -1;
-		sc->dims[sc->rank - 1].value /= MX_BLOCK;
+		sc->dims[sc->rank - 1].value /= MXFP8_BLOCK;
 	}
 	if (d->outputs[0]->dtype == QIR_UNDEFINED &&
 	    qir_value_copy_shape(d->outputs[0], x, od, NULL))
@@ -319,14 +319,14 @@ static int type_pair(qir_node *q, qir_node *d, qir_value *x, int od)
 }
 
 /* An activation pair DynamicQuantize -> DequantizeLinear. */
-static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
+static int pair(struct mxfp8_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 {
 	qir_value *x, *y;
 	int od, ax;
 	char buf[200];
 	const char *why;
 
-	/* (mx_export checked every quantizer with dynq_ok) */
+	/* (mxfp8_export checked every quantizer with dynq_ok) */
 	x = q->inputs[0];
 	if (d->inputs[0] != q->outputs[0] || d->inputs[1] != q->outputs[1])
 		return bad(cfg, d, "does not read both outputs of its "
@@ -334,10 +334,10 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 	if (last_axis_ok(cfg, d, x) ||
 	    dtype_attr(cfg, d, qir_value_elem_type(x), &od))
 		return -1;
-	if (!mx_is_float(od))
+	if (!mxfp8_is_float(od))
 		return bad_attr(cfg, d, "output_dtype", "is not FLOAT, FLOAT16 "
 				"or BFLOAT16");
-	if (cfg->mode == MX_REAL) {
+	if (cfg->mode == MXFP8_REAL) {
 		if (type_pair(q, d, x, od)) {
 			qopt_error(cfg->ctx, "out of memory");
 			return -1;
@@ -346,7 +346,7 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 		return 0;
 	}
 	ax = x->rank > 0 ? axis_of(q, x->rank) : -1;
-	if ((why = mx_act_check(x, -1, buf, sizeof(buf))))
+	if ((why = mxfp8_act_check(x, -1, buf, sizeof(buf))))
 		snprintf(buf, sizeof(buf), "input '%s': %s: no fake form",
 			 x->name, why);
 	else if (ax != x->rank - 1)
@@ -364,10 +364,10 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 			  q->name);
 		return 0;
 	}
-	if (mx_opset(cfg))
+	if (mxfp8_opset(cfg))
 		return -1;
-	y = mx_fake_chain(cfg, x, x->dims[x->rank - 1].value, od);
-	if (!y || mx_replace(cfg, d->outputs[0], y))
+	y = mxfp8_fake_chain(cfg, x, x->dims[x->rank - 1].value, od);
+	if (!y || mxfp8_replace(cfg, d->outputs[0], y))
 		return -1;
 	*changed = 1;
 	qopt_stat_add(cfg->ctx, "activation quantizers converted", 1);
@@ -378,7 +378,7 @@ static int pair(struct mx_cfg *cfg, qir_node *d, qir_node *q, int *changed)
  * then lets inference carry the types on; again while that helps (a
  * pair's input is often computed from an earlier pair's output). The
  * custom ops have no inference rules of their own. */
-static int type_all(struct mx_cfg *cfg, const struct mx_nodes *l,
+static int type_all(struct mxfp8_cfg *cfg, const struct mxfp8_nodes *l,
 		    int *changed)
 {
 	qir_error err = { 0 };
@@ -393,24 +393,24 @@ static int type_all(struct mx_cfg *cfg, const struct mx_nodes *l,
 			qir_tensor *c;
 			int od;
 
-			if (!is_mx(d, MX_DQ) || d->ninputs < 2 || !d->inputs[0] ||
+			if (!is_mx(d, MXFP8_DQ) || d->ninputs < 2 || !d->inputs[0] ||
 			    d->noutputs != 1 || !(o = d->outputs[0]))
 				continue;
 			a = d->inputs[0];
 			q = a->producer;
 			c = qir_value_const(a);
-			if (is_mx(q, MX_DYNQ) && q->ninputs >= 1 && q->inputs[0] &&
+			if (is_mx(q, MXFP8_DYNQ) && q->ninputs >= 1 && q->inputs[0] &&
 			    q->noutputs == 2 && q->outputs[0] && q->outputs[1] &&
 			    q->inputs[0]->rank > 0) {
 				od = (int)qir_node_attr_int(d, "output_dtype",
 					qir_value_elem_type(q->inputs[0]));
-				if (mx_is_float(od) &&
+				if (mxfp8_is_float(od) &&
 				    type_pair(q, d, q->inputs[0], od))
 					return -1;
 			} else if (c && o->dtype == QIR_UNDEFINED) {
 				od = (int)qir_node_attr_int(d, "output_dtype",
 							    c->dtype);
-				if (mx_is_float(od) && qir_value_set_type(o, od,
+				if (mxfp8_is_float(od) && qir_value_set_type(o, od,
 						c->rank, c->dims, &err))
 					return -1;
 			}
@@ -478,7 +478,7 @@ static qir_node *clash(qir_value *v, int dt, int depth,
 			qir_value *x = c->inputs[j];
 			int xt = x ? qir_value_elem_type(x) : QIR_UNDEFINED;
 
-			if (xt != QIR_UNDEFINED && xt != dt && mx_is_float(xt)) {
+			if (xt != QIR_UNDEFINED && xt != dt && mxfp8_is_float(xt)) {
 				*o = x;
 				return c;
 			}
@@ -490,7 +490,7 @@ static qir_node *clash(qir_value *v, int dt, int depth,
 /* The export's types agree: each dequantizer's output_dtype is the
  * type of the layer reading it (a FLOAT16 weight under a FLOAT MatMul
  * is a model ONNX Runtime refuses, and a fake form of it too). */
-static int types_agree(struct mx_cfg *cfg, const struct mx_nodes *l)
+static int types_agree(struct mxfp8_cfg *cfg, const struct mxfp8_nodes *l)
 {
 	size_t i;
 
@@ -500,10 +500,10 @@ static int types_agree(struct mx_cfg *cfg, const struct mx_nodes *l)
 		char why[300];
 		int dt;
 
-		if (!is_mx(d, MX_DQ) || d->noutputs != 1 || !d->outputs[0])
+		if (!is_mx(d, MXFP8_DQ) || d->noutputs != 1 || !d->outputs[0])
 			continue;
 		dt = qir_value_elem_type(d->outputs[0]);
-		if (!mx_is_float(dt) || !(c = clash(d->outputs[0], dt, 8, &o)))
+		if (!mxfp8_is_float(dt) || !(c = clash(d->outputs[0], dt, 8, &o)))
 			continue;
 		snprintf(why, sizeof(why), "gives %s, but %s '%s' reading it "
 			 "has %s input '%s': the export is mistyped",
@@ -514,7 +514,7 @@ static int types_agree(struct mx_cfg *cfg, const struct mx_nodes *l)
 	return 0;
 }
 
-static int one_dq(struct mx_cfg *cfg, qir_node *d, int *changed)
+static int one_dq(struct mxfp8_cfg *cfg, qir_node *d, int *changed)
 {
 	qir_value *a, *b;
 	qir_tensor *c, *s;
@@ -525,12 +525,12 @@ static int one_dq(struct mx_cfg *cfg, qir_node *d, int *changed)
 			   "output");
 	if (block_ok(cfg, d))
 		return -1;
-	if (is_mx(a->producer, MX_DYNQ))
+	if (is_mx(a->producer, MXFP8_DYNQ))
 		return pair(cfg, d, a->producer, changed);
 	c = qir_value_const(a);
 	s = qir_value_const(b);
-	if (c && mx_is_float(c->dtype)) {
-		if (!s || !mx_is_float(s->dtype))
+	if (c && mxfp8_is_float(c->dtype)) {
+		if (!s || !mxfp8_is_float(s->dtype))
 			return bad(cfg, d, "a float weight with a scale that is "
 				   "not a float constant");
 		if (!mark_scale_one(s))
@@ -562,11 +562,11 @@ static int leftover_dynq(qir_graph *g, void *arg)
 		size_t i;
 		int dq = 0;
 
-		if (!is_mx(n, MX_DYNQ) || *(qir_node **)arg)
+		if (!is_mx(n, MXFP8_DYNQ) || *(qir_node **)arg)
 			continue;
 		/* One a dequantizer reads was kept on purpose (the gate). */
 		for (i = 0; o && i < o->nuses; i++)
-			dq |= is_mx(o->uses[i].node, MX_DQ);
+			dq |= is_mx(o->uses[i].node, MXFP8_DQ);
 		if (!dq)
 			*(qir_node **)arg = n;
 	}
@@ -578,26 +578,26 @@ static int any_trt(qir_graph *g, void *arg)
 	qir_node *n;
 
 	qir_graph_for_each_node(g, n)
-		if (!strcmp(n->domain, MX_DOMAIN))
+		if (!strcmp(n->domain, MXFP8_DOMAIN))
 			*(int *)arg = 1;
 	return 0;
 }
 
-int mx_export(struct mx_cfg *cfg, int *found, int *changed)
+int mxfp8_export(struct mxfp8_cfg *cfg, int *found, int *changed)
 {
-	struct mx_nodes l = { mx_op, NULL, 0, 0 };
+	struct mxfp8_nodes l = { mxfp8_op, NULL, 0, 0 };
 	size_t i;
 	int rc = 0, left = 0;
 
 	*found = 0;
-	if (qir_graph_walk(cfg->m->graph, mx_collect, &l)) {
+	if (qir_graph_walk(cfg->m->graph, mxfp8_collect, &l)) {
 		free(l.v);
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}
 	*found = (int)l.n;
 	for (i = 0; i < l.n && !rc; i++)
-		if (is_mx(l.v[i], MX_DYNQ))
+		if (is_mx(l.v[i], MXFP8_DYNQ))
 			rc = dynq_ok(cfg, l.v[i]);
 	if (rc) {
 		free(l.v);
@@ -610,10 +610,10 @@ int mx_export(struct mx_cfg *cfg, int *found, int *changed)
 	}
 	rc = types_agree(cfg, &l);
 	for (i = 0; i < l.n && !rc; i++)
-		if (is_mx(l.v[i], MX_DQ))
+		if (is_mx(l.v[i], MXFP8_DQ))
 			rc = one_dq(cfg, l.v[i], changed);
 	/* A dynamic quantizer whose data no MXFP8 dequantizer reads. */
-	if (!rc && cfg->mode == MX_FAKE) {
+	if (!rc && cfg->mode == MXFP8_FAKE) {
 		qir_node *q = NULL;
 
 		(void)qir_graph_walk(cfg->m->graph, leftover_dynq, &q);
@@ -627,10 +627,10 @@ int mx_export(struct mx_cfg *cfg, int *found, int *changed)
 	if (l.n)
 		qopt_info(cfg->ctx, "MXFP8 export: %zu TensorRT MXFP8 node%s",
 			  l.n, l.n == 1 ? "" : "s");
-	if (cfg->mode == MX_FAKE && l.n) {
+	if (cfg->mode == MXFP8_FAKE && l.n) {
 		(void)qir_graph_walk(cfg->m->graph, any_trt, &left);
-		if (!left && qir_model_opset(cfg->m, MX_DOMAIN) > 0)
-			(void)qir_model_remove_opset(cfg->m, MX_DOMAIN);
+		if (!left && qir_model_opset(cfg->m, MXFP8_DOMAIN) > 0)
+			(void)qir_model_remove_opset(cfg->m, MXFP8_DOMAIN);
 	}
 	return 0;
 }

@@ -9,6 +9,6 @@
 /* The model's trt::TRT_MXFP8* nodes (ModelOpt's export): *found says
  * how many; converted or typed by mode and format. 0, or -1 after
  * qopt_error. */
-int mx_export(struct mx_cfg *cfg, int *found, int *changed);
+int mxfp8_export(struct mxfp8_cfg *cfg, int *found, int *changed);
 
 #endif

@@ -17,41 +17,41 @@
 
 #include "../support/support.h"
 
-#define MX_BLOCK QK_MXFP8_BLOCK
-#define MX_DOMAIN "trt"
-#define MX_DQ "TRT_MXFP8DequantizeLinear"
-#define MX_DYNQ "TRT_MXFP8DynamicQuantize"
-#define MX_FOLD_MAX_BYTES (UINT64_C(8) << 30)
+#define MXFP8_BLOCK QK_MXFP8_BLOCK
+#define MXFP8_DOMAIN "trt"
+#define MXFP8_DQ "TRT_MXFP8DequantizeLinear"
+#define MXFP8_DYNQ "TRT_MXFP8DynamicQuantize"
+#define MXFP8_FOLD_MAX_BYTES (UINT64_C(8) << 30)
 
-enum mx_mode { MX_REAL = 0, MX_FAKE = 1 };
-enum mx_format { MX_TRT = 0, MX_ONNX = 1 };
+enum mxfp8_mode { MXFP8_REAL = 0, MXFP8_FAKE = 1 };
+enum mxfp8_format { MXFP8_TRT = 0, MXFP8_ONNX = 1 };
 
 /* One activation already quantized: its replacement, reused by every
  * selected consumer of the same value. */
-struct mx_act {
+struct mxfp8_act {
 	qir_value *x, *q;
 };
 
-struct mx_done {
+struct mxfp8_done {
 	qir_value *v;
 	int rc;		/* 0 quantized (v is the new value), 1 skipped */
 };
 
-struct mx_cfg {
+struct mxfp8_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
 	qk_ctx *qk;
 	int mode, format, weights, activations;
 	struct ps_targets tg;
-	struct mx_act *acts;
+	struct mxfp8_act *acts;
 	size_t nacts, cap;
-	struct mx_done *done;	/* weights seen, and their outcome */
+	struct mxfp8_done *done;	/* weights seen, and their outcome */
 	size_t ndone, capdone;
 	int opset_asked;
 	qopt_status opset_rc;
 	struct ps_coverage cov;	/* every candidate weight's outcome */
-	int match_in;		/* include index of mx_match's last layer */
-	int pattern;		/* that of the layer mx_weight is called for */
+	int match_in;		/* include index of mxfp8_match's last layer */
+	int pattern;		/* that of the layer mxfp8_weight is called for */
 };
 
 #endif

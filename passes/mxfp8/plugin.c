@@ -19,7 +19,7 @@ static const char *const known_ops[] = { "MatMul", "Gemm", NULL };
 static const char *const modes[] = { "real", "fake", NULL };
 static const char *const formats[] = { "trt", "onnx", NULL };
 
-static const qopt_option_spec mx_opts[] = {
+static const qopt_option_spec mxfp8_opts[] = {
 	{ .name = "include", .type = QOPT_OPT_LIST, .default_value = "*",
 	  .help = "globs over node, weight and activation names to quantize "
 	  "(on an MXFP8 export: default none beyond what it marks)" },
@@ -46,7 +46,7 @@ static const qopt_option_spec mx_opts[] = {
 	  .help = "quantize the layers' input activations at run time" },
 	{ .name = "block_size", .type = QOPT_OPT_INT, .default_value = "32",
 	  .flags = QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX,
-	  .min = MX_BLOCK, .max = MX_BLOCK,
+	  .min = MXFP8_BLOCK, .max = MXFP8_BLOCK,
 	  .help = "MXFP8 block along K; the format fixes it at 32" },
 	{ 0 }
 };
@@ -55,21 +55,21 @@ static const struct ps_skip_kind skip_attention = {
 	"skipped (no constant weight)", PS_SKIP_QUIET
 };
 
-static int cfg_init(struct mx_cfg *cfg, qopt_ctx *ctx, qir_model *m)
+static int cfg_init(struct mxfp8_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ctx = ctx;
 	cfg->m = m;
 	cfg->qk = qopt_kernels(ctx);
-	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? MX_FAKE : MX_REAL;
-	cfg->format = qopt_opt_enum(ctx, "format") == 1 ? MX_ONNX : MX_TRT;
+	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? MXFP8_FAKE : MXFP8_REAL;
+	cfg->format = qopt_opt_enum(ctx, "format") == 1 ? MXFP8_ONNX : MXFP8_TRT;
 	cfg->weights = qopt_opt_bool(ctx, "weights");
 	cfg->activations = qopt_opt_bool(ctx, "activations");
 	if (!cfg->qk) {
 		qopt_error(ctx, "no kernel context");
 		return -1;
 	}
-	if (cfg->mode == MX_FAKE && qopt_opt_is_set(ctx, "format")) {
+	if (cfg->mode == MXFP8_FAKE && qopt_opt_is_set(ctx, "format")) {
 		qopt_error(ctx, "format = %s applies to mode = real only",
 			   qopt_opt_string(ctx, "format"));
 		return -1;
@@ -98,11 +98,11 @@ static int weight_const(qir_node *n)
 }
 
 /* 1 when the targets select layer n (else the reason is said). */
-static int selected(struct mx_cfg *cfg, qir_node *n)
+static int selected(struct mxfp8_cfg *cfg, qir_node *n)
 {
 	struct ps_skip s = { 0 };
 
-	if (!mx_match(cfg, n, &s)) {
+	if (!mxfp8_match(cfg, n, &s)) {
 		cfg->pattern = cfg->match_in;
 		return 1;
 	}
@@ -130,7 +130,7 @@ static int64_t layer_k(qir_node *n)
 	return ax >= 0 ? w->dims[ax].value : -1;
 }
 
-static int layer_activation(struct mx_cfg *cfg, qir_node *n)
+static int layer_activation(struct mxfp8_cfg *cfg, qir_node *n)
 {
 	struct ps_skip s = { 0 };
 	const char *why = NULL;
@@ -139,10 +139,10 @@ static int layer_activation(struct mx_cfg *cfg, qir_node *n)
 	int64_t k = layer_k(n);
 
 	if (qir_node_is(n, "Gemm") && qir_node_attr_int(n, "transA", 0)) {
-		ps_skip_set(&s, &mx_skip_act_layout, "input A is transposed "
+		ps_skip_set(&s, &mxfp8_skip_act_layout, "input A is transposed "
 			    "(transA = 1): K is not its last axis");
-	} else if ((why = mx_act_check(x, k, buf, sizeof(buf)))) {
-		ps_skip_set(&s, &mx_skip_act_layout, "input '%s': %s", x->name,
+	} else if ((why = mxfp8_act_check(x, k, buf, sizeof(buf)))) {
+		ps_skip_set(&s, &mxfp8_skip_act_layout, "input '%s': %s", x->name,
 			    why);
 	}
 	if (s.kind) {
@@ -151,11 +151,11 @@ static int layer_activation(struct mx_cfg *cfg, qir_node *n)
 	}
 	if (k < 0)
 		k = x->dims[x->rank - 1].value;
-	q = mx_activation(cfg, x, k, qir_value_elem_type(x), &why);
+	q = mxfp8_activation(cfg, x, k, qir_value_elem_type(x), &why);
 	if (!q && !why)
 		return -1;
 	if (!q) {
-		ps_skip_set(&s, &mx_skip_act_layout, "input '%s': %s", x->name,
+		ps_skip_set(&s, &mxfp8_skip_act_layout, "input '%s': %s", x->name,
 			    why);
 		ps_skip_report(cfg->ctx, &s, n->op_type, n->name);
 		return 0;
@@ -168,7 +168,7 @@ static int layer_activation(struct mx_cfg *cfg, qir_node *n)
 	return 1;
 }
 
-static int layer(struct mx_cfg *cfg, qir_node *n, int *changed)
+static int layer(struct mxfp8_cfg *cfg, qir_node *n, int *changed)
 {
 	int rc = 0;
 
@@ -184,7 +184,7 @@ static int layer(struct mx_cfg *cfg, qir_node *n, int *changed)
 	if (!selected(cfg, n))
 		return 0;
 	if (cfg->weights) {
-		rc = mx_weight(cfg, ps_stored_value(n->inputs[ps_weight_slot(n)],
+		rc = mxfp8_weight(cfg, ps_stored_value(n->inputs[ps_weight_slot(n)],
 						    0));
 		if (rc < 0)
 			return -1;
@@ -221,7 +221,7 @@ static int marked(qir_node *n)
 
 /* On an export without include=: the float layers it left are said,
  * not quantized (the exporter chose). */
-static void left_float(struct mx_cfg *cfg, size_t n)
+static void left_float(struct mxfp8_cfg *cfg, size_t n)
 {
 	if (!n)
 		return;
@@ -231,10 +231,10 @@ static void left_float(struct mx_cfg *cfg, size_t n)
 	qopt_stat_add(cfg->ctx, "layers left float (export)", (int64_t)n);
 }
 
-static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status mxfp8_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
-	struct mx_cfg cfg;
-	struct mx_nodes l = { linear, NULL, 0, 0 };
+	struct mxfp8_cfg cfg;
+	struct mxfp8_nodes l = { linear, NULL, 0, 0 };
 	unsigned char *mark = NULL;
 	size_t i, nfloat = 0;
 	int found = 0, rc = -1;
@@ -247,7 +247,7 @@ static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	ps_coverage_init(&cfg.cov, &cfg.tg, "weight");
 	/* Layers and their marks before the export's nodes are converted
 	 * (fake mode turns marked weights into plain float ones). */
-	if (qir_graph_walk(m->graph, mx_collect, &l) ||
+	if (qir_graph_walk(m->graph, mxfp8_collect, &l) ||
 	    !(mark = calloc(l.n + 1, 1))) {
 		qopt_error(ctx, "out of memory");
 		goto out;
@@ -257,7 +257,7 @@ static qopt_status mx_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		nfloat += weight_const(l.v[i]) && !mark[i] &&
 			  ps_targets_op(&cfg.tg, l.v[i]->op_type);
 	}
-	if (mx_export(&cfg, &found, changed))
+	if (mxfp8_export(&cfg, &found, changed))
 		goto out;
 	if (found && !qopt_opt_is_set(ctx, "include")) {
 		left_float(&cfg, nfloat);
@@ -279,13 +279,13 @@ out:
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
-static const qopt_pass_info mx_passes[] = {
+static const qopt_pass_info mxfp8_passes[] = {
 	{ .name = "mxfp8",
 	  .summary = "MXFP8 linear layers: FP8 E4M3 weights and activations "
 	  "with E8M0 scales per 32 (TensorRT), or their fake form for ORT",
-	  .options = mx_opts, .run = mx_run,
+	  .options = mxfp8_opts, .run = mxfp8_run,
 	  .flags = QOPT_PASS_HAS_TARGETS },
 	{ 0 }
 };
 
-QOPT_PLUGIN("mxfp8", "1.0", mx_passes)
+QOPT_PLUGIN("mxfp8", "1.0", mxfp8_passes)

@@ -5,7 +5,7 @@
  */
 #include "select.h"
 
-int mx_match(struct mx_cfg *cfg, qir_node *n, struct ps_skip *s)
+int mxfp8_match(struct mxfp8_cfg *cfg, qir_node *n, struct ps_skip *s)
 {
 	const char *names[3];
 	int slot = ps_weight_slot(n), in, ex;

@@ -7,6 +7,6 @@
 #include "mxfp8.h"
 
 /* 0 when the targets select layer n, else 1 with s set. */
-int mx_match(struct mx_cfg *cfg, qir_node *n, struct ps_skip *s);
+int mxfp8_match(struct mxfp8_cfg *cfg, qir_node *n, struct ps_skip *s);
 
 #endif

@@ -8,25 +8,25 @@
 
 #include "util.h"
 
-const struct ps_skip_kind mx_skip_k_block = {
+const struct ps_skip_kind mxfp8_skip_k_block = {
 	"skipped (K not a multiple of 32)", PS_SKIP_INFO
 };
-const struct ps_skip_kind mx_skip_mixed = {
+const struct ps_skip_kind mxfp8_skip_mixed = {
 	"skipped (shared with a non-selected consumer)", PS_SKIP_INFO
 };
-const struct ps_skip_kind mx_skip_act_layout = {
+const struct ps_skip_kind mxfp8_skip_act_layout = {
 	"activations skipped (layout)", PS_SKIP_INFO
 };
 
-int mx_is_float(int dtype)
+int mxfp8_is_float(int dtype)
 {
 	return dtype == QIR_FLOAT || dtype == QIR_FLOAT16 ||
 	       dtype == QIR_BFLOAT16;
 }
 
-int mx_collect(qir_graph *g, void *arg)
+int mxfp8_collect(qir_graph *g, void *arg)
 {
-	struct mx_nodes *l = arg;
+	struct mxfp8_nodes *l = arg;
 	qir_node *n;
 
 	qir_graph_for_each_node(g, n) {
@@ -46,10 +46,10 @@ int mx_collect(qir_graph *g, void *arg)
 	return 0;
 }
 
-qopt_status mx_opset(struct mx_cfg *cfg)
+qopt_status mxfp8_opset(struct mxfp8_cfg *cfg)
 {
-	int64_t want = cfg->mode == MX_REAL && cfg->format == MX_ONNX ? 24 : 19;
-	const char *why = cfg->mode == MX_FAKE ?
+	int64_t want = cfg->mode == MXFP8_REAL && cfg->format == MXFP8_ONNX ? 24 : 19;
+	const char *why = cfg->mode == MXFP8_FAKE ?
 		"MXFP8 fake form (Cast to FLOAT8E4M3FN)" : want == 24 ?
 		"MXFP8 DequantizeLinear with FLOAT8E8M0 scales" :
 		"MXFP8 (FLOAT8E4M3FN tensors)";
@@ -58,16 +58,16 @@ qopt_status mx_opset(struct mx_cfg *cfg)
 		return cfg->opset_rc;
 	cfg->opset_asked = 1;
 	cfg->opset_rc = qopt_require_opset(cfg->ctx, want, why);
-	if (!cfg->opset_rc && cfg->mode == MX_REAL &&
-	    qir_model_opset(cfg->m, MX_DOMAIN) < 1 &&
-	    qir_model_set_opset(cfg->m, MX_DOMAIN, 1)) {
+	if (!cfg->opset_rc && cfg->mode == MXFP8_REAL &&
+	    qir_model_opset(cfg->m, MXFP8_DOMAIN) < 1 &&
+	    qir_model_set_opset(cfg->m, MXFP8_DOMAIN, 1)) {
 		qopt_error(cfg->ctx, "out of memory");
 		cfg->opset_rc = QOPT_ENOMEM;
 	}
 	return cfg->opset_rc;
 }
 
-qir_node *mx_node(qir_graph *g, const char *op, const char *domain,
+qir_node *mxfp8_node(qir_graph *g, const char *op, const char *domain,
 		  const char *hint, qir_value *a, qir_value *b)
 {
 	qir_node *n = qir_node_new(g, op, domain, hint);
@@ -77,7 +77,7 @@ qir_node *mx_node(qir_graph *g, const char *op, const char *domain,
 	return n;
 }
 
-qir_value *mx_out(qir_node *n, const char *hint, int dtype,
+qir_value *mxfp8_out(qir_node *n, const char *hint, int dtype,
 		  const qir_value *shape_from)
 {
 	qir_value *o = n ? qir_node_add_output(n, NULL, hint) : NULL;
@@ -92,7 +92,7 @@ qir_value *mx_out(qir_node *n, const char *hint, int dtype,
 	return o;
 }
 
-qir_value *mx_const(qir_graph *g, const char *name, int dtype, int rank,
+qir_value *mxfp8_const(qir_graph *g, const char *name, int dtype, int rank,
 		    const int64_t *dims, const void *v)
 {
 	qir_error err = { 0 };
@@ -108,14 +108,14 @@ qir_value *mx_const(qir_graph *g, const char *name, int dtype, int rank,
 	return ps_add_initializer(g, t);
 }
 
-qir_value *mx_const_i64(qir_graph *g, const char *name, int rank,
+qir_value *mxfp8_const_i64(qir_graph *g, const char *name, int rank,
 			const int64_t *dims, const int64_t *v)
 {
-	return mx_const(g, name, QIR_INT64, rank, dims, v);
+	return mxfp8_const(g, name, QIR_INT64, rank, dims, v);
 }
 
-qir_value *mx_const_f32(qir_graph *g, const char *name, int rank,
+qir_value *mxfp8_const_f32(qir_graph *g, const char *name, int rank,
 			const int64_t *dims, const float *v)
 {
-	return mx_const(g, name, QIR_FLOAT, rank, dims, v);
+	return mxfp8_const(g, name, QIR_FLOAT, rank, dims, v);
 }

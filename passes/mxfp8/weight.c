@@ -19,11 +19,11 @@
 #include "select.h"
 #include "util.h"
 
-static int remember(struct mx_cfg *cfg, qir_value *v, int rc)
+static int remember(struct mxfp8_cfg *cfg, qir_value *v, int rc)
 {
 	if (cfg->ndone == cfg->capdone) {
 		size_t cap = cfg->capdone ? 2 * cfg->capdone : 64;
-		struct mx_done *d = realloc(cfg->done, cap * sizeof(*d));
+		struct mxfp8_done *d = realloc(cfg->done, cap * sizeof(*d));
 
 		if (!d) {
 			qopt_error(cfg->ctx, "out of memory");
@@ -37,7 +37,7 @@ static int remember(struct mx_cfg *cfg, qir_value *v, int rc)
 	return rc;
 }
 
-static int seen(const struct mx_cfg *cfg, const qir_value *v)
+static int seen(const struct mxfp8_cfg *cfg, const qir_value *v)
 {
 	size_t i;
 
@@ -50,10 +50,10 @@ static int seen(const struct mx_cfg *cfg, const qir_value *v)
 /* What defined a replaced value: the nodes and initializers behind it,
  * collected before anything is erased (an erased node frees its
  * outputs, which other entries may name). */
-#define MX_CONE 64
+#define MXFP8_CONE 64
 struct cone {
-	qir_node *n[MX_CONE];
-	qir_value *init[MX_CONE];
+	qir_node *n[MXFP8_CONE];
+	qir_value *init[MXFP8_CONE];
 	size_t nn, ni;
 };
 
@@ -66,14 +66,14 @@ static void cone_add(struct cone *c, qir_value *v, int depth)
 		for (i = 0; i < c->ni; i++)
 			if (c->init[i] == v)
 				return;
-		if (v->init && !v->is_input && c->ni < MX_CONE)
+		if (v->init && !v->is_input && c->ni < MXFP8_CONE)
 			c->init[c->ni++] = v;
 		return;
 	}
 	for (i = 0; i < c->nn; i++)
 		if (c->n[i] == p)
 			return;
-	if (c->nn == MX_CONE || depth > 16)
+	if (c->nn == MXFP8_CONE || depth > 16)
 		return;
 	c->n[c->nn++] = p;
 	for (i = 0; i < p->ninputs; i++)
@@ -101,7 +101,7 @@ static void cone_sweep(struct cone *c)
 		(void)ps_drop_unused_initializer(c->init[i], &err);
 }
 
-int mx_replace(struct mx_cfg *cfg, qir_value *old, qir_value *nv)
+int mxfp8_replace(struct mxfp8_cfg *cfg, qir_value *old, qir_value *nv)
 {
 	qir_error err = { 0 };
 	char *name = strdup(old->name);
@@ -132,7 +132,7 @@ static char *suffixed(const char *name, const char *suffix)
 }
 
 /* t's codes and scales (caller frees both), or -1 after qopt_error. */
-static int quantize(struct mx_cfg *cfg, qir_tensor *t, int kaxis,
+static int quantize(struct mxfp8_cfg *cfg, qir_tensor *t, int kaxis,
 		    const char *name, uint8_t **codes, uint8_t **scales)
 {
 	qir_error err = { 0 };
@@ -141,7 +141,7 @@ static int quantize(struct mx_cfg *cfg, qir_tensor *t, int kaxis,
 	int rc;
 
 	*codes = malloc(n ? n : 1);
-	*scales = malloc(n / MX_BLOCK ? n / MX_BLOCK : 1);
+	*scales = malloc(n / MXFP8_BLOCK ? n / MXFP8_BLOCK : 1);
 	if (!*codes || !*scales || (n && !src)) {
 		qopt_error(cfg->ctx, "weight '%s': %s", name,
 			   err.msg[0] ? err.msg : "out of memory");
@@ -159,7 +159,7 @@ static int quantize(struct mx_cfg *cfg, qir_tensor *t, int kaxis,
 }
 
 /* A tensor named name+suffix holding a copy of bytes, added to g. */
-static qir_value *add_tensor(struct mx_cfg *cfg, qir_graph *g,
+static qir_value *add_tensor(struct mxfp8_cfg *cfg, qir_graph *g,
 			     const char *name, const char *suffix, int dtype,
 			     int rank, const int64_t *dims, const void *bytes)
 {
@@ -196,22 +196,22 @@ struct fake_recipe {
 
 /* Elements of one strip: its codes and scales stay in the cache
  * between the two kernels. */
-#define MX_STRIP_ELEMS ((size_t)1 << 16)
+#define MXFP8_STRIP_ELEMS ((size_t)1 << 16)
 
 static int fake_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 		    const void *src, void *const *dst, const char **step,
 		    qir_error *err)
 {
 	const struct fake_recipe *r = (const struct fake_recipe *)base;
-	size_t tile = MX_BLOCK * r->inner, es = qir_dtype_bits(in->dtype) / 8;
-	size_t tiles = r->outer * (r->k / MX_BLOCK), per, t0, h;
+	size_t tile = MXFP8_BLOCK * r->inner, es = qir_dtype_bits(in->dtype) / 8;
+	size_t tiles = r->outer * (r->k / MXFP8_BLOCK), per, t0, h;
 	const unsigned char *s = src;
 	unsigned char *d = dst[0];
 	uint8_t *codes, *scales;
 	int rc;
 
 	(void)err;
-	per = tile < MX_STRIP_ELEMS ? MX_STRIP_ELEMS / tile : 1;
+	per = tile < MXFP8_STRIP_ELEMS ? MXFP8_STRIP_ELEMS / tile : 1;
 	per = per < tiles ? per : tiles;
 	codes = malloc(per * tile + 1);
 	scales = malloc(per * r->inner + 1);
@@ -222,11 +222,11 @@ static int fake_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 		h = tiles - t0 < per ? tiles - t0 : per;
 		*step = "MXFP8 quantization";
 		rc = qk_mxfp8_quantize(kc, in->dtype, s + t0 * tile * es, h,
-				       MX_BLOCK, r->inner, codes, scales);
+				       MXFP8_BLOCK, r->inner, codes, scales);
 		if (rc)
 			break;
 		*step = "MXFP8 dequantization";
-		rc = qk_mxfp8_dequantize(kc, codes, scales, h, MX_BLOCK,
+		rc = qk_mxfp8_dequantize(kc, codes, scales, h, MXFP8_BLOCK,
 					 r->inner, in->dtype,
 					 d + t0 * tile * es);
 	}
@@ -235,7 +235,7 @@ static int fake_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 	return rc;
 }
 
-static qir_value *fake_value(struct mx_cfg *cfg, qir_graph *g, qir_tensor *t,
+static qir_value *fake_value(struct mxfp8_cfg *cfg, qir_graph *g, qir_tensor *t,
 			     int kaxis, const char *name)
 {
 	qir_error err = { 0 };
@@ -270,18 +270,18 @@ static qir_value *fake_value(struct mx_cfg *cfg, qir_graph *g, qir_tensor *t,
 }
 
 /* The dequantize node over codes c8 and scales sc (typed by format). */
-static qir_value *dq_node(struct mx_cfg *cfg, qir_graph *g, qir_value *c8,
+static qir_value *dq_node(struct mxfp8_cfg *cfg, qir_graph *g, qir_value *c8,
 			  qir_value *sc, int kaxis, int dtype, int rank,
 			  const int64_t *dims, const char *name)
 {
-	int onnx = cfg->format == MX_ONNX;
-	qir_node *n = mx_node(g, onnx ? "DequantizeLinear" : MX_DQ,
-			      onnx ? NULL : MX_DOMAIN, name, c8, sc);
+	int onnx = cfg->format == MXFP8_ONNX;
+	qir_node *n = mxfp8_node(g, onnx ? "DequantizeLinear" : MXFP8_DQ,
+			      onnx ? NULL : MXFP8_DOMAIN, name, c8, sc);
 	qir_value *o = n ? qir_node_add_output(n, NULL, name) : NULL;
 
 	if (!o || qir_value_set_type(o, dtype, rank, dims, NULL) ||
 	    qir_node_set_attr_int(n, "axis", kaxis) ||
-	    qir_node_set_attr_int(n, "block_size", MX_BLOCK) ||
+	    qir_node_set_attr_int(n, "block_size", MXFP8_BLOCK) ||
 	    qir_node_set_attr_int(n, "output_dtype", dtype)) {
 		qopt_error(cfg->ctx, "weight '%s': out of memory", name);
 		return NULL;
@@ -289,7 +289,7 @@ static qir_value *dq_node(struct mx_cfg *cfg, qir_graph *g, qir_value *c8,
 	return o;
 }
 
-qir_value *mx_weight_value(struct mx_cfg *cfg, qir_graph *g, qir_tensor *t,
+qir_value *mxfp8_weight_value(struct mxfp8_cfg *cfg, qir_graph *g, qir_tensor *t,
 			   int kaxis, const char *name)
 {
 	uint8_t *c = NULL, *s = NULL;
@@ -299,16 +299,16 @@ qir_value *mx_weight_value(struct mx_cfg *cfg, qir_graph *g, qir_tensor *t,
 
 	if (t->rank > 16)
 		return NULL;
-	if (cfg->mode == MX_FAKE)
+	if (cfg->mode == MXFP8_FAKE)
 		return fake_value(cfg, g, t, kaxis, name);
 	if (quantize(cfg, t, kaxis, name, &c, &s))
 		goto out;
 	for (i = 0; i < t->rank; i++)
 		sdims[i] = t->dims[i];
-	sdims[kaxis] /= MX_BLOCK;
+	sdims[kaxis] /= MXFP8_BLOCK;
 	c8 = add_tensor(cfg, g, name, "_f8", QIR_FLOAT8E4M3FN, t->rank,
 			t->dims, c);
-	sc = c8 ? add_tensor(cfg, g, name, "_scale", cfg->format == MX_ONNX ?
+	sc = c8 ? add_tensor(cfg, g, name, "_scale", cfg->format == MXFP8_ONNX ?
 			     QIR_FLOAT8E8M0 : QIR_UINT8, t->rank, sdims, s) :
 		  NULL;
 	if (sc)
@@ -322,7 +322,7 @@ out:
 
 /* Every consumer must be a selected layer: a weight also read by a
  * layer the targets leave alone stays float for both. */
-static void check_uses(struct mx_cfg *cfg, const struct ps_uses *u,
+static void check_uses(struct mxfp8_cfg *cfg, const struct ps_uses *u,
 		       struct ps_skip *s)
 {
 	size_t i;
@@ -330,14 +330,14 @@ static void check_uses(struct mx_cfg *cfg, const struct ps_uses *u,
 	for (i = 0; i < u->n && !s->kind; i++) {
 		struct ps_skip o = { 0 };
 
-		if (mx_match(cfg, u->v[i].node, &o))
-			ps_skip_set(s, &mx_skip_mixed, "also read by '%s', "
+		if (mxfp8_match(cfg, u->v[i].node, &o))
+			ps_skip_set(s, &mxfp8_skip_mixed, "also read by '%s', "
 				    "which the targets leave alone",
 				    u->v[i].node->name);
 	}
 }
 
-static void check_tensor(struct mx_cfg *cfg, qir_tensor *t, int kaxis,
+static void check_tensor(struct mxfp8_cfg *cfg, qir_tensor *t, int kaxis,
 			 struct ps_skip *s)
 {
 	qir_error err = { 0 };
@@ -346,7 +346,7 @@ static void check_tensor(struct mx_cfg *cfg, qir_tensor *t, int kaxis,
 	float amax;
 	int rc;
 
-	if (!mx_is_float(t->dtype)) {
+	if (!mxfp8_is_float(t->dtype)) {
 		ps_skip_set(s, &ps_skip_not_float, "type %s",
 			    qir_dtype_name(t->dtype) ? qir_dtype_name(t->dtype) : "?");
 		return;
@@ -355,8 +355,8 @@ static void check_tensor(struct mx_cfg *cfg, qir_tensor *t, int kaxis,
 		ps_skip_set(s, &ps_skip_layout, "rank %d", t->rank);
 		return;
 	}
-	if (t->dims[kaxis] % MX_BLOCK) {
-		ps_skip_set(s, &mx_skip_k_block, "K = %lld (axis %d)",
+	if (t->dims[kaxis] % MXFP8_BLOCK) {
+		ps_skip_set(s, &mxfp8_skip_k_block, "K = %lld (axis %d)",
 			    (long long)t->dims[kaxis], kaxis);
 		return;
 	}
@@ -378,7 +378,7 @@ static void check_tensor(struct mx_cfg *cfg, qir_tensor *t, int kaxis,
 			    what, (unsigned long long)at);
 }
 
-int mx_weight(struct mx_cfg *cfg, qir_value *stored)
+int mxfp8_weight(struct mxfp8_cfg *cfg, qir_value *stored)
 {
 	struct ps_uses u = { 0 };
 	struct ps_skip s = { 0 };
@@ -396,12 +396,12 @@ int mx_weight(struct mx_cfg *cfg, qir_value *stored)
 	}
 	check_uses(cfg, &u, &s);
 	if (!s.kind)
-		t = ps_weight_tensor(stored, MX_FOLD_MAX_BYTES, &folded, &s);
+		t = ps_weight_tensor(stored, MXFP8_FOLD_MAX_BYTES, &folded, &s);
 	if (t && !ps_uses_kaxis(&u, t->rank, &kaxis, &s))
 		check_tensor(cfg, t, kaxis, &s);
 	ps_uses_free(&u);
 	if (!s.kind) {
-		qopt_status st = mx_opset(cfg);
+		qopt_status st = mxfp8_opset(cfg);
 
 		if (st == QOPT_ESKIPPED)
 			ps_skip_set(&s, &ps_skip_bisect, "the opset upgrade it "
@@ -430,14 +430,14 @@ int mx_weight(struct mx_cfg *cfg, qir_value *stored)
 	before = t->nbytes;
 	numel = qir_tensor_numel(t);
 	ps_coverage_add(&cfg->cov, stored->name, numel, before, pattern,
-			cfg->mode == MX_FAKE ? "mxfp8-fake" : "mxfp8", NULL);
+			cfg->mode == MXFP8_FAKE ? "mxfp8-fake" : "mxfp8", NULL);
 	/* real: one code byte per element and one scale per 32 */
-	after = cfg->mode == MX_FAKE ? t->nbytes :
-		qir_tensor_numel(t) + qir_tensor_numel(t) / MX_BLOCK;
-	nv = mx_weight_value(cfg, stored->graph, t, kaxis, stored->name);
+	after = cfg->mode == MXFP8_FAKE ? t->nbytes :
+		qir_tensor_numel(t) + qir_tensor_numel(t) / MXFP8_BLOCK;
+	nv = mxfp8_weight_value(cfg, stored->graph, t, kaxis, stored->name);
 	if (folded)
 		qir_tensor_free(t);
-	if (!nv || mx_replace(cfg, stored, nv))
+	if (!nv || mxfp8_replace(cfg, stored, nv))
 		return -1;
 	qopt_stat_add(cfg->ctx, "weights quantized", 1);
 	qopt_stat_add(cfg->ctx, "bytes before", (int64_t)before);

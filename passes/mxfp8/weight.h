@@ -8,14 +8,14 @@
 
 /* One stored weight read by selected consumers (plain model): 0
  * quantized (now or before), 1 skipped (said), -1 after qopt_error. */
-int mx_weight(struct mx_cfg *cfg, qir_value *stored);
+int mxfp8_weight(struct mxfp8_cfg *cfg, qir_value *stored);
 /* The new weight for float tensor t (K axis kaxis) under the mode and
  * format: its value, typed like t, replacing nothing yet. NULL after
  * qopt_error. */
-qir_value *mx_weight_value(struct mx_cfg *cfg, qir_graph *g, qir_tensor *t,
+qir_value *mxfp8_weight_value(struct mxfp8_cfg *cfg, qir_graph *g, qir_tensor *t,
 			   int kaxis, const char *name);
 /* Replaces every use of old by nv, removes what defined old once
  * unused, and gives nv old's name. */
-int mx_replace(struct mx_cfg *cfg, qir_value *old, qir_value *nv);
+int mxfp8_replace(struct mxfp8_cfg *cfg, qir_value *old, qir_value *nv);
 
 #endif

@@ -11,12 +11,12 @@
 #include "opset_check.h"
 
 /* Reasons past this many are logged at DEBUG (one summary line). */
-#define OC_REASONS_SHOWN 25
+#define OPSET_CHECK_REASONS_SHOWN 25
 
 struct scan {
 	qopt_ctx *ctx;
 	int declared;
-	struct oc_needs *out;
+	struct opset_check_needs *out;
 	int hidden;
 };
 
@@ -36,7 +36,7 @@ static void reason(struct scan *s, int opset, int ir, const char *fmt, ...)
 	if (ir > s->out->ir)
 		s->out->ir = ir;
 	s->out->reasons++;
-	if (s->out->reasons <= OC_REASONS_SHOWN) {
+	if (s->out->reasons <= OPSET_CHECK_REASONS_SHOWN) {
 		if (opset)
 			qopt_info(s->ctx, "needs opset %d: %s", opset, msg);
 		else
@@ -157,7 +157,7 @@ static void check_node(struct scan *s, qir_node *n)
 	if (!first) {
 		qopt_warn(s->ctx, "%s: %s is not an ai.onnx operator known "
 			  "up to opset %d", QIR_NODE_LABEL(n), n->op_type,
-			  OC_MAX_OPSET);
+			  OPSET_CHECK_MAX_OPSET);
 		return;
 	}
 	if (first > s->declared)
@@ -232,7 +232,7 @@ static int standard_domain(const char *d)
 }
 
 static void report_domains(qopt_ctx *ctx, qir_model *m,
-			   struct oc_needs *out)
+			   struct opset_check_needs *out)
 {
 	struct dom_scan d = { 0 };
 	size_t i;
@@ -263,8 +263,8 @@ static void report_domains(qopt_ctx *ctx, qir_model *m,
 	qopt_stat_add(ctx, "TensorRT custom ops", out->trt_ops);
 }
 
-void oc_scan_needs(qopt_ctx *ctx, qir_model *m, int declared,
-		   struct oc_needs *out)
+void opset_check_scan_needs(qopt_ctx *ctx, qir_model *m, int declared,
+		   struct opset_check_needs *out)
 {
 	struct scan s = { 0 };
 

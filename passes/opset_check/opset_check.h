@@ -9,17 +9,17 @@
 
 /* Highest default-domain opset whose operator changes the upgrade
  * (qir_model_upgrade_opset) knows. */
-#define OC_MAX_OPSET ((int)qir_upgrade_max_opset())
+#define OPSET_CHECK_MAX_OPSET ((int)qir_upgrade_max_opset())
 
 /* What the model needs (needs.c). */
-struct oc_needs {
+struct opset_check_needs {
 	int opset;		/* highest opset any reason asks for */
 	int ir;			/* highest IR version the types ask for */
 	int reasons;		/* number of reasons reported */
 	int trt_ops;		/* TensorRT custom ops present */
 };
 /* Reports at INFO every reason, naming node or tensor. */
-void oc_scan_needs(qopt_ctx *ctx, qir_model *m, int declared,
-		   struct oc_needs *out);
+void opset_check_scan_needs(qopt_ctx *ctx, qir_model *m, int declared,
+		   struct opset_check_needs *out);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include "opset_check.h"
 
-static const qopt_option_spec oc_options[] = {
+static const qopt_option_spec opset_check_options[] = {
 	{ .name = "require", .type = QOPT_OPT_INT, .default_value = NULL,
 	  .flags = QOPT_OPT_HAS_MIN, .min = 1,
 	  .help = "fail unless the model declares at least this default-domain "
@@ -30,7 +30,7 @@ static int max_int(int a, int b)
 }
 
 static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
-		      const struct oc_needs *nd, int *changed)
+		      const struct opset_check_needs *nd, int *changed)
 {
 	int target = max_int(declared, nd->opset);
 	qopt_status rc;
@@ -48,9 +48,9 @@ static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 			   "model needs", target, nd->opset);
 		return -1;
 	}
-	if (target > OC_MAX_OPSET) {
+	if (target > OPSET_CHECK_MAX_OPSET) {
 		qopt_error(ctx, "target opset %d: operator changes are known "
-			   "only up to opset %d", target, OC_MAX_OPSET);
+			   "only up to opset %d", target, OPSET_CHECK_MAX_OPSET);
 		return -1;
 	}
 	if (target > declared) {
@@ -74,13 +74,13 @@ static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 	return 0;
 }
 
-static qopt_status oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status opset_check_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
 	int declared = (int)qir_model_opset(m, "");
 	int upgrade = qopt_opt_bool(ctx, "upgrade");
 	int has_req = qopt_opt_is_set(ctx, "require");
 	int req = has_req ? (int)qopt_opt_int(ctx, "require") : 0;
-	struct oc_needs nd;
+	struct opset_check_needs nd;
 
 	*changed = 0;
 	if (qopt_opt_is_set(ctx, "target") && !upgrade) {
@@ -90,7 +90,7 @@ static qopt_status oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	}
 	qopt_info(ctx, "ai.onnx opset %d, IR version %lld", declared,
 		  (long long)m->ir_version);
-	oc_scan_needs(ctx, m, declared, &nd);
+	opset_check_scan_needs(ctx, m, declared, &nd);
 	qopt_stat_add(ctx, "reasons for a newer opset or IR", nd.reasons);
 	if (nd.opset > declared || nd.ir > m->ir_version)
 		qopt_info(ctx, "needs opset %d and IR version %d; declares "
@@ -124,14 +124,14 @@ static qopt_status oc_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return QOPT_OK;
 }
 
-static const qopt_pass_info oc_passes[] = {
+static const qopt_pass_info opset_check_passes[] = {
 	{ .name = "opset-check",
 	  .summary = "report (require, or upgrade to) the opset and IR "
 	  "version the model needs",
-	  .options = oc_options,
-	  .run = oc_run,
+	  .options = opset_check_options,
+	  .run = opset_check_run,
 	  .flags = 0 },
 	{ 0 }
 };
 
-QOPT_PLUGIN("opset-check", "1.0", oc_passes)
+QOPT_PLUGIN("opset-check", "1.0", opset_check_passes)

@@ -18,13 +18,13 @@ static size_t find(size_t *p, size_t i)
 	return i;
 }
 
-static int is_float_node(const struct tc_node *r)
+static int is_float_node(const struct typecheck_node *r)
 {
 	return r && r->prec == QIR_FLOAT;
 }
 
 /* The island's FLOAT neighbour across a Cast, or across nothing. */
-static struct tc_node *producer_of(struct tc_cfg *cfg, const qir_value *v,
+static struct typecheck_node *producer_of(struct typecheck_cfg *cfg, const qir_value *v,
 				   int through_cast)
 {
 	qir_node *p = v ? v->producer : NULL;
@@ -32,20 +32,20 @@ static struct tc_node *producer_of(struct tc_cfg *cfg, const qir_value *v,
 	if (p && through_cast && qir_node_is(p, "Cast") && p->ninputs &&
 	    p->inputs[0])
 		p = p->inputs[0]->producer;
-	return p ? tc_node_of(cfg, p) : NULL;
+	return p ? typecheck_node_of(cfg, p) : NULL;
 }
 
-static void join(struct tc_cfg *cfg, size_t *p)
+static void join(struct typecheck_cfg *cfg, size_t *p)
 {
 	size_t i, k;
 
 	for (i = 0; i < cfg->nnodes; i++) {
-		struct tc_node *r = &cfg->nodes[i];
+		struct typecheck_node *r = &cfg->nodes[i];
 
 		if (!is_float_node(r))
 			continue;
 		for (k = 0; k < r->n->ninputs; k++) {
-			struct tc_node *q = producer_of(cfg, r->n->inputs[k], 0);
+			struct typecheck_node *q = producer_of(cfg, r->n->inputs[k], 0);
 
 			if (is_float_node(q))
 				p[find(p, i)] = find(p, (size_t)(q - cfg->nodes));
@@ -53,7 +53,7 @@ static void join(struct tc_cfg *cfg, size_t *p)
 	}
 }
 
-static int allowed(struct tc_cfg *cfg, const qir_node *n)
+static int allowed(struct typecheck_cfg *cfg, const qir_node *n)
 {
 	const char *names[2] = { n->name, n->noutputs && n->outputs[0] ?
 				 n->outputs[0]->name : NULL };
@@ -62,21 +62,21 @@ static int allowed(struct tc_cfg *cfg, const qir_node *n)
 }
 
 /* Casts that feed the island or read from it. */
-static uint64_t border_casts(struct tc_cfg *cfg, size_t *p, size_t root)
+static uint64_t border_casts(struct typecheck_cfg *cfg, size_t *p, size_t root)
 {
 	uint64_t casts = 0;
 	size_t i, k;
 
 	for (i = 0; i < cfg->nnodes; i++) {
 		qir_node *c = cfg->nodes[i].n;
-		struct tc_node *in, *out = NULL;
+		struct typecheck_node *in, *out = NULL;
 
 		if (!qir_node_is(c, "Cast") || !c->ninputs || !c->noutputs ||
 		    !c->outputs[0])
 			continue;
 		in = producer_of(cfg, c->inputs[0], 0);
 		for (k = 0; k < c->outputs[0]->nuses && !out; k++) {
-			struct tc_node *u = tc_node_of(cfg, c->outputs[0]->uses[k].node);
+			struct typecheck_node *u = typecheck_node_of(cfg, c->outputs[0]->uses[k].node);
 
 			if (is_float_node(u) && find(p, (size_t)(u - cfg->nodes)) == root)
 				out = u;
@@ -87,7 +87,7 @@ static uint64_t border_casts(struct tc_cfg *cfg, size_t *p, size_t root)
 	return casts;
 }
 
-static void say(struct tc_cfg *cfg, size_t *p, size_t root)
+static void say(struct typecheck_cfg *cfg, size_t *p, size_t root)
 {
 	uint64_t size = 0;
 	int asked = 0;
@@ -113,7 +113,7 @@ static void say(struct tc_cfg *cfg, size_t *p, size_t root)
 	}
 }
 
-int tc_islands(struct tc_cfg *cfg)
+int typecheck_islands(struct typecheck_cfg *cfg)
 {
 	size_t *p, i, low = 0, count = 0;
 

@@ -10,9 +10,9 @@
 
 static const char *const expects[] = { "any", "float16", "bfloat16", NULL };
 
-static qopt_status tc_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status typecheck_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
-	struct tc_cfg cfg;
+	struct typecheck_cfg cfg;
 	int e = qopt_opt_enum(ctx, "expect"), rc = -1;
 
 	*changed = 0;
@@ -21,7 +21,7 @@ static qopt_status tc_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	cfg.m = m;
 	cfg.expect = e == 1 ? QIR_FLOAT16 : e == 2 ? QIR_BFLOAT16 : 0;
 	if (ps_targets_init(&cfg.tg, ctx, PS_TARGET_INCLUDE) == 0 &&
-	    tc_precisions(&cfg) == 0 && tc_islands(&cfg) == 0) {
+	    typecheck_precisions(&cfg) == 0 && typecheck_islands(&cfg) == 0) {
 		qopt_info(ctx, "%llu finding(s)%s",
 			  (unsigned long long)cfg.findings,
 			  cfg.findings ? " (warnings above; --strict fails the "
@@ -34,7 +34,7 @@ static qopt_status tc_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
-static const qopt_option_spec tc_opts[] = {
+static const qopt_option_spec typecheck_opts[] = {
 	{ .name = "expect", .type = QOPT_OPT_ENUM, .default_value = "any",
 	  .choices = expects,
 	  .help = "the precision the model is meant to compute in: with "
@@ -47,13 +47,13 @@ static const qopt_option_spec tc_opts[] = {
 	{ 0 }
 };
 
-static const qopt_pass_info tc_passes[] = {
+static const qopt_pass_info typecheck_passes[] = {
 	{ .name = "typecheck",
 	  .summary = "what TensorRT's strongly typed builder sees: each "
 	  "node's precision, FLOAT islands and their Casts, mixed float "
 	  "inputs, Q/DQ scale types; counts per precision (changes nothing)",
-	  .options = tc_opts, .run = tc_run },
+	  .options = typecheck_opts, .run = typecheck_run },
 	{ 0 }
 };
 
-QOPT_PLUGIN("typecheck", "1.0", tc_passes)
+QOPT_PLUGIN("typecheck", "1.0", typecheck_passes)

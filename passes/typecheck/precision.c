@@ -29,26 +29,26 @@ static const char *type_name(int t)
 
 static int by_node(const void *a, const void *b)
 {
-	const struct tc_node *x = a, *y = b;
+	const struct typecheck_node *x = a, *y = b;
 
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-struct tc_node *tc_node_of(struct tc_cfg *cfg, const qir_node *n)
+struct typecheck_node *typecheck_node_of(struct typecheck_cfg *cfg, const qir_node *n)
 {
-	struct tc_node key = { .n = (qir_node *)n };
+	struct typecheck_node key = { .n = (qir_node *)n };
 
 	return bsearch(&key, cfg->nodes, cfg->nnodes, sizeof(key), by_node);
 }
 
 /* Folds the type t of slot value v into *prec; a second float type
- * makes it TC_MIXED and is said once. */
-static void fold(struct tc_cfg *cfg, struct tc_node *r, const qir_value *v,
+ * makes it TYPECHECK_MIXED and is said once. */
+static void fold(struct typecheck_cfg *cfg, struct typecheck_node *r, const qir_value *v,
 		 int t, const char **first)
 {
-	if (!is_float(t) || r->prec == TC_MIXED)
+	if (!is_float(t) || r->prec == TYPECHECK_MIXED)
 		return;
-	if (r->prec == TC_NONE) {
+	if (r->prec == TYPECHECK_NONE) {
 		r->prec = t;
 		*first = v->name;
 		return;
@@ -60,10 +60,10 @@ static void fold(struct tc_cfg *cfg, struct tc_node *r, const qir_value *v,
 		  type_name(r->prec), *first, type_name(t), v->name);
 	cfg->findings++;
 	qopt_stat_add(cfg->ctx, "nodes with mixed float inputs", 1);
-	r->prec = TC_MIXED;
+	r->prec = TYPECHECK_MIXED;
 }
 
-static void classify(struct tc_cfg *cfg, struct tc_node *r)
+static void classify(struct typecheck_cfg *cfg, struct typecheck_node *r)
 {
 	const struct ps_float_op *op = qir_domain_is_default(r->n->domain) ?
 		ps_float_op_find(r->n->op_type) : NULL;
@@ -106,7 +106,7 @@ static uint64_t dq_codes(const qir_node *n)
 	return t ? qir_tensor_numel(t) : 0;
 }
 
-static void summary(struct tc_cfg *cfg)
+static void summary(struct typecheck_cfg *cfg)
 {
 	static const int types[] = { QIR_FLOAT, QIR_FLOAT16, QIR_BFLOAT16,
 				     QIR_DOUBLE };
@@ -115,7 +115,7 @@ static void summary(struct tc_cfg *cfg)
 	size_t i, k, len = 0;
 
 	for (i = 0; i < cfg->nnodes; i++) {
-		struct tc_node *r = &cfg->nodes[i];
+		struct typecheck_node *r = &cfg->nodes[i];
 
 		for (k = 0; k < 4; k++)
 			if (r->prec == types[k]) {
@@ -141,7 +141,7 @@ static void summary(struct tc_cfg *cfg)
 }
 
 /* Opset 19's QuantizeLinear takes its scale in its input's type. */
-static void q_scale(struct tc_cfg *cfg, const qir_node *n)
+static void q_scale(struct typecheck_cfg *cfg, const qir_node *n)
 {
 	int x, s;
 
@@ -159,7 +159,7 @@ static void q_scale(struct tc_cfg *cfg, const qir_node *n)
 	}
 }
 
-int tc_precisions(struct tc_cfg *cfg)
+int typecheck_precisions(struct typecheck_cfg *cfg)
 {
 	qir_node **v = NULL;
 	size_t i, n = 0;
@@ -171,7 +171,7 @@ int tc_precisions(struct tc_cfg *cfg)
 		goto oom;
 	cfg->nnodes = n;
 	for (i = 0; i < n; i++) {
-		struct tc_node *r = &cfg->nodes[i];
+		struct typecheck_node *r = &cfg->nodes[i];
 
 		r->n = v[i];
 		classify(cfg, r);

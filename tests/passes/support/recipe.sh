@@ -13,7 +13,7 @@ DOC="w: the layer's weight"
 
 "$py" "$helper" gen "$work/mm.onnx"
 check $? "model generated (w with a doc_string)"
-"$py" "$top_srcdir/tests/passes/fp8_mha/rotate.py" model "$work/q.onnx" f32 tensor direct 64 48 &&
+"$py" "$top_srcdir/tests/passes/fp8/rotate.py" model "$work/q.onnx" f32 tensor direct 64 48 &&
 	"$py" "$helper" doc "$work/q.onnx" "$work/qd.onnx" "$DOC"
 check $? "FP8 Q/DQ model generated (w with a doc_string)"
 
