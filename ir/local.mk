@@ -15,7 +15,7 @@ libqopt_la_SOURCES += ir/file/code.h ir/file/kind.h ir/file/kind.c \
 libqopt_la_SOURCES += ir/model/internal.h ir/model/dtype.c \
 	ir/model/strmap.c ir/model/error.c ir/model/tensor.c \
 	ir/model/value.c ir/model/node.c ir/model/attr.c ir/model/graph.c \
-	ir/model/model.c ir/model/opts.c ir/model/toposort.c ir/model/dead.c \
+	ir/model/model.c ir/model/function.c ir/model/opts.c ir/model/toposort.c ir/model/dead.c \
 	ir/model/verify.c ir/model/typecheck.c ir/model/print.c \
 	ir/model/hash.c ir/model/digest.c ir/model/spill.c \
 	ir/model/deferred.c ir/model/outfile.c

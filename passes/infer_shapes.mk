@@ -3,4 +3,4 @@
 passes_LTLIBRARIES += passes/infer_shapes.la
 passes_infer_shapes_la_SOURCES = passes/infer_shapes/plugin.c
 passes_infer_shapes_la_LDFLAGS = $(PASS_LDFLAGS)
-passes_infer_shapes_la_LIBADD = $(PASS_LIBADD)
+passes_infer_shapes_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD)

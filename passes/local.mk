@@ -6,6 +6,7 @@
 noinst_LTLIBRARIES += passes/libpass-support.la
 passes_libpass_support_la_SOURCES = passes/support/support.h \
 	passes/support/results.h passes/support/results.c \
+	passes/support/fail.h passes/support/fail.c \
 	passes/support/finite.h passes/support/finite.c \
 	passes/support/skip.h passes/support/skip.c \
 	passes/support/targets.h passes/support/targets.c \

@@ -6,5 +6,5 @@ passes_opset_check_la_SOURCES = \
 	passes/opset_check/plugin.c \
 	passes/opset_check/needs.c
 passes_opset_check_la_LDFLAGS = $(PASS_LDFLAGS)
-passes_opset_check_la_LIBADD = $(PASS_LIBADD)
+passes_opset_check_la_LIBADD = passes/libpass-support.la $(PASS_LIBADD)
 EXTRA_DIST += passes/opset_check/README.md

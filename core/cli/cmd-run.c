@@ -73,8 +73,10 @@ static void print_options(FILE *out, const qopt_option_spec *o, size_t n)
 	for (i = 0; i < n; i++) {
 		char acc[512];
 
-		fprintf(out, "  %-20s %-6s default %-10s %s\n", o[i].name,
+		fprintf(out, "  %-20s %-6s %s %-10s %s\n", o[i].name,
 			qm_opt_type_name(o[i].type),
+			o[i].flags & QOPT_OPT_REQUIRED ? "        " : "default",
+			o[i].flags & QOPT_OPT_REQUIRED ? "(required)" :
 			o[i].default_value ? (*o[i].default_value ?
 			o[i].default_value : "''") : "(unset)",
 			o[i].help ? o[i].help : "");

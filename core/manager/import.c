@@ -12,6 +12,9 @@
 #include "manager/options.h"
 #include "manager/registry.h"
 
+#define PM_KNOWN_OPT_FLAGS (QOPT_OPT_HAS_MIN | QOPT_OPT_HAS_MAX | \
+			    QOPT_OPT_PATH | QOPT_OPT_POW2 | QOPT_OPT_REQUIRED)
+
 /* The offset of the first nonzero byte of the entry past the size bytes
  * this qopt knows, or 0: a later minor's field that is set, and so
  * means something this qopt cannot do. */
@@ -210,6 +213,14 @@ static int check_accepts(const char *path, const char *kind,
 	size_t k;
 	int numeric = o->type == QOPT_OPT_INT || o->type == QOPT_OPT_FLOAT;
 
+	/* A flag bit this qopt does not know means something it cannot do
+	 * (a later minor's check); ignoring it would run the pass unchecked. */
+	if (o->flags & ~PM_KNOWN_OPT_FLAGS)
+		return qir_fail(err, QOPT_EPLUGIN_ABI,
+				"%s: %s '%s': option '%s' sets option flags 0x%x that this qopt (%s, plugin ABI %u.%u) does not know: upgrade qopt",
+				path, kind, pi->name, o->name,
+				o->flags & ~PM_KNOWN_OPT_FLAGS, qopt_version(),
+				QOPT_ABI_MAJOR, QOPT_ABI_MINOR);
 	if (o->type == QOPT_OPT_ENUM && (!o->choices || !o->choices[0]))
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: %s '%s': enum option '%s' lists no choices",
@@ -235,6 +246,10 @@ static int check_accepts(const char *path, const char *kind,
 				"%s: %s '%s': option '%s' (%s) cannot be a power of two (only an integer can)",
 				path, kind, pi->name, o->name,
 				pm_opt_type_name(o->type));
+	if ((o->flags & QOPT_OPT_REQUIRED) && o->default_value)
+		return qir_fail(err, QOPT_EPLUGIN_TABLE,
+				"%s: %s '%s': option '%s' is required and has a default (\"%s\"): it can be one or the other",
+				path, kind, pi->name, o->name, o->default_value);
 	if ((o->flags & QOPT_OPT_PATH) && o->type != QOPT_OPT_STRING)
 		return qir_fail(err, QOPT_EPLUGIN_TABLE,
 				"%s: %s '%s': option '%s' (%s) cannot be a path (only a string can)",

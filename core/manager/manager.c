@@ -183,6 +183,10 @@ static void report_failure(const qopt_ctx *ctx, int rc)
 		pm_msg(ctx->run->s, QOPT_LOG_ERROR, ctx->st->name,
 		       "pass returned '%s' (status %d) without a message",
 		       qopt_status_str(rc), rc);
+	else
+		pm_msg(ctx->run->s, QOPT_LOG_DEBUG, ctx->st->name,
+		       "pass failed: '%s' (status %d)", qopt_status_str(rc),
+		       rc);
 }
 
 /* A pass failed (after the message): the hooks hear it. */

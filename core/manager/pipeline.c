@@ -295,6 +295,17 @@ static int resolve_stage(struct pm_pipeline *p, struct pm_stage *s,
 					 &s->vals[i], why, sizeof(why));
 	for (i = 0; i < s->nraw; i++)
 		bad += resolve_option(p, s, &s->raw[i]);
+	for (i = 0; i < s->pass->nopts; i++)
+		if ((specs[i].flags & QOPT_OPT_REQUIRED) && !s->vals[i].set) {
+			pm_pl_error(p, s->line,
+				    "pass '%s'%s%s%s needs option '%s' (%s): give it as %s:%s=VALUE on --passes, or %s = VALUE in its section",
+				    s->name, s->from ? " (a step of '" : "",
+				    s->from ? s->from : "", s->from ? "')" : "",
+				    specs[i].name,
+				    specs[i].help ? specs[i].help : "no summary",
+				    s->name, specs[i].name, specs[i].name);
+			bad++;
+		}
 	return bad;
 }
 

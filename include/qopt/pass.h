@@ -125,6 +125,12 @@ enum qopt_opt_flags {
 	 * and bisect refuse a bad value before any pass runs; a 4.1 plugin
 	 * loads only into a qopt that checks it. */
 	QOPT_OPT_POW2 = 1u << 3,
+	/* (ABI 4.4) The pipeline must give this option: the manager refuses
+	 * a stage without it when it reads the pipeline, naming the pass and
+	 * the option, and --help-pass marks it. It has no default_value (a
+	 * table error). A qopt that predates the flag refuses the plugin as
+	 * needing 4.4 (every flag bit is checked against what it knows). */
+	QOPT_OPT_REQUIRED = 1u << 4,
 };
 
 /* Tables grow only at their end, in a new ABI minor; the loader reads

@@ -147,6 +147,12 @@ struct ir_model_priv {
 	/* Conflicts the load's inference found; the first few kept. */
 	size_t load_notes;
 	char *load_note[64];
+	/* The model's local functions, "domain.name" or "name" (owned):
+	 * the IR does not model their bodies (the writer copies them back
+	 * from pb), but their names are the model's, so they live here and
+	 * not in the reader. */
+	char **functions;
+	size_t nfunctions;
 };
 
 #define QIR_TPRIV(t) ((struct ir_tensor_priv *)(t)->priv)
@@ -188,6 +194,10 @@ void ir_opts_write(void *dst, const void *src, size_t src_size, size_t base);
 #define IR_INFER_OPTS_4_0 sizeof(qir_infer_opts)
 #define IR_UPGRADE_REPORT_4_0 sizeof(qir_upgrade_report)
 void ir_model_keep_note(void *arg, const char *msg);
+/* ir/model/function.c: records a local function's name (copied);
+ * 0, or -1 out of memory. */
+int ir_model_add_function(qir_model *m, const char *domain,
+			  const char *name);
 void ir_tensor_set_external(qir_tensor *t, ir_mapping *map,
 			      const char *location, uint64_t offset);
 /* Maps map->path on first use (read-only, MAP_PRIVATE). */

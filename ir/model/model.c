@@ -64,6 +64,9 @@ void qir_model_free(qir_model *m)
 		ir_spill_close(m);
 		for (i = 0; i < 64; i++)
 			free(mp->load_note[i]);
+		for (i = 0; i < mp->nfunctions; i++)
+			free(mp->functions[i]);
+		free(mp->functions);
 		free(mp->dir);
 		free(mp);
 	}

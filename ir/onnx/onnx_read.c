@@ -634,6 +634,20 @@ static void clear_header(qir_model *m)
 	m->graph = NULL;
 }
 
+/* The IR keeps the names of the model's local functions (their bodies
+ * stay in the parsed message, which the writer copies back). */
+static int read_functions(qir_model *m, const Onnx__ModelProto *mp,
+			  qir_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < mp->n_functions; i++)
+		if (ir_model_add_function(m, mp->functions[i]->domain,
+					  mp->functions[i]->name))
+			return nomem(err);
+	return 0;
+}
+
 static int read_header(qir_model *m, const Onnx__ModelProto *mp,
 		       qir_error *err)
 {
@@ -824,7 +838,7 @@ static int load(const void *buf, size_t len, const char *dir,
 	ctx.dir = p->dir;
 	ctx.no_external = o ? o->no_external : 0;
 	ctx.links_ok = o ? o->links_ok : 0;
-	if (read_header(m, mp, err))
+	if (read_header(m, mp, err) || read_functions(m, mp, err))
 		goto fail;
 	m->graph = ir_graph_new(m, NULL, NULL,
 				  mp->graph->name ? mp->graph->name : "");
@@ -933,33 +947,3 @@ size_t qir_model_load_reordered(const qir_model *m)
 	return m && m->priv ? QIR_MPRIV(m)->load_moved : 0;
 }
 
-/* Functions stay in the parsed message (the writer copies them back):
- * only the reader knows where they are. */
-static const Onnx__ModelProto *model_pb(const qir_model *m)
-{
-	return m && m->priv ? QIR_MPRIV(m)->pb : NULL;
-}
-
-size_t qir_model_function_count(const qir_model *m)
-{
-	const Onnx__ModelProto *mp = model_pb(m);
-
-	return mp ? mp->n_functions : 0;
-}
-
-char *qir_model_function_name(const qir_model *m, size_t i, char *buf,
-			      size_t size)
-{
-	const Onnx__ModelProto *mp = model_pb(m);
-	const Onnx__FunctionProto *f;
-
-	if (!mp || i >= mp->n_functions || !size)
-		return NULL;
-	f = mp->functions[i];
-	if (f->domain && f->domain[0])
-		snprintf(buf, size, "%s.%s", f->domain,
-			 f->name ? f->name : "");
-	else
-		snprintf(buf, size, "%s", f->name ? f->name : "");
-	return buf;
-}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cast_fold.h"
+#include "../support/fail.h"
 
 #define CAST_FOLD_MAX_ROUNDS 16
 
@@ -47,7 +48,7 @@ static int round_once(struct cast_fold_state *s, struct cast_list *declined)
 	int done = 0, r = 0;
 
 	if (qir_graph_nodes(s->m->graph, "", "Cast", 1, &l.v, &l.n, NULL)) {
-		qopt_error(s->ctx, "out of memory");
+		ps_fail(s->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	for (i = 0; i < l.n; i++) {
@@ -114,7 +115,7 @@ static qopt_status cast_fold_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	ps_sweep_fini(&s.sweep);
 	*changed = total > 0;
 	if (r < 0)
-		return QOPT_EPASS;
+		return ps_status(-1);
 	if (s.opset_skips)
 		qopt_warn(ctx, "%lld Cast(s) next to Q/DQ left alone: folding "
 			  "them needs opset >= 19 (FLOAT16 scales), the model "

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cast_fold.h"
+#include "../support/fail.h"
 
 static int opset_gate(struct cast_fold_state *s, const qir_node *cast,
 		      const char *pattern)
@@ -202,7 +203,7 @@ int cast_fold_fold_dq_cast(struct cast_fold_state *s, qir_node *cast)
 		   dq1 ? " (two-level scale chain retyped)" : "");
 	return 1;
 oom:
-	qopt_error(s->ctx, "%s: out of memory", QIR_NODE_LABEL(cast));
+	ps_fail(s->ctx, QOPT_ENOMEM, "%s: out of memory", QIR_NODE_LABEL(cast));
 	return -1;
 }
 
@@ -249,7 +250,7 @@ int cast_fold_fold_cast_q(struct cast_fold_state *s, qir_node *cast)
 	newv = calloc(n, sizeof(*newv));
 	olds = calloc(n, sizeof(*olds));
 	if (!uses || !conv || !newv || !olds) {
-		qopt_error(s->ctx, "%s: out of memory", QIR_NODE_LABEL(cast));
+		ps_fail(s->ctx, QOPT_ENOMEM, "%s: out of memory", QIR_NODE_LABEL(cast));
 		ret = -1;
 		goto out;
 	}
@@ -304,7 +305,7 @@ int cast_fold_fold_cast_q(struct cast_fold_state *s, qir_node *cast)
 		}
 		if (qir_node_set_input(q, 0, x) < 0 ||
 		    qir_node_set_input(q, 1, newv[i]) < 0) {
-			qopt_error(s->ctx, "%s: out of memory", QIR_NODE_LABEL(q));
+			ps_fail(s->ctx, QOPT_ENOMEM, "%s: out of memory", QIR_NODE_LABEL(q));
 			ret = -1;
 			goto out;
 		}

@@ -9,6 +9,7 @@
 
 #include "cast_fold.h"
 #include "../support/cleanup.h"
+#include "../support/fail.h"
 
 qir_tensor *cast_fold_const_f32(qir_value *v)
 {
@@ -118,13 +119,13 @@ int cast_fold_take_over(struct cast_fold_state *s, qir_node *n, qir_value *old,
 	if (!name)
 		return -1;
 	if (qir_value_replace_all_uses(old, repl) < 0) {
-		qopt_error(s->ctx, "out of memory moving the uses of '%s'",
+		ps_fail(s->ctx, QOPT_ENOMEM, "out of memory moving the uses of '%s'",
 			   old->name);
 		free(name);
 		return -1;
 	}
 	if (qir_node_erase(n, &err) < 0) {
-		qopt_error(s->ctx, "%s", err.msg);
+		ps_fail(s->ctx, err.code, "%s", err.msg);
 		free(name);
 		return -1;
 	}

@@ -30,6 +30,7 @@
 #include <strings.h>
 
 #include "calib.h"
+#include "../support/fail.h"
 
 const struct fp8_qformat fp8_fp8 = { "fp8", "FP8", QIR_FLOAT8E4M3FN,
 					   448.0, 1 };
@@ -849,7 +850,7 @@ static int uncalibrated(struct fp8_cfg *cfg, unsigned flags,
 	int fp8;
 
 	if (flags & FP8_PLACE_CNN) {
-		qopt_error(cfg->ctx, "option calibration is not set: %s "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "option calibration is not set: %s "
 			   "places Q/DQ from measured ranges only. Give it "
 			   "samples in one command: `qopt --passes %s MODEL "
 			   "--calibration-data DIR -o OUT.onnx`; or measure the "
@@ -866,7 +867,7 @@ static int uncalibrated(struct fp8_cfg *cfg, unsigned flags,
 		qopt_debug(cfg->ctx, "no calibration file: nothing to place");
 		return 0;
 	}
-	qopt_error(cfg->ctx, "the model has no FP8 quantization (no FP8 "
+	ps_fail(cfg->ctx, QOPT_EINVALID, "the model has no FP8 quantization (no FP8 "
 		   "QuantizeLinear/DequantizeLinear, no trt:: FP8 op) and no "
 		   "calibration file was given: fp8-mha would add only Softmax "
 		   "Q/DQ and make none of its %zu attention block%s fusible. "
@@ -901,18 +902,18 @@ int fp8_calib_place_ex(struct fp8_cfg *cfg, unsigned flags,
 		return uncalibrated(cfg, flags, fmt->pass);
 	rc = ps_calib_load(p.path, &p.cal, why, sizeof(why));
 	if (rc == PS_CALIB_UNREADABLE) {
-		qopt_error(cfg->ctx, "calibration file %s", why);
+		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file %s", why);
 		return -1;
 	}
 	if (rc) {
-		qopt_error(cfg->ctx, "calibration file '%s': %s", p.path, why);
+		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file '%s': %s", p.path, why);
 		return -1;
 	}
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)qir_model_hash(cfg->m));
 	/* the hash a file made by an earlier qopt carries matches too */
 	if (!qir_model_hash_is(cfg->m, p.cal->hash)) {
-		qopt_error(cfg->ctx, "calibration file '%s' is for model hash "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file '%s' is for model hash "
 			   "%s, this model's is %s: it was made for another "
 			   "model, or for this one before it changed (run "
 			   "%s first in the pipeline, or calibrate "

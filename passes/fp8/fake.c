@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fp8.h"
+#include "../support/fail.h"
 
 /* Element type of the DQ output: as typed, else output_dtype, else its
  * scale's (a constant subgraph's folded result); 0 when unknown. */
@@ -160,7 +161,7 @@ static qir_tensor *plain_values(struct fp8_cfg *cfg,
 	    fp8_scale_f32(c->dq, &r->ds, &nds) ||
 	    fp8_scale_layout(c->dq, c->w, nds, &r->dl, &why) < 0) {
 		ps_recipe_free(r);
-		qopt_error(cfg->ctx, "weight '%s': fake FP8 values: %s",
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': fake FP8 values: %s",
 			   c->q->inputs[0]->name, why ? why : "out of memory");
 		return NULL;
 	}
@@ -275,7 +276,7 @@ int fp8_fake_weight(struct fp8_cfg *cfg,
 		return -1;
 	/* plain float now: later weight passes must not round it again */
 	if (ps_fake_record(cfg->m, name, "fp8") < 0) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	qopt_stat_add(cfg->ctx, o->rotate_back ?

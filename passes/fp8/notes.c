@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "fp8.h"
+#include "../support/fail.h"
 
 static void vnote(struct fp8_cfg *cfg, const qir_node *n,
 		  const char *fmt, va_list ap)
@@ -80,7 +81,7 @@ int fp8_fail(struct fp8_cfg *cfg, const qir_node *n, const qir_error *e)
 {
 	char label[160];
 
-	qopt_error(cfg->ctx, "%s: %s", n ? qir_node_label(n, label,
+	ps_fail(cfg->ctx, QOPT_ENOMEM, "%s: %s", n ? qir_node_label(n, label,
 		   sizeof(label)) : "model", e && e->msg[0] ? e->msg :
 		   "out of memory");
 	return -1;

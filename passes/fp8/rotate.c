@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "fp8.h"
+#include "../support/fail.h"
 
 #define E4M3_MAX 448.0f
 
@@ -31,7 +32,7 @@ int fp8_rotate_options(qopt_ctx *ctx, struct fp8_weight_opts *o)
 	o->fake = qopt_opt_enum(ctx, "weight_mode") == 1;
 	o->rotate_back = qopt_opt_enum(ctx, "rotate") == 1;
 	if (o->rotate_back && !o->fake) {
-		qopt_error(ctx, "rotate = rotate_back needs weight_mode = "
+		ps_fail(ctx, QOPT_EINVALID, "rotate = rotate_back needs weight_mode = "
 			   "fake: real FP8 weights would hold the rotated "
 			   "values and the inverse rotation would be lost");
 		return -1;
@@ -373,7 +374,7 @@ qir_tensor *fp8_rotated_recipe(struct fp8_cfg *cfg,
 
 	*skip = 0;
 	if (!r) {
-		qopt_error(cfg->ctx, "weight '%s': rotate_back: out of memory",
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': rotate_back: out of memory",
 			   wname);
 		return NULL;
 	}

@@ -9,18 +9,18 @@
 #include <string.h>
 
 #include "calib.h"
+#include "../support/fail.h"
 
-static qopt_status begin(struct fp8_cfg *cfg, qopt_ctx *ctx, qir_model *m)
+static int begin(struct fp8_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ctx = ctx;
 	cfg->m = m;
 	cfg->qk = qopt_kernels(ctx);
 	if (!cfg->qk) {
-		qopt_error(ctx, "no kernel context");
-		return QOPT_EPASS;
+		return ps_fail(ctx, QOPT_EDEVICE, "no kernel context");
 	}
-	return QOPT_OK;
+	return 0;
 }
 
 /* Removes what the step left unread, frees what it owned. */
@@ -29,7 +29,7 @@ static qopt_status end(struct fp8_cfg *cfg, int rc)
 	fp8_flush_dead(cfg);
 	free(cfg->notes);
 	ps_sweep_fini(&cfg->sweep);
-	return rc ? QOPT_EPASS : QOPT_OK;
+	return ps_status(rc);
 }
 
 typedef int (*stage_fn)(struct fp8_cfg *, int *);
@@ -42,7 +42,7 @@ static qopt_status plain(qopt_ctx *ctx, qir_model *m, int *changed,
 
 	*changed = 0;
 	if (begin(&cfg, ctx, m))
-		return QOPT_EPASS;
+		return ps_status(-1);
 	return end(&cfg, stage(&cfg, changed));
 }
 
@@ -58,7 +58,7 @@ static qopt_status switched(qopt_ctx *ctx, qir_model *m, int *changed,
 
 	*changed = 0;
 	if (begin(&cfg, ctx, m))
-		return QOPT_EPASS;
+		return ps_status(-1);
 	o.on = qopt_opt_bool(ctx, opt);
 	return end(&cfg, stage(&cfg, &o, changed));
 }
@@ -89,7 +89,7 @@ qopt_status fp8_run_compress_weights(qopt_ctx *ctx, qir_model *m,
 
 	*changed = 0;
 	if (begin(&cfg, ctx, m))
-		return QOPT_EPASS;
+		return ps_status(-1);
 	o.compress = qopt_opt_bool(ctx, "compress_weights");
 	if (fp8_rotate_options(ctx, &o))
 		return end(&cfg, -1);
@@ -125,7 +125,7 @@ qopt_status fp8_run_softmax_qdq(qopt_ctx *ctx, qir_model *m, int *changed)
 
 	*changed = 0;
 	if (begin(&cfg, ctx, m))
-		return QOPT_EPASS;
+		return ps_status(-1);
 	o.on = qopt_opt_bool(ctx, "softmax_qdq");
 	cal = qopt_opt_string(ctx, "calibration");
 	o.calibrated = cal && *cal;
@@ -158,7 +158,7 @@ static qopt_status place_and_store(qopt_ctx *ctx, qir_model *m, int *changed,
 
 	*changed = 0;
 	if (begin(&cfg, ctx, m))
-		return QOPT_EPASS;
+		return ps_status(-1);
 	rc = fp8_calib_place_ex(&cfg, FP8_PLACE_CNN, fmt, changed);
 	if (!rc && *changed)
 		rc = fp8_type_qdq(&cfg, changed);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
+#include "../support/fail.h"
 
 /* H_n / sqrt(n) in the activation's type, shared per (type, n). */
 static qir_value *h_const(struct hadamard_rotate_cfg *cfg, qir_graph *g, int dt, size_t n)
@@ -161,7 +162,7 @@ qir_value *hadamard_rotate_rotate_activation(struct hadamard_rotate_cfg *cfg, st
 		goto oom;
 	return y;
 oom:
-	qopt_error(cfg->ctx, "node '%s': out of memory adding the activation "
+	ps_fail(cfg->ctx, QOPT_ENOMEM, "node '%s': out of memory adding the activation "
 		   "rotation", before->name);
 	return NULL;
 }

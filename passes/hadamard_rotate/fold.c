@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
+#include "../support/fail.h"
 
 struct fold_site {
 	qir_node *mm;		/* MatMul/Gemm whose output columns rotate */
@@ -250,7 +251,7 @@ int hadamard_rotate_fold(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate
 	     s.mm->inputs[2] &&
 	     rotate_input(cfg, s.mm, 2,
 			  qir_value_const(s.mm->inputs[2])->rank - 1, t->block))) {
-		qopt_error(cfg->ctx, "node '%s': folding the rotation into '%s' "
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "node '%s': folding the rotation into '%s' "
 			   "failed (out of memory or kernel error)",
 			   t->node->name, s.mm->name);
 		return -1;
@@ -258,7 +259,7 @@ int hadamard_rotate_fold(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate
 	/* x is now x R for every consumer: later targets reuse it */
 	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
 	if (hadamard_rotate_memo_put(&cfg->memo, key, t->act)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	snprintf(why, len, "%s '%s'", s.mm->op_type, s.mm->name);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
+#include "../support/fail.h"
 
 /* |fq(x) - x|^2 and |x|^2 for x [outer, k, inner] FLOAT; -1 on error. */
 static int fq_error(struct hadamard_rotate_cfg *cfg, float *x, size_t outer, size_t k,
@@ -73,7 +74,7 @@ int hadamard_rotate_quantizer_says(struct hadamard_rotate_cfg *cfg, struct hadam
 	x = malloc(n * sizeof(float));
 	if (!src || !x) {
 		free(x);
-		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': %s", t->wv->name,
 			   src || !err.msg[0] ? "out of memory" : err.msg);
 		return -1;
 	}

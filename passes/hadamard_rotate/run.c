@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
+#include "../support/fail.h"
 
 static int cfg_init(struct hadamard_rotate_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 {
@@ -18,7 +19,7 @@ static int cfg_init(struct hadamard_rotate_cfg *cfg, qopt_ctx *ctx, qir_model *m
 	cfg->m = m;
 	cfg->qk = qopt_kernels(ctx);
 	if (!cfg->qk) {
-		qopt_error(ctx, "no kernel context");
+		ps_fail(ctx, QOPT_EDEVICE, "no kernel context");
 		return -1;
 	}
 	if (ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL))
@@ -65,12 +66,12 @@ static qir_value *before_quant(struct hadamard_rotate_cfg *cfg, struct hadamard_
 	if (!xr)
 		return NULL;
 	if (qir_node_set_input(t->quant, 0, xr)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return NULL;
 	}
 	snprintf(key, sizeof(key), "a:%s:%zu", t->act->name, t->block);
 	if (hadamard_rotate_memo_put(&cfg->memo, key, t->act)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return NULL;
 	}
 	qopt_stat_add(cfg->ctx, "rotations online", 1);
@@ -135,11 +136,11 @@ static int rotate(struct hadamard_rotate_cfg *cfg, struct hadamard_rotate_target
 		return -1;
 	if (qir_node_set_input(t->node, 0, a) ||
 	    qir_node_set_input(t->node, 1, w)) {
-		qopt_error(cfg->ctx, "node '%s': out of memory", t->node->name);
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "node '%s': out of memory", t->node->name);
 		return -1;
 	}
 	if (hadamard_rotate_record(cfg, w->name, axis, t->block)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	/* the original weight goes when nothing else reads it */
@@ -231,7 +232,7 @@ qopt_status hadamard_rotate_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	hadamard_rotate_sweep(&cfg);
 	if (*changed && (hadamard_rotate_record_flush(&cfg) ||
 			 qir_graph_toposort(m->graph, &err))) {
-		qopt_error(ctx, "%s", err.code ? err.msg : "out of memory");
+		ps_fail(ctx, QOPT_ENOMEM, "%s", err.code ? err.msg : "out of memory");
 		goto out;
 	}
 	if (cfg.quantizer != HADAMARD_ROTATE_Q_NONE && cfg.q_norm > 0) {
@@ -254,5 +255,5 @@ out:
 	hadamard_rotate_memo_free(&cfg.memo);
 	ps_sweep_fini(&cfg.sweep);
 	free(cfg.record);
-	return rc ? QOPT_EPASS : QOPT_OK;
+	return ps_status(rc);
 }

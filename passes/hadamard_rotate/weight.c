@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hadamard_rotate.h"
+#include "../support/fail.h"
 
 /* outer and inner of w viewed as [outer, K, inner] along kaxis. */
 static void hadamard_rotate_layout_of(const qir_tensor *w, int kaxis, size_t *outer,
@@ -81,7 +82,7 @@ static qir_tensor *rotated_copy(struct hadamard_rotate_cfg *cfg, struct hadamard
 	}
 	if (!r || ps_recipe_defer(cfg->m, &r->base, w, own, &spec, 1, &out,
 				  &err)) {
-		qopt_error(cfg->ctx, "weight '%s': %s", t->wv->name,
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': %s", t->wv->name,
 			   err.msg[0] ? err.msg : "out of memory");
 		return NULL;
 	}
@@ -119,12 +120,12 @@ qir_value *hadamard_rotate_rotate_weight(struct hadamard_rotate_cfg *cfg, struct
 	v = c->name ? qir_graph_add_initializer(t->node->graph, c) : NULL;
 	if (!v) {
 		qir_tensor_free(c);
-		qopt_error(cfg->ctx, "weight '%s': out of memory", old->name);
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': out of memory", old->name);
 		return NULL;
 	}
 	hadamard_rotate_spill(cfg, c);
 	if (hadamard_rotate_memo_put(&cfg->memo, key, v)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return NULL;
 	}
 	return v;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <qopt/qopt.h>
+#include "../support/fail.h"
 
 static void note(void *arg, const char *msg)
 {
@@ -36,7 +37,7 @@ static int declare(struct walk *w, qir_value *v)
 	if (!qopt_may_rewrite(w->ctx, "declare the type of '%s'", v->name))
 		return 0;
 	if (qir_value_copy_shape(v, v, v->dtype, &err) < 0) {
-		qopt_error(w->ctx, "%s", err.msg);
+		ps_fail(w->ctx, err.code, "%s", err.msg);
 		return -1;
 	}
 	qopt_stat_add(w->ctx, "types written", 1);
@@ -80,8 +81,8 @@ static qopt_status is_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	o.arg = ctx;
 	*changed = 0;
 	if (qir_model_infer(m, &o, &err) < 0) {
-		qopt_error(ctx, "%s", err.msg);
-		return QOPT_EPASS;
+		ps_fail(ctx, err.code, "%s", err.msg);
+		return ps_status(-1);
 	}
 	return qir_graph_walk(m->graph, declare_graph, &w) ? QOPT_EPASS :
 							     QOPT_OK;

@@ -28,6 +28,7 @@
 
 #include "act.h"
 #include "util.h"
+#include "../support/fail.h"
 
 #define MXFP8_TABLE 256
 
@@ -239,7 +240,7 @@ qir_value *mxfp8_fake_chain(struct mxfp8_cfg *cfg, qir_value *x, int64_t k,
 		goto nomem;
 	return z;
 nomem:
-	qopt_error(cfg->ctx, "activation '%s': out of memory", x->name);
+	ps_fail(cfg->ctx, QOPT_ENOMEM, "activation '%s': out of memory", x->name);
 	return NULL;
 }
 
@@ -276,7 +277,7 @@ static qir_value *real_chain(struct mxfp8_cfg *cfg, qir_value *x, int out_dtype)
 	if (y)
 		return y;
 nomem:
-	qopt_error(cfg->ctx, "activation '%s': out of memory", x->name);
+	ps_fail(cfg->ctx, QOPT_ENOMEM, "activation '%s': out of memory", x->name);
 	return NULL;
 }
 
@@ -308,7 +309,7 @@ qir_value *mxfp8_activation(struct mxfp8_cfg *cfg, qir_value *x, int64_t k,
 		struct mxfp8_act *a = realloc(cfg->acts, cap * sizeof(*a));
 
 		if (!a) {
-			qopt_error(cfg->ctx, "out of memory");
+			ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 			return NULL;
 		}
 		cfg->acts = a;

@@ -20,6 +20,7 @@
 #include "act.h"
 #include "weight.h"
 #include "util.h"
+#include "../support/fail.h"
 
 static int is_mx(const qir_node *n, const char *op)
 {
@@ -34,7 +35,7 @@ static int mxfp8_op(const qir_node *n)
 
 static int bad(struct mxfp8_cfg *cfg, const qir_node *n, const char *why)
 {
-	qopt_error(cfg->ctx, "node '%s' (trt::%s): %s", n->name, n->op_type,
+	ps_fail(cfg->ctx, QOPT_EINVALID, "node '%s' (trt::%s): %s", n->name, n->op_type,
 		   why);
 	return -1;
 }
@@ -52,7 +53,7 @@ static int axis_of(const qir_node *n, int rank)
 static int bad_attr(struct mxfp8_cfg *cfg, const qir_node *n, const char *name,
 		    const char *why)
 {
-	qopt_error(cfg->ctx, "node '%s' (trt::%s): attribute '%s' %s",
+	ps_fail(cfg->ctx, QOPT_EINVALID, "node '%s' (trt::%s): attribute '%s' %s",
 		   n->name, n->op_type, name, why);
 	return -1;
 }
@@ -339,7 +340,7 @@ static int pair(struct mxfp8_cfg *cfg, qir_node *d, qir_node *q, int *changed)
 				"or BFLOAT16");
 	if (cfg->mode == MXFP8_REAL) {
 		if (type_pair(q, d, x, od)) {
-			qopt_error(cfg->ctx, "out of memory");
+			ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 			return -1;
 		}
 		qopt_stat_add(cfg->ctx, "activation quantizers kept", 1);
@@ -592,7 +593,7 @@ int mxfp8_export(struct mxfp8_cfg *cfg, int *found, int *changed)
 	*found = 0;
 	if (qir_graph_walk(cfg->m->graph, mxfp8_collect, &l)) {
 		free(l.v);
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	*found = (int)l.n;
@@ -605,7 +606,7 @@ int mxfp8_export(struct mxfp8_cfg *cfg, int *found, int *changed)
 	}
 	if (l.n && type_all(cfg, &l, changed)) {
 		free(l.v);
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	rc = types_agree(cfg, &l);

@@ -14,6 +14,7 @@
 #include "act.h"
 #include "select.h"
 #include "util.h"
+#include "../support/fail.h"
 
 static const char *const known_ops[] = { "MatMul", "Gemm", NULL };
 static const char *const modes[] = { "real", "fake", NULL };
@@ -66,16 +67,16 @@ static int cfg_init(struct mxfp8_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	cfg->weights = qopt_opt_bool(ctx, "weights");
 	cfg->activations = qopt_opt_bool(ctx, "activations");
 	if (!cfg->qk) {
-		qopt_error(ctx, "no kernel context");
+		ps_fail(ctx, QOPT_EDEVICE, "no kernel context");
 		return -1;
 	}
 	if (cfg->mode == MXFP8_FAKE && qopt_opt_is_set(ctx, "format")) {
-		qopt_error(ctx, "format = %s applies to mode = real only",
+		ps_fail(ctx, QOPT_EINVALID, "format = %s applies to mode = real only",
 			   qopt_opt_string(ctx, "format"));
 		return -1;
 	}
 	if (!cfg->weights && !cfg->activations) {
-		qopt_error(ctx, "weights = no and activations = no: nothing to do");
+		ps_fail(ctx, QOPT_EINVALID, "weights = no and activations = no: nothing to do");
 		return -1;
 	}
 	return ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL);
@@ -161,7 +162,7 @@ static int layer_activation(struct mxfp8_cfg *cfg, qir_node *n)
 		return 0;
 	}
 	if (qir_node_set_input(n, 0, q)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	qopt_stat_add(cfg->ctx, "activation inputs quantized", 1);
@@ -242,14 +243,14 @@ static qopt_status mxfp8_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	*changed = 0;
 	if (cfg_init(&cfg, ctx, m)) {
 		ps_targets_fini(&cfg.tg);
-		return QOPT_EPASS;
+		return ps_status(-1);
 	}
 	ps_coverage_init(&cfg.cov, &cfg.tg, "weight");
 	/* Layers and their marks before the export's nodes are converted
 	 * (fake mode turns marked weights into plain float ones). */
 	if (qir_graph_walk(m->graph, mxfp8_collect, &l) ||
 	    !(mark = calloc(l.n + 1, 1))) {
-		qopt_error(ctx, "out of memory");
+		ps_fail(ctx, QOPT_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < l.n; i++) {
@@ -276,7 +277,7 @@ out:
 	free(cfg.done);
 	ps_coverage_fini(&cfg.cov);
 	ps_targets_fini(&cfg.tg);
-	return rc ? QOPT_EPASS : QOPT_OK;
+	return ps_status(rc);
 }
 
 static const qopt_pass_info mxfp8_passes[] = {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "../support/fail.h"
 
 const struct ps_skip_kind mxfp8_skip_k_block = {
 	"skipped (K not a multiple of 32)", PS_SKIP_INFO
@@ -61,7 +62,7 @@ qopt_status mxfp8_opset(struct mxfp8_cfg *cfg)
 	if (!cfg->opset_rc && cfg->mode == MXFP8_REAL &&
 	    qir_model_opset(cfg->m, MXFP8_DOMAIN) < 1 &&
 	    qir_model_set_opset(cfg->m, MXFP8_DOMAIN, 1)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		cfg->opset_rc = QOPT_ENOMEM;
 	}
 	return cfg->opset_rc;

@@ -18,6 +18,7 @@
 #include "weight.h"
 #include "select.h"
 #include "util.h"
+#include "../support/fail.h"
 
 static int remember(struct mxfp8_cfg *cfg, qir_value *v, int rc)
 {
@@ -26,7 +27,7 @@ static int remember(struct mxfp8_cfg *cfg, qir_value *v, int rc)
 		struct mxfp8_done *d = realloc(cfg->done, cap * sizeof(*d));
 
 		if (!d) {
-			qopt_error(cfg->ctx, "out of memory");
+			ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 			return -1;
 		}
 		cfg->done = d;
@@ -109,7 +110,7 @@ int mxfp8_replace(struct mxfp8_cfg *cfg, qir_value *old, qir_value *nv)
 
 	if (!name || qir_value_replace_all_uses(old, nv) < 0) {
 		free(name);
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	cone_add(&c, old, 0);
@@ -143,7 +144,7 @@ static int quantize(struct mxfp8_cfg *cfg, qir_tensor *t, int kaxis,
 	*codes = malloc(n ? n : 1);
 	*scales = malloc(n / MXFP8_BLOCK ? n / MXFP8_BLOCK : 1);
 	if (!*codes || !*scales || (n && !src)) {
-		qopt_error(cfg->ctx, "weight '%s': %s", name,
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': %s", name,
 			   err.msg[0] ? err.msg : "out of memory");
 		return -1;
 	}
@@ -178,7 +179,7 @@ static qir_value *add_tensor(struct mxfp8_cfg *cfg, qir_graph *g,
 		memcpy(dst, bytes, t->nbytes);
 	v = ps_add_initializer(g, t);
 	if (!v)
-		qopt_error(cfg->ctx, "weight '%s': %s", name,
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': %s", name,
 			   err.msg[0] ? err.msg : "out of memory");
 	return v;
 }
@@ -247,7 +248,7 @@ static qir_value *fake_value(struct mxfp8_cfg *cfg, qir_graph *g, qir_tensor *t,
 	if (!nm || !r) {
 		free(nm);
 		ps_recipe_free(r);
-		qopt_error(cfg->ctx, "weight '%s': out of memory", name);
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': out of memory", name);
 		return NULL;
 	}
 	ps_axis_split(t->dims, t->rank, kaxis, &r->outer, &r->k, &r->inner);
@@ -259,7 +260,7 @@ static qir_value *fake_value(struct mxfp8_cfg *cfg, qir_graph *g, qir_tensor *t,
 		if (ps_recipe_defer(cfg->m, &r->base, t, 0, &spec, 1, &f,
 				    &err)) {
 			free(nm);
-			qopt_error(cfg->ctx, "weight '%s': %s", name,
+			ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': %s", name,
 				   err.msg[0] ? err.msg : "out of memory");
 			return NULL;
 		}
@@ -283,7 +284,7 @@ static qir_value *dq_node(struct mxfp8_cfg *cfg, qir_graph *g, qir_value *c8,
 	    qir_node_set_attr_int(n, "axis", kaxis) ||
 	    qir_node_set_attr_int(n, "block_size", MXFP8_BLOCK) ||
 	    qir_node_set_attr_int(n, "output_dtype", dtype)) {
-		qopt_error(cfg->ctx, "weight '%s': out of memory", name);
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': out of memory", name);
 		return NULL;
 	}
 	return o;
@@ -391,7 +392,7 @@ int mxfp8_weight(struct mxfp8_cfg *cfg, qir_value *stored)
 	if (rc >= 0)
 		return rc;
 	if (ps_collect_uses(stored, 0, &u, &s)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	check_uses(cfg, &u, &s);

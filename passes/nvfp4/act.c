@@ -26,6 +26,7 @@
 
 #include "nvfp4.h"
 #include "../support/calib_file.h"
+#include "../support/fail.h"
 
 const struct ps_skip_kind nvfp4_skip_act_shape = {
 	"activations skipped (outside TensorRT's DynamicQuantize)",
@@ -628,7 +629,7 @@ static int one_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
 		qopt_stat_add(cfg->ctx, "activations quantized", 1);
 	}
 	if (qir_value_replace_use(x, (qir_use){ n, 0 }, y)) {
-		qopt_error(cfg->ctx, "node '%s': out of memory", n->name);
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "node '%s': out of memory", n->name);
 		return -1;
 	}
 	qopt_stat_add(cfg->ctx, "linear inputs W4A4", 1);
@@ -642,7 +643,7 @@ static int load_calibration(struct nvfp4_cfg *cfg)
 	int rc;
 
 	if (!cfg->calib_path || !*cfg->calib_path) {
-		qopt_error(cfg->ctx, "activations = yes needs calibration = "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "activations = yes needs calibration = "
 			   "FILE: give samples in one command (`qopt --passes "
 			   "nvfp4:activations=yes MODEL --calibration-data DIR "
 			   "-o OUT.onnx`), or run `qopt calibrate --passes "
@@ -652,11 +653,11 @@ static int load_calibration(struct nvfp4_cfg *cfg)
 	}
 	rc = ps_calib_load(cfg->calib_path, &cfg->cal, why, sizeof(why));
 	if (rc == PS_CALIB_UNREADABLE) {
-		qopt_error(cfg->ctx, "calibration file %s", why);
+		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file %s", why);
 		return -1;
 	}
 	if (rc) {
-		qopt_error(cfg->ctx, "calibration file '%s': %s",
+		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file '%s': %s",
 			   cfg->calib_path, why);
 		return -1;
 	}
@@ -664,7 +665,7 @@ static int load_calibration(struct nvfp4_cfg *cfg)
 		 (unsigned long long)qir_model_hash(cfg->m));
 	/* the hash a file made by an earlier qopt carries matches too */
 	if (!qir_model_hash_is(cfg->m, cfg->cal->hash)) {
-		qopt_error(cfg->ctx, "calibration file '%s' is for model hash "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file '%s' is for model hash "
 			   "%s, this model's is %s: it was made for another "
 			   "model, or for this one before it changed (run "
 			   "nvfp4 first in the pipeline, or calibrate again)",
@@ -695,7 +696,7 @@ int nvfp4_act_opset(struct nvfp4_cfg *cfg)
 		return -1;
 	if (cfg->mode == NVFP4_REAL && !qir_model_opset(cfg->m, "trt") &&
 	    qir_model_set_opset(cfg->m, "trt", 1)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -715,7 +716,7 @@ int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed)
 		return rc > 0 ? 0 : -1;
 	d = calloc(cfg->nlin, sizeof(*d));
 	if (!d || ranks_sweep(&rk, cfg->m->graph)) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		ret = -1;
 	}
 	for (i = 0; i < cfg->nlin && !ret; i++)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "nvfp4.h"
+#include "../support/fail.h"
 
 static int is_dynq(const qir_node *n)
 {
@@ -53,7 +54,7 @@ static int static_on_activation(struct nvfp4_cfg *cfg, qir_node *n,
 	float g;
 
 	if (!cfg->activations) {
-		qopt_error(cfg->ctx, "trt::TRT_FP4QDQ node '%s' quantizes '%s', "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "trt::TRT_FP4QDQ node '%s' quantizes '%s', "
 			   "an activation (computed at run time from '%s'): a "
 			   "static NVFP4 quantizer has no amax for it, so no "
 			   "engine can be built (ModelOpt's NVFP4 exporter "
@@ -67,7 +68,7 @@ static int static_on_activation(struct nvfp4_cfg *cfg, qir_node *n,
 	if (!g || x->rank < 1 || last_dim(x) <= 0 ||
 	    last_dim(x) % QK_NVFP4_BLOCK ||
 	    (cfg->mode == NVFP4_REAL && x->rank != 2 && x->rank != 3)) {
-		qopt_error(cfg->ctx, "trt::TRT_FP4QDQ node '%s' on activation "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "trt::TRT_FP4QDQ node '%s' on activation "
 			   "'%s': cannot make it dynamic: %s", n->name, x->name,
 			   s.kind ? s.why : "it is not 2-D or 3-D with a last "
 			   "dimension a known multiple of 16 (TensorRT's "
@@ -79,7 +80,7 @@ static int static_on_activation(struct nvfp4_cfg *cfg, qir_node *n,
 	y = nvfp4_act_chain(cfg, n, x, g, x->rank, last_dim(x));
 	if (!y || qir_value_replace_all_uses(n->outputs[0], y) < 0 ||
 	    qir_node_erase(n, &err)) {
-		qopt_error(cfg->ctx, "trt::TRT_FP4QDQ node '%s': cannot build "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "trt::TRT_FP4QDQ node '%s': cannot build "
 			   "the dynamic chain", n->name);
 		return -1;
 	}
@@ -154,7 +155,7 @@ static int bad_attr(struct nvfp4_cfg *cfg, const qir_node *n,
 {
 	int dom = n->domain && n->domain[0];
 
-	qopt_error(cfg->ctx, "node '%s' (%s%s%s): attribute '%s' %s", n->name,
+	ps_fail(cfg->ctx, QOPT_EINVALID, "node '%s' (%s%s%s): attribute '%s' %s", n->name,
 		   dom ? n->domain : "", dom ? "::" : "", n->op_type, name, why);
 	return -1;
 }
@@ -218,7 +219,7 @@ static int dynq_ok(struct nvfp4_cfg *cfg, qir_node *q)
 
 	if (q->ninputs != 2 || !q->inputs[0] || !q->inputs[1] ||
 	    q->noutputs != 2 || !q->outputs[0] || !q->outputs[1]) {
-		qopt_error(cfg->ctx, "node '%s' (trt::%s): needs two inputs (x, "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "node '%s' (trt::%s): needs two inputs (x, "
 			   "global scale) and two outputs (codes, scales)",
 			   q->name, q->op_type);
 		return -1;
@@ -294,7 +295,7 @@ static int dynamic_to_fake(struct nvfp4_cfg *cfg, qir_node *q, int *changed)
 	*changed = 1;
 	return 0;
 fail:
-	qopt_error(cfg->ctx, "trt::TRT_FP4DynamicQuantize node '%s': cannot "
+	ps_fail(cfg->ctx, QOPT_EINVALID, "trt::TRT_FP4DynamicQuantize node '%s': cannot "
 		   "build the fake form", q->name);
 	return -1;
 }
@@ -347,7 +348,7 @@ int nvfp4_export_activations(struct nvfp4_cfg *cfg, int *changed)
 		return 0;
 	v = malloc(k * sizeof(*v));
 	if (!v) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	k = 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nvfp4.h"
+#include "../support/fail.h"
 
 static const char *const known_ops[] = { "MatMul", "Gemm", "Conv", NULL };
 /* Indexed by enum nvfp4_mode. */
@@ -88,7 +89,7 @@ static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m,
 		return -1;
 	cfg->constant_threshold = qopt_opt_int(ctx, "constant_threshold");
 	if (!cfg->qk) {
-		qopt_error(ctx, "no kernel context");
+		ps_fail(ctx, QOPT_EDEVICE, "no kernel context");
 		return -1;
 	}
 	if (ps_targets_init(&cfg->tg, ctx, PS_TARGET_ALL))
@@ -98,7 +99,7 @@ static int cfg_init(struct nvfp4_cfg *cfg, qopt_ctx *ctx, qir_model *m,
 	 * fall back to a dequantized float Conv there, or fail. */
 	if (ps_targets_op(&cfg->tg, "Conv") &&
 	    qopt_opt_enum(ctx, "target") == 0) {
-		qopt_error(ctx, "op_types includes Conv, but TensorRT has no NVFP4 "
+		ps_fail(ctx, QOPT_EUNSUPPORTED, "op_types includes Conv, but TensorRT has no NVFP4 "
 			   "convolution (it runs Conv in FP8 or INT8): quantize "
 			   "convolutions with the pass fp8 (docs/fp8.md), or set "
 			   "target=ort to keep NVFP4 Conv weights for ONNX "
@@ -336,7 +337,7 @@ static int process(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 			cfg->mode == NVFP4_REAL ? "nvfp4" : "nvfp4-fake", NULL);
 	if (cfg->mode != NVFP4_REAL &&
 	    ps_fake_record(cfg->m, w->stored->name, "nvfp4") < 0) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		goto failed;
 	}
 	rc = nvfp4_rewrite(cfg, w, t);	/* takes a folded t */
@@ -414,12 +415,12 @@ static qopt_status run(qopt_ctx *ctx, qir_model *m, int *changed, int act)
 	if (cfg_init(&cfg, ctx, m, act) || nvfp4_act_prepare(&cfg)) {
 		ps_targets_fini(&cfg.tg);
 		nvfp4_act_fini(&cfg);
-		return QOPT_EPASS;
+		return ps_status(-1);
 	}
 	ps_coverage_init(&cfg.cov, &cfg.tg, "weight");
 	if ((cfg.activations && qir_graph_walk(m->graph, collect_linear, &cfg))
 	    || qir_graph_walk(m->graph, collect_graph, &c)) {
-		qopt_error(ctx, "out of memory");
+		ps_fail(ctx, QOPT_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < c.n; i++) {
@@ -463,7 +464,7 @@ out:
 	free(cfg.codes_buf);
 	free(cfg.scales_buf);
 	ps_targets_fini(&cfg.tg);
-	return rc ? QOPT_EPASS : QOPT_OK;
+	return ps_status(rc);
 }
 
 static qopt_status nvfp4_weights_run(qopt_ctx *ctx, qir_model *m,

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "nvfp4.h"
+#include "../support/fail.h"
 
 struct layout {
 	int rank;
@@ -50,7 +51,7 @@ static int kerr(struct nvfp4_cfg *cfg, const char *what, const char *name,
 
 static int irerr(struct nvfp4_cfg *cfg, const char *name, const qir_error *e)
 {
-	qopt_error(cfg->ctx, "weight '%s': %s", name,
+	ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': %s", name,
 		   e->msg[0] ? e->msg : "out of memory");
 	return -1;
 }
@@ -292,7 +293,7 @@ static int quantize_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 
 	memset(rt, 0, sizeof(*rt));
 	if (!n4 || !ns || !ng || !r) {
-		qopt_error(cfg->ctx, "weight '%s': out of memory",
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': out of memory",
 			   w->stored->name);
 		ps_recipe_free(r);
 		goto out;
@@ -411,7 +412,7 @@ static int rewrite_real(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		return -1;
 	if (qir_value_replace_all_uses(w->stored, out) < 0) {
 		free(name);
-		qopt_error(cfg->ctx, "weight '%s': out of memory", w->stored->name);
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': out of memory", w->stored->name);
 		return -1;
 	}
 	remove_original(cfg, w, c);
@@ -500,7 +501,7 @@ static struct fake_recipe *fake_recipe(struct nvfp4_cfg *cfg,
 					      w->stored->name, fake_run, NULL);
 
 	if (!r) {
-		qopt_error(cfg->ctx, "weight '%s': out of memory",
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "weight '%s': out of memory",
 			   w->stored->name);
 		return NULL;
 	}
@@ -608,7 +609,7 @@ int nvfp4_rewrite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 	int rc = -1;
 
 	if (make_layout(t, w->kaxis, &l)) {
-		qopt_error(cfg->ctx, "weight '%s': rank %d not supported",
+		ps_fail(cfg->ctx, QOPT_EUNSUPPORTED, "weight '%s': rank %d not supported",
 			   w->stored->name, t->rank);
 		goto out;
 	}

@@ -12,17 +12,18 @@
 #include <string.h>
 
 #include "nvfp4.h"
+#include "../support/fail.h"
 
 int nvfp4_rotate_option(struct nvfp4_cfg *cfg, const char *v)
 {
 	if (!v || !strcmp(v, "no"))
 		return 0;
 	if (strcmp(v, "rotate_back")) {
-		qopt_error(cfg->ctx, "rotate: '%s' is not no or rotate_back", v);
+		ps_fail(cfg->ctx, QOPT_EINVALID, "rotate: '%s' is not no or rotate_back", v);
 		return -1;
 	}
 	if (cfg->mode != NVFP4_FAKE) {
-		qopt_error(cfg->ctx, "rotate = rotate_back needs mode = fake: "
+		ps_fail(cfg->ctx, QOPT_EINVALID, "rotate = rotate_back needs mode = fake: "
 			   "real NVFP4 weights would hold the rotated values "
 			   "and the inverse rotation would be lost");
 		return -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "opset_check.h"
+#include "../support/fail.h"
 
 static const qopt_option_spec opset_check_options[] = {
 	{ .name = "require", .type = QOPT_OPT_INT, .default_value = NULL,
@@ -38,18 +39,18 @@ static int do_upgrade(qopt_ctx *ctx, qir_model *m, int declared,
 	if (qopt_opt_is_set(ctx, "target"))
 		target = (int)qopt_opt_int(ctx, "target");
 	if (target < declared) {
-		qopt_error(ctx, "target opset %d is below the declared opset "
+		ps_fail(ctx, QOPT_EUNSUPPORTED, "target opset %d is below the declared opset "
 			   "%d: downgrading is not supported", target,
 			   declared);
 		return -1;
 	}
 	if (target < nd->opset) {
-		qopt_error(ctx, "target opset %d is below the opset %d the "
+		ps_fail(ctx, QOPT_EUNSUPPORTED, "target opset %d is below the opset %d the "
 			   "model needs", target, nd->opset);
 		return -1;
 	}
 	if (target > OPSET_CHECK_MAX_OPSET) {
-		qopt_error(ctx, "target opset %d: operator changes are known "
+		ps_fail(ctx, QOPT_EUNSUPPORTED, "target opset %d: operator changes are known "
 			   "only up to opset %d", target, OPSET_CHECK_MAX_OPSET);
 		return -1;
 	}
@@ -84,9 +85,9 @@ static qopt_status opset_check_run(qopt_ctx *ctx, qir_model *m, int *changed)
 
 	*changed = 0;
 	if (qopt_opt_is_set(ctx, "target") && !upgrade) {
-		qopt_error(ctx, "target is set but upgrade is not: set "
+		ps_fail(ctx, QOPT_EINVALID, "target is set but upgrade is not: set "
 			   "upgrade = yes to change the opset");
-		return QOPT_EPASS;
+		return ps_status(-1);
 	}
 	qopt_info(ctx, "ai.onnx opset %d, IR version %lld", declared,
 		  (long long)m->ir_version);
@@ -101,21 +102,21 @@ static qopt_status opset_check_run(qopt_ctx *ctx, qir_model *m, int *changed)
 		qopt_info(ctx, "declares all it needs");
 	if (upgrade) {
 		if (do_upgrade(ctx, m, declared, &nd, changed) < 0)
-			return QOPT_EPASS;
+			return ps_status(-1);
 		declared = (int)qir_model_opset(m, "");
 	}
 	if (has_req && declared < req) {
 		qopt_error(ctx, "model declares ai.onnx opset %d, below the "
 			   "required %d (upgrade = yes raises it)", declared,
 			   req);
-		return QOPT_EPASS;
+		return ps_status(-1);
 	}
 	if (nd.opset > declared || nd.ir > m->ir_version) {
 		if (has_req) {
 			qopt_error(ctx, "model needs opset %d / IR version %d "
 				   "but declares %d / %lld", nd.opset, nd.ir,
 				   declared, (long long)m->ir_version);
-			return QOPT_EPASS;
+			return ps_status(-1);
 		}
 		qopt_warn(ctx, "model needs opset %d / IR version %d but "
 			  "declares %d / %lld", nd.opset, nd.ir, declared,

@@ -30,6 +30,7 @@
 #include "coverage.h"
 #include "device.h"
 #include "fakequant.h"
+#include "fail.h"
 #include "finite.h"
 #include "qdq.h"
 #include "recipe.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "typecheck.h"
+#include "../support/fail.h"
 
 static size_t find(size_t *p, size_t i)
 {
@@ -124,7 +125,7 @@ int typecheck_islands(struct typecheck_cfg *cfg)
 		return 0;	/* a FLOAT model has no islands, it is one */
 	p = malloc((cfg->nnodes ? cfg->nnodes : 1) * sizeof(*p));
 	if (!p) {
-		qopt_error(cfg->ctx, "out of memory");
+		ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 		return -1;
 	}
 	for (i = 0; i < cfg->nnodes; i++)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "typecheck.h"
+#include "../support/fail.h"
 
 static const char *const expects[] = { "any", "float16", "bfloat16", NULL };
 
@@ -31,7 +32,7 @@ static qopt_status typecheck_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	}
 	free(cfg.nodes);
 	ps_targets_fini(&cfg.tg);
-	return rc ? QOPT_EPASS : QOPT_OK;
+	return ps_status(rc);
 }
 
 static const qopt_option_spec typecheck_opts[] = {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "typecheck.h"
+#include "../support/fail.h"
 
 static int is_float(int t)
 {
@@ -186,6 +187,6 @@ int typecheck_precisions(struct typecheck_cfg *cfg)
 	return 0;
 oom:
 	free(v);
-	qopt_error(cfg->ctx, "out of memory");
+	ps_fail(cfg->ctx, QOPT_ENOMEM, "out of memory");
 	return -1;
 }

@@ -56,6 +56,25 @@ done
 run "$QOPT" --load "$PL/bad-pow2.so" --list-passes
 t "a float flagged QOPT_OPT_POW2: plugin refused naming pass and option" \
 	eval '[ $rc = 1 ] && has "option '\''scale'\'' (float) cannot be a power of two (only an integer can)" "$W/err"'
+run "$QOPT" $T --help-pass t-required
+t "--help-pass marks a required option" \
+	eval '[ $rc = 0 ] && grep -q "^  target  *string  *(required) what to work on" "$W/out"'
+run "$QOPT" $T --passes t-required m.onnx --dry-run
+t "QOPT_OPT_REQUIRED left out: exit 2 naming pass and option, the pass not run" \
+	eval '[ $rc = 2 ] && has "pass '\''t-required'\'' needs option '\''target'\'' (what to work on)" "$W/err" && ! has "t-required: target=" "$W/err"'
+printf '[t-required]\nlevel = 2\n' >req.ini
+run "$QOPT" $T -p req.ini m.onnx --dry-run
+t "... in an INI too, naming file and line" \
+	eval '[ $rc = 2 ] && has "req.ini:1:" "$W/err" && has "needs option '\''target'\''" "$W/err"'
+run "$QOPT" $T --passes t-required:target=conv m.onnx --dry-run
+t "QOPT_OPT_REQUIRED given: the pass runs with it" \
+	eval '[ $rc = 0 ] && has "target=conv" "$W/err"'
+run "$QOPT" --load "$PL/bad-required.so" --list-passes
+t "a required option with a default: plugin refused naming pass and option" \
+	eval '[ $rc = 1 ] && has "option '\''target'\'' is required and has a default" "$W/err"'
+run "$QOPT" --load "$PL/bad-flag.so" --list-passes
+t "an option flag bit this qopt does not know: refused as needing a newer qopt" \
+	eval '[ $rc = 1 ] && has "option '\''target'\'' sets option flags 0x100000 that this qopt" "$W/err" && has "upgrade qopt" "$W/err"'
 printf '[t-typed]\n\nmode = quick\n' >bad.ini
 run "$QOPT" $T -p bad.ini m.onnx --dry-run
 t "INI: the error names file and line" \

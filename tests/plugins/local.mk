@@ -14,7 +14,8 @@ check_LTLIBRARIES += tests/plugins/good.la tests/plugins/counter.la \
 	tests/plugins/alias-dup.la tests/plugins/alias-big-step.la \
 	tests/plugins/calib-one.la tests/plugins/calib-pipe.la \
 	tests/plugins/bad-path.la \
-	tests/plugins/bad-pow2.la
+	tests/plugins/bad-pow2.la tests/plugins/bad-required.la \
+	tests/plugins/bad-flag.la
 tests_plugins_calib_one_la_SOURCES = tests/plugins/calib-one.c
 tests_plugins_calib_one_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_calib_one_la_LIBADD = libqopt.la
@@ -63,6 +64,14 @@ tests_plugins_bad_pow2_la_SOURCES = tests/plugins/bad-enum.c
 tests_plugins_bad_pow2_la_CPPFLAGS = $(AM_CPPFLAGS) -DBAD_POW2
 tests_plugins_bad_pow2_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_bad_pow2_la_LIBADD = libqopt.la
+tests_plugins_bad_required_la_SOURCES = tests/plugins/bad-enum.c
+tests_plugins_bad_required_la_CPPFLAGS = $(AM_CPPFLAGS) -DBAD_REQUIRED
+tests_plugins_bad_required_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_bad_required_la_LIBADD = libqopt.la
+tests_plugins_bad_flag_la_SOURCES = tests/plugins/bad-enum.c
+tests_plugins_bad_flag_la_CPPFLAGS = $(AM_CPPFLAGS) -DBAD_FLAG
+tests_plugins_bad_flag_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
+tests_plugins_bad_flag_la_LIBADD = libqopt.la
 tests_plugins_old_minor_la_SOURCES = tests/plugins/old-minor.c
 tests_plugins_old_minor_la_LDFLAGS = $(CORE_TEST_PLUGIN_LDFLAGS)
 tests_plugins_old_minor_la_LIBADD = libqopt.la

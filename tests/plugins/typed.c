@@ -35,9 +35,28 @@ static int typed_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return 0;
 }
 
+/* ABI 4.4: an option the pipeline must give. */
+static const qopt_option_spec required_opts[] = {
+	{ .name = "target", .type = QOPT_OPT_STRING,
+	  .flags = QOPT_OPT_REQUIRED, .help = "what to work on" },
+	{ .name = "level", .type = QOPT_OPT_INT, .default_value = "1",
+	  .help = "how hard" },
+	{ 0 }
+};
+
+static int required_run(qopt_ctx *ctx, qir_model *m, int *changed)
+{
+	(void)m;
+	qopt_info(ctx, "target=%s", qopt_opt_string(ctx, "target"));
+	*changed = 0;
+	return 0;
+}
+
 static const qopt_pass_info passes[] = {
 	{ .name = "t-typed", .summary = "options with words and ranges", .options = typed_opts,
 	  .run = typed_run, .flags = 0 },
+	{ .name = "t-required", .summary = "an option it cannot run without",
+	  .options = required_opts, .run = required_run, .flags = 0 },
 	{ 0 }
 };
 

@@ -36,5 +36,13 @@ dq_float16 node 'l1_in/DQ' (DequantizeLinear): attribute 'output_dtype' is not F
 dqs_block16 node 'l1_in/DQ_scale' (DequantizeLinear): attribute 'block_size' = 16: the block scales' dequantizer is per tensor
 noinput node 'l1_in/TRT_FP4DynamicQuantize' (trt::TRT_FP4DynamicQuantize): needs two inputs (x, global scale) and two outputs
 LIST
+# The pass's status is the failure's kind (passes/support/fail.c), not
+# the generic QOPT_EPASS: -v says it.
+"$QOPT" -v --passes nvfp4 "$work/noinput.onnx" -o "$work/noinput.out.onnx" \
+	>"$work/out" 2>&1
+rc=$?
+cp "$work/out" "$work/log"
+[ $rc = 1 ] && grep -qF "nvfp4: pass failed: 'invalid content' (status 3)" "$work/out"
+check $? "a malformed export: the pass returns QOPT_EINVALID (status 3), not QOPT_EPASS"
 echo "1..$n"
 exit $failed
