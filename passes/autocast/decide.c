@@ -38,14 +38,14 @@ static const struct ps_skip_kind skip_reduction = {
 
 static int by_node(const void *a, const void *b)
 {
-	const struct ac_node *x = a, *y = b;
+	const struct autocast_node *x = a, *y = b;
 
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-struct ac_node *ac_node_of(struct ac_cfg *cfg, const qir_node *n)
+struct autocast_node *autocast_node_of(struct autocast_cfg *cfg, const qir_node *n)
 {
-	struct ac_node key = { .n = (qir_node *)n };
+	struct autocast_node key = { .n = (qir_node *)n };
 
 	return bsearch(&key, cfg->nodes, cfg->nnodes, sizeof(key), by_node);
 }
@@ -98,7 +98,7 @@ static int computes_float(const qir_node *n)
 	return 0;
 }
 
-static int selected(struct ac_cfg *cfg, struct ac_node *r)
+static int selected(struct autocast_cfg *cfg, struct autocast_node *r)
 {
 	qir_node *n = r->n;
 	const char *names[2];
@@ -122,7 +122,7 @@ static int selected(struct ac_cfg *cfg, struct ac_node *r)
 
 /* Elements the reduction of n sums over, or -1 when the shape does
  * not say. */
-static int64_t reduction_depth(struct ac_cfg *cfg, const qir_node *n)
+static int64_t reduction_depth(struct autocast_cfg *cfg, const qir_node *n)
 {
 	qir_value *x = n->inputs[0];
 	const qir_attr *axes = qir_node_attr(n, "axes");
@@ -163,7 +163,7 @@ static int64_t reduction_depth(struct ac_cfg *cfg, const qir_node *n)
 }
 
 /* Weights beyond the low type's range keep the node FLOAT. */
-static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
+static int weights_fit(struct autocast_cfg *cfg, struct autocast_node *r)
 {
 	qir_node *n = r->n;
 	size_t i;
@@ -180,7 +180,7 @@ static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
 		/* initializers and Constant nodes alike */
 		if (!t || t->dtype != QIR_FLOAT)
 			continue;
-		if (ac_weight_scan(cfg, t, &amax, &z, &s, &err) < 0) {
+		if (autocast_weight_scan(cfg, t, &amax, &z, &s, &err) < 0) {
 			qopt_error(cfg->ctx, "weight '%s': %s", v->name,
 				   err.msg);
 			return -1;
@@ -198,13 +198,13 @@ static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
 	return 1;
 }
 
-static int since(const struct ac_cfg *cfg, const struct ps_float_op *op)
+static int since(const struct autocast_cfg *cfg, const struct ps_float_op *op)
 {
 	return cfg->low == QIR_FLOAT16 ? op->fp16_since : op->bf16_since;
 }
 
 /* The first rules, before the opset: op and types. */
-static void classify(struct ac_cfg *cfg, struct ac_node *r)
+static void classify(struct autocast_cfg *cfg, struct autocast_node *r)
 {
 	qir_node *n = r->n;
 	const char *untyped;
@@ -238,14 +238,14 @@ static void classify(struct ac_cfg *cfg, struct ac_node *r)
 
 /* Raises the opset to what the selected ops need, or keeps the ones
  * that need more FLOAT. */
-static void need_opset(struct ac_cfg *cfg)
+static void need_opset(struct autocast_cfg *cfg)
 {
 	int need = 0;
 	qopt_status rc = QOPT_EPOLICY;
 	size_t i;
 
 	for (i = 0; i < cfg->nnodes; i++) {
-		struct ac_node *r = &cfg->nodes[i];
+		struct autocast_node *r = &cfg->nodes[i];
 
 		if (r->candidate && !r->why.kind && since(cfg, r->op) > need)
 			need = since(cfg, r->op);
@@ -263,7 +263,7 @@ static void need_opset(struct ac_cfg *cfg)
 		return;
 	}
 	for (i = 0; i < cfg->nnodes; i++) {
-		struct ac_node *r = &cfg->nodes[i];
+		struct autocast_node *r = &cfg->nodes[i];
 
 		if (r->candidate && !r->why.kind && since(cfg, r->op) > cfg->opset)
 			ps_skip_set(&r->why, &skip_opset,
@@ -275,7 +275,7 @@ static void need_opset(struct ac_cfg *cfg)
 	}
 }
 
-static int rules(struct ac_cfg *cfg, struct ac_node *r)
+static int rules(struct autocast_cfg *cfg, struct autocast_node *r)
 {
 	int64_t depth;
 	int fit;
@@ -299,7 +299,7 @@ static int rules(struct ac_cfg *cfg, struct ac_node *r)
 			return 0;
 		}
 	}
-	if (!ac_ranges_fit(cfg, r, &skip_data))
+	if (!autocast_ranges_fit(cfg, r, &skip_data))
 		return 0;
 	fit = weights_fit(cfg, r);
 	if (fit < 0)
@@ -309,7 +309,7 @@ static int rules(struct ac_cfg *cfg, struct ac_node *r)
 }
 
 /* A fresh record of every node of the main graph, classified. */
-static int snapshot(struct ac_cfg *cfg)
+static int snapshot(struct autocast_cfg *cfg)
 {
 	qir_node **v = NULL;
 	size_t i, n = 0;
@@ -335,7 +335,7 @@ oom:
 	return -1;
 }
 
-int ac_decide(struct ac_cfg *cfg)
+int autocast_decide(struct autocast_cfg *cfg)
 {
 	int64_t before = cfg->opset;
 	size_t i;

@@ -138,7 +138,7 @@ static int match(qir_node *div, struct ln_unit *u, const char **why)
 }
 
 /* A FLOAT initializer of ones over the normalized dims (no gamma). */
-static qir_value *ones(struct ac_cfg *cfg, const struct ln_unit *u)
+static qir_value *ones(struct autocast_cfg *cfg, const struct ln_unit *u)
 {
 	int64_t dims[8];
 	int r = u->x->rank - (int)u->axis, i;
@@ -165,7 +165,7 @@ static qir_value *ones(struct ac_cfg *cfg, const struct ln_unit *u)
 }
 
 /* The unit's nodes, last first: each one's readers are gone before it. */
-static int erase_unit(struct ac_cfg *cfg, const struct ln_unit *u)
+static int erase_unit(struct autocast_cfg *cfg, const struct ln_unit *u)
 {
 	qir_node *const order[] = { u->bias, u->mul, u->div, u->sqrt, u->add,
 				    u->var, u->pow, u->sub, u->mean };
@@ -183,7 +183,7 @@ static int erase_unit(struct ac_cfg *cfg, const struct ln_unit *u)
 /* The unit goes and the LayerNormalization's output takes the name of
  * the unit's (a graph output keeps its name; a calibration file's range
  * for it still applies). */
-static int keep_name(struct ac_cfg *cfg, qir_value *y, const char *name,
+static int keep_name(struct autocast_cfg *cfg, qir_value *y, const char *name,
 		     const struct ln_unit *u)
 {
 	char *keep = strdup(name);
@@ -203,7 +203,7 @@ static int keep_name(struct ac_cfg *cfg, qir_value *y, const char *name,
 	return rc;
 }
 
-static int fuse(struct ac_cfg *cfg, struct ln_unit *u)
+static int fuse(struct autocast_cfg *cfg, struct ln_unit *u)
 {
 	qir_node *last = u->bias ? u->bias : u->mul ? u->mul : u->div, *ln;
 	qir_value *out = last->outputs[0], *scale = u->gamma;
@@ -248,14 +248,14 @@ static int keep_nodes(const struct ln_unit *u, qir_node ***keep,
 }
 
 /* Says why the unit at div stays FLOAT. */
-static void keep_unit(struct ac_cfg *cfg, qir_node *div, const char *why)
+static void keep_unit(struct autocast_cfg *cfg, qir_node *div, const char *why)
 {
 	qopt_info(cfg->ctx, "decomposed LayerNorm at %s not fused: %s; kept "
 		  "FLOAT as a unit", QIR_NODE_LABEL(div), why);
 	cfg->unfused++;
 }
 
-int ac_fuse_norms(struct ac_cfg *cfg, qir_node ***keep, size_t *nkeep)
+int autocast_fuse_norms(struct autocast_cfg *cfg, qir_node ***keep, size_t *nkeep)
 {
 	qir_node **v = NULL;
 	size_t i, n = 0;
