@@ -39,6 +39,13 @@ struct autocast_node {
 	struct ps_skip why;	/* why it stays FLOAT */
 };
 
+/* A node keep_file names, with the measurement that chose it. */
+struct autocast_kept {
+	char *name, *why;
+	size_t line;		/* in the file, for messages */
+	int used;		/* a node of the model matched it */
+};
+
 struct autocast_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
@@ -67,6 +74,8 @@ struct autocast_cfg {
 	double data_max;	/* activations beyond: the node stays FLOAT */
 	qir_node **keep;	/* nodes of unfused LayerNorms (owned) */
 	size_t nkeep;
+	struct autocast_kept *measured;	/* keep_file's nodes (owned) */
+	size_t nmeasured;
 };
 
 /* decide.c: fills cfg->nodes for the main graph. 0, or -1 (said). */
@@ -107,6 +116,15 @@ qopt_status autocast_calibration_targets(qopt_ctx *ctx, qir_model *m);
 int autocast_ranges_load(struct autocast_cfg *cfg, const char *path);
 int autocast_ranges_fit(struct autocast_cfg *cfg, struct autocast_node *r,
 		  const struct ps_skip_kind *kind);
+
+/* keep.c: keep_file (`qopt autocast-tune`): loaded (0, or -1 said);
+ * the entry naming n, or NULL; every entry matched a FLOAT node (0) or
+ * the first that did not said (-1); freed. */
+int autocast_keep_load(struct autocast_cfg *cfg, const char *path);
+struct autocast_kept *autocast_keep_find(struct autocast_cfg *cfg,
+					 const qir_node *n);
+int autocast_keep_check(struct autocast_cfg *cfg, const char *path);
+void autocast_keep_free(struct autocast_cfg *cfg);
 
 /* rewrite.c: applies the decisions. 0, or -1 (said). */
 int autocast_rewrite(struct autocast_cfg *cfg, int *changed);

@@ -32,6 +32,9 @@ static const struct ps_skip_kind skip_unfused = {
 static const struct ps_skip_kind skip_data = {
 	"kept FLOAT (activation beyond range)", PS_SKIP_INFO
 };
+static const struct ps_skip_kind skip_measured = {
+	"kept FLOAT (measured error)", PS_SKIP_INFO
+};
 static const struct ps_skip_kind skip_reduction = {
 	"kept FLOAT (deep reduction)", PS_SKIP_INFO
 };
@@ -231,6 +234,14 @@ static void classify(struct autocast_cfg *cfg, struct autocast_node *r)
 			ps_skip_set(&r->why, &skip_unfused,
 				    "part of a decomposed LayerNorm that could "
 				    "not be fused: the unit stays FLOAT whole");
+	if (r->candidate) {
+		struct autocast_kept *k = autocast_keep_find(cfg, n);
+
+		if (k)
+			k->used = 1;
+		if (k && !r->why.kind)
+			ps_skip_set(&r->why, &skip_measured, "%s", k->why);
+	}
 	if (r->candidate && untyped && !r->why.kind)
 		ps_skip_set(&r->why, &skip_untyped,
 			    "input '%s' has no known type", untyped);

@@ -193,8 +193,10 @@ static qopt_status autocast_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	*changed = 0;
 	if (cfg_init(&cfg, ctx, m) == 0 &&
 	    autocast_ranges_load(&cfg, qopt_opt_string(ctx, "calibration")) == 0 &&
+	    autocast_keep_load(&cfg, qopt_opt_string(ctx, "keep_file")) == 0 &&
 	    (!cfg.fuse_norm || autocast_fuse_norms(&cfg, &cfg.keep, &cfg.nkeep) == 0) &&
 	    autocast_decide(&cfg) == 0 &&
+	    autocast_keep_check(&cfg, qopt_opt_string(ctx, "keep_file")) == 0 &&
 	    underflow(&cfg) == 0 && autocast_rewrite(&cfg, changed) == 0) {
 		report(&cfg);
 		ps_targets_report(ctx, &cfg.tg, "node");
@@ -203,6 +205,7 @@ static qopt_status autocast_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	free(cfg.nodes);
 	free(cfg.keep);
 	ps_calib_free(cfg.cal);
+	autocast_keep_free(&cfg);
 	autocast_scans_free(&cfg);
 	ps_targets_fini(&cfg.tg);
 	*changed |= cfg.fused > 0;
@@ -257,6 +260,11 @@ static const qopt_option_spec autocast_opts[] = {
 	  .help = "with calibration: activations above this keep their nodes "
 	  "FLOAT (default: the low type's largest value; AutoCast's 512 keeps "
 	  "more FLOAT for precision)" },
+	{ .name = "keep_file", .type = QOPT_OPT_STRING,
+	  .flags = QOPT_OPT_PATH,
+	  .help = "nodes to keep FLOAT by measured error: the file of `qopt "
+	  "autocast-tune` (each node with the error it added); a node it "
+	  "names that is not in the model is an error" },
 	{ .name = "max_reduction", .type = QOPT_OPT_INT, .default_value = "0",
 	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
 	  .help = "Softmax, ReduceSum and ReduceMean over more elements than "
