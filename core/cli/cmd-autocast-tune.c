@@ -158,9 +158,14 @@ static int parse(struct tune *t, int argc, char **argv)
 			     "measured over them)");
 	if (!t->output)
 		return usage(t->s, "%s", "no keep file: -o KEEP.txt");
-	if (stat(t->data, &st) || !S_ISDIR(st.st_mode)) {
+	if (stat(t->data, &st) < 0) {
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: --data %s: %s\n",
-		       t->data, errno ? strerror(errno) : "not a folder");
+		       t->data, strerror(errno));
+		return QOPT_EXIT_FAIL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: --data %s: not a "
+		       "folder\n", t->data);
 		return QOPT_EXIT_FAIL;
 	}
 	return 0;

@@ -475,6 +475,8 @@ out:
 	if (rm)
 		qir_model_free(rm);
 	unlink(result);
+	if (rc)
+		tune_probe_free(p);
 	return rc;
 }
 
