@@ -5,6 +5,7 @@ passes_autocast_la_SOURCES = \
 	passes/autocast/plugin.c \
 	passes/autocast/decide.c \
 	passes/autocast/fuse.c \
+	passes/autocast/fuse_rms.c \
 	passes/autocast/memo.h \
 	passes/autocast/memo.c \
 	passes/autocast/weights.c \

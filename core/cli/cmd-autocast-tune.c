@@ -411,7 +411,7 @@ static void say_round(struct tune *t, long r, const struct tune_probe *p,
 {
 	if (!t->quiet)
 		qm_say(t->s, QOPT_LOG_INFO, ME ": round %ld: outputs' "
-		       "normalised MSE %.3g, cosine %.6f%s%s\n", r,
+		       "normalised MSE %.6g, cosine %.6f%s%s\n", r,
 		       p->out_nmse, p->out_cosine, *what ? ": " : "", what);
 }
 

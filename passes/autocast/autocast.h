@@ -68,6 +68,7 @@ struct autocast_cfg {
 	uint64_t constants;	/* Constant nodes converted */
 	uint64_t clamped;	/* weight elements clamped (clamp = yes) */
 	uint64_t fused, unfused;	/* decomposed LayerNorms */
+	uint64_t rms_fused;	/* decomposed RMSNorms */
 	int fuse_norm;		/* option fuse_norm */
 	struct autocast_memo scans;	/* tensor -> its autocast_scan (owned) */
 	struct ps_calib *cal;	/* activation ranges, or NULL (owned) */
@@ -107,6 +108,24 @@ uint64_t autocast_weight_beyond(struct autocast_cfg *cfg, qir_tensor *t);
  * 17, raised when upgrade allows); the nodes of those that cannot be
  * go to *keep (caller frees), to stay FLOAT. 0, or -1 (said). */
 int autocast_fuse_norms(struct autocast_cfg *cfg, qir_node ***keep, size_t *nkeep);
+
+/* fuse.c's matching, shared with fuse_rms.c: the one producer of v
+ * when it is op and v has exactly uses readers (and is no graph
+ * output); a constant scalar; ReduceMean's axes as the first of a
+ * suffix of rank axes (-1 when not, or keepdims 0); a FLOAT initializer
+ * of ones over x's dims from axis on (NULL: not static). */
+qir_node *autocast_made_by(qir_value *v, const char *op, size_t uses);
+int autocast_scalar(qir_value *v, double *out);
+int64_t autocast_mean_axis(qir_node *r, int rank);
+qir_value *autocast_norm_ones(struct autocast_cfg *cfg, const qir_value *x,
+			      int64_t axis);
+
+/* fuse_rms.c: decomposed RMSNorm (torch: Pow, ReduceMean, Add, Sqrt,
+ * Div(1, .) or Reciprocal, Mul [, Mul gamma]; or Div(x, Sqrt)) fused
+ * into RMSNormalization (opset 23, raised when upgrade allows); the
+ * nodes of those that cannot be go to *keep. 0, or -1 (said). */
+int autocast_fuse_rms(struct autocast_cfg *cfg, qir_node ***keep,
+		      size_t *nkeep);
 
 /* ranges.c: what `qopt calibrate` measures for autocast; the file
  * loaded (hash checked, bound to the model as received: before any

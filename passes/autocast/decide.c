@@ -27,7 +27,7 @@ static const struct ps_skip_kind skip_range = {
 	"kept FLOAT (weight beyond range)", PS_SKIP_INFO
 };
 static const struct ps_skip_kind skip_unfused = {
-	"kept FLOAT (LayerNorm not fused)", PS_SKIP_INFO
+	"kept FLOAT (norm not fused)", PS_SKIP_INFO
 };
 static const struct ps_skip_kind skip_data = {
 	"kept FLOAT (activation beyond range)", PS_SKIP_INFO
@@ -232,8 +232,9 @@ static void classify(struct autocast_cfg *cfg, struct autocast_node *r)
 	for (size_t k = 0; r->candidate && k < cfg->nkeep; k++)
 		if (cfg->keep[k] == n)
 			ps_skip_set(&r->why, &skip_unfused,
-				    "part of a decomposed LayerNorm that could "
-				    "not be fused: the unit stays FLOAT whole");
+				    "part of a decomposed LayerNorm or RMSNorm "
+				    "that could not be fused: the unit stays "
+				    "FLOAT whole");
 	if (r->candidate) {
 		struct autocast_kept *k = autocast_keep_find(cfg, n);
 

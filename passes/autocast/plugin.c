@@ -243,9 +243,11 @@ static const qopt_option_spec autocast_opts[] = {
 	  "(default: the low type's largest value, 65504 for float16)" },
 	{ .name = "fuse_norm", .type = QOPT_OPT_BOOL, .default_value = "yes",
 	  .help = "fuse decomposed LayerNorm (ReduceMean, Sub, Pow, ReduceMean, "
-	  "Add, Sqrt, Div, Mul, Add) into LayerNormalization (opset 17, raised "
-	  "when upgrade = yes), which TensorRT computes in FLOAT inside the "
-	  "layer; a unit that cannot be fused stays FLOAT whole" },
+	  "Add, Sqrt, Div, Mul, Add) into LayerNormalization (opset 17) and "
+	  "decomposed RMSNorm (Pow, ReduceMean, Add, Sqrt, Div(1, .) or "
+	  "Reciprocal, Mul, Mul) into RMSNormalization (opset 23), raised when "
+	  "upgrade = yes; TensorRT computes them in FLOAT inside the layer; a "
+	  "unit that cannot be fused stays FLOAT whole" },
 	{ .name = "clamp", .type = QOPT_OPT_BOOL, .default_value = "no",
 	  .help = "yes: a weight beyond the low type's range is clamped to its "
 	  "largest value (counted, a warning) instead of keeping its node "

@@ -145,7 +145,7 @@ check $? "... into one FLOAT16 LayerNormalization; the unit's nodes are gone"
 	>"$work/ln-noup.log" 2>&1
 grep -q "decomposed LayerNorm at node 'ln/Div' (Div) not fused: LayerNormalization needs opset 17; kept FLOAT as a unit" \
 	"$work/ln-noup.log" &&
-	[ "$(grep -c "^qopt: autocast: node .* kept FLOAT (LayerNorm not fused)" "$work/ln-noup.log")" = 9 ]
+	[ "$(grep -c "^qopt: autocast: node .* kept FLOAT (norm not fused)" "$work/ln-noup.log")" = 9 ]
 check $? "upgrade = no: not fused, the unit's 9 nodes kept FLOAT, said"
 "$QOPT" --passes autocast "$work/lns.onnx" -o "$work/lns16.onnx" >"$work/lns.log" 2>&1
 grep -q "not fused: the centred input has readers outside the LayerNorm; kept FLOAT as a unit" \
@@ -161,6 +161,53 @@ if [ -z "$ort_why" ]; then
 	check $? "naive FLOAT16 of the decomposed LayerNorm does not agree"
 	close "$work/lns.onnx" "$work/lns16.onnx"
 	check $? "the shared-reader model agrees"
+fi
+
+# ---- decomposed RMSNorm in torch's exported forms (opset 17,
+# activations near 300: their squares pass 65504) ----
+s=0
+for f in rms rms_recip rms_div rms_shared; do
+	"$py" "$M" $f "$work/$f.onnx" >>"$work/log" 2>&1 || s=1
+done
+check $s "RMSNorm models generated (Div(1, .), Reciprocal, Div(x, .), shared)"
+for f in rms rms_recip rms_div; do
+	"$QOPT" --passes autocast "$work/$f.onnx" -o "$work/$f.16.onnx" \
+		>"$work/$f.log" 2>&1 &&
+		grep -q "upgraded ai.onnx opset 17 -> 23 for RMSNormalization" "$work/$f.log" &&
+		grep -q "1 decomposed RMSNorm(s) fused into RMSNormalization" "$work/$f.log"
+	check $? "$f: fused into RMSNormalization (opset raised to 23, said)"
+	facts "$work/$f.16.onnx"
+	grep -q "^node RMSNormalization /norm/Sqrt[_0-9]* FLOAT16$" "$work/$f.16.onnx.facts" &&
+		! grep -q "^node \(Pow\|Sqrt\|ReduceMean\|Reciprocal\|Div\|Constant\) " \
+			"$work/$f.16.onnx.facts" &&
+		[ "$(grep -c "^node Mul " "$work/$f.16.onnx.facts")" = 1 ]
+	check $? "$f: one FLOAT16 RMSNormalization; the unit's nodes are gone"
+done
+"$QOPT" --passes autocast:upgrade=no "$work/rms.onnx" -o "$work/rms-noup.onnx" \
+	>"$work/rms-noup.log" 2>&1 &&
+	grep -q "decomposed RMSNorm at node '/norm/Sqrt' (Sqrt) not fused: RMSNormalization needs opset 23; kept FLOAT as a unit" \
+		"$work/rms-noup.log" &&
+	[ "$(grep -c "^qopt: autocast: node .* kept FLOAT (norm not fused)" "$work/rms-noup.log")" = 7 ]
+check $? "upgrade = no: not fused, the unit's 7 nodes kept FLOAT, said"
+"$QOPT" --passes autocast "$work/rms_shared.onnx" -o "$work/rmss16.onnx" \
+	>"$work/rmss.log" 2>&1 &&
+	grep -q "not fused: an inner tensor has readers outside the RMSNorm; kept FLOAT as a unit" \
+		"$work/rmss.log" &&
+	grep -q "node '/norm/ReduceMean' kept FLOAT (norm not fused)" "$work/rmss.log"
+check $? "an RMSNorm whose mean of squares has another reader: not fused, kept FLOAT whole"
+"$QOPT" --passes autocast:fuse_norm=no:mode=fake "$work/rms.onnx" \
+	-o "$work/rms-naive.onnx" >>"$work/log" 2>&1
+check $? "fuse_norm = no: the naive fake form"
+if [ -z "$ort_why" ]; then
+	for f in rms rms_recip rms_div; do
+		close "$work/$f.onnx" "$work/$f.16.onnx"
+		check $? "$f: the fused FLOAT16 model runs in ORT 1.30 and agrees with FLOAT"
+	done
+	close "$work/rms.onnx" "$work/rms-noup.onnx"
+	check $? "the unfused one, its unit FLOAT, agrees too"
+	close "$work/rms.onnx" "$work/rms-naive.onnx"
+	[ $? = 1 ]
+	check $? "naive FLOAT16 of the decomposed RMSNorm does not agree (its squares overflow)"
 fi
 
 # ---- an If whose branches read an outer value a low node makes: the

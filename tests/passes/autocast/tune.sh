@@ -75,7 +75,7 @@ for target in "$emag" "$("$py" -c "print(0.95 * $emag)")"; do
 			-o "$work/cm.onnx" >"$work/p.log" 2>&1
 	s=$?
 	ntune=$(kept_float "$work/p.log")
-	echo "# target $target: $ntune FLOAT node(s): $(grep 'round' "$work/t.log" | tail -n1)"
+	echo "# target $target: $ntune FLOAT node(s): $(grep "round [0-9]*:" "$work/t.log" | tail -n1)"
 	cat "$work/t.log" >>"$work/log"
 	[ $s = 0 ] && [ -n "$nmag" ] && [ -n "$ntune" ] && [ "$ntune" -le "$nmag" ]
 	check $? "charlm: error-driven reaches $target with no more FLOAT nodes than the magnitude rules ($ntune <= $nmag)"
