@@ -35,6 +35,9 @@ static const struct ps_skip_kind skip_data = {
 static const struct ps_skip_kind skip_measured = {
 	"kept FLOAT (measured error)", PS_SKIP_INFO
 };
+static const struct ps_skip_kind skip_subgraph = {
+	"kept FLOAT (subgraph)", PS_SKIP_INFO
+};
 static const struct ps_skip_kind skip_reduction = {
 	"kept FLOAT (deep reduction)", PS_SKIP_INFO
 };
@@ -206,6 +209,16 @@ static int since(const struct autocast_cfg *cfg, const struct ps_float_op *op)
 	return cfg->low == QIR_FLOAT16 ? op->fp16_since : op->bf16_since;
 }
 
+/* If, Loop, Scan: a node holding a graph. */
+static int has_body(const qir_node *n)
+{
+	for (size_t i = 0; i < n->nattrs; i++)
+		if (n->attrs[i].type == QIR_ATTR_GRAPH ||
+		    n->attrs[i].type == QIR_ATTR_GRAPHS)
+			return 1;
+	return 0;
+}
+
 /* The first rules, before the opset: op and types. */
 static void classify(struct autocast_cfg *cfg, struct autocast_node *r)
 {
@@ -214,6 +227,16 @@ static void classify(struct autocast_cfg *cfg, struct autocast_node *r)
 
 	r->op = qir_domain_is_default(n->domain) ? ps_float_op_find(n->op_type) :
 		NULL;
+	if (!r->op && has_body(n)) {
+		/* Its outputs' types are often unknown (Scan, Loop): said
+		 * whatever they are, so no body is left unsaid. */
+		r->candidate = 1;
+		ps_skip_set(&r->why, &skip_subgraph, "%s: its body's nodes stay "
+			    "FLOAT (autocast converts the main graph); what it "
+			    "takes or captures from a %s node is cast back to "
+			    "FLOAT once", n->op_type, cfg->low_name);
+		return;
+	}
 	if (!r->op) {
 		/* Casts and Constants are data, not computation: the
 		 * rewrite retypes them where their readers are low. */

@@ -24,6 +24,10 @@ what a converted model holds.
                            (cannot be fused)
   models.py ifm OUT        y = MatMul(x, w) read by both branches of an If
                            (captured from the outer scope), MatMul after
+  models.py loopm OUT      h = MatMul(x, w) carried by a Loop (3 trips) whose
+                           body adds the captured h each trip, MatMul after
+  models.py scanm OUT      a Scan over the rows of MatMul(xs, w) whose body
+                           reads the captured h = MatMul(x, w), MatMul after
   models.py act OUT        x[2,8] -> Abs -> Add(10) -> MatMul(w, every entry
                            1000) -> Mul(1e-3) -> Relu -> MatMul -> y: the
                            first MatMul's output passes 65504 on any input
@@ -212,6 +216,61 @@ def ifm(path):
     save(g, path, opset=13)
 
 
+def loopm(path):
+    rng = np.random.default_rng(2)
+    w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["c", "h"], ["c1"], name="body_add"),
+         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"),
+             helper.make_node("Loop", ["trips", "yes", "h"], ["cf"], body=body,
+                              name="loop"),
+             helper.make_node("MatMul", ["cf", "w"], ["out"], name="mm2")]
+    g = helper.make_graph(
+        nodes, "loopm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(w, "w"),
+         numpy_helper.from_array(np.array(3, np.int64), "trips"),
+         numpy_helper.from_array(np.array(True), "yes")])
+    save(g, path, opset=13)
+
+
+def scanm(path):
+    rng = np.random.default_rng(3)
+    w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["row", "h"], ["p"], name="body_mul"),
+         helper.make_node("Add", ["st", "p"], ["st1"], name="body_add"),
+         helper.make_node("Identity", ["st1"], ["o"], name="body_out")],
+        "body",
+        [helper.make_tensor_value_info("st", TensorProto.FLOAT, [8]),
+         helper.make_tensor_value_info("row", TensorProto.FLOAT, [8])],
+        [helper.make_tensor_value_info("st1", TensorProto.FLOAT, [8]),
+         helper.make_tensor_value_info("o", TensorProto.FLOAT, [8])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h2"], name="mm"),
+             helper.make_node("Reshape", ["h2", "shape8"], ["h"], name="flat"),
+             helper.make_node("MatMul", ["xs", "w"], ["rows"], name="mm_rows"),
+             helper.make_node("Scan", ["zeros", "rows"], ["stf", "outs"],
+                              body=body, num_scan_inputs=1, name="scan"),
+             helper.make_node("MatMul", ["outs", "w"], ["out"], name="mm2")]
+    g = helper.make_graph(
+        nodes, "scanm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, [5, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [5, 8])],
+        [numpy_helper.from_array(w, "w"),
+         numpy_helper.from_array(np.zeros(8, np.float32), "zeros"),
+         numpy_helper.from_array(np.array([8], np.int64), "shape8")])
+    save(g, path, opset=13)
+
+
 def act(path):
     rng = np.random.default_rng(7)
     w = np.full((8, 8), 1000.0, np.float32)
@@ -274,6 +333,7 @@ def inspect(path):
 
 if __name__ == "__main__":
     {"overflow": overflow, "shared": shared, "ln": ln, "ifm": ifm, "act": act,
+     "loopm": loopm, "scanm": scanm,
      "ln_shared": lambda p: ln(p, True), "rms": rms,
      "rms_recip": lambda p: rms(p, "recip"), "rms_div": lambda p: rms(p, "div"),
      "rms_shared": lambda p: rms(p, "shared")}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
