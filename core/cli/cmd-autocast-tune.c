@@ -218,15 +218,11 @@ static int measured(const struct tune_probe *p, const qir_value *v)
 }
 
 /* The error node n adds: its outputs' against the worst input it
- * read; NAN when n is not a node the rounds may keep. */
-static double added(const struct tune *t, const struct tune_probe *p,
-		    const qir_node *n, char *const *rejected, size_t nrej)
+ * read; NAN when it has no measured output or read an Inf. */
+static double added(const struct tune_probe *p, const qir_node *n)
 {
 	double out = -1, in = 0;
 
-	(void)t;
-	(void)rejected;
-	(void)nrej;
 	for (size_t i = 0; i < n->noutputs; i++)
 		if (n->outputs[i] && measured(p, n->outputs[i]))
 			out = fmax(out, err_of(p, n->outputs[i]));
@@ -290,7 +286,7 @@ static void worst(const struct tune *t, const struct tune_probe *p,
 	memset(k, 0, sizeof(*k));
 	qir_graph_for_each_node(p->fake->graph, n) {
 		double a = keepable(t, n, rejected, nrej) ?
-			   added(t, p, n, rejected, nrej) : NAN;
+			   added(p, n) : NAN;
 
 		if (a > k->by) {
 			k->by = a;

@@ -287,7 +287,7 @@ static int make_fake(struct tune *t, const char *fake)
 
 /* The fake model's FLOAT tensors that stand for one of the FLOAT
  * model's, exposed as graph outputs; their list in p. */
-static int expose(struct tune *t, qir_model *ref, struct tune_probe *p)
+static int expose(qir_model *ref, struct tune_probe *p)
 {
 	qir_node *nd;
 	size_t cap = 0;
@@ -314,7 +314,6 @@ static int expose(struct tune *t, qir_model *ref, struct tune_probe *p)
 			    qir_graph_add_output(p->fake->graph, v))
 				return -1;
 		}
-	(void)t;
 	return 0;
 }
 
@@ -461,7 +460,7 @@ int tune_measure(struct tune *t, const char *ref, struct tune_probe *p)
 	    !(rm = cli_load(t->s, ref)))
 		goto out;
 	outs = output_names(p->fake->graph, &nout);
-	if (!outs || expose(t, rm, p)) {
+	if (!outs || expose(rm, p)) {
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: out of memory\n");
 		goto out;
 	}

@@ -18,7 +18,7 @@
 
 #define KEEP_MAGIC "qopt-autocast-keep 1"
 
-static void keep_free(struct autocast_cfg *cfg)
+void autocast_keep_free(struct autocast_cfg *cfg)
 {
 	for (size_t i = 0; i < cfg->nmeasured; i++) {
 		free(cfg->measured[i].name);
@@ -27,11 +27,6 @@ static void keep_free(struct autocast_cfg *cfg)
 	free(cfg->measured);
 	cfg->measured = NULL;
 	cfg->nmeasured = 0;
-}
-
-void autocast_keep_free(struct autocast_cfg *cfg)
-{
-	keep_free(cfg);
 }
 
 static int add(struct autocast_cfg *cfg, const char *name, const char *why,
@@ -125,7 +120,7 @@ int autocast_keep_load(struct autocast_cfg *cfg, const char *path)
 	}
 	fclose(f);
 	if (rc)
-		keep_free(cfg);
+		autocast_keep_free(cfg);
 	return rc;
 }
 

@@ -69,7 +69,8 @@ emag=$(round0 "$work/magt.log")
 echo "# magnitude rules: $nmag FLOAT node(s), outputs' error $emag"
 for target in "$emag" "$("$py" -c "print(0.95 * $emag)")"; do
 	"$QOPT" autocast-tune "$L/charlm.onnx" --data "$L/charlm.calib" \
-		-o "$work/cm.keep" --max-error "$target" >"$work/t.log" 2>&1 &&
+		-o "$work/cm.keep" --max-error "$target" --rounds 16 \
+		>"$work/t.log" 2>&1 &&
 		"$QOPT" --passes "autocast:mode=fake:keep_file=$work/cm.keep" \
 			--calibration-data "$L/charlm.calib" "$L/charlm.onnx" \
 			-o "$work/cm.onnx" >"$work/p.log" 2>&1
