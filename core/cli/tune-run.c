@@ -204,8 +204,12 @@ int tune_ref(struct tune *t, char *path, size_t n)
 	qir_node *nd;
 	int rc = 0;
 
-	if (calibrate(t) || !(m = cli_load(t->s, t->input)))
+	if (!(m = cli_load(t->s, t->input)))
 		return -1;
+	if (calibrate(t)) {
+		qir_model_free(m);
+		return -1;
+	}
 	snprintf(path, n, "%s/ref.onnx", t->tmp);
 	qir_graph_for_each_node(m->graph, nd)
 		for (size_t i = 0; i < nd->noutputs && !rc; i++)
