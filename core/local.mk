@@ -82,5 +82,8 @@ qopt_SOURCES += \
 	core/cli/plan-run.c \
 	core/cli/plan-write.c \
 	core/cli/plan-knapsack.h \
-	core/cli/plan-knapsack.c
+	core/cli/plan-knapsack.c \
+	core/cli/tune.h \
+	core/cli/cmd-autocast-tune.c \
+	core/cli/tune-run.c
 EXTRA_DIST += docs/plan.md

@@ -32,7 +32,7 @@ EXTRA_DIST += tests/ort/package.json tests/ort/setup.sh \
 	tests/ort/common.sh tests/ort/lib.js tests/ort/run-compare.js \
 	examples/make-mlp.py examples/mlp.onnx examples/quantize.ini \
 	bench/io-bench.sh bench/scale-bench.sh bench/calib-scale.sh \
-	bench/calib-gen.py bench/ort-alone.js
+	bench/calib-gen.py bench/ort-alone.js bench/autocast-scale.sh
 
 clean-local: clean-local-tests
 clean-local-tests:
@@ -48,8 +48,10 @@ clean-local-tests:
 # markdown table (bench/scale-bench.sh). Then the pairs of issue 40
 # (bench/calib-scale.sh): calibration against ONNX Runtime alone, one
 # command against two, fake against the round trip, the temporary disk
-# peak, with the core count and the file system.
+# peak, with the core count and the file system. Then autocast on a
+# 2.25 GiB FLOAT model against cp + fsync (bench/autocast-scale.sh).
 BENCH_TARGETS += bench-scale
 bench-scale: all bench/nvfp4-gen$(EXEEXT) bench/fp8mha-gen$(EXEEXT)
 	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/scale-bench.sh
 	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/calib-scale.sh
+	. $(top_builddir)/tests/env.sh; $(SHELL) $(top_srcdir)/bench/autocast-scale.sh

@@ -6,11 +6,13 @@
 # launchers carry the onnxruntime-node folder configure recorded
 # (--with-onnxruntime-node, or where tools/install-deps.sh puts it).
 ORT_TOOLS_JS = tools/qopt-ort-check.js tools/qopt-calibrate.js \
-	tools/qopt-ort-lib.js tools/qopt-plan.js tools/qopt-calib-hist.js
+	tools/qopt-ort-lib.js tools/qopt-plan.js tools/qopt-calib-hist.js \
+	tools/qopt-autocast-tune.js
 ORT_LAUNCHERS = tools/qopt-ort-check tools/qopt-calibrate-ort \
-	tools/qopt-plan-ort
+	tools/qopt-plan-ort tools/qopt-autocast-tune-ort
 EXTRA_DIST += $(ORT_TOOLS_JS) tools/qopt-ort-check.in \
 	tools/qopt-calibrate-ort.in tools/qopt-plan-ort.in \
+	tools/qopt-autocast-tune-ort.in \
 	tools/qopt-port-abi1.py
 nodist_noinst_SCRIPTS = $(ORT_LAUNCHERS)
 CLEANFILES += $(ORT_LAUNCHERS)
@@ -32,6 +34,11 @@ tools/qopt-calibrate-ort: $(top_srcdir)/tools/qopt-calibrate-ort.in Makefile
 tools/qopt-plan-ort: $(top_srcdir)/tools/qopt-plan-ort.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) tools && \
 	$(ORT_LAUNCHER_SED) -e 's|[@]jsdir[@]|$(abs_top_srcdir)/tools|g' <$(top_srcdir)/tools/qopt-plan-ort.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+# qopt autocast-tune's (tools/qopt-autocast-tune.js).
+tools/qopt-autocast-tune-ort: $(top_srcdir)/tools/qopt-autocast-tune-ort.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) tools && \
+	$(ORT_LAUNCHER_SED) -e 's|[@]jsdir[@]|$(abs_top_srcdir)/tools|g' <$(top_srcdir)/tools/qopt-autocast-tune-ort.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
 # Installed: the scripts in $(pkglibexecdir), launchers pointing there

@@ -113,6 +113,8 @@ void cli_usage(FILE *f)
 "       qopt plan MODEL.onnx --data DIR --formats LIST (--effective-bits B |\n"
 "                 --max-loss X) [-o PLAN.ini] [--json REPORT.json]\n"
 "                                               a format per layer, measured\n"
+"       qopt autocast-tune MODEL.onnx --data DIR -o KEEP.txt\n"
+"                                               autocast's FLOAT nodes, measured\n"
 "       qopt --list-passes | --help-pass NAME\n"
 "\n"
 "Pipeline:\n"

@@ -89,6 +89,8 @@ int cmd_bisect(struct cli_opts *c);
 int cmd_calibrate(struct cli_opts *c);
 /* `qopt plan` (core/cli/cmd-plan.c) parses its own options. */
 int cmd_plan(qm_session *s, int argc, char **argv);
+/* `qopt autocast-tune` (core/cli/cmd-autocast-tune.c), likewise. */
+int cmd_autocast_tune(qm_session *s, int argc, char **argv);
 int cmd_list_passes(struct cli_opts *c);
 int cmd_help_pass(struct cli_opts *c, const char *name);
 

@@ -59,7 +59,8 @@ static int run_command(struct cli_opts *c)
 static int mistyped_command(qm_session *s, const char *arg)
 {
 	static const char *const cmds[] = { "dump", "verify", "bisect",
-					    "calibrate", "plan" };
+					    "calibrate", "plan",
+					    "autocast-tune" };
 	char hint[QM_DID_YOU_MEAN_SIZE];
 	struct stat st;
 	size_t i, n = sizeof(cmds) / sizeof(*cmds);
@@ -97,6 +98,12 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "plan")) {	/* its own options */
 		rc = qm_guard_install(1) ? QOPT_EXIT_FAIL :
 		     cmd_plan(s, argc - 1, argv + 1);
+		qm_session_free(s);
+		return rc;
+	}
+	if (argc > 1 && !strcmp(argv[1], "autocast-tune")) {
+		rc = qm_guard_install(1) ? QOPT_EXIT_FAIL :
+		     cmd_autocast_tune(s, argc - 1, argv + 1);
 		qm_session_free(s);
 		return rc;
 	}

@@ -27,11 +27,11 @@
 #include "../support/skip.h"
 #include "../support/targets.h"
 
-enum ac_mode { AC_REAL, AC_FAKE };
+enum autocast_mode { AUTOCAST_REAL, AUTOCAST_FAKE };
 
 /* Per node, what the pass decided (indexed by the node's place in the
  * snapshot of the main graph). */
-struct ac_node {
+struct autocast_node {
 	qir_node *n;
 	const struct ps_float_op *op;	/* NULL: not in the table */
 	int low;		/* computes in the low type */
@@ -39,13 +39,20 @@ struct ac_node {
 	struct ps_skip why;	/* why it stays FLOAT */
 };
 
-struct ac_cfg {
+/* A node keep_file names, with the measurement that chose it. */
+struct autocast_kept {
+	char *name, *why;
+	size_t line;		/* in the file, for messages */
+	int used;		/* a node of the model matched it */
+};
+
+struct autocast_cfg {
 	qopt_ctx *ctx;
 	qir_model *m;
 	qk_ctx *qk;
 	int low;		/* QIR_FLOAT16 or QIR_BFLOAT16 */
 	const char *low_name;	/* "FLOAT16" */
-	enum ac_mode mode;
+	enum autocast_mode mode;
 	int keep_io;		/* keep_io_types */
 	int upgrade;		/* raise the opset where that is the fix */
 	int64_t max_reduction;	/* 0: no limit */
@@ -53,7 +60,7 @@ struct ac_cfg {
 	int clamp;		/* weights beyond the low range: clamped */
 	int64_t opset;
 	struct ps_targets tg;
-	struct ac_node *nodes;
+	struct autocast_node *nodes;
 	size_t nnodes;
 	/* What the run did, for the summary. */
 	uint64_t casts, weights, weight_bytes_in, weight_bytes_out;
@@ -61,54 +68,84 @@ struct ac_cfg {
 	uint64_t constants;	/* Constant nodes converted */
 	uint64_t clamped;	/* weight elements clamped (clamp = yes) */
 	uint64_t fused, unfused;	/* decomposed LayerNorms */
+	uint64_t rms_fused;	/* decomposed RMSNorms */
 	int fuse_norm;		/* option fuse_norm */
-	struct ac_memo scans;	/* tensor -> its ac_scan (owned) */
+	struct autocast_memo scans;	/* tensor -> its autocast_scan (owned) */
 	struct ps_calib *cal;	/* activation ranges, or NULL (owned) */
 	double data_max;	/* activations beyond: the node stays FLOAT */
 	qir_node **keep;	/* nodes of unfused LayerNorms (owned) */
 	size_t nkeep;
+	struct autocast_kept *measured;	/* keep_file's nodes (owned) */
+	size_t nmeasured;
 };
 
 /* decide.c: fills cfg->nodes for the main graph. 0, or -1 (said). */
-int ac_decide(struct ac_cfg *cfg);
+int autocast_decide(struct autocast_cfg *cfg);
 /* The node record of n, or NULL when n is not in the main graph. */
-struct ac_node *ac_node_of(struct ac_cfg *cfg, const qir_node *n);
+struct autocast_node *autocast_node_of(struct autocast_cfg *cfg, const qir_node *n);
 
 /* weights.c */
 /* Frees the scan results kept in cfg. */
-void ac_scans_free(struct ac_cfg *cfg);
+void autocast_scans_free(struct autocast_cfg *cfg);
 /* The largest finite |x| (Inf converts exactly) and the counts of
  * nonzero elements that the low type turns to zero or subnormal, over a
  * FLOAT tensor. 0, or -1 with err set. */
-int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
+int autocast_weight_scan(struct autocast_cfg *cfg, qir_tensor *t, float *amax,
 		   uint64_t *zero, uint64_t *sub, qir_error *err);
 /* Codes of the low type that are Inf where src (FLOAT) is finite become
  * the largest finite value of the sign: clamp = yes. */
-void ac_saturate(int low, uint16_t *codes, const void *src, size_t n);
+void autocast_saturate(int low, uint16_t *codes, const void *src, size_t n);
 /* A deferred tensor named name: t converted to the low type (real) or
  * rounded through it and back to FLOAT (fake). Caller owns. NULL
  * (said) on failure. */
-qir_tensor *ac_weight_convert(struct ac_cfg *cfg, qir_tensor *t,
+qir_tensor *autocast_weight_convert(struct autocast_cfg *cfg, qir_tensor *t,
 			      const char *name, int fake);
 /* Elements of a FLOAT tensor beyond the low type's largest finite
  * value (Inf not counted). */
-uint64_t ac_weight_beyond(struct ac_cfg *cfg, qir_tensor *t);
+uint64_t autocast_weight_beyond(struct autocast_cfg *cfg, qir_tensor *t);
 
 /* fuse.c: decomposed LayerNorms fused into LayerNormalization (opset
  * 17, raised when upgrade allows); the nodes of those that cannot be
  * go to *keep (caller frees), to stay FLOAT. 0, or -1 (said). */
-int ac_fuse_norms(struct ac_cfg *cfg, qir_node ***keep, size_t *nkeep);
+int autocast_fuse_norms(struct autocast_cfg *cfg, qir_node ***keep, size_t *nkeep);
+
+/* fuse.c's matching, shared with fuse_rms.c: the one producer of v
+ * when it is op and v has exactly uses readers (and is no graph
+ * output); a constant scalar; ReduceMean's axes as the first of a
+ * suffix of rank axes (-1 when not, or keepdims 0); a FLOAT initializer
+ * of ones over x's dims from axis on (NULL: not static). */
+qir_node *autocast_made_by(qir_value *v, const char *op, size_t uses);
+int autocast_scalar(qir_value *v, double *out);
+int64_t autocast_mean_axis(qir_node *r, int rank);
+qir_value *autocast_norm_ones(struct autocast_cfg *cfg, const qir_value *x,
+			      int64_t axis);
+
+/* fuse_rms.c: decomposed RMSNorm (torch: Pow, ReduceMean, Add, Sqrt,
+ * Div(1, .) or Reciprocal, Mul [, Mul gamma]; or Div(x, Sqrt)) fused
+ * into RMSNormalization (opset 23, raised when upgrade allows); the
+ * nodes of those that cannot be go to *keep. 0, or -1 (said). */
+int autocast_fuse_rms(struct autocast_cfg *cfg, qir_node ***keep,
+		      size_t *nkeep);
 
 /* ranges.c: what `qopt calibrate` measures for autocast; the file
  * loaded (hash checked, bound to the model as received: before any
  * rewrite) or, without one, said so; the rule (1 fits, 0 r kept FLOAT
  * with kind and the reason). */
-qopt_status ac_calibration_targets(qopt_ctx *ctx, qir_model *m);
-int ac_ranges_load(struct ac_cfg *cfg, const char *path);
-int ac_ranges_fit(struct ac_cfg *cfg, struct ac_node *r,
+qopt_status autocast_calibration_targets(qopt_ctx *ctx, qir_model *m);
+int autocast_ranges_load(struct autocast_cfg *cfg, const char *path);
+int autocast_ranges_fit(struct autocast_cfg *cfg, struct autocast_node *r,
 		  const struct ps_skip_kind *kind);
 
+/* keep.c: keep_file (`qopt autocast-tune`): loaded (0, or -1 said);
+ * the entry naming n, or NULL; every entry matched a FLOAT node (0) or
+ * the first that did not said (-1); freed. */
+int autocast_keep_load(struct autocast_cfg *cfg, const char *path);
+struct autocast_kept *autocast_keep_find(struct autocast_cfg *cfg,
+					 const qir_node *n);
+int autocast_keep_check(struct autocast_cfg *cfg, const char *path);
+void autocast_keep_free(struct autocast_cfg *cfg);
+
 /* rewrite.c: applies the decisions. 0, or -1 (said). */
-int ac_rewrite(struct ac_cfg *cfg, int *changed);
+int autocast_rewrite(struct autocast_cfg *cfg, int *changed);
 
 #endif

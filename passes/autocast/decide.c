@@ -27,10 +27,16 @@ static const struct ps_skip_kind skip_range = {
 	"kept FLOAT (weight beyond range)", PS_SKIP_INFO
 };
 static const struct ps_skip_kind skip_unfused = {
-	"kept FLOAT (LayerNorm not fused)", PS_SKIP_INFO
+	"kept FLOAT (norm not fused)", PS_SKIP_INFO
 };
 static const struct ps_skip_kind skip_data = {
 	"kept FLOAT (activation beyond range)", PS_SKIP_INFO
+};
+static const struct ps_skip_kind skip_measured = {
+	"kept FLOAT (measured error)", PS_SKIP_INFO
+};
+static const struct ps_skip_kind skip_subgraph = {
+	"kept FLOAT (subgraph)", PS_SKIP_INFO
 };
 static const struct ps_skip_kind skip_reduction = {
 	"kept FLOAT (deep reduction)", PS_SKIP_INFO
@@ -38,14 +44,14 @@ static const struct ps_skip_kind skip_reduction = {
 
 static int by_node(const void *a, const void *b)
 {
-	const struct ac_node *x = a, *y = b;
+	const struct autocast_node *x = a, *y = b;
 
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-struct ac_node *ac_node_of(struct ac_cfg *cfg, const qir_node *n)
+struct autocast_node *autocast_node_of(struct autocast_cfg *cfg, const qir_node *n)
 {
-	struct ac_node key = { .n = (qir_node *)n };
+	struct autocast_node key = { .n = (qir_node *)n };
 
 	return bsearch(&key, cfg->nodes, cfg->nnodes, sizeof(key), by_node);
 }
@@ -98,7 +104,7 @@ static int computes_float(const qir_node *n)
 	return 0;
 }
 
-static int selected(struct ac_cfg *cfg, struct ac_node *r)
+static int selected(struct autocast_cfg *cfg, struct autocast_node *r)
 {
 	qir_node *n = r->n;
 	const char *names[2];
@@ -122,7 +128,7 @@ static int selected(struct ac_cfg *cfg, struct ac_node *r)
 
 /* Elements the reduction of n sums over, or -1 when the shape does
  * not say. */
-static int64_t reduction_depth(struct ac_cfg *cfg, const qir_node *n)
+static int64_t reduction_depth(struct autocast_cfg *cfg, const qir_node *n)
 {
 	qir_value *x = n->inputs[0];
 	const qir_attr *axes = qir_node_attr(n, "axes");
@@ -163,7 +169,7 @@ static int64_t reduction_depth(struct ac_cfg *cfg, const qir_node *n)
 }
 
 /* Weights beyond the low type's range keep the node FLOAT. */
-static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
+static int weights_fit(struct autocast_cfg *cfg, struct autocast_node *r)
 {
 	qir_node *n = r->n;
 	size_t i;
@@ -180,7 +186,7 @@ static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
 		/* initializers and Constant nodes alike */
 		if (!t || t->dtype != QIR_FLOAT)
 			continue;
-		if (ac_weight_scan(cfg, t, &amax, &z, &s, &err) < 0) {
+		if (autocast_weight_scan(cfg, t, &amax, &z, &s, &err) < 0) {
 			qopt_error(cfg->ctx, "weight '%s': %s", v->name,
 				   err.msg);
 			return -1;
@@ -198,19 +204,39 @@ static int weights_fit(struct ac_cfg *cfg, struct ac_node *r)
 	return 1;
 }
 
-static int since(const struct ac_cfg *cfg, const struct ps_float_op *op)
+static int since(const struct autocast_cfg *cfg, const struct ps_float_op *op)
 {
 	return cfg->low == QIR_FLOAT16 ? op->fp16_since : op->bf16_since;
 }
 
+/* If, Loop, Scan: a node holding a graph. */
+static int has_body(const qir_node *n)
+{
+	for (size_t i = 0; i < n->nattrs; i++)
+		if (n->attrs[i].type == QIR_ATTR_GRAPH ||
+		    n->attrs[i].type == QIR_ATTR_GRAPHS)
+			return 1;
+	return 0;
+}
+
 /* The first rules, before the opset: op and types. */
-static void classify(struct ac_cfg *cfg, struct ac_node *r)
+static void classify(struct autocast_cfg *cfg, struct autocast_node *r)
 {
 	qir_node *n = r->n;
 	const char *untyped;
 
 	r->op = qir_domain_is_default(n->domain) ? ps_float_op_find(n->op_type) :
 		NULL;
+	if (!r->op && has_body(n)) {
+		/* Its outputs' types are often unknown (Scan, Loop): said
+		 * whatever they are, so no body is left unsaid. */
+		r->candidate = 1;
+		ps_skip_set(&r->why, &skip_subgraph, "%s: its body's nodes stay "
+			    "FLOAT (autocast converts the main graph); what it "
+			    "takes or captures from a %s node is cast back to "
+			    "FLOAT once", n->op_type, cfg->low_name);
+		return;
+	}
 	if (!r->op) {
 		/* Casts and Constants are data, not computation: the
 		 * rewrite retypes them where their readers are low. */
@@ -229,8 +255,17 @@ static void classify(struct ac_cfg *cfg, struct ac_node *r)
 	for (size_t k = 0; r->candidate && k < cfg->nkeep; k++)
 		if (cfg->keep[k] == n)
 			ps_skip_set(&r->why, &skip_unfused,
-				    "part of a decomposed LayerNorm that could "
-				    "not be fused: the unit stays FLOAT whole");
+				    "part of a decomposed LayerNorm or RMSNorm "
+				    "that could not be fused: the unit stays "
+				    "FLOAT whole");
+	if (r->candidate) {
+		struct autocast_kept *k = autocast_keep_find(cfg, n);
+
+		if (k)
+			k->used = 1;
+		if (k && !r->why.kind)
+			ps_skip_set(&r->why, &skip_measured, "%s", k->why);
+	}
 	if (r->candidate && untyped && !r->why.kind)
 		ps_skip_set(&r->why, &skip_untyped,
 			    "input '%s' has no known type", untyped);
@@ -238,14 +273,14 @@ static void classify(struct ac_cfg *cfg, struct ac_node *r)
 
 /* Raises the opset to what the selected ops need, or keeps the ones
  * that need more FLOAT. */
-static void need_opset(struct ac_cfg *cfg)
+static void need_opset(struct autocast_cfg *cfg)
 {
 	int need = 0;
 	qopt_status rc = QOPT_EPOLICY;
 	size_t i;
 
 	for (i = 0; i < cfg->nnodes; i++) {
-		struct ac_node *r = &cfg->nodes[i];
+		struct autocast_node *r = &cfg->nodes[i];
 
 		if (r->candidate && !r->why.kind && since(cfg, r->op) > need)
 			need = since(cfg, r->op);
@@ -263,7 +298,7 @@ static void need_opset(struct ac_cfg *cfg)
 		return;
 	}
 	for (i = 0; i < cfg->nnodes; i++) {
-		struct ac_node *r = &cfg->nodes[i];
+		struct autocast_node *r = &cfg->nodes[i];
 
 		if (r->candidate && !r->why.kind && since(cfg, r->op) > cfg->opset)
 			ps_skip_set(&r->why, &skip_opset,
@@ -275,7 +310,7 @@ static void need_opset(struct ac_cfg *cfg)
 	}
 }
 
-static int rules(struct ac_cfg *cfg, struct ac_node *r)
+static int rules(struct autocast_cfg *cfg, struct autocast_node *r)
 {
 	int64_t depth;
 	int fit;
@@ -299,7 +334,7 @@ static int rules(struct ac_cfg *cfg, struct ac_node *r)
 			return 0;
 		}
 	}
-	if (!ac_ranges_fit(cfg, r, &skip_data))
+	if (!autocast_ranges_fit(cfg, r, &skip_data))
 		return 0;
 	fit = weights_fit(cfg, r);
 	if (fit < 0)
@@ -309,7 +344,7 @@ static int rules(struct ac_cfg *cfg, struct ac_node *r)
 }
 
 /* A fresh record of every node of the main graph, classified. */
-static int snapshot(struct ac_cfg *cfg)
+static int snapshot(struct autocast_cfg *cfg)
 {
 	qir_node **v = NULL;
 	size_t i, n = 0;
@@ -335,7 +370,7 @@ oom:
 	return -1;
 }
 
-int ac_decide(struct ac_cfg *cfg)
+int autocast_decide(struct autocast_cfg *cfg)
 {
 	int64_t before = cfg->opset;
 	size_t i;

@@ -27,7 +27,7 @@ struct ln_unit {
 
 /* The one producer of v when it is op and v has exactly uses readers
  * (and is no graph output). */
-static qir_node *made_by(qir_value *v, const char *op, size_t uses)
+qir_node *autocast_made_by(qir_value *v, const char *op, size_t uses)
 {
 	if (!v || !v->producer || !qir_node_is(v->producer, op) ||
 	    v->nuses != uses || v->is_output)
@@ -35,7 +35,7 @@ static qir_node *made_by(qir_value *v, const char *op, size_t uses)
 	return v->producer;
 }
 
-static int scalar(qir_value *v, double *out)
+int autocast_scalar(qir_value *v, double *out)
 {
 	qir_tensor *t = v ? qir_value_const(v) : NULL;
 	qir_error err = { 0 };
@@ -46,7 +46,7 @@ static int scalar(qir_value *v, double *out)
 
 /* ReduceMean's axes as the first of a suffix of x's axes: >= 0, or -1
  * when they are not the last ones or keepdims is 0. */
-static int64_t mean_axis(qir_node *r, int rank)
+int64_t autocast_mean_axis(qir_node *r, int rank)
 {
 	const qir_attr *a = qir_node_attr(r, "axes");
 	int64_t first = rank, ax;
@@ -86,26 +86,26 @@ static int match(qir_node *div, struct ln_unit *u, const char **why)
 		return 0;
 	d = div->inputs[0];
 	u->div = div;
-	u->sqrt = made_by(div->inputs[1], "Sqrt", 1);
-	u->add = u->sqrt ? made_by(u->sqrt->inputs[0], "Add", 1) : NULL;
+	u->sqrt = autocast_made_by(div->inputs[1], "Sqrt", 1);
+	u->add = u->sqrt ? autocast_made_by(u->sqrt->inputs[0], "Add", 1) : NULL;
 	if (!u->add)
 		return 0;
-	u->var = made_by(u->add->inputs[0], "ReduceMean", 1);
-	if (!u->var || !scalar(u->add->inputs[1], &u->eps))
+	u->var = autocast_made_by(u->add->inputs[0], "ReduceMean", 1);
+	if (!u->var || !autocast_scalar(u->add->inputs[1], &u->eps))
 		return 0;
-	u->pow = made_by(u->var->inputs[0], "Pow", 1);
-	if (!u->pow || u->pow->inputs[0] != d || !scalar(u->pow->inputs[1], &two) ||
+	u->pow = autocast_made_by(u->var->inputs[0], "Pow", 1);
+	if (!u->pow || u->pow->inputs[0] != d || !autocast_scalar(u->pow->inputs[1], &two) ||
 	    two != 2.0)
 		return 0;
-	u->sub = made_by(d, "Sub", 2);
+	u->sub = autocast_made_by(d, "Sub", 2);
 	if (!u->sub && d && d->producer && qir_node_is(d->producer, "Sub")) {
 		/* the unit is there, but fusing would drop a reader */
 		u->sub = d->producer;
-		u->mean = made_by(u->sub->inputs[1], "ReduceMean", 1);
+		u->mean = autocast_made_by(u->sub->inputs[1], "ReduceMean", 1);
 		*why = "the centred input has readers outside the LayerNorm";
 		return -1;
 	}
-	u->mean = u->sub ? made_by(u->sub->inputs[1], "ReduceMean", 1) : NULL;
+	u->mean = u->sub ? autocast_made_by(u->sub->inputs[1], "ReduceMean", 1) : NULL;
 	if (!u->sub)
 		return 0;
 	if (!u->mean || u->mean->inputs[0] != u->sub->inputs[0])
@@ -115,8 +115,8 @@ static int match(qir_node *div, struct ln_unit *u, const char **why)
 		*why = "its input's rank or type is not known";
 		return -1;
 	}
-	u->axis = mean_axis(u->mean, u->x->rank);
-	if (u->axis < 0 || mean_axis(u->var, u->x->rank) != u->axis) {
+	u->axis = autocast_mean_axis(u->mean, u->x->rank);
+	if (u->axis < 0 || autocast_mean_axis(u->var, u->x->rank) != u->axis) {
 		*why = "it does not normalize over the last axes";
 		return -1;
 	}
@@ -137,11 +137,11 @@ static int match(qir_node *div, struct ln_unit *u, const char **why)
 	return 1;
 }
 
-/* A FLOAT initializer of ones over the normalized dims (no gamma). */
-static qir_value *ones(struct ac_cfg *cfg, const struct ln_unit *u)
+qir_value *autocast_norm_ones(struct autocast_cfg *cfg, const qir_value *x,
+			      int64_t axis)
 {
 	int64_t dims[8];
-	int r = u->x->rank - (int)u->axis, i;
+	int r = x->rank - (int)axis, i;
 	qir_error err = { 0 };
 	qir_tensor *t;
 	float *p;
@@ -149,7 +149,7 @@ static qir_value *ones(struct ac_cfg *cfg, const struct ln_unit *u)
 	if (r > 8)
 		return NULL;
 	for (i = 0; i < r; i++) {
-		dims[i] = u->x->dims[u->axis + i].value;
+		dims[i] = x->dims[axis + i].value;
 		if (dims[i] < 0)
 			return NULL;
 	}
@@ -165,7 +165,7 @@ static qir_value *ones(struct ac_cfg *cfg, const struct ln_unit *u)
 }
 
 /* The unit's nodes, last first: each one's readers are gone before it. */
-static int erase_unit(struct ac_cfg *cfg, const struct ln_unit *u)
+static int erase_unit(struct autocast_cfg *cfg, const struct ln_unit *u)
 {
 	qir_node *const order[] = { u->bias, u->mul, u->div, u->sqrt, u->add,
 				    u->var, u->pow, u->sub, u->mean };
@@ -183,7 +183,7 @@ static int erase_unit(struct ac_cfg *cfg, const struct ln_unit *u)
 /* The unit goes and the LayerNormalization's output takes the name of
  * the unit's (a graph output keeps its name; a calibration file's range
  * for it still applies). */
-static int keep_name(struct ac_cfg *cfg, qir_value *y, const char *name,
+static int keep_name(struct autocast_cfg *cfg, qir_value *y, const char *name,
 		     const struct ln_unit *u)
 {
 	char *keep = strdup(name);
@@ -203,12 +203,12 @@ static int keep_name(struct ac_cfg *cfg, qir_value *y, const char *name,
 	return rc;
 }
 
-static int fuse(struct ac_cfg *cfg, struct ln_unit *u)
+static int fuse(struct autocast_cfg *cfg, struct ln_unit *u)
 {
 	qir_node *last = u->bias ? u->bias : u->mul ? u->mul : u->div, *ln;
 	qir_value *out = last->outputs[0], *scale = u->gamma;
 
-	if (!scale && !(scale = ones(cfg, u)))
+	if (!scale && !(scale = autocast_norm_ones(cfg, u->x, u->axis)))
 		return 0;	/* dynamic normalized dims: left as it is */
 	ln = qir_node_new(cfg->m->graph, "LayerNormalization", NULL,
 			  u->div->name[0] ? u->div->name : "LayerNorm");
@@ -248,14 +248,14 @@ static int keep_nodes(const struct ln_unit *u, qir_node ***keep,
 }
 
 /* Says why the unit at div stays FLOAT. */
-static void keep_unit(struct ac_cfg *cfg, qir_node *div, const char *why)
+static void keep_unit(struct autocast_cfg *cfg, qir_node *div, const char *why)
 {
 	qopt_info(cfg->ctx, "decomposed LayerNorm at %s not fused: %s; kept "
 		  "FLOAT as a unit", QIR_NODE_LABEL(div), why);
 	cfg->unfused++;
 }
 
-int ac_fuse_norms(struct ac_cfg *cfg, qir_node ***keep, size_t *nkeep)
+int autocast_fuse_norms(struct autocast_cfg *cfg, qir_node ***keep, size_t *nkeep)
 {
 	qir_node **v = NULL;
 	size_t i, n = 0;
@@ -296,8 +296,10 @@ int ac_fuse_norms(struct ac_cfg *cfg, qir_node ***keep, size_t *nkeep)
 		}
 	}
 	free(v);
+	if (rc >= 0)
+		rc = autocast_fuse_rms(cfg, keep, nkeep);
 	if (rc >= 0 && cfg->unfused)
-		qopt_stat_add(cfg->ctx, "decomposed LayerNorms kept FLOAT",
+		qopt_stat_add(cfg->ctx, "decomposed norms kept FLOAT",
 			      (int64_t)cfg->unfused);
 	if (rc >= 0 && cfg->fused) {
 		qopt_info(cfg->ctx, "%llu decomposed LayerNorm(s) fused into "

@@ -8,7 +8,7 @@
 
 #include "memo.h"
 
-static size_t slot_of(const struct ac_memo *m, const void *k)
+static size_t slot_of(const struct autocast_memo *m, const void *k)
 {
 	uintptr_t h = (uintptr_t)k;
 
@@ -17,7 +17,7 @@ static size_t slot_of(const struct ac_memo *m, const void *k)
 	return (size_t)(h >> 7) & (m->cap - 1);
 }
 
-void *ac_memo_get(const struct ac_memo *m, const void *k)
+void *autocast_memo_get(const struct autocast_memo *m, const void *k)
 {
 	size_t i;
 
@@ -29,27 +29,27 @@ void *ac_memo_get(const struct ac_memo *m, const void *k)
 	return NULL;
 }
 
-static int grow(struct ac_memo *m)
+static int grow(struct autocast_memo *m)
 {
-	struct ac_memo big = { 0 };
+	struct autocast_memo big = { 0 };
 	size_t i;
 
 	big.cap = m->cap ? 2 * m->cap : 64;
 	big.keys = calloc(big.cap, sizeof(*big.keys));
 	big.vals = calloc(big.cap, sizeof(*big.vals));
 	if (!big.keys || !big.vals) {
-		ac_memo_fini(&big);
+		autocast_memo_fini(&big);
 		return -1;
 	}
 	for (i = 0; i < m->cap; i++)
-		if (m->keys[i] && ac_memo_put(&big, m->keys[i], m->vals[i]))
+		if (m->keys[i] && autocast_memo_put(&big, m->keys[i], m->vals[i]))
 			return -1;
-	ac_memo_fini(m);
+	autocast_memo_fini(m);
 	*m = big;
 	return 0;
 }
 
-int ac_memo_put(struct ac_memo *m, const void *k, void *v)
+int autocast_memo_put(struct autocast_memo *m, const void *k, void *v)
 {
 	size_t i;
 
@@ -65,7 +65,7 @@ int ac_memo_put(struct ac_memo *m, const void *k, void *v)
 	return 0;
 }
 
-void ac_memo_fini(struct ac_memo *m)
+void autocast_memo_fini(struct autocast_memo *m)
 {
 	free(m->keys);
 	free(m->vals);

@@ -7,16 +7,16 @@
 
 #include <stddef.h>
 
-struct ac_memo {
+struct autocast_memo {
 	const void **keys;
 	void **vals;
 	size_t cap, n;
 };
 
 /* The value stored for k, or NULL. */
-void *ac_memo_get(const struct ac_memo *m, const void *k);
+void *autocast_memo_get(const struct autocast_memo *m, const void *k);
 /* Stores v for k (k not NULL). 0, or -1 when out of memory. */
-int ac_memo_put(struct ac_memo *m, const void *k, void *v);
-void ac_memo_fini(struct ac_memo *m);
+int autocast_memo_put(struct autocast_memo *m, const void *k, void *v);
+void autocast_memo_fini(struct autocast_memo *m);
 
 #endif

@@ -13,10 +13,10 @@ static const char *const types[] = { "float16", "bfloat16", NULL };
 static const char *const modes[] = { "real", "fake", NULL };
 
 /* The low types' largest finite values. */
-#define AC_FP16_MAX 65504.0
-#define AC_BF16_MAX 3.3895313892515355e38
+#define AUTOCAST_FP16_MAX 65504.0
+#define AUTOCAST_BF16_MAX 3.3895313892515355e38
 
-static int cfg_init(struct ac_cfg *cfg, qopt_ctx *ctx, qir_model *m)
+static int cfg_init(struct autocast_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ctx = ctx;
@@ -24,11 +24,11 @@ static int cfg_init(struct ac_cfg *cfg, qopt_ctx *ctx, qir_model *m)
 	cfg->qk = qopt_kernels(ctx);
 	cfg->low = qopt_opt_enum(ctx, "to") == 1 ? QIR_BFLOAT16 : QIR_FLOAT16;
 	cfg->low_name = cfg->low == QIR_FLOAT16 ? "FLOAT16" : "BFLOAT16";
-	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? AC_FAKE : AC_REAL;
+	cfg->mode = qopt_opt_enum(ctx, "mode") == 1 ? AUTOCAST_FAKE : AUTOCAST_REAL;
 	cfg->keep_io = qopt_opt_bool(ctx, "keep_io_types");
 	cfg->upgrade = qopt_opt_bool(ctx, "upgrade");
 	cfg->max_reduction = qopt_opt_int(ctx, "max_reduction");
-	cfg->init_max = cfg->low == QIR_FLOAT16 ? AC_FP16_MAX : AC_BF16_MAX;
+	cfg->init_max = cfg->low == QIR_FLOAT16 ? AUTOCAST_FP16_MAX : AUTOCAST_BF16_MAX;
 	cfg->data_max = cfg->init_max;
 	if (qopt_opt_is_set(ctx, "data_max"))
 		cfg->data_max = qopt_opt_float(ctx, "data_max");
@@ -60,7 +60,7 @@ static size_t find(size_t *p, size_t i)
 	return i;
 }
 
-static size_t islands(struct ac_cfg *cfg)
+static size_t islands(struct autocast_cfg *cfg)
 {
 	size_t *p = malloc((cfg->nnodes ? cfg->nnodes : 1) * sizeof(*p));
 	size_t i, k, count = 0;
@@ -70,14 +70,14 @@ static size_t islands(struct ac_cfg *cfg)
 	for (i = 0; i < cfg->nnodes; i++)
 		p[i] = i;
 	for (i = 0; i < cfg->nnodes; i++) {
-		struct ac_node *r = &cfg->nodes[i];
+		struct autocast_node *r = &cfg->nodes[i];
 
 		if (!r->candidate || r->low)
 			continue;
 		for (k = 0; k < r->n->ninputs; k++) {
 			qir_value *v = r->n->inputs[k];
-			struct ac_node *q = v && v->producer ?
-					    ac_node_of(cfg, v->producer) : NULL;
+			struct autocast_node *q = v && v->producer ?
+					    autocast_node_of(cfg, v->producer) : NULL;
 
 			if (q && q->candidate && !q->low)
 				p[find(p, (size_t)(r - cfg->nodes))] =
@@ -91,13 +91,13 @@ static size_t islands(struct ac_cfg *cfg)
 	return count;
 }
 
-static void report(struct ac_cfg *cfg)
+static void report(struct autocast_cfg *cfg)
 {
 	uint64_t low = 0, cand = 0, layers = 0, layers_low = 0;
 	size_t i;
 
 	for (i = 0; i < cfg->nnodes; i++) {
-		struct ac_node *r = &cfg->nodes[i];
+		struct autocast_node *r = &cfg->nodes[i];
 		qir_node *n = r->n;
 
 		if (!r->candidate)
@@ -124,13 +124,13 @@ static void report(struct ac_cfg *cfg)
 		  (unsigned long long)cand, cfg->low_name,
 		  (unsigned long long)layers_low, (unsigned long long)layers,
 		  (unsigned long long)(cand - low), islands(cfg),
-		  cfg->mode == AC_FAKE ? " (fake: FLOAT compute, values "
+		  cfg->mode == AUTOCAST_FAKE ? " (fake: FLOAT compute, values "
 		  "rounded through the low type)" : "");
 	qopt_info(cfg->ctx, "rewrite: %llu weight(s) %s (%llu bytes before, "
 		  "%llu after; %llu duplicated for FLOAT readers), %llu Constant(s), "
 		  "%llu Cast(s) inserted, %llu removed%s",
 		  (unsigned long long)cfg->weights,
-		  cfg->mode == AC_FAKE ? "rounded" : "converted",
+		  cfg->mode == AUTOCAST_FAKE ? "rounded" : "converted",
 		  (unsigned long long)cfg->weight_bytes_in,
 		  (unsigned long long)cfg->weight_bytes_out,
 		  (unsigned long long)cfg->dup_weights,
@@ -143,7 +143,7 @@ static void report(struct ac_cfg *cfg)
 
 /* Weight elements the conversion flushes to zero or to subnormals, over
  * the weights that low nodes read. */
-static int underflow(struct ac_cfg *cfg)
+static int underflow(struct autocast_cfg *cfg)
 {
 	qir_graph *g = cfg->m->graph;
 	size_t i, k;
@@ -158,21 +158,21 @@ static int underflow(struct ac_cfg *cfg)
 		if (!v->init || v->init->dtype != QIR_FLOAT || v->is_input)
 			continue;
 		for (k = 0; k < v->nuses && !read_low; k++) {
-			struct ac_node *r = ac_node_of(cfg, v->uses[k].node);
+			struct autocast_node *r = autocast_node_of(cfg, v->uses[k].node);
 
 			read_low = r && r->low &&
 				   ps_slot(r->op->t_in, (size_t)v->uses[k].index);
 		}
 		if (!read_low)
 			continue;
-		if (ac_weight_scan(cfg, v->init, &amax, &z, &s, &err) < 0) {
+		if (autocast_weight_scan(cfg, v->init, &amax, &z, &s, &err) < 0) {
 			qopt_error(cfg->ctx, "weight '%s': %s", v->name, err.msg);
 			return -1;
 		}
 		cfg->underflow_zero += z;
 		cfg->underflow_sub += s;
 		if (cfg->clamp)
-			cfg->clamped += ac_weight_beyond(cfg, v->init);
+			cfg->clamped += autocast_weight_beyond(cfg, v->init);
 	}
 	if (cfg->underflow_zero || cfg->underflow_sub)
 		qopt_info(cfg->ctx, "weights: %llu nonzero element(s) become 0 "
@@ -185,17 +185,19 @@ static int underflow(struct ac_cfg *cfg)
 	return 0;
 }
 
-static qopt_status ac_run(qopt_ctx *ctx, qir_model *m, int *changed)
+static qopt_status autocast_run(qopt_ctx *ctx, qir_model *m, int *changed)
 {
-	struct ac_cfg cfg;
+	struct autocast_cfg cfg;
 	int rc = -1;
 
 	*changed = 0;
 	if (cfg_init(&cfg, ctx, m) == 0 &&
-	    ac_ranges_load(&cfg, qopt_opt_string(ctx, "calibration")) == 0 &&
-	    (!cfg.fuse_norm || ac_fuse_norms(&cfg, &cfg.keep, &cfg.nkeep) == 0) &&
-	    ac_decide(&cfg) == 0 &&
-	    underflow(&cfg) == 0 && ac_rewrite(&cfg, changed) == 0) {
+	    autocast_ranges_load(&cfg, qopt_opt_string(ctx, "calibration")) == 0 &&
+	    autocast_keep_load(&cfg, qopt_opt_string(ctx, "keep_file")) == 0 &&
+	    (!cfg.fuse_norm || autocast_fuse_norms(&cfg, &cfg.keep, &cfg.nkeep) == 0) &&
+	    autocast_decide(&cfg) == 0 &&
+	    autocast_keep_check(&cfg, qopt_opt_string(ctx, "keep_file")) == 0 &&
+	    underflow(&cfg) == 0 && autocast_rewrite(&cfg, changed) == 0) {
 		report(&cfg);
 		ps_targets_report(ctx, &cfg.tg, "node");
 		rc = 0;
@@ -203,13 +205,14 @@ static qopt_status ac_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	free(cfg.nodes);
 	free(cfg.keep);
 	ps_calib_free(cfg.cal);
-	ac_scans_free(&cfg);
+	autocast_keep_free(&cfg);
+	autocast_scans_free(&cfg);
 	ps_targets_fini(&cfg.tg);
 	*changed |= cfg.fused > 0;
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
-static const qopt_option_spec ac_opts[] = {
+static const qopt_option_spec autocast_opts[] = {
 	{ .name = "to", .type = QOPT_OPT_ENUM, .default_value = "float16",
 	  .choices = types,
 	  .help = "the low type: float16, or bfloat16 (opset >= 22 for Conv "
@@ -240,9 +243,11 @@ static const qopt_option_spec ac_opts[] = {
 	  "(default: the low type's largest value, 65504 for float16)" },
 	{ .name = "fuse_norm", .type = QOPT_OPT_BOOL, .default_value = "yes",
 	  .help = "fuse decomposed LayerNorm (ReduceMean, Sub, Pow, ReduceMean, "
-	  "Add, Sqrt, Div, Mul, Add) into LayerNormalization (opset 17, raised "
-	  "when upgrade = yes), which TensorRT computes in FLOAT inside the "
-	  "layer; a unit that cannot be fused stays FLOAT whole" },
+	  "Add, Sqrt, Div, Mul, Add) into LayerNormalization (opset 17) and "
+	  "decomposed RMSNorm (Pow, ReduceMean, Add, Sqrt, Div(1, .) or "
+	  "Reciprocal, Mul, Mul) into RMSNormalization (opset 23), raised when "
+	  "upgrade = yes; TensorRT computes them in FLOAT inside the layer; a "
+	  "unit that cannot be fused stays FLOAT whole" },
 	{ .name = "clamp", .type = QOPT_OPT_BOOL, .default_value = "no",
 	  .help = "yes: a weight beyond the low type's range is clamped to its "
 	  "largest value (counted, a warning) instead of keeping its node "
@@ -257,6 +262,11 @@ static const qopt_option_spec ac_opts[] = {
 	  .help = "with calibration: activations above this keep their nodes "
 	  "FLOAT (default: the low type's largest value; AutoCast's 512 keeps "
 	  "more FLOAT for precision)" },
+	{ .name = "keep_file", .type = QOPT_OPT_STRING,
+	  .flags = QOPT_OPT_PATH,
+	  .help = "nodes to keep FLOAT by measured error: the file of `qopt "
+	  "autocast-tune` (each node with the error it added); a node it "
+	  "names that is not in the model is an error" },
 	{ .name = "max_reduction", .type = QOPT_OPT_INT, .default_value = "0",
 	  .flags = QOPT_OPT_HAS_MIN, .min = 0,
 	  .help = "Softmax, ReduceSum and ReduceMean over more elements than "
@@ -264,14 +274,14 @@ static const qopt_option_spec ac_opts[] = {
 	{ 0 }
 };
 
-static const qopt_pass_info ac_passes[] = {
+static const qopt_pass_info autocast_passes[] = {
 	{ .name = "autocast",
 	  .summary = "convert a float model to FLOAT16 or BFLOAT16, keeping "
 	  "FLOAT islands where a rule says so (strongly typed TensorRT)",
-	  .options = ac_opts, .run = ac_run,
+	  .options = autocast_opts, .run = autocast_run,
 	  .flags = QOPT_PASS_HAS_TARGETS,
-	  .calibration_targets = ac_calibration_targets },
+	  .calibration_targets = autocast_calibration_targets },
 	{ 0 }
 };
 
-QOPT_PLUGIN("autocast", "1.0", ac_passes)
+QOPT_PLUGIN("autocast", "1.0", autocast_passes)

@@ -15,7 +15,7 @@
 /* What `qopt calibrate` measures for autocast: every FLOAT tensor the
  * main graph computes or takes as input (constants have their ranges in
  * the model). */
-qopt_status ac_calibration_targets(qopt_ctx *ctx, qir_model *m)
+qopt_status autocast_calibration_targets(qopt_ctx *ctx, qir_model *m)
 {
 	qir_graph *g = m->graph;
 	qopt_status rc = QOPT_OK;
@@ -35,7 +35,7 @@ qopt_status ac_calibration_targets(qopt_ctx *ctx, qir_model *m)
 	return rc;
 }
 
-int ac_ranges_load(struct ac_cfg *cfg, const char *path)
+int autocast_ranges_load(struct autocast_cfg *cfg, const char *path)
 {
 	char why[512], hash[32];
 	int rc;
@@ -72,7 +72,7 @@ int ac_ranges_load(struct ac_cfg *cfg, const char *path)
 }
 
 /* The first T value of r beyond data_max, with its amax, or NULL. */
-static const qir_value *beyond(struct ac_cfg *cfg, const struct ac_node *r,
+static const qir_value *beyond(struct autocast_cfg *cfg, const struct autocast_node *r,
 			       double *amax)
 {
 	const qir_node *n = r->n;
@@ -95,7 +95,7 @@ static const qir_value *beyond(struct ac_cfg *cfg, const struct ac_node *r,
 	return NULL;
 }
 
-int ac_ranges_fit(struct ac_cfg *cfg, struct ac_node *r,
+int autocast_ranges_fit(struct autocast_cfg *cfg, struct autocast_node *r,
 		  const struct ps_skip_kind *kind)
 {
 	const qir_value *v;

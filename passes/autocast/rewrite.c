@@ -23,9 +23,9 @@
 #include "memo.h"
 
 struct rw {
-	struct ac_cfg *cfg;
+	struct autocast_cfg *cfg;
 	qir_graph *g;
-	struct ac_memo down, up, cast_low;
+	struct autocast_memo down, up, cast_low;
 	qir_value **lowered;	/* values real mode retyped */
 	size_t nlowered, caplowered;
 	qir_node **dead;	/* Casts that went: erased at the end */
@@ -47,19 +47,19 @@ static int irerr(struct rw *w, const qir_error *err)
 /* A Cast(to = FLOAT) the pass turns into a Cast to the low type. */
 static int is_cast_low(struct rw *w, const qir_node *n)
 {
-	return ac_memo_get(&w->cast_low, n) != NULL;
+	return autocast_memo_get(&w->cast_low, n) != NULL;
 }
 
 /* 1 when v is a low node's output of type T (in real mode: retyped). */
 static int made_low(struct rw *w, const qir_value *v)
 {
-	struct ac_node *r;
+	struct autocast_node *r;
 
 	if (!v->producer || v->producer->graph != w->g)
 		return 0;
 	if (is_cast_low(w, v->producer))
 		return 1;
-	r = ac_node_of(w->cfg, v->producer);
+	r = autocast_node_of(w->cfg, v->producer);
 	return r && r->low && ps_slot(r->op->t_out, (size_t)v->producer_index);
 }
 
@@ -67,13 +67,13 @@ static int made_low(struct rw *w, const qir_value *v)
  * low node, or a Cast (which takes any type). */
 static int use_takes_low(struct rw *w, const qir_use *u)
 {
-	struct ac_node *r;
+	struct autocast_node *r;
 
 	if (u->node->graph != w->g)
 		return 0;
 	if (qir_node_is(u->node, "Cast"))
 		return 1;
-	r = ac_node_of(w->cfg, u->node);
+	r = autocast_node_of(w->cfg, u->node);
 	return r && r->low && ps_slot(r->op->t_in, (size_t)u->index);
 }
 
@@ -113,14 +113,14 @@ static qir_value *new_cast(struct rw *w, qir_value *v, int to,
 /* Fake mode: v rounded through the low type, once. */
 static qir_value *rounded(struct rw *w, qir_value *v)
 {
-	qir_value *r = ac_memo_get(&w->down, v), *a;
+	qir_value *r = autocast_memo_get(&w->down, v), *a;
 
 	if (r)
 		return r;
 	a = new_cast(w, v, w->cfg->low, w->cfg->low == QIR_FLOAT16 ?
 		     "fp16" : "bf16");
 	r = a ? new_cast(w, a, QIR_FLOAT, "rounded") : NULL;
-	if (!r || ac_memo_put(&w->down, v, r))
+	if (!r || autocast_memo_put(&w->down, v, r))
 		return r ? (oom(w), NULL) : NULL;
 	return r;
 }
@@ -129,8 +129,8 @@ static qir_value *rounded(struct rw *w, qir_value *v)
  * only they read it, else a converted copy for them. */
 static qir_value *weight_down(struct rw *w, qir_value *v)
 {
-	struct ac_cfg *cfg = w->cfg;
-	int fake = cfg->mode == AC_FAKE;
+	struct autocast_cfg *cfg = w->cfg;
+	int fake = cfg->mode == AUTOCAST_FAKE;
 	qir_tensor *old = v->init, *t;
 	qir_error err = { 0 };
 	qir_value *nv;
@@ -139,7 +139,7 @@ static qir_value *weight_down(struct rw *w, qir_value *v)
 	cfg->weights++;
 	cfg->weight_bytes_in += old->nbytes;
 	if (all_uses_take_low(w, v)) {
-		t = ac_weight_convert(cfg, old, v->name, fake);
+		t = autocast_weight_convert(cfg, old, v->name, fake);
 		if (!t)
 			return NULL;
 		v->init = t;
@@ -151,7 +151,7 @@ static qir_value *weight_down(struct rw *w, qir_value *v)
 	}
 	snprintf(name, sizeof(name), "%s_%s", v->name,
 		 fake ? "rounded" : cfg->low == QIR_FLOAT16 ? "fp16" : "bf16");
-	t = ac_weight_convert(cfg, old, name, fake);
+	t = autocast_weight_convert(cfg, old, name, fake);
 	if (!t)
 		return NULL;
 	cfg->weight_bytes_out += t->nbytes;
@@ -167,8 +167,8 @@ static qir_value *weight_down(struct rw *w, qir_value *v)
  * Constant, -1 failed (said). */
 static int constant_down(struct rw *w, qir_value *v)
 {
-	struct ac_cfg *cfg = w->cfg;
-	int fake = cfg->mode == AC_FAKE;
+	struct autocast_cfg *cfg = w->cfg;
+	int fake = cfg->mode == AUTOCAST_FAKE;
 	qir_node *c = v->producer;
 	qir_attr *a = c ? qir_node_attr(c, "value") : NULL;
 	qir_tensor *t = a && a->type == QIR_ATTR_TENSOR ? a->t : NULL, *nt;
@@ -194,8 +194,8 @@ static int constant_down(struct rw *w, qir_value *v)
 	}
 	rc = n ? qk_convert(cfg->qk, cfg->low, tmp, QIR_FLOAT, src, n) : 0;
 	if (!rc && n && cfg->clamp) {
-		ac_saturate(cfg->low, tmp, src, (size_t)n);
-		cfg->clamped += ac_weight_beyond(cfg, t);
+		autocast_saturate(cfg->low, tmp, src, (size_t)n);
+		cfg->clamped += autocast_weight_beyond(cfg, t);
 	}
 	if (!rc && n)
 		rc = qk_convert(cfg->qk, fake ? QIR_FLOAT : cfg->low,
@@ -218,8 +218,8 @@ static int constant_down(struct rw *w, qir_value *v)
 /* The low-type stand-in of a FLOAT value a low node reads. */
 static qir_value *down(struct rw *w, qir_value *v)
 {
-	struct ac_cfg *cfg = w->cfg;
-	qir_value *r = ac_memo_get(&w->down, v);
+	struct autocast_cfg *cfg = w->cfg;
+	qir_value *r = autocast_memo_get(&w->down, v);
 	qir_error err = { 0 };
 	int k;
 
@@ -229,7 +229,7 @@ static qir_value *down(struct rw *w, qir_value *v)
 		r = weight_down(w, v);
 	else if ((k = constant_down(w, v)) != 0)
 		r = k > 0 ? v : NULL;
-	else if (cfg->mode == AC_FAKE)
+	else if (cfg->mode == AUTOCAST_FAKE)
 		return rounded(w, v);
 	else if (v->is_input && !cfg->keep_io && v->graph == w->g &&
 		 all_uses_take_low(w, v))
@@ -238,7 +238,7 @@ static qir_value *down(struct rw *w, qir_value *v)
 	else
 		r = new_cast(w, v, cfg->low,
 			     cfg->low == QIR_FLOAT16 ? "fp16" : "bf16");
-	if (r && ac_memo_put(&w->down, v, r))
+	if (r && autocast_memo_put(&w->down, v, r))
 		return oom(w), NULL;
 	return r;
 }
@@ -246,12 +246,12 @@ static qir_value *down(struct rw *w, qir_value *v)
 /* The FLOAT stand-in of a value real mode made low. */
 static qir_value *up(struct rw *w, qir_value *v)
 {
-	qir_value *r = ac_memo_get(&w->up, v);
+	qir_value *r = autocast_memo_get(&w->up, v);
 
 	if (r)
 		return r;
 	r = new_cast(w, v, QIR_FLOAT, "fp32");
-	if (r && ac_memo_put(&w->up, v, r))
+	if (r && autocast_memo_put(&w->up, v, r))
 		return oom(w), NULL;
 	return r;
 }
@@ -302,7 +302,7 @@ static int outputs_low(struct rw *w, qir_node *n, uint32_t t_out)
 
 		if (!v || !ps_slot(t_out, i) || v->dtype != QIR_FLOAT)
 			continue;
-		if (w->cfg->mode == AC_REAL &&
+		if (w->cfg->mode == AUTOCAST_REAL &&
 		    qir_value_copy_shape(v, v, w->cfg->low, &err))
 			return irerr(w, &err);
 		if (remember(w, v))
@@ -324,7 +324,7 @@ static int keep_output(struct rw *w, qir_value *v, qir_value *s)
 		return oom(w);
 	for (k = 0; k < 1000; k++) {
 		snprintf(alt, sizeof(alt), k ? "%s_%s_%d" : "%s_%s", name,
-			 w->cfg->mode == AC_FAKE ? "unrounded" :
+			 w->cfg->mode == AUTOCAST_FAKE ? "unrounded" :
 			 w->cfg->low == QIR_FLOAT16 ? "fp16" : "bf16", k);
 		if (!qir_value_rename(v, alt, &err))
 			break;
@@ -373,7 +373,7 @@ static int needs_float(struct rw *w, const qir_value *v)
 {
 	size_t i;
 
-	if (v->is_output && (w->cfg->keep_io || w->cfg->mode == AC_FAKE))
+	if (v->is_output && (w->cfg->keep_io || w->cfg->mode == AUTOCAST_FAKE))
 		return 1;
 	for (i = 0; i < v->nuses; i++)
 		if (!use_takes_low(w, &v->uses[i]))
@@ -389,7 +389,7 @@ static int consumers(struct rw *w)
 
 	for (i = 0; i < w->nlowered; i++) {
 		qir_value *v = w->lowered[i], *s;
-		int fake = w->cfg->mode == AC_FAKE;
+		int fake = w->cfg->mode == AUTOCAST_FAKE;
 
 		if (!fake && !needs_float(w, v))
 			continue;
@@ -411,7 +411,7 @@ static int consumers(struct rw *w)
  * told now. */
 static int type_after(struct rw *w, const qir_value *v)
 {
-	if (w->cfg->mode == AC_REAL && made_low(w, v))
+	if (w->cfg->mode == AUTOCAST_REAL && made_low(w, v))
 		return w->cfg->low;
 	return qir_value_elem_type((qir_value *)v);
 }
@@ -444,7 +444,7 @@ static int decide_casts(struct rw *w, qir_node *const *v, size_t n)
 
 	for (i = 0; i < n; i++)
 		if (qir_node_is(v[i], "Cast") && cast_goes_low(w, v[i]) &&
-		    ac_memo_put(&w->cast_low, v[i], v[i]))
+		    autocast_memo_put(&w->cast_low, v[i], v[i]))
 			return oom(w);
 	return 0;
 }
@@ -456,7 +456,7 @@ static int cast_low(struct rw *w, qir_node *c)
 	qir_value *in = c->inputs[0], *out = c->outputs[0];
 	qir_error err = { 0 };
 
-	if (w->cfg->mode == AC_FAKE)
+	if (w->cfg->mode == AUTOCAST_FAKE)
 		return outputs_low(w, c, 1u);
 	if (type_after(w, in) == w->cfg->low) {
 		if (qir_value_replace_all_uses(out, in))
@@ -477,7 +477,7 @@ static int apply(struct rw *w, qir_node *const *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct ac_node *r = ac_node_of(w->cfg, v[i]);
+		struct autocast_node *r = autocast_node_of(w->cfg, v[i]);
 
 		if (is_cast_low(w, v[i])) {
 			if (cast_low(w, v[i]))
@@ -493,7 +493,7 @@ static int apply(struct rw *w, qir_node *const *v, size_t n)
 	return 0;
 }
 
-int ac_rewrite(struct ac_cfg *cfg, int *changed)
+int autocast_rewrite(struct autocast_cfg *cfg, int *changed)
 {
 	struct rw w = { .cfg = cfg, .g = cfg->m->graph };
 	qir_node **v = NULL;
@@ -529,8 +529,8 @@ out:
 	free(v);
 	free(w.dead);
 	free(w.lowered);
-	ac_memo_fini(&w.down);
-	ac_memo_fini(&w.up);
-	ac_memo_fini(&w.cast_low);
+	autocast_memo_fini(&w.down);
+	autocast_memo_fini(&w.up);
+	autocast_memo_fini(&w.cast_low);
 	return rc;
 }

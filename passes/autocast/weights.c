@@ -14,20 +14,20 @@
 #include "../support/recipe.h"
 
 /* Elements per step when a buffer of the low type is needed. */
-#define AC_CHUNK 16384
+#define AUTOCAST_CHUNK 16384
 
 /* What one read of a weight found: kept, as a weight is read by one
  * rule, then by the underflow count, and a model may be gigabytes. */
-struct ac_scan {
+struct autocast_scan {
 	float amax;
 	uint64_t zero, sub;
 };
 
 /* Elements per block: copied to an aligned buffer the loop can
  * vectorize over, whatever the mapping's alignment. */
-#define AC_SCAN_BLOCK 4096
+#define AUTOCAST_SCAN_BLOCK 4096
 
-static int scan(struct ac_cfg *cfg, qir_tensor *t, struct ac_scan *r,
+static int scan(struct autocast_cfg *cfg, qir_tensor *t, struct autocast_scan *r,
 		qir_error *err)
 {
 	/* Round to nearest even: at most half the smallest subnormal goes
@@ -41,7 +41,7 @@ static int scan(struct ac_cfg *cfg, qir_tensor *t, struct ac_scan *r,
 	const float to_sub = (float)(min_norm - min_sub / 2);
 	uint64_t n = qir_tensor_numel(t), i, zero = 0, sub = 0;
 	const unsigned char *p;
-	float m = 0, buf[AC_SCAN_BLOCK];
+	float m = 0, buf[AUTOCAST_SCAN_BLOCK];
 
 	memset(r, 0, sizeof(*r));
 	if (!n)
@@ -49,9 +49,9 @@ static int scan(struct ac_cfg *cfg, qir_tensor *t, struct ac_scan *r,
 	p = qir_tensor_data(t, err);
 	if (!p)
 		return -1;
-	for (i = 0; i < n; i += AC_SCAN_BLOCK) {
-		size_t k = n - i < AC_SCAN_BLOCK ? (size_t)(n - i) :
-			   AC_SCAN_BLOCK, j;
+	for (i = 0; i < n; i += AUTOCAST_SCAN_BLOCK) {
+		size_t k = n - i < AUTOCAST_SCAN_BLOCK ? (size_t)(n - i) :
+			   AUTOCAST_SCAN_BLOCK, j;
 
 		memcpy(buf, p + 4 * i, 4 * k);
 		for (j = 0; j < k; j++) {
@@ -76,15 +76,15 @@ static int scan(struct ac_cfg *cfg, qir_tensor *t, struct ac_scan *r,
 	return 0;
 }
 
-int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
+int autocast_weight_scan(struct autocast_cfg *cfg, qir_tensor *t, float *amax,
 		   uint64_t *zero, uint64_t *sub, qir_error *err)
 {
-	struct ac_scan *r = ac_memo_get(&cfg->scans, t);
+	struct autocast_scan *r = autocast_memo_get(&cfg->scans, t);
 
 	if (!r) {
 		r = malloc(sizeof(*r));
 		if (!r || scan(cfg, t, r, err) < 0 ||
-		    ac_memo_put(&cfg->scans, t, r)) {
+		    autocast_memo_put(&cfg->scans, t, r)) {
 			if (r && !err->code)
 				qir_fail(err, QIR_ENOMEM, "out of memory");
 			free(r);
@@ -97,13 +97,13 @@ int ac_weight_scan(struct ac_cfg *cfg, qir_tensor *t, float *amax,
 	return 0;
 }
 
-void ac_scans_free(struct ac_cfg *cfg)
+void autocast_scans_free(struct autocast_cfg *cfg)
 {
 	size_t i;
 
 	for (i = 0; i < cfg->scans.cap; i++)
 		free(cfg->scans.vals[i]);
-	ac_memo_fini(&cfg->scans);
+	autocast_memo_fini(&cfg->scans);
 }
 
 struct conv_recipe {
@@ -113,7 +113,7 @@ struct conv_recipe {
 	int clamp;
 };
 
-void ac_saturate(int low, uint16_t *codes, const void *src, size_t n)
+void autocast_saturate(int low, uint16_t *codes, const void *src, size_t n)
 {
 	const uint16_t inf = low == QIR_FLOAT16 ? 0x7c00 : 0x7f80;
 	const uint16_t max = low == QIR_FLOAT16 ? 0x7bff : 0x7f7f;
@@ -130,7 +130,7 @@ void ac_saturate(int low, uint16_t *codes, const void *src, size_t n)
 	}
 }
 
-uint64_t ac_weight_beyond(struct ac_cfg *cfg, qir_tensor *t)
+uint64_t autocast_weight_beyond(struct autocast_cfg *cfg, qir_tensor *t)
 {
 	const float max = cfg->low == QIR_FLOAT16 ? 65504.0f :
 			  3.38953139e38f;
@@ -162,19 +162,19 @@ static int conv_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 	if (!r->fake) {
 		rc = qk_convert(kc, r->low, dst[0], QIR_FLOAT, src, n);
 		if (!rc && r->clamp)
-			ac_saturate(r->low, dst[0], src, (size_t)n);
+			autocast_saturate(r->low, dst[0], src, (size_t)n);
 		return rc;
 	}
-	tmp = malloc(AC_CHUNK * sizeof(*tmp));
+	tmp = malloc(AUTOCAST_CHUNK * sizeof(*tmp));
 	if (!tmp)
 		return QOPT_ENOMEM;
-	for (i = 0; i < n && !rc; i += AC_CHUNK) {
-		size_t k = n - i < AC_CHUNK ? (size_t)(n - i) : AC_CHUNK;
+	for (i = 0; i < n && !rc; i += AUTOCAST_CHUNK) {
+		size_t k = n - i < AUTOCAST_CHUNK ? (size_t)(n - i) : AUTOCAST_CHUNK;
 
 		rc = qk_convert(kc, r->low, tmp, QIR_FLOAT,
 				(const char *)src + 4 * i, k);
 		if (!rc && r->clamp)
-			ac_saturate(r->low, tmp, (const char *)src + 4 * i, k);
+			autocast_saturate(r->low, tmp, (const char *)src + 4 * i, k);
 		if (!rc)
 			rc = qk_convert(kc, QIR_FLOAT, (char *)dst[0] + 4 * i,
 					r->low, tmp, k);
@@ -183,7 +183,7 @@ static int conv_run(struct ps_recipe *base, qk_ctx *kc, const qir_tensor *in,
 	return rc;
 }
 
-qir_tensor *ac_weight_convert(struct ac_cfg *cfg, qir_tensor *t,
+qir_tensor *autocast_weight_convert(struct autocast_cfg *cfg, qir_tensor *t,
 			      const char *name, int fake)
 {
 	struct conv_recipe *r = ps_recipe_new(cfg->ctx, sizeof(*r), name,

@@ -55,6 +55,7 @@ static const struct ps_float_op table[] = {
 	UNARY("BatchNormalization", 6, 14),
 	UNARY("InstanceNormalization", 6, 22),
 	UNARY("LayerNormalization", 17, 17),
+	UNARY("RMSNormalization", 23, 23),
 	/* pooling: MaxPool's second output is INT64 indices */
 	{ "MaxPool", S(0), S(0), 1, 22, 0 },
 	UNARY("AveragePool", 1, 22), UNARY("GlobalAveragePool", 1, 22),

@@ -145,7 +145,7 @@ check $? "... into one FLOAT16 LayerNormalization; the unit's nodes are gone"
 	>"$work/ln-noup.log" 2>&1
 grep -q "decomposed LayerNorm at node 'ln/Div' (Div) not fused: LayerNormalization needs opset 17; kept FLOAT as a unit" \
 	"$work/ln-noup.log" &&
-	[ "$(grep -c "^qopt: autocast: node .* kept FLOAT (LayerNorm not fused)" "$work/ln-noup.log")" = 9 ]
+	[ "$(grep -c "^qopt: autocast: node .* kept FLOAT (norm not fused)" "$work/ln-noup.log")" = 9 ]
 check $? "upgrade = no: not fused, the unit's 9 nodes kept FLOAT, said"
 "$QOPT" --passes autocast "$work/lns.onnx" -o "$work/lns16.onnx" >"$work/lns.log" 2>&1
 grep -q "not fused: the centred input has readers outside the LayerNorm; kept FLOAT as a unit" \
@@ -163,6 +163,53 @@ if [ -z "$ort_why" ]; then
 	check $? "the shared-reader model agrees"
 fi
 
+# ---- decomposed RMSNorm in torch's exported forms (opset 17,
+# activations near 300: their squares pass 65504) ----
+s=0
+for f in rms rms_recip rms_div rms_shared; do
+	"$py" "$M" $f "$work/$f.onnx" >>"$work/log" 2>&1 || s=1
+done
+check $s "RMSNorm models generated (Div(1, .), Reciprocal, Div(x, .), shared)"
+for f in rms rms_recip rms_div; do
+	"$QOPT" --passes autocast "$work/$f.onnx" -o "$work/$f.16.onnx" \
+		>"$work/$f.log" 2>&1 &&
+		grep -q "upgraded ai.onnx opset 17 -> 23 for RMSNormalization" "$work/$f.log" &&
+		grep -q "1 decomposed RMSNorm(s) fused into RMSNormalization" "$work/$f.log"
+	check $? "$f: fused into RMSNormalization (opset raised to 23, said)"
+	facts "$work/$f.16.onnx"
+	grep -q "^node RMSNormalization /norm/Sqrt[_0-9]* FLOAT16$" "$work/$f.16.onnx.facts" &&
+		! grep -q "^node \(Pow\|Sqrt\|ReduceMean\|Reciprocal\|Div\|Constant\) " \
+			"$work/$f.16.onnx.facts" &&
+		[ "$(grep -c "^node Mul " "$work/$f.16.onnx.facts")" = 1 ]
+	check $? "$f: one FLOAT16 RMSNormalization; the unit's nodes are gone"
+done
+"$QOPT" --passes autocast:upgrade=no "$work/rms.onnx" -o "$work/rms-noup.onnx" \
+	>"$work/rms-noup.log" 2>&1 &&
+	grep -q "decomposed RMSNorm at node '/norm/Sqrt' (Sqrt) not fused: RMSNormalization needs opset 23; kept FLOAT as a unit" \
+		"$work/rms-noup.log" &&
+	[ "$(grep -c "^qopt: autocast: node .* kept FLOAT (norm not fused)" "$work/rms-noup.log")" = 7 ]
+check $? "upgrade = no: not fused, the unit's 7 nodes kept FLOAT, said"
+"$QOPT" --passes autocast "$work/rms_shared.onnx" -o "$work/rmss16.onnx" \
+	>"$work/rmss.log" 2>&1 &&
+	grep -q "not fused: an inner tensor has readers outside the RMSNorm; kept FLOAT as a unit" \
+		"$work/rmss.log" &&
+	grep -q "node '/norm/ReduceMean' kept FLOAT (norm not fused)" "$work/rmss.log"
+check $? "an RMSNorm whose mean of squares has another reader: not fused, kept FLOAT whole"
+"$QOPT" --passes autocast:fuse_norm=no:mode=fake "$work/rms.onnx" \
+	-o "$work/rms-naive.onnx" >>"$work/log" 2>&1
+check $? "fuse_norm = no: the naive fake form"
+if [ -z "$ort_why" ]; then
+	for f in rms rms_recip rms_div; do
+		close "$work/$f.onnx" "$work/$f.16.onnx"
+		check $? "$f: the fused FLOAT16 model runs in ORT 1.30 and agrees with FLOAT"
+	done
+	close "$work/rms.onnx" "$work/rms-noup.onnx"
+	check $? "the unfused one, its unit FLOAT, agrees too"
+	close "$work/rms.onnx" "$work/rms-naive.onnx"
+	[ $? = 1 ]
+	check $? "naive FLOAT16 of the decomposed RMSNorm does not agree (its squares overflow)"
+fi
+
 # ---- an If whose branches read an outer value a low node makes: the
 # branches stay FLOAT and read it through one Cast back ----
 "$py" "$M" ifm "$work/ifm.onnx" >"$work/log" 2>&1 &&
@@ -176,11 +223,40 @@ grep -q "^node MatMul mm FLOAT16$" "$work/ifm16.onnx.facts" &&
 	grep -q "node 'if' kept FLOAT" "$work/ifm.log"
 check $? "... the MatMul FLOAT16, the If FLOAT, its captured input cast back once"
 if [ -z "$ort_why" ]; then
-	for s in 1 2 3; do
-		close "$work/ifm.onnx" "$work/ifm16.onnx" --seed $s || break
+	s=0
+	for seed in 1 2 3; do
+		close "$work/ifm.onnx" "$work/ifm16.onnx" --seed $seed || s=1
 	done
-	check $? "... and it agrees with FLOAT in ORT (3 seeds)"
+	check $s "... and it agrees with FLOAT in ORT (3 seeds)"
 fi
+
+# ---- Loop and Scan: a carried value and a captured one made by low
+# nodes; the bodies stay FLOAT (said) and read them through one Cast ----
+for f in loopm scanm; do
+	op=$( [ $f = loopm ] && echo loop || echo scan )
+	"$py" "$M" $f "$work/$f.onnx" >"$work/log" 2>&1 &&
+		"$QOPT" --passes autocast "$work/$f.onnx" -o "$work/$f.16.onnx" \
+			>"$work/$f.log" 2>&1 &&
+		"$QOPT" --passes autocast:mode=fake "$work/$f.onnx" \
+			-o "$work/$f.f16.onnx" >>"$work/log" 2>&1 &&
+		"$QOPT" verify "$work/$f.16.onnx" >>"$work/log" 2>&1
+	check $? "$f: converted (real and fake) and verifies"
+	facts "$work/$f.16.onnx"
+	grep -q "^node MatMul mm FLOAT16$" "$work/$f.16.onnx.facts" &&
+		[ "$(grep -c "^node Cast h_fp32 FLOAT$" "$work/$f.16.onnx.facts")" = 1 ] &&
+		grep -q "node '$op' kept FLOAT (subgraph): [LS][a-z]*: its body's nodes stay FLOAT" \
+			"$work/$f.log"
+	check $? "$f: the MatMul FLOAT16, the $op FLOAT with the reason, the captured h cast back once"
+	if [ -z "$ort_why" ]; then
+		s=0
+		for seed in 1 2 3; do
+			close "$work/$f.onnx" "$work/$f.16.onnx" --seed $seed &&
+				close "$work/$f.onnx" "$work/$f.f16.onnx" --seed $seed ||
+				s=1
+		done
+		check $s "$f: the real and the fake FLOAT16 models agree with FLOAT in ORT (3 seeds)"
+	fi
+done
 
 # ---- an activation beyond FLOAT16 (every weight fits): measured by
 # calibration, the region that stores it stays FLOAT ----

@@ -12,8 +12,22 @@ what a converted model holds.
                            then MatMul, with activations near 1000
   models.py ln_shared OUT  the same with the centred input read outside
                            the unit (cannot be fused)
+  models.py rms OUT        opset 17, torch's decomposed RMSNorm as
+                           torch.onnx.export writes LLaMA's RMSNorm (Pow,
+                           ReduceMean, Add, Sqrt, Div(1, .), Mul, Mul
+                           gamma; Constant nodes for 2, eps and 1) then
+                           MatMul, activations near 300 (their squares
+                           pass 65504)
+  models.py rms_recip OUT  the same with Reciprocal for Div(1, .), no gamma
+  models.py rms_div OUT    the same with Div(x, Sqrt) and gamma
+  models.py rms_shared OUT the mean of squares read outside the unit
+                           (cannot be fused)
   models.py ifm OUT        y = MatMul(x, w) read by both branches of an If
                            (captured from the outer scope), MatMul after
+  models.py loopm OUT      h = MatMul(x, w) carried by a Loop (3 trips) whose
+                           body adds the captured h each trip, MatMul after
+  models.py scanm OUT      a Scan over the rows of MatMul(xs, w) whose body
+                           reads the captured h = MatMul(x, w), MatMul after
   models.py act OUT        x[2,8] -> Abs -> Add(10) -> MatMul(w, every entry
                            1000) -> Mul(1e-3) -> Relu -> MatMul -> y: the
                            first MatMul's output passes 65504 on any input
@@ -114,6 +128,71 @@ def ln(path, shared=False):
     save(g, path, opset=13)
 
 
+def rms(path, form="torch"):
+    """Written with onnx.helper in the exact form torch.onnx.export (1.13,
+    opset 17) gives LLaMA's RMSNorm, x * torch.rsqrt(x.pow(2).mean(-1,
+    keepdim=True) + eps) * weight (node names, Constant nodes and operand
+    order as in tests/torch/learned/charlm.onnx, which is such an export):
+    make check needs no torch."""
+    rng = np.random.default_rng(6)
+    gamma = (1 + 0.1 * rng.standard_normal(16)).astype(np.float32)
+    w = (rng.standard_normal((16, 8)) * 0.2).astype(np.float32)
+
+    def const(name, value):
+        return helper.make_node("Constant", [], [name + "_output_0"],
+                                name=name, value=numpy_helper.from_array(
+                                    np.array(value, np.float32), name))
+    nodes = [
+        helper.make_node("Mul", ["x", "k"], ["xs"], name="/scale_up/Mul"),
+        const("/norm/Constant", 2.0),
+        helper.make_node("Pow", ["xs", "/norm/Constant_output_0"],
+                         ["/norm/Pow_output_0"], name="/norm/Pow"),
+        helper.make_node("ReduceMean", ["/norm/Pow_output_0"],
+                         ["/norm/ReduceMean_output_0"], axes=[-1], keepdims=1,
+                         name="/norm/ReduceMean"),
+        const("/norm/Constant_1", 1e-5),
+        helper.make_node("Add", ["/norm/ReduceMean_output_0",
+                                 "/norm/Constant_1_output_0"],
+                         ["/norm/Add_output_0"], name="/norm/Add"),
+        helper.make_node("Sqrt", ["/norm/Add_output_0"], ["/norm/Sqrt_output_0"],
+                         name="/norm/Sqrt"),
+    ]
+    if form == "div":
+        nodes.append(helper.make_node("Div", ["xs", "/norm/Sqrt_output_0"],
+                                      ["/norm/Mul_output_0"], name="/norm/Div"))
+    else:
+        if form == "recip":
+            nodes.append(helper.make_node("Reciprocal", ["/norm/Sqrt_output_0"],
+                                          ["/norm/Div_output_0"],
+                                          name="/norm/Reciprocal"))
+        else:
+            nodes.append(const("/norm/Constant_2", 1.0))
+            nodes.append(helper.make_node(
+                "Div", ["/norm/Constant_2_output_0", "/norm/Sqrt_output_0"],
+                ["/norm/Div_output_0"], name="/norm/Div"))
+        nodes.append(helper.make_node("Mul", ["xs", "/norm/Div_output_0"],
+                                      ["/norm/Mul_output_0"], name="/norm/Mul"))
+    last = "/norm/Mul_output_0"
+    if form != "recip":
+        nodes.append(helper.make_node("Mul", [last, "norm.weight"],
+                                      ["/norm/Mul_1_output_0"], name="/norm/Mul_1"))
+        last = "/norm/Mul_1_output_0"
+    nodes.append(helper.make_node("MatMul", [last, "w"], ["y0"], name="/fc/MatMul"))
+    if form == "shared":
+        nodes.append(helper.make_node("ReduceMax", ["/norm/ReduceMean_output_0"],
+                                      ["ms"], axes=[-1], name="side"))
+        nodes.append(helper.make_node("Mul", ["y0", "ms"], ["y"], name="join"))
+    else:
+        nodes.append(helper.make_node("Identity", ["y0"], ["y"], name="out"))
+    inits = [numpy_helper.from_array(a, n) for a, n in
+             [(gamma, "norm.weight"), (w, "w"), (np.array(300.0, np.float32), "k")]]
+    g = helper.make_graph(
+        nodes, "rms",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    save(g, path, opset=17)
+
+
 def ifm(path):
     w = (np.random.default_rng(1).standard_normal((8, 8)) * 0.3).astype(np.float32)
     then_g = helper.make_graph(
@@ -134,6 +213,61 @@ def ifm(path):
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
         [numpy_helper.from_array(w, "w"),
          numpy_helper.from_array(np.array(0, np.float32), "zero")])
+    save(g, path, opset=13)
+
+
+def loopm(path):
+    rng = np.random.default_rng(2)
+    w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["c", "h"], ["c1"], name="body_add"),
+         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"),
+             helper.make_node("Loop", ["trips", "yes", "h"], ["cf"], body=body,
+                              name="loop"),
+             helper.make_node("MatMul", ["cf", "w"], ["out"], name="mm2")]
+    g = helper.make_graph(
+        nodes, "loopm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(w, "w"),
+         numpy_helper.from_array(np.array(3, np.int64), "trips"),
+         numpy_helper.from_array(np.array(True), "yes")])
+    save(g, path, opset=13)
+
+
+def scanm(path):
+    rng = np.random.default_rng(3)
+    w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["row", "h"], ["p"], name="body_mul"),
+         helper.make_node("Add", ["st", "p"], ["st1"], name="body_add"),
+         helper.make_node("Identity", ["st1"], ["o"], name="body_out")],
+        "body",
+        [helper.make_tensor_value_info("st", TensorProto.FLOAT, [8]),
+         helper.make_tensor_value_info("row", TensorProto.FLOAT, [8])],
+        [helper.make_tensor_value_info("st1", TensorProto.FLOAT, [8]),
+         helper.make_tensor_value_info("o", TensorProto.FLOAT, [8])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h2"], name="mm"),
+             helper.make_node("Reshape", ["h2", "shape8"], ["h"], name="flat"),
+             helper.make_node("MatMul", ["xs", "w"], ["rows"], name="mm_rows"),
+             helper.make_node("Scan", ["zeros", "rows"], ["stf", "outs"],
+                              body=body, num_scan_inputs=1, name="scan"),
+             helper.make_node("MatMul", ["outs", "w"], ["out"], name="mm2")]
+    g = helper.make_graph(
+        nodes, "scanm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8]),
+         helper.make_tensor_value_info("xs", TensorProto.FLOAT, [5, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [5, 8])],
+        [numpy_helper.from_array(w, "w"),
+         numpy_helper.from_array(np.zeros(8, np.float32), "zeros"),
+         numpy_helper.from_array(np.array([8], np.int64), "shape8")])
     save(g, path, opset=13)
 
 
@@ -199,5 +333,8 @@ def inspect(path):
 
 if __name__ == "__main__":
     {"overflow": overflow, "shared": shared, "ln": ln, "ifm": ifm, "act": act,
-     "ln_shared": lambda p: ln(p, True)}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
+     "loopm": loopm, "scanm": scanm,
+     "ln_shared": lambda p: ln(p, True), "rms": rms,
+     "rms_recip": lambda p: rms(p, "recip"), "rms_div": lambda p: rms(p, "div"),
+     "rms_shared": lambda p: rms(p, "shared")}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
         if sys.argv[1] != "inspect" else inspect(sys.argv[2])

@@ -1,0 +1,135 @@
+#!/bin/sh
+# tests/passes/autocast/tune.sh - autocast's error-driven mode: `qopt
+# autocast-tune` measures the fake form against FLOAT in ONNX Runtime
+# and writes the keep_file the pass reads. On a model whose hot tensor
+# overflows FLOAT16 it finds, from the error alone (the magnitude rule
+# off), the two nodes the range rule keeps; on a learned model
+# (charlm) it reaches the error the magnitude rules (AutoCast's
+# data_max 512) give, and a tighter one, with no more FLOAT nodes than
+# they keep. Bad input: targets out of range, no samples, samples that
+# do not fit, keep files that are not one or name another model's
+# nodes.
+. "$top_srcdir/tests/ort/common.sh"
+qopt_need_py_onnx
+qopt_need_ort
+qopt_workdir autocast-tune
+qopt_calib_env
+QOPT_AUTOCAST_TUNE_ORT="$top_builddir/tools/qopt-autocast-tune-ort"
+export QOPT_AUTOCAST_TUNE_ORT
+M="$top_srcdir/tests/passes/autocast/models.py"
+L="$top_srcdir/tests/torch/learned"
+
+# float nodes kept FLOAT, from the pass's coverage line in log $1
+kept_float() {
+	sed -n 's/.*coverage: [0-9]* of [0-9]* float nodes .*, \([0-9]*\) kept FLOAT in .*/\1/p' "$1"
+}
+# the outputs' error of round 0, from autocast-tune's log $1
+round0() {
+	sed -n "s/.*round 0: outputs' normalised MSE \([^,]*\),.*/\1/p" "$1"
+}
+
+# ---- the overflow model, magnitude rule off: found by its error ----
+"$py" "$M" act "$work/act.onnx" >"$work/log" 2>&1 &&
+	mkdir -p "$work/d/s0" "$work/d/s1" &&
+	"$py" -c '
+import sys, numpy as np
+for i in range(2):
+    np.save(f"{sys.argv[1]}/d/s{i}/x.npy",
+            (np.random.default_rng(i).standard_normal((2, 8)) * 3).astype(np.float32))
+' "$work" >>"$work/log" 2>&1
+check $? "overflow model and its samples"
+"$QOPT" autocast-tune "$work/act.onnx" --data "$work/d" -o "$work/act.keep" \
+	--option data_max=1e30 --max-error 1e-4 >"$work/t.log" 2>&1 &&
+	grep -q "round 0: outputs' normalised MSE inf" "$work/t.log" &&
+	grep -q "kept tensor 'h' FLOAT (2 node(s)): the outputs' error inf -> " "$work/t.log" &&
+	grep -q "cost: [0-9]* ONNX Runtime run(s) over 2 sample(s), 2 qopt run(s)" "$work/t.log"
+s=$?
+cat "$work/t.log" >>"$work/log"
+check $s "from the error alone: naive FLOAT16 is Inf, one round keeps the hot tensor's producer and reader, the cost said"
+[ "$(grep -v '^#' "$work/act.keep" | cut -f1 | sort | tr '\n' ' ')" = \
+  "mm_hot qopt-autocast-keep 1 scale_down " ]
+check $? "... the keep file names mm_hot and scale_down, nothing else"
+"$QOPT" --passes "autocast:mode=fake:data_max=1e30:keep_file=$work/act.keep" \
+	"$work/act.onnx" -o "$work/act.tuned.onnx" >"$work/p.log" 2>&1 &&
+	grep -q "node 'mm_hot' kept FLOAT (measured error): measured: storing 'h' in FLOAT16 adds inf" "$work/p.log" &&
+	[ "$(kept_float "$work/p.log")" = 2 ] &&
+	qopt_node "$top_srcdir/tests/ort/run-compare.js" --rtol 0.01 --atol 0.01 \
+		"$work/act.onnx" "$work/act.tuned.onnx" >>"$work/log" 2>&1
+check $? "... autocast with it keeps those 2 FLOAT, says why, and agrees with FLOAT in ORT"
+
+# ---- a learned model: no more FLOAT nodes than the magnitude rules ----
+"$QOPT" --passes autocast:mode=fake:data_max=512 --calibration-data "$L/charlm.calib" \
+	"$L/charlm.onnx" -o "$work/cm.mag.onnx" >"$work/mag.log" 2>&1 &&
+	"$QOPT" autocast-tune "$L/charlm.onnx" --data "$L/charlm.calib" \
+		-o "$work/cm.mag.keep" --option data_max=512 --max-error 0.5 \
+		>"$work/magt.log" 2>&1
+check $? "charlm: the magnitude rules alone (data_max = 512), measured"
+nmag=$(kept_float "$work/mag.log")
+emag=$(round0 "$work/magt.log")
+echo "# magnitude rules: $nmag FLOAT node(s), outputs' error $emag"
+for target in "$emag" "$("$py" -c "print(0.95 * $emag)")"; do
+	"$QOPT" autocast-tune "$L/charlm.onnx" --data "$L/charlm.calib" \
+		-o "$work/cm.keep" --max-error "$target" --rounds 16 \
+		>"$work/t.log" 2>&1 &&
+		"$QOPT" --passes "autocast:mode=fake:keep_file=$work/cm.keep" \
+			--calibration-data "$L/charlm.calib" "$L/charlm.onnx" \
+			-o "$work/cm.onnx" >"$work/p.log" 2>&1
+	s=$?
+	ntune=$(kept_float "$work/p.log")
+	echo "# target $target: $ntune FLOAT node(s): $(grep "round [0-9]*:" "$work/t.log" | tail -n1)"
+	cat "$work/t.log" >>"$work/log"
+	[ $s = 0 ] && [ -n "$nmag" ] && [ -n "$ntune" ] && [ "$ntune" -le "$nmag" ]
+	check $? "charlm: error-driven reaches $target with no more FLOAT nodes than the magnitude rules ($ntune <= $nmag)"
+done
+
+# ---- bad input ----
+for bad in "--max-error 0" "--max-error 1" "--max-error -1e-3" "--max-error x" \
+	   "--min-cosine 1.5" "--min-cosine 0" "--rounds 0" "--to float8"; do
+	# shellcheck disable=SC2086
+	"$QOPT" autocast-tune "$work/act.onnx" --data "$work/d" \
+		-o "$work/bad.keep" $bad >"$work/log" 2>&1
+	[ $? = 2 ] && [ ! -e "$work/bad.keep" ] &&
+		grep -q "qopt autocast-tune: error: ${bad%% *}" "$work/log"
+	check $? "$bad: usage error naming it, no keep file"
+done
+"$QOPT" autocast-tune "$work/act.onnx" -o "$work/bad.keep" >"$work/log" 2>&1
+[ $? = 2 ] && [ ! -e "$work/bad.keep" ] && grep -q "no samples: --data DIR" "$work/log"
+check $? "no samples: usage error, no keep file"
+mkdir -p "$work/wrong/s0" && "$py" -c '
+import sys, numpy as np
+np.save(sys.argv[1], np.zeros((3, 5), np.float32))' "$work/wrong/s0/x.npy"
+"$QOPT" autocast-tune "$work/act.onnx" --data "$work/wrong" -o "$work/bad.keep" \
+	>"$work/log" 2>&1
+[ $? = 1 ] && [ ! -e "$work/bad.keep" ] && grep -q "wrong/s0/x.npy" "$work/log"
+check $? "samples that do not fit the model: exit 1 naming the file, no keep file"
+printf 'qopt-autocast-keep 1\nno_such_node\tmeasured\n' >"$work/other.keep"
+rm -f "$work/bad.onnx"
+"$QOPT" --passes "autocast:keep_file=$work/other.keep" "$work/act.onnx" \
+	-o "$work/bad.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && [ ! -e "$work/bad.onnx" ] &&
+	grep -q "keep file '.*other.keep': line 2: no node 'no_such_node' computes in FLOAT" "$work/log"
+check $? "a keep file naming a node the model lacks: exit 1 naming file, line and node"
+printf 'mm_hot\tmeasured\n' >"$work/nomagic.keep"
+rm -f "$work/bad.onnx"
+"$QOPT" --passes "autocast:keep_file=$work/nomagic.keep" "$work/act.onnx" \
+	-o "$work/bad.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && [ ! -e "$work/bad.onnx" ] && grep -q "not a keep file of qopt autocast-tune" "$work/log"
+check $? "a file that is not a keep file: exit 1, no output"
+printf 'qopt-autocast-keep 1\nmm_hot\n' >"$work/notab.keep"
+rm -f "$work/bad.onnx"
+"$QOPT" --passes "autocast:keep_file=$work/notab.keep" "$work/act.onnx" \
+	-o "$work/bad.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && [ ! -e "$work/bad.onnx" ] && grep -q "notab.keep': line 2: not 'NODE<TAB>REASON'" "$work/log"
+check $? "a keep line without its reason: exit 1 naming the line, no output"
+rm -f "$work/bad.onnx"
+"$QOPT" --passes "autocast:keep_file=$work/no-such.keep" "$work/act.onnx" \
+	-o "$work/bad.onnx" >"$work/log" 2>&1
+[ $? = 1 ] && [ ! -e "$work/bad.onnx" ] && grep -q "keep file '.*no-such.keep': No such file" "$work/log"
+check $? "a keep file that cannot be read: exit 1 naming it, no output"
+# (the test's own ORT runs leave ORT's files in TMPDIR: not counted)
+left=$(ls -A "$work/tmp" | grep -v -e '^mat-debug-[0-9]*\.log$' -e '^\.ses$')
+echo "# left: $left" >"$work/log"
+[ -z "$left" ]
+check $? "no temporary folder or file of autocast-tune left"
+echo "1..$n"
+[ "$failed" = 0 ]
