@@ -88,7 +88,7 @@ struct pm_want {
 };
 
 struct ctx_ops;
-/* The manager's pass context; starts as base/ctx-ops.h's ctx_head. */
+/* The manager's pass context; starts as manager/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
 	const struct ctx_ops *ops;	/* &pm_ctx_ops */
 	struct pm_run *run;
@@ -119,6 +119,8 @@ int pm_run_model(struct pm_run *r, qir_model *m);
 void pm_run_fini(struct pm_run *r);
 void pm_run_print_stats(const struct pm_run *r, FILE *f);
 void pm_run_print_times(const struct pm_run *r, FILE *f);
+/* The --stats-json text of the last run into f. */
+void pm_run_stats_json(const struct pm_run *r, const char *input, FILE *f);
 /* Writes the statistics as JSON to a temporary file beside path and
  * returns it written and synced but not yet in place: the caller
  * commits it once the model is, so a failure leaves neither. */

@@ -3,29 +3,60 @@
 # (ir/file/) includes nothing of the IR, and the IR proper (ir/model/)
 # nothing of the ONNX layer above it. Calls: no object of a layer leaves
 # undefined a symbol that an object of a higher layer defines (nm over
-# the built objects), from base/ (status names, version, the context
-# API) up to core/cli/. A stray include or call would tie them again.
+# the built objects), from base/ (status names, version) up to
+# core/cli/. base/ includes no public header that pulls in the IR or the
+# kernels (qopt/pass.h once did, for the pass context API, which now
+# lives with the manager that serves it). A stray include or call would
+# tie them again.
 . "$top_srcdir/tests/lib/common.sh"
 cd "$top_srcdir" || exit 1
 
-up_from() {	# dir, pattern of includes it must not have
-	grep -n "^#include \"\\($2\\)" "$1"/*.[ch] >"$W/up" 2>/dev/null
+# up_from DIR ERE: DIR's includes of a path matching ERE, in any
+# spelling: "x/...", <x/...>, "ir/x/...", "../x/...", space after '#'.
+up_from() {
+	grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\\.\\./)*(ir/)?($2)" \
+		"$1"/*.[ch] >"$W/up" 2>/dev/null
 	sed 's/^/# up: /' "$W/up"
 	test ! -s "$W/up"
 }
 
 t "ir/file has sources" test -f ir/file/atomic_file.c
 t "ir/file includes nothing of model, onnx, infer or transforms" \
-	up_from ir/file 'model/\|onnx/\|infer/\|transforms/\|ir/'
+	up_from ir/file 'model/|onnx/|infer/|transforms/|ir/'
 t "ir/file uses no public qopt header (no qir_error, no qopt_status)" \
 	sh -c '! grep -n "^#include <qopt/" ir/file/*.[ch]'
 t "ir/file's own names use its prefix, not qir_/qopt_/qk_" \
 	sh -c '! grep -nE "^[a-z].*\\b(qir|qopt|qk)_[a-z_]+\\(" ir/file/*.c'
 t "ir/model includes nothing of the onnx layer" up_from ir/model 'onnx/'
 
-mkdir -p "$W/p" && printf '#include "onnx/onnx_io.h"\n' >"$W/p/x.c"
-if up_from "$W/p" 'onnx/' >/dev/null; then ok 1 "the check finds a planted upward include"
-else ok 0 "the check finds a planted upward include"; fi
+# base_heavy DIR: base/'s includes of a public header other than
+# status.h and version.h, in any spelling (angle brackets or quotes,
+# with or without a leading include/).
+base_heavy() {
+	grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](\.\./)*(include/)?qopt/' \
+		"$1"/*.[ch] 2>/dev/null |
+		grep -vE 'qopt/(status|version)\.h[>"]' >"$W/heavy"
+	sed 's/^/# base includes: /' "$W/heavy"
+	test ! -s "$W/heavy"
+}
+t "base/ includes no public header but status.h and version.h (not pass.h)" \
+	base_heavy base
+mkdir -p "$W/b" && printf '#include "../include/qopt/pass.h"\n' >"$W/b/x.c"
+if base_heavy "$W/b" >/dev/null; then ok 1 "the check finds a planted base/ include of qopt/pass.h"
+else ok 0 "the check finds a planted base/ include of qopt/pass.h"; fi
+t "the pass context API is not in base/ (no qopt_log source there)" \
+	sh -c '! grep -ln "^void qopt_log(" base/*.c'
+
+mkdir -p "$W/p"
+for spelling in '"onnx/onnx_io.h"' '"ir/onnx/onnx_io.h"' '"../onnx/onnx_io.h"' \
+	'<ir/onnx/onnx_io.h>'; do
+	printf '#  include %s\n' "$spelling" >"$W/p/x.c"
+	if up_from "$W/p" 'onnx/' >/dev/null; then
+		ok 1 "the check finds a planted upward include $spelling"
+	else
+		ok 0 "the check finds a planted upward include $spelling"
+	fi
+done
 
 # Calls, from the objects the build made. Layers, lowest first.
 layers="base kernels ir/file ir/model ir/infer ir/onnx ir/transforms core/manager core/cli"
