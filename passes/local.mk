@@ -1,5 +1,5 @@
 # passes/: the pass toolkit the built-in passes share; each pass module
-# has its own passes/NAME.mk (NAME: its folder, its .so and its prefix).
+# has its own passes/<name>.mk (<name>: its folder, its .so and its prefix).
 
 # Helpers the built-in passes share (public API only underneath),
 # linked into each module that uses them.

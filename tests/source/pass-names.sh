@@ -1,13 +1,13 @@
 #!/bin/sh
 # One spelling per pass module (docs/hacking.md, "Names and prefixes"):
-# the folder passes/NAME/ is built by passes/NAME.mk into NAME.so, and
-# every global symbol its objects define starts with NAME_ (the entry
+# the folder passes/<name>/ is built by passes/<name>.mk into <name>.so, and
+# every global symbol its objects define starts with <name>_ (the entry
 # point qopt_plugin_entry aside). A module may register several passes
 # (fp8: fp8, fp8-mha, int8); their user-facing names keep their hyphens.
 # Each check runs once on a planted violation, which it must find.
 . "$top_srcdir/tests/lib/common.sh"
 
-# mk_ok NAME MKDIR: passes/NAME.mk exists and builds passes/NAME.la.
+# mk_ok NAME MKDIR: passes/<name>.mk exists and builds passes/<name>.la.
 mk_ok() {
 	grep -q "^passes_LTLIBRARIES += passes/$1\.la\$" "$2/$1.mk" 2>/dev/null
 }
