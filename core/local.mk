@@ -65,13 +65,9 @@ qopt_SOURCES += \
 	core/cli/ort-child.h \
 	core/cli/ort-child.c \
 	core/cli/ort-refuse.c \
-	core/cli/calib-json.h \
-	core/cli/calib-json.c \
 	core/cli/calib-samples.h \
 	core/cli/calib-samples.c \
 	core/cli/calib-npz.c \
-	core/cli/calib-key.h \
-	core/cli/calib-key.c \
 	core/cli/calib-hoist.h \
 	core/cli/calib-hoist.c \
 	core/cli/bisect.c \

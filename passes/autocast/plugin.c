@@ -202,7 +202,7 @@ static qopt_status ac_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	}
 	free(cfg.nodes);
 	free(cfg.keep);
-	ps_calib_free(cfg.cal);
+	qopt_calib_free(cfg.cal);
 	ac_scans_free(&cfg);
 	ps_targets_fini(&cfg.tg);
 	*changed |= cfg.fused > 0;

@@ -58,15 +58,6 @@ EXTRA_DIST += tests/cli/calib-subgraph.sh tests/cli/calib-subgraph.py
 TESTS += tests/cli/calib-ortchild.sh tests/cli/bisect-paths.sh
 EXTRA_DIST += tests/cli/calib-ortchild.sh tests/cli/calib-ortchild.py \
 	tests/cli/bisect-paths.sh
-# the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
-# over random files.
-check_PROGRAMS += tests/cli/calib-roundtrip
-tests_cli_calib_roundtrip_SOURCES = tests/cli/calib-roundtrip.c tests/lib/tap.h \
-	core/cli/calib-json.c core/cli/calib-json.h \
-	passes/support/calib_file.c passes/support/calib_key.c passes/support/calib_file.h
-tests_cli_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/support
-tests_cli_calib_roundtrip_LDADD = core/libpassmgr.la libqopt.la -lm
-TESTS += tests/cli/calib-roundtrip
 # qopt plan: the knapsack solver against brute force (C), the command
 # on the torch test models (ORT).
 check_PROGRAMS += tests/cli/plan-knapsack

@@ -1,0 +1,6 @@
+# tests/calib: core/calib (qopt/calib.h), through libqopt's exports only.
+# The calibration file: writer -> reader over random files.
+check_PROGRAMS += tests/calib/roundtrip
+tests_calib_roundtrip_SOURCES = tests/calib/roundtrip.c tests/lib/tap.h
+tests_calib_roundtrip_LDADD = libqopt.la -lm
+TESTS += tests/calib/roundtrip
