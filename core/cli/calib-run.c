@@ -11,7 +11,7 @@
  * graph outputs only. The runtime side (reading samples, running ORT,
  * reducing to amax) is the node script qopt-calibrate-ort; it hands
  * the amax values back in a result file in the temporary folder, and
- * qopt writes the calibration file (calib-json.c) through the same
+ * qopt writes the calibration file (qopt_calib_write) through the same
  * checks and atomic rename as the main command's -o (qm_outfile).
  * Sample files are checked before node starts (calib-samples.c). The
  * file names the model by qir_model_hash() of the model the pass will

@@ -10,7 +10,7 @@
  * that is not part of valid UTF-8 is written as the lone surrogate
  * \udcXX (XX the byte, 80..ff), the scheme Python calls
  * surrogateescape: no valid text can produce one, so a reader restores
- * the bytes exactly (passes/support/calib_file.c does). Control bytes,
+ * the bytes exactly (core/calib/calib-read.c does). Control bytes,
  * '"' and '\\' are escaped. */
 void pm_json_str(FILE *f, const char *s);
 

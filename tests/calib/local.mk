@@ -4,3 +4,8 @@ check_PROGRAMS += tests/calib/roundtrip
 tests_calib_roundtrip_SOURCES = tests/calib/roundtrip.c tests/lib/tap.h
 tests_calib_roundtrip_LDADD = libqopt.la -lm
 TESTS += tests/calib/roundtrip
+# Merging: max, samples, keys, dtypes; refusals leave dst unchanged.
+check_PROGRAMS += tests/calib/merge
+tests_calib_merge_SOURCES = tests/calib/merge.c tests/lib/tap.h
+tests_calib_merge_LDADD = libqopt.la -lm
+TESTS += tests/calib/merge

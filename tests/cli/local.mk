@@ -54,6 +54,9 @@ EXTRA_DIST += tests/cli/calib-batch.sh tests/cli/calib-batch.py
 # sub-graph tensors: scoped keys, an If inside a Loop refused (issue 39)
 TESTS += tests/cli/calib-subgraph.sh
 EXTRA_DIST += tests/cli/calib-subgraph.sh tests/cli/calib-subgraph.py
+# merging calibration files (issue 38): qopt calibrate --merge
+TESTS += tests/cli/calib-merge.sh
+EXTRA_DIST += tests/cli/calib-merge.sh tests/cli/calib-merge.py
 # the ONNX Runtime child: hangs refused or bounded, its files (issue 39)
 TESTS += tests/cli/calib-ortchild.sh tests/cli/bisect-paths.sh
 EXTRA_DIST += tests/cli/calib-ortchild.sh tests/cli/calib-ortchild.py \
