@@ -6,6 +6,7 @@
 libqopt_la_SOURCES += \
 	base/ctx-ops.h \
 	base/utf8.h \
+	base/json-text.h \
 	base/ctx-api.c \
 	base/status.c \
 	base/version.c

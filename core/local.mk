@@ -65,18 +65,10 @@ qopt_SOURCES += \
 	core/cli/ort-child.h \
 	core/cli/ort-child.c \
 	core/cli/ort-refuse.c \
-	core/cli/calib-samples.h \
-	core/cli/calib-samples.c \
-	core/cli/calib-npz.c \
-	core/cli/calib-hoist.h \
-	core/cli/calib-hoist.c \
 	core/cli/bisect.c \
 	core/cli/outpath.h \
 	core/cli/outpath.c \
-	core/cli/plan.h \
 	core/cli/cmd-plan.c \
-	core/cli/plan-run.c \
-	core/cli/plan-write.c \
-	core/cli/plan-knapsack.h \
-	core/cli/plan-knapsack.c
+	core/cli/plan-run.h \
+	core/cli/plan-run.c
 EXTRA_DIST += docs/plan.md

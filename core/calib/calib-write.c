@@ -14,9 +14,8 @@
 #include <unistd.h>
 #include <qopt/file.h>
 
+#include "base/json-text.h"
 #include "calib/calib-internal.h"
-#include "manager/jsonstr.h"
-#include "manager/numfmt.h"
 
 /* The shortest text that reads back as x, without an exponent where
  * one only hides an integer (100, not 1e+02; 99.99 stays 99.99). */
@@ -27,7 +26,7 @@ static void json_num(char *buf, size_t n, double x)
 	if (x == floor(x) && fabs(x) < 1e15)
 		snprintf(buf, n, "%.0f", x);
 	else
-		pm_fmt_double(buf, n, x);
+		base_fmt_double(buf, n, x);
 }
 
 /* What the method's result depends on: the percentile (written for
@@ -52,18 +51,18 @@ static void write_doc(FILE *f, const struct qopt_calib *c)
 
 	fputs("{\n \"format\": \"qopt-calibration\",\n \"version\": 1,\n"
 	      " \"model\": ", f);
-	pm_json_str(f, c->model);
+	base_json_str(f, c->model);
 	fprintf(f, ",\n \"model_hash\": \"%s\",\n \"method\": ", c->hash);
-	pm_json_str(f, cal_method(c));
+	base_json_str(f, cal_method(c));
 	write_method_params(f, c);
 	fprintf(f, ",\n \"samples\": %ld,\n \"source\": ", c->samples);
-	pm_json_str(f, c->source);
+	base_json_str(f, c->source);
 	fputs(",\n \"tensors\": {", f);
 	for (i = 0; i < c->n; i++) {
 		fputs(i ? ",\n  " : "\n  ", f);
-		pm_json_str(f, c->e[i].key);
+		base_json_str(f, c->e[i].key);
 		fputs(": {\n   \"dtype\": ", f);
-		pm_json_str(f, c->e[i].dtype ? c->e[i].dtype : "UNDEFINED");
+		base_json_str(f, c->e[i].dtype ? c->e[i].dtype : "UNDEFINED");
 		json_num(num, sizeof(num), c->e[i].amax);
 		fprintf(f, ",\n   \"amax\": %s\n  }", num);
 	}

@@ -34,9 +34,9 @@
 #include <qopt/calib.h>
 #include <qopt/file.h>
 #include "cli/cli.h"
-#include "cli/calib-hoist.h"
+#include "calib/calib-hoist.h"
 #include "cli/calib-run.h"
-#include "cli/calib-samples.h"
+#include "calib/calib-samples.h"
 #include "cli/outpath.h"
 #include "cli/ort-child.h"
 

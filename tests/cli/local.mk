@@ -61,13 +61,7 @@ EXTRA_DIST += tests/cli/calib-merge.sh tests/cli/calib-merge.py
 TESTS += tests/cli/calib-ortchild.sh tests/cli/bisect-paths.sh
 EXTRA_DIST += tests/cli/calib-ortchild.sh tests/cli/calib-ortchild.py \
 	tests/cli/bisect-paths.sh
-# qopt plan: the knapsack solver against brute force (C), the command
-# on the torch test models (ORT).
-check_PROGRAMS += tests/cli/plan-knapsack
-tests_cli_plan_knapsack_SOURCES = tests/cli/plan-knapsack.c tests/lib/tap.h \
-	core/cli/plan-knapsack.c core/cli/plan-knapsack.h
-tests_cli_plan_knapsack_LDADD = -lm
-TESTS += tests/cli/plan-knapsack
+# qopt plan: the command on the torch test models (ORT).
 TESTS += tests/cli/plan.sh
 EXTRA_DIST += tests/cli/plan.sh tests/cli/plan-lib.sh
 # the PP-OCRv4 recognizer's nvfp4,fp8,none plan against the uniform

@@ -28,7 +28,7 @@ if up_from "$W/p" 'onnx/' >/dev/null; then ok 1 "the check finds a planted upwar
 else ok 0 "the check finds a planted upward include"; fi
 
 # Calls, from the objects the build made. Layers, lowest first.
-layers="base kernels ir/file ir/model ir/infer ir/onnx ir/transforms core/manager core/calib core/cli"
+layers="base kernels ir/file ir/model ir/infer ir/onnx ir/transforms core/manager core/calib core/plan core/cli"
 # objs LAYER: its objects (PIC ones in .libs/ where libtool made them).
 objs() {
 	find "$top_builddir/$1" -maxdepth 2 -name '*.o' ! -name '*.cu.o' \
