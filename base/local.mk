@@ -3,5 +3,6 @@
 # calls nothing of the kernels, the IR or core/ (tests/source/layers.sh).
 libqopt_la_SOURCES += \
 	base/utf8.h \
+	base/json-text.h \
 	base/status.c \
 	base/version.c

@@ -1,7 +1,7 @@
 /*
  * base/utf8.h - the one UTF-8 check (not installed), for the IR's
  * escaping of names in messages and listings (ir/model/error.c) and
- * the manager's JSON string writer (core/manager/jsonstr.c). Inline:
+ * the JSON string writer of qopt's files (base/json-text.h). Inline:
  * the manager links libqopt's exported API only, and this is not part
  * of it.
  */

@@ -53,7 +53,7 @@ pkginclude_HEADERS += include/qopt/session.h
 # The qopt program and the manager's tests call the manager's qm_
 # functions, which libqopt does not export: they link the manager's
 # objects as libqopt compiled them (no archive, no second compile).
-QOPT_MANAGER_OBJECTS = $(patsubst %.c,%.lo,$(subst core/manager/,core/manager/libqopt_la-,$(filter %.c,$(QOPT_MANAGER_SOURCES)))) \
+QOPT_MANAGER_OBJECTS = $(foreach f,$(filter %.c,$(QOPT_MANAGER_SOURCES)),$(dir $(f))libqopt_la-$(notdir $(f:.c=.lo))) \
 	$(INIH_LIBS)
 
 qopt_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
@@ -74,24 +74,12 @@ qopt_SOURCES += \
 	core/cli/ort-child.h \
 	core/cli/ort-child.c \
 	core/cli/ort-refuse.c \
-	core/cli/calib-json.h \
-	core/cli/calib-json.c \
-	core/cli/calib-samples.h \
-	core/cli/calib-samples.c \
-	core/cli/calib-npz.c \
-	core/cli/calib-key.h \
-	core/cli/calib-key.c \
-	core/cli/calib-hoist.h \
-	core/cli/calib-hoist.c \
 	core/cli/bisect.c \
 	core/cli/outpath.h \
 	core/cli/outpath.c \
-	core/cli/plan.h \
 	core/cli/cmd-plan.c \
+	core/cli/plan-run.h \
 	core/cli/plan-run.c \
-	core/cli/plan-write.c \
-	core/cli/plan-knapsack.h \
-	core/cli/plan-knapsack.c \
 	core/cli/tune.h \
 	core/cli/cmd-autocast-tune.c \
 	core/cli/tune-run.c

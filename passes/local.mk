@@ -19,8 +19,6 @@ passes_libpass_support_la_SOURCES = passes/support/support.h \
 	passes/support/device.h passes/support/device.c \
 	passes/support/recipe.h passes/support/recipe.c \
 	passes/support/coverage.h passes/support/coverage.c \
-	passes/support/float_ops.h passes/support/float_ops.c \
-	passes/support/calib_file.h passes/support/calib_file.c \
-	passes/support/calib_key.c
+	passes/support/float_ops.h passes/support/float_ops.c
 
 EXTRA_DIST += docs/pass-toolkit.md

@@ -341,7 +341,7 @@ function utf8Len(b, i) {
 // TensorProto: dims 1, data_type 2, float_data 4, int32_data 5,
 // int64_data 7, name 8, raw_data 9, double_data 10.
 // The largest sample file read (qopt calibrate checks the same bound in
-// C before node starts, core/cli/calib-samples.c).
+// C before node starts, core/calib/calib-samples.c).
 const SAMPLE_MAX_BYTES = 0x7fffffff;
 
 // A sample file, read only if it is a regular file (opened without
@@ -441,7 +441,7 @@ function readNpy(ort, file, buf) {
 	const header = buf.toString('latin1', start, start + hlen);
 	// A Python dict literal: numpy writes single quotes, its reader
 	// (ast.literal_eval) takes double ones too, as qopt's check does
-	// (core/cli/calib-samples.c).
+	// (core/calib/calib-samples.c).
 	const descr = /(['"])descr\1\s*:\s*(['"])([^'"]+)\2/.exec(header);
 	const fortran = /(['"])fortran_order\1\s*:\s*(True|False)/.exec(header);
 	const shape = /(['"])shape\1\s*:\s*\(([^)]*)\)/.exec(header);
@@ -467,7 +467,7 @@ function readNpy(ort, file, buf) {
 
 // The members of an .npz (a zip of NAME.npy: numpy.savez stores them,
 // savez_compressed deflates them): NAME -> the .npy's bytes. The zip
-// is read as core/cli/calib-npz.c checks it, with its messages.
+// is read as core/calib/calib-npz.c checks it, with its messages.
 function readNpz(file) {
 	const buf = readSampleFile(file);
 	const bad = (what) => new InputError(`${file}: ${what}`);

@@ -11,7 +11,7 @@
  * graph outputs only. The runtime side (reading samples, running ORT,
  * reducing to amax) is the node script qopt-calibrate-ort; it hands
  * the amax values back in a result file in the temporary folder, and
- * qopt writes the calibration file (calib-json.c) through the same
+ * qopt writes the calibration file (qopt_calib_write) through the same
  * checks and atomic rename as the main command's -o (qm_outfile).
  * Sample files are checked before node starts (calib-samples.c). The
  * file names the model by qir_model_hash() of the model the pass will
@@ -31,13 +31,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <qopt/calib.h>
 #include <qopt/file.h>
 #include "cli/cli.h"
-#include "cli/calib-json.h"
-#include "cli/calib-hoist.h"
-#include "cli/calib-key.h"
+#include "calib/calib-hoist.h"
 #include "cli/calib-run.h"
-#include "cli/calib-samples.h"
+#include "calib/calib-samples.h"
 #include "cli/outpath.h"
 #include "cli/ort-child.h"
 
@@ -254,7 +253,7 @@ static int write_job(const char *path, struct cli_opts *a, const char *who,
 		a->percentile, a->verbose > 0);
 	fprintf(f, " \"method\": \"%s\", \"bins\": %d,\n",
 		a->method ? a->method : "max",
-		CALIB_BINS);
+		QOPT_CALIB_BINS);
 	if (a->data) {
 		fprintf(f, " \"data\": ");
 		qm_json_str(f, a->data);
@@ -861,77 +860,59 @@ static int keys_unique(struct cli_opts *a, const char *who,
 	return rc;
 }
 
+/* The ranges as the file holds them; NULL after saying why. */
+static qopt_calib *ranges(struct cli_opts *a, const char *who,
+			  const char *model_name, uint64_t hash,
+			  qir_value **sel, char *const *keys, size_t n,
+			  const double *amax, long samples)
+{
+	char source[128], *mcopy = strdup(model_name), shown[1024];
+	qir_error err = { 0 };
+	qopt_calib *c = NULL;
+	size_t k;
+
+	snprintf(source, sizeof(source), "random (seed %ld): smoke test "
+		 "only, not a calibration", a->seed);
+	if (!mcopy || qopt_calib_new(basename(mcopy), hash, a->method,
+				     a->percentile, samples,
+				     a->data ? a->data : source, &c)) {
+		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		free(mcopy);
+		return NULL;
+	}
+	free(mcopy);
+	for (k = 0; k < n; k++)
+		if (qopt_calib_add(c, keys[k], sel[k]->dtype ?
+				   qir_dtype_name(sel[k]->dtype) : "UNDEFINED",
+				   amax[k], &err)) {
+			qir_escape_text(shown, sizeof(shown), err.msg);
+			say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
+			qopt_calib_free(c);
+			return NULL;
+		}
+	return c;
+}
+
 int calib_write(struct cli_opts *a, const char *who, const char *path,
 		const char *model_name, uint64_t hash, qir_value **sel,
 		char *const *keys, size_t n, const double *amax,
 		long samples)
 {
-	const char **names = calloc(n ? n : 1, sizeof(*names));
-	const char **dtypes = calloc(n ? n : 1, sizeof(*dtypes));
-	char source[128], *mcopy = strdup(model_name);
-	struct calib_doc d = { 0 };
+	qopt_calib *c = ranges(a, who, model_name, hash, sel, keys, n, amax,
+			       samples);
 	qir_error err = { 0 };
-	qm_outfile *o = NULL;
-	FILE *f = NULL;
-	size_t k, bad;
 	int rc = -1;
 
-	if (!names || !dtypes || !mcopy) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
-		goto out;
-	}
-	for (k = 0; k < n; k++) {
-		names[k] = keys[k];
-		dtypes[k] = sel[k]->dtype ? qir_dtype_name(sel[k]->dtype) :
-			    "UNDEFINED";
-	}
-	snprintf(source, sizeof(source), "random (seed %ld): smoke test "
-		 "only, not a calibration", a->seed);
-	d.model = basename(mcopy);
-	d.hash = hash;
-	d.percentile = a->percentile;
-	d.method = a->method;
-	d.samples = samples;
-	d.source = a->data ? a->data : source;
-	d.n = n;
-	d.names = names;
-	d.dtypes = dtypes;
-	d.amax = amax;
-	if (!strcmp(path, "/dev/null")) {
+	if (!c)
+		return -1;
+	if (!strcmp(path, "/dev/null"))
 		rc = 0;
-		goto out;
-	}
-	o = qm_outfile_open(path, &f, &err);
-	if (!o) {
+	else if (qopt_calib_write(c, path, &err))
 		say(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
-			err.msg);
-		goto out;
-	}
-	if (calib_json_write(f, &d, &bad) < 0) {
-		if (bad == (size_t)-1) {
-			say(a->s, QOPT_LOG_ERROR, who, "%s: error: cannot "
-				"write it\n", path);
-		} else {
-			char shown[1024];
-
-			qir_escape_text(shown, sizeof(shown), names[bad]);
-			say(a->s, QOPT_LOG_ERROR, who, "error: tensor '%s': "
-				"amax %g cannot be written\n", shown,
-				amax[bad]);
-		}
-		qm_outfile_abort(o);
-		goto out;
-	}
-	if (qm_outfile_commit(o, &err) < 0) {
-		say(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
-			err.msg);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(mcopy);
-	free(names);
-	free(dtypes);
+		    err.msg);
+	else
+		rc = 0;
+	qopt_calib_free(c);
 	return rc;
 }
 
@@ -967,7 +948,7 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 		    a->input);
 	else if (!(amax = calloc(nsel, sizeof(*amax))) ||
 		 !(keys = calloc(nsel, sizeof(*keys))) ||
-		 calib_keys(m, sel, nsel, keys) < 0)	/* before the probe */
+		 qopt_calib_keys(m, sel, nsel, keys))	/* before the probe */
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 	else if (keys_unique(a, who, keys, nsel))
 		;	/* said, before ONNX Runtime runs */
@@ -982,7 +963,7 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 		rc = QOPT_EXIT_OK;
 	}
 	if (keys)
-		calib_keys_free(keys, nsel);
+		qopt_calib_keys_free(keys, nsel);
 	free(keys);
 	free(amax);
 	free(sel);
@@ -1155,7 +1136,7 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 	snprintf(ci->calib, sizeof(ci->calib), "%s/calib-%u.json", ci->dir,
 		 ++ci->count);
 	guard_inline(ci);
-	if (calib_keys(m, sel, n, keys) < 0) {	/* m as the pass gets it */
+	if (qopt_calib_keys(m, sel, n, keys)) {	/* m as the pass gets it */
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		goto out;
 	}
@@ -1171,7 +1152,7 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 	}
 out:
 	if (keys)
-		calib_keys_free(keys, nkeys);
+		qopt_calib_keys_free(keys, nkeys);
 	free(keys);
 	free(sel);
 	free(by);

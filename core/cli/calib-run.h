@@ -44,7 +44,7 @@ int calib_measure(struct cli_opts *a, const char *who,
 
 /* Writes the calibration file for a model of hash (qir_model_hash of
  * the model the pass will see) at path, atomically (qm_outfile); keys
- * from keys[] (calib-key.h, computed before the probe changed the
+ * from keys[] (qopt_calib_keys, computed before the probe changed the
  * model, each one distinct), types from sel; model_name is
  * the file's "model" (its basename). path "/dev/null" (discard) writes
  * nothing. 0, or -1 after saying why. */

@@ -20,7 +20,7 @@ enum {
 	OPT_BISECT_LIMIT, OPT_DEVICE, OPT_EXT_THRESHOLD, OPT_EXT_NAME,
 	OPT_ALL_INLINE, OPT_DRY_RUN, OPT_THREADS, OPT_TEST, OPT_SUMMARY,
 	OPT_NO_SUMMARY, OPT_PERCENTILE, OPT_RANDOM, OPT_SEED, OPT_DIM,
-	OPT_CAL_DATA, OPT_CAL_RANDOM, OPT_METHOD, OPT_ORT_TIMEOUT,
+	OPT_CAL_DATA, OPT_CAL_RANDOM, OPT_METHOD, OPT_ORT_TIMEOUT, OPT_MERGE,
 };
 
 /* Which commands take an option: the main command (run, dump, verify,
@@ -89,6 +89,7 @@ static const struct cli_option table[] = {
 	{ { "help", no_argument, NULL, 'h' }, CALIB },
 	{ { "verbose", no_argument, NULL, 'v' }, CALIB },
 	{ { "quiet", no_argument, NULL, 'q' }, CALIB },
+	{ { "merge", no_argument, NULL, OPT_MERGE }, CALIB },
 };
 #define NOPTIONS (sizeof(table) / sizeof(*table))
 
@@ -185,6 +186,9 @@ static void calib_usage_text(qm_session *s)
 	       "entropy, mse: INT8)\n"
 	       "       qopt calibrate MODEL.onnx --random N [--seed S] "
 	       "[--dim NAME=VALUE]... (smoke test only)\n"
+	       "       qopt calibrate --merge A.json B.json... -o OUT.json "
+	       "(files of one model,\n       method max: the max of each "
+	       "tensor, the samples added up)\n"
 	       "  the pipeline whose passes say what to measure: -p FILE.ini or "
 	       "--passes LIST\n"
 	       "  (default --passes fp8-mha); plugins: -L DIR, --load FILE.so\n"
@@ -333,6 +337,8 @@ static int take_calib_option(struct cli_opts *c, int ch, const char *arg)
 
 	if (strcmp(c->cmd, "calibrate"))
 		c->calib_given = 1;	/* the main command's calibration */
+	else
+		c->measure_given = 1;	/* not with --merge */
 	switch (ch) {
 	case 'd':
 	case OPT_CAL_DATA:
@@ -438,6 +444,7 @@ static int take_option(struct cli_opts *c, int ch, const char *arg)
 	case OPT_TEST: c->test_cmd = arg; break;
 	case 'v': c->verbose++; break;
 	case 'q': c->quiet = 1; break;
+	case OPT_MERGE: c->merge = 1; break;
 	default: return take_calib_option(c, ch, arg);
 	}
 	return 0;
@@ -545,6 +552,30 @@ static int check_combination(struct cli_opts *c)
 					   "default output; give -o OUT.onnx",
 					   NULL);
 	}
+	return 0;
+}
+
+/* --merge A B... -o OUT: files only, nothing measured. */
+static int check_merge(struct cli_opts *c)
+{
+	size_t i;
+
+	if (c->measure_given || c->pipeline_file || c->passes_inline ||
+	    c->nplugin_dirs || c->nloads)
+		return usage_error(c, "--merge reads calibration files and "
+				   "measures nothing: --data, --random, --seed, "
+				   "--dim, --method, --percentile, "
+				   "--ort-timeout, -p, --passes, -L and --load "
+				   "do not go with it", NULL);
+	if (c->nmerge_in < 2)
+		return usage_error(c, "--merge takes two calibration files or "
+				   "more", NULL);
+	if (!c->output || !*c->output)
+		return usage_error(c, "--merge needs -o OUT.json", NULL);
+	for (i = 0; i < c->nmerge_in; i++)
+		if (!*c->merge_in[i])
+			return usage_error(c, "--merge: an empty file name",
+					   NULL);
 	return 0;
 }
 
@@ -656,6 +687,12 @@ int cli_parse(struct cli_opts *c, qm_session *s, int argc, char **argv)
 	rc = parse_options(c, argc, argv);
 	if (rc)
 		return rc;
+	if (c->merge) {
+		while (optind < argc)
+			if (push(&c->merge_in, &c->nmerge_in, argv[optind++]))
+				return usage_error(c, "out of memory", NULL);
+		return check_merge(c);
+	}
 	if (optind < argc)
 		c->input = argv[optind++];
 	if (optind < argc)
@@ -677,5 +714,6 @@ void cli_free(struct cli_opts *c)
 	free(c->plugin_dirs);
 	free(c->loads);
 	free(c->dims);
+	free(c->merge_in);
 	free(c->output_buf);
 }

@@ -57,6 +57,12 @@ struct cli_opts {
 	/* the main command: --calibration-data / --calibration-random,
 	 * --seed, --dim or --percentile given (they set the fields above) */
 	int calib_given;
+	/* calibrate: an option of measuring given (not with --merge) */
+	int measure_given;
+	/* calibrate --merge A B...: the files merged into -o */
+	int merge;
+	const char **merge_in;
+	size_t nmerge_in;
 	void *calib_inline;	/* calib-run.c's, while a run calibrates */
 };
 

@@ -10,11 +10,16 @@
  * same checks and atomic rename as the main command's -o (outpath.c,
  * qm_outfile): never the input model or its data, never a device, FIFO,
  * socket or folder, checked before any work.
+ *
+ * `qopt calibrate --merge A.json B.json... -o OUT.json` merges files
+ * measured apart (qopt_calib_merge: one model, method max), so that
+ * calibration scales past one machine.
  */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <qopt/calib.h>
 #include "cli/cli.h"
 #include "cli/calib-run.h"
 #include "cli/outpath.h"
@@ -78,6 +83,78 @@ static int check_output(struct cli_opts *a)
 	return 0;
 }
 
+/* --merge: -o checked as always, and never one of the inputs. */
+static int check_merge_output(struct cli_opts *a)
+{
+	int rc = cli_outpath_check(a->s, "-o", a->output, &a->out_discard);
+	size_t i;
+
+	for (i = 0; !rc && !a->out_discard && i < a->nmerge_in; i++)
+		if (cli_same_path(a->merge_in[i], a->output)) {
+			qm_say(a->s, QOPT_LOG_ERROR, WHO ": error: output '%s' "
+			       "is the input '%s'; qopt never modifies its "
+			       "input\n", a->output, a->merge_in[i]);
+			rc = QOPT_EXIT_USAGE;
+		}
+	return rc;
+}
+
+/* Each file read and merged into the first, in order; NULL after
+ * saying why. */
+static qopt_calib *merge_all(struct cli_opts *a)
+{
+	qopt_calib *all = NULL, *next = NULL;
+	qir_error err = { 0 };
+	size_t i;
+
+	for (i = 0; i < a->nmerge_in; i++) {
+		if (qopt_calib_read(a->merge_in[i], i ? &next : &all, &err)) {
+			qm_say(a->s, QOPT_LOG_ERROR, WHO ": error: calibration "
+			       "file %s\n", err.msg);
+			break;
+		}
+		if (i && qopt_calib_merge(all, next, &err)) {
+			qm_say(a->s, QOPT_LOG_ERROR, WHO ": error: '%s' does not "
+			       "merge with '%s': %s\n", a->merge_in[i],
+			       a->merge_in[0], err.msg);
+			break;
+		}
+		qopt_calib_free(next);
+		next = NULL;
+	}
+	qopt_calib_free(next);
+	if (i < a->nmerge_in) {
+		qopt_calib_free(all);
+		return NULL;
+	}
+	return all;
+}
+
+static int cmd_merge(struct cli_opts *a)
+{
+	qir_error err = { 0 };
+	qopt_calib *all;
+	int rc = check_merge_output(a);
+
+	if (rc)
+		return rc;
+	if (!(all = merge_all(a)))
+		return QOPT_EXIT_FAIL;
+	if (!a->out_discard && qopt_calib_write(all, a->output, &err)) {
+		qm_say(a->s, QOPT_LOG_ERROR, WHO ": %s: error: %s\n", a->output,
+		       err.msg);
+		rc = QOPT_EXIT_FAIL;
+	} else if (!a->quiet) {
+		qm_say(a->s, QOPT_LOG_INFO, WHO ": %zu tensors over %ld "
+		       "sample%s (max) from %zu files -> %s\n",
+		       qopt_calib_count(all), qopt_calib_samples(all),
+		       qopt_calib_samples(all) == 1 ? "" : "s", a->nmerge_in,
+		       a->out_discard ? "discarded" : a->output);
+	}
+	qopt_calib_free(all);
+	return rc;
+}
+
 int cmd_calibrate(struct cli_opts *a)
 {
 	qir_model *m;
@@ -85,6 +162,8 @@ int cmd_calibrate(struct cli_opts *a)
 
 	/* -v is ONNX Runtime's log here, not the passes' debug lines */
 	qm_set_verbosity(a->s, a->quiet ? QOPT_LOG_WARN : QOPT_LOG_INFO, 0);
+	if (a->merge)
+		return cmd_merge(a);
 	rc = check_output(a);
 	if (!rc)
 		rc = calib_check_samples(a, WHO,

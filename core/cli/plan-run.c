@@ -17,7 +17,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <qopt/file.h>
-#include "cli/plan.h"
+#include "cli/cli.h"
+#include "cli/plan-run.h"
 #include "cli/ort-child.h"
 
 /* The exit status of the script after an error it said itself

@@ -6,12 +6,7 @@
 
 #include <stdio.h>
 
-/* s as a JSON string (NULL as ""). Valid UTF-8 is copied; each byte
- * that is not part of valid UTF-8 is written as the lone surrogate
- * \udcXX (XX the byte, 80..ff), the scheme Python calls
- * surrogateescape: no valid text can produce one, so a reader restores
- * the bytes exactly (passes/support/calib_file.c does). Control bytes,
- * '"' and '\\' are escaped. */
+/* base_json_str (base/json-text.h): every byte kept. */
 void pm_json_str(FILE *f, const char *s);
 
 #endif

@@ -22,7 +22,7 @@
 #include <qopt/qopt.h>
 
 #include "memo.h"
-#include "../support/calib_file.h"
+#include <qopt/calib.h>
 #include "../support/float_ops.h"
 #include "../support/skip.h"
 #include "../support/targets.h"
@@ -71,7 +71,7 @@ struct autocast_cfg {
 	uint64_t rms_fused;	/* decomposed RMSNorms */
 	int fuse_norm;		/* option fuse_norm */
 	struct autocast_memo scans;	/* tensor -> its autocast_scan (owned) */
-	struct ps_calib *cal;	/* activation ranges, or NULL (owned) */
+	qopt_calib *cal;	/* activation ranges, or NULL (owned) */
 	double data_max;	/* activations beyond: the node stays FLOAT */
 	qir_node **keep;	/* nodes of unfused LayerNorms (owned) */
 	size_t nkeep;

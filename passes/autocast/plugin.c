@@ -204,7 +204,7 @@ static qopt_status autocast_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	}
 	free(cfg.nodes);
 	free(cfg.keep);
-	ps_calib_free(cfg.cal);
+	qopt_calib_free(cfg.cal);
 	autocast_keep_free(&cfg);
 	autocast_scans_free(&cfg);
 	ps_targets_fini(&cfg.tg);

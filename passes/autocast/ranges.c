@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "autocast.h"
-#include "../support/calib_file.h"
 
 /* What `qopt calibrate` measures for autocast: every FLOAT tensor the
  * main graph computes or takes as input (constants have their ranges in
@@ -37,8 +36,8 @@ qopt_status autocast_calibration_targets(qopt_ctx *ctx, qir_model *m)
 
 int autocast_ranges_load(struct autocast_cfg *cfg, const char *path)
 {
-	char why[512], hash[32];
-	int rc;
+	qir_error err = { 0 };
+	char hash[32];
 
 	if (!path || !*path) {
 		qopt_info(cfg->ctx, "activation ranges not checked: no "
@@ -47,24 +46,21 @@ int autocast_ranges_load(struct autocast_cfg *cfg, const char *path)
 			  "autocast`)");
 		return 0;
 	}
-	rc = ps_calib_load(path, &cfg->cal, why, sizeof(why));
-	if (rc) {
-		qopt_error(cfg->ctx, rc == PS_CALIB_UNREADABLE ?
-			   "calibration file %s" : "calibration file '%s': %s",
-			   rc == PS_CALIB_UNREADABLE ? why : path, why);
+	if (qopt_calib_read(path, &cfg->cal, &err)) {
+		qopt_error(cfg->ctx, "calibration file %s", err.msg);
 		return -1;
 	}
-	if (!qir_model_hash_is(cfg->m, cfg->cal->hash)) {
+	if (!qir_model_hash_is(cfg->m, qopt_calib_model_hash(cfg->cal))) {
 		snprintf(hash, sizeof(hash), "%016llx",
 			 (unsigned long long)qir_model_hash(cfg->m));
 		qopt_error(cfg->ctx, "calibration file '%s' is for model hash "
 			   "%s, this model's is %s: it was made for another "
 			   "model, or for this one before it changed (calibrate "
-			   "the model autocast receives)", path, cfg->cal->hash,
-			   hash);
+			   "the model autocast receives)", path,
+			   qopt_calib_model_hash(cfg->cal), hash);
 		return -1;
 	}
-	if (ps_calib_bind(cfg->cal, cfg->m)) {
+	if (qopt_calib_bind(cfg->cal, cfg->m)) {
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}
@@ -81,14 +77,14 @@ static const qir_value *beyond(struct autocast_cfg *cfg, const struct autocast_n
 	for (i = 0; i < n->ninputs + n->noutputs; i++) {
 		int in = i < n->ninputs;
 		const qir_value *v = in ? n->inputs[i] : n->outputs[i - n->ninputs];
-		const struct ps_calib_entry *e;
+		double e_amax;
 
 		if (!v || !ps_slot(in ? r->op->t_in : r->op->t_out,
 				   in ? i : i - n->ninputs))
 			continue;
-		e = ps_calib_find_value(cfg->cal, v);
-		if (e && !(e->amax <= cfg->data_max)) {
-			*amax = e->amax;
+		if (!qopt_calib_find_value(cfg->cal, cfg->m, v, &e_amax) &&
+		    !(e_amax <= cfg->data_max)) {
+			*amax = e_amax;
 			return v;
 		}
 	}

@@ -7,7 +7,7 @@
 #define QOPT_PASSES_FP8MHA_CALIB_H
 
 #include "fp8.h"
-#include "../support/calib_file.h"
+#include <qopt/calib.h>
 
 /* The code format a placement writes: FP8 E4M3 (the passes fp8 and
  * fp8-mha) or symmetric INT8 (the pass int8, docs/int8.md). pass names

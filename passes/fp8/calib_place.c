@@ -49,7 +49,7 @@ struct place {
 	unsigned flags;		/* FP8_PLACE_* */
 	const struct fp8_qformat *fmt;
 	char left_counter[64];	/* "fp8: layers left in float" */
-	struct ps_calib *cal;
+	qopt_calib *cal;
 	const char *path;
 	struct ps_targets t;	/* include, exclude, op_types */
 	int weight_axis;
@@ -457,37 +457,35 @@ static int weight(struct place *p, qir_node *n, size_t slot)
 	return 1;
 }
 
-/* fp8, int8: a Softmax output's range is [0, 1] whatever the data:
- * scale 1/qmax (fp8: 1/448, as fp8-mha's fp8-softmax-qdq gives it),
- * measured or not. */
-static const struct ps_calib_entry softmax_range = { "softmax", 1.0 };
-
 static int from_softmax(const qir_value *v);
 
 static int activation(struct place *p, qir_node *n, size_t slot)
 {
 	qir_value *v = n->inputs[slot], *dq;
 	struct placed *pl = find_done(p, v, n->graph);
-	const struct ps_calib_entry *e;
+	double amax = 1.0;
 	qir_tensor *s;
-	int dtype;
+	int dtype, have;
 	char why[256], name[512];
 
 	if (pl)
 		return reuse(p, n, slot, pl);
-	e = (p->flags & FP8_PLACE_CNN) && from_softmax(v) ? &softmax_range :
-	    ps_calib_find_value(p->cal, v);
+	/* fp8, int8: a Softmax output's range is [0, 1] whatever the data:
+	 * scale 1/qmax (fp8: 1/448, as fp8-mha's fp8-softmax-qdq gives it),
+	 * measured or not. */
+	have = ((p->flags & FP8_PLACE_CNN) && from_softmax(v)) ||
+	       !qopt_calib_find_value(p->cal, p->cfg->m, v, &amax);
 	dtype = qir_value_elem_type(v);
 	if (!dtype)
 		dtype = fp8_float_type(v, 16);
-	if (!e)
+	if (!have)
 		fp8_skip(p->cfg, n, "calibration: tensors skipped (not in "
 			    "the file)", "tensor '%s' is not in calibration file "
 			    "'%s'", v->name, p->path);
-	else if (!(e->amax > 0) || !(e->amax < INFINITY))
+	else if (!(amax > 0) || !(amax < INFINITY))
 		fp8_skip(p->cfg, n, "calibration: tensors skipped (bad "
 			    "amax)", "tensor '%s': amax %g in '%s' is not a "
-			    "positive finite number", v->name, e->amax, p->path);
+			    "positive finite number", v->name, amax, p->path);
 	else if (!fp8_is_float(dtype))
 		fp8_skip(p->cfg, n, "calibration: tensors skipped (type)",
 			    "tensor '%s' is %s, not FLOAT, FLOAT16 or BFLOAT16",
@@ -497,7 +495,7 @@ static int activation(struct place *p, qir_node *n, size_t slot)
 		;
 	else if (snprintf(name, sizeof(name), "%s_%s_scale", v->name,
 			  p->fmt->pass),
-		 !(s = scale_tensor(name, dtype, p->fmt->qmax, &e->amax, 1, 0,
+		 !(s = scale_tensor(name, dtype, p->fmt->qmax, &amax, 1, 0,
 				    why, sizeof(why))))
 		fp8_skip(p->cfg, n, "calibration: tensors skipped (scale)",
 			    "tensor '%s': %s", v->name, why);
@@ -625,8 +623,8 @@ static int weight_scales(struct place *p, const qir_node *n, size_t slot,
  * quantized, and a half-quantized layer costs accuracy for nothing. */
 static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 {
-	const struct ps_calib_entry *e;
 	const struct placed *pl;
+	double amax;
 	size_t slot;
 	qir_tensor *w;
 	int dtype, rc;
@@ -679,24 +677,25 @@ static int layer_ready(struct place *p, qir_node *n, char *why, size_t len)
 		if (slot == 1 && is_conv(n))
 			return snprintf(why, len, "weight '%s' is not a constant",
 					v->name), LAYER_FLOAT;
-		e = ps_calib_find_value(p->cal, v);
+		amax = 0;
+		rc = qopt_calib_find_value(p->cal, p->cfg->m, v, &amax);
 		dtype = qir_value_elem_type(v);
 		if (!dtype)
 			dtype = fp8_float_type(v, 16);
-		if (!e)
+		if (rc)
 			return snprintf(why, len, "tensor '%s' is not in "
 					"calibration file '%s'", v->name, p->path),
 			       LAYER_FLOAT;
-		if (!(e->amax > 0) || !(e->amax < INFINITY))
+		if (!(amax > 0) || !(amax < INFINITY))
 			return snprintf(why, len, "tensor '%s': amax %g in '%s' "
 					"is not a positive finite number", v->name,
-					e->amax, p->path), LAYER_DEGENERATE;
+					amax, p->path), LAYER_DEGENERATE;
 		if (!fp8_is_float(dtype))
 			return snprintf(why, len, "tensor '%s' is %s, not FLOAT, "
 					"FLOAT16 or BFLOAT16", v->name, dtype ?
 					qir_dtype_name(dtype) : "untyped"),
 			       LAYER_FLOAT;
-		if (!scale_ok(p, "tensor", v->name, dtype, &e->amax, 1, 0, why,
+		if (!scale_ok(p, "tensor", v->name, dtype, &amax, 1, 0, why,
 			      len))
 			return LAYER_DEGENERATE;
 	}
@@ -888,7 +887,8 @@ int fp8_calib_place_ex(struct fp8_cfg *cfg, unsigned flags,
 			  const struct fp8_qformat *fmt, int *changed)
 {
 	struct place p;
-	char why[512], hash[32];
+	qir_error err = { 0 };
+	char hash[32];
 	int rc;
 
 	memset(&p, 0, sizeof(p));
@@ -900,42 +900,37 @@ int fp8_calib_place_ex(struct fp8_cfg *cfg, unsigned flags,
 	p.path = qopt_opt_string(cfg->ctx, "calibration");
 	if (!p.path || !*p.path)
 		return uncalibrated(cfg, flags, fmt->pass);
-	rc = ps_calib_load(p.path, &p.cal, why, sizeof(why));
-	if (rc == PS_CALIB_UNREADABLE) {
-		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file %s", why);
-		return -1;
-	}
-	if (rc) {
-		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file '%s': %s", p.path, why);
+	if (qopt_calib_read(p.path, &p.cal, &err)) {
+		ps_fail(cfg->ctx, err.code, "calibration file %s", err.msg);
 		return -1;
 	}
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)qir_model_hash(cfg->m));
 	/* the hash a file made by an earlier qopt carries matches too */
-	if (!qir_model_hash_is(cfg->m, p.cal->hash)) {
+	if (!qir_model_hash_is(cfg->m, qopt_calib_model_hash(p.cal))) {
 		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file '%s' is for model hash "
 			   "%s, this model's is %s: it was made for another "
 			   "model, or for this one before it changed (run "
 			   "%s first in the pipeline, or calibrate "
-			   "again)", p.path, p.cal->hash, hash,
+			   "again)", p.path, qopt_calib_model_hash(p.cal), hash,
 			   flags & FP8_PLACE_CNN ? fmt->pass : "fp8-mha");
-		ps_calib_free(p.cal);
+		qopt_calib_free(p.cal);
 		return -1;
 	}
-	if (ps_calib_bind(p.cal, cfg->m)) {	/* before anything is placed */
-		ps_calib_free(p.cal);
+	if (qopt_calib_bind(p.cal, cfg->m)) {	/* before anything is placed */
+		qopt_calib_free(p.cal);
 		return fp8_fail(cfg, NULL, NULL);
 	}
 	if (ps_targets_init(&p.t, cfg->ctx, PS_TARGET_INCLUDE |
 			    PS_TARGET_EXCLUDE | PS_TARGET_OP_TYPES |
 			    (flags & FP8_PLACE_CNN ? PS_TARGET_MIN_SIZE : 0))) {
 		ps_targets_fini(&p.t);
-		ps_calib_free(p.cal);
+		qopt_calib_free(p.cal);
 		return -1;
 	}
 	p.weight_axis = qopt_opt_bool(cfg->ctx, "weight_axis");
-	qopt_info(cfg->ctx, "calibration: %zu tensors from '%s'", p.cal->n,
-		  p.path);
+	qopt_info(cfg->ctx, "calibration: %zu tensors from '%s'",
+		  qopt_calib_count(p.cal), p.path);
 	ps_coverage_init(&p.cov, &p.t, "weight");
 	rc = find_left(&p);
 	if (!rc)
@@ -944,6 +939,6 @@ int fp8_calib_place_ex(struct fp8_cfg *cfg, unsigned flags,
 	ps_targets_fini(&p.t);
 	free(p.done);
 	free(p.left);
-	ps_calib_free(p.cal);
+	qopt_calib_free(p.cal);
 	return rc;
 }

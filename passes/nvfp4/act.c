@@ -25,7 +25,8 @@
 #include <string.h>
 
 #include "nvfp4.h"
-#include "../support/calib_file.h"
+#include <qopt/calib.h>
+
 #include "../support/fail.h"
 
 const struct ps_skip_kind nvfp4_skip_act_shape = {
@@ -209,7 +210,7 @@ static void check_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
 		       int64_t *k_out)
 {
 	const qir_value *x = n->inputs[0];
-	const struct ps_calib_entry *e;
+	double e_amax = 0;
 	int dt = qir_value_elem_type((qir_value *)x);
 	int64_t k;
 	int rank;
@@ -247,16 +248,15 @@ static void check_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
 	}
 	*rank_out = rank;
 	*k_out = k;
-	e = ps_calib_find(cfg->cal, x->name);
-	if (!e)
+	if (qopt_calib_find(cfg->cal, x->name, &e_amax))
 		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s' is not in "
 			    "calibration file '%s'", x->name, cfg->calib_path);
-	else if (!(e->amax > 0) || !(e->amax <= 3.4028234663852886e38))
+	else if (!(e_amax > 0) || !(e_amax <= 3.4028234663852886e38))
 		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s': amax %g "
 			    "in '%s' is not a positive finite number", x->name,
-			    e->amax, cfg->calib_path);
+			    e_amax, cfg->calib_path);
 	else
-		*amax = e->amax;
+		*amax = e_amax;
 }
 
 /* ---- building ---- */
@@ -561,19 +561,18 @@ qir_value *nvfp4_act_chain(struct nvfp4_cfg *cfg, qir_node *at, qir_value *x,
 float nvfp4_act_gscale(struct nvfp4_cfg *cfg, const qir_value *x,
 		       struct ps_skip *s)
 {
-	const struct ps_calib_entry *e =
-		cfg->cal ? ps_calib_find(cfg->cal, x->name) : NULL;
+	double amax = 0;
 
-	if (!e)
+	if (!cfg->cal || qopt_calib_find(cfg->cal, x->name, &amax))
 		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s' is not in "
 			    "calibration file '%s'", x->name,
 			    cfg->calib_path ? cfg->calib_path : "(none)");
-	else if (!(e->amax > 0) || !(e->amax <= 3.4028234663852886e38))
+	else if (!(amax > 0) || !(amax <= 3.4028234663852886e38))
 		ps_skip_set(s, &nvfp4_skip_act_calib, "tensor '%s': amax %g "
 			    "in '%s' is not a positive finite number", x->name,
-			    e->amax, cfg->calib_path);
+			    amax, cfg->calib_path);
 	else
-		return qk_nvfp4_gscale((float)e->amax);
+		return qk_nvfp4_gscale((float)amax);
 	return 0;
 }
 
@@ -639,8 +638,8 @@ static int one_node(struct nvfp4_cfg *cfg, const struct ranks *rk,
 
 static int load_calibration(struct nvfp4_cfg *cfg)
 {
-	char why[512], hash[32];
-	int rc;
+	qir_error err = { 0 };
+	char hash[32];
 
 	if (!cfg->calib_path || !*cfg->calib_path) {
 		ps_fail(cfg->ctx, QOPT_EINVALID, "activations = yes needs calibration = "
@@ -651,25 +650,20 @@ static int load_calibration(struct nvfp4_cfg *cfg)
 			   "(docs/calibration.md)");
 		return -1;
 	}
-	rc = ps_calib_load(cfg->calib_path, &cfg->cal, why, sizeof(why));
-	if (rc == PS_CALIB_UNREADABLE) {
-		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file %s", why);
-		return -1;
-	}
-	if (rc) {
-		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file '%s': %s",
-			   cfg->calib_path, why);
+	if (qopt_calib_read(cfg->calib_path, &cfg->cal, &err)) {
+		ps_fail(cfg->ctx, err.code, "calibration file %s", err.msg);
 		return -1;
 	}
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)qir_model_hash(cfg->m));
 	/* the hash a file made by an earlier qopt carries matches too */
-	if (!qir_model_hash_is(cfg->m, cfg->cal->hash)) {
+	if (!qir_model_hash_is(cfg->m, qopt_calib_model_hash(cfg->cal))) {
 		ps_fail(cfg->ctx, QOPT_EINVALID, "calibration file '%s' is for model hash "
 			   "%s, this model's is %s: it was made for another "
 			   "model, or for this one before it changed (run "
 			   "nvfp4 first in the pipeline, or calibrate again)",
-			   cfg->calib_path, cfg->cal->hash, hash);
+			   cfg->calib_path, qopt_calib_model_hash(cfg->cal),
+			   hash);
 		return -1;
 	}
 	return 0;
@@ -729,7 +723,7 @@ int nvfp4_activations(struct nvfp4_cfg *cfg, int *changed)
 
 void nvfp4_act_fini(struct nvfp4_cfg *cfg)
 {
-	ps_calib_free(cfg->cal);
+	qopt_calib_free(cfg->cal);
 	cfg->cal = NULL;
 	free(cfg->lin);
 	cfg->lin = NULL;

@@ -14,6 +14,7 @@
 #define QOPT_PASSES_NVFP4_H
 
 #include <qopt/qopt.h>
+#include <qopt/calib.h>
 
 #include "../support/support.h"
 
@@ -26,8 +27,6 @@ enum nvfp4_mode {
 	NVFP4_REAL = 0,	/* FLOAT4E2M1 + FP8 scales + two DequantizeLinear */
 	NVFP4_FAKE = 1,	/* dequantized values in the weight's own type */
 };
-
-struct ps_calib;
 
 struct nvfp4_cfg {
 	qopt_ctx *ctx;
@@ -45,7 +44,7 @@ struct nvfp4_cfg {
 	/* pass nvfp4, activations = yes (act.c) */
 	int activations;
 	const char *calib_path;
-	struct ps_calib *cal;	/* owned */
+	qopt_calib *cal;	/* owned */
 	qir_node **lin;			/* linear nodes, graph order */
 	size_t nlin, caplin;
 	int placeholders;		/* the model carries TRT_FP4QDQ */

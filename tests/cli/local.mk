@@ -54,26 +54,14 @@ EXTRA_DIST += tests/cli/calib-batch.sh tests/cli/calib-batch.py
 # sub-graph tensors: scoped keys, an If inside a Loop refused (issue 39)
 TESTS += tests/cli/calib-subgraph.sh
 EXTRA_DIST += tests/cli/calib-subgraph.sh tests/cli/calib-subgraph.py
+# merging calibration files (issue 38): qopt calibrate --merge
+TESTS += tests/cli/calib-merge.sh
+EXTRA_DIST += tests/cli/calib-merge.sh tests/cli/calib-merge.py
 # the ONNX Runtime child: hangs refused or bounded, its files (issue 39)
 TESTS += tests/cli/calib-ortchild.sh tests/cli/bisect-paths.sh
 EXTRA_DIST += tests/cli/calib-ortchild.sh tests/cli/calib-ortchild.py \
 	tests/cli/bisect-paths.sh
-# the calibration file: writer (qopt calibrate) -> reader (fp8-mha)
-# over random files.
-check_PROGRAMS += tests/cli/calib-roundtrip
-tests_cli_calib_roundtrip_SOURCES = tests/cli/calib-roundtrip.c tests/lib/tap.h \
-	core/cli/calib-json.c core/cli/calib-json.h \
-	passes/support/calib_file.c passes/support/calib_key.c passes/support/calib_file.h
-tests_cli_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/support
-tests_cli_calib_roundtrip_LDADD = $(QOPT_MANAGER_OBJECTS) libqopt.la -lm
-TESTS += tests/cli/calib-roundtrip
-# qopt plan: the knapsack solver against brute force (C), the command
-# on the torch test models (ORT).
-check_PROGRAMS += tests/cli/plan-knapsack
-tests_cli_plan_knapsack_SOURCES = tests/cli/plan-knapsack.c tests/lib/tap.h \
-	core/cli/plan-knapsack.c core/cli/plan-knapsack.h
-tests_cli_plan_knapsack_LDADD = -lm
-TESTS += tests/cli/plan-knapsack
+# qopt plan: the command on the torch test models (ORT).
 TESTS += tests/cli/plan.sh
 EXTRA_DIST += tests/cli/plan.sh tests/cli/plan-lib.sh
 # the PP-OCRv4 recognizer's nvfp4,fp8,none plan against the uniform

@@ -59,7 +59,7 @@ for spelling in '"onnx/onnx_io.h"' '"ir/onnx/onnx_io.h"' '"../onnx/onnx_io.h"' \
 done
 
 # Calls, from the objects the build made. Layers, lowest first.
-layers="base kernels ir/file ir/model ir/infer ir/onnx ir/transforms core/manager core/cli"
+layers="base kernels ir/file ir/model ir/infer ir/onnx ir/transforms core/manager core/calib core/plan core/cli"
 # objs LAYER: its objects (PIC ones in .libs/ where libtool made them).
 objs() {
 	find "$top_builddir/$1" -maxdepth 2 -name '*.o' ! -name '*.cu.o' \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/passes/fp8/calib-file.sh - the calibration file reader
-# (passes/support/calib_file.c, issue 39): every member the format
+# (core/calib/calib-read.c, issue 39): every member the format
 # defines is checked (format, version, model_hash, percentile, samples,
 # model, method, source; a tensor's dtype), a key given twice is refused
 # naming it (at the top, in a tensor's object), each with exit 1, the

@@ -1,6 +1,6 @@
 /*
- * tests/cli/plan-knapsack.c - the solver of `qopt plan`
- * (core/cli/plan-knapsack.c) against brute force: random small
+ * tests/plan/knapsack.c - the solver of `qopt plan`
+ * (core/plan/plan-knapsack.c) against brute force: random small
  * multiple-choice knapsacks (1 to 6 items, 1 to 4 choices, integer
  * costs, scores with ties), in both modes. Budget mode: the least
  * summed score within the capacity, ties to the least cost; loss mode:
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../lib/tap.h"
-#include "cli/plan-knapsack.h"
+#include "plan/plan-knapsack.h"
 
 #define MAXI 6
 #define MAXC 4

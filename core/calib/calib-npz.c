@@ -1,5 +1,5 @@
 /*
- * core/cli/calib-npz.c - an .npz of `qopt calibrate --data FILE.npz`
+ * core/calib/calib-npz.c - an .npz of `qopt calibrate --data FILE.npz`
  * (one array per input, N samples on the first axis, as ModelOpt takes
  * them) checked before node starts, as calib-samples.c checks a .npy:
  * the zip's central directory, each member a NAME.npy, stored or
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli/calib-samples.h"
+#include "calib/calib-samples.h"
 
 #define EOCD_SIG 0x06054b50u
 #define CDIR_SIG 0x02014b50u

@@ -1,6 +1,6 @@
 /*
- * core/cli/calib-samples.h - the sample files of `qopt calibrate
- * --data`, checked before the node script reads them (binary only).
+ * core/calib/calib-samples.h - the sample files of `qopt calibrate
+ * --data`, checked before the node script reads them.
  */
 #ifndef QOPT_CALIB_SAMPLES_H
 #define QOPT_CALIB_SAMPLES_H
@@ -30,8 +30,8 @@ int calib_samples_check(const char *data, struct calib_samples *s,
 			char *why, size_t whyn);
 void calib_samples_free(struct calib_samples *s);
 
-/* Checks the .npy file open at fd (size bytes); -1 with why (without
- * the file name). */
+/* calib-npy.c: checks the .npy file open at fd (size bytes); -1 with
+ * why (without the file name). */
 int calib_npy_check(int fd, long long size, char *why, size_t whyn);
 
 /* What a .npy header says. */

@@ -1,5 +1,5 @@
 /*
- * core/cli/plan-knapsack.h - the multiple-choice knapsack `qopt plan`
+ * core/plan/plan-knapsack.h - the multiple-choice knapsack `qopt plan`
  * solves: one choice per item (a format per layer), each with an
  * integer cost (bits x parameters, scaled) and a score (the measured
  * output error); solved exactly by dynamic programming over the cost.

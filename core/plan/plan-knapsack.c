@@ -1,5 +1,5 @@
 /*
- * core/cli/plan-knapsack.c - the exact multiple-choice knapsack of
+ * core/plan/plan-knapsack.c - the exact multiple-choice knapsack of
  * `qopt plan` (plan-knapsack.h).
  *
  * best[c] is the least summed score of the items so far whose summed
@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/plan-knapsack.h"
+#include "plan/plan-knapsack.h"
 
 /* One item added to best[0..cap]; its choices recorded in row. */
 static void add_item(const struct pk_problem *p, size_t off, size_t n,

@@ -1,48 +1,33 @@
 /*
- * passes/support/calib_key.c - which entry of the calibration file a
- * tensor's range is, for the passes' queries (fp8, fp8-mha, nvfp4). The
- * writer's scheme (core/cli/calib-key.c, docs/calibration.md): a tensor
- * keeps its name, unless it lives in a sub-graph and another graph of
- * the model has a value of that name (sibling If branches may reuse
- * names); then its key is its scope, each enclosing node as
- * NODE/ATTRIBUTE/ (NODE its name, or its first output's), then the name.
- * The names are taken when the file is bound to the model, before the
- * pass adds any: the writer saw the model as the pass received it.
+ * core/calib/calib-key.c - the key of a tensor in the calibration file,
+ * one scheme for the writer (qopt_calib_keys) and the reader's queries
+ * (qopt_calib_find_value; docs/calibration.md). ONNX lets sibling
+ * sub-graphs (an If's two branches, two Loops' bodies) reuse a name, so
+ * a name alone may not say which tensor an amax is for: a tensor keeps
+ * its name, unless it lives in a sub-graph and another graph of the
+ * model has a value of that name; then its key is its scope, outermost
+ * first, each enclosing node as NODE/ATTRIBUTE/ (NODE its name, or its
+ * first output's when it has none), then the name:
+ * "loop/body/if/then_branch/x". The names are copied when taken (a pass
+ * may rename values after it bound the file).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "calib_file.h"
-
-/* The entries are sorted by name (calib_file.c sorts them on load):
- * lookups by name and by key live here, below the reader, so the reader
- * and the keys call one way. */
-static int entry_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct ps_calib_entry *)a)->name,
-		      ((const struct ps_calib_entry *)b)->name);
-}
-
-const struct ps_calib_entry *
-ps_calib_find(const struct ps_calib *c, const char *name)
-{
-	struct ps_calib_entry key = { (char *)name, 0 };
-
-	return c->n ? bsearch(&key, c->e, c->n, sizeof(key), entry_cmp) : NULL;
-}
+#include "calib/calib-internal.h"
 
 struct named {
 	char *name;		/* owned: the pass may rename values */
 	const qir_graph *g;
 };
 
-struct ps_calib_names {
+struct cal_names {
 	struct named *v;
 	size_t n, cap;
 };
 
-static int add(struct ps_calib_names *ns, const qir_value *v, const qir_graph *g)
+static int add(struct cal_names *ns, const qir_value *v, const qir_graph *g)
 {
 	struct named *grown;
 	char *copy;
@@ -63,7 +48,7 @@ static int add(struct ps_calib_names *ns, const qir_value *v, const qir_graph *g
 }
 
 /* Every value name of g and of its sub-graphs, with its graph. */
-static int walk(const qir_graph *g, struct ps_calib_names *ns)
+static int walk(const qir_graph *g, struct cal_names *ns)
 {
 	const qir_node *n;
 	size_t i, k;
@@ -103,7 +88,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* 1 when name is a value of a graph other than g (ns sorted). */
-static int shared(const struct ps_calib_names *ns, const char *name,
+static int shared(const struct cal_names *ns, const char *name,
 		  const qir_graph *g)
 {
 	size_t lo = 0, hi = ns->n, mid;
@@ -164,49 +149,103 @@ static size_t scope(const qir_graph *g, char *out)
 	return len + strlen(l) + strlen(h) + 2;
 }
 
-/* v's scoped key, malloc'd. */
-static char *key(const qir_value *v)
+/* v's key, malloc'd: its name, or its scoped key when another graph
+ * has a value of that name. */
+static char *key(const struct cal_names *ns, const qir_value *v)
 {
-	size_t len = scope(v->graph, NULL);
-	char *k = malloc(len + strlen(v->name) + 1);
+	size_t len = 0;
+	char *k;
 
+	if (v->graph->parent_node && shared(ns, v->name, v->graph))
+		len = scope(v->graph, NULL);
+	k = malloc(len + strlen(v->name) + 1);
 	if (!k)
 		return NULL;
-	scope(v->graph, k);
+	if (len)
+		scope(v->graph, k);
 	strcpy(k + len, v->name);
 	return k;
 }
 
-int ps_calib_bind(struct ps_calib *c, const qir_model *m)
+static struct cal_names *names_of(const qir_model *m)
 {
-	struct ps_calib_names *ns = calloc(1, sizeof(*ns));
+	struct cal_names *ns = calloc(1, sizeof(*ns));
 
 	if (!ns)
-		return -1;
-	c->names = ns;
-	if (walk(m->graph, ns))
-		return -1;	/* freed with c */
+		return NULL;
+	if (walk(m->graph, ns)) {
+		cal_names_free(ns);
+		return NULL;
+	}
 	if (ns->n)
 		qsort(ns->v, ns->n, sizeof(*ns->v), by_name);
-	return 0;
+	return ns;
 }
 
-const struct ps_calib_entry *
-ps_calib_find_value(const struct ps_calib *c, const qir_value *v)
+qopt_status qopt_calib_bind(qopt_calib *c, const qir_model *m)
 {
-	const struct ps_calib_entry *e;
+	struct cal_names *ns = names_of(m);
+
+	if (!ns)
+		return QOPT_ENOMEM;
+	cal_names_free(c->names);
+	c->names = ns;
+	return QOPT_OK;
+}
+
+qopt_status qopt_calib_find_value(const qopt_calib *c, const qir_model *m,
+				  const qir_value *v, double *amax)
+{
+	qopt_status st;
 	char *k;
 
-	if (!c->names || !v->graph->parent_node ||
+	if (!v || !v->name)
+		return QOPT_ENOTFOUND;
+	/* Unbound: bound now, to m as it is at the first query (the
+	 * calibration is the caller's, allocated by libqopt: not const
+	 * underneath). */
+	if (!c->names && m && v->graph && v->graph->parent_node &&
+	    qopt_calib_bind((qopt_calib *)c, m))
+		return QOPT_ENOMEM;
+	if (!c->names || !v->graph || !v->graph->parent_node ||
 	    !shared(c->names, v->name, v->graph))
-		return ps_calib_find(c, v->name);
-	k = key(v);
-	e = k ? ps_calib_find(c, k) : NULL;
+		return qopt_calib_find(c, v->name, amax);
+	if (!(k = key(c->names, v)))
+		return QOPT_ENOMEM;
+	st = qopt_calib_find(c, k, amax);
 	free(k);
-	return e;
+	return st;
 }
 
-void ps_calib_names_free(struct ps_calib_names *ns)
+qopt_status qopt_calib_keys(const qir_model *m, qir_value *const *sel,
+			    size_t n, char **keys)
+{
+	struct cal_names *ns = names_of(m);
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		keys[k] = NULL;
+	if (!ns)
+		return QOPT_ENOMEM;
+	for (k = 0; k < n; k++)
+		if (!(keys[k] = key(ns, sel[k]))) {
+			qopt_calib_keys_free(keys, k);
+			cal_names_free(ns);
+			return QOPT_ENOMEM;
+		}
+	cal_names_free(ns);
+	return QOPT_OK;
+}
+
+void qopt_calib_keys_free(char **keys, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		free(keys[k]);
+		keys[k] = NULL;	/* a failed qopt_calib_keys, freed again: no-op */
+	}
+}
+
+void cal_names_free(struct cal_names *ns)
 {
 	if (!ns)
 		return;

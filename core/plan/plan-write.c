@@ -1,5 +1,5 @@
 /*
- * core/cli/plan-write.c - what `qopt plan` writes: the INI pipeline (a
+ * core/plan/plan-write.c - what `qopt plan` writes: the INI pipeline (a
  * section per pass, fp8 first and w4a4's nvfp4 second since each one's
  * calibration file is checked against the hash of the model it
  * receives, each with the include list of the layers it takes and every
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/plan.h"
+#include "plan/plan.h"
 
 /* Sections in pipeline order: fp8's calibration file is checked
  * against the input model's hash, so fp8 sees the model first; w4a4's

@@ -1,29 +1,32 @@
 /*
- * passes/support/calib_file.c - reads the calibration JSON of `qopt
- * calibrate`: {"model_hash": "<16 hex>", "tensors": {NAME: {"amax": X,
+ * core/calib/calib-read.c - reads the calibration JSON of `qopt
+ * calibrate` (qopt_calib_read): {"model_hash": "<16 hex>", "tensors": {NAME: {"amax": X,
  * "dtype": T}, ...}, ...} (docs/calibration.md). model_hash and tensors
  * are required; each other member the format defines (format, version,
  * model, method, percentile, samples, source; a tensor's dtype) is
- * checked when present, since a file of another format or version must
- * not be read as if it were this one; members it does not define are
- * skipped, so the file can carry what it was made from. A key given
+ * checked when present (and kept: merging and writing the file back need
+ * them), since a file of another format or version must not be read as
+ * if it were this one; members it does not define are skipped, so the
+ * file can carry what it was made from. A key given
  * twice is refused: which of the two counts would be a guess. A small
  * strict JSON reader: the file is data from elsewhere, so every
  * malformed byte is an error with its offset.
  * A lone surrogate \udc80..\udcff is the byte 80..ff of a name that is
- * not UTF-8 (the writer's scheme, core/cli/calib-json.c); any other
+ * not UTF-8 (the writer's scheme, calib-write.c); any other
  * lone surrogate is an error.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <qopt/dtype.h>
 #include <qopt/file.h>
 
-#include "calib_file.h"
+#include "calib/calib-internal.h"
 
 #define CALIB_MAX_BYTES (256u << 20)
 #define CALIB_MAX_DEPTH 64
@@ -160,7 +163,7 @@ static int string(struct rd *r, char **out)
 				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 			} else if (cp >= 0xdc80 && cp <= 0xdcff) {
 				/* a byte that is not UTF-8, escaped by the
-				 * writer (core/cli/calib-json.c) */
+				 * writer (calib-write.c) */
 				if (o)
 					o[k++] = (char)(cp - 0xdc00);
 				continue;
@@ -337,6 +340,7 @@ static int members(struct rd *r, const char *not_object, member_fn fn,
 struct amax_entry {
 	double amax;
 	int has;
+	char *dtype;		/* owned until kept */
 };
 
 /* A string member named key: a string, else why names the key. */
@@ -376,21 +380,16 @@ static int entry_member(struct rd *r, const char *key, void *arg)
 		free(dtype);
 		return -1;
 	}
-	free(dtype);
+	free(a->dtype);
+	a->dtype = dtype;
 	return 0;
 }
 
-struct tensor_list {
-	struct ps_calib *c;
-	size_t cap;
-};
-
-/* "name": {"amax": X}, appended to the list. */
+/* "name": {"amax": X}, appended to the list; a name given twice is
+ * refused (which of the two counts would be a guess). */
 static int tensor_member(struct rd *r, const char *name, void *arg)
 {
-	struct tensor_list *t = arg;
-	struct ps_calib *c = t->c;
-	struct ps_calib_entry *grown;
+	struct qopt_calib *c = arg;
 	struct amax_entry a = { 0 };
 	struct keys ks = { 0 };
 	char where[300];
@@ -402,36 +401,31 @@ static int tensor_member(struct rd *r, const char *name, void *arg)
 	if (!rc)
 		rc = keys_unique(r, &ks, where);
 	keys_free(&ks);
-	if (rc)
-		return -1;
-	if (!a.has) {
+	if (!rc && !a.has) {
 		snprintf(r->why, r->whyn, "tensor '%s' has no \"amax\"", name);
-		return -1;
+		rc = -1;
 	}
-	if (c->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		grown = realloc(c->e, t->cap * sizeof(*grown));
-		if (!grown)
-			return bad(r, "out of memory");
-		c->e = grown;
+	if (!rc) {
+		rc = cal_append(c, name, a.dtype, a.amax);
+		if (rc > 0)
+			snprintf(r->why, r->whyn, "tensor '%s' listed twice",
+				 name);
+		else if (rc < 0)
+			bad(r, "out of memory");
 	}
-	c->e[c->n].name = strdup(name);
-	if (!c->e[c->n].name)
-		return bad(r, "out of memory");
-	c->e[c->n++].amax = a.amax;
-	return 0;
+	free(a.dtype);
+	return rc ? -1 : 0;
 }
 
 struct top_state {
-	struct ps_calib *c;
-	struct tensor_list t;
+	struct qopt_calib *c;
 	int seen_tensors;
 };
 
 /* "method": a string, kept for the passes' messages (a method this
  * reader does not know is kept too: amax means the same whatever made
  * it). */
-static int method_member(struct rd *r, struct ps_calib *c)
+static int method_member(struct rd *r, struct qopt_calib *c)
 {
 	char *m;
 
@@ -445,10 +439,10 @@ static int method_member(struct rd *r, struct ps_calib *c)
 	return 0;
 }
 
-/* A number member in lo..hi (integral when asked), else why names the
- * key and the range. */
+/* A number member in lo..hi (integral when asked) into *out, else why
+ * names the key and the range. */
 static int number_member(struct rd *r, const char *key, double lo,
-			 double hi, int integral)
+			 double hi, int integral, double *out)
 {
 	double d;
 	size_t at;
@@ -463,11 +457,12 @@ static int number_member(struct rd *r, const char *key, double lo,
 			 "a number", lo, hi);
 		return -1;
 	}
+	*out = d;
 	return 0;
 }
 
 /* "model_hash": hexadecimal digits, at most 16 (qir_model_hash()). */
-static int hash_member(struct rd *r, struct ps_calib *c)
+static int hash_member(struct rd *r, struct qopt_calib *c)
 {
 	char *hash;
 	size_t at, k;
@@ -483,7 +478,10 @@ static int hash_member(struct rd *r, struct ps_calib *c)
 			 "1 to 16 hexadecimal digits", at);
 		return -1;
 	}
-	snprintf(c->hash, sizeof(c->hash), "%s", hash);
+	for (k = 0; hash[k]; k++)	/* qopt_calib_model_hash: lower case */
+		c->hash[k] = hash[k] >= 'A' && hash[k] <= 'F' ?
+			     (char)(hash[k] - 'A' + 'a') : hash[k];
+	c->hash[k] = 0;
 	free(hash);
 	return 0;
 }
@@ -508,45 +506,63 @@ static int format_member(struct rd *r)
 	return ok ? 0 : -1;
 }
 
+/* "model" or "source": a string, kept. */
+static int text_member(struct rd *r, const char *key, char **keep)
+{
+	char *text;
+
+	if (string_member(r, key, &text))
+		return -1;
+	free(*keep);
+	*keep = text;
+	return 0;
+}
+
 /* The file's object: each member the format defines, checked; the rest
  * is skipped. */
 static int top_member(struct rd *r, const char *key, void *arg)
 {
-	static const char *const strings[] = { "model", "method", "source" };
 	struct top_state *st = arg;
-	char *text;
-	size_t k;
+	struct qopt_calib *c = st->c;
+	double d;
 
 	if (!strcmp(key, "tensors")) {
 		st->seen_tensors = 1;
 		return members(r, "\"tensors\" must be an object",
-			       tensor_member, &st->t, NULL);
+			       tensor_member, c, NULL);
 	}
 	if (!strcmp(key, "method"))	/* optional; "max" when absent */
-		return method_member(r, st->c);
+		return method_member(r, c);
 	if (!strcmp(key, "model_hash"))
-		return hash_member(r, st->c);
+		return hash_member(r, c);
 	if (!strcmp(key, "format"))
 		return format_member(r);
 	if (!strcmp(key, "version"))	/* the one version there is */
-		return number_member(r, key, 1, 1, 1);
+		return number_member(r, key, 1, 1, 1, &d);
 	if (!strcmp(key, "percentile"))
-		return number_member(r, key, 50, 100, 0);
-	if (!strcmp(key, "samples"))
-		return number_member(r, key, 0, 9007199254740992.0, 1);
-	for (k = 0; k < sizeof(strings) / sizeof(*strings); k++)
-		if (!strcmp(key, strings[k])) {
-			if (string_member(r, key, &text))
-				return -1;
-			free(text);
-			return 0;
-		}
+		return number_member(r, key, 50, 100, 0, &c->percentile);
+	if (!strcmp(key, "samples")) {
+		if (number_member(r, key, 0, 9007199254740992.0, 1, &d))
+			return -1;
+		c->samples = d > (double)LONG_MAX ? LONG_MAX : (long)d;
+		return 0;
+	}
+	if (!strcmp(key, "bins")) {
+		if (number_member(r, key, 1, 1 << 30, 1, &d))
+			return -1;
+		c->bins = (long)d;
+		return 0;
+	}
+	if (!strcmp(key, "model"))
+		return text_member(r, key, &c->model);
+	if (!strcmp(key, "source"))
+		return text_member(r, key, &c->source);
 	return skip_value(r, 1);
 }
 
-static int top(struct rd *r, struct ps_calib *c, int *seen_tensors)
+static int top(struct rd *r, struct qopt_calib *c, int *seen_tensors)
 {
-	struct top_state st = { .c = c, .t = { .c = c } };
+	struct top_state st = { .c = c };
 	struct keys ks = { 0 };
 	int rc;
 
@@ -561,79 +577,42 @@ static int top(struct rd *r, struct ps_calib *c, int *seen_tensors)
 	return r->i == r->n ? 0 : bad(r, "text after the JSON object");
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct ps_calib_entry *)a)->name,
-		      ((const struct ps_calib_entry *)b)->name);
-}
-
 /* The file whole (qir_read_file: a regular file of at most
- * CALIB_MAX_BYTES); NULL with why, which names the path. */
-static char *slurp(const char *path, size_t *len, char *why, size_t n)
+ * CALIB_MAX_BYTES). */
+qopt_status qopt_calib_read(const char *path, qopt_calib **out,
+			    qir_error *err)
 {
-	qir_error err = { 0 };
-	char *buf = qir_read_file(path, 0, CALIB_MAX_BYTES, len, &err);
-
-	if (!buf)
-		snprintf(why, n, "%s", err.msg);
-	return buf;
-}
-
-int ps_calib_load(const char *path, struct ps_calib **out,
-		      char *why, size_t n)
-{
-	struct ps_calib *c = calloc(1, sizeof(*c));
+	struct qopt_calib *c = cal_alloc();
+	qir_error rerr = { 0 };
 	struct rd r = { 0 };
+	char why[512] = "";
 	int seen = 0;
-	size_t i;
 
 	*out = NULL;
-	why[0] = 0;
-	if (!c) {
-		snprintf(why, n, "out of memory");
-		return -1;
-	}
-	r.s = slurp(path, &r.n, why, n);
+	if (!c)
+		return qir_fail(err, QOPT_ENOMEM, "out of memory"), QOPT_ENOMEM;
+	r.s = qir_read_file(path, 0, CALIB_MAX_BYTES, &r.n, &rerr);
 	if (!r.s) {
-		ps_calib_free(c);
-		return PS_CALIB_UNREADABLE;
+		qopt_calib_free(c);
+		qir_fail(err, rerr.code, "%s", rerr.msg);
+		return rerr.code;
 	}
 	r.why = why;
-	r.whyn = n;
+	r.whyn = sizeof(why);
 	if (top(&r, c, &seen)) {
 		free((char *)r.s);
-		ps_calib_free(c);
-		return -1;
+		qopt_calib_free(c);
+		qir_fail(err, QOPT_EPARSE, "'%s': %s", path, why);
+		return QOPT_EPARSE;
 	}
 	free((char *)r.s);
 	if (!c->hash[0] || !seen) {
-		snprintf(why, n, "not a calibration file of qopt calibrate "
-			 "(no \"%s\")", seen ? "model_hash" : "tensors");
-		ps_calib_free(c);
-		return -1;
+		qir_fail(err, QOPT_EINVALID, "'%s': not a calibration file of "
+			 "qopt calibrate (no \"%s\")", path,
+			 seen ? "model_hash" : "tensors");
+		qopt_calib_free(c);
+		return QOPT_EINVALID;
 	}
-	if (c->n)	/* qsort(NULL, 0) is undefined */
-		qsort(c->e, c->n, sizeof(*c->e), by_name);
-	for (i = 1; i < c->n; i++)
-		if (!strcmp(c->e[i].name, c->e[i - 1].name)) {
-			snprintf(why, n, "tensor '%s' listed twice", c->e[i].name);
-			ps_calib_free(c);
-			return -1;
-		}
 	*out = c;
-	return 0;
-}
-
-void ps_calib_free(struct ps_calib *c)
-{
-	size_t i;
-
-	if (!c)
-		return;
-	for (i = 0; i < c->n; i++)
-		free(c->e[i].name);
-	free(c->e);
-	free(c->method);
-	ps_calib_names_free(c->names);
-	free(c);
+	return QOPT_OK;
 }

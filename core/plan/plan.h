@@ -1,16 +1,17 @@
 /*
- * core/cli/plan.h - `qopt plan`'s shared state: the formats it offers,
- * the candidate layers with their measurements, and the helpers of
- * cmd-plan.c (flow), plan-run.c (child processes: qopt itself for each
- * candidate model and the calibration, node for ONNX Runtime) and
- * plan-write.c (the INI pipeline and the JSON report).
+ * core/plan/plan.h - the plan as a module (below the command line,
+ * above the manager): the formats `qopt plan` offers (plan-formats.c),
+ * the candidate layers with their measurements, the solver
+ * (plan-knapsack.h) and what a plan writes (plan-write.c: the INI
+ * pipeline and the JSON report). The command's flow (core/cli/cmd-plan.c)
+ * and its child processes (core/cli/plan-run.c) fill it.
  */
-#ifndef QOPT_CLI_PLAN_H
-#define QOPT_CLI_PLAN_H
+#ifndef QOPT_PLAN_PLAN_H
+#define QOPT_PLAN_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "cli/cli.h"
+#include "manager/session-api.h"
 
 /* The formats, in this order; bits per weight as ModelOpt counts them
  * (NVFP4: 4 bits + one FP8 scale per 16 = 4.5; MXFP8: 8 + one E8M0 per
@@ -93,24 +94,7 @@ struct plan {
 	int64_t unit;		/* the solver's cost unit in quarter bits */
 };
 
-/* plan-run.c. Each returns 0, or -1 after saying why. */
-/* qopt itself with args (NULL-terminated), stderr to log; its exit
- * status, or -1 when it could not run. */
-int plan_qopt(struct plan *p, const char *const *args, const char *log);
-/* The first "error:" line of log (qopt's prefix cut) into buf. */
-void plan_log_reason(const char *log, char *buf, size_t n);
-/* The first line of log holding needle ("qopt: " cut) into buf; 0, or
- * -1 when there is none (buf then says so). */
-int plan_log_line(const char *log, const char *needle, char *buf, size_t n);
-/* The counter name of pass stats in a --stats-json file, summed over
- * the passes that report it; -1 when the file cannot be read. */
-long plan_stat(const char *stats_json, const char *name);
-/* node with tools/qopt-plan.js over files[0..n): fills nmse, cos, top1
- * (top1 NaN when no output has rows). */
-int plan_measure(struct plan *p, const char *const *files, size_t n,
-		 double *nmse, double *cos, double *top1);
-
-/* plan-write.c */
+/* plan-write.c: 0, or -1 after saying why. */
 int plan_write_ini(const struct plan *p, const char *path);
 int plan_write_json(const struct plan *p, const char *path);
 /* A copy of src at dst through qm_outfile (atomic). */

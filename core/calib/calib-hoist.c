@@ -1,5 +1,5 @@
 /*
- * core/cli/calib-hoist.c - a subgraph's tensor exposed to the main
+ * core/calib/calib-hoist.c - a subgraph's tensor exposed to the main
  * graph of the probe model (calib-hoist.h). Only the probe, a copy the
  * calibration throws away, is changed: the model whose hash the file
  * carries was hashed before.
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/calib-hoist.h"
+#include "calib/calib-hoist.h"
 
 /* Which attribute of parent holds g: "then_branch", "else_branch",
  * "body", ...; NULL when none does. */

@@ -1,5 +1,5 @@
 /*
- * core/cli/calib-hoist.h - makes a value inside an If branch or a Loop
+ * core/calib/calib-hoist.h - makes a value inside an If branch or a Loop
  * body readable from the probe model's main graph, so that `qopt
  * calibrate` measures tensors of subgraphs as it does the others
  * (ONNX Runtime returns only the main graph's outputs).
