@@ -246,6 +246,12 @@ static int qki_nv_q_tiles(void *arg, unsigned part, size_t lo, size_t hi)
 				    a->codes, a->scales);
 		return 0;
 	}
+	/* 8-column steps on AVX2: kernels/nvfp4-avx2.c, same bits. */
+	if (a->inner % 8 == 0 && qki_cpu_f16c()) {
+		qki_nv_tiles_avx2(a->dtype, a->w, a->inner, a->g, lo, hi,
+				  a->codes, a->scales);
+		return 0;
+	}
 #endif
 	b = malloc(sizeof(*b));
 	if (!b)
@@ -421,6 +427,11 @@ static int qki_nv_dq(void *arg, unsigned part, size_t lo, size_t hi)
 	if (inner % 16 == 0 && qki_have_avx512()) {
 		qki_nv_dq_tiles_avx512(a->dtype, a->out, inner, a->g, lo, hi,
 				       a->ccodes, a->cscales);
+		return 0;
+	}
+	if (inner % 8 == 0 && qki_cpu_f16c()) {
+		qki_nv_dq_tiles_avx2(a->dtype, a->out, inner, a->g, lo, hi,
+				     a->ccodes, a->cscales);
 		return 0;
 	}
 #endif
