@@ -98,12 +98,20 @@ void qki_nv_dq_tiles_avx512(int dtype, void *out, size_t inner, float g,
 			    size_t lo, size_t hi, const uint8_t *codes,
 			    const uint8_t *scales);
 /* The same two on AVX2 + F16C (kernels/nvfp4-avx2.c) for inner % 8
- * == 0, where AVX-512 is missing; the same bits. */
+ * == 0, where AVX-512 is missing (or QK_NO_SIMD=avx512); the same
+ * bits. */
 void qki_nv_tiles_avx2(int dtype, const void *w, size_t inner, float g,
 		       size_t lo, size_t hi, uint8_t *codes, uint8_t *scales);
 void qki_nv_dq_tiles_avx2(int dtype, void *out, size_t inner, float g,
 			  size_t lo, size_t hi, const uint8_t *codes,
 			  const uint8_t *scales);
+/* inner == 1 on AVX2: qki_nv_blocks_avx512's 16 blocks; and the
+ * dequantization of n blocks (a multiple of 8) from block blk. */
+void qki_nv_blocks_avx2(int dtype, const void *w, const float *m, float g,
+			uint8_t *codes, uint8_t *scales);
+void qki_nv_dq_blocks_avx2(int dtype, void *out, float g, size_t blk,
+			   size_t n, const uint8_t *codes,
+			   const uint8_t *scales);
 /* inner == 1: 16 blocks of 16 elements at w, their maxima m (as
  * qki_amax16 gives them) -> 16 scales and 128 code bytes, bit for bit
  * what kernels/nvfp4.c writes. */

@@ -133,6 +133,23 @@ QKI_AVX2 static inline void qki_nv_codes8(__m256 v, __m256 div,
 	memcpy(codes + 2, &hi, 2);
 }
 
+/* The E4M3 scale codes of 8 block maxima m (|x| bits, NaN as 0):
+ * qki_nvfp4_scale_code; *div gets qki_nvfp4_block_div of each. */
+QKI_AVX2 static inline __m256i qki_nv_scales8(__m256i m, __m256 gv,
+					      __m256 *div)
+{
+	__m256i s = qki_e4m3_sat8(_mm256_div_ps(
+		_mm256_div_ps(_mm256_castsi256_ps(m), _mm256_set1_ps(6.0f)),
+		gv));
+
+	s = QKI_SEL8(_mm256_cmpeq_epi32(s, _mm256_setzero_si256()), QKI_I(1),
+		     s);
+	s = QKI_SEL8(_mm256_cmpeq_epi32(m, _mm256_setzero_si256()),
+		     QKI_I(0x38), s);
+	*div = _mm256_mul_ps(qki_e4m3_dec8(s), gv);
+	return s;
+}
+
 /* Columns [col, col + 8) of a tile: x points at row 0, rows are stride
  * bytes apart; scales and codes at the tile's row 0, column col. The
  * rows are loaded twice (block amax, then codes): the second time from
@@ -156,15 +173,7 @@ QKI_AVX2 static void qki_nv_cols8(int dtype, const unsigned char *x,
 							   a));
 		m = _mm256_max_epi32(m, a);
 	}
-	/* qki_nvfp4_scale_code and qki_nvfp4_block_div */
-	s = qki_e4m3_sat8(_mm256_div_ps(
-		_mm256_div_ps(_mm256_castsi256_ps(m), _mm256_set1_ps(6.0f)),
-		gv));
-	s = QKI_SEL8(_mm256_cmpeq_epi32(s, _mm256_setzero_si256()), QKI_I(1),
-		     s);
-	s = QKI_SEL8(_mm256_cmpeq_epi32(m, _mm256_setzero_si256()),
-		     QKI_I(0x38), s);
-	div = _mm256_mul_ps(qki_e4m3_dec8(s), gv);
+	s = qki_nv_scales8(m, gv, &div);
 	qki_st_lo8(scales, s);
 	for (r = 0; r < QK_NVFP4_BLOCK; r++)
 		qki_nv_codes8(qki_ld8(dtype, x + r * stride), div,
@@ -185,6 +194,34 @@ QKI_AVX2 void qki_nv_tiles_avx2(int dtype, const void *w, size_t inner,
 			qki_nv_cols8(dtype, x + col * es, inner * es, inner, g,
 				     scales + t * inner + col,
 				     codes + base / 2 + col / 2);
+	}
+}
+
+/* inner == 1: 16 blocks of 16 elements at w with their maxima m (as
+ * qki_amax16 gives them), each block two vectors of one divisor. */
+QKI_AVX2 void qki_nv_blocks_avx2(int dtype, const void *w, const float *m,
+				 float g, uint8_t *codes, uint8_t *scales)
+{
+	const unsigned char *x = w;
+	const __m256 gv = _mm256_set1_ps(g);
+	size_t es = qki_dtype_size(dtype);
+	float d[QK_NVFP4_BLOCK];
+	int h, b;
+
+	for (h = 0; h < 2; h++) {
+		__m256 div;
+		__m256i s = qki_nv_scales8(_mm256_castps_si256(
+			_mm256_loadu_ps(m + 8 * h)), gv, &div);
+
+		qki_st_lo8(scales + 8 * h, s);
+		_mm256_storeu_ps(d + 8 * h, div);
+	}
+	for (b = 0; b < QK_NVFP4_BLOCK; b++) {
+		const unsigned char *p = x + b * QK_NVFP4_BLOCK * es;
+		__m256 div = _mm256_set1_ps(d[b]);
+
+		qki_nv_codes8(qki_ld8(dtype, p), div, codes + b * 8);
+		qki_nv_codes8(qki_ld8(dtype, p + 8 * es), div, codes + b * 8 + 4);
 	}
 }
 
@@ -215,44 +252,56 @@ QKI_AVX2 static inline void qki_st8(int dtype, unsigned char *dst, __m256 y)
 		_mm256_castsi256_si128(u), _mm256_extracti128_si256(u, 1)));
 }
 
+/* The block divisors of 8 scale codes at scales (qki_nvfp4_block_div,
+ * sign and NaN codes included). */
+QKI_AVX2 static inline __m256 qki_nv_divs8(const uint8_t *scales, __m256 gv)
+{
+	__m256i s = _mm256_cvtepu8_epi32(
+		_mm_loadl_epi64((const __m128i *)scales));
+	__m256i sign = _mm256_slli_epi32(_mm256_and_si256(s, QKI_I(0x80)), 24);
+
+	return _mm256_mul_ps(_mm256_castsi256_ps(_mm256_or_si256(
+		_mm256_castps_si256(qki_e4m3_dec8(_mm256_and_si256(
+			s, QKI_I(0x7f)))), sign)), gv);
+}
+
+/* The 8 values of the 4 code bytes at codes times div (lane 2j: the
+ * low nibble of byte j, lane 2j + 1: the high one): the magnitude
+ * looked up in the E2M1 values by its low 3 bits (vpermps), the sign
+ * bit 3 moved to bit 31 (qki_dec_e2m1's), one multiply, the NaN made
+ * canonical: kernels/nvfp4.c's qki_nv_dq_run, so the same bits. */
+QKI_AVX2 static inline __m256 qki_nv_dq8(const uint8_t *codes, __m256 div)
+{
+	const __m256 e2m1 = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f,
+					   3.0f, 4.0f, 6.0f);
+	uint32_t w;
+	__m256i c;
+	__m256 v;
+
+	memcpy(&w, codes, 4);
+	c = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128((int)w));
+	c = _mm256_or_si256(c, _mm256_slli_epi64(c, 28));
+	v = _mm256_castsi256_ps(_mm256_or_si256(
+		_mm256_castps_si256(_mm256_permutevar8x32_ps(e2m1, c)),
+		_mm256_slli_epi32(_mm256_and_si256(c, QKI_I(8)), 28)));
+	v = _mm256_mul_ps(v, div);
+	return _mm256_blendv_ps(v, _mm256_castsi256_ps(QKI_I(QK_NAN_BITS)),
+				_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
 /* Columns [col, col + 8) of a tile back to dtype: the 8 block scales
- * decoded once (qki_nvfp4_block_div, sign and NaN codes included),
- * then per row 4 code bytes spread to 8 lanes (lane 2j: the low nibble
- * of byte j, lane 2j + 1: the high one), the magnitude looked up in
- * the E2M1 values by its low 3 bits (vpermps), the sign bit 3 moved to
- * bit 31 (qki_dec_e2m1's), multiplied and the NaN made canonical: the
- * one multiply of kernels/nvfp4.c's qki_nv_dq_run, so the same bits. */
+ * decoded once, then 8 values a row. */
 QKI_AVX2 static void qki_nv_dq_cols8(int dtype, unsigned char *y,
 				     size_t stride, const uint8_t *codes,
 				     size_t cstride, const uint8_t *scales,
 				     __m256 gv)
 {
-	const __m256 e2m1 = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f,
-					   3.0f, 4.0f, 6.0f);
-	const __m256 qnan = _mm256_castsi256_ps(QKI_I(QK_NAN_BITS));
-	__m256i s = _mm256_cvtepu8_epi32(
-		_mm_loadl_epi64((const __m128i *)scales));
-	__m256i sign = _mm256_slli_epi32(_mm256_and_si256(s, QKI_I(0x80)), 24);
-	__m256 div = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_or_si256(
-		_mm256_castps_si256(qki_e4m3_dec8(_mm256_and_si256(
-			s, QKI_I(0x7f)))), sign)), gv);
+	__m256 div = qki_nv_divs8(scales, gv);
 	int r;
 
-	for (r = 0; r < QK_NVFP4_BLOCK; r++) {
-		uint32_t w;
-		__m256i c;
-		__m256 v;
-
-		memcpy(&w, codes + r * cstride, 4);
-		c = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128((int)w));
-		c = _mm256_or_si256(c, _mm256_slli_epi64(c, 28));
-		v = _mm256_castsi256_ps(_mm256_or_si256(
-			_mm256_castps_si256(_mm256_permutevar8x32_ps(e2m1, c)),
-			_mm256_slli_epi32(_mm256_and_si256(c, QKI_I(8)), 28)));
-		v = _mm256_mul_ps(v, div);
-		v = _mm256_blendv_ps(v, qnan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-		qki_st8(dtype, y + r * stride, v);
-	}
+	for (r = 0; r < QK_NVFP4_BLOCK; r++)
+		qki_st8(dtype, y + r * stride, qki_nv_dq8(codes + r * cstride,
+							  div));
 }
 
 QKI_AVX2 void qki_nv_dq_tiles_avx2(int dtype, void *out, size_t inner,
@@ -270,6 +319,31 @@ QKI_AVX2 void qki_nv_dq_tiles_avx2(int dtype, void *out, size_t inner,
 			qki_nv_dq_cols8(dtype, y + col * es, inner * es,
 					codes + base / 2 + col / 2, inner / 2,
 					scales + t * inner + col, gv);
+	}
+}
+/* inner == 1: n blocks (8 bytes of codes and a scale each) from block
+ * blk to out as dtype. */
+QKI_AVX2 void qki_nv_dq_blocks_avx2(int dtype, void *out, float g, size_t blk,
+				    size_t n, const uint8_t *codes,
+				    const uint8_t *scales)
+{
+	size_t es = qki_dtype_size(dtype), b = 0, i;
+	const __m256 gv = _mm256_set1_ps(g);
+	unsigned char *y = (unsigned char *)out + blk * QK_NVFP4_BLOCK * es;
+	float d[8];
+
+	codes += blk * 8;
+	scales += blk;
+	for (; b + 8 <= n; b += 8) {
+		_mm256_storeu_ps(d, qki_nv_divs8(scales + b, gv));
+		for (i = 0; i < 8; i++) {
+			const uint8_t *c = codes + (b + i) * 8;
+			unsigned char *p = y + (b + i) * QK_NVFP4_BLOCK * es;
+			__m256 div = _mm256_set1_ps(d[i]);
+
+			qki_st8(dtype, p, qki_nv_dq8(c, div));
+			qki_st8(dtype, p + 8 * es, qki_nv_dq8(c + 4, div));
+		}
 	}
 }
 #endif

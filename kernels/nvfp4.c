@@ -129,6 +129,15 @@ static int qki_nv_q_rows(void *arg, unsigned part, size_t lo, size_t hi)
 					a->scales + b);
 				continue;
 			}
+			if (qki_cpu_f16c()) {
+				qki_nv_blocks_avx2(
+					a->dtype, (const char *)a->w +
+					b * QK_NVFP4_BLOCK *
+					qki_dtype_size(a->dtype),
+					a->bmax + b, a->g, a->codes + b * 8,
+					a->scales + b);
+				continue;
+			}
 #endif
 			qki_nv_q_blocks(qki_nv_rows_at(a, b, n, buf),
 					a->bmax + b, a->g, a->codes + b * 8,
@@ -484,6 +493,16 @@ static int qki_nv_dq_rows(void *arg, unsigned part, size_t lo, size_t hi)
 	size_t blk, n;
 
 	(void)part;
+#if QKI_HAVE_F16C
+	/* Whole steps of 8 blocks on AVX2 (kernels/nvfp4-avx2.c, same
+	 * bits); the rest below. */
+	if (qki_cpu_f16c()) {
+		n = (hi - lo) & ~(size_t)7;
+		qki_nv_dq_blocks_avx2(a->dtype, a->out, a->g, lo, n,
+				      a->ccodes, a->cscales);
+		lo += n;
+	}
+#endif
 	for (blk = lo; blk < hi; blk += n) {
 		n = hi - blk < QKI_NVB ? hi - blk : QKI_NVB;
 		if (n == QKI_NVB) {

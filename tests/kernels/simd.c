@@ -26,7 +26,7 @@
 #include "util.h"
 
 enum { T_FLOAT = 1, T_FLOAT16 = 10, T_BFLOAT16 = 16, T_E4M3 = 17,
-       T_E5M2 = 19, NCASE = 48 };
+       T_E5M2 = 19, NCASE = 64 };
 
 struct out {
 	unsigned char *p;
@@ -322,6 +322,13 @@ static void run_cases(struct out *o)
 		      T_FLOAT, 3, 32, 8, 3e38f);
 	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [5,16,8], g 2^-20", c,
 		      T_FLOAT16, 5, 16, 8, 9.5367431640625e-07f);
+	/* inner 1: steps of 8 blocks (AVX2), then the rest */
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [3,4112,1], g 0.37", c,
+		      T_FLOAT16, 3, 4112, 1, 0.37f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to BFLOAT16 [2,1040,1], g 1 + 2^-7 "
+		      "+ 2^-8 (ties)", c, T_BFLOAT16, 2, 1040, 1, 1.01171875f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT [1,4096,1], g 3e38", c,
+		      T_FLOAT, 1, 4096, 1, 3e38f);
 	fp8_case(o, "E4M3 saturating of all FLOAT16, scale 0.75", c, T_E4M3,
 		 T_FLOAT16, h, 65536, 0.75f, 1);
 	fp8_case(o, "E4M3 of all FLOAT16, scale 3", c, T_E4M3, T_FLOAT16, h,
