@@ -1,8 +1,8 @@
 /*
- * kernels/nvfp4-avx2.c - NVFP4 quantization and dequantization tiles
- * (inner % 8 == 0) on AVX2 + F16C, for CPUs without AVX-512 (most of
- * the small machines users and CI have): kernels/nvfp4-avx512.c's
- * sequence on 8 columns at a time.
+ * kernels/nvfp4-avx2.c - NVFP4 quantization and dequantization on
+ * AVX2 + F16C, for CPUs without AVX-512 (most of the small machines
+ * users and CI have): kernels/nvfp4-avx512.c's sequence on 8 columns
+ * of a tile at a time (inner % 8 == 0), and on blocks of 16 (inner 1).
  *
  * The portable loops of kernels/nvfp4.c stage each chunk through float
  * and code buffers and decode every nibble with integer selects; the
