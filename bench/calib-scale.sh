@@ -21,9 +21,12 @@
 # default "256 1024"). Beside each wall time, the CPU seconds the
 # command took (user + system, its children's included; GNU time,
 # /usr/bin/time), the steadier figure where other work shares the
-# cores. Markdown for docs/benchmarks.md on stdout, with the core count
-# and the file system.
+# cores. CALIB_BENCH_PARTS (default "calibration fake") picks the
+# pairs: "fake" alone skips the 1.5 GiB calibration model. Markdown for
+# docs/benchmarks.md on stdout, with the core count and the file
+# system.
 set -e
+parts=${CALIB_BENCH_PARTS:-calibration fake}
 calib_mib=${CALIB_BENCH_MIB:-1536}
 fake_sizes=${FAKE_BENCH_SIZES:-256 1024}
 runs=${SCALE_BENCH_RUNS:-3}
@@ -74,6 +77,8 @@ timed() {
 warm() { cat "$dir"/*.onnx* >/dev/null; sync; }
 
 # ---- calibration and the one-command form
+case " $parts " in *" calibration "*) ;; *) calib_mib= ;; esac
+[ -z "$calib_mib" ] || {
 "$py" "$top_srcdir/bench/calib-gen.py" "$dir/c.onnx" "$calib_mib" 24
 ino=$(stat -c %i "$dir/c.onnx.data")
 : >"$dir/ort" ; : >"$dir/cal" ; : >"$dir/pass" ; : >"$dir/one"
@@ -104,9 +109,11 @@ twoc=$(sum "$calc" "$passc")
 calpeak=$(sort -n "$dir/calpeak" | tail -n1)
 onepeak=$(sort -n "$dir/onepeak" | tail -n1)
 rm -f "$dir"/c.onnx* "$dir/c.json"
+}
 
 # ---- fake against the round trip
 fake_rows=
+case " $parts " in *" fake "*) ;; *) fake_sizes= ;; esac
 for size in $fake_sizes; do
 	"$top_builddir/bench/nvfp4-gen" "$dir/g.onnx" "$size" 16 >&2
 	"$QOPT" -q "$dir/g.onnx" -o "$dir/in.onnx"
@@ -132,6 +139,7 @@ done
 fs=$(findmnt -n -o FSTYPE -T "$dir" 2>/dev/null || stat -f -c %T "$dir")
 echo "Pairs on this machine: $(getconf _NPROCESSORS_ONLN) CPUs, $(uname -m), file system $fs (TMPDIR and outputs on it), $(awk '/MemTotal/ { printf "%d GiB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1 /proc/loadavg) at the end; best of $runs rounds, each round alternating the two sides."
 echo
+[ -z "$calib_mib" ] || {
 echo "| calibration ($calib_mib MiB FLOAT, 24 MatMul weights, external data, 2 random samples) | wall | ratio (target) | CPU | CPU ratio | temporary disk peak (target) |"
 echo "|---|---|---|---|---|---|"
 echo "| ONNX Runtime alone (node: session, 2 samples) | $ort s | | $ortc s | | |"
@@ -140,6 +148,9 @@ echo "| \`qopt --passes fp8:calibration=FILE\` | $pass s | | $passc s | | |"
 echo "| two steps (calibrate + pass) | $two s | | $twoc s | | |"
 echo "| one command \`qopt --passes fp8 --calibration-random 2\` | $one s | $(ratio "$one" "$two") x two steps (<= 1.1) | $onec s | $(ratio "$onec" "$twoc") x two steps | $(mib "$onepeak") |"
 echo
+}
+[ -z "$fake_sizes" ] || {
 echo "| nvfp4-weights fake (16 FLOAT16 weights, external data) | round trip | fake | ratio (target) | round trip CPU | fake CPU | CPU ratio |"
 echo "|---|---|---|---|---|---|---|"
 printf '%s' "$fake_rows"
+}

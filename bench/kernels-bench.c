@@ -78,16 +78,20 @@ struct data {
 	float *w, *y;
 	uint16_t *h;
 	uint8_t *q, *codes, *scales;
+	uint16_t *h16;		/* w as FLOAT16, for the tile rows */
 	float g, *bmax;
 };
 
 enum kind { K_AMAX, K_AMAXB, K_CVT16, K_CVTBF, K_FP8Q, K_FP8DQ, K_NVQ,
-	    K_NVDQ, K_HAD128, K_HADK, K_COUNT };
+	    K_NVDQ, K_NVQT, K_NVDQT, K_HAD128, K_HADK, K_COUNT };
 
 static const char *kname[K_COUNT] = {
 	"amax (FLOAT)", "amax_blocks (16)", "convert FLOAT->FLOAT16",
 	"convert FLOAT->BFLOAT16", "FP8 E4M3 quantize", "FP8 E4M3 dequantize",
-	"NVFP4 quantize", "NVFP4 dequantize", "Hadamard b=128",
+	"NVFP4 quantize", "NVFP4 dequantize",
+	"NVFP4 quantize, FLOAT16 [K, N] tiles (GB/s of FLOAT16)",
+	"NVFP4 dequantize, FLOAT16 [K, N] tiles (GB/s of FLOAT16)",
+	"Hadamard b=128",
 	"Hadamard b=K",
 };
 
@@ -95,8 +99,8 @@ static const char *kname[K_COUNT] = {
  * so that quantizers and dequantizers compare on the same footing. */
 static double kbytes(enum kind k, const struct data *d)
 {
-	(void)k;
-	return 4.0 * d->n;
+	/* the tile rows: a FLOAT16 weight, as fake mode's MatMul weights */
+	return (k == K_NVQT || k == K_NVDQT ? 2.0 : 4.0) * d->n;
 }
 
 static int krun(enum kind k, qk_ctx *c, struct data *d)
@@ -126,6 +130,13 @@ static int krun(enum kind k, qk_ctx *c, struct data *d)
 	case K_NVDQ:
 		return qk_nvfp4_dequantize(c, d->codes, d->scales, d->g, d->rows,
 					   d->k, 1, QIR_FLOAT, d->y);
+	/* W [K, N] = [rows, k]: blocks of 16 down the rows, inner = k */
+	case K_NVQT:
+		return qk_nvfp4_quantize(c, QIR_FLOAT16, d->h16, 1, d->rows,
+					 d->k, d->codes, d->scales, &d->g);
+	case K_NVDQT:
+		return qk_nvfp4_dequantize(c, d->codes, d->scales, d->g, 1,
+					   d->rows, d->k, QIR_FLOAT16, d->y);
 	case K_HAD128:
 		return qk_hadamard(c, QIR_FLOAT, d->y, d->rows, d->k, 1, 128);
 	case K_HADK:
@@ -294,13 +305,14 @@ int main(int argc, char **argv)
 	d.w = malloc(d.n * 4);
 	d.y = malloc(d.n * 4);
 	d.h = malloc(d.n * 2);
+	d.h16 = malloc(d.n * 2);
 	d.q = malloc(d.n);
 	d.codes = malloc(d.n / 2);
 	d.scales = malloc(d.n / 16);
 	d.bmax = malloc(d.n / 16 * 4);
 	c1 = qk_ctx_new(QK_DEVICE_CPU, 1);
 	ca = qk_ctx_new(QK_DEVICE_CPU, 0);
-	if (!d.w || !d.y || !d.h || !d.q || !d.codes || !d.scales || !d.bmax ||
+	if (!d.w || !d.y || !d.h || !d.h16 || !d.q || !d.codes || !d.scales || !d.bmax ||
 	    !c1 || !ca) {
 		fprintf(stderr, "kernels-bench: out of memory\n");
 		return 1;
@@ -314,6 +326,10 @@ int main(int argc, char **argv)
 	}
 	memset(d.y, 0, d.n * 4);
 	memset(d.h, 0, d.n * 2);
+	if (qk_convert(c1, QIR_FLOAT16, d.h16, QIR_FLOAT, d.w, d.n)) {
+		fprintf(stderr, "kernels-bench: FLOAT16 conversion failed\n");
+		return 1;
+	}
 	memset(d.q, 0, d.n);
 	memset(d.codes, 0, d.n / 2);
 	memset(d.scales, 0, d.n / 16);

@@ -140,7 +140,9 @@ static void qki_reason(qk_ctx *ctx, const char *why)
 		 sizeof(ctx->stats.fallback_reason), "%s", why);
 }
 
-int qki_simd_off(void)
+/* QK_NO_SIMD: 0 (unset, "" or "0"), 1 (all run-time chosen paths
+ * off) or 2 ("avx512": only the AVX-512 ones). */
+static int qki_no_simd(void)
 {
 	static int off = -1;
 	int v = __atomic_load_n(&off, __ATOMIC_RELAXED);
@@ -148,10 +150,21 @@ int qki_simd_off(void)
 	if (v < 0) {
 		const char *env = getenv("QK_NO_SIMD");
 
-		v = env && *env && strcmp(env, "0") != 0;
+		v = !env || !*env || strcmp(env, "0") == 0 ? 0 :
+		    strcmp(env, "avx512") == 0 ? 2 : 1;
 		__atomic_store_n(&off, v, __ATOMIC_RELAXED);
 	}
 	return v;
+}
+
+int qki_simd_off(void)
+{
+	return qki_no_simd() == 1;
+}
+
+int qki_avx512_off(void)
+{
+	return qki_no_simd() != 0;
 }
 
 qk_ctx *qk_ctx_new(qk_device dev, int threads)

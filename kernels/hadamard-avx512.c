@@ -35,7 +35,7 @@ int qki_have_avx512(void)
 		v = __builtin_cpu_supports("avx512f") &&
 		    __builtin_cpu_supports("avx512bw") &&
 		    __builtin_cpu_supports("avx512vl");
-		v = v && !qki_simd_off();
+		v = v && !qki_avx512_off();
 		__atomic_store_n(&have, v, __ATOMIC_RELAXED);
 	}
 	return v;

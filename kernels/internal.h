@@ -97,6 +97,21 @@ void qki_nv_tiles_avx512(int dtype, const void *w, size_t inner, float g,
 void qki_nv_dq_tiles_avx512(int dtype, void *out, size_t inner, float g,
 			    size_t lo, size_t hi, const uint8_t *codes,
 			    const uint8_t *scales);
+/* The same two on AVX2 + F16C (kernels/nvfp4-avx2.c) for inner % 8
+ * == 0, where AVX-512 is missing (or QK_NO_SIMD=avx512); the same
+ * bits. */
+void qki_nv_tiles_avx2(int dtype, const void *w, size_t inner, float g,
+		       size_t lo, size_t hi, uint8_t *codes, uint8_t *scales);
+void qki_nv_dq_tiles_avx2(int dtype, void *out, size_t inner, float g,
+			  size_t lo, size_t hi, const uint8_t *codes,
+			  const uint8_t *scales);
+/* inner == 1 on AVX2: qki_nv_blocks_avx512's 16 blocks; and the
+ * dequantization of n blocks (a multiple of 8) from block blk. */
+void qki_nv_blocks_avx2(int dtype, const void *w, const float *m, float g,
+			uint8_t *codes, uint8_t *scales);
+void qki_nv_dq_blocks_avx2(int dtype, void *out, float g, size_t blk,
+			   size_t n, const uint8_t *codes,
+			   const uint8_t *scales);
 /* inner == 1: 16 blocks of 16 elements at w, their maxima m (as
  * qki_amax16 gives them) -> 16 scales and 128 code bytes, bit for bit
  * what kernels/nvfp4.c writes. */
@@ -110,12 +125,17 @@ void qki_fp8_q_avx512(int fmt, int sat, int dt, const void *src, size_t i,
 #endif
 #endif
 
-/* 1 when QK_NO_SIMD is set to anything but "" or "0" (read once,
- * kernels/ctx.c): the run-time chosen SIMD paths (F16C loads, the
- * AVX-512 Hadamard and NVFP4 code) then step aside for the portable
- * code, so tests can compare the two in one build. The compiler's
- * target_clones of the portable loops stay: they are the same C. */
+/* 1 when QK_NO_SIMD is set to anything but "", "0" or "avx512" (read
+ * once, kernels/ctx.c): the run-time chosen SIMD paths (F16C loads,
+ * the AVX2 and AVX-512 NVFP4 code, the AVX-512 Hadamard) then step
+ * aside for the portable code, so tests can compare the two in one
+ * build. The compiler's target_clones of the portable loops stay: they
+ * are the same C. */
 int qki_simd_off(void);
+/* 1 when QK_NO_SIMD is set at all (as above, or to "avx512"): the
+ * AVX-512 paths step aside, the AVX2 ones then run where present, so
+ * an AVX-512 machine tests those too. */
+int qki_avx512_off(void);
 
 struct qk_ctx {
 	qk_device dev;

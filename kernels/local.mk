@@ -5,7 +5,8 @@ libqopt_la_SOURCES += kernels/internal.h kernels/numerics.h \
 	kernels/cuda-abi.h kernels/error.c kernels/parallel.c kernels/elem.c \
 	kernels/ctx.c kernels/convert.c kernels/amax.c kernels/finite.c \
 	kernels/qlayout.c kernels/fp8.c kernels/fp8-avx512.c kernels/int8.c \
-	kernels/nvfp4.c kernels/nvfp4-avx512.c kernels/mxfp8.c \
+	kernels/nvfp4.c kernels/nvfp4-avx2.c kernels/nvfp4-avx512.c \
+	kernels/mxfp8.c \
 	kernels/hadamard.h kernels/hadamard.c \
 	kernels/hadamard-avx512.c kernels/transpose.c
 

@@ -129,6 +129,15 @@ static int qki_nv_q_rows(void *arg, unsigned part, size_t lo, size_t hi)
 					a->scales + b);
 				continue;
 			}
+			if (qki_cpu_f16c()) {
+				qki_nv_blocks_avx2(
+					a->dtype, (const char *)a->w +
+					b * QK_NVFP4_BLOCK *
+					qki_dtype_size(a->dtype),
+					a->bmax + b, a->g, a->codes + b * 8,
+					a->scales + b);
+				continue;
+			}
 #endif
 			qki_nv_q_blocks(qki_nv_rows_at(a, b, n, buf),
 					a->bmax + b, a->g, a->codes + b * 8,
@@ -244,6 +253,12 @@ static int qki_nv_q_tiles(void *arg, unsigned part, size_t lo, size_t hi)
 	if (a->inner % 16 == 0 && qki_have_avx512()) {
 		qki_nv_tiles_avx512(a->dtype, a->w, a->inner, a->g, lo, hi,
 				    a->codes, a->scales);
+		return 0;
+	}
+	/* 8-column steps on AVX2: kernels/nvfp4-avx2.c, same bits. */
+	if (a->inner % 8 == 0 && qki_cpu_f16c()) {
+		qki_nv_tiles_avx2(a->dtype, a->w, a->inner, a->g, lo, hi,
+				  a->codes, a->scales);
 		return 0;
 	}
 #endif
@@ -423,6 +438,11 @@ static int qki_nv_dq(void *arg, unsigned part, size_t lo, size_t hi)
 				       a->ccodes, a->cscales);
 		return 0;
 	}
+	if (inner % 8 == 0 && qki_cpu_f16c()) {
+		qki_nv_dq_tiles_avx2(a->dtype, a->out, inner, a->g, lo, hi,
+				     a->ccodes, a->cscales);
+		return 0;
+	}
 #endif
 	for (t = lo; t < hi; t++) {
 		const uint8_t *sc = a->cscales + t * inner;
@@ -473,6 +493,16 @@ static int qki_nv_dq_rows(void *arg, unsigned part, size_t lo, size_t hi)
 	size_t blk, n;
 
 	(void)part;
+#if QKI_HAVE_F16C
+	/* Whole steps of 8 blocks on AVX2 (kernels/nvfp4-avx2.c, same
+	 * bits); the rest below. */
+	if (qki_cpu_f16c()) {
+		n = (hi - lo) & ~(size_t)7;
+		qki_nv_dq_blocks_avx2(a->dtype, a->out, a->g, lo, n,
+				      a->ccodes, a->cscales);
+		lo += n;
+	}
+#endif
 	for (blk = lo; blk < hi; blk += n) {
 		n = hi - blk < QKI_NVB ? hi - blk : QKI_NVB;
 		if (n == QKI_NVB) {

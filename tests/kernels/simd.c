@@ -1,14 +1,15 @@
 /*
  * tests/kernels/simd.c - the run-time chosen SIMD paths (F16C loads;
- * AVX-512 NVFP4 tiles both ways, FP8 quantization and byte transpose)
- * write the
- * same bytes as the portable code, which QK_NO_SIMD=1 selects.
+ * AVX2 and AVX-512 NVFP4 tiles both ways, AVX-512 FP8 quantization and
+ * byte transpose) write the same bytes as the portable code, which
+ * QK_NO_SIMD=1 selects.
  *
  * QK_NO_SIMD is read once per process, so the portable results come
  * from a child started before this process calls a kernel: it sets the
- * variable, runs every case and sends the bytes back through a pipe;
- * the parent runs the same cases with SIMD on and compares case by
- * case. Inputs: all 65,536 FLOAT16 bit patterns (NaN, Inf, subnormals
+ * variable, runs every case and sends the bytes back through a pipe; a
+ * second child does the same with QK_NO_SIMD=avx512 (AVX2 where the
+ * CPU has AVX-512 too); the parent runs the same cases with SIMD on
+ * and compares case by case. Inputs: all 65,536 FLOAT16 bit patterns (NaN, Inf, subnormals
  * included), random bits of FLOAT and BFLOAT16, odd shapes, buffers at
  * odd addresses. The Inf/NaN scan (target_clones, no switch) is
  * checked against a plain loop over arrays long enough for its
@@ -25,7 +26,7 @@
 #include "util.h"
 
 enum { T_FLOAT = 1, T_FLOAT16 = 10, T_BFLOAT16 = 16, T_E4M3 = 17,
-       T_E5M2 = 19, NCASE = 48 };
+       T_E5M2 = 19, NCASE = 64 };
 
 struct out {
 	unsigned char *p;
@@ -249,6 +250,10 @@ static void run_cases(struct out *o)
 		   T_FLOAT16, hs, 4, 32, 512, 65504.0f);
 	nvfp4_case(o, "NVFP4 all FLOAT16 shuffled [1,4096,16], amax 2", c,
 		   T_FLOAT16, hs, 1, 4096, 16, 2.0f);
+	nvfp4_case(o, "NVFP4 all FLOAT16 shuffled [1,1024,64], amax 2", c,
+		   T_FLOAT16, hs, 1, 1024, 64, 2.0f);
+	nvfp4_case(o, "NVFP4 4096 shuffled FLOAT16 [32,16,8], amax 65504", c,
+		   T_FLOAT16, hs, 32, 16, 8, 65504.0f);
 	nvfp4_case(o, "NVFP4 all FLOAT16 [256,16,16] (Inf: refused alike)", c,
 		   T_FLOAT16, h, 256, 16, 16, -1.0f);
 	nvfp4_case(o, "NVFP4 all finite FLOAT16 shuffled [8,32,256], own amax",
@@ -310,6 +315,20 @@ static void run_cases(struct out *o)
 		      T_FLOAT, 2, 16, 1008, 3e38f);
 	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [2,32,40] (inner % 16 "
 		      "!= 0)", c, T_FLOAT16, 2, 32, 40, 0.37f);
+	/* inner % 8 == 0, % 16 != 0: 8-column steps only (AVX2) */
+	nvfp4_dq_case(o, "NVFP4 dequantize to BFLOAT16 [4,16,24], g 1 + 2^-7 "
+		      "+ 2^-8 (ties)", c, T_BFLOAT16, 4, 16, 24, 1.01171875f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT [3,32,8], g 3e38", c,
+		      T_FLOAT, 3, 32, 8, 3e38f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [5,16,8], g 2^-20", c,
+		      T_FLOAT16, 5, 16, 8, 9.5367431640625e-07f);
+	/* inner 1: steps of 8 blocks (AVX2), then the rest */
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT16 [3,4112,1], g 0.37", c,
+		      T_FLOAT16, 3, 4112, 1, 0.37f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to BFLOAT16 [2,1040,1], g 1 + 2^-7 "
+		      "+ 2^-8 (ties)", c, T_BFLOAT16, 2, 1040, 1, 1.01171875f);
+	nvfp4_dq_case(o, "NVFP4 dequantize to FLOAT [1,4096,1], g 3e38", c,
+		      T_FLOAT, 1, 4096, 1, 3e38f);
 	fp8_case(o, "E4M3 saturating of all FLOAT16, scale 0.75", c, T_E4M3,
 		 T_FLOAT16, h, 65536, 0.75f, 1);
 	fp8_case(o, "E4M3 of all FLOAT16, scale 3", c, T_E4M3, T_FLOAT16, h,
@@ -414,25 +433,26 @@ static void read_all(int fd, struct out *o)
 	}
 }
 
-int main(void)
+/* The cases run in a child with QK_NO_SIMD set to value, their bytes
+ * read back into o; 0 when it finished. */
+static int child_cases(const char *value, struct out *o)
 {
-	struct out simd = { 0 }, ref = { 0 };
 	int fd[2], st;
 	pid_t pid;
 
 	if (pipe(fd))
-		return 99;
+		return -1;
 	pid = fork();
 	if (pid < 0)
-		return 99;
+		return -1;
 	if (pid == 0) {
 		size_t off = 0;
 
 		close(fd[0]);
-		setenv("QK_NO_SIMD", "1", 1);
-		run_cases(&ref);
-		while (off < ref.used) {
-			ssize_t w = write(fd[1], ref.p + off, ref.used - off);
+		setenv("QK_NO_SIMD", value, 1);
+		run_cases(o);
+		while (off < o->used) {
+			ssize_t w = write(fd[1], o->p + off, o->used - off);
 
 			if (w <= 0)
 				_exit(1);
@@ -441,11 +461,52 @@ int main(void)
 		_exit(0);
 	}
 	close(fd[1]);
-	read_all(fd[0], &ref);
+	read_all(fd[0], o);
 	close(fd[0]);
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
-	    WEXITSTATUS(st) != 0)
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* Case by case (the cases as lay, this process's run, lists them:
+ * a child sends bytes only), the bytes of got against the portable
+ * ones. */
+static void compare(const char *what, const struct out *got,
+		    const struct out *lay, const struct out *ref)
+{
+	tap_ok(ref->used == got->used && got->used == lay->used,
+	       "%s: both runs wrote %zu bytes (%zu)", what, got->used,
+	       ref->used);
+	for (int i = 0; i < lay->n; i++) {
+		const unsigned char *a = got->p + lay->off[i];
+		const unsigned char *b = ref->p + lay->off[i];
+		size_t len = lay->len[i], bad = 0;
+		int rc = -1;
+
+		if (lay->off[i] + len > ref->used ||
+		    lay->off[i] + len > got->used)
+			bad = 1;
+		else
+			while (bad < len && a[bad] == b[bad])
+				bad++;
+		if (lay->off[i] + sizeof(rc) <= got->used)
+			memcpy(&rc, a, sizeof(rc));
+		tap_ok(bad == len, "%s: %s = portable (status %d%s)",
+		       lay->name[i], what, rc, bad == len ? "" : ", differs");
+	}
+}
+
+int main(void)
+{
+	struct out simd = { 0 }, ref = { 0 }, avx2 = { 0 };
+
+	/* Portable, then without AVX-512 only (the AVX2 paths, which an
+	 * AVX-512 CPU would otherwise never run), both before this
+	 * process reads QK_NO_SIMD. */
+	if (child_cases("1", &ref))
 		return tap_ok(0, "portable run (QK_NO_SIMD=1) finished"), 1;
+	if (child_cases("avx512", &avx2))
+		return tap_ok(0, "run without AVX-512 (QK_NO_SIMD=avx512) "
+			      "finished"), 1;
 	unsetenv("QK_NO_SIMD");
 #if defined(__x86_64__) && defined(__GNUC__)
 	__builtin_cpu_init();
@@ -455,25 +516,11 @@ int main(void)
 	       __builtin_cpu_supports("avx512bw") != 0);
 #endif
 	run_cases(&simd);
-	tap_ok(ref.used == simd.used, "both runs wrote %zu bytes (%zu)",
-	       simd.used, ref.used);
-	for (int i = 0; i < simd.n; i++) {
-		const unsigned char *a = simd.p + simd.off[i];
-		const unsigned char *b = ref.p + simd.off[i];
-		size_t len = simd.len[i], bad = 0;
-		int rc;
-
-		if (simd.off[i] + len > ref.used)
-			bad = 1;
-		else
-			while (bad < len && a[bad] == b[bad])
-				bad++;
-		memcpy(&rc, a, sizeof(rc));
-		tap_ok(bad == len, "%s: SIMD = portable (status %d%s)",
-		       simd.name[i], rc, bad == len ? "" : ", differs");
-	}
+	compare("SIMD", &simd, &simd, &ref);
+	compare("without AVX-512", &avx2, &simd, &ref);
 	scan_checks();
 	free(simd.p);
 	free(ref.p);
+	free(avx2.p);
 	return tap_done();
 }
