@@ -11,7 +11,7 @@
 # max model with one weight DequantizeLinear's scales zeroed must fall
 # below the floor.
 # make check-slow (tests/local.mk): 6 calibrations and 7 models over
-# 60 lines, about 3 minutes of CPU.
+# 60 lines, about 1.5 minutes of CPU.
 . "$top_srcdir/tests/ort/common.sh"
 
 qopt_need_py_onnx
