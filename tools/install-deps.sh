@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential autoconf automake libtool pkg-config
 	libprotobuf-c-dev protobuf-c-compiler libinih-dev
 	libonnx-testdata python3-onnx python3-numpy time procps
-	clang libclang-rt-14-dev"
+	clang libclang-rt-14-dev python3-pil fonts-dejavu-core"
 # Node.js runs the ONNX Runtime test oracle; keep an existing install.
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"

@@ -68,6 +68,8 @@ EXTRA_DIST += tests/cli/plan.sh tests/cli/plan-lib.sh
 # settings: make check-slow (52 ORT sessions over 8 images)
 SLOW_TESTS += tests/cli/plan-ppocr.sh
 EXTRA_DIST += tests/cli/plan-ppocr.sh
+SLOW_TESTS += tests/cli/plan-ppocr-text.sh
+EXTRA_DIST += tests/cli/plan-ppocr-text.sh
 # qopt plan with w4a4 (nvfp4 activations = yes) beside fp8: two
 # calibration files, the second for the model the first step makes.
 TESTS += tests/cli/plan-w4a4.sh

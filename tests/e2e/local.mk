@@ -5,10 +5,10 @@ check_PROGRAMS += tests/e2e/big-gen
 tests_e2e_big_gen_SOURCES = tests/e2e/big-gen.c
 
 TESTS += tests/e2e/corpus-roundtrip.sh tests/e2e/ppocr-roundtrip.sh \
-	tests/e2e/upgrade-corpus.sh
+	tests/e2e/upgrade-corpus.sh tests/e2e/ppocr-text.sh
 EXTRA_DIST += tests/e2e/corpus-ort.js tests/e2e/corpus-roundtrip.sh \
 	tests/e2e/ppocr-roundtrip.sh tests/e2e/big-roundtrip.sh \
-	tests/e2e/upgrade-corpus.sh
+	tests/e2e/upgrade-corpus.sh tests/e2e/ppocr-text.sh
 
 # make bench-io: qopt's load+save against python onnx's (bench/io-bench.sh).
 BENCH_TARGETS += bench-io

@@ -7,4 +7,5 @@ tests_lib_ir_compare_LDADD = libqopt.la
 tests_lib_mkmodel_SOURCES = tests/lib/mkmodel.c
 tests_lib_mkmodel_LDADD = libqopt.la
 EXTRA_DIST += tests/lib/common.sh tests/lib/tap.h tests/lib/io-util.h \
-	tests/lib/cycles.sh
+	tests/lib/cycles.sh tests/lib/render_text.py tests/lib/ocr-read.js \
+	tests/lib/ocr_score.py

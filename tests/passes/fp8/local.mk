@@ -28,7 +28,9 @@ EXTRA_DIST += tests/passes/fp8/fp8.sh tests/passes/fp8/fp8-gen.py \
 # the pass int8: the same placement in symmetric INT8 (docs/int8.md)
 TESTS += tests/passes/fp8/int8.sh tests/passes/fp8/int8-ppocr.sh
 EXTRA_DIST += tests/passes/fp8/int8.sh tests/passes/fp8/int8-gen.py \
-	tests/passes/fp8/int8-ppocr.sh
+	tests/passes/fp8/int8-ppocr.sh tests/passes/fp8/int8-ppocr-text.sh
+# on rendered text, make check-slow: 6 calibrations, 7 models over 60 lines
+SLOW_TESTS += tests/passes/fp8/int8-ppocr-text.sh
 
 # weight_mode = fake: deferred DQ(Q(W)) (no spill file), equal to the
 # ONNX definitions in NumPy; rotate_back deferred too, equal byte for
