@@ -122,8 +122,9 @@ qir_value *autocast_norm_ones(struct autocast_cfg *cfg, const qir_value *x,
 
 /* fuse_rms.c: decomposed RMSNorm (torch: Pow, ReduceMean, Add, Sqrt,
  * Div(1, .) or Reciprocal, Mul [, Mul gamma]; or Div(x, Sqrt)) fused
- * into RMSNormalization (opset 23, raised when upgrade allows); the
- * nodes of those that cannot be go to *keep. 0, or -1 (said). */
+ * into RMSNormalization (opset 23, raised when upgrade allows), after
+ * autocast_fuse_norms; the nodes of those that cannot be are added to
+ * *keep. 0, or -1 (said). */
 int autocast_fuse_rms(struct autocast_cfg *cfg, qir_node ***keep,
 		      size_t *nkeep);
 

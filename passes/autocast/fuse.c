@@ -296,8 +296,6 @@ int autocast_fuse_norms(struct autocast_cfg *cfg, qir_node ***keep, size_t *nkee
 		}
 	}
 	free(v);
-	if (rc >= 0)
-		rc = autocast_fuse_rms(cfg, keep, nkeep);
 	if (rc >= 0 && cfg->unfused)
 		qopt_stat_add(cfg->ctx, "decomposed norms kept FLOAT",
 			      (int64_t)cfg->unfused);

@@ -255,6 +255,7 @@ int autocast_fuse_rms(struct autocast_cfg *cfg, qir_node ***keep,
 {
 	qir_node **v = NULL;
 	size_t i, n = 0;
+	int64_t unfused = 0;
 	int rc = 0;
 
 	if (qir_graph_nodes(cfg->m->graph, NULL, "Sqrt", 0, &v, &n, NULL))
@@ -279,13 +280,15 @@ int autocast_fuse_rms(struct autocast_cfg *cfg, qir_node ***keep,
 			continue;	/* bisect declined: left as it is */
 		qopt_info(cfg->ctx, "decomposed RMSNorm at %s not fused: %s; "
 			  "kept FLOAT as a unit", QIR_NODE_LABEL(v[i]), why);
-		cfg->unfused++;
+		unfused++;
 		if (keep_nodes(&u, keep, nkeep) < 0) {
 			qopt_error(cfg->ctx, "out of memory");
 			rc = -1;
 		}
 	}
 	free(v);
+	if (rc >= 0 && unfused)
+		qopt_stat_add(cfg->ctx, "decomposed norms kept FLOAT", unfused);
 	if (rc >= 0 && cfg->rms_fused)
 		qopt_info(cfg->ctx, "%llu decomposed RMSNorm(s) fused into "
 			  "RMSNormalization",

@@ -194,7 +194,9 @@ static qopt_status autocast_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	if (cfg_init(&cfg, ctx, m) == 0 &&
 	    autocast_ranges_load(&cfg, qopt_opt_string(ctx, "calibration")) == 0 &&
 	    autocast_keep_load(&cfg, qopt_opt_string(ctx, "keep_file")) == 0 &&
-	    (!cfg.fuse_norm || autocast_fuse_norms(&cfg, &cfg.keep, &cfg.nkeep) == 0) &&
+	    (!cfg.fuse_norm ||
+	     (autocast_fuse_norms(&cfg, &cfg.keep, &cfg.nkeep) == 0 &&
+	      autocast_fuse_rms(&cfg, &cfg.keep, &cfg.nkeep) == 0)) &&
 	    autocast_decide(&cfg) == 0 &&
 	    autocast_keep_check(&cfg, qopt_opt_string(ctx, "keep_file")) == 0 &&
 	    underflow(&cfg) == 0 && autocast_rewrite(&cfg, changed) == 0) {
@@ -208,7 +210,7 @@ static qopt_status autocast_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	autocast_keep_free(&cfg);
 	autocast_scans_free(&cfg);
 	ps_targets_fini(&cfg.tg);
-	*changed |= cfg.fused > 0;
+	*changed |= cfg.fused > 0 || cfg.rms_fused > 0;
 	return rc ? QOPT_EPASS : QOPT_OK;
 }
 
