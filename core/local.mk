@@ -73,6 +73,8 @@ qopt_SOURCES += \
 	core/cli/calib-run.c \
 	core/cli/ort-child.h \
 	core/cli/ort-child.c \
+	core/cli/spawn.h \
+	core/cli/spawn.c \
 	core/cli/ort-refuse.c \
 	core/cli/bisect.c \
 	core/cli/outpath.h \

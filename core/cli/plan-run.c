@@ -19,77 +19,12 @@
 #include <qopt/file.h>
 #include "cli/cli.h"
 #include "cli/plan-run.h"
+#include "cli/spawn.h"
 #include "cli/ort-child.h"
 
 /* The exit status of the script after an error it said itself
  * (tools/qopt-plan.js, EXIT_SAID). */
 #define SCRIPT_SAID 3
-
-/* Runs argv with stdout and stderr to log (NULL: inherited) and
- * TMPDIR=tmp (ONNX Runtime leaves mat-debug-PID.log files in TMPDIR,
- * qopt calibrate's included: they go with qopt plan's temporary
- * folder); waits, at most timeout seconds when timeout > 0 (ONNX
- * Runtime's node child, in its own process group then: past the bound
- * the group is ended, SIGTERM then SIGKILL, reaped, and -2 returned).
- * A stop signal to qopt ends the child too (qm_guard_child). */
-static int spawn(qm_session *s, const char *const *argv, const char *log,
-		 const char *tmp, long timeout)
-{
-	int group = timeout > 0;
-	pid_t pid;
-	int st = 0, k;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		qm_say(s, QOPT_LOG_ERROR, "qopt plan: error: fork: %s\n",
-		       strerror(errno));
-		return -1;
-	}
-	if (!pid) {
-		if (group)
-			setpgid(0, 0);
-		if (log) {
-			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-				_exit(127);
-			close(fd);
-		}
-		if (tmp && setenv("TMPDIR", tmp, 1) < 0)
-			_exit(127);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "qopt plan: error: cannot run %s: %s\n",
-			argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (group)
-		setpgid(pid, pid);
-	qm_guard_child(pid, group);
-	k = cli_child_wait(pid, group, timeout, &st);
-	qm_guard_child(0, group);
-	if (k)
-		return k > 0 ? -2 : -1;
-	if (WIFSIGNALED(st)) {
-		/* ^C: qopt ends as the child did, by its guard's handler
-		 * (the temporary folder removed), which re-raises */
-		if (WTERMSIG(st) == SIGINT)
-			raise(SIGINT);
-		return 128 + WTERMSIG(st);
-	}
-	return WEXITSTATUS(st);
-}
-
-/* This program's path: what /proc/self/exe names. */
-static int self_path(char *buf, size_t n)
-{
-	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
-
-	if (k <= 0)
-		return -1;
-	buf[k] = 0;
-	return 0;
-}
 
 int plan_qopt(struct plan *p, const char *const *args, const char *log)
 {
@@ -97,7 +32,7 @@ int plan_qopt(struct plan *p, const char *const *args, const char *log)
 	char self[4096];
 	size_t n = 0;
 
-	if (self_path(self, sizeof(self)) < 0) {
+	if (cli_self_path(self, sizeof(self)) < 0) {
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: cannot find "
 		       "the qopt program (/proc/self/exe): %s\n",
 		       strerror(errno));
@@ -107,7 +42,7 @@ int plan_qopt(struct plan *p, const char *const *args, const char *log)
 	while (*args && n < 31)
 		argv[n++] = *args++;
 	argv[n] = NULL;
-	return spawn(p->s, argv, log, p->tmp, 0);
+	return cli_spawn(p->s, "qopt plan", argv, log, p->tmp, 0);
 }
 
 void plan_log_reason(const char *log, char *buf, size_t n)
@@ -214,7 +149,7 @@ static char *script_path(void)
 
 	if (env && *env)
 		return strdup(env);
-	if (self_path(exe, sizeof(exe) - 32) == 0 &&
+	if (cli_self_path(exe, sizeof(exe) - 32) == 0 &&
 	    (slash = strrchr(exe, '/'))) {
 		strcpy(slash + 1, "qopt-plan-ort");
 		if (access(exe, R_OK) == 0)
@@ -329,7 +264,8 @@ int plan_measure(struct plan *p, const char *const *files, size_t n,
 	argv[2] = job;
 	argv[3] = NULL;
 	timeout = plan_bound(p, files, n);
-	rc = timeout < 0 ? -1 : spawn(p->s, argv, NULL, p->tmp, timeout);
+	rc = timeout < 0 ? -1 :
+	     cli_spawn(p->s, "qopt plan", argv, NULL, p->tmp, timeout);
 	p->sessions += n + 1;
 	if (rc == -2)
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: ONNX Runtime "

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include "cli/tune.h"
 #include "cli/ort-child.h"
+#include "cli/spawn.h"
 
 #define ME "qopt autocast-tune"
 /* tools/qopt-autocast-tune.js: the error is said */
@@ -30,62 +31,6 @@ static int say_err(struct tune *t, const char *what, const char *path)
 	return -1;
 }
 
-/* Runs argv (stdout and stderr to log when given; TMPDIR the tune's
- * folder, where ONNX Runtime leaves its files) and waits, at most
- * timeout seconds when > 0 (its own process group then, ended past the
- * bound: -2). The exit status, or -1. */
-static int spawn(struct tune *t, const char *const *argv, const char *log,
-		 long timeout)
-{
-	int group = timeout > 0, st = 0, k;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return say_err(t, "fork for", argv[0]);
-	if (!pid) {
-		if (group)
-			setpgid(0, 0);
-		if (log) {
-			int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-			if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-				_exit(127);
-			close(fd);
-		}
-		if (setenv("TMPDIR", t->tmp, 1) < 0)
-			_exit(127);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, ME ": error: cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	if (group)
-		setpgid(pid, pid);
-	qm_guard_child(pid, group);
-	k = cli_child_wait(pid, group, timeout, &st);
-	qm_guard_child(0, group);
-	if (k)
-		return k > 0 ? -2 : -1;
-	if (WIFSIGNALED(st)) {
-		if (WTERMSIG(st) == SIGINT)
-			raise(SIGINT);
-		return 128 + WTERMSIG(st);
-	}
-	return WEXITSTATUS(st);
-}
-
-static int self_path(char *buf, size_t n)
-{
-	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
-
-	if (k <= 0)
-		return -1;
-	buf[k] = 0;
-	return 0;
-}
-
 /* The node launcher: $QOPT_AUTOCAST_TUNE_ORT, beside qopt when
  * installed, else the build tree's (caller frees). */
 static char *script_path(void)
@@ -95,7 +40,7 @@ static char *script_path(void)
 
 	if (env && *env)
 		return strdup(env);
-	if (self_path(exe, sizeof(exe) - 40) == 0 &&
+	if (cli_self_path(exe, sizeof(exe) - 40) == 0 &&
 	    (slash = strrchr(exe, '/'))) {
 		strcpy(slash + 1, "qopt-autocast-tune-ort");
 		if (access(exe, R_OK) == 0)
@@ -174,7 +119,7 @@ static int calibrate(struct tune *t)
 	snprintf(out, sizeof(out), "%s/ranges.calib", t->tmp);
 	snprintf(log, sizeof(log), "%s/calibrate.log", t->tmp);
 	snprintf(pass, sizeof(pass), "autocast:to=%s", t->to);
-	if (self_path(self, sizeof(self)) < 0)
+	if (cli_self_path(self, sizeof(self)) < 0)
 		return say_err(t, "cannot find", "/proc/self/exe");
 	argv[0] = self;
 	argv[1] = "calibrate";
@@ -186,7 +131,7 @@ static int calibrate(struct tune *t)
 	argv[7] = "-o";
 	argv[8] = out;
 	argv[9] = NULL;
-	rc = spawn(t, argv, log, 0);
+	rc = cli_spawn(t->s, ME, argv, log, t->tmp, 0);
 	t->ort_runs++;
 	if (rc) {
 		relay(t, log);
@@ -265,7 +210,7 @@ static int make_fake(struct tune *t, const char *fake)
 	snprintf(ini, sizeof(ini), "%s/autocast.ini", t->tmp);
 	snprintf(keep, sizeof(keep), "%s/keep.txt", t->tmp);
 	snprintf(log, sizeof(log), "%s/qopt.log", t->tmp);
-	if (self_path(self, sizeof(self)) < 0)
+	if (cli_self_path(self, sizeof(self)) < 0)
 		return say_err(t, "cannot find", "/proc/self/exe");
 	if (write_pipeline(t, ini, keep))
 		return -1;
@@ -277,7 +222,7 @@ static int make_fake(struct tune *t, const char *fake)
 	argv[k++] = "-o";
 	argv[k++] = fake;
 	argv[k] = NULL;
-	rc = spawn(t, argv, log, 0);
+	rc = cli_spawn(t->s, ME, argv, log, t->tmp, 0);
 	t->qopt_runs++;
 	if (rc) {
 		relay(t, log);
@@ -420,7 +365,7 @@ static int run_script(struct tune *t, const char *job, const char *ref,
 	argv[1] = script;
 	argv[2] = job;
 	argv[3] = NULL;
-	rc = spawn(t, argv, NULL, timeout);
+	rc = cli_spawn(t->s, ME, argv, NULL, t->tmp, timeout);
 	t->ort_runs += 2;
 	if (rc == -2)
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: ONNX Runtime did "
