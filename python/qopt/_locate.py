@@ -2,8 +2,8 @@
 
 Searched in order, so that a source tree's tests, `make install` and a
 pip install each find their own (docs/python.md, "Finding libqopt"):
-the environment ($QOPT_LIBRARY, $QOPT_CALIBRATE_ORT, $QOPT_PLAN_ORT,
-$QOPT_NODE, the names the qopt program honours too), then the paths
+the environment ($QOPT_LIBRARY, $QOPT_BUILTIN_DIR; $QOPT_CALIBRATE_ORT,
+$QOPT_PLAN_ORT and $QOPT_NODE, which the qopt program honours too), then the paths
 `make install` wrote into _paths.py, then the package's own folder, then
 the dynamic loader's and PATH's search.
 """
@@ -37,6 +37,12 @@ def library():
     if os.path.isfile(beside):
         return beside
     return SONAME
+
+
+def builtin_dir():
+    """$QOPT_BUILTIN_DIR: the folder of built-in passes a session uses
+    instead of the installed one (a build tree's passes/.libs), or None."""
+    return os.environ.get("QOPT_BUILTIN_DIR") or None
 
 
 def launcher(kind):

@@ -4,7 +4,7 @@ Python (_diag)."""
 import ctypes
 import os
 
-from . import _capi
+from . import _capi, _locate
 from ._diag import Diagnostics, error
 
 # Settings a list may give more than once (qopt_session_set appends).
@@ -32,6 +32,8 @@ class Session:
             raise MemoryError("qopt_session_new: out of memory")
         self.lib.qopt_session_set_diag(self._s, self.diags.fn, None)
         try:
+            if _locate.builtin_dir() and "builtin_dir" not in settings:
+                settings = dict(settings, builtin_dir=_locate.builtin_dir())
             for key, value in settings.items():
                 values = (value if key in _REPEATABLE and
                           isinstance(value, (list, tuple)) else [value])

@@ -21,9 +21,9 @@ QOPT_CALIBRATE_ORT="$top_builddir/tools/qopt-calibrate-ort"
 QOPT_PLAN_ORT="$top_builddir/tools/qopt-plan-ort"
 QOPT_NODE=$NODE
 # This tree's built-in passes, never an installed copy's.
-QOPT_PLUGIN_PATH="$top_builddir/passes/.libs"
+QOPT_BUILTIN_DIR="$top_builddir/passes/.libs"
 export PYTHONPATH PYTHONDONTWRITEBYTECODE QOPT_LIBRARY QOPT_CALIBRATE_ORT \
-	QOPT_PLAN_ORT QOPT_NODE QOPT_PLUGIN_PATH
+	QOPT_PLAN_ORT QOPT_NODE QOPT_BUILTIN_DIR
 mkdir -p "$W/tmp" && TMPDIR="$W/tmp" && export TMPDIR
 
 # What the session API needs, or nothing when this libqopt has it.
