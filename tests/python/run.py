@@ -30,15 +30,16 @@ def same_file(a, b):
         return fa.read() == fb.read()
 
 
-# A small model: two MatMuls over an initializer, at opset 17.
+# A small model: two MatMuls over one initializer (K = 32, NVFP4 takes
+# it), at opset 17.
 W = numpy_helper.from_array(
-    np.arange(64, dtype=np.float32).reshape(8, 8) / 64, "W")
+    np.arange(1024, dtype=np.float32).reshape(32, 32) / 1024, "W")
 g = helper.make_graph(
     [helper.make_node("MatMul", ["x", "W"], ["h"], name="mm0"),
      helper.make_node("Relu", ["h"], ["r"], name="relu"),
      helper.make_node("MatMul", ["r", "W"], ["y"], name="mm1")], "g",
-    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
-    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])], [W])
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 32])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 32])], [W])
 small = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 small.ir_version = 8
 m = os.path.join(work, "small.onnx")
@@ -54,26 +55,28 @@ check("qopt.passes() lists the built-in passes (%d), fp8 and nvfp4-weights "
       opts["block_size"].type == "int", sorted(ps))
 
 # the three forms of a model give the qopt program's output
-assert cli("--passes", "nvfp4-weights", m, "-o",
-           os.path.join(work, "cli.onnx")) == 0
-path_out = qopt.run(m, passes="nvfp4-weights",
+NV = "nvfp4-weights:min_size=0"
+assert cli("--passes", NV, m, "-o", os.path.join(work, "cli.onnx")) == 0
+path_out = qopt.run(m, passes=NV,
                     output=os.path.join(work, "py.onnx"))
 check("qopt.run(path, output=) writes the qopt program's bytes and returns "
-      "the path", path_out == os.path.join(work, "py.onnx") and
+      "the path (nvfp4-weights changed the model)",
+      path_out == os.path.join(work, "py.onnx") and
+      not same_file(m, path_out) and
       same_file(path_out, os.path.join(work, "cli.onnx")))
 want = onnx.load(os.path.join(work, "cli.onnx"))
 check("qopt.run(ModelProto) returns the qopt program's model as a ModelProto",
-      qopt.run(small, passes="nvfp4-weights") == want)
+      qopt.run(small, passes=NV) == want)
 with open(m, "rb") as f:
     check("qopt.run(bytes) too",
-          qopt.run(f.read(), passes=["nvfp4-weights"]) == want)
-check("passes as (name, {option: value}) pairs: nvfp4-weights block_size=32 "
-      "as the qopt program's nvfp4-weights:block_size=32",
-      cli("--passes", "nvfp4-weights:block_size=32", m, "-o",
+          qopt.run(f.read(), passes=[NV]) == want)
+check("passes as (name, {option: value}) pairs: nvfp4-weights mode=fake "
+      "min_size=0 as the qopt program's nvfp4-weights:mode=fake:min_size=0",
+      cli("--passes", NV + ":mode=fake", m, "-o",
           os.path.join(work, "cli32.onnx")) == 0 and
-      qopt.run(m, passes=[("nvfp4-weights", {"block_size": 32})]) ==
-      onnx.load(os.path.join(work, "cli32.onnx")))
-ini = "[nvfp4-weights]\nblock_size = 32\n"
+      qopt.run(m, passes=[("nvfp4-weights", {"mode": "fake", "min_size": 0})])
+      == onnx.load(os.path.join(work, "cli32.onnx")))
+ini = "[nvfp4-weights]\nmode = fake\nmin_size = 0\n"
 with open(os.path.join(work, "p.ini"), "w") as f:
     f.write(ini)
 check("pipeline= as INI text and as a file give the same model",
@@ -107,7 +110,7 @@ check("no output is written when a run fails",
 # warnings: an include pattern matching nothing
 with warnings.catch_warnings(record=True) as got:
     warnings.simplefilter("always")
-    qopt.run(m, passes="nvfp4-weights:include=no_such_layer*")
+    qopt.run(m, passes=NV + ":include=no_such_layer*")
 qw = [w for w in got if issubclass(w.category, qopt.QoptWarning)]
 check("a pass's warning arrives as a qopt.QoptWarning naming the pass",
       qw and qw[0].message.pass_name == "nvfp4-weights" and
@@ -115,7 +118,7 @@ check("a pass's warning arrives as a qopt.QoptWarning naming the pass",
 
 # hooks: every pass, before and after, in order; skip; a raising hook
 seen = []
-qopt.run(m, passes="opset-check,cast-fold,nvfp4-weights",
+qopt.run(m, passes="opset-check,cast-fold," + NV,
          hooks=lambda e: seen.append((e.phase, e.index, e.pass_name)))
 want_ev = [(ph, i, p) for i, p in enumerate(
     ["opset-check", "cast-fold", "nvfp4-weights"]) for ph in ("before", "after")]
@@ -129,7 +132,7 @@ class SkipNvfp4:
 
 
 check("a hook returning qopt.SKIP skips the pass (the model as without it)",
-      qopt.run(m, passes="cast-fold,nvfp4-weights", hooks=[SkipNvfp4()]) ==
+      qopt.run(m, passes="cast-fold," + NV, hooks=[SkipNvfp4()]) ==
       qopt.run(m, passes="cast-fold"))
 
 
