@@ -51,13 +51,16 @@ def calibrate(model, samples=None, passes="fp8-mha", pipeline=None,
                     os.fspath(model) if isinstance(model, (str, os.PathLike))
                     else "the model"))
             try:
-                path = os.path.join(tmp, "calib.json")
+                text = ctypes.c_void_p()
                 err = _capi.QirError()
-                if s.lib.qopt_calib_write(out, _capi.cstr(path),
-                                          ctypes.byref(err)):
-                    s.check(err.code or _capi.EIO, "writing the ranges: %s" %
-                            _capi.text(err.msg))
+                if s.lib.qopt_calib_text(out, ctypes.byref(text), None,
+                                         ctypes.byref(err)):
+                    s.check(err.code or _capi.ENOMEM, "the ranges' text: %s"
+                            % _capi.text(err.msg))
+                try:
+                    raw = ctypes.string_at(text.value)
+                finally:
+                    s.lib.qopt_free(text)
             finally:
                 s.lib.qopt_calib_free(out)
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return json.load(f)
+        return json.loads(raw.decode("utf-8", "surrogateescape"))

