@@ -33,7 +33,7 @@ import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1])
 for f in sys.argv[2:]:
     if not hasattr(lib, f):
-        print("libqopt has no %s() (include/qopt/session.h)" % f)
+        print("libqopt has no %s() (include/qopt/session.h, plan.h)" % f)
         break
 ' "$QOPT_LIBRARY" "$@"
 }

@@ -8,4 +8,4 @@ TESTS += $(PYTHON_SH)
 dist_check_SCRIPTS += $(PYTHON_SH)
 EXTRA_DIST += tests/python/common.sh tests/python/checks.py \
 	tests/python/package.py \
-	tests/python/run.py
+	tests/python/run.py tests/python/plan.py
