@@ -14,8 +14,10 @@ _REPEATABLE = ("plugin_dir", "load")
 def _setting_text(key, value):
     if isinstance(value, bool):
         return "1" if value else "0"
-    if isinstance(value, (int, float, str)) or isinstance(value, os.PathLike):
-        return os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (int, float, str)):
+        return str(value)
     raise TypeError("qopt: setting '%s' must be a str, number or bool, not %s"
                     % (key, type(value).__name__))
 

@@ -1,7 +1,12 @@
 """What the check scripts of tests/python share: check(desc, cond),
 raises(desc, exc, fn, *args, text=...), skip(desc, why)."""
+import os
 import sys
 import traceback
+
+# A sanitizer build's $py preloads the runtimes for libqopt: children
+# (node, qopt) start without them (tests/python/common.sh).
+os.environ.pop("LD_PRELOAD", None)
 
 
 def check(desc, cond, detail=None):

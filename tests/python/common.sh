@@ -14,6 +14,20 @@ if [ -z "$py" ]; then
 	echo "1..0 # SKIP no python3 with numpy and onnx"
 	exit 0
 fi
+# In a sanitizer build libqopt needs the ASan and UBSan runtimes loaded
+# first, which python3 is not linked with: $py preloads them (leak checks
+# off: they would report the interpreter's own allocations), and the
+# check scripts drop LD_PRELOAD at once (tests/python/checks.py), so
+# node and qopt, their children, start as in any other test.
+if [ "$QOPT_SANITIZED" = yes ]; then
+	{
+		echo '#!/bin/sh'
+		echo "LD_PRELOAD='$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)'"
+		echo 'ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"'
+		echo 'export LD_PRELOAD ASAN_OPTIONS'
+		echo "exec '$py' \"\$@\""
+	} >"$W/python3-san" && chmod +x "$W/python3-san" && py="$W/python3-san"
+fi
 PYTHONPATH="$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}"
 PYTHONDONTWRITEBYTECODE=1
 QOPT_LIBRARY="$top_builddir/.libs/libqopt.so.4"
