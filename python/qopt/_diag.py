@@ -73,7 +73,9 @@ def error(status, what, errors, failed_pass=None):
     tensor = next((d.tensor for d in errors if d.tensor), None)
     messages = [str(d) for d in errors]
     if first:
-        message = "%s: %s" % (what, "; ".join(messages))
+        text = "; ".join(messages)
+        # libqopt's message may name what failed itself
+        message = text if text.startswith(what) else "%s: %s" % (what, text)
     else:
         message = "%s: %s" % (what, name)
     if pass_name and not (first and first.pass_name):
