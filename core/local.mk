@@ -1,12 +1,9 @@
-# core: the pass manager (a static library: plugin loader, pipelines,
-# running passes) and the qopt command line (the binary). The pass
-# context API it serves is libqopt's, in base/.
+# core: the pass manager (plugin loader, pipelines, running passes),
+# part of libqopt behind <qopt/session.h> (core/manager/session-pub.c;
+# its qm_ functions stay hidden), and the qopt command line (the
+# binary).
 
-noinst_LTLIBRARIES += core/libpassmgr.la
-core_libpassmgr_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS)
-core_libpassmgr_la_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
-core_libpassmgr_la_LIBADD = $(INIH_LIBS)
-core_libpassmgr_la_SOURCES = \
+QOPT_MANAGER_SOURCES = \
 	core/manager/session-api.h \
 	core/manager/msg.h \
 	core/manager/options.h \
@@ -32,7 +29,6 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/loader.c \
 	core/manager/plugin-symbols.c \
 	core/manager/alias.c \
-	core/manager/discovery.c \
 	core/manager/pipeline-stages.c \
 	core/manager/pipeline.c \
 	core/manager/pipeline-expand.c \
@@ -49,9 +45,19 @@ core_libpassmgr_la_SOURCES = \
 	core/manager/report.c \
 	core/manager/outfile.c \
 	core/manager/guard.c
+libqopt_la_SOURCES += $(QOPT_MANAGER_SOURCES) core/manager/session-pub.c
+pkginclude_HEADERS += include/qopt/session.h
+# The qopt program and the manager's tests call the manager's qm_
+# functions, which libqopt does not export: they link the manager's
+# objects as libqopt compiled them (no archive, no second compile).
+QOPT_MANAGER_OBJECTS = $(patsubst %.c,%.lo,$(subst core/manager/,core/manager/libqopt_la-,$(filter %.c,$(QOPT_MANAGER_SOURCES)))) \
+	$(INIH_LIBS)
+
+qopt_CPPFLAGS = $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS)
 
 qopt_SOURCES += \
 	core/cli/main.c \
+	core/cli/discovery.c \
 	core/cli/cli.h \
 	core/cli/cli.c \
 	core/cli/setup.c \

@@ -15,8 +15,7 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) $(AM_CPPFLAGS) $(QOPT_BUILD_CPPFLAGS) \
 	-I$(top_srcdir)/ir -I$(top_srcdir)/core $(PROTOBUF_C_CFLAGS) \
 	$(INIH_CFLAGS) -pthread
-FUZZ_LIB_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(libqopt_la_SOURCES) \
-	$(core_libpassmgr_la_SOURCES))) \
+FUZZ_LIB_OBJS = $(patsubst %.c,fuzz/obj/%.o,$(filter %.c,$(libqopt_la_SOURCES))) \
 	fuzz/obj/ir/onnx.pb-c.o
 FUZZ_LIBS = $(PROTOBUF_C_LIBS) $(INIH_LIBS) $(LIBS) -pthread -lm
 # fuzz-passes links the built-in passes in: their sources compiled with

@@ -7,7 +7,7 @@
  * dlopened on first use: $QOPT_CUDA_MODULE when set (only that file),
  * else QOPT_PKGLIBDIR/libqopt-cuda.so. No build-tree path is compiled
  * in: an uninstalled qopt sets QOPT_CUDA_MODULE to its own tree's
- * module (core/manager/discovery.c), and so do the tests (tests/env.sh).
+ * module (core/cli/discovery.c), and so do the tests (tests/env.sh).
  * Whatever goes wrong is kept as a sentence; contexts copy it into
  * qk_stats.fallback_reason when they would have used CUDA.
  */

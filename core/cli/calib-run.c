@@ -325,7 +325,7 @@ static char *script_path(void)
 	}
 	/* an uninstalled qopt: the build tree's copy */
 	if (asprintf(&path, "%s/tools/qopt-calibrate-ort",
-		     qm_build_tree() ? qm_build_tree() : ".") < 0)
+		     cli_build_tree() ? cli_build_tree() : ".") < 0)
 		return NULL;
 	return path;
 }

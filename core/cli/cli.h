@@ -82,6 +82,16 @@ void cli_save_opts(const struct cli_opts *c, qir_save_opts *so);
 /* Loads a model, printing "qopt: FILE: error: ..." on failure. */
 qir_model *cli_load(qm_session *s, const char *path);
 
+/* Where this program's pieces are (core/cli/discovery.c). The built-in
+ * passes: this build tree's passes/.libs when run uninstalled from it,
+ * a DESTDIR-staged folder (in buf, PATH_MAX), else $(pkglibdir)/passes. */
+const char *cli_builtin_pass_dir(char *buf, size_t len);
+/* Run from the build tree: libqopt's CUDA module search goes to this
+ * tree's module (QOPT_CUDA_MODULE, unless the user set it). */
+void cli_use_build_tree_modules(void);
+/* The build tree's top folder when run uninstalled from it, else NULL. */
+const char *cli_build_tree(void);
+
 int cmd_run(struct cli_opts *c);
 int cmd_dump(struct cli_opts *c);
 int cmd_verify(struct cli_opts *c);

@@ -3,6 +3,7 @@
  * parsed, the subcommand picked.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,13 +81,16 @@ static int mistyped_command(qm_session *s, const char *arg)
 
 int main(int argc, char **argv)
 {
+	char dir[PATH_MAX];
 	struct cli_opts c;
 	qm_session *s;
 	int rc;
 
-	qm_use_build_tree_modules();
+	cli_use_build_tree_modules();
 	s = qm_session_new();
-	if (!s) {	/* no session, no sink: the one direct write */
+	if (!s || qm_set_builtin_dir(s, cli_builtin_pass_dir(dir, sizeof(dir)))) {
+		/* no session, no sink: the one direct write */
+		qm_session_free(s);
 		fputs("qopt: error: out of memory\n", stderr);
 		return QOPT_EXIT_FAIL;
 	}

@@ -220,7 +220,7 @@ static char *script_path(void)
 			return strdup(exe);
 	}
 	if (asprintf(&path, "%s/tools/qopt-plan-ort",
-		     qm_build_tree() ? qm_build_tree() : ".") < 0)
+		     cli_build_tree() ? cli_build_tree() : ".") < 0)
 		return NULL;
 	return path;
 }

@@ -41,6 +41,42 @@ int qm_parse(qm_session *s, const char *ini_file, const char *passes)
 	return bad ? QM_USAGE : QM_OK;
 }
 
+int qm_parse_text(qm_session *s, const char *text, const char *name)
+{
+	int bad;
+
+	if (pm_session_busy(s, "qm_parse_text"))
+		return QM_USAGE;
+	if (!s->reg && !(s->reg = pm_registry_new(s)))
+		return QM_FAIL;
+	if (s->have_pl)
+		pm_pipeline_free(&s->pl);
+	pm_pipeline_init(&s->pl, s);
+	s->have_pl = 1;
+	bad = pm_pipeline_parse_ini_text(&s->pl, text, name);
+	return bad ? QM_USAGE : QM_OK;
+}
+
+int qm_add_stage(qm_session *s, const char *pass, const char *const *kv)
+{
+	if (pm_session_busy(s, "qm_add_stage"))
+		return QM_USAGE;
+	if (!s->have_pl && qm_parse(s, NULL, NULL))
+		return QM_FAIL;
+	return pm_pipeline_add_stage(&s->pl, pass, kv);
+}
+
+int qm_set_builtin_dir(qm_session *s, const char *dir)
+{
+	char *copy = dir ? strdup(dir) : NULL;
+
+	if (dir && !copy)
+		return -1;
+	free(s->builtin_dir);
+	s->builtin_dir = copy;
+	return 0;
+}
+
 static int is_dir(const char *path)
 {
 	struct stat st;
@@ -97,11 +133,11 @@ static int load_env_path(qm_session *s)
 static int load_all(qm_session *s, const struct qm_plugins *p)
 {
 	const struct pm_globals *g = &s->pl.g;
-	char buf[PATH_MAX];
-	const char *builtin = pm_builtin_pass_dir(buf, sizeof(buf));
+	const char *builtin = s->builtin_dir ? s->builtin_dir :
+			      PM_BUILTIN_PASS_DIR;
 	size_t i;
 
-	if (is_dir(builtin) && load_dir(s, builtin) < 0)
+	if (*builtin && is_dir(builtin) && load_dir(s, builtin) < 0)
 		return -1;
 	if (load_env_path(s) < 0)
 		return -1;
@@ -416,6 +452,22 @@ qm_outfile *qm_write_stats_json(const qm_session *s, const char *path,
 	return pm_run_write_stats_json(&s->run, path, input, err);
 }
 
+char *qm_stats_json(const qm_session *s, const char *input)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (!s->have_run || !(f = open_memstream(&buf, &n)))
+		return NULL;
+	pm_run_stats_json(&s->run, input, f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* ---- the process ---- */
 qm_outfile *qm_outfile_open(const char *path, FILE **fp, qir_error *err)
 {
@@ -435,16 +487,6 @@ void qm_outfile_abort(qm_outfile *o)
 double qm_now(void)
 {
 	return pm_now();
-}
-
-const char *qm_build_tree(void)
-{
-	return pm_build_tree();
-}
-
-void qm_use_build_tree_modules(void)
-{
-	pm_use_build_tree_modules();
 }
 
 void qm_json_str(FILE *f, const char *s)

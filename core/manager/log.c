@@ -112,6 +112,11 @@ void pm_vmsg(pm_session *s, int level, const char *tag, const char *fmt,
 	}
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	qir_escape_text(esc, sizeof(esc), raw);
+	if (s && s->diag) {
+		pm_msg_clear_bar(s);
+		s->diag(s->diag_arg, level, strict_mode, tag, esc);
+		return;
+	}
 	n = strlen(esc) + (tag ? strlen(tag) : 0) + 64;
 	line = malloc(n);
 	pm_msg_clear_bar(s);
@@ -180,6 +185,12 @@ void qm_set_sink(qm_session *s, qm_sink_fn *fn, void *arg)
 {
 	s->sink = fn;
 	s->sink_arg = arg;
+}
+
+void qm_set_diag(qm_session *s, qm_diag_fn *fn, void *arg)
+{
+	s->diag = fn;
+	s->diag_arg = arg;
 }
 
 void qm_set_verbosity(qm_session *s, int max_level, int strict)

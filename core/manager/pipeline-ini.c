@@ -216,12 +216,35 @@ static int set_location(struct pm_pipeline *p, const char *path)
 	return p->dir ? 0 : -1;
 }
 
+/* The INI of st->f (closed here): the number of problems. */
+static int parse_stream(struct ini_state *st)
+{
+	struct pm_pipeline *p = st->p;
+	int rc = ini_parse_stream(reader, st, handler, st);
+
+	fclose(st->f);
+	free(st->buf);
+	if (rc > 0 && !st->bad) {
+		pm_pl_error(p, rc, "syntax error");
+		st->bad++;
+	}
+	if (rc < 0 && !st->bad) {
+		pm_pl_error(p, 0, "cannot parse pipeline (error %d)", rc);
+		st->bad++;
+	}
+	if (!p->nstages && !st->bad) {
+		pm_pl_error(p, 0, "no passes: expected a [pass] section");
+		st->bad++;
+	}
+	return st->bad;
+}
+
 int pm_pipeline_parse_ini(struct pm_pipeline *p, const char *path)
 {
 	struct ini_state st = { .p = p, .stage = -1 };
 	const char *kind;
 	struct stat sb;
-	int fd, rc;
+	int fd;
 
 	fd = qir_open_regular(path, 0, &sb, &kind);
 	st.f = fd >= 0 ? fdopen(fd, "r") : NULL;
@@ -240,20 +263,29 @@ int pm_pipeline_parse_ini(struct pm_pipeline *p, const char *path)
 			fclose(st.f);
 		return 1;
 	}
-	rc = ini_parse_stream(reader, &st, handler, &st);
-	fclose(st.f);
-	free(st.buf);
-	if (rc > 0 && !st.bad) {
-		pm_pl_error(p, rc, "syntax error");
-		st.bad++;
+	return parse_stream(&st);
+}
+
+/* Text has no folder of its own: [qopt] paths start from the current
+ * one, as a relative --load does. */
+int pm_pipeline_parse_ini_text(struct pm_pipeline *p, const char *text,
+			       const char *name)
+{
+	struct ini_state st = { .p = p, .stage = -1 };
+	char cwd[PATH_MAX];
+
+	p->file = strdup(name ? name : "<string>");
+	if (!p->file || !getcwd(cwd, sizeof(cwd)) || !(p->dir = strdup(cwd))) {
+		pm_pl_error(p, 0, "cannot read pipeline: %s", strerror(errno));
+		return 1;
 	}
-	if (rc < 0 && !st.bad) {
-		pm_pl_error(p, 0, "cannot parse pipeline (error %d)", rc);
-		st.bad++;
+	/* fmemopen of an empty buffer fails; an empty pipeline is one
+	 * without passes, said below. */
+	st.f = fmemopen((void *)(*text ? text : "\n"),
+			*text ? strlen(text) : 1, "r");
+	if (!st.f) {
+		pm_pl_error(p, 0, "cannot read pipeline: %s", strerror(errno));
+		return 1;
 	}
-	if (!p->nstages && !st.bad) {
-		pm_pl_error(p, 0, "no passes: expected a [pass] section");
-		st.bad++;
-	}
-	return st.bad;
+	return parse_stream(&st);
 }

@@ -10,6 +10,7 @@
 #include <qopt/pass.h>
 #include "manager/pipeline.h"
 #include "manager/pipeline-internal.h"
+#include "manager/session-api.h"
 
 static char *next_piece(char **s, char sep, int *open_quote)
 {
@@ -206,6 +207,37 @@ int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec)
 	}
 	free(copy);
 	return bad;
+}
+
+int pm_pipeline_add_stage(struct pm_pipeline *p, const char *pass,
+			  const char *const *kv)
+{
+	struct pm_stage *s;
+	size_t i;
+
+	if (!p->file && !(p->file = strdup("<passes>")))
+		return QM_FAIL;
+	if (!pass || !*pass) {
+		pm_pl_error(p, 0, "empty pass name");
+		return QM_USAGE;
+	}
+	if (!(s = pm_pl_add_stage(p, pass, 0)))
+		return QM_FAIL;
+	for (i = 0; kv && kv[i]; i += 2) {
+		if (!kv[i + 1]) {
+			pm_pl_error(p, 0, "pass '%s': option '%s' without a value",
+				    pass, kv[i]);
+			return QM_USAGE;
+		}
+		if (!*kv[i]) {
+			pm_pl_error(p, 0, "pass '%s': an option without a name",
+				    pass);
+			return QM_USAGE;
+		}
+		if (pm_pl_add_raw(&s->raw, &s->nraw, kv[i], kv[i + 1], 0) < 0)
+			return QM_FAIL;
+	}
+	return QM_OK;
 }
 
 /* A relative path from a pipeline file is relative to its folder, as a

@@ -84,6 +84,15 @@ void pm_pipeline_free(struct pm_pipeline *p);
  * Prints every problem as "qopt: FILE:LINE: ..."; returns the number
  * of problems (0 = fine). */
 int pm_pipeline_parse_ini(struct pm_pipeline *p, const char *path);
+/* The same from INI text; name stands for the file in messages and
+ * relative paths start from the current folder. */
+int pm_pipeline_parse_ini_text(struct pm_pipeline *p, const char *text,
+			       const char *name);
+/* One stage with options kv (key, value, ..., NULL), values as INI
+ * writes them: QM_OK, QM_USAGE after a message, QM_FAIL out of
+ * memory. */
+int pm_pipeline_add_stage(struct pm_pipeline *p, const char *pass,
+			  const char *const *kv);
 /* "name[:key=val...][,name...]"; list items inside use ';'. */
 int pm_pipeline_parse_inline(struct pm_pipeline *p, const char *spec);
 /* Checks stages against the registry, parses every value. Prints

@@ -124,17 +124,10 @@ const struct pm_pass *pm_registry_find(const struct pm_registry *r,
  * (PM_DID_YOU_MEAN_SIZE bytes); returns buf. */
 const char *pm_registry_did_you_mean(const struct pm_registry *r,
 				     const char *name, char *buf);
-/* Where the built-in passes live: the build tree's passes/.libs when
- * this binary runs uninstalled from it, else $(pkglibdir)/passes. */
-/* buf (PATH_MAX) holds a DESTDIR-staged folder; else a constant. */
-const char *pm_builtin_pass_dir(char *buf, size_t len);
-/* Run from the build tree: libqopt's CUDA module search goes to this
- * tree's module (QOPT_CUDA_MODULE, unless the user set it), which is
- * how the library itself stays free of build-tree paths. */
-void pm_use_build_tree_modules(void);
-/* The build tree's top folder when this qopt runs uninstalled from it,
- * else NULL. */
-const char *pm_build_tree(void);
+/* The installed built-in passes' folder, $(pkglibdir)/passes (a
+ * program run from elsewhere, the qopt command from its build tree,
+ * names its own with qm_set_builtin_dir). */
+#define PM_BUILTIN_PASS_DIR QOPT_PKGLIBDIR "/passes"
 /* spec index of option name in pass, or -1. */
 int pm_pass_option_index(const struct pm_pass *p, const char *name);
 /* 1 when s can name a pass, pipeline or option (letters, digits, -_.). */

@@ -183,16 +183,10 @@ static void json_kernels(const struct pm_run *r, FILE *f)
 	fprintf(f, "},\n");
 }
 
-pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
-					const char *path, const char *input,
-					qir_error *err)
+void pm_run_stats_json(const struct pm_run *r, const char *input, FILE *f)
 {
-	FILE *f;
-	pm_outfile *o = pm_outfile_open(path, &f, err);
 	size_t i;
 
-	if (!o)
-		return NULL;
 	fprintf(f, "{\n  \"qopt_version\": ");
 	pm_json_str(f, PACKAGE_VERSION);
 	fprintf(f, ",\n  \"input\": ");
@@ -204,6 +198,18 @@ pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
 	for (i = 0; i < r->pl->nstages; i++)
 		json_stage(r, i, f);
 	fprintf(f, "  ]\n}\n");
+}
+
+pm_outfile *pm_run_write_stats_json(const struct pm_run *r,
+					const char *path, const char *input,
+					qir_error *err)
+{
+	FILE *f;
+	pm_outfile *o = pm_outfile_open(path, &f, err);
+
+	if (!o)
+		return NULL;
+	pm_run_stats_json(r, input, f);
 	if (pm_outfile_ready(o, err) < 0) {
 		pm_outfile_abort(o);
 		return NULL;

@@ -119,6 +119,8 @@ int pm_run_model(struct pm_run *r, qir_model *m);
 void pm_run_fini(struct pm_run *r);
 void pm_run_print_stats(const struct pm_run *r, FILE *f);
 void pm_run_print_times(const struct pm_run *r, FILE *f);
+/* The --stats-json text of the last run into f. */
+void pm_run_stats_json(const struct pm_run *r, const char *input, FILE *f);
 /* Writes the statistics as JSON to a temporary file beside path and
  * returns it written and synced but not yet in place: the caller
  * commits it once the model is, so a failure leaves neither. */

@@ -36,6 +36,14 @@ void qm_session_free(qm_session *s);
 #define QM_LOG_PROGRESS (-1)
 typedef void qm_sink_fn(void *arg, int level, const char *text);
 void qm_set_sink(qm_session *s, qm_sink_fn *fn, void *arg);
+/* Structured: qm_msg's messages (the manager's and the passes') go to
+ * fn instead of the sink, as tag (NULL or a pass or file name) and the
+ * escaped text without prefix or newline, after the level filter;
+ * strict: a warning --strict shows as an error. qm_say's text still
+ * goes to the sink. fn NULL: back to the sink. */
+typedef void qm_diag_fn(void *arg, int level, int strict, const char *tag,
+			const char *text);
+void qm_set_diag(qm_session *s, qm_diag_fn *fn, void *arg);
 /* Messages above max_level are dropped; strict shows warnings as
  * errors. */
 void qm_set_verbosity(qm_session *s, int max_level, int strict);
@@ -53,6 +61,16 @@ void qm_set_data(qm_session *s, FILE *f);
 
 /* ---- plugins and the pipeline ---- */
 int qm_parse(qm_session *s, const char *ini_file, const char *passes);
+/* INI text as a pipeline (name: what messages call it; relative paths
+ * start from the current folder). QM_USAGE after messages. */
+int qm_parse_text(qm_session *s, const char *text, const char *name);
+/* One more stage: pass with options kv (key, value, ..., NULL; NULL:
+ * none), values as INI writes them; starts an empty pipeline when none
+ * was parsed. QM_USAGE after a message; QM_FAIL out of memory. */
+int qm_add_stage(qm_session *s, const char *pass, const char *const *kv);
+/* Where the built-in passes are: NULL the installed folder (the
+ * default), "" none. Copied; -1 out of memory. */
+int qm_set_builtin_dir(qm_session *s, const char *dir);
 struct qm_plugins {
 	const char *const *dirs;	/* -L, in order */
 	size_t ndirs;
@@ -205,6 +223,8 @@ int qm_point_at(const qm_session *s, int64_t num, struct qm_point *p);
  * qm_stage_at) and how many passes asked. */
 qir_value *const *qm_calibration_values(const qm_session *s, size_t *n,
 					size_t *nasked, const size_t **stage);
+/* The same text, malloc'ed; NULL before a run or out of memory. */
+char *qm_stats_json(const qm_session *s, const char *input);
 /* --stats-json: written and synced beside path, not yet in place. */
 qm_outfile *qm_write_stats_json(const qm_session *s, const char *path,
 				const char *input, qir_error *err);
@@ -222,8 +242,6 @@ int qm_guard_files(const char *const *paths, size_t n, const char *dir);
  * -1: a path too long. */
 int qm_guard_folder(const char *dir);
 double qm_now(void);
-const char *qm_build_tree(void);
-void qm_use_build_tree_modules(void);
 void qm_json_str(FILE *f, const char *s);
 void qm_fmt_double(char *buf, size_t n, double x);
 

@@ -29,6 +29,7 @@ void pm_session_free(pm_session *s)
 		pm_pipeline_free(&s->pl);
 	pm_registry_free(s->reg);
 	pm_hooks_free(s);
+	free(s->builtin_dir);
 	free(s);
 }
 

@@ -17,6 +17,9 @@ struct qm_session {
 	int tty;		/* stderr is a terminal; -1: not asked yet */
 	qm_sink_fn *sink;	/* NULL: stderr */
 	void *sink_arg;
+	qm_diag_fn *diag;	/* set: qm_msg's messages go here, not to sink */
+	void *diag_arg;
+	char *builtin_dir;	/* NULL: the installed folder; "": none */
 	FILE *data;		/* NULL: stdout */
 	/* What qm_parse, qm_load_plugins, qm_run_begin made. */
 	struct pm_registry *reg;

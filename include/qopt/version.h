@@ -31,7 +31,7 @@ extern "C" {
 			QOPT_VERSION_PATCH)
 
 #define QOPT_ABI_MAJOR 4
-#define QOPT_ABI_MINOR 3
+#define QOPT_ABI_MINOR 4
 /* The ABI major, under its ABI 1 name (qopt.pc's abi_version; configure
  * reads QOPT_ABI_MAJOR and QOPT_ABI_MINOR above for the soname). */
 #define QOPT_ABI_VERSION QOPT_ABI_MAJOR

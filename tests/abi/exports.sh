@@ -17,10 +17,13 @@ if ! $cc -I"$top_srcdir/include" -aux-info "$W/aux" -fsyntax-only \
 	echo "1..0 # SKIP the compiler has no -aux-info (not GCC)"
 	exit 0
 fi
-# "/* .../include/qopt/ir.h:123:NC */ extern int qir_x (...);"; functions
-# a plugin defines (qopt_plugin_entry) are not libqopt's.
+# "/* .../include/qopt/ir.h:123:NC */ extern int qir_x (...);": the name
+# before the first '(' (a parameter of a function type,
+# "qopt_diag_fn (*)", is not one); functions a plugin defines
+# (qopt_plugin_entry) are not libqopt's.
 grep '/include/qopt/[a-z]*\.h:' "$W/aux" | grep -v '\bstatic\b' |
-	sed -n 's/.*[ *]\(q[a-z]*_[A-Za-z0-9_]*\) *(.*/\1/p' |
+	sed 's|^/\*[^*]*\*/ *||' |
+	sed -n 's/^[^(]*[ *]\(q[a-z]*_[A-Za-z0-9_]*\) *(.*/\1/p' |
 	grep -E '^(qopt|qir|qk)_' | grep -vx qopt_plugin_entry |
 	sort -u >"$W/declared"
 nm -D --defined-only "$so" | awk '$2 ~ /^[TWiV]$/ { print $3 }' |

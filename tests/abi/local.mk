@@ -17,7 +17,7 @@ tests_abi_status_SOURCES = tests/abi/status.c tests/lib/tap.h
 tests_abi_status_LDADD = libqopt.la
 tests_abi_loader_SOURCES = tests/abi/loader.c tests/lib/tap.h
 tests_abi_loader_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_abi_loader_LDADD = core/libpassmgr.la libqopt.la
+tests_abi_loader_LDADD = $(QOPT_MANAGER_OBJECTS) libqopt.la
 TESTS += tests/abi/status tests/abi/loader tests/abi/errors.sh
 dist_check_SCRIPTS += tests/abi/errors.sh
 

@@ -3,5 +3,5 @@
 # manager's JSON strings).
 check_PROGRAMS += tests/base/utf8
 tests_base_utf8_SOURCES = tests/base/utf8.c tests/lib/tap.h
-tests_base_utf8_LDADD = core/libpassmgr.la $(LIBQOPT_INTERNALS)
+tests_base_utf8_LDADD = $(LIBQOPT_INTERNALS)
 TESTS += tests/base/utf8

@@ -65,7 +65,7 @@ tests_cli_calib_roundtrip_SOURCES = tests/cli/calib-roundtrip.c tests/lib/tap.h 
 	core/cli/calib-json.c core/cli/calib-json.h \
 	passes/support/calib_file.c passes/support/calib_key.c passes/support/calib_file.h
 tests_cli_calib_roundtrip_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/passes/support
-tests_cli_calib_roundtrip_LDADD = core/libpassmgr.la libqopt.la -lm
+tests_cli_calib_roundtrip_LDADD = $(QOPT_MANAGER_OBJECTS) libqopt.la -lm
 TESTS += tests/cli/calib-roundtrip
 # qopt plan: the knapsack solver against brute force (C), the command
 # on the torch test models (ORT).

@@ -5,16 +5,16 @@ check_PROGRAMS += tests/manager/unit tests/manager/session tests/manager/hooks \
 	tests/manager/misuse
 tests_manager_misuse_SOURCES = tests/manager/misuse.c tests/lib/tap.h
 tests_manager_misuse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_manager_misuse_LDADD = core/libpassmgr.la libqopt.la
+tests_manager_misuse_LDADD = $(QOPT_MANAGER_OBJECTS) libqopt.la
 tests_manager_hooks_SOURCES = tests/manager/hooks.c tests/lib/tap.h
 tests_manager_hooks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_manager_hooks_LDADD = core/libpassmgr.la libqopt.la
+tests_manager_hooks_LDADD = $(QOPT_MANAGER_OBJECTS) libqopt.la
 tests_manager_session_SOURCES = tests/manager/session.c tests/lib/tap.h
 tests_manager_session_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_manager_session_LDADD = core/libpassmgr.la libqopt.la
+tests_manager_session_LDADD = $(QOPT_MANAGER_OBJECTS) libqopt.la
 tests_manager_unit_SOURCES = tests/manager/unit.c tests/lib/tap.h
 tests_manager_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
-tests_manager_unit_LDADD = core/libpassmgr.la libqopt.la
+tests_manager_unit_LDADD = $(QOPT_MANAGER_OBJECTS) libqopt.la
 
 MANAGER_SH = tests/manager/globals.sh tests/manager/plugins.sh \
 	tests/manager/pipeline.sh tests/manager/instrument.sh \

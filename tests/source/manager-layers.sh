@@ -59,13 +59,14 @@ t "no file outside core/manager includes a manager header but $PUBLIC" \
 include_cycle "$top_srcdir" >"$W/c"
 sed 's/^/# include circle: /' "$W/c"
 t "no include circle among core/manager's headers" test ! -s "$W/c"
-lib="$top_builddir/core/.libs/libpassmgr.a"
-if command -v nm >/dev/null 2>&1 && test -f "$lib"; then
-	call_cycle "$lib" >"$W/d"
+# The manager's objects as libqopt compiled them (libtool's PIC copies).
+set -- "$top_builddir"/core/manager/.libs/libqopt_la-*.o
+if command -v nm >/dev/null 2>&1 && test -f "$1"; then
+	call_cycle "$@" >"$W/d"
 	sed 's/^/# call circle: /' "$W/d"
-	t "no call circle among core/manager's objects" test ! -s "$W/d"
+	t "no call circle among core/manager's objects ($#)" test ! -s "$W/d"
 else
-	echo "ok $((n += 1)) # SKIP nm or $lib missing"
+	echo "ok $((n += 1)) # SKIP nm or $1 missing"
 fi
 
 # --- planted violations, in a copy ---

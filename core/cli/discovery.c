@@ -1,12 +1,15 @@
 /*
- * core/manager/discovery.c - where the built-in passes are.
+ * core/cli/discovery.c - where the qopt program's built-in passes and
+ * CUDA module are: its build tree when it runs uninstalled from it, the
+ * DESTDIR it was staged into, else the installed folders. The
+ * program's business, not the library's: libqopt holds no build-tree
+ * path, and a program embedding it names its own folders.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <qopt/pass.h>
-#include "manager/registry.h"
+#include "cli/cli.h"
 
 /* 1 when this program runs from the build tree it was built in. */
 static int in_build_tree(void)
@@ -24,13 +27,13 @@ static int in_build_tree(void)
 	return !strncmp(exe, dir, n) && exe[n] == '/';
 }
 
-void pm_use_build_tree_modules(void)
+void cli_use_build_tree_modules(void)
 {
 	if (in_build_tree())
 		setenv("QOPT_CUDA_MODULE", QOPT_BUILD_CUDA_MODULE, 0);
 }
 
-const char *pm_build_tree(void)
+const char *cli_build_tree(void)
 {
 	return in_build_tree() ? QOPT_BUILDDIR : NULL;
 }
@@ -58,7 +61,7 @@ static const char *staged_pass_dir(char *dir, size_t len)
  * come from Makefile.am. An uninstalled qopt (the libtool wrapper runs
  * the real binary from .libs/) must use the passes it was built with,
  * never an older installed copy. */
-const char *pm_builtin_pass_dir(char *buf, size_t len)
+const char *cli_builtin_pass_dir(char *buf, size_t len)
 {
 	const char *staged;
 
