@@ -43,11 +43,13 @@ def calibrate(model, samples=None, passes="fp8-mha", pipeline=None,
         o.percentile = float(percentile or 0)
         with Session(settings) as s:
             set_pipeline(s, passes, pipeline, who)
-            runner = s.keep(_runner.make())
+            runner = _runner.Runner()
             out = ctypes.c_void_p()
-            s.check(s.lib.qopt_session_calibrate(
-                s.handle, _capi.cstr(src), ctypes.byref(o), runner, None,
-                ctypes.byref(out)), "calibrating %s" % (
+            st = s.lib.qopt_session_calibrate(s.handle, _capi.cstr(src),
+                                          ctypes.byref(o), runner.fn, None,
+                                          ctypes.byref(out))
+            runner.reraise()
+            s.check(st, "calibrating %s" % (
                     os.fspath(model) if isinstance(model, (str, os.PathLike))
                     else "the model"))
             try:

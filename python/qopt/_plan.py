@@ -52,11 +52,13 @@ def plan(model, samples=None, formats=("nvfp4", "fp8", "none"),
         o.max_float_layers = -1 if max_float_layers is None else \
             int(max_float_layers)
         with Session(settings) as s:
-            runner = s.keep(_runner.make())
+            runner = _runner.Runner()
             out = ctypes.c_void_p()
-            s.check(s.lib.qopt_session_plan(
-                s.handle, _capi.cstr(src), ctypes.byref(o), runner, None,
-                ctypes.byref(out)), "planning %s" % (
+            st = s.lib.qopt_session_plan(s.handle, _capi.cstr(src),
+                                          ctypes.byref(o), runner.fn, None,
+                                          ctypes.byref(out))
+            runner.reraise()
+            s.check(st, "planning %s" % (
                     os.fspath(model) if isinstance(model, (str, os.PathLike))
                     else "the model"))
             try:

@@ -30,13 +30,13 @@ def run(model, passes=None, pipeline=None, calibration_data=None,
                         (who, type(output).__name__))
     with tempfile.TemporaryDirectory(prefix="qopt-py-") as tmp:
         src = _model.input_path(model, tmp, who)
+        runner = _runner.Runner()
         with Session(settings) as s:
             set_pipeline(s, passes, pipeline, who)
             if calibration_data is not None:
                 data = _samples.folder(calibration_data, tmp, who)
-                runner = s.keep(_runner.make())
                 s.check(s.lib.qopt_session_calibration(
-                    s.handle, _capi.cstr(data), runner, None),
+                    s.handle, _capi.cstr(data), runner.fn, None),
                     "calibration data %s" % data)
             h = Hooks(s, hooks, who)
             dst = os.fspath(output) if output is not None else \
@@ -47,9 +47,11 @@ def run(model, passes=None, pipeline=None, calibration_data=None,
                 s.check(st, os.fspath(model) if isinstance(
                     model, (str, os.PathLike)) else "the model")
             except Exception as e:
+                runner.reraise()
                 if h.raised is not None:
                     raise h.raised from e
                 raise
+            runner.reraise()
             if h.raised is not None:
                 raise h.raised
         if output is not None:

@@ -82,13 +82,26 @@ def run_job(job, timeout_s):
     return _capi.OK, None
 
 
-def make():
-    """A RUNNER_FN; keep it alive while libqopt may call it."""
-    def runner(_arg, job, _result, timeout_s, err):
+class Runner:
+    """.fn is the RUNNER_FN to hand libqopt (keep the Runner alive while
+    libqopt may call it); .raised the first exception that ended a job
+    (a KeyboardInterrupt while ONNX Runtime ran), for the caller to
+    raise once libqopt has returned."""
+
+    def __init__(self):
+        self.raised = None
+        self.fn = _capi.RUNNER_FN(self._run)
+
+    def _run(self, _arg, job, _result, timeout_s, err):
         try:
             code, message = run_job(_capi.text(job), timeout_s)
         except BaseException as e:      # never let an exception reach C
-            code, message = _capi.EINTERRUPTED, "runner: %s" % (e or
-                                                                type(e).__name__)
+            if self.raised is None:
+                self.raised = e
+            code, message = _capi.EINTERRUPTED, "runner: %s" % (
+                e or type(e).__name__)
         return _fail(err, code, message) if code else _capi.OK
-    return _capi.RUNNER_FN(runner)
+
+    def reraise(self):
+        if self.raised is not None:
+            raise self.raised
