@@ -4,7 +4,6 @@ one runs the ONNX Runtime launcher qopt installs with node, as the qopt
 program does (qopt-plan-ort for the plan's measurements, the jobs that
 list "candidates"; qopt-calibrate-ort for the others), and waits at most the bound libqopt gives. Past it the
 child's process group gets SIGTERM, then SIGKILL, and is reaped."""
-import ctypes
 import json
 import os
 import signal
@@ -20,8 +19,7 @@ def _fail(err, code, message):
     if err:
         raw = message.encode("utf-8", "surrogateescape")[:1023]
         err.contents.code = code
-        ctypes.memmove(ctypes.addressof(err.contents.msg), raw + b"\0",
-                       len(raw) + 1)
+        err.contents.msg = raw         # a char array: NUL-terminated
     return code
 
 
