@@ -1,4 +1,5 @@
 """qopt.run: a pipeline over a model, in process."""
+import json
 import os
 import tempfile
 
@@ -9,7 +10,7 @@ from ._session import Session
 
 
 def run(model, passes=None, pipeline=None, calibration_data=None,
-        output=None, hooks=None, **settings):
+        output=None, hooks=None, report=False, **settings):
     """Runs a pipeline over model (an onnx.ModelProto, bytes or a path).
 
     passes: the pass list as --passes takes it ("fp8,cast-fold"), or a
@@ -21,6 +22,8 @@ def run(model, passes=None, pipeline=None, calibration_data=None,
     output: a path to write (atomically, big tensors as external data
     as the qopt program writes them), and its path is returned; else the
     result comes back as an onnx.ModelProto. hooks: see qopt.PassEvent.
+    report=True: returns (that, the run's report as a dict: what qopt
+    --stats-json writes, each pass's counters and records).
     settings: verbosity, strict, verify_each, threads, device,
     plugin_dir, load (qopt_session_set). Warnings are QoptWarning
     warnings; a failure raises qopt.Error."""
@@ -54,6 +57,6 @@ def run(model, passes=None, pipeline=None, calibration_data=None,
             runner.reraise()
             if h.raised is not None:
                 raise h.raised
-        if output is not None:
-            return dst
-        return _model.load_output(dst)
+            stats = json.loads(s.report()) if report else None
+        result = dst if output is not None else _model.load_output(dst)
+        return (result, stats) if report else result

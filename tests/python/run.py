@@ -76,6 +76,22 @@ check("passes as (name, {option: value}) pairs: nvfp4-weights mode=fake "
           os.path.join(work, "cli32.onnx")) == 0 and
       qopt.run(m, passes=[("nvfp4-weights", {"mode": "fake", "min_size": 0})])
       == onnx.load(os.path.join(work, "cli32.onnx")))
+out, rep = qopt.run(m, passes="cast-fold," + NV, report=True)
+assert cli("--passes", "cast-fold," + NV, m, "-o", os.path.join(
+    work, "o.onnx"), "--stats-json", os.path.join(work, "s.json")) == 0
+with open(os.path.join(work, "s.json")) as f:
+    want_rep = json.load(f)
+
+
+def steps(r):
+    return [(p["pass"], p["changed"], p["stats"]) for p in r["passes"]]
+
+
+check("report=True gives the run's report: each pass's changes and "
+      "counters as qopt --stats-json gives them (%s)" %
+      [p[:2] for p in steps(rep)], out == want and
+      steps(rep) == steps(want_rep) and rep["passes"][1]["changed"],
+      (rep, want_rep))
 ini = "[nvfp4-weights]\nmode = fake\nmin_size = 0\n"
 with open(os.path.join(work, "p.ini"), "w") as f:
     f.write(ini)
