@@ -1,8 +1,8 @@
 # tests of python/, the qopt Python package (fragment of the top
-# Makefile.am): the package without ONNX Runtime (package.sh: imports,
-# bad input, the sample writer read by qopt calibrate, pip and make
-# install), qopt.run against the qopt program (run.sh), qopt.plan
-# against qopt plan (plan.sh).
+# Makefile.am): package.sh (imports, bad input, the sample writer read by
+# qopt calibrate, pip and make install), runner.sh (the calibration
+# runner with stand-ins for node), run.sh (qopt.run, calibrate, passes
+# against the qopt program), plan.sh (qopt.plan against qopt plan).
 PYTHON_SH = tests/python/package.sh tests/python/runner.sh \
 	tests/python/run.sh tests/python/plan.sh
 TESTS += $(PYTHON_SH)
