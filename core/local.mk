@@ -11,7 +11,7 @@ QOPT_MANAGER_SOURCES = \
 	core/manager/pipeline.h \
 	core/manager/run.h \
 	core/manager/sys.h \
-	base/ctx-ops.h \
+	core/manager/ctx-ops.h \
 	core/manager/pipeline-internal.h \
 	core/manager/session.h \
 	core/manager/session.c \
@@ -45,7 +45,10 @@ QOPT_MANAGER_SOURCES = \
 	core/manager/report.c \
 	core/manager/outfile.c \
 	core/manager/guard.c
-libqopt_la_SOURCES += $(QOPT_MANAGER_SOURCES) core/manager/session-pub.c
+# The context API (ctx-api.c) and <qopt/session.h> (session-pub.c) are
+# libqopt's exports: only there, never a second copy in a program.
+libqopt_la_SOURCES += $(QOPT_MANAGER_SOURCES) core/manager/ctx-api.c \
+	core/manager/session-pub.c
 pkginclude_HEADERS += include/qopt/session.h
 # The qopt program and the manager's tests call the manager's qm_
 # functions, which libqopt does not export: they link the manager's

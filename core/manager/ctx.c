@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <qopt/pass.h>
 #include "manager/run.h"
-#include "base/ctx-ops.h"
+#include "manager/ctx-ops.h"
 
 static void ctx_vlog(qopt_ctx *ctx, int level, const char *fmt,
 		     va_list ap)

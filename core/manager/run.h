@@ -88,7 +88,7 @@ struct pm_want {
 };
 
 struct ctx_ops;
-/* The manager's pass context; starts as base/ctx-ops.h's ctx_head. */
+/* The manager's pass context; starts as manager/ctx-ops.h's ctx_head. */
 struct qopt_ctx {
 	const struct ctx_ops *ops;	/* &pm_ctx_ops */
 	struct pm_run *run;

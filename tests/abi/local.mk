@@ -35,3 +35,11 @@ check_PROGRAMS += tests/abi/opts-size
 tests_abi_opts_size_SOURCES = tests/abi/opts-size.c tests/lib/tap.h
 tests_abi_opts_size_LDADD = libqopt.la
 TESTS += tests/abi/opts-size
+
+# libqopt as a library (<qopt/session.h>): a client built out of tree
+# with pkg-config against `make install DESTDIR=...`. It installs too,
+# so it runs after the SDK test.
+TESTS += tests/abi/library.sh
+dist_check_SCRIPTS += tests/abi/library.sh
+EXTRA_DIST += tests/abi/library-client.c
+tests/abi/library.log: tests/abi/sdk.log

@@ -3,8 +3,11 @@
 # (ir/file/) includes nothing of the IR, and the IR proper (ir/model/)
 # nothing of the ONNX layer above it. Calls: no object of a layer leaves
 # undefined a symbol that an object of a higher layer defines (nm over
-# the built objects), from base/ (status names, version, the context
-# API) up to core/cli/. A stray include or call would tie them again.
+# the built objects), from base/ (status names, version) up to
+# core/cli/. base/ includes no public header that pulls in the IR or the
+# kernels (qopt/pass.h once did, for the pass context API, which now
+# lives with the manager that serves it). A stray include or call would
+# tie them again.
 . "$top_srcdir/tests/lib/common.sh"
 cd "$top_srcdir" || exit 1
 
@@ -22,6 +25,24 @@ t "ir/file uses no public qopt header (no qir_error, no qopt_status)" \
 t "ir/file's own names use its prefix, not qir_/qopt_/qk_" \
 	sh -c '! grep -nE "^[a-z].*\\b(qir|qopt|qk)_[a-z_]+\\(" ir/file/*.c'
 t "ir/model includes nothing of the onnx layer" up_from ir/model 'onnx/'
+
+# base_heavy DIR: base/'s includes of a public header other than
+# status.h and version.h, in any spelling (angle brackets or quotes,
+# with or without a leading include/).
+base_heavy() {
+	grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](\.\./)*(include/)?qopt/' \
+		"$1"/*.[ch] 2>/dev/null |
+		grep -vE 'qopt/(status|version)\.h[>"]' >"$W/heavy"
+	sed 's/^/# base includes: /' "$W/heavy"
+	test ! -s "$W/heavy"
+}
+t "base/ includes no public header but status.h and version.h (not pass.h)" \
+	base_heavy base
+mkdir -p "$W/b" && printf '#include "../include/qopt/pass.h"\n' >"$W/b/x.c"
+if base_heavy "$W/b" >/dev/null; then ok 1 "the check finds a planted base/ include of qopt/pass.h"
+else ok 0 "the check finds a planted base/ include of qopt/pass.h"; fi
+t "the pass context API is not in base/ (no qopt_log source there)" \
+	sh -c '! grep -ln "^void qopt_log(" base/*.c'
 
 mkdir -p "$W/p" && printf '#include "onnx/onnx_io.h"\n' >"$W/p/x.c"
 if up_from "$W/p" 'onnx/' >/dev/null; then ok 1 "the check finds a planted upward include"

@@ -1,6 +1,9 @@
 /*
- * base/ctx-api.c - the pass context API exported by libqopt: each call
- * forwards to the ops table of the context (base/ctx-ops.h). A NULL
+ * core/manager/ctx-api.c - the pass context API exported by libqopt
+ * (qopt/pass.h): each call forwards to the ops table of the context
+ * (core/manager/ctx-ops.h), which the manager's context carries. It
+ * lives with the manager, whose context it serves: nothing below the
+ * manager calls it, so no call goes down and comes back up. A NULL
  * context is accepted everywhere, so a pass can be unit-tested without
  * a manager: logging goes nowhere, options read as unset, every
  * rewrite is allowed.
@@ -8,7 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <qopt/pass.h>
-#include "ctx-ops.h"
+#include "manager/ctx-ops.h"
 
 static const struct ctx_ops *ops_of(const qopt_ctx *ctx)
 {

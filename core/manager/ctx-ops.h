@@ -1,15 +1,13 @@
 /*
- * base/ctx-ops.h - the seam between libqopt and whoever runs passes
- * (not installed).
- *
- * libqopt exports the pass context API (qopt_log, qopt_opt_int, ...)
- * but does not run passes: the pass manager, linked into the qopt
- * program, does. Its context starts with a pointer to this table, and
- * each public function in base/ctx-api.c forwards to it, so plugins
- * bind to the one libqopt while the manager keeps its own state.
+ * core/manager/ctx-ops.h - private to core/manager: the table a pass
+ * context starts with. Each public function of the context API
+ * (core/manager/ctx-api.c) forwards to it, so a NULL context (a pass
+ * unit-tested without a manager) and the manager's own context
+ * (core/manager/ctx.c) share one entry point, and a plugin binds to the
+ * one libqopt.
  */
-#ifndef CORE_CTX_OPS_H
-#define CORE_CTX_OPS_H
+#ifndef QOPT_PM_CTX_OPS_H
+#define QOPT_PM_CTX_OPS_H
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,4 +47,4 @@ struct ctx_head {
 	const struct ctx_ops *ops;
 };
 
-#endif /* CORE_CTX_OPS_H */
+#endif /* QOPT_PM_CTX_OPS_H */

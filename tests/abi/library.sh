@@ -1,0 +1,89 @@
+#!/bin/sh
+# libqopt as a library (<qopt/session.h>, docs/library.md): install into
+# a scratch DESTDIR, build tests/abi/library-client.c out of tree with
+# `pkg-config --cflags --libs qopt`, and run the pass manager in
+# process: on a model in memory and on a path, with hooks added and
+# removed, diagnostics with their pass; its outputs are the bytes the
+# installed qopt writes for the same pipeline.
+. "$top_srcdir/tests/lib/common.sh"
+
+D=$(mktemp -d "${TMPDIR:-/tmp}/qopt-lib.XXXXXX") || exit 1
+trap 'rm -rf "$D"' EXIT
+if ! make -C "$top_builddir" install DESTDIR="$D" >"$W/install.log" 2>&1; then
+	sed 's/^/# /' "$W/install.log" | tail -20
+	echo "Bail out! make install DESTDIR failed"
+	exit 1
+fi
+pc=$(find "$D" -name qopt.pc | head -1)
+bin=$(find "$D" -path '*/bin/qopt' -type f | head -1)
+passdir=$(find "$D" -path '*/qopt/passes' -type d | head -1)
+t "make install puts qopt.pc, qopt/session.h and the passes in DESTDIR" \
+	eval '[ -n "$pc" ] && [ -n "$bin" ] && [ -n "$passdir" ] && [ -n "$(find "$D" -path "*/include/qopt/session.h")" ]'
+libdir=$(dirname "$(dirname "$pc")")
+PKG_CONFIG_PATH=$(dirname "$pc")
+PKG_CONFIG_SYSROOT_DIR=$D
+export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
+flags=$(pkg-config --cflags --libs qopt)
+run ${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$W/client" \
+	"$top_srcdir/tests/abi/library-client.c" $flags
+t "the client builds with pkg-config against the installed libqopt" \
+	eval '[ $rc = 0 ] && [ -x "$W/client" ]'
+L() { LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+run L ldd "$W/client"
+t "it runs on the installed libqopt.so.4" has "$libdir/libqopt.so.4" "$W/out"
+
+cksum <"$W/m.onnx" >"$W/input.sum"
+L "$W/client" "$passdir" "$PL/good.so" "$W/m.onnx" "$W" \
+	>"$W/facts" 2>"$W/client.err"
+crc=$?
+sed 's/^/# /' "$W/facts"
+t "the client ran to its end" test $crc = 0
+fact() { grep -qx -- "$1" "$W/facts"; }
+
+# The same pipeline by the installed qopt, for the bytes.
+run L "$bin" --passes autocast "$W/m.onnx" -o "$W/cli.onnx"
+t "the installed qopt runs autocast" test $rc = 0
+
+t "in memory: the pipeline is set and runs" \
+	eval 'fact "memory-pipeline 0" && fact "memory-run 0" && fact "save 0"'
+t "in memory: the result is the bytes qopt --passes autocast writes" \
+	cmp -s "$W/memory.onnx" "$W/cli.onnx"
+t "a hook added runs before and after the pass, and hears the change" \
+	fact "hook-kept 1 1 1"
+t "a hook removed is not called" \
+	eval 'fact "add-hooks 0 0" && fact "remove-hook 0" && fact "hook-removed 0 0"'
+t "removing it again: QOPT_ENOTFOUND (15)" fact "remove-again 15"
+t "the report is the --stats-json text, naming the pass" \
+	eval 'fact "report 0" && fact "report-names-pass 1"'
+t "a second pipeline on a session: QOPT_EUSAGE (6)" fact "second-pipeline 6"
+
+t "on paths: add_pass with an option, then run_file" \
+	eval 'fact "add-pass 0" && fact "path-run 0"'
+t "on paths: the output is the bytes qopt writes" \
+	cmp -s "$W/path.onnx" "$W/cli.onnx"
+t "an output that is the input: QOPT_EUSAGE, the input untouched" \
+	eval 'fact "same-path 6" && cksum <"$W/m.onnx" | cmp -s - "$W/input.sum"'
+
+t "an unknown setting: QOPT_EUSAGE, and a diagnostic naming it" \
+	eval 'fact "unknown-setting 6" && grep -q "^diag 0 6 - unknown setting .no_such." "$W/facts"'
+t "the diag callback hears a pass's warning, with its pass" \
+	fact "diag 1 0 t-warn planned warning for the test"
+t "... and a pass's error, with its pass and QOPT_EPASS (16)" \
+	fact "diag 0 16 t-fail planned failure for the test"
+t "the failing run returns the pass's status and names it" \
+	eval '[ "$(grep -c "^failing-run 16 t-fail$" "$W/facts")" = 2 ]'
+t "an unknown pass: QOPT_EUSAGE, an error naming it; a run then refused" \
+	eval 'fact "unknown-pass 6" && grep -q "^diag 0 6 - .*unknown pass .no-such-pass." "$W/facts" && fact "refused-run 6"'
+
+# Without a callback the library prints what qopt prints.
+run L "$bin" --load "$PL/good.so" --passes t-warn,t-fail "$W/m.onnx" --dry-run
+grep '^qopt: t-' "$W/err" >"$W/cli-lines"
+grep '^qopt: t-' "$W/client.err" >"$W/lib-lines"
+sed 's/^/# qopt: /' "$W/cli-lines"
+t "without a callback, the passes' messages are qopt's lines" \
+	eval '[ -s "$W/cli-lines" ] && cmp -s "$W/cli-lines" "$W/lib-lines"'
+
+# Calibration and the plan in process join here with their module.
+
+done_testing
