@@ -39,6 +39,7 @@ struct qopt_session {
 	int hooked;		/* the manager hooks are added */
 	int in_run;		/* a run (and so a hook) is under way */
 	int saw_strict;		/* a warning --strict made an error */
+	int strict_run;		/* the run is --strict */
 	qopt_status fail_code;	/* the failed pass's status */
 	struct pub_hook *hooks;
 	size_t nhooks;
@@ -595,6 +596,7 @@ static qopt_status begin(qopt_session *s)
 	if ((rc = device(s, &dev)) || (rc = add_manager_hooks(s, strict)))
 		return rc;
 	qm_set_verbosity(s->qm, s->verbosity, strict);
+	s->strict_run = strict;
 	if (qm_run_begin(s->qm, dev, s->threads, 0))
 		return QOPT_ENOMEM;
 	s->fail_code = QOPT_OK;
@@ -611,8 +613,12 @@ static qopt_status run(qopt_session *s, qir_model *m)
 	s->in_run = 0;
 	if (rc == QM_OK)
 		return QOPT_OK;
+	/* A hook's after (ours set fail_code; --strict's after its
+	 * warnings were shown as errors) fails a pass without
+	 * after_failed. */
 	if (qm_failed_pass(s->qm))
-		return s->fail_code ? s->fail_code : QOPT_EPASS;
+		return s->fail_code ? s->fail_code :
+		       s->strict_run && s->saw_strict ? QOPT_ESTRICT : QOPT_EPASS;
 	return s->saw_strict ? QOPT_ESTRICT : QOPT_EVERIFY;
 }
 

@@ -14,8 +14,9 @@
  * session's diagnostic callback (default: stderr, as the qopt command
  * prints it). Handles are opaque; structs the caller fills or reads
  * begin with their size, so a later minor can append fields (the rule
- * of docs/plugin-abi.md). Two sessions in one process share nothing but
- * the plugins' code. A session is used by one thread at a time.
+ * of docs/plugin-abi.md). Two sessions in one process keep their own
+ * passes, pipeline and messages; runs are one at a time per process
+ * (the crash guard names one running pass), not from two threads.
  * docs/library.md has the whole story.
  */
 #ifndef QOPT_SESSION_H

@@ -2,7 +2,10 @@
 # named pipelines, instrumentation (fragment of the top Makefile.am).
 
 check_PROGRAMS += tests/manager/unit tests/manager/session tests/manager/hooks \
-	tests/manager/misuse
+	tests/manager/misuse tests/manager/session-pub
+# <qopt/session.h>'s refusals, through libqopt's exports only.
+tests_manager_session_pub_SOURCES = tests/manager/session-pub.c tests/lib/tap.h
+tests_manager_session_pub_LDADD = libqopt.la
 tests_manager_misuse_SOURCES = tests/manager/misuse.c tests/lib/tap.h
 tests_manager_misuse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_manager_misuse_LDADD = $(QOPT_MANAGER_OBJECTS) libqopt.la
@@ -22,7 +25,7 @@ MANAGER_SH = tests/manager/globals.sh tests/manager/plugins.sh \
 	tests/manager/order.sh tests/manager/input.sh \
 	tests/manager/discovery.sh
 TESTS += tests/manager/unit tests/manager/session tests/manager/hooks \
-	tests/manager/misuse $(MANAGER_SH)
+	tests/manager/misuse tests/manager/session-pub $(MANAGER_SH)
 dist_check_SCRIPTS += $(MANAGER_SH)
 
 # the calibration query and the one-command form's hand-over

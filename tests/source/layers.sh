@@ -11,15 +11,18 @@
 . "$top_srcdir/tests/lib/common.sh"
 cd "$top_srcdir" || exit 1
 
-up_from() {	# dir, pattern of includes it must not have
-	grep -n "^#include \"\\($2\\)" "$1"/*.[ch] >"$W/up" 2>/dev/null
+# up_from DIR ERE: DIR's includes of a path matching ERE, in any
+# spelling: "x/...", <x/...>, "ir/x/...", "../x/...", space after '#'.
+up_from() {
+	grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\\.\\./)*(ir/)?($2)" \
+		"$1"/*.[ch] >"$W/up" 2>/dev/null
 	sed 's/^/# up: /' "$W/up"
 	test ! -s "$W/up"
 }
 
 t "ir/file has sources" test -f ir/file/atomic_file.c
 t "ir/file includes nothing of model, onnx, infer or transforms" \
-	up_from ir/file 'model/\|onnx/\|infer/\|transforms/\|ir/'
+	up_from ir/file 'model/|onnx/|infer/|transforms/|ir/'
 t "ir/file uses no public qopt header (no qir_error, no qopt_status)" \
 	sh -c '! grep -n "^#include <qopt/" ir/file/*.[ch]'
 t "ir/file's own names use its prefix, not qir_/qopt_/qk_" \
@@ -44,9 +47,16 @@ else ok 0 "the check finds a planted base/ include of qopt/pass.h"; fi
 t "the pass context API is not in base/ (no qopt_log source there)" \
 	sh -c '! grep -ln "^void qopt_log(" base/*.c'
 
-mkdir -p "$W/p" && printf '#include "onnx/onnx_io.h"\n' >"$W/p/x.c"
-if up_from "$W/p" 'onnx/' >/dev/null; then ok 1 "the check finds a planted upward include"
-else ok 0 "the check finds a planted upward include"; fi
+mkdir -p "$W/p"
+for spelling in '"onnx/onnx_io.h"' '"ir/onnx/onnx_io.h"' '"../onnx/onnx_io.h"' \
+	'<ir/onnx/onnx_io.h>'; do
+	printf '#  include %s\n' "$spelling" >"$W/p/x.c"
+	if up_from "$W/p" 'onnx/' >/dev/null; then
+		ok 1 "the check finds a planted upward include $spelling"
+	else
+		ok 0 "the check finds a planted upward include $spelling"
+	fi
+done
 
 # Calls, from the objects the build made. Layers, lowest first.
 layers="base kernels ir/file ir/model ir/infer ir/onnx ir/transforms core/manager core/cli"

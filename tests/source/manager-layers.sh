@@ -15,14 +15,16 @@ PUBLIC=manager/session-api.h
 WHITE_BOX="tests/manager/unit.c tests/manager/session.c tests/abi/loader.c
 fuzz/fuzz-passes.c tests/base/utf8.c"
 
-# "FILE HEADER" for each #include "manager/..." of the .c/.h under $1's
-# folders given after it.
+# "FILE HEADER" for each include of a manager header of the .c/.h under
+# $1's folders given after it, in any spelling (the header's path from
+# core/ or from the top, or with ../ in front; quotes or angle
+# brackets), named by its path from core/.
 manager_includes() {
 	root=$1
 	shift
 	(cd "$root" && find "$@" \( -name '*.c' -o -name '*.h' \) \
 		-type f 2>/dev/null | sort | while read -r f; do
-		sed -n 's|^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(manager/[^"]*\)".*|\1|p' \
+		sed -n 's|^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]\(\.\./\)*\(core/\)\{0,1\}\(manager/[^">]*\)[">].*|\3|p' \
 			"$f" | sed "s|^|$f |"
 	done)
 }
@@ -75,11 +77,15 @@ mkdir -p "$P/core/cli" "$P/core/manager" "$P/ir/model" "$P/tests"
 cp "$top_srcdir"/core/cli/*.[ch] "$P/core/cli/"
 cp "$top_srcdir"/core/manager/*.[ch] "$P/core/manager/"
 printf '#include "manager/run.h"\n' >>"$P/core/cli/main.c"
+printf '#include "core/manager/run.h"\n' >>"$P/core/cli/cli.c"
+printf '# include "../manager/registry.h"\n' >>"$P/core/cli/setup.c"
 printf '#include "manager/msg.h"\nint x;\n' >"$P/ir/model/planted.c"
 printf '#include "manager/run.h"\n' >>"$P/core/manager/msg.h"
 cli_violations "$P" >"$W/pa"
 t "control: a core/cli file including manager/run.h is found" \
 	grep -q '^core/cli/main.c manager/run.h$' "$W/pa"
+t "control: ... spelled core/manager/run.h, and ../manager/registry.h" \
+	eval 'grep -q "^core/cli/cli.c manager/run.h$" "$W/pa" && grep -q "^core/cli/setup.c manager/registry.h$" "$W/pa"'
 outside_violations "$P" >"$W/pb"
 t "control: an ir/ file including manager/msg.h is found" \
 	grep -q '^ir/model/planted.c manager/msg.h$' "$W/pb"
