@@ -6,7 +6,7 @@ import tempfile
 
 from . import _capi, _model, _runner, _samples
 from ._pipeline import set_pipeline
-from ._session import Session
+from ._session import Session, one_run
 
 
 def _dims_text(dims):
@@ -45,9 +45,10 @@ def calibrate(model, samples=None, passes="fp8-mha", pipeline=None,
             set_pipeline(s, passes, pipeline, who)
             runner = _runner.Runner()
             out = ctypes.c_void_p()
-            st = s.lib.qopt_session_calibrate(s.handle, _capi.cstr(src),
-                                          ctypes.byref(o), runner.fn, None,
-                                          ctypes.byref(out))
+            with one_run(who):
+                st = s.lib.qopt_session_calibrate(s.handle, _capi.cstr(src),
+                                              ctypes.byref(o), runner.fn,
+                                              None, ctypes.byref(out))
             runner.reraise()
             s.check(st, "calibrating %s" % (
                     os.fspath(model) if isinstance(model, (str, os.PathLike))

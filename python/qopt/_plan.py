@@ -6,7 +6,7 @@ import tempfile
 
 from . import _capi, _model, _runner, _samples
 from ._calibrate import _dims_text
-from ._session import Session
+from ._session import Session, one_run
 
 
 class Plan:
@@ -54,9 +54,10 @@ def plan(model, samples=None, formats=("nvfp4", "fp8", "none"),
         with Session(settings) as s:
             runner = _runner.Runner()
             out = ctypes.c_void_p()
-            st = s.lib.qopt_session_plan(s.handle, _capi.cstr(src),
-                                          ctypes.byref(o), runner.fn, None,
-                                          ctypes.byref(out))
+            with one_run(who):
+                st = s.lib.qopt_session_plan(s.handle, _capi.cstr(src),
+                                              ctypes.byref(o), runner.fn,
+                                              None, ctypes.byref(out))
             runner.reraise()
             s.check(st, "planning %s" % (
                     os.fspath(model) if isinstance(model, (str, os.PathLike))

@@ -6,7 +6,7 @@ import tempfile
 from . import _capi, _model, _runner, _samples
 from ._hooks import Hooks
 from ._pipeline import set_pipeline
-from ._session import Session
+from ._session import Session, one_run
 
 
 def run(model, passes=None, pipeline=None, calibration_data=None,
@@ -44,8 +44,9 @@ def run(model, passes=None, pipeline=None, calibration_data=None,
             h = Hooks(s, hooks, who)
             dst = os.fspath(output) if output is not None else \
                 os.path.join(tmp, "out.onnx")
-            st = s.lib.qopt_session_run_file(s.handle, _capi.cstr(src),
-                                             _capi.cstr(dst))
+            with one_run(who):
+                st = s.lib.qopt_session_run_file(s.handle, _capi.cstr(src),
+                                                 _capi.cstr(dst))
             try:
                 s.check(st, os.fspath(model) if isinstance(
                     model, (str, os.PathLike)) else "the model")

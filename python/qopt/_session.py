@@ -1,11 +1,35 @@
 """One qopt_session (include/qopt/session.h) for one call: settings,
 the pipeline, hooks, and every status checked, its messages given to
 Python (_diag)."""
+import contextlib
 import ctypes
 import os
+import threading
 
 from . import _capi, _locate
 from ._diag import Diagnostics, error
+from .errors import Error
+
+# libqopt runs one pipeline at a time per process (session.h: its crash
+# guard names one running pass): calls from two threads take turns, and
+# one from inside a hook or a runner, which would deadlock, is an error.
+_RUN_LOCK = threading.Lock()
+_RUNNING = threading.local()
+
+
+@contextlib.contextmanager
+def one_run(who):
+    if getattr(_RUNNING, "inside", False):
+        raise Error("%s: called while a run of this thread is in "
+                          "progress (from a hook or a runner): libqopt runs "
+                          "one pipeline at a time" % who, _capi.EUSAGE)
+    with _RUN_LOCK:
+        _RUNNING.inside = True
+        try:
+            yield
+        finally:
+            _RUNNING.inside = False
+
 
 # Settings a list may give more than once (qopt_session_set appends).
 _REPEATABLE = ("plugin_dir", "load")

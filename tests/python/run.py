@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import warnings
 
 import numpy as np
@@ -167,6 +168,30 @@ def boom(e):
 
 raises("a hook that raises fails the run with its exception", KeyError,
        qopt.run, m, passes="cast-fold", hooks=boom, text=("from the hook",))
+
+def nested(e):
+    qopt.run(m, passes="cast-fold")
+
+
+raises("qopt.run from inside a hook is refused (one run at a time), and "
+       "the outer run raises that", qopt.Error, qopt.run, m,
+       passes="cast-fold", hooks=nested, text=("one pipeline at a time",))
+
+# two threads: their runs take turns, each gets its own result
+results = {}
+
+
+def worker(k):
+    results[k] = qopt.run(m, passes=NV)
+
+
+threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+check("qopt.run from 4 threads at once: each run gives the qopt program's "
+      "model", len(results) == 4 and all(r == want for r in results.values()))
 
 # PP-OCR: fp8 calibrated on NumPy samples, byte for byte the one-command
 # form of the qopt program on the same samples written by NumPy itself.
