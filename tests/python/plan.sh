@@ -2,7 +2,7 @@
 # tests/python/plan.sh - qopt.plan in process against `qopt plan`
 # (tests/python/plan.py): the same INI and choices from a samples
 # folder and from NumPy samples, the INI run by qopt.run as by the qopt
-# program. SKIP without libqopt's plan (include/qopt/plan.h) or ORT.
+# program. SKIP without libqopt's plan (qopt_session_plan) or ORT.
 . "$top_srcdir/tests/lib/common.sh"
 . "$top_srcdir/tests/python/common.sh"
 . "$top_srcdir/tests/ort/common.sh"
