@@ -1,15 +1,17 @@
 /*
  * passes/support/fail.c - the remembered status behind ps_fail. One per
- * thread: a pass runs on the thread that called it (the kernels' worker
- * threads say nothing), and the toolkit is linked into each module, so
- * no two modules share it.
+ * module (the toolkit is linked into each), not per thread: libqopt runs
+ * one pass at a time in a process (docs/library.md), and a thread-local
+ * in a dlopen'ed module is dynamic TLS, whose blocks LeakSanitizer's
+ * tracer reads after the module is closed (it crashed qopt's exit in
+ * the sanitizer build: "Tracer caught signal 11").
  */
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "fail.h"
 
-static _Thread_local qopt_status first;
+static qopt_status first;
 
 int ps_fail(qopt_ctx *ctx, qopt_status code, const char *fmt, ...)
 {
