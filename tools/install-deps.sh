@@ -7,7 +7,8 @@ SUDO=
 export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential autoconf automake libtool pkg-config
 	libprotobuf-c-dev protobuf-c-compiler libinih-dev
-	libonnx-testdata python3-onnx python3-numpy time procps
+	libonnx-testdata python3-onnx python3-numpy python3-pip
+	python3-setuptools time procps
 	clang libclang-rt-14-dev python3-pil fonts-dejavu-core"
 # Node.js runs the ONNX Runtime test oracle; keep an existing install.
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
