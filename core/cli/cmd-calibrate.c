@@ -21,7 +21,7 @@
 #include <string.h>
 #include <qopt/calib.h>
 #include "cli/cli.h"
-#include "cli/calib-run.h"
+#include "cli/calib-runner.h"
 #include "cli/outpath.h"
 
 #define WHO "qopt calibrate"
@@ -155,6 +155,20 @@ static int cmd_merge(struct cli_opts *a)
 	return rc;
 }
 
+/* The ranges measured through the program's runner, written at -o. */
+static int calibrate_file(struct cli_opts *a, qir_model *m)
+{
+	struct cli_calib cc;
+	int rc = cli_calib_init(&cc, a);
+
+	if (rc)
+		return rc;
+	rc = calib_pipeline_file(&cc.cs, WHO, m, a->out_discard ?
+				 "/dev/null" : a->output);
+	cli_calib_free(&cc);
+	return rc;
+}
+
 int cmd_calibrate(struct cli_opts *a)
 {
 	qir_model *m;
@@ -166,7 +180,7 @@ int cmd_calibrate(struct cli_opts *a)
 		return cmd_merge(a);
 	rc = check_output(a);
 	if (!rc)
-		rc = calib_check_samples(a, WHO,
+		rc = cli_calib_check_samples(a, WHO,
 					 a->out_discard ? NULL : a->output);
 	if (rc)
 		return rc;
@@ -178,8 +192,7 @@ int cmd_calibrate(struct cli_opts *a)
 	else
 		rc = cli_setup(a, "fp8-mha");
 	if (!rc)
-		rc = calib_pipeline_file(a, WHO, m, a->out_discard ?
-					 "/dev/null" : a->output);
+		rc = calibrate_file(a, m);
 	qir_model_free(m);
 	return rc;
 }
