@@ -20,6 +20,7 @@
  * edited one is refused).
  */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -340,6 +341,24 @@ static void remove_links(const char *data)
 	}
 }
 
+/* The private folder dir removed, and whatever a runner left in it
+ * (ONNX Runtime's node binding writes files into its TMPDIR). */
+static void remove_dir(const char *dir)
+{
+	char path[4400];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 /* ------------------------------------------------------------------ */
 /* the result: what the script measured, written by qopt */
 
@@ -489,7 +508,7 @@ static void stop_by_sigint(struct calib_settings *a)
 
 	remove_inline_files(ci);
 	if (ci && ci->dir[0])
-		rmdir(ci->dir);
+		remove_dir(ci->dir);
 	qm_guard_files(NULL, 0, NULL);
 	signal(SIGINT, SIG_DFL);
 	raise(SIGINT);
@@ -623,7 +642,7 @@ static int run_probe(struct calib_settings *a, const char *who,
 	remove_links(data);
 	unlink(result);
 	if (own_dir) {
-		rmdir(dir);
+		remove_dir(dir);
 		qm_guard_files(NULL, 0, NULL);
 	} else {
 		guard_inline(ci);
@@ -1135,7 +1154,7 @@ void calib_inline_end(struct calib_settings *a)
 		return;
 	if (ci->dir[0]) {
 		remove_inline_files(ci);
-		rmdir(ci->dir);
+		remove_dir(ci->dir);
 		qm_guard_files(NULL, 0, NULL);
 	}
 	/* no pass runs after this: the hook's pointer is not used again */

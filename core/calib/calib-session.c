@@ -255,14 +255,15 @@ qopt_status qopt_session_calibration(qopt_session *s, const char *samples,
 	}
 	pc->a.data = pc->data;
 	pc->a.input = qm_pub_input(s);	/* each run's, when it runs */
+	/* Attached before the hook that points into pc is registered: the
+	 * session frees pc once no run can call the hook any more. */
+	if ((rc = qm_pub_attach(s, pc, pub_free))) {
+		pub_free(pc);
+		return rc;
+	}
 	rc = status_of(pc, calib_check_samples(&pc->a, "qopt", NULL));
 	if (!rc)
 		rc = status_of(pc, calib_inline_begin(&pc->a));
-	if (!rc) {
-		pc->inline_on = 1;
-		rc = qm_pub_attach(s, pc, pub_free);
-	}
-	if (rc)
-		pub_free(pc);
+	pc->inline_on = !rc;
 	return rc;
 }
