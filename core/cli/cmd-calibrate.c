@@ -5,7 +5,7 @@
  *
  * qopt loads the model exactly as a pipeline does (nodes sorted), so
  * the file's qir_model_hash() is the one the pass will compare; the
- * measuring is calib-run.c's, shared with the one-command form (`qopt
+ * measuring is core/calib/calib-run.c's, shared with the one-command form (`qopt
  * MODEL --calibration-data DIR`). The calibration file goes through the
  * same checks and atomic rename as the main command's -o (outpath.c,
  * qm_outfile): never the input model or its data, never a device, FIFO,
