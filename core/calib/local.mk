@@ -17,6 +17,8 @@ libqopt_la_SOURCES += \
 QOPT_MANAGER_SOURCES += \
 	core/calib/calib-run.h \
 	core/calib/calib-run.c \
+	core/calib/calib-job.h \
+	core/calib/calib-job.c \
 	core/calib/calib-ort.h \
 	core/calib/calib-ort.c \
 	core/calib/calib-ort-refuse.c \
