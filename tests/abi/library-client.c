@@ -242,6 +242,60 @@ static void calibrate(const char *passdir, const char *model,
 	qopt_session_free(s);
 }
 
+/* Random samples (a smoke test): OUTDIR/lib-random.json. */
+static void calibrate_random(const char *passdir, const char *model,
+			     const char *outdir, struct node_runner *r)
+{
+	qopt_calib_opts o = { sizeof(o), NULL, 3, 7, NULL, NULL, 0 };
+	qopt_session *s = calib_session(passdir, "fp8-mha");
+	qopt_calib *c = NULL;
+	qir_error err = { 0 };
+	char path[4096];
+
+	printf("calibrate-random %d\n", qopt_session_calibrate(s, model, &o,
+	       run_node, r, &c));
+	snprintf(path, sizeof(path), "%s/lib-random.json", outdir);
+	printf("calibrate-random-write %d\n", c ? qopt_calib_write(c, path,
+	       &err) : -1);
+	qopt_calib_free(c);
+	qopt_session_free(s);
+}
+
+/* Options the library refuses before any work, as "NAME STATUS". */
+static void calibrate_bad_opts(const char *passdir, const char *model,
+			       const char *samples, struct node_runner *r)
+{
+	static const struct {
+		const char *name, *samples, *dims, *method;
+		long random;
+		double percentile;
+	} bad[] = {
+		{ "both", "S", NULL, NULL, 2, 0 },
+		{ "dims-with-samples", "S", "N=2", NULL, 0, 0 },
+		{ "dims-malformed", NULL, "N", NULL, 2, 0 },
+		{ "dims-zero", NULL, "N=0", NULL, 2, 0 },
+		{ "method-unknown", "S", NULL, "median", 0, 0 },
+		{ "percentile-range", "S", NULL, NULL, 0, 30 },
+		{ "percentile-of-max", "S", NULL, "max", 0, 99 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		qopt_calib_opts o = { sizeof(o), bad[i].samples ? samples : NULL,
+				      bad[i].random, 0, bad[i].dims,
+				      bad[i].method, bad[i].percentile };
+		qopt_session *s = calib_session(passdir, "fp8-mha");
+		qopt_calib *c = NULL;
+
+		r->calls = 0;
+		printf("bad-opts %s %d runner-calls %d\n", bad[i].name,
+		       qopt_session_calibrate(s, model, &o, run_node, r, &c),
+		       r->calls);
+		qopt_calib_free(c);
+		qopt_session_free(s);
+	}
+}
+
 /* What the library refuses, each a status and a diagnostic. */
 static void calibrate_refused(const char *passdir, const char *model,
 			      const char *samples, struct node_runner *r)
@@ -310,6 +364,8 @@ int main(int argc, char **argv)
 		r.script = argv[8];
 		calibrate(argv[1], argv[5], argv[6], argv[4], &r);
 		calibrate_refused(argv[1], argv[5], argv[6], &r);
+		calibrate_random(argv[1], argv[5], argv[4], &r);
+		calibrate_bad_opts(argv[1], argv[5], argv[6], &r);
 		calibrated_run(argv[1], argv[5], argv[6], argv[4], &r);
 	}
 	return 0;

@@ -128,6 +128,16 @@ if [ -z "$why" ]; then
 		eval 'cfact "calibrate-nothing-to-measure 6" && grep -q "reads a calibration file: nothing to calibrate" "$C/err" "$C/facts"'
 	t "a runner that fails: its status (QOPT_EINVALID, 3) and message, no ranges" \
 		eval 'cfact "calibrate-runner-fails 3 out-null 1" && grep -q "client runner: .*/nonexistent/qopt-calibrate-ort failed" "$C/err" "$C/facts"'
+	run CL "$bin" calibrate -q "$C/e.onnx" --random 3 --seed 7 -o "$C/cli-random.json"
+	t "random samples with a seed: the file qopt calibrate --random 3 --seed 7 writes" \
+		eval '[ $rc = 0 ] && cfact "calibrate-random 0" && cfact "calibrate-random-write 0" && cmp -s "$C/lib-random.json" "$C/cli-random.json"'
+	for b in both dims-with-samples dims-malformed dims-zero method-unknown \
+		percentile-range percentile-of-max; do
+		t "qopt_calib_opts refused before the runner runs: $b (QOPT_EUSAGE)" \
+			cfact "bad-opts $b 6 runner-calls 0"
+	done
+	t "... each refusal names the option" \
+		eval '[ "$(grep -c "^diag 0 6 - qopt_calib_opts" "$C/facts")" -ge 8 ]'
 	run CL "$bin" --passes fp8-mha "$C/e.onnx" --calibration-data "$C/cal" -o "$C/cli-fp8.onnx"
 	t "qopt_session_calibration, then a run: the bytes of qopt --calibration-data" \
 		eval '[ $rc = 0 ] && cfact "calibration 0" && cfact "calibrated-run 0 runner-calls-positive 1" && cmp -s "$C/lib-fp8.onnx" "$C/cli-fp8.onnx"'
