@@ -69,13 +69,12 @@ qopt_SOURCES += \
 	core/cli/summary.c \
 	core/cli/cmd-model.c \
 	core/cli/cmd-calibrate.c \
-	core/cli/calib-run.h \
-	core/cli/calib-run.c \
+	core/cli/calib-runner.h \
+	core/cli/calib-runner.c \
 	core/cli/ort-child.h \
 	core/cli/ort-child.c \
 	core/cli/spawn.h \
 	core/cli/spawn.c \
-	core/cli/ort-refuse.c \
 	core/cli/bisect.c \
 	core/cli/outpath.h \
 	core/cli/outpath.c \

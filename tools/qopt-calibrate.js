@@ -26,7 +26,7 @@ const path = require('path');
 // Who speaks: the job's "who" (qopt's one-command form names the pass).
 let ME = 'qopt calibrate';
 // The exit status that says "the error is said": qopt adds no line of
-// its own (core/cli/calib-run.c, SCRIPT_SAID).
+// its own (core/cli/calib-runner.c, SCRIPT_SAID).
 const EXIT_SAID = 3;
 // The same for an error of qopt's command line (--dim naming no
 // dimension of the model): qopt exits 2, as qopt-ort-check does

@@ -865,7 +865,7 @@ function graphSummary(file) {
 // ONNX Runtime 1.30 never returns from `run` on a Conv over zero input
 // channels (weight [8,0,3,3], input [1,0,9,9]), so the tools refuse a
 // Conv or ConvTranspose whose input or weight has a dimension of size
-// 0 in the model (qopt's rule too: core/cli/ort-refuse.c). The first
+// 0 in the model (qopt's rule too: core/calib/calib-ort-refuse.c). The first
 // such node as {node, op, tensor, what, axis}, or null.
 function zeroSizeConv(file) {
 	const g = graphSummary(file);

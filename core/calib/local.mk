@@ -12,12 +12,22 @@ libqopt_la_SOURCES += \
 	core/calib/calib-merge.c
 # With the manager (compiled into libqopt, hidden; the qopt program
 # links those objects): the If/Loop hoist of the probe model (an IR
-# transform) and the sample files' checks, which only the command line
-# calls yet.
+# transform), the sample files' checks, and measuring through a runner
+# (the probe model, the job, the result; the bound on ORT's run).
 QOPT_MANAGER_SOURCES += \
+	core/calib/calib-run.h \
+	core/calib/calib-run.c \
+	core/calib/calib-job.h \
+	core/calib/calib-job.c \
+	core/calib/calib-ort.h \
+	core/calib/calib-ort.c \
+	core/calib/calib-ort-refuse.c \
 	core/calib/calib-hoist.h \
 	core/calib/calib-hoist.c \
 	core/calib/calib-samples.h \
 	core/calib/calib-samples.c \
 	core/calib/calib-npy.c \
 	core/calib/calib-npz.c
+# libqopt's qopt_session_calibrate and qopt_session_calibration
+# (exports, as session-pub.c: never a second copy in a program).
+libqopt_la_SOURCES += core/calib/calib-session.c

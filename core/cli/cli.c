@@ -372,7 +372,7 @@ static int take_calib_option(struct cli_opts *c, int ch, const char *arg)
 		c->seed = v;
 		break;
 	case OPT_ORT_TIMEOUT:
-		if (cli_ort_timeout_parse(arg, &c->ort_timeout))
+		if (calib_ort_timeout_parse(arg, &c->ort_timeout))
 			return usage_error(c, "--ort-timeout takes seconds from "
 					   "0 (no bound) to 31536000, got",
 					   arg), -1;

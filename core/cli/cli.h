@@ -63,7 +63,7 @@ struct cli_opts {
 	int merge;
 	const char **merge_in;
 	size_t nmerge_in;
-	void *calib_inline;	/* calib-run.c's, while a run calibrates */
+	void *calib_inline;	/* calib-runner.c's, while a run calibrates */
 };
 
 /* Fills c from argv (argv[1] may name the command); prints usage

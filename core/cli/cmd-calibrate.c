@@ -5,7 +5,7 @@
  *
  * qopt loads the model exactly as a pipeline does (nodes sorted), so
  * the file's qir_model_hash() is the one the pass will compare; the
- * measuring is calib-run.c's, shared with the one-command form (`qopt
+ * measuring is core/calib/calib-run.c's, shared with the one-command form (`qopt
  * MODEL --calibration-data DIR`). The calibration file goes through the
  * same checks and atomic rename as the main command's -o (outpath.c,
  * qm_outfile): never the input model or its data, never a device, FIFO,
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <qopt/calib.h>
 #include "cli/cli.h"
-#include "cli/calib-run.h"
+#include "cli/calib-runner.h"
 #include "cli/outpath.h"
 
 #define WHO "qopt calibrate"
@@ -155,6 +155,20 @@ static int cmd_merge(struct cli_opts *a)
 	return rc;
 }
 
+/* The ranges measured through the program's runner, written at -o. */
+static int calibrate_file(struct cli_opts *a, qir_model *m)
+{
+	struct cli_calib cc;
+	int rc = cli_calib_init(&cc, a);
+
+	if (rc)
+		return rc;
+	rc = calib_pipeline_file(&cc.cs, WHO, m, a->out_discard ?
+				 "/dev/null" : a->output);
+	cli_calib_free(&cc);
+	return rc;
+}
+
 int cmd_calibrate(struct cli_opts *a)
 {
 	qir_model *m;
@@ -166,7 +180,7 @@ int cmd_calibrate(struct cli_opts *a)
 		return cmd_merge(a);
 	rc = check_output(a);
 	if (!rc)
-		rc = calib_check_samples(a, WHO,
+		rc = cli_calib_check_samples(a, WHO,
 					 a->out_discard ? NULL : a->output);
 	if (rc)
 		return rc;
@@ -178,8 +192,7 @@ int cmd_calibrate(struct cli_opts *a)
 	else
 		rc = cli_setup(a, "fp8-mha");
 	if (!rc)
-		rc = calib_pipeline_file(a, WHO, m, a->out_discard ?
-					 "/dev/null" : a->output);
+		rc = calibrate_file(a, m);
 	qir_model_free(m);
 	return rc;
 }

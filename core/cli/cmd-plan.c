@@ -190,7 +190,7 @@ static int parse_args(struct plan *p, int argc, char **argv)
 		case OPT_ORT_TIMEOUT:
 			/* through the environment: the bound of the node
 			 * script and of each qopt calibrate child */
-			if (cli_ort_timeout_parse(optarg, &(long){ 0 }) < 0)
+			if (calib_ort_timeout_parse(optarg, &(long){ 0 }) < 0)
 				return usage_error(p->s, "--ort-timeout takes "
 						   "seconds from 0 (no bound) "
 						   "to 31536000, got '%s'",

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "cli/calib-run.h"
+#include "cli/calib-runner.h"
 #include "cli/outpath.h"
 #include "cli/summary.h"
 
@@ -379,7 +379,7 @@ static int run_pipeline(struct cli_opts *c)
 	rc = cli_run_begin(c, &dev);
 	/* --calibration-data: ranges measured before each pass that asks */
 	if (!rc && (c->data || c->random))
-		rc = calib_inline_begin(c);
+		rc = cli_calib_inline_begin(c);
 	if (rc)
 		return rc;
 	if (qm_run_begin(c->s, dev, c->threads, 0))
@@ -437,10 +437,10 @@ int cmd_run(struct cli_opts *c)
 		return QOPT_EXIT_USAGE;
 	rc = check_outputs(c);
 	if (!rc)	/* the samples of --calibration-data, before any work */
-		rc = calib_check_samples(c, "qopt", c->dry_run ||
+		rc = cli_calib_check_samples(c, "qopt", c->dry_run ||
 					 c->out_discard ? NULL : c->output);
 	if (!rc)
 		rc = run_pipeline(c);
-	calib_inline_end(c);
+	cli_calib_inline_end(c);
 	return rc;
 }

@@ -27,7 +27,7 @@ static int run_command(struct cli_opts *c)
 	qir_error err = { 0 };
 	int rc;
 
-	/* calibrate's node script has its own stop handling (calib-run.c) */
+	/* calibrate's node script has its own stop handling (calib-runner.c) */
 	if (strcmp(c->cmd, "calibrate") && qm_guard_install(1)) {
 		qm_say(c->s, QOPT_LOG_ERROR,
 		       "qopt: error: cannot install the exit handler\n");

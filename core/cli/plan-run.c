@@ -220,18 +220,18 @@ static int parse_result(struct plan *p, FILE *f, size_t n, double *nmse,
 	return 0;
 }
 
-/* The bound on the node script (cli_ort_timeout: the float model and
+/* The bound on the node script (calib_ort_timeout: the float model and
  * every candidate over the samples), or -1 after saying why. */
 static long plan_bound(struct plan *p, const char *const *files, size_t n)
 {
-	uint64_t bytes = cli_model_bytes(p->input);
+	uint64_t bytes = calib_model_bytes(p->input);
 	char why[256];
 	long t;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		bytes += cli_model_bytes(files[i]);
-	t = cli_ort_timeout(-1, bytes, cli_count_samples(p->data, 0), why,
+		bytes += calib_model_bytes(files[i]);
+	t = calib_ort_timeout(-1, bytes, calib_count_samples(p->data, 0), why,
 			    sizeof(why));
 	if (t < 0)
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: %s\n", why);

@@ -351,9 +351,9 @@ static int run_script(struct tune *t, const char *job, const char *ref,
 	if (!node || !*node)
 		node = strcmp(QOPT_CONFIGURED_NODE, "no") ?
 		       QOPT_CONFIGURED_NODE : "node";
-	timeout = cli_ort_timeout(-1, cli_model_bytes(ref) +
-				  cli_model_bytes(probe),
-				  cli_count_samples(t->data, 0), why,
+	timeout = calib_ort_timeout(-1, calib_model_bytes(ref) +
+				  calib_model_bytes(probe),
+				  calib_count_samples(t->data, 0), why,
 				  sizeof(why));
 	if (!script || timeout < 0) {
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: %s\n",

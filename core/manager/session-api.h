@@ -245,4 +245,26 @@ double qm_now(void);
 void qm_json_str(FILE *f, const char *s);
 void qm_fmt_double(char *buf, size_t n, double x);
 
+/* ---- a public session (qopt/session.h, session-pub.c), for libqopt's
+ * modules that extend it (core/calib/calib-session.c): the manager's
+ * session under it, its settings, a run's preparation and a slot for
+ * state that lives as long as it ---- */
+typedef struct qopt_session qopt_session;
+qm_session *qm_pub_manager(qopt_session *s);
+/* The session's thread count, and whether it runs --strict. */
+void qm_pub_params(const qopt_session *s, int *threads, int *strict);
+/* What a run does before qm_run_begin: the pipeline resolved, the
+ * device picked (*dev), the session's hooks added (once). A status,
+ * said. */
+qopt_status qm_pub_prepare(qopt_session *s, qk_device *dev);
+/* ext lives until qopt_session_free, which calls free_fn(ext) first;
+ * one per session (a second: QOPT_EUSAGE, said). */
+qopt_status qm_pub_attach(qopt_session *s, void *ext,
+			  void (*free_fn)(void *ext));
+/* The path of the model the session's run is on (a buffer of s whose
+ * text each run sets). */
+const char *qm_pub_input(qopt_session *s);
+/* An error said through the session's diagnostics; code returned. */
+qopt_status qm_pub_fail(qopt_session *s, qopt_status code, const char *msg);
+
 #endif /* QOPT_QM_SESSION_API_H */

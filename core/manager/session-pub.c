@@ -44,6 +44,9 @@ struct qopt_session {
 	struct pub_hook *hooks;
 	size_t nhooks;
 	char input[PATH_MAX];	/* the last run's input, for the report */
+	/* A module's state for the session's runs (qm_pub_attach). */
+	void *ext;
+	void (*ext_free)(void *ext);
 };
 
 /* ---- diagnostics ---- */
@@ -216,6 +219,8 @@ void qopt_session_free(qopt_session *s)
 {
 	if (!s)
 		return;
+	if (s->ext_free)
+		s->ext_free(s->ext);
 	qm_session_free(s->qm);
 	free_strv(s->dirs, s->ndirs);
 	free_strv(s->loads, s->nloads);
@@ -576,26 +581,13 @@ static qopt_status device(qopt_session *s, qk_device *dev)
 
 static qopt_status begin(qopt_session *s)
 {
-	struct qm_settings g;
-	qopt_status rc = QOPT_OK;
 	qk_device dev = QK_DEVICE_AUTO;
-	int strict;
+	qopt_status rc = qm_pub_prepare(s, &dev);
+	int threads, strict;
 
-	if (s->in_run)
-		return fail(s, QOPT_EUSAGE, "a run was started from inside a hook");
-	if (!s->have_pipeline)
-		return fail(s, QOPT_EUSAGE, "no pipeline: set one before the run");
-	if (s->refused)
-		return fail(s, QOPT_EUSAGE, "the session's pipeline was refused (see above)");
-	if (!s->resolved)
-		rc = resolve(s);
 	if (rc)
 		return rc;
-	qm_settings(s->qm, &g);
-	strict = s->strict || g.strict > 0;
-	if ((rc = device(s, &dev)) || (rc = add_manager_hooks(s, strict)))
-		return rc;
-	qm_set_verbosity(s->qm, s->verbosity, strict);
+	qm_pub_params(s, &threads, &strict);
 	s->strict_run = strict;
 	if (qm_run_begin(s->qm, dev, s->threads, 0))
 		return QOPT_ENOMEM;
@@ -735,4 +727,65 @@ qopt_status qopt_session_report_json(const qopt_session *s, char **out)
 void qopt_free(void *p)
 {
 	free(p);
+}
+
+/* ---- for the library's modules (session-pub.h) ---- */
+
+qm_session *qm_pub_manager(qopt_session *s)
+{
+	return s->qm;
+}
+
+void qm_pub_params(const qopt_session *s, int *threads, int *strict)
+{
+	struct qm_settings g;
+
+	qm_settings(s->qm, &g);
+	*threads = s->threads;
+	*strict = s->strict || g.strict > 0;
+}
+
+qopt_status qm_pub_prepare(qopt_session *s, qk_device *dev)
+{
+	struct qm_settings g;
+	qopt_status rc = QOPT_OK;
+	int strict;
+
+	if (s->in_run)
+		return fail(s, QOPT_EUSAGE, "a run was started from inside a hook");
+	if (!s->have_pipeline)
+		return fail(s, QOPT_EUSAGE, "no pipeline: set one before the run");
+	if (s->refused)
+		return fail(s, QOPT_EUSAGE, "the session's pipeline was refused (see above)");
+	if (!s->resolved)
+		rc = resolve(s);
+	if (rc)
+		return rc;
+	qm_settings(s->qm, &g);
+	strict = s->strict || g.strict > 0;
+	if ((rc = device(s, dev)) || (rc = add_manager_hooks(s, strict)))
+		return rc;
+	qm_set_verbosity(s->qm, s->verbosity, strict);
+	return QOPT_OK;
+}
+
+qopt_status qm_pub_attach(qopt_session *s, void *ext,
+			  void (*free_fn)(void *ext))
+{
+	if (s->ext_free)
+		return fail(s, QOPT_EUSAGE, "calibration was set for this "
+			    "session already");
+	s->ext = ext;
+	s->ext_free = free_fn;
+	return QOPT_OK;
+}
+
+const char *qm_pub_input(qopt_session *s)
+{
+	return s->input;
+}
+
+qopt_status qm_pub_fail(qopt_session *s, qopt_status code, const char *msg)
+{
+	return fail(s, code, "%s", msg);
 }

@@ -121,6 +121,61 @@ void qopt_calib_keys_free(char **keys, size_t n);
 qopt_status qopt_calib_merge(qopt_calib *dst, const qopt_calib *src,
 			     qir_error *err);
 
+
+/* ---- measuring: the model run through a runner ----
+ *
+ * libqopt writes a probe model (the values to measure exposed as graph
+ * outputs) and a job file (JSON: the script tools/qopt-calibrate.js
+ * reads it) into a private temporary folder and calls the runner, which
+ * must run the job so that the file `result` holds what that script
+ * writes (docs/calibration.md, "the runner's job and result files").
+ * The qopt program's runner is node running qopt-calibrate-ort; another
+ * front end may supply its own. timeout_s: the bound on the run
+ * (QOPT_ORT_TIMEOUT, else the default for the model's size and the
+ * sample count; 0: none). Returns QOPT_OK, or a status with err->msg
+ * saying why (empty: the runner said it itself): QOPT_EUSAGE for a
+ * problem of the options the job carries (a --dim naming no dimension),
+ * QOPT_EINTERRUPTED when the run was stopped. */
+typedef struct qopt_session qopt_session;
+typedef qopt_status qopt_calib_runner(void *arg, const char *job,
+				      const char *result, double timeout_s,
+				      qir_error *err);
+
+typedef struct qopt_calib_opts {
+	unsigned size;		/* sizeof(qopt_calib_opts) */
+	const char *samples;	/* a folder as `qopt calibrate --data` takes, or NULL */
+	long random;		/* > 0: that many random samples instead (smoke test) */
+	uint64_t seed;		/* of the random samples, < 2^32 */
+	const char *dims;	/* random samples: "NAME=VALUE,..." (--dim), or NULL */
+	const char *method;	/* max, percentile, entropy, mse; NULL: "max"
+				 * (or "percentile" for a percentile below 100) */
+	double percentile;	/* 50..100 for method percentile; 0: 100 */
+} qopt_calib_opts;
+
+/* What `qopt calibrate` does: the session's pipeline (qopt/session.h)
+ * asked which values its passes read on the model at model_path (loaded
+ * as a run loads it), those measured through runner, the ranges
+ * returned (*out, the caller frees it: qopt_calib_text gives the file
+ * qopt calibrate writes). Messages through the session's diagnostics,
+ * as `qopt calibrate` says them. QOPT_EUSAGE: bad options, or no pass
+ * of the pipeline reads a calibration file; QOPT_EINVALID: the samples
+ * or the measurement failed (said); else the runner's status. The
+ * session's pipeline is used for this query: run no model with it
+ * after. */
+qopt_status qopt_session_calibrate(qopt_session *s, const char *model_path,
+				   const qopt_calib_opts *o,
+				   qopt_calib_runner *runner, void *arg,
+				   qopt_calib **out);
+/* The one-command form (`qopt --passes fp8 --calibration-data DIR`) for
+ * the session's next runs: before each pass that reads a calibration
+ * file, what it asks for is measured on the model as it is then,
+ * through runner over the sample folder `samples`, and handed to the
+ * pass. Once per session, after the pipeline; runner and arg must stay
+ * valid until qopt_session_free. QOPT_EUSAGE when such a pass is given
+ * calibration= too, or (strict) when no pass reads one. */
+qopt_status qopt_session_calibration(qopt_session *s, const char *samples,
+				     qopt_calib_runner *runner, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -147,8 +147,9 @@ qopt_status qopt_session_pass_at(qopt_session *s, size_t i,
 qopt_status qopt_session_report_json(const qopt_session *s, char **out);
 void qopt_free(void *p);
 
-/* (Calibration measured for a run is declared with its runner by the
- * calibration module's header.) */
+/* Calibration measured for a run (qopt_session_calibration) and
+ * `qopt calibrate` in process (qopt_session_calibrate) are declared with
+ * their runner by the calibration module's header, <qopt/calib.h>. */
 
 #ifdef __cplusplus
 }

@@ -4,11 +4,19 @@
  * manager in process through <qopt/session.h>. It prints what it saw,
  * one fact a line ("KEY VALUE"), and the script judges.
  *
- * library-client PASSDIR PLUGIN MODEL OUTDIR
+ * library-client PASSDIR PLUGIN MODEL OUTDIR [CMODEL SAMPLES NODE SCRIPT]
+ *
+ * With the last four: calibration in process (<qopt/calib.h>) on CMODEL
+ * over the sample folder SAMPLES, through a runner of the client's own
+ * that spawns NODE SCRIPT JOB, as an embedder's would.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <qopt/calib.h>
 #include <qopt/session.h>
 
 struct counts {
@@ -142,10 +150,206 @@ static void bad_pipeline(const char *passdir, const char *model)
 	qopt_session_free(s);
 }
 
+/* ---- calibration through the client's own runner ---- */
+
+struct node_runner {
+	const char *node, *script;
+	int calls;
+	double timeout;		/* the bound libqopt gave the last call */
+};
+
+/* qopt_calib_runner: node SCRIPT JOB, waited for (the bound is not
+ * kept here: a test's own timeout ends a hang). */
+static qopt_status run_node(void *arg, const char *job, const char *result,
+			    double timeout_s, qir_error *err)
+{
+	struct node_runner *r = arg;
+	pid_t pid;
+	int st = 0;
+
+	(void)result;	/* the job names it to the script */
+	r->calls++;
+	r->timeout = timeout_s;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err->msg, sizeof(err->msg), "fork failed");
+		return QOPT_EIO;
+	}
+	if (!pid) {
+		/* ORT's node binding leaves files in TMPDIR: the job's
+		 * folder, which libqopt removes */
+		char dir[4096], *slash;
+
+		snprintf(dir, sizeof(dir), "%s", job);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		if (slash && setenv("TMPDIR", dir, 1) < 0)
+			_exit(127);
+		execlp(r->node, r->node, r->script, job, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		snprintf(err->msg, sizeof(err->msg), "client runner: %s %s "
+			 "failed (status %d)", r->node, r->script, st);
+		return QOPT_EINVALID;
+	}
+	return QOPT_OK;
+}
+
+static qopt_session *calib_session(const char *passdir, const char *passes)
+{
+	qopt_session *s = session(passdir);
+
+	qopt_session_set_diag(s, print_diag, NULL);
+	printf("calib-pipeline %s %d\n", passes,
+	       qopt_session_pipeline_passes(s, passes));
+	return s;
+}
+
+/* The ranges in memory, and their text as the file qopt calibrate
+ * writes (OUTDIR/lib-calib.json). */
+static void calibrate(const char *passdir, const char *model,
+		      const char *samples, const char *outdir,
+		      struct node_runner *r)
+{
+	qopt_calib_opts o = { sizeof(o), samples, 0, 0, NULL, NULL, 0 };
+	qopt_session *s = calib_session(passdir, "fp8-mha");
+	qopt_calib *c = NULL;
+	qir_error err = { 0 };
+	char path[4096], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	r->calls = 0;
+	printf("calibrate %d\n", qopt_session_calibrate(s, model, &o, run_node,
+							 r, &c));
+	printf("calibrate-runner-calls %d bounded %d\n", r->calls,
+	       r->timeout > 0);
+	printf("calibrate-count-positive %d\n", c && qopt_calib_count(c) > 0);
+	printf("calibrate-text %d\n", c ? qopt_calib_text(c, &text, &len, &err) :
+	       -1);
+	snprintf(path, sizeof(path), "%s/lib-calib.json", outdir);
+	f = fopen(path, "wb");
+	if (f && text)
+		fwrite(text, 1, len, f);
+	if (f)
+		fclose(f);
+	qopt_free(text);
+	qopt_calib_free(c);
+	qopt_session_free(s);
+}
+
+/* Random samples (a smoke test): OUTDIR/lib-random.json. */
+static void calibrate_random(const char *passdir, const char *model,
+			     const char *outdir, struct node_runner *r)
+{
+	qopt_calib_opts o = { sizeof(o), NULL, 3, 7, NULL, NULL, 0 };
+	qopt_session *s = calib_session(passdir, "fp8-mha");
+	qopt_calib *c = NULL;
+	qir_error err = { 0 };
+	char path[4096];
+
+	printf("calibrate-random %d\n", qopt_session_calibrate(s, model, &o,
+	       run_node, r, &c));
+	snprintf(path, sizeof(path), "%s/lib-random.json", outdir);
+	printf("calibrate-random-write %d\n", c ? qopt_calib_write(c, path,
+	       &err) : -1);
+	qopt_calib_free(c);
+	qopt_session_free(s);
+}
+
+/* Options the library refuses before any work, as "NAME STATUS". */
+static void calibrate_bad_opts(const char *passdir, const char *model,
+			       const char *samples, struct node_runner *r)
+{
+	static const struct {
+		const char *name, *samples, *dims, *method;
+		long random;
+		double percentile;
+	} bad[] = {
+		{ "both", "S", NULL, NULL, 2, 0 },
+		{ "dims-with-samples", "S", "N=2", NULL, 0, 0 },
+		{ "dims-malformed", NULL, "N", NULL, 2, 0 },
+		{ "dims-zero", NULL, "N=0", NULL, 2, 0 },
+		{ "method-unknown", "S", NULL, "median", 0, 0 },
+		{ "percentile-range", "S", NULL, NULL, 0, 30 },
+		{ "percentile-of-max", "S", NULL, "max", 0, 99 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		qopt_calib_opts o = { sizeof(o), bad[i].samples ? samples : NULL,
+				      bad[i].random, 0, bad[i].dims,
+				      bad[i].method, bad[i].percentile };
+		qopt_session *s = calib_session(passdir, "fp8-mha");
+		qopt_calib *c = NULL;
+
+		r->calls = 0;
+		printf("bad-opts %s %d runner-calls %d\n", bad[i].name,
+		       qopt_session_calibrate(s, model, &o, run_node, r, &c),
+		       r->calls);
+		qopt_calib_free(c);
+		qopt_session_free(s);
+	}
+}
+
+/* What the library refuses, each a status and a diagnostic. */
+static void calibrate_refused(const char *passdir, const char *model,
+			      const char *samples, struct node_runner *r)
+{
+	qopt_calib_opts none = { sizeof(none), NULL, 0, 0, NULL, NULL, 0 };
+	qopt_calib_opts o = { sizeof(o), samples, 0, 0, NULL, NULL, 0 };
+	struct node_runner bad = { r->node, "/nonexistent/qopt-calibrate-ort",
+				   0, 0 };
+	qopt_calib *c = NULL;
+	qopt_session *s;
+
+	s = calib_session(passdir, "fp8-mha");
+	printf("calibrate-no-samples %d\n", qopt_session_calibrate(s, model,
+	       &none, run_node, r, &c));
+	qopt_session_free(s);
+	s = calib_session(passdir, "cast-fold");
+	printf("calibrate-nothing-to-measure %d\n", qopt_session_calibrate(s,
+	       model, &o, run_node, r, &c));
+	qopt_session_free(s);
+	s = calib_session(passdir, "fp8-mha");
+	printf("calibrate-runner-fails %d out-null %d\n",
+	       qopt_session_calibrate(s, model, &o, run_node, &bad, &c),
+	       c == NULL);
+	qopt_session_free(s);
+}
+
+/* The one-command form: OUTDIR/lib-fp8.onnx. */
+static void calibrated_run(const char *passdir, const char *model,
+			   const char *samples, const char *outdir,
+			   struct node_runner *r)
+{
+	qopt_session *s = calib_session(passdir, "fp8-mha");
+	char out[4096];
+	qopt_status st;
+
+	snprintf(out, sizeof(out), "%s/lib-fp8.onnx", outdir);
+	r->calls = 0;
+	printf("calibration %d\n", qopt_session_calibration(s, samples,
+							    run_node, r));
+	printf("calibration-again %d\n", qopt_session_calibration(s, samples,
+								  run_node, r));
+	st = qopt_session_run_file(s, model, out);
+	printf("calibrated-run %d runner-calls-positive %d\n", st,
+	       r->calls > 0);
+	qopt_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: library-client PASSDIR PLUGIN MODEL OUTDIR\n");
+	struct node_runner r = { NULL, NULL, 0, 0 };
+
+	if (argc != 5 && argc != 9) {
+		fprintf(stderr, "usage: library-client PASSDIR PLUGIN MODEL "
+			"OUTDIR [CMODEL SAMPLES NODE SCRIPT]\n");
 		return 2;
 	}
 	in_memory(argv[1], argv[3], argv[4]);
@@ -154,7 +358,15 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	diagnostics(argv[1], argv[2], argv[3], 0);
 	bad_pipeline(argv[1], argv[3]);
-	/* Calibration and the plan in process (the calibration module's
-	 * header) are tested here once libqopt carries them. */
+	/* Calibration in process (the calibration module's header). */
+	if (argc == 9) {
+		r.node = argv[7];
+		r.script = argv[8];
+		calibrate(argv[1], argv[5], argv[6], argv[4], &r);
+		calibrate_refused(argv[1], argv[5], argv[6], &r);
+		calibrate_random(argv[1], argv[5], argv[4], &r);
+		calibrate_bad_opts(argv[1], argv[5], argv[6], &r);
+		calibrated_run(argv[1], argv[5], argv[6], argv[4], &r);
+	}
 	return 0;
 }

@@ -84,6 +84,71 @@ sed 's/^/# qopt: /' "$W/cli-lines"
 t "without a callback, the passes' messages are qopt's lines" \
 	eval '[ -s "$W/cli-lines" ] && cmp -s "$W/cli-lines" "$W/lib-lines"'
 
-# Calibration and the plan in process join here with their module.
+# Calibration in process (<qopt/calib.h>): the client's own runner
+# spawns node on the job libqopt writes; the ranges are the file the
+# installed qopt calibrate writes, byte for byte, and the one-command
+# form's model the bytes of qopt --calibration-data.
+py=
+for p in /usr/bin/python3 "$PYTHON3"; do
+	if [ -x "$p" ] && "$p" -c 'import numpy, onnx' 2>/dev/null; then
+		py=$p
+		break
+	fi
+done
+why=
+case $NODE in ''|no) why="node not found at configure time";; esac
+[ -d "$QOPT_ORT_DIR/node_modules/onnxruntime-node" ] ||
+	why="ONNX Runtime not installed (tests/ort/setup.sh has not run)"
+[ -n "$py" ] || why="no python3 with numpy and onnx"
+C="$W/calib"
+if [ -z "$why" ]; then
+	mkdir -p "$C/tmp"
+	"$py" "$top_srcdir/tests/cli/calib-gen.py" model exact "$C/e.onnx" &&
+	"$py" "$top_srcdir/tests/cli/calib-gen.py" samples exact "$C/cal" 6 1 ||
+		why="tests/cli/calib-gen.py failed"
+fi
+script="$top_builddir/tools/qopt-calibrate-ort"
+CL() { TMPDIR="$C/tmp" QOPT_NODE=$NODE QOPT_CALIBRATE_ORT=$script L "$@"; }
+if [ -z "$why" ]; then
+	CL "$W/client" "$passdir" "$PL/good.so" "$W/m.onnx" "$C" \
+		"$C/e.onnx" "$C/cal" "$NODE" "$script" >"$C/facts" 2>"$C/err"
+	crc=$?
+	sed 's/^/# /' "$C/facts"
+	cfact() { grep -qx -- "$1" "$C/facts"; }
+	run CL "$bin" calibrate -q "$C/e.onnx" --data "$C/cal" -o "$C/cli-calib.json"
+	t "calibration: the client ran to its end; the installed qopt calibrate too" \
+		eval '[ $crc = 0 ] && [ $rc = 0 ]'
+	t "qopt_session_calibrate through the client's runner: QOPT_OK, bounded" \
+		eval 'cfact "calibrate 0" && cfact "calibrate-runner-calls 1 bounded 1" && cfact "calibrate-count-positive 1"'
+	t "its ranges' text is the file qopt calibrate writes, byte for byte" \
+		eval 'cfact "calibrate-text 0" && cmp -s "$C/lib-calib.json" "$C/cli-calib.json"'
+	t "no samples nor random: QOPT_EUSAGE (6), said" \
+		eval 'cfact "calibrate-no-samples 6" && grep -q "^diag 0 6 - qopt_calib_opts: give samples or random" "$C/facts"'
+	t "a pipeline whose passes read no calibration: QOPT_EUSAGE (6), said" \
+		eval 'cfact "calibrate-nothing-to-measure 6" && grep -q "reads a calibration file: nothing to calibrate" "$C/err" "$C/facts"'
+	t "a runner that fails: its status (QOPT_EINVALID, 3) and message, no ranges" \
+		eval 'cfact "calibrate-runner-fails 3 out-null 1" && grep -q "client runner: .*/nonexistent/qopt-calibrate-ort failed" "$C/err" "$C/facts"'
+	run CL "$bin" calibrate -q "$C/e.onnx" --random 3 --seed 7 -o "$C/cli-random.json"
+	t "random samples with a seed: the file qopt calibrate --random 3 --seed 7 writes" \
+		eval '[ $rc = 0 ] && cfact "calibrate-random 0" && cfact "calibrate-random-write 0" && cmp -s "$C/lib-random.json" "$C/cli-random.json"'
+	for b in both dims-with-samples dims-malformed dims-zero method-unknown \
+		percentile-range percentile-of-max; do
+		t "qopt_calib_opts refused before the runner runs: $b (QOPT_EUSAGE)" \
+			cfact "bad-opts $b 6 runner-calls 0"
+	done
+	t "... each refusal names the option" \
+		eval '[ "$(grep -c "^diag 0 6 - qopt_calib_opts" "$C/facts")" -ge 8 ]'
+	run CL "$bin" --passes fp8-mha "$C/e.onnx" --calibration-data "$C/cal" -o "$C/cli-fp8.onnx"
+	t "qopt_session_calibration, then a run: the bytes of qopt --calibration-data" \
+		eval '[ $rc = 0 ] && cfact "calibration 0" && cfact "calibrated-run 0 runner-calls-positive 1" && cmp -s "$C/lib-fp8.onnx" "$C/cli-fp8.onnx"'
+	t "qopt_session_calibration twice on a session: QOPT_EUSAGE (6)" \
+		cfact "calibration-again 6"
+	t "no temporary folder left by the library's runs" \
+		eval '[ -z "$(ls -A "$C/tmp")" ]'
+else
+	for d in "qopt_session_calibrate and qopt_session_calibration through the client's runner"; do
+		skip "$d" "$why"
+	done
+fi
 
 done_testing

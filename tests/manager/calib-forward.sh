@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/manager/calib-forward.sh - the one-command form (`qopt MODEL
-# --calibration-data DIR`, core/cli/calib-run.c) through the manager's
+# --calibration-data DIR`, core/calib/calib-run.c) through the manager's
 # hook (core/manager/calib-query.c), with the test plugin calib-pipe: the
 # file measured for a step of a named pipeline goes to that step and to
 # the later steps of the same pipeline that take option `calibration`,

@@ -1,15 +1,16 @@
 /*
- * core/cli/calib-run.c - activation ranges measured in ONNX Runtime for
+ * core/calib/calib-run.c - activation ranges measured in ONNX Runtime for
  * the values passes ask for (calib-run.h): `qopt calibrate`, the
- * one-command form (qopt MODEL --calibration-data DIR) and `qopt plan`
- * call it.
+ * one-command form (qopt MODEL --calibration-data DIR), `qopt plan` and
+ * libqopt's qopt_session_calibrate / _calibration call it.
  *
  * qopt owns the model side: the values to measure come from the passes
  * (each pass's calibration_targets with its options, through the
  * manager: core/manager/calib-query.c), and qopt writes a copy of the
  * model that exposes them as graph outputs, since ONNX Runtime returns
  * graph outputs only. The runtime side (reading samples, running ORT,
- * reducing to amax) is the node script qopt-calibrate-ort; it hands
+ * reducing to amax) is the runner's (the qopt program's runs the node
+ * script qopt-calibrate-ort: core/cli/calib-runner.c); it hands
  * the amax values back in a result file in the temporary folder, and
  * qopt writes the calibration file (qopt_calib_write) through the same
  * checks and atomic rename as the main command's -o (qm_outfile).
@@ -19,8 +20,8 @@
  * edited one is refused).
  */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
@@ -30,15 +31,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <qopt/calib.h>
 #include <qopt/file.h>
-#include "cli/cli.h"
 #include "calib/calib-hoist.h"
-#include "cli/calib-run.h"
+#include "calib/calib-job.h"
+#include "calib/calib-ort.h"
+#include "calib/calib-run.h"
 #include "calib/calib-samples.h"
-#include "cli/outpath.h"
-#include "cli/ort-child.h"
 
 /* "WHO: " and the message, through the session's sink. */
 static void say(qm_session *s, int level, const char *who,
@@ -57,54 +56,6 @@ static void say(qm_session *s, int level, const char *who,
 	free(text);
 }
 
-/* ------------------------------------------------------------------ */
-/* the job file: what the script needs, as JSON */
-
-static void json_value_type(FILE *f, const qir_value *v)
-{
-	int i;
-
-	fprintf(f, "{\"name\": ");
-	qm_json_str(f, v->name);
-	fprintf(f, ", \"elem\": %d, \"dtype\": ", v->dtype);
-	qm_json_str(f, v->dtype ? qir_dtype_name(v->dtype) : "UNDEFINED");
-	fprintf(f, ", \"dims\": ");
-	if (v->rank < 0) {
-		fprintf(f, "null}");
-		return;
-	}
-	fputc('[', f);
-	for (i = 0; i < v->rank; i++) {
-		if (i)
-			fputs(", ", f);
-		if (v->dims[i].value >= 0)
-			fprintf(f, "%lld", (long long)v->dims[i].value);
-		else if (v->dims[i].param)
-			qm_json_str(f, v->dims[i].param);
-		else
-			fputs("null", f);
-	}
-	fputs("]}", f);
-}
-
-/* A value and a position: sorted by value, then position, so that
- * deduplicating and looking up stay O(n log n) on models with tens of
- * thousands of MatMuls. */
-struct val_pos {
-	const qir_value *v;
-	size_t i;
-};
-
-static int by_value(const void *a, const void *b)
-{
-	const struct val_pos *x = a, *y = b;
-	uintptr_t p = (uintptr_t)x->v, q = (uintptr_t)y->v;
-
-	if (p != q)
-		return p < q ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
 /* Keeps the first occurrence of each value in v[0..*n), in order, and
  * the stage[] (NULL: none) beside each. */
 static int dedup(qir_value **v, size_t *stage, size_t *n)
@@ -121,7 +72,7 @@ static int dedup(qir_value **v, size_t *stage, size_t *n)
 	for (i = 0; i < *n; i++)
 		vp[i] = (struct val_pos){ v[i], i };
 	if (*n)
-		qsort(vp, *n, sizeof(*vp), by_value);
+		qsort(vp, *n, sizeof(*vp), calib_by_value);
 	for (i = 0; i < *n; i++)
 		if (!i || vp[i].v != vp[i - 1].v)
 			keep[vp[i].i] = 1;
@@ -141,7 +92,7 @@ static int dedup(qir_value **v, size_t *stage, size_t *n)
  * hook: the values its passes ask for on m, deduplicated, in the order
  * asked (*sel malloc'd), and the stage that first asked for each
  * (*stage malloc'd). An exit status. */
-static int select_tensors(struct cli_opts *a, const char *who,
+static int select_tensors(struct calib_settings *a, const char *who,
 			  qir_model *m, qir_value ***sel, size_t **stage,
 			  size_t *n)
 {
@@ -151,21 +102,21 @@ static int select_tensors(struct cli_opts *a, const char *who,
 	qk_device dev;
 	int rc;
 
-	rc = cli_run_begin(a, &dev);
+	rc = a->begin(a->begin_arg, &dev);
 	if (!rc && qm_hook_calibration(a->s) < 0) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
-		rc = QOPT_EXIT_FAIL;
+		rc = QM_FAIL;
 	}
 	if (!rc)
 		rc = qm_run_begin(a->s, dev, a->threads, 1);
 	if (!rc && qm_run(a->s, m))
-		rc = QOPT_EXIT_FAIL;
+		rc = QM_FAIL;
 	asked = qm_calibration_values(a->s, &k, &nasked, &by);
 	if (!rc && !nasked) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: no pass of the "
 			"pipeline (%s) reads a calibration file: nothing "
 			"to calibrate\n", qm_pipeline_name(a->s));
-		rc = QOPT_EXIT_USAGE;
+		rc = QM_USAGE;
 	}
 	qm_run_end(a->s);
 	if (rc)
@@ -181,162 +132,21 @@ static int select_tensors(struct cli_opts *a, const char *who,
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		free(*sel);
 		free(*stage);
-		return QOPT_EXIT_FAIL;
+		return QM_FAIL;
 	}
 	*n = k;
 	return 0;
 }
 
-/* Where ORT returns each sel's value: its index among the probe's graph
- * outputs (names that are not UTF-8 do not survive into JavaScript, an
- * index does), or -1 for a graph input (the script has it as a feed). */
-static int output_indices(const qir_model *m, qir_value **sel, size_t nsel,
-			  long *idx)
-{
-	size_t no = m->graph->noutputs, k;
-	struct val_pos *vp = malloc((no ? no : 1) * sizeof(*vp));
-
-	if (!vp)
-		return -1;
-	for (k = 0; k < no; k++)
-		vp[k] = (struct val_pos){ m->graph->outputs[k], k };
-	if (no)
-		qsort(vp, no, sizeof(*vp), by_value);
-	for (k = 0; k < nsel; k++) {
-		struct val_pos key = { sel[k], 0 };
-		size_t lo = 0, hi = no;
-
-		while (lo < hi) {	/* the value's first listing */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (by_value(&vp[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		idx[k] = !sel[k]->is_input && lo < no && vp[lo].v == sel[k] ?
-			 (long)vp[lo].i : -1;
-	}
-	free(vp);
-	return 0;
-}
-
-static int write_job(const char *path, struct cli_opts *a, const char *who,
-		     const char *model_name, qir_model *m, const char *probe,
-		     qir_value **sel, qir_value **at, size_t nsel,
-		     const char *result)
-{
-	long *idx = malloc((nsel ? nsel : 1) * sizeof(*idx));
-	FILE *f;
-	size_t i, k;
-	int first = 1;
-
-	if (!idx || output_indices(m, at, nsel, idx) < 0) {
-		free(idx);
-		errno = ENOMEM;
-		return -1;
-	}
-	f = fopen(path, "w");
-	if (!f) {
-		free(idx);
-		return -1;
-	}
-	fprintf(f, "{\"who\": ");
-	qm_json_str(f, who);
-	fprintf(f, ",\n \"model\": ");
-	qm_json_str(f, model_name);
-	fprintf(f, ",\n \"probe\": ");
-	qm_json_str(f, probe);
-	fprintf(f, ",\n \"result\": ");
-	qm_json_str(f, result);
-	fprintf(f, ",\n \"percentile\": %.17g,\n \"verbose\": %d,\n",
-		a->percentile, a->verbose > 0);
-	fprintf(f, " \"method\": \"%s\", \"bins\": %d,\n",
-		a->method ? a->method : "max",
-		QOPT_CALIB_BINS);
-	if (a->data) {
-		fprintf(f, " \"data\": ");
-		qm_json_str(f, a->data);
-	} else {
-		fprintf(f, " \"random\": %ld, \"seed\": %ld, \"dims\": {",
-			a->random, a->seed);
-		for (i = 0; i < a->ndims; i++) {
-			const char *eq = strchr(a->dims[i], '=');
-			char name[512];
-
-			snprintf(name, sizeof(name), "%.*s",
-				 (int)(eq - a->dims[i]), a->dims[i]);
-			fprintf(f, "%s", i ? ", " : "");
-			qm_json_str(f, name);
-			fprintf(f, ": %ld", strtol(eq + 1, NULL, 10));
-		}
-		fputc('}', f);
-	}
-	fprintf(f, ",\n \"inputs\": [");
-	for (i = 0; i < m->graph->ninputs; i++) {
-		qir_value *v = m->graph->inputs[i];
-
-		if (v->init)
-			continue;
-		fputs(first ? "\n  " : ",\n  ", f);
-		first = 0;
-		json_value_type(f, v);
-	}
-	fprintf(f, "],\n \"tensors\": [");
-	for (k = 0; k < nsel; k++) {
-		fputs(k ? ",\n  " : "\n  ", f);
-		json_value_type(f, sel[k]);
-	}
-	fprintf(f, "],\n \"output_index\": [");
-	for (k = 0; k < nsel; k++)
-		fprintf(f, "%s%ld", k ? ", " : "", idx[k]);
-	fprintf(f, "]}\n");
-	free(idx);
-	if (ferror(f)) {
-		fclose(f);
-		return -1;
-	}
-	return fclose(f);
-}
-
 /* ------------------------------------------------------------------ */
-/* the script */
+/* the probe model's files */
 
-/* The node script (caller frees): $QOPT_CALIBRATE_ORT, beside the
- * qopt binary when installed, else the build tree's copy. */
-static char *script_path(void)
-{
-	const char *env = getenv("QOPT_CALIBRATE_ORT");
-	char exe[4096], *slash, *path = NULL;
-	ssize_t n;
-
-	if (env && *env)
-		return strdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash) {
-			strcpy(slash + 1, "qopt-calibrate-ort");
-			if (access(exe, R_OK) == 0)
-				return strdup(exe);
-		}
-	}
-	/* an uninstalled qopt: the build tree's copy */
-	if (asprintf(&path, "%s/tools/qopt-calibrate-ort",
-		     cli_build_tree() ? cli_build_tree() : ".") < 0)
-		return NULL;
-	return path;
-}
-
-/* A stop signal (SIGINT, SIGTERM, SIGHUP) ends the script and removes
- * the temporary folder and its files, and the calibration file's
- * temporary: the manager's guard does it (qm_guard_*). */
+/* A stop signal (SIGINT, SIGTERM, SIGHUP) ends the runner's child and
+ * removes the temporary folder and its files, and the calibration
+ * file's temporary: the manager's guard does it (qm_guard_*). */
 #define TMP_FILES 5
 /* the one-command form's files besides (guard_inline) */
 #define INLINE_FILES 3
-/* ONNX Runtime's own files in its TMPDIR (ort_files) */
-#define ORT_FILES 2
 
 /* A model for ONNX Runtime in the private temporary folder: the
  * input's external data referred to in place (qir_save_opts.
@@ -371,231 +181,22 @@ static void remove_links(const char *data)
 	}
 }
 
-/* The script's exit status after an error it printed itself (one
- * line, names escaped): qopt adds nothing (tools/qopt-calibrate.js,
- * EXIT_SAID); EXIT_USAGE_SAID when the error is the command line's
- * (--dim naming no dimension of the model). */
-#define SCRIPT_SAID 3
-#define SCRIPT_USAGE_SAID 4
-
-/* How the script ended. */
-enum script_end { SCRIPT_OK, SCRIPT_FAILED, SCRIPT_INTERRUPTED, SCRIPT_USAGE };
-
-/* The files ONNX Runtime's node binding leaves in its TMPDIR (telemetry:
- * an empty mat-debug-PID.log named after the script's process, and
- * .ses): the script's TMPDIR is qopt's temporary folder, so they are
- * ours to remove, on a stop too (the guard is given their names). */
-static void ort_files(const char *dir, pid_t pid,
-		      char out[ORT_FILES][4200])
+/* The private folder dir removed, and whatever a runner left in it
+ * (ONNX Runtime's node binding writes files into its TMPDIR). */
+static void remove_dir(const char *dir)
 {
-	snprintf(out[0], 4200, "%s/mat-debug-%ld.log", dir, (long)pid);
-	snprintf(out[1], 4200, "%s/.ses", dir);
-}
+	char path[4400];
+	struct dirent *e;
+	DIR *d = opendir(dir);
 
-/* What the script needs besides its arguments: its TMPDIR (qopt's
- * temporary folder), the bound on its run, and the files a stop
- * removes (the guard's list, ORT's files added once its pid is
- * known). */
-struct script_run {
-	const char *tmpdir;
-	long timeout;		/* seconds, 0: none */
-	const char *guard[TMP_FILES + INLINE_FILES + ORT_FILES];
-	size_t nguard;
-};
-
-/* The child's side: its own process group (a bound that is reached
- * ends whatever node started), TMPDIR, node. */
-static void exec_script(qm_session *s, const char *who, const char *node,
-			const char *script, const char *job,
-			const struct script_run *r)
-{
-	setpgid(0, 0);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	if (setenv("TMPDIR", r->tmpdir, 1) < 0)
-		_exit(127);
-	execlp(node, node, script, job, (char *)NULL);
-	say(s, QOPT_LOG_ERROR, who, "error: cannot run %s (%s): %s; "
-		"install node with ./tools/install-deps.sh from qopt's "
-		"source tree (Debian: apt-get install nodejs), or set "
-		"QOPT_NODE to node's path\n", node, script, strerror(errno));
-	_exit(127);
-}
-
-/* How a script that ran to its end ended, said unless it said it. */
-static enum script_end script_status(qm_session *s, const char *who,
-				     const char *node, const char *script,
-				     int st)
-{
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return SCRIPT_OK;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == SCRIPT_USAGE_SAID)
-		return SCRIPT_USAGE;
-	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)
-		return SCRIPT_INTERRUPTED;
-	if (WIFSIGNALED(st))
-		say(s, QOPT_LOG_ERROR, who, "error: %s %s ended by signal "
-			"%d; no calibration file written\n", node, script,
-			WTERMSIG(st));
-	else if (WEXITSTATUS(st) != 127 && WEXITSTATUS(st) != SCRIPT_SAID)
-		say(s, QOPT_LOG_ERROR, who, "error: %s %s failed (exit "
-			"status %d); no calibration file written\n", node,
-			script, WEXITSTATUS(st));
-	return SCRIPT_FAILED;
-}
-
-/* Runs the script and waits, at most r->timeout seconds: past it the
- * script's group is ended (SIGTERM, then SIGKILL) and reaped, and the
- * run fails saying so. qopt ignores SIGQUIT meanwhile (like system());
- * a SIGINT, SIGTERM or SIGHUP to qopt ends the script, removes the
- * folder and ends qopt by that signal (130 for SIGINT). A script
- * ended by SIGINT alone is an interruption too. Any other failure is
- * said here, exit status and all: a script that fails silently
- * (QOPT_NODE=/bin/false) still gets a message. */
-static enum script_end run_script(qm_session *s, const char *who,
-				   const char *script, const char *job,
-				   struct script_run *r)
-{
-	const char *node = getenv("QOPT_NODE");
-	struct sigaction ign, old_quit;
-	enum script_end end = SCRIPT_FAILED;
-	char ort[ORT_FILES][4200];
-	pid_t pid;
-	int st = 0, k;
-
-	/* QOPT_NODE overrides the node configure found */
-	if (!node || !*node)
-		node = strcmp(QOPT_CONFIGURED_NODE, "no") ? QOPT_CONFIGURED_NODE :
-			"node";
-	fflush(NULL);
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	pid = fork();
-	if (pid < 0) {
-		say(s, QOPT_LOG_ERROR, who, "error: fork: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	if (!pid)
-		exec_script(s, who, node, script, job, r);
-	setpgid(pid, pid);
-	ort_files(r->tmpdir, pid, ort);
-	for (k = 0; k < ORT_FILES; k++)
-		r->guard[r->nguard + k] = ort[k];
-	qm_guard_files(r->guard, r->nguard + ORT_FILES, r->tmpdir);
-	qm_guard_child(pid, 1);
-	k = cli_child_wait(pid, 1, r->timeout, &st);
-	qm_guard_child(0, 1);
-	qm_guard_files(r->guard, r->nguard, r->tmpdir);
-	unlink(ort[0]);
-	unlink(ort[1]);
-	if (k < 0)
-		say(s, QOPT_LOG_ERROR, who, "error: waiting for %s: %s\n",
-			script, strerror(errno));
-	else if (k > 0)
-		say(s, QOPT_LOG_ERROR, who, "error: ONNX Runtime did not "
-			"finish within %ld s (--ort-timeout, QOPT_ORT_TIMEOUT): "
-			"%s %s ended (SIGTERM, then SIGKILL); no calibration "
-			"file written\n", r->timeout, node, script);
-	else
-		end = script_status(s, who, node, script, st);
-out:
-	sigaction(SIGQUIT, &old_quit, NULL);
-	return end;
-}
-
-/* ------------------------------------------------------------------ */
-/* the result: what the script measured, written by qopt */
-
-#define RESULT_MAX_BYTES (64u << 20)
-
-/* The script's result file: "qopt-calibrate-result 1", "samples N",
- * then one line per selected tensor, in job order: the amax as
- * JavaScript prints a number, or "none" when the tensor held no element
- * in any sample. Returned NUL-terminated (caller frees), or NULL with
- * the reason printed. */
-static char *read_result(qm_session *s, const char *who, const char *path,
-			 const char *script)
-{
-	qir_error err = { 0 };
-	char *buf = qir_read_file(path, O_NOFOLLOW, RESULT_MAX_BYTES, NULL,
-				  &err);
-	const char *node = getenv("QOPT_NODE");
-
-	if (!buf)
-		say(s, QOPT_LOG_ERROR, who, "error: %s %s exited 0 but left "
-			"no result that can be read (%s); no calibration file "
-			"written\n", node && *node ? node : "node", script,
-			err.msg);
-	return buf;
-}
-
-/* The next line of *p (cut at '\n'), or NULL at the end. */
-static char *next_line(char **p)
-{
-	char *s = *p, *nl;
-
-	if (!s || !*s)
-		return NULL;
-	nl = strchr(s, '\n');
-	if (nl) {
-		*nl = 0;
-		*p = nl + 1;
-	} else {
-		*p = NULL;
-	}
-	return s;
-}
-
-/* Fills amax[] from the result text, NAN for a tensor that held no
- * element (calib_measure says so); -1 with the reason printed. A value
- * that is not a finite number >= 0 is refused here whatever the script
- * did: the file never holds what JSON cannot. */
-static int parse_result(qm_session *s, const char *who, char *text,
-			qir_value **sel,
-			size_t nsel,
-			double *amax, long *samples)
-{
-	char *p = text, *line, *end, shown[1024];
-	size_t k;
-
-	line = next_line(&p);
-	if (!line || strcmp(line, "qopt-calibrate-result 1"))
-		goto bad;
-	line = next_line(&p);
-	if (!line || strncmp(line, "samples ", 8) ||
-	    cli_parse_uint(line + 8, 0, 1000000000, samples))
-		goto bad;
-	for (k = 0; k < nsel; k++) {
-		line = next_line(&p);
-		if (!line)
-			goto bad;
-		qir_escape_text(shown, sizeof(shown), sel[k]->name);
-		if (!strcmp(line, "none")) {
-			amax[k] = NAN;
-			continue;
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
 		}
-		errno = 0;
-		amax[k] = strtod(line, &end);
-		if (end == line || *end || !isfinite(amax[k]) || amax[k] < 0) {
-			say(s, QOPT_LOG_ERROR, who, "error: tensor '%s': "
-				"amax '%s' is not a finite number >= 0; a "
-				"calibration file cannot hold it\n",
-				shown, line);
-			return -1;
-		}
-	}
-	if (next_line(&p))
-		goto bad;
-	return 0;
-bad:
-	say(s, QOPT_LOG_ERROR, who, "error: the script's result is "
-		"malformed (a script of another version?)\n");
-	return -1;
+	if (d)
+		closedir(d);
+	rmdir(dir);
 }
 
 /* The pass's model as it is is measured through a copy (saved and
@@ -603,7 +204,7 @@ bad:
  * pipeline's model must not see); its files and the calibration file
  * live in one temporary folder until the run ends. */
 struct calib_inline {
-	struct cli_opts *a;
+	struct calib_settings *a;
 	char dir[4096];		/* "" until made */
 	char model[4200], data[4200], calib[4200];
 	unsigned count;		/* calibration files made */
@@ -634,65 +235,87 @@ static void remove_inline_files(struct calib_inline *ci)
 /* The script was stopped by ^C: qopt ends as if ^C had reached it too
  * (the shell sees 130), its temporary files removed first (the guard
  * does not run for a default action). */
-static void stop_by_sigint(struct cli_opts *a)
+static void stop_by_sigint(struct calib_settings *a)
 {
-	struct calib_inline *ci = a->calib_inline;
+	struct calib_inline *ci = a->inline_state;
 
 	remove_inline_files(ci);
 	if (ci && ci->dir[0])
-		rmdir(ci->dir);
+		remove_dir(ci->dir);
 	qm_guard_files(NULL, 0, NULL);
 	signal(SIGINT, SIG_DFL);
 	raise(SIGINT);
 }
 
-/* The script's result into amax[]; 0 or -1 (said). */
-static int finish(struct cli_opts *a, const char *who, const char *script,
-		  qir_value **sel, size_t nsel, const char *result,
-		  double *amax, long *samples)
-{
-	char *text = read_result(a->s, who, result, script);
-	int rc = -1;
-
-	if (text && !parse_result(a->s, who, text, sel, nsel, amax, samples))
-		rc = 0;
-	free(text);
-	return rc;
-}
-
-/* The bound on the script's run (cli_ort_timeout): 0, or -1 after
+/* The bound on the runner's run (calib_ort_timeout): 0, or -1 after
  * saying why (a usage error). */
-static int script_bound(struct cli_opts *a, const char *who,
+static int script_bound(struct calib_settings *a, const char *who,
 			const char *probe, long *timeout)
 {
 	char why[256];
 
-	*timeout = cli_ort_timeout(a->ort_timeout, cli_model_bytes(probe),
-				   cli_count_samples(a->data, a->random), why, sizeof(why));
+	*timeout = calib_ort_timeout(a->ort_timeout, calib_model_bytes(probe),
+				   calib_count_samples(a->data, a->random), why, sizeof(why));
 	if (*timeout >= 0)
 		return 0;
 	say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", why);
 	return -1;
 }
 
+/* How the runner ended. */
+enum run_end { RUN_OK, RUN_FAILED, RUN_INTERRUPTED, RUN_USAGE };
+
+/* Hands the job to the runner, the guard's files and who in a for a
+ * runner that spawns. A runner's message is said here; a runner that
+ * said its own leaves err's empty. */
+static enum run_end call_runner(struct calib_settings *a, const char *who,
+				const char *job, const char *result,
+				long timeout, const char *dir,
+				const char *const *guard, size_t nguard)
+{
+	qir_error err = { 0 };
+	char shown[1024];
+	qopt_status st;
+
+	a->who = who;
+	a->tmpdir = dir;
+	a->guard = guard;
+	a->nguard = nguard;
+	st = a->runner(a->runner_arg, job, result, (double)timeout, &err);
+	a->guard = NULL;
+	a->nguard = 0;
+	if (st == QOPT_OK)
+		return RUN_OK;
+	a->failed = st;
+	if (err.msg[0]) {
+		qir_escape_text(shown, sizeof(shown), err.msg);
+		say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
+	}
+	if (st == QOPT_EUSAGE)
+		return RUN_USAGE;
+	return st == QOPT_EINTERRUPTED && a->raise_sigint ? RUN_INTERRUPTED :
+	       RUN_FAILED;
+}
+
 /* Writes the probe model and the job into a fresh temporary folder (in
- * the one-command form, its folder), runs the script, reads its result,
+ * the one-command form, its folder), runs the job, reads its result,
  * and removes what it wrote on every way out: 0 when amax[] is filled,
- * -2 when the script was stopped by ^C. */
-static int run_probe(struct cli_opts *a, const char *who,
+ * -2 when the runner was stopped by ^C. */
+static int run_probe(struct calib_settings *a, const char *who,
 		     const char *model_name, qir_model *m, qir_value **sel,
 		     qir_value **at, size_t nsel, double *amax, long *samples)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], probe[4200], job[4200], data[4200], result[4200];
 	char link[4300];
-	char *script = script_path();
-	struct calib_inline *ci = a->calib_inline;
+	struct calib_inline *ci = a->inline_state;
 	/* the one-command form: its folder, whose files a stop removes too */
 	int own_dir = !ci || !ci->dir[0];
+	const char *files[TMP_FILES + INLINE_FILES];
+	size_t nfiles = own_dir ? TMP_FILES : TMP_FILES + INLINE_FILES;
 	qir_error err = { 0 };
-	enum script_end end = SCRIPT_FAILED;
-	struct script_run run = { 0 };
+	enum run_end end = RUN_FAILED;
+	long timeout = 0;
 	int rc = -1;
 
 	snprintf(dir, sizeof(dir), "%s", own_dir ? "" : ci->dir);
@@ -702,7 +325,6 @@ static int run_probe(struct cli_opts *a, const char *who,
 	if (own_dir && !mkdtemp(dir)) {
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot make a "
 			"temporary folder: %s\n", strerror(errno));
-		free(script);
 		return -1;
 	}
 	snprintf(probe, sizeof(probe), "%s/probe.onnx", dir);
@@ -710,49 +332,47 @@ static int run_probe(struct cli_opts *a, const char *who,
 	snprintf(job, sizeof(job), "%s/job.json", dir);
 	snprintf(result, sizeof(result), "%s/result.txt", dir);
 	snprintf(link, sizeof(link), "%s.in", data);
-	{
-		const char *const files[TMP_FILES + INLINE_FILES] = {
-			probe, data, job, result, link, ci ? ci->model : "",
-			ci ? ci->data : "", ci ? ci->calib : "" };
-
-		run.tmpdir = dir;
-		run.nguard = own_dir ? TMP_FILES : TMP_FILES + INLINE_FILES;
-		memcpy(run.guard, files, sizeof(files));
-		qm_guard_install(0);
-		qm_guard_files(files, run.nguard, dir);
-	}
-	if (!script)
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
-	else if (save_for_ort(m, probe, 1, &err) < 0)
+	files[0] = probe;
+	files[1] = data;
+	files[2] = job;
+	files[3] = result;
+	files[4] = link;
+	files[5] = ci ? ci->model : "";
+	files[6] = ci ? ci->data : "";
+	files[7] = ci ? ci->calib : "";
+	qm_guard_install(0);
+	qm_guard_files(files, nfiles, dir);
+	if (save_for_ort(m, probe, 1, &err) < 0)
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write the probe "
 			"model: %s\n", err.msg);
-	else if (write_job(job, a, who, model_name, m, probe, sel, at, nsel,
-			   result) < 0)
+	else if (calib_job_write(job, a, who, model_name, m, probe, sel, at,
+				 nsel, result) < 0)
 		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write %s: %s\n",
 			job, strerror(errno));
-	else if (script_bound(a, who, probe, &run.timeout) < 0)
-		end = SCRIPT_USAGE;
-	else if ((end = run_script(a->s, who, script, job, &run)) == SCRIPT_OK)
-		rc = finish(a, who, script, sel, nsel, result, amax, samples);
+	else if (script_bound(a, who, probe, &timeout) < 0)
+		end = RUN_USAGE;
+	else if ((end = call_runner(a, who, job, result, timeout, dir, files,
+				    nfiles)) == RUN_OK)
+		rc = calib_job_result(a, who, sel, nsel, result, amax,
+				     samples);
 	unlink(job);
 	unlink(probe);
 	unlink(data);
 	remove_links(data);
 	unlink(result);
 	if (own_dir) {
-		rmdir(dir);
+		remove_dir(dir);
 		qm_guard_files(NULL, 0, NULL);
 	} else {
 		guard_inline(ci);
 	}
-	free(script);
-	return end == SCRIPT_INTERRUPTED ? -2 : end == SCRIPT_USAGE ? -3 : rc;
+	return end == RUN_INTERRUPTED ? -2 : end == RUN_USAGE ? -3 : rc;
 }
 
 /* Each selected value as the main graph shows it (calib-hoist.c: a
  * tensor of an If branch or a Loop body through new outputs), listed
  * as a graph output: 0, or -1 after saying why. */
-static int expose(struct cli_opts *a, const char *who, qir_model *m,
+static int expose(struct calib_settings *a, const char *who, qir_model *m,
 		  qir_value **sel, qir_value **at, size_t nsel)
 {
 	qir_error err = { 0 };
@@ -779,7 +399,7 @@ static int expose(struct cli_opts *a, const char *who, qir_model *m,
 
 /* Each amax[k] that held no element (NAN) becomes 0, said naming the
  * pass that asked for sel[k] as the user wrote it. */
-static void said_empty(struct cli_opts *a, const char *who,
+static void said_empty(struct calib_settings *a, const char *who,
 		       qir_value **sel, const size_t *stage, size_t n,
 		       double *amax)
 {
@@ -804,7 +424,7 @@ static void said_empty(struct cli_opts *a, const char *who,
 	}
 }
 
-int calib_measure(struct cli_opts *a, const char *who,
+int calib_measure(struct calib_settings *a, const char *who,
 		  const char *model_name, qir_model *m, qir_value **sel,
 		  const size_t *stage, size_t n, double *amax, long *samples)
 {
@@ -813,7 +433,7 @@ int calib_measure(struct cli_opts *a, const char *who,
 
 	if (!at)
 		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
-	else if (cli_ort_refuse(a->s, who, m) == 0 &&
+	else if (calib_ort_refuse(a->s, who, m) == 0 &&
 		 expose(a, who, m, sel, at, n) == 0)
 		rc = run_probe(a, who, model_name, m, sel, at, n, amax,
 			       samples);
@@ -832,7 +452,7 @@ static int by_str(const void *x, const void *y)
 
 /* 0 when the keys are unique, else -1 after naming one given twice
  * (two sibling nodes of one name holding same-named tensors). */
-static int keys_unique(struct cli_opts *a, const char *who,
+static int keys_unique(struct calib_settings *a, const char *who,
 		       char *const *keys, size_t n)
 {
 	const char **sorted = malloc((n ? n : 1) * sizeof(*sorted));
@@ -861,7 +481,7 @@ static int keys_unique(struct cli_opts *a, const char *who,
 }
 
 /* The ranges as the file holds them; NULL after saying why. */
-static qopt_calib *ranges(struct cli_opts *a, const char *who,
+static qopt_calib *ranges(struct calib_settings *a, const char *who,
 			  const char *model_name, uint64_t hash,
 			  qir_value **sel, char *const *keys, size_t n,
 			  const double *amax, long samples)
@@ -893,7 +513,7 @@ static qopt_calib *ranges(struct cli_opts *a, const char *who,
 	return c;
 }
 
-int calib_write(struct cli_opts *a, const char *who, const char *path,
+int calib_write(struct calib_settings *a, const char *who, const char *path,
 		const char *model_name, uint64_t hash, qir_value **sel,
 		char *const *keys, size_t n, const double *amax,
 		long samples)
@@ -917,7 +537,7 @@ int calib_write(struct cli_opts *a, const char *who, const char *path,
 }
 
 /* "N tensors over M samples (max)" and where they went. */
-static void said_done(struct cli_opts *a, const char *who, size_t n,
+static void said_done(struct calib_settings *a, const char *who, size_t n,
 		      long samples, const char *where)
 {
 	if (qm_verbosity(a->s) < QOPT_LOG_INFO)
@@ -927,8 +547,11 @@ static void said_done(struct cli_opts *a, const char *who, size_t n,
 	    a->method ? a->method : "max", where);
 }
 
-int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
-			const char *path)
+/* The ranges of the pipeline's passes on m (CHANGED), *out; an exit
+ * status, after saying why. */
+static int pipeline_ranges(struct calib_settings *a, const char *who,
+			   qir_model *m, qopt_calib **out, size_t *n,
+			   long *nsamples)
 {
 	qir_value **sel = NULL;
 	size_t *stage = NULL, nsel = 0;
@@ -938,10 +561,11 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 	long samples = 0;
 	int rc, got;
 
+	*out = NULL;
 	rc = select_tensors(a, who, m, &sel, &stage, &nsel);
 	if (rc)
 		return rc;
-	rc = QOPT_EXIT_FAIL;
+	rc = QM_FAIL;
 	if (!nsel)
 		say(a->s, QOPT_LOG_ERROR, who, "%s: error: the pipeline's "
 		    "passes ask for no tensor: nothing to calibrate\n",
@@ -954,13 +578,13 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 		;	/* said, before ONNX Runtime runs */
 	else if ((got = calib_measure(a, who, a->input, m, sel, stage, nsel,
 				      amax, &samples)) == -2)
-		rc = QOPT_EXIT_USAGE;
+		rc = QM_USAGE;
 	else if (got == 0 &&
-		 calib_write(a, who, path, a->input, hash, sel, keys, nsel,
-			     amax, samples) == 0) {
-		said_done(a, who, nsel, samples, strcmp(path, "/dev/null") ?
-			  path : "discarded");
-		rc = QOPT_EXIT_OK;
+		 (*out = ranges(a, who, a->input, hash, sel, keys, nsel, amax,
+				samples))) {
+		*n = nsel;
+		*nsamples = samples;
+		rc = QM_OK;
 	}
 	if (keys)
 		qopt_calib_keys_free(keys, nsel);
@@ -971,7 +595,51 @@ int calib_pipeline_file(struct cli_opts *a, const char *who, qir_model *m,
 	return rc;
 }
 
-int calib_check_samples(struct cli_opts *a, const char *who,
+int calib_pipeline_ranges(struct calib_settings *a, const char *who,
+			  qir_model *m, qopt_calib **out)
+{
+	size_t n = 0;
+	long samples = 0;
+	int rc = pipeline_ranges(a, who, m, out, &n, &samples);
+
+	if (!rc)
+		said_done(a, who, n, samples, "memory");
+	return rc;
+}
+
+int calib_pipeline_file(struct calib_settings *a, const char *who,
+			qir_model *m, const char *path)
+{
+	qopt_calib *c = NULL;
+	qir_error err = { 0 };
+	size_t n = 0;
+	long samples = 0;
+	int rc = pipeline_ranges(a, who, m, &c, &n, &samples);
+
+	if (rc)
+		return rc;
+	if (strcmp(path, "/dev/null") && qopt_calib_write(c, path, &err)) {
+		say(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
+		    err.msg);
+		rc = QM_FAIL;
+	} else {
+		said_done(a, who, n, samples, strcmp(path, "/dev/null") ?
+			  path : "discarded");
+	}
+	qopt_calib_free(c);
+	return rc;
+}
+
+/* The same file (the sample files exist: their inodes say it). */
+static int same_file(const char *x, const char *y)
+{
+	struct stat sx, sy;
+
+	return stat(x, &sx) == 0 && stat(y, &sy) == 0 &&
+	       sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+}
+
+int calib_check_samples(struct calib_settings *a, const char *who,
 			const char *out)
 {
 	struct calib_samples s;
@@ -987,13 +655,13 @@ int calib_check_samples(struct cli_opts *a, const char *who,
 		/* file names as every message shows them: no raw escapes */
 		qir_escape_text(shown, sizeof(shown), why);
 		say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
-		rc = QOPT_EXIT_FAIL;
+		rc = QM_FAIL;
 	}
 	for (i = 0; !rc && out && i < s.n; i++)
-		if (cli_same_path(s.files[i], out)) {
+		if (same_file(s.files[i], out)) {
 			say(a->s, QOPT_LOG_ERROR, who, "error: output '%s' is "
 				"the sample file '%s'\n", out, s.files[i]);
-			rc = QOPT_EXIT_USAGE;
+			rc = QM_USAGE;
 		}
 	calib_samples_free(&s);
 	return rc;
@@ -1033,7 +701,7 @@ static qir_graph *same_graph(qir_model *c, qir_graph *g)
 }
 
 /* Each of vals (values of m) as the copy c holds it: 0, or -1 (said). */
-static int map_values(struct cli_opts *a, const char *who, qir_model *c,
+static int map_values(struct calib_settings *a, const char *who, qir_model *c,
 		      qir_value *const *vals, size_t n, qir_value **out)
 {
 	char shown[1024];
@@ -1059,7 +727,7 @@ static int measure_copy(struct calib_inline *ci, const char *who,
 			qir_model *m, qir_value **sel, const size_t *stage,
 			size_t n, double *amax, long *samples)
 {
-	struct cli_opts *a = ci->a;
+	struct calib_settings *a = ci->a;
 	qir_value **at = calloc(n ? n : 1, sizeof(*at));
 	qir_load_opts lo = QIR_LOAD_OPTS_INIT;
 	qir_error err = { 0 };
@@ -1091,7 +759,7 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 			    char *path, size_t pathn)
 {
 	struct calib_inline *ci = arg;
-	struct cli_opts *a = ci->a;
+	struct calib_settings *a = ci->a;
 	const char *tmp = getenv("TMPDIR");
 	uint64_t hash = qir_model_hash(m);
 	qir_value **sel = malloc((n ? n : 1) * sizeof(*sel));
@@ -1160,7 +828,7 @@ out:
 	return rc;
 }
 
-int calib_inline_begin(struct cli_opts *a)
+int calib_inline_begin(struct calib_settings *a)
 {
 	struct calib_inline *ci = calloc(1, sizeof(*ci));
 	struct qm_settings g;
@@ -1169,7 +837,7 @@ int calib_inline_begin(struct cli_opts *a)
 
 	if (!ci) {
 		qm_say(a->s, QOPT_LOG_ERROR, "qopt: error: out of memory\n");
-		return QOPT_EXIT_FAIL;
+		return QM_FAIL;
 	}
 	ci->a = a;
 	n = qm_hook_calibrate(a->s, measure_for_pass, ci, &pass, &from);
@@ -1179,36 +847,36 @@ int calib_inline_begin(struct cli_opts *a)
 		       "it too: give one\n", pass, from ? " (a step of '" : "",
 		       from ? from : "", from ? "')" : "");
 		free(ci);
-		return QOPT_EXIT_USAGE;
+		return QM_USAGE;
 	}
 	if (n < 0) {
 		qm_say(a->s, QOPT_LOG_ERROR, "qopt: error: out of memory\n");
 		free(ci);
-		return QOPT_EXIT_FAIL;
+		return QM_FAIL;
 	}
-	a->calib_inline = ci;
+	a->inline_state = ci;
 	if (n)
-		return QOPT_EXIT_OK;
+		return QM_OK;
 	qm_settings(a->s, &g);
 	qm_msg(a->s, QOPT_LOG_WARN, NULL, "%s given, but no pass of the "
 	       "pipeline (%s) reads a calibration file: nothing to calibrate",
 	       a->data ? "--calibration-data" : "--calibration-random",
 	       qm_pipeline_name(a->s));
-	return a->strict || g.strict > 0 ? QOPT_EXIT_USAGE : QOPT_EXIT_OK;
+	return a->strict || g.strict > 0 ? QM_USAGE : QM_OK;
 }
 
-void calib_inline_end(struct cli_opts *a)
+void calib_inline_end(struct calib_settings *a)
 {
-	struct calib_inline *ci = a->calib_inline;
+	struct calib_inline *ci = a->inline_state;
 
 	if (!ci)
 		return;
 	if (ci->dir[0]) {
 		remove_inline_files(ci);
-		rmdir(ci->dir);
+		remove_dir(ci->dir);
 		qm_guard_files(NULL, 0, NULL);
 	}
 	/* no pass runs after this: the hook's pointer is not used again */
 	free(ci);
-	a->calib_inline = NULL;
+	a->inline_state = NULL;
 }

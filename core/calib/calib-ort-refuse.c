@@ -1,6 +1,6 @@
 /*
- * core/cli/ort-refuse.c - the models qopt does not hand to ONNX Runtime
- * because ORT would never come back (ort-child.h, cli_ort_refuse).
+ * core/calib/calib-ort-refuse.c - the models qopt does not hand to ONNX Runtime
+ * because ORT would never come back (calib-ort.h, calib_ort_refuse).
  *
  * ORT 1.30 spins for ever in `run` on a Conv over zero input channels
  * (weight [8,0,3,3], input [1,0,9,9]: measured at graph optimization
@@ -8,12 +8,12 @@
  * wider than that one case and simple to say: a Conv or ConvTranspose
  * whose input or weight has a dimension of size 0 known in the model.
  * Such a layer computes nothing worth measuring, and a size that only
- * the samples make 0 is left to the bound on the run (ort-child.c).
+ * the samples make 0 is left to the bound on the run (calib-ort.c).
  */
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
-#include "cli/ort-child.h"
+#include "calib/calib-ort.h"
 
 /* The axis of v known to be 0, or -1. */
 static int zero_axis(const qir_value *v)
@@ -82,7 +82,7 @@ static int refuse_graph(qm_session *s, const char *who, const qir_graph *g)
 	return 0;
 }
 
-int cli_ort_refuse(qm_session *s, const char *who, const qir_model *m)
+int calib_ort_refuse(qm_session *s, const char *who, const qir_model *m)
 {
 	return refuse_graph(s, who, m->graph);
 }
