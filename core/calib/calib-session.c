@@ -264,6 +264,9 @@ qopt_status qopt_session_calibration(qopt_session *s, const char *samples,
 	rc = status_of(pc, calib_check_samples(&pc->a, "qopt", NULL));
 	if (!rc)
 		rc = status_of(pc, calib_inline_begin(&pc->a));
-	pc->inline_on = !rc;
+	/* the hook's state, even when begin refused (--strict with nothing
+	 * to measure): the hook is set and may still be run, so the state
+	 * lives until the session ends */
+	pc->inline_on = pc->a.inline_state != NULL;
 	return rc;
 }

@@ -310,6 +310,9 @@ int cli_calib_inline_begin(struct cli_opts *c)
 	if (!rc)
 		rc = calib_inline_begin(&cc->cs);
 	if (rc) {
+		/* a refusal after the hook was set (--strict with nothing to
+		 * measure) leaves its state: no run follows, so it goes now */
+		calib_inline_end(&cc->cs);
 		cli_calib_free(cc);
 		free(cc);
 		return rc;

@@ -25,7 +25,13 @@ PKG_CONFIG_SYSROOT_DIR=$D
 export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 
 flags=$(pkg-config --cflags --libs qopt)
-run ${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$W/client" \
+# A sanitizer build's libqopt needs the ASan runtime first in the
+# program: the client is built as the build's own programs are (and so
+# is checked by the sanitizers too).
+san=
+[ "$QOPT_SANITIZED" = yes ] &&
+	san="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer"
+run ${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$W/client" \
 	"$top_srcdir/tests/abi/library-client.c" $flags
 t "the client builds with pkg-config against the installed libqopt" \
 	eval '[ $rc = 0 ] && [ -x "$W/client" ]'

@@ -11,12 +11,13 @@
 mk_ok() {
 	grep -q "^passes_LTLIBRARIES += passes/$1\.la\$" "$2/$1.mk" 2>/dev/null
 }
-# bad_symbols NAME OBJECT...: the global symbols not of NAME's prefix.
+# bad_symbols NAME OBJECT...: the global symbols not of NAME's prefix
+# (names from __ are the compiler's: ASan's __odr_asan.NAME markers).
 bad_symbols() {
 	name=$1
 	shift
 	nm -g --defined-only "$@" 2>/dev/null | awk -v p="${name}_" '
-		NF >= 3 && $3 != "qopt_plugin_entry" &&
+		NF >= 3 && $3 != "qopt_plugin_entry" && substr($3, 1, 2) != "__" &&
 		substr($3, 1, length(p)) != p { print $3 }' | sort -u
 }
 # The objects built from folder $1's own sources (libtool's PIC copies).
