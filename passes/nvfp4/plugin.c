@@ -6,6 +6,7 @@
  * rewrite, release) so that peak memory stays near the largest one.
  */
 #include <stdio.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,6 +213,18 @@ static int source(struct nvfp4_weight *w, qir_tensor **out)
 	return 0;
 }
 
+/* rotate = rotate_back quantizes R W, whose sums of a block of b
+ * values (b = K & -K, the toolkit's block) can overflow FLOAT for a
+ * finite W: past FLT_MAX / b the recipe would meet Inf when the writer
+ * runs it, so such a weight is judged here, from the scan's max. */
+static int rotated_may_overflow(const struct nvfp4_weight *w,
+				const qir_tensor *t)
+{
+	int64_t k = t->dims[w->kaxis], b = k & -k;
+
+	return w->amax >= 0 && (double)w->amax > FLT_MAX / (double)b;
+}
+
 /* Inf has no finite NVFP4 scale, and NaN no code: such a weight stays
  * as it is, with a warning (the kind's level). */
 static void check_finite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
@@ -228,6 +241,11 @@ static void check_finite(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
 		ps_skip_set(&w->skip, &ps_skip_nonfinite, "holds %s at element "
 			    "%llu, which NVFP4 cannot represent", what,
 			    (unsigned long long)at);
+	else if (cfg->rotate_back && rotated_may_overflow(w, t))
+		ps_skip_set(&w->skip, &ps_skip_nonfinite, "holds |x| up to %g: "
+			    "rotated (rotate = rotate_back) it may exceed "
+			    "FLOAT's range, which NVFP4 cannot represent",
+			    (double)w->amax);
 }
 
 static void check_tensor(struct nvfp4_cfg *cfg, struct nvfp4_weight *w,
