@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/calib-runner.h"
 #include "cli/ort-child.h"
+#include "cli/spawn.h"
 
 /* The most files the library's guard list holds (calib-run.c's probe
  * files and the one-command form's). */
@@ -43,33 +44,6 @@ static void say(qm_session *s, int level, const char *who,
 	va_end(ap);
 	qm_say(s, level, "%s: %s", who, n < 0 ? "out of memory\n" : text);
 	free(text);
-}
-
-/* The node script (caller frees): $QOPT_CALIBRATE_ORT, beside the
- * qopt binary when installed, else the build tree's copy. */
-static char *script_path(void)
-{
-	const char *env = getenv("QOPT_CALIBRATE_ORT");
-	char exe[4096], *slash, *path = NULL;
-	ssize_t n;
-
-	if (env && *env)
-		return strdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 32);
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash) {
-			strcpy(slash + 1, "qopt-calibrate-ort");
-			if (access(exe, R_OK) == 0)
-				return strdup(exe);
-		}
-	}
-	/* an uninstalled qopt: the build tree's copy */
-	if (asprintf(&path, "%s/tools/qopt-calibrate-ort",
-		     cli_build_tree() ? cli_build_tree() : ".") < 0)
-		return NULL;
-	return path;
 }
 
 /* The script's exit status after an error it printed itself (one
@@ -268,7 +242,7 @@ int cli_calib_init(struct cli_calib *cc, struct cli_opts *c)
 	a->begin_arg = c;
 	a->runner = run_job;
 	a->runner_arg = cc;
-	cc->script = script_path();
+	cc->script = cli_launcher_path("QOPT_CALIBRATE_ORT", "qopt-calibrate-ort");
 	if (!cc->script || asprintf(&cc->name, "%s %s", node && *node ? node :
 				    "node", cc->script) < 0) {
 		cc->name = NULL;

@@ -140,27 +140,6 @@ long plan_stat(const char *stats_json, const char *name)
 	return sum;
 }
 
-/* The node script: $QOPT_PLAN_ORT, beside the qopt binary when
- * installed, else the build tree's (caller frees). */
-static char *script_path(void)
-{
-	const char *env = getenv("QOPT_PLAN_ORT");
-	char exe[4096], *slash, *path = NULL;
-
-	if (env && *env)
-		return strdup(env);
-	if (cli_self_path(exe, sizeof(exe) - 32) == 0 &&
-	    (slash = strrchr(exe, '/'))) {
-		strcpy(slash + 1, "qopt-plan-ort");
-		if (access(exe, R_OK) == 0)
-			return strdup(exe);
-	}
-	if (asprintf(&path, "%s/tools/qopt-plan-ort",
-		     cli_build_tree() ? cli_build_tree() : ".") < 0)
-		return NULL;
-	return path;
-}
-
 static int write_job(const struct plan *p, const char *job,
 		     const char *result, const char *const *files, size_t n)
 {
@@ -242,7 +221,7 @@ int plan_measure(struct plan *p, const char *const *files, size_t n,
 		 double *nmse, double *cos, double *top1)
 {
 	const char *node = getenv("QOPT_NODE");
-	char job[4200], result[4200], *script = script_path();
+	char job[4200], result[4200], *script = cli_launcher_path("QOPT_PLAN_ORT", "qopt-plan-ort");
 	const char *argv[4];
 	FILE *f;
 	long timeout;

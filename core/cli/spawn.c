@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "cli/cli.h"
 #include "cli/ort-child.h"
 #include "cli/spawn.h"
 
@@ -76,4 +77,24 @@ int cli_self_path(char *buf, size_t n)
 		return -1;
 	buf[k] = 0;
 	return 0;
+}
+
+char *cli_launcher_path(const char *env, const char *name)
+{
+	const char *set = getenv(env);
+	char exe[4096], *slash, *path = NULL;
+
+	if (set && *set)
+		return strdup(set);
+	if (cli_self_path(exe, sizeof(exe) - strlen(name) - 1) == 0 &&
+	    (slash = strrchr(exe, '/'))) {
+		strcpy(slash + 1, name);
+		if (access(exe, R_OK) == 0)
+			return strdup(exe);
+	}
+	/* an uninstalled qopt: the build tree's copy */
+	if (asprintf(&path, "%s/tools/%s",
+		     cli_build_tree() ? cli_build_tree() : ".", name) < 0)
+		return NULL;
+	return path;
 }

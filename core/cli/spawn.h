@@ -26,4 +26,9 @@ int cli_spawn(qm_session *s, const char *who, const char *const *argv,
  * 0, or -1. */
 int cli_self_path(char *buf, size_t n);
 
+/* Where a node launcher named name (qopt-plan-ort, ...) is: $env when
+ * set and not empty, beside this program when installed there, else
+ * the build tree's tools/ copy (caller frees; NULL out of memory). */
+char *cli_launcher_path(const char *env, const char *name);
+
 #endif

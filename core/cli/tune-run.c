@@ -31,27 +31,6 @@ static int say_err(struct tune *t, const char *what, const char *path)
 	return -1;
 }
 
-/* The node launcher: $QOPT_AUTOCAST_TUNE_ORT, beside qopt when
- * installed, else the build tree's (caller frees). */
-static char *script_path(void)
-{
-	const char *env = getenv("QOPT_AUTOCAST_TUNE_ORT");
-	char exe[4096], *slash, *path = NULL;
-
-	if (env && *env)
-		return strdup(env);
-	if (cli_self_path(exe, sizeof(exe) - 40) == 0 &&
-	    (slash = strrchr(exe, '/'))) {
-		strcpy(slash + 1, "qopt-autocast-tune-ort");
-		if (access(exe, R_OK) == 0)
-			return strdup(exe);
-	}
-	if (asprintf(&path, "%s/tools/qopt-autocast-tune-ort",
-		     cli_build_tree() ? cli_build_tree() : ".") < 0)
-		return NULL;
-	return path;
-}
-
 const char *tune_node_name(const qir_node *n)
 {
 	if (n->name[0])
@@ -344,7 +323,7 @@ static int run_script(struct tune *t, const char *job, const char *ref,
 		      const char *probe)
 {
 	const char *node = getenv("QOPT_NODE"), *argv[4];
-	char *script = script_path(), why[256];
+	char *script = cli_launcher_path("QOPT_AUTOCAST_TUNE_ORT", "qopt-autocast-tune-ort"), why[256];
 	long timeout;
 	int rc;
 
