@@ -1,7 +1,7 @@
 # core: the pass manager (plugin loader, pipelines, running passes),
 # part of libqopt behind <qopt/session.h> (core/manager/session-pub.c;
-# its qm_ functions stay hidden), and the qopt command line (the
-# binary).
+# of its qm_ functions libqopt exports only those the qopt program
+# calls), and the qopt command line (the binary, over libqopt.so).
 
 QOPT_MANAGER_SOURCES = \
 	core/manager/session-api.h \
@@ -50,9 +50,9 @@ QOPT_MANAGER_SOURCES = \
 libqopt_la_SOURCES += $(QOPT_MANAGER_SOURCES) core/manager/ctx-api.c \
 	core/manager/session-pub.c
 pkginclude_HEADERS += include/qopt/session.h
-# The qopt program and the manager's tests call the manager's qm_
-# functions, which libqopt does not export: they link the manager's
-# objects as libqopt compiled them (no archive, no second compile).
+# The manager's white-box tests call qm_ functions the qopt program does
+# not (libqopt exports only the program's: libqopt-private.sym): they
+# link the manager's objects as libqopt compiled them.
 QOPT_MANAGER_OBJECTS = $(foreach f,$(filter %.c,$(QOPT_MANAGER_SOURCES)),$(dir $(f))libqopt_la-$(notdir $(f:.c=.lo))) \
 	$(INIH_LIBS)
 
@@ -79,8 +79,8 @@ qopt_SOURCES += \
 	core/cli/outpath.h \
 	core/cli/outpath.c \
 	core/cli/cmd-plan.c \
-	core/cli/plan-run.h \
-	core/cli/plan-run.c \
+	core/cli/plan-runner.h \
+	core/cli/plan-runner.c \
 	core/cli/tune.h \
 	core/cli/cmd-autocast-tune.c \
 	core/cli/tune-run.c

@@ -132,7 +132,7 @@ int cmd_help_pass(struct cli_opts *c, const char *name)
 	if (!kind) {
 		qm_say(c->s, QOPT_LOG_ERROR,
 		       "qopt: error: unknown pass '%s'%s\n%s\n", name,
-		       qm_did_you_mean(c->s, name, dym), qm_unknown_pass_hint);
+		       qm_did_you_mean(c->s, name, dym), qm_unknown_pass_hint());
 		return QOPT_EXIT_USAGE;
 	}
 	fprintf(out, "%s - %s\n", e.name, e.summary);

@@ -20,7 +20,10 @@
 #include "manager/jsonstr.h"
 #include "manager/numfmt.h"
 
-const char qm_unknown_pass_hint[] = PM_UNKNOWN_PASS_HINT;
+const char *qm_unknown_pass_hint(void)
+{
+	return PM_UNKNOWN_PASS_HINT;
+}
 
 int qm_parse(qm_session *s, const char *ini_file, const char *passes)
 {
@@ -75,6 +78,11 @@ int qm_set_builtin_dir(qm_session *s, const char *dir)
 	free(s->builtin_dir);
 	s->builtin_dir = copy;
 	return 0;
+}
+
+const char *qm_builtin_dir(const qm_session *s)
+{
+	return s->builtin_dir;
 }
 
 static int is_dir(const char *path)

@@ -71,6 +71,8 @@ int qm_add_stage(qm_session *s, const char *pass, const char *const *kv);
 /* Where the built-in passes are: NULL the installed folder (the
  * default), "" none. Copied; -1 out of memory. */
 int qm_set_builtin_dir(qm_session *s, const char *dir);
+/* What qm_set_builtin_dir set (NULL: the installed folder). */
+const char *qm_builtin_dir(const qm_session *s);
 struct qm_plugins {
 	const char *const *dirs;	/* -L, in order */
 	size_t ndirs;
@@ -117,7 +119,7 @@ const char *qm_did_you_mean(const qm_session *s, const char *name,
 			    char *buf);
 const char *qm_suggest(const char *word, const char *const *cands, size_t n,
 		       char *buf, size_t size);
-extern const char qm_unknown_pass_hint[];
+const char *qm_unknown_pass_hint(void);
 const char *qm_opt_type_name(int type);
 int qm_option_accepts(const qopt_option_spec *spec, char *buf, size_t n);
 
@@ -266,5 +268,10 @@ qopt_status qm_pub_attach(qopt_session *s, void *ext,
 const char *qm_pub_input(qopt_session *s);
 /* An error said through the session's diagnostics; code returned. */
 qopt_status qm_pub_fail(qopt_session *s, qopt_status code, const char *msg);
+/* A new session (the caller frees it) with the settings of parent
+ * (plugin folders and files, threads, device, the built-in folder), or,
+ * parent NULL, with qm's built-in folder: the sessions a module runs
+ * steps in (the plan's candidates). NULL out of memory. */
+qopt_session *qm_pub_child(const qopt_session *parent, const qm_session *qm);
 
 #endif /* QOPT_QM_SESSION_API_H */

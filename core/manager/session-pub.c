@@ -789,3 +789,39 @@ qopt_status qm_pub_fail(qopt_session *s, qopt_status code, const char *msg)
 {
 	return fail(s, code, "%s", msg);
 }
+
+static int copy_strv(qopt_session *c, char ***v, size_t *n, char *const *from,
+		     size_t nfrom)
+{
+	size_t i;
+
+	for (i = 0; i < nfrom; i++)
+		if (push(c, v, n, from[i]))
+			return -1;
+	return 0;
+}
+
+qopt_session *qm_pub_child(const qopt_session *parent, const qm_session *qm)
+{
+	qopt_session *c = qopt_session_new();
+
+	if (!c)
+		return NULL;
+	if (parent) {
+		c->threads = parent->threads;
+		c->device = parent->device;
+		qm = parent->qm;
+		if (copy_strv(c, &c->dirs, &c->ndirs, parent->dirs,
+			      parent->ndirs) ||
+		    copy_strv(c, &c->loads, &c->nloads, parent->loads,
+			      parent->nloads)) {
+			qopt_session_free(c);
+			return NULL;
+		}
+	}
+	if (qm_set_builtin_dir(c->qm, qm_builtin_dir(qm))) {
+		qopt_session_free(c);
+		return NULL;
+	}
+	return c;
+}

@@ -222,9 +222,11 @@ static int ini_text(const struct plan *p, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-/* Writes text(p, f) to path atomically; 0 or -1 (said). */
+typedef int text_fn(const struct plan *p, FILE *f, const void *arg);
+
+/* Writes text(p, f, arg) to path atomically; 0 or -1 (said). */
 static int write_atomic(const struct plan *p, const char *path,
-			int (*text)(const struct plan *, FILE *))
+			text_fn *text, const void *arg)
 {
 	qir_error err = { 0 };
 	FILE *f = NULL;
@@ -235,7 +237,7 @@ static int write_atomic(const struct plan *p, const char *path,
 		       err.msg);
 		return -1;
 	}
-	if (text(p, f) < 0) {
+	if (text(p, f, arg) < 0) {
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: %s: error: cannot "
 		       "write it\n", path);
 		qm_outfile_abort(o);
@@ -249,9 +251,39 @@ static int write_atomic(const struct plan *p, const char *path,
 	return 0;
 }
 
+static int ini_fn(const struct plan *p, FILE *f, const void *arg)
+{
+	(void)arg;
+	return ini_text(p, f);
+}
+
 int plan_write_ini(const struct plan *p, const char *path)
 {
-	return write_atomic(p, path, ini_text);
+	return write_atomic(p, path, ini_fn, NULL);
+}
+
+/* What text(p, f) writes, in memory (malloc'd), or NULL. */
+static char *in_memory(const struct plan *p, int (*text)(const struct plan *,
+							  FILE *))
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	int rc;
+
+	if (!f)
+		return NULL;
+	rc = text(p, f);
+	if (fclose(f) || rc < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+char *plan_ini_text(const struct plan *p)
+{
+	return in_memory(p, ini_text);
 }
 
 static void json_num(FILE *f, double x)
@@ -372,16 +404,25 @@ static int json_text(const struct plan *p, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-int plan_write_json(const struct plan *p, const char *path)
+static int json_fn(const struct plan *p, FILE *f, const void *arg)
 {
-	return write_atomic(p, path, json_text);
+	(void)arg;
+	return json_text(p, f);
 }
 
-static const char *copy_src;
-
-static int copy_text(const struct plan *p, FILE *out)
+int plan_write_json(const struct plan *p, const char *path)
 {
-	FILE *in = fopen(copy_src, "rb");
+	return write_atomic(p, path, json_fn, NULL);
+}
+
+char *plan_json_text(const struct plan *p)
+{
+	return in_memory(p, json_text);
+}
+
+static int copy_fn(const struct plan *p, FILE *out, const void *arg)
+{
+	FILE *in = fopen(arg, "rb");
 	char buf[65536];
 	size_t n;
 
@@ -398,6 +439,16 @@ static int copy_text(const struct plan *p, FILE *out)
 
 int plan_copy(const struct plan *p, const char *src, const char *dst)
 {
-	copy_src = src;
-	return write_atomic(p, dst, copy_text);
+	return write_atomic(p, dst, copy_fn, src);
+}
+
+static int text_fn_put(const struct plan *p, FILE *out, const void *arg)
+{
+	(void)p;
+	return fputs(arg, out) < 0 ? -1 : 0;
+}
+
+int plan_write_text(const struct plan *p, const char *path, const char *text)
+{
+	return write_atomic(p, path, text_fn_put, text);
 }

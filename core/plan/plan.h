@@ -3,14 +3,20 @@
  * above the manager): the formats `qopt plan` offers (plan-formats.c),
  * the candidate layers with their measurements, the solver
  * (plan-knapsack.h) and what a plan writes (plan-write.c: the INI
- * pipeline and the JSON report). The command's flow (core/cli/cmd-plan.c)
- * and its child processes (core/cli/plan-run.c) fill it.
+ * pipeline and the JSON report). The flow (plan-engine.c) is libqopt's:
+ * the candidate layers (plan-layers.c), each format on each layer alone
+ * (plan-candidates.c, through sessions of this process: plan-step.c),
+ * their measurement through the front end's runner (plan-measure.c),
+ * the choice (plan-solve.c). Front ends: `qopt plan`
+ * (core/cli/cmd-plan.c) and qopt_session_plan (plan-session.c,
+ * <qopt/plan.h>).
  */
 #ifndef QOPT_PLAN_PLAN_H
 #define QOPT_PLAN_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <qopt/calib.h>
 #include "manager/session-api.h"
 
 /* The formats, in this order; bits per weight as ModelOpt counts them
@@ -53,8 +59,14 @@ struct plan_layer {
 	char *fallback;		/* "nvfp4 -> fp8" note, or NULL */
 };
 
+/* The calibration files a plan may write, in this order (p->calib_text). */
+enum { PLAN_CALIB_FP8, PLAN_CALIB_INT8, PLAN_CALIB_W4A4, PLAN_NCALIB };
+
 struct plan {
-	qm_session *s;
+	qm_session *s;		/* where the plan's messages go */
+	/* the public session whose settings the steps' sessions take
+	 * (qopt_session_plan), or NULL (the qopt command: s's) */
+	const qopt_session *parent;
 	const char *input, *data, *output, *json, *save_model;
 	int fmt[PF_COUNT];	/* --formats in order, nfmt of them */
 	size_t nfmt;
@@ -92,11 +104,100 @@ struct plan {
 	long max_float;
 	size_t forced;		/* layers --max-float-layers took off none */
 	int64_t unit;		/* the solver's cost unit in quarter bits */
+	/* What runs ONNX Runtime's jobs (calibration and the plan's
+	 * measurements: qopt/calib.h's runner, which tells them apart by
+	 * the job's "candidates"), the front end's. */
+	qopt_calib_runner *runner;
+	void *runner_arg;
+	/* The calibration files the INI names (calib_name,
+	 * w4a4_calib_name, int8_calib_name), their text (malloc'd), read
+	 * from the temporary folder before it goes; NULL: not written. */
+	char *calib_text[PLAN_NCALIB];
 };
+
+/* ---- the flow (plan-engine.c) ----
+ * p filled as the front end's options say (s, input, data, output: the
+ * INI's path, whose name the calibration files' are made from; fmt,
+ * budget or max_loss, autocast, max_float, save_model, runner), then
+ * plan_run on the input model m (loaded as the front end loads it;
+ * plan_run frees it once the layers are found): the layers found,
+ * measured, chosen, the plan's model made (written at save_model when
+ * set) and measured. QM_OK, QM_FAIL or
+ * QM_USAGE after saying why. plan_free frees what p holds. */
+void plan_init(struct plan *p, qm_session *s);
+int plan_run(struct plan *p, qir_model *m);
+void plan_free(struct plan *p);
+/* The checks of the options, each said ("qopt plan: error: ...") with
+ * QM_USAGE: the formats of a "fp8,none" list into p->fmt (an unknown
+ * one or one given twice), the budget against them. */
+int plan_parse_formats(struct plan *p, const char *list, char *why, size_t n);
+int plan_check_budget(struct plan *p);
+int plan_has_format(const struct plan *p, int k);
+/* PLAN.ini -> PLAN + suffix (".calib.json") into buf: the name of a
+ * calibration file beside the INI; "" out of memory. */
+void plan_calib_name(const struct plan *p, const char *suffix, char *buf,
+		     size_t n);
+/* The name can stand in the INI's "calibration = NAME". */
+int plan_ini_value_ok(const char *cname);
+/* The closing line: "N layers (...): bits, scores, sessions -> INI". */
+void plan_summary(const struct plan *p, char *buf, size_t n);
+
+/* ---- the steps (plan-layers.c, plan-candidates.c, plan-solve.c) ---- */
+int plan_find_layers(struct plan *p, qir_model *m);
+void plan_progress(struct plan *p, const char *what, size_t done,
+		   size_t total);
+int plan_make_candidates(struct plan *p, const char *calib, char ***files,
+			 size_t *nfiles);
+int plan_measure_candidates(struct plan *p, char **files, size_t n);
+int plan_solve(struct plan *p);
+int plan_bound_float(struct plan *p);
+int plan_note_fallbacks(struct plan *p);
+
+/* ---- this process's sessions (plan-step.c) ----
+ * Each runs as the qopt command would (`qopt --strict -q --passes SPEC
+ * IN -o OUT`, `qopt -p INI IN -o OUT`, `qopt calibrate IN --data DIR
+ * --passes P -o OUT`), in a session with the settings of p->s, its
+ * messages kept in log (the lines the command would print; malloc'd,
+ * freed with plan_log_free) rather than shown. 0 when the step ran,
+ * 1 when it failed (log says why), -1 out of memory (said). */
+struct plan_log {
+	char *text;
+	size_t len, cap;
+	char *stats;	/* the run's --stats-json text, when asked */
+};
+enum { PLAN_STEP_STRICT = 1, PLAN_STEP_QUIET = 2, PLAN_STEP_STATS = 4 };
+int plan_step_passes(struct plan *p, const char *spec, const char *in,
+		     const char *out, unsigned flags, struct plan_log *log);
+int plan_step_ini(struct plan *p, const char *ini, const char *in,
+		  const char *out, unsigned flags, struct plan_log *log);
+int plan_step_calibrate(struct plan *p, const char *in, const char *passes,
+			const char *out, struct plan_log *log);
+void plan_log_free(struct plan_log *log);
+/* The first "error:" line of log (qopt's prefix cut) into buf. */
+void plan_log_reason(const struct plan_log *log, char *buf, size_t n);
+/* The first line of log holding needle ("qopt: " cut) into buf; 0, or
+ * -1 when there is none (buf then says so). */
+int plan_log_line(const struct plan_log *log, const char *needle, char *buf,
+		  size_t n);
+/* The counter name of pass stats in log's stats text, summed over the
+ * passes that report it; -1 when there is none to read. */
+long plan_stat(const struct plan_log *log, const char *name);
+
+/* ---- ONNX Runtime's measurement (plan-measure.c) ----
+ * The float model and files[0..n) over p->data, through p->runner in
+ * one job: fills nmse, cos, top1 (top1 NaN when no output has rows).
+ * 0, or -1 after saying why. */
+int plan_measure(struct plan *p, const char *const *files, size_t n,
+		 double *nmse, double *cos, double *top1);
 
 /* plan-write.c: 0, or -1 after saying why. */
 int plan_write_ini(const struct plan *p, const char *path);
 int plan_write_json(const struct plan *p, const char *path);
+/* The same texts (malloc'd), or NULL out of memory. */
+char *plan_ini_text(const struct plan *p);
+char *plan_json_text(const struct plan *p);
+/* text at path through qm_outfile (atomic); 0, or -1 after saying why. */
+int plan_write_text(const struct plan *p, const char *path, const char *text);
 /* A copy of src at dst through qm_outfile (atomic). */
 int plan_copy(const struct plan *p, const char *src, const char *dst);
 

@@ -72,11 +72,11 @@ class CalibOpts(Structure):
 
 
 class PlanOpts(Structure):
-    _fields_ = [("size", c_uint), ("samples", c_char_p), ("random", c_long),
-                ("seed", c_uint64), ("dims", c_char_p),
+    _fields_ = [("size", c_uint), ("samples", c_char_p),
                 ("formats", c_char_p), ("effective_bits", c_double),
                 ("max_loss", c_double), ("autocast", c_char_p),
-                ("max_float_layers", c_long)]
+                ("max_float_layers", c_long), ("output", c_char_p),
+                ("save_model", c_char_p)]
 
 
 _S = c_void_p           # qopt_session *
@@ -111,6 +111,10 @@ _PROTOS = {
                                   RUNNER_FN, c_void_p, POINTER(c_void_p)]),
     "qopt_plan_ini": (c_char_p, [c_void_p]),
     "qopt_plan_report_json": (c_char_p, [c_void_p]),
+    "qopt_plan_summary": (c_char_p, [c_void_p]),
+    "qopt_plan_ncalib": (c_size_t, [c_void_p]),
+    "qopt_plan_calib_at": (c_int, [c_void_p, c_size_t, POINTER(c_char_p),
+                                   POINTER(c_char_p)]),
     "qopt_plan_free": (None, [c_void_p]),
 }
 

@@ -33,9 +33,34 @@ nm -D --defined-only "$so" | awk '$2 !~ /^[TWiVA]$/ { print $3 }' \
 
 t "the headers declare functions ($(wc -l <"$W/declared"))" \
 	test -s "$W/declared"
-comm -13 "$W/declared" "$W/exported" >"$W/leaked"
-t "nothing exported beyond the headers" test ! -s "$W/leaked"
+# Beyond them, the internals the qopt program of this build calls
+# (libqopt-private.sym, build-aux/private-symbols.sh): no public prefix,
+# and each one the program really calls.
+private="$top_builddir/libqopt-private.sym"
+t "the private list exists and is not empty" test -s "$private"
+sort -u "$private" >"$W/private"
+comm -13 "$W/declared" "$W/exported" | comm -23 - "$W/private" >"$W/leaked"
+t "nothing exported beyond the headers and the private list" \
+	test ! -s "$W/leaked"
 sed 's/^/# leaked: /' "$W/leaked" | head -20
+t "no private export has a public prefix (qopt_, qir_, qk_)" \
+	eval '! grep -Eq "^(qopt|qir|qk)_" "$W/private"'
+nm -u "$top_builddir/.libs/qopt" 2>/dev/null | awk '{ print $NF }' |
+	sed 's/@.*//' | sort -u >"$W/used"
+comm -23 "$W/private" "$W/used" >"$W/unused"
+t "every private export is one the qopt program calls" test ! -s "$W/unused"
+sed 's/^/# unused: /' "$W/unused" | head
+t "the qopt program holds no copy of the manager (no qm_ function defined)" \
+	eval '! nm --defined-only "$top_builddir/.libs/qopt" | grep -q " [Tt] qm_"'
+t "the qopt program links the shared libqopt" \
+	eval 'readelf -d "$top_builddir/.libs/qopt" | grep -q "NEEDED.*libqopt\.so"'
+# the controls: a planted leak and a planted copy are found
+printf 'qm_planted_leak\n' >>"$W/exported.planted"
+cat "$W/exported" >>"$W/exported.planted"
+sort -u "$W/exported.planted" | comm -13 "$W/declared" - |
+	comm -23 - "$W/private" >"$W/leaked.planted"
+t "the check finds a planted export beyond both lists" \
+	grep -qx qm_planted_leak "$W/leaked.planted"
 comm -23 "$W/declared" "$W/exported" >"$W/missing"
 t "every declared function is exported" test ! -s "$W/missing"
 sed 's/^/# missing: /' "$W/missing"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <qopt/calib.h>
+#include <qopt/plan.h>
 #include <qopt/session.h>
 
 struct counts {
@@ -154,9 +155,23 @@ static void bad_pipeline(const char *passdir, const char *model)
 
 struct node_runner {
 	const char *node, *script;
-	int calls;
+	const char *plan_script;	/* for the plan's jobs, or NULL */
+	int calls, plan_calls;
 	double timeout;		/* the bound libqopt gave the last call */
 };
+
+/* The plan's measurement jobs list "candidates" (qopt/plan.h). */
+static int is_plan_job(const char *job)
+{
+	char buf[1 << 16];
+	FILE *f = fopen(job, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return strstr(buf, "\"candidates\"") != NULL;
+}
 
 /* qopt_calib_runner: node SCRIPT JOB, waited for (the bound is not
  * kept here: a test's own timeout ends a hang). */
@@ -164,11 +179,16 @@ static qopt_status run_node(void *arg, const char *job, const char *result,
 			    double timeout_s, qir_error *err)
 {
 	struct node_runner *r = arg;
+	const char *script = r->script;
 	pid_t pid;
 	int st = 0;
 
 	(void)result;	/* the job names it to the script */
 	r->calls++;
+	if (r->plan_script && is_plan_job(job)) {
+		script = r->plan_script;
+		r->plan_calls++;
+	}
 	r->timeout = timeout_s;
 	fflush(NULL);
 	pid = fork();
@@ -187,13 +207,13 @@ static qopt_status run_node(void *arg, const char *job, const char *result,
 			*slash = 0;
 		if (slash && setenv("TMPDIR", dir, 1) < 0)
 			_exit(127);
-		execlp(r->node, r->node, r->script, job, (char *)NULL);
+		execlp(r->node, r->node, script, job, (char *)NULL);
 		_exit(127);
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
 	    WEXITSTATUS(st) != 0) {
 		snprintf(err->msg, sizeof(err->msg), "client runner: %s %s "
-			 "failed (status %d)", r->node, r->script, st);
+			 "failed (status %d)", r->node, script, st);
 		return QOPT_EINVALID;
 	}
 	return QOPT_OK;
@@ -302,8 +322,8 @@ static void calibrate_refused(const char *passdir, const char *model,
 {
 	qopt_calib_opts none = { sizeof(none), NULL, 0, 0, NULL, NULL, 0 };
 	qopt_calib_opts o = { sizeof(o), samples, 0, 0, NULL, NULL, 0 };
-	struct node_runner bad = { r->node, "/nonexistent/qopt-calibrate-ort",
-				   0, 0 };
+	struct node_runner bad = { .node = r->node,
+				   .script = "/nonexistent/qopt-calibrate-ort" };
 	qopt_calib *c = NULL;
 	qopt_session *s;
 
@@ -343,13 +363,58 @@ static void calibrated_run(const char *passdir, const char *model,
 	qopt_session_free(s);
 }
 
+/* The plan (qopt/plan.h) of the calibration model: fp8 or float per
+ * layer; its INI and calibration files written in OUTDIR/plan/ under
+ * the names qopt plan -o OUTDIR/plan/p.ini gives them. */
+static void plan(const char *passdir, const char *model, const char *samples,
+		 const char *outdir, struct node_runner *r)
+{
+	char ini[4096], path[4096];
+	qopt_plan_opts o = { .size = sizeof(o), .samples = samples,
+			     .formats = "fp8,none", .effective_bits = 12,
+			     .max_loss = -1, .max_float_layers = -1,
+			     .output = ini };
+	qopt_session *s = session(passdir);
+	qopt_plan *p = NULL;
+	size_t i;
+	FILE *f;
+
+	snprintf(ini, sizeof(ini), "%s/plan/p.ini", outdir);
+	qopt_session_set_diag(s, print_diag, NULL);
+	r->calls = r->plan_calls = 0;
+	printf("plan %d\n", qopt_session_plan(s, model, &o, run_node, r, &p));
+	printf("plan-runner-calls calibrate %d measure %d\n",
+	       r->calls - r->plan_calls, r->plan_calls);
+	printf("plan-ncalib %zu\n", qopt_plan_ncalib(p));
+	if ((f = fopen(ini, "w")) && p)
+		fputs(qopt_plan_ini(p), f);
+	if (f)
+		fclose(f);
+	for (i = 0; i < qopt_plan_ncalib(p); i++) {
+		const char *name, *text;
+
+		qopt_plan_calib_at(p, i, &name, &text);
+		snprintf(path, sizeof(path), "%s/plan/%s", outdir, name);
+		if ((f = fopen(path, "w"))) {
+			fputs(text, f);
+			fclose(f);
+		}
+	}
+	printf("plan-summary %s\n", p ? qopt_plan_summary(p) : "-");
+	qopt_plan_free(p);
+	o.formats = "fp8,fp9";
+	printf("plan-bad-format %d\n", qopt_session_plan(s, model, &o,
+	       run_node, r, &p));
+	qopt_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
-	struct node_runner r = { NULL, NULL, 0, 0 };
+	struct node_runner r = { 0 };
 
-	if (argc != 5 && argc != 9) {
+	if (argc != 5 && argc != 9 && argc != 10) {
 		fprintf(stderr, "usage: library-client PASSDIR PLUGIN MODEL "
-			"OUTDIR [CMODEL SAMPLES NODE SCRIPT]\n");
+			"OUTDIR [CMODEL SAMPLES NODE SCRIPT [PLAN_SCRIPT]]\n");
 		return 2;
 	}
 	in_memory(argv[1], argv[3], argv[4]);
@@ -359,7 +424,7 @@ int main(int argc, char **argv)
 	diagnostics(argv[1], argv[2], argv[3], 0);
 	bad_pipeline(argv[1], argv[3]);
 	/* Calibration in process (the calibration module's header). */
-	if (argc == 9) {
+	if (argc >= 9) {
 		r.node = argv[7];
 		r.script = argv[8];
 		calibrate(argv[1], argv[5], argv[6], argv[4], &r);
@@ -367,6 +432,11 @@ int main(int argc, char **argv)
 		calibrate_random(argv[1], argv[5], argv[4], &r);
 		calibrate_bad_opts(argv[1], argv[5], argv[6], &r);
 		calibrated_run(argv[1], argv[5], argv[6], argv[4], &r);
+	}
+	/* The plan in process (qopt/plan.h). */
+	if (argc == 10) {
+		r.plan_script = argv[9];
+		plan(argv[1], argv[5], argv[6], argv[4], &r);
 	}
 	return 0;
 }

@@ -114,10 +114,14 @@ if [ -z "$why" ]; then
 		why="tests/cli/calib-gen.py failed"
 fi
 script="$top_builddir/tools/qopt-calibrate-ort"
-CL() { TMPDIR="$C/tmp" QOPT_NODE=$NODE QOPT_CALIBRATE_ORT=$script L "$@"; }
+pscript="$top_builddir/tools/qopt-plan-ort"
+CL() { TMPDIR="$C/tmp" QOPT_NODE=$NODE QOPT_CALIBRATE_ORT=$script \
+	QOPT_PLAN_ORT=$pscript L "$@"; }
 if [ -z "$why" ]; then
+	mkdir -p "$C/plan" "$C/cli-plan"
 	CL "$W/client" "$passdir" "$PL/good.so" "$W/m.onnx" "$C" \
-		"$C/e.onnx" "$C/cal" "$NODE" "$script" >"$C/facts" 2>"$C/err"
+		"$C/e.onnx" "$C/cal" "$NODE" "$script" "$pscript" \
+		>"$C/facts" 2>"$C/err"
 	crc=$?
 	sed 's/^/# /' "$C/facts"
 	cfact() { grep -qx -- "$1" "$C/facts"; }
@@ -149,10 +153,22 @@ if [ -z "$why" ]; then
 		eval '[ $rc = 0 ] && cfact "calibration 0" && cfact "calibrated-run 0 runner-calls-positive 1" && cmp -s "$C/lib-fp8.onnx" "$C/cli-fp8.onnx"'
 	t "qopt_session_calibration twice on a session: QOPT_EUSAGE (6)" \
 		cfact "calibration-again 6"
+	# the plan in process (<qopt/plan.h>), against the installed qopt plan
+	run CL "$bin" plan "$C/e.onnx" --data "$C/cal" --formats fp8,none \
+		--effective-bits 12 -o "$C/cli-plan/p.ini"
+	cp "$W/err" "$C/cli-plan.err"
+	t "qopt_session_plan: QOPT_OK, one calibration and two measurements through the client's runner" \
+		eval 'cfact "plan 0" && cfact "plan-runner-calls calibrate 1 measure 2" && cfact "plan-ncalib 1"'
+	t "its INI and calibration file are those of the installed qopt plan, byte for byte" \
+		eval '[ $rc = 0 ] && cmp -s "$C/plan/p.ini" "$C/cli-plan/p.ini" && cmp -s "$C/plan/p.calib.json" "$C/cli-plan/p.calib.json"'
+	t "its summary is the line qopt plan prints (but for the INI's folder)" \
+		eval 'grep "^qopt plan: " "$C/cli-plan.err" | sed "s/^qopt plan: /plan-summary /; s|/cli-plan/p.ini\$|/plan/p.ini|" | grep -qxF -f - "$C/facts"'
+	t "an unknown format: QOPT_EUSAGE (6), said naming it" \
+		eval 'cfact "plan-bad-format 6" && grep -q "^diag 0 6 - qopt_session_plan: unknown format .fp9." "$C/facts"'
 	t "no temporary folder left by the library's runs" \
 		eval '[ -z "$(ls -A "$C/tmp")" ]'
 else
-	for d in "qopt_session_calibrate and qopt_session_calibration through the client's runner"; do
+	for d in "qopt_session_calibrate, qopt_session_calibration and qopt_session_plan through the client's runner"; do
 		skip "$d" "$why"
 	done
 fi

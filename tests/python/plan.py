@@ -61,8 +61,9 @@ check("its report chooses as qopt plan's (%s)" % ", ".join(
 got = qopt.plan(mp, samples, formats="nvfp4,mxfp8,none", effective_bits=7)
 
 
-def body(ini):      # less the lines naming the model and the samples
-    return [l for l in ini.splitlines() if not l.startswith("#   qopt plan:")]
+def body(ini):      # less the comment naming the model and the samples
+    lines = ini.splitlines()
+    return lines[lines.index("#   qopt -p THIS.ini MODEL.onnx -o OUT.onnx"):]
 
 
 check("qopt.plan(ModelProto, NumPy samples) gives the same INI, less the "
@@ -73,3 +74,51 @@ p = subprocess.run([QOPT, "-q", "-p", os.path.join(work, "p.ini"), m, "-o",
 check("the plan's INI runs in qopt.run as in the qopt program",
       p.returncode == 0 and qopt.run(m, pipeline=got.ini) ==
       onnx.load(os.path.join(work, "cli.onnx")))
+
+# fp8 reads a calibration file: the INI names it after the output given,
+# and the plan hands its text over (Plan.calibration), as qopt plan -o
+# writes it beside the INI
+p = subprocess.run([QOPT, "plan", "-q", m, "--data", data, "--formats",
+                    "fp8,none", "--effective-bits", "12", "-o",
+                    os.path.join(work, "f.ini")], capture_output=True)
+with open(os.path.join(work, "f.ini")) as f:
+    want_ini = f.read()
+with open(os.path.join(work, "f.calib.json")) as f:
+    want_calib = f.read()
+got = qopt.plan(m, data, formats="fp8,none", effective_bits=12,
+                output=os.path.join(work, "g.ini"))
+check("a calibrated plan: qopt.plan's INI is qopt plan's but for the "
+      "calibration file's name (g.calib.json for output g.ini)",
+      p.returncode == 0 and
+      got.ini == want_ini.replace("f.calib.json", "g.calib.json"), got.ini)
+check("its calibration file is qopt plan's, under that name",
+      got.calibration == {"g.calib.json": want_calib},
+      sorted(got.calibration))
+got.write(os.path.join(work, "g.ini"))
+p = subprocess.run([QOPT, "-q", "-p", os.path.join(work, "g.ini"), m, "-o",
+                    os.path.join(work, "g.onnx")], capture_output=True)
+q = subprocess.run([QOPT, "-q", "-p", os.path.join(work, "f.ini"), m, "-o",
+                    os.path.join(work, "f.onnx")], capture_output=True)
+check("Plan.write's INI and calibration file run in qopt -p as qopt plan's "
+      "do, to the same model",
+      p.returncode == 0 and q.returncode == 0 and
+      onnx.load(os.path.join(work, "g.onnx")) ==
+      onnx.load(os.path.join(work, "f.onnx")), p.stderr.decode())
+
+# bad options are qopt.Error with the usage code, naming what is wrong
+try:
+    qopt.plan(m, data, formats="fp8,fp9", effective_bits=9)
+    raised = None
+except qopt.Error as e:
+    raised = e
+check("an unknown format raises qopt.Error (usage) naming it",
+      raised is not None and raised.code == qopt._capi.EUSAGE and "fp9" in str(raised),
+      repr(raised))
+try:
+    qopt.plan(m, data, formats="nvfp4", effective_bits=3)
+    raised = None
+except qopt.Error as e:
+    raised = e
+check("a budget below the cheapest format raises qopt.Error",
+      raised is not None and "below the cheapest" in str(raised),
+      repr(raised))
