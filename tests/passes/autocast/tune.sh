@@ -182,6 +182,15 @@ make -C "$top_builddir" uninstall-ort-tools prefix="$work/inst" MAKEFLAGS= >>"$w
 check $? "make uninstall-ort-tools removes them all"
 cat "$work/i.log" >>"$work/log"
 
+# ---- --help and the bash completion agree ----
+"$QOPT" autocast-tune --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$work/help-opts"
+bash -c '. "$1"; COMP_WORDS=(qopt autocast-tune m.onnx --); COMP_CWORD=3; _qopt
+	printf "%s\n" "${COMPREPLY[@]}"' _ "$top_srcdir/tools/qopt.bash-completion" |
+	sort -u >"$work/comp-opts"
+missing=$(comm -23 "$work/help-opts" "$work/comp-opts" | tr '\n' ' ')
+grep -qx -- --ort-timeout "$work/help-opts" && [ -z "$missing" ]
+check $? "every long option of autocast-tune --help completes, --ort-timeout too (missing: ${missing:-none})"
+
 # ---- bad input ----
 for bad in "--max-error 0" "--max-error 1" "--max-error -1e-3" "--max-error x" \
 	   "--min-cosine 1.5" "--min-cosine 0" "--rounds 0" "--to float8"; do
