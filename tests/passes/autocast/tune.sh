@@ -182,6 +182,42 @@ make -C "$top_builddir" uninstall-ort-tools prefix="$work/inst" MAKEFLAGS= >>"$w
 check $? "make uninstall-ort-tools removes them all"
 cat "$work/i.log" >>"$work/log"
 
+# ---- the FLOAT reference's cache, read by the node script alone ----
+# (a job as tune-run.c writes it: the model stands for both forms)
+job() { # job FILE DATA REFERENCE
+	printf '{"model": "act", "ref": "%s", "fake": "%s", "data": "%s", "result": "%s", "cache": "%s", "reference": "%s", "verbose": 0, "outputs": ["y"], "pairs": [["y", "y"]]}\n' \
+		"$work/act.onnx" "$work/act.onnx" "$2" "$work/c/result.txt" "$work/c/ref" "$3" >"$1"
+}
+mkdir -p "$work/c" && cp -r "$work/d" "$work/d2"
+job "$work/c/run.json" "$work/d" run
+job "$work/c/cached.json" "$work/d" cached
+qopt_node "$QOPT_AUTOCAST_TUNE_ORT" "$work/c/run.json" >"$work/c.log" 2>&1 &&
+	head -n1 "$work/c/result.txt" | grep -qx "qopt-autocast-tune-result 2 samples 2 reference 1 2 fake 1 2" &&
+	[ -s "$work/c/ref-0.bin" ] && [ -s "$work/c/ref-1.bin" ] &&
+	cp "$work/c/result.txt" "$work/c/run.txt" &&
+	qopt_node "$QOPT_AUTOCAST_TUNE_ORT" "$work/c/cached.json" >>"$work/c.log" 2>&1 &&
+	head -n1 "$work/c/result.txt" | grep -qx "qopt-autocast-tune-result 2 samples 2 reference 0 0 fake 1 2" &&
+	[ "$(tail -n +2 "$work/c/result.txt")" = "$(tail -n +2 "$work/c/run.txt")" ] &&
+	[ "$(sed -n 2p "$work/c/result.txt")" = 0 ]
+check $? "the script: 'run' opens the FLOAT session and caches one file per sample; 'cached' opens none and measures the same"
+job "$work/c/other.json" "$work/d2" cached
+qopt_node "$QOPT_AUTOCAST_TUNE_ORT" "$work/c/other.json" >"$work/c.log" 2>&1
+[ $? = 3 ] && grep -q "qopt autocast-tune: error: .*/c/ref-0.bin: the FLOAT model's cached tensors cannot be read: made for .*/d/s0, not .*/d2/s0" "$work/c.log"
+check $? "... a cache made over other samples: refused naming the file and both folders"
+head -c 100 "$work/c/ref-1.bin" >"$work/c/short" && mv "$work/c/short" "$work/c/ref-1.bin"
+qopt_node "$QOPT_AUTOCAST_TUNE_ORT" "$work/c/cached.json" >"$work/c.log" 2>&1
+[ $? = 3 ] && grep -q "ref-1.bin: the FLOAT model's cached tensors cannot be read" "$work/c.log"
+check $? "... a cut cache file: refused naming it"
+rm -f "$work/c/ref-"*
+qopt_node "$QOPT_AUTOCAST_TUNE_ORT" "$work/c/cached.json" >"$work/c.log" 2>&1
+[ $? = 3 ] && grep -q "ref-0.bin: the FLOAT model's cached tensors cannot be read: ENOENT" "$work/c.log"
+check $? "... no cache: refused naming the file"
+job "$work/c/bogus.json" "$work/d" bogus
+qopt_node "$QOPT_AUTOCAST_TUNE_ORT" "$work/c/bogus.json" >"$work/c.log" 2>&1
+[ $? = 3 ] && grep -q "bogus.json: reference 'bogus': not run or cached" "$work/c.log"
+check $? "... a job whose reference is neither run nor cached: refused"
+cat "$work/c.log" >>"$work/log"
+
 # ---- --help and the bash completion agree ----
 "$QOPT" autocast-tune --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$work/help-opts"
 bash -c '. "$1"; COMP_WORDS=(qopt autocast-tune m.onnx --); COMP_CWORD=3; _qopt
