@@ -1,13 +1,15 @@
 # tools: qopt's ONNX Runtime helpers. qopt-ort-check (the comparison
 # tool and `qopt bisect --test` checker) and qopt-calibrate-ort (run by
 # `qopt calibrate`) are small generated launchers; the JavaScript they
-# run (with the sample readers both share, qopt-ort-lib.js) lives in
-# tools/ in the source tree and in $(pkglibexecdir) once installed. Both
+# run (with the sample readers both share, qopt-ort-lib.js, and what the
+# job-file scripts of qopt plan and autocast-tune share, qopt-ort-job.js)
+# lives in tools/ in the source tree and in $(pkglibexecdir) once
+# installed, each script requiring the others from its own folder. Both
 # launchers carry the onnxruntime-node folder configure recorded
 # (--with-onnxruntime-node, or where tools/install-deps.sh puts it).
 ORT_TOOLS_JS = tools/qopt-ort-check.js tools/qopt-calibrate.js \
 	tools/qopt-ort-lib.js tools/qopt-plan.js tools/qopt-calib-hist.js \
-	tools/qopt-autocast-tune.js
+	tools/qopt-autocast-tune.js tools/qopt-ort-job.js
 ORT_LAUNCHERS = tools/qopt-ort-check tools/qopt-calibrate-ort \
 	tools/qopt-plan-ort tools/qopt-autocast-tune-ort
 EXTRA_DIST += $(ORT_TOOLS_JS) tools/qopt-ort-check.in \

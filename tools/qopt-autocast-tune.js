@@ -6,114 +6,149 @@
 // with every FLOAT tensor a graph output, a data folder (qopt
 // calibrate's layout), the pairs [fake tensor, FLOAT tensor] to compare
 // (a fake tensor rounded through the low type stands for the FLOAT
-// tensor it rounds) and the graph outputs. Per sample the script runs
-// both models once (one session each: two ONNX Runtime runs in all)
-// and writes, averaged over the samples:
+// tensor it rounds), the graph outputs, and where the FLOAT model's
+// tensors are cached ("cache", a path prefix in qopt's private
+// temporary folder) with "reference": "run" (the first measurement:
+// run the FLOAT model, one session, once per sample, and cache what it
+// gives) or "cached" (every later one: read it back, no FLOAT session).
+// The fake model runs in one session, once per sample. It writes,
+// averaged over the samples:
 //   per pair, the normalised MSE sum (y - r)^2 / sum (r - mean r)^2, as
-//   qopt plan scores (qopt-plan.js), "inf" when y holds Inf or NaN;
-//   then the graph outputs' mean normalised MSE and mean cosine.
+//   qopt plan scores (qopt-ort-job.js), "inf" when y holds Inf or NaN;
+//   then the graph outputs' mean normalised MSE and mean cosine;
+// and first what it ran: the FLOAT model's sessions and runs, the fake
+// model's, which the command's cost line adds up.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
 const ME = 'qopt autocast-tune';
-const EXIT_SAID = 3;	// core/cli/tune-run.c: the error is said
 const lib = require(path.join(__dirname, 'qopt-ort-lib.js'));
+const ortJob = require(path.join(__dirname, 'qopt-ort-job.js'));
+const { die, readJob, loadOrt, readFeeds, session, run, writeResult, main } =
+	ortJob.child(ME);
 
-function die(msg) {
-	process.stderr.write(`${ME}: error: ${lib.escapeText(msg)}\n`);
-	process.exit(EXIT_SAID);
-}
-
-function firstLine(e) {
-	return String(e && e.message || e).split('\n')[0];
-}
-
-async function session(ort, job, file, what) {
-	const level = lib.fp16DqConvQ(file, false).length ? 'disabled' : 'basic';
-	try {
-		return await ort.InferenceSession.create(file,
-			{ graphOptimizationLevel: level,
-			  logSeverityLevel: job.verbose ? 2 : 4 });
-	} catch (e) {
-		die(`${what}: ONNX Runtime cannot load it: ${firstLine(e)}`);
-	}
-}
-
-async function run(sess, feeds, where, what) {
-	try {
-		return await sess.run(feeds);
-	} catch (e) {
-		die(`${what}: ${where}: ONNX Runtime cannot run it: ${firstLine(e)}`);
-	}
-}
-
-// Normalised MSE and cosine of y against r.
+// Normalised MSE and cosine of y against r (qopt plan's figures): Inf
+// and 0 when y holds Inf or NaN or its size is not r's.
 function compare(y, r) {
-	let se = 0, mean = 0, vr = 0, dot = 0, yy = 0, rr = 0, bad = false;
-	const n = Math.min(y.length, r.length);
-	for (let i = 0; i < n; i++)
-		mean += r[i];
-	mean = n ? mean / n : 0;
-	for (let i = 0; i < n; i++) {
-		if (!Number.isFinite(y[i]))
-			bad = true;
-		const d = y[i] - r[i], c = r[i] - mean;
-		se += d * d;
-		vr += c * c;
-		dot += y[i] * r[i];
-		yy += y[i] * y[i];
-		rr += r[i] * r[i];
-	}
-	if (bad || y.length !== r.length)
+	const c = ortJob.nmseCosine(y, r, Math.min(y.length, r.length));
+	if (!c.finite || y.length !== r.length)
 		return { nmse: Infinity, cosine: 0 };
-	const nmse = se === 0 ? 0 : se / (vr > 0 ? vr : rr > 0 ? rr : 1);
-	const cosine = yy === 0 && rr === 0 ? 1 :
-		yy === 0 || rr === 0 ? 0 : dot / Math.sqrt(yy * rr);
-	return { nmse, cosine };
+	return c;
 }
 
 function fmt(x) {
 	return Number.isFinite(x) ? String(x) : 'inf';
 }
 
-async function main() {
-	if (process.argv.length !== 3)
-		die('usage: qopt-autocast-tune-ort JOB.json (run by qopt autocast-tune)');
-	let job;
+// The FLOAT model's tensors of one sample, cached in the private
+// temporary folder: the FLOAT model is the same every round, so only
+// the first measurement runs it. A file holds its header's length (4
+// bytes, little endian), the header (JSON: the sample folder, and per
+// tensor its name, 4 or 8 bytes an element, and its element count),
+// then each tensor's elements as the comparison reads them (FLOAT as
+// FLOAT, anything else as doubles), each 8-byte aligned.
+function cacheFile(job, k) {
+	return `${job.cache}-${k}.bin`;
+}
+
+const pad8 = (n) => (8 - n % 8) % 8;
+
+function writeCache(file, where, got) {
+	const names = Object.keys(got);
+	const head = Buffer.from(JSON.stringify({ sample: where,
+		tensors: names.map((n) => [n, got[n].BYTES_PER_ELEMENT,
+			got[n].length]) }));
+	const len = Buffer.alloc(4);
+	len.writeUInt32LE(head.length + pad8(4 + head.length));
+	let fd;
 	try {
-		job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+		fd = fs.openSync(file, 'wx', 0o600);
+		fs.writeSync(fd, len);
+		fs.writeSync(fd, Buffer.concat([head,
+			Buffer.alloc(pad8(4 + head.length), 0x20)]));
+		for (const n of names) {
+			const d = got[n];
+			fs.writeSync(fd, Buffer.from(d.buffer, d.byteOffset,
+				d.byteLength));
+			fs.writeSync(fd, Buffer.alloc(pad8(d.byteLength)));
+		}
+		fs.closeSync(fd);
 	} catch (e) {
-		die(`${process.argv[2]}: not a job file of qopt autocast-tune: ${e.message}`);
+		die(`${file}: cannot cache the FLOAT model's tensors: ${e.message}`);
 	}
-	const ort = lib.loadOrt();
-	ort.env.logLevel = job.verbose ? 'warning' : 'fatal';
-	const inputs = lib.modelInputs(job.ref);
-	const feeds = [];
+}
+
+// What writeCache wrote, as { name: Float32Array or Float64Array }.
+function readCache(file, where) {
 	try {
-		for (const d of lib.sampleDirs(job.data))
-			feeds.push([d, lib.readSample(ort, d, inputs)]);
+		const buf = fs.readFileSync(file);
+		const n = buf.readUInt32LE(0);
+		const head = JSON.parse(buf.subarray(4, 4 + n).toString());
+		if (head.sample !== where)
+			throw new Error(`made for ${head.sample}, not ${where}`);
+		// the views need the elements aligned in memory: a copy if not
+		const mem = buf.byteOffset % 8 ? new Uint8Array(buf) : buf;
+		const out = {};
+		let at = 4 + n;
+		for (const [name, size, len] of head.tensors) {
+			const T = size === 4 ? Float32Array : Float64Array;
+			if (at + size * len > mem.length)
+				throw new Error('shorter than its header says');
+			out[name] = new T(mem.buffer, mem.byteOffset + at, len);
+			at += size * len + pad8(size * len);
+		}
+		return out;
 	} catch (e) {
-		if (e instanceof lib.InputError)
-			die(e.message);
-		throw e;
+		die(`${file}: the FLOAT model's cached tensors cannot be read: ${e.message}`);
 	}
+}
+
+// The FLOAT model's tensors per sample: run (one session, then each
+// sample) and cached when job.reference is 'run', else read back.
+async function reference(ort, job, feeds, count) {
+	if (job.reference !== 'run' && job.reference !== 'cached')
+		die(`${process.argv[2]}: reference '${job.reference}': not run or cached`);
+	if (job.reference === 'cached')
+		return async (k, where) => readCache(cacheFile(job, k), where);
 	const rs = await session(ort, job, job.ref, job.model);
+	count.refSessions = 1;
+	return async (k, where, f) => {
+		const ro = await run(rs, f, where, job.model);
+		const got = {};
+		count.refRuns++;
+		for (const n of Object.keys(ro)) {
+			const v = lib.asNumbers(ro[n]);
+			got[n] = v instanceof Float32Array ||
+				v instanceof Float64Array ? v : Float64Array.from(v);
+		}
+		writeCache(cacheFile(job, k), where, got);
+		return got;
+	};
+}
+
+async function tune() {
+	const job = readJob('usage: qopt-autocast-tune-ort JOB.json (run by qopt autocast-tune)');
+	const ort = loadOrt(job);
+	const feeds = readFeeds(ort, job.ref, job.data);
+	const count = { refSessions: 0, refRuns: 0, fakeRuns: 0 };
+	const refOf = await reference(ort, job, feeds, count);
 	const fsess = await session(ort, job, job.fake, `${job.model} (fake)`);
 	const sum = new Float64Array(job.pairs.length);
 	let onmse = 0, ocos = 0, terms = 0;
-	for (const [where, f] of feeds) {
-		const ro = await run(rs, f, where, job.model);
+	for (const [k, [where, f]] of feeds.entries()) {
+		const ro = await refOf(k, where, f);
 		const fo = await run(fsess, f, where, `${job.model} (fake)`);
-		const ref = (n) => ro[n] ? lib.asNumbers(ro[n]) :
+		count.fakeRuns++;
+		const ref = (n) => ro[n] ? ro[n] :
 			f[n] ? lib.asNumbers(f[n]) : null;
-		job.pairs.forEach(([a, b], k) => {
+		job.pairs.forEach(([a, b], i) => {
 			const r = ref(b);
 			if (!fo[a] || !r) {
-				sum[k] = Infinity;
+				sum[i] = Infinity;
 				return;
 			}
-			sum[k] += compare(lib.asNumbers(fo[a]), r).nmse;
+			sum[i] += compare(lib.asNumbers(fo[a]), r).nmse;
 		});
 		for (const o of job.outputs) {
 			const r = ref(o);
@@ -124,16 +159,13 @@ async function main() {
 			terms++;
 		}
 	}
-	const lines = [`qopt-autocast-tune-result 1 samples ${feeds.length}`];
+	const lines = [`qopt-autocast-tune-result 2 samples ${feeds.length} ` +
+		`reference ${count.refSessions} ${count.refRuns} fake 1 ${count.fakeRuns}`];
 	for (const s of sum)
 		lines.push(fmt(s / (feeds.length || 1)));
 	lines.push(fmt(onmse / (terms || 1)));
 	lines.push(fmt(ocos / (terms || 1)));
-	try {
-		fs.writeFileSync(job.result, lines.join('\n') + '\n');
-	} catch (e) {
-		die(`${job.result}: ${e.message}`);
-	}
+	writeResult(job.result, lines);
 }
 
-main().catch((e) => die(e && e.message ? e.message : String(e)));
+main(tune);

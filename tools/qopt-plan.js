@@ -19,21 +19,13 @@
 // at basic: DQ -> Conv -> Q units, and a mixed FLOAT16 plan's Convs
 // without the Q) runs at disabled (docs/fp8.md).
 'use strict';
-const fs = require('fs');
 const path = require('path');
 
 const ME = 'qopt plan';
-const EXIT_SAID = 3;	// core/cli/cmd-plan.c: the error is said
 const lib = require(path.join(__dirname, 'qopt-ort-lib.js'));
-
-function die(msg) {
-	process.stderr.write(`${ME}: error: ${lib.escapeText(msg)}\n`);
-	process.exit(EXIT_SAID);
-}
-
-function firstLine(e) {
-	return String(e && e.message || e).split('\n')[0];
-}
+const ortJob = require(path.join(__dirname, 'qopt-ort-job.js'));
+const { readJob, loadOrt, readFeeds, session, run, writeResult, main } =
+	ortJob.child(ME);
 
 function progress(job, done, total) {
 	if (!process.stderr.isTTY || job.quiet)
@@ -44,49 +36,15 @@ function progress(job, done, total) {
 		process.stderr.write('\n');
 }
 
-async function session(ort, job, file, what) {
-	const level = lib.fp16DqConvQ(file, false).length ? 'disabled' : 'basic';
-	try {
-		return await ort.InferenceSession.create(file,
-			{ graphOptimizationLevel: level,
-			  logSeverityLevel: job.verbose ? 2 : 4 });
-	} catch (e) {
-		die(`${what}: ONNX Runtime cannot load it: ${firstLine(e)}` +
-			(lib.hasFp4(file) ? `; ${lib.FP4_HINT}` : ''));
-	}
-}
-
 async function outputs(sess, feeds, where, what) {
-	let out;
-	try {
-		out = await sess.run(feeds);
-	} catch (e) {
-		die(`${what}: ${where}: ONNX Runtime cannot run it: ${firstLine(e)}`);
-	}
+	const out = await run(sess, feeds, where, what);
 	return sess.outputNames.map((n) => lib.asNumbers(out[n]));
 }
 
 // The figures of one output against the float one.
 function compare(y, r, last) {
-	let se = 0, mean = 0, dot = 0, yy = 0, rr = 0;
 	const n = r.length;
-	for (let i = 0; i < n; i++)
-		mean += r[i];
-	mean = n ? mean / n : 0;
-	let vr = 0;
-	for (let i = 0; i < n; i++) {
-		const d = y[i] - r[i], c = r[i] - mean;
-		se += d * d;
-		vr += c * c;
-		dot += y[i] * r[i];
-		yy += y[i] * y[i];
-		rr += r[i] * r[i];
-	}
-	// a constant float output: the error relative to its size, else
-	// the absolute error
-	const nmse = se === 0 ? 0 : se / (vr > 0 ? vr : rr > 0 ? rr : 1);
-	const cosine = yy === 0 && rr === 0 ? 1 :
-		yy === 0 || rr === 0 ? 0 : dot / Math.sqrt(yy * rr);
+	const { nmse, cosine } = ortJob.nmseCosine(y, r, n);
 	let rows = 0, agree = 0;
 	if (last > 1) {
 		for (let o = 0; o + last <= n; o += last) {
@@ -102,34 +60,16 @@ function compare(y, r, last) {
 	return { nmse, cosine, rows, agree };
 }
 
-async function main() {
-	if (process.argv.length !== 3)
-		die('usage: qopt-plan-ort JOB.json (run by qopt plan)');
-	let job;
-	try {
-		job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-	} catch (e) {
-		die(`${process.argv[2]}: not a job file of qopt plan: ${e.message}`);
-	}
-	const ort = lib.loadOrt();
-	ort.env.logLevel = job.verbose ? 'warning' : 'fatal';
-	const inputs = lib.modelInputs(job.float);
-	const feeds = [];
-	try {
-		for (const d of lib.sampleDirs(job.data))
-			feeds.push([d, lib.readSample(ort, d, inputs)]);
-	} catch (e) {
-		if (e instanceof lib.InputError)
-			die(e.message);
-		throw e;
-	}
+async function plan() {
+	const job = readJob('usage: qopt-plan-ort JOB.json (run by qopt plan)');
+	const ort = loadOrt(job);
+	const feeds = readFeeds(ort, job.float, job.data);
 	job.nsamples = feeds.length;
 	const total = job.candidates.length + 1;
 	const fsess = await session(ort, job, job.float, job.model);
 	const ref = [], lastDim = [];
 	for (const [where, f] of feeds) {
-		const out = await fsess.run(f).catch((e) =>
-			die(`${job.model}: ${where}: ONNX Runtime cannot run it: ${firstLine(e)}`));
+		const out = await run(fsess, f, where, job.model);
 		ref.push(fsess.outputNames.map((n) => lib.asNumbers(out[n])));
 		if (!lastDim.length)
 			for (const n of fsess.outputNames) {
@@ -163,11 +103,7 @@ async function main() {
 			await sess.release();
 		progress(job, k + 2, total);
 	}
-	try {
-		fs.writeFileSync(job.result, lines.join('\n') + '\n');
-	} catch (e) {
-		die(`${job.result}: ${e.message}`);
-	}
+	writeResult(job.result, lines);
 }
 
-main().catch((e) => die(e && e.message ? e.message : String(e)));
+main(plan);

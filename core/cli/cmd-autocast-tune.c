@@ -4,12 +4,13 @@
  *
  *   qopt autocast-tune MODEL.onnx --data DIR -o KEEP.txt
  *        [--to float16|bfloat16] [--max-error X] [--min-cosine C]
- *        [--rounds N] [--option KEY=VALUE]...
+ *        [--rounds N] [--option KEY=VALUE]... [--ort-timeout S]
  *
  * Each round runs autocast's fake form (every tensor the real model
  * stores low rounded through the low type, as TensorRT stores it) with
  * the keep list so far, and one ONNX Runtime process measures every
- * FLOAT tensor of it against the FLOAT model over the samples. Where
+ * FLOAT tensor of it against the FLOAT model over the samples (the
+ * FLOAT model's tensors computed once, in the first round). Where
  * a node's output is further from FLOAT than the inputs it read, the
  * node amplified the low type's error: the worst one, with the
  * producers of its rounded inputs (so that it reads them unrounded),
@@ -30,6 +31,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cli/tune.h"
+#include "calib/calib-ort.h"
 
 #define ME "qopt autocast-tune"
 /* A unit is kept only when FLOAT it lowers the outputs' error by this
@@ -39,7 +41,7 @@
 static const char usage_text[] =
 "usage: qopt autocast-tune MODEL.onnx --data DIR -o KEEP.txt\n"
 "         [--to float16|bfloat16] [--max-error X] [--min-cosine C]\n"
-"         [--rounds N] [--option KEY=VALUE]...\n"
+"         [--rounds N] [--option KEY=VALUE]... [--ort-timeout S]\n"
 "  the nodes autocast keeps FLOAT, chosen by the error the low type adds,\n"
 "  measured in ONNX Runtime on its fake form over the samples in DIR;\n"
 "  KEEP.txt is autocast's keep_file (docs/autocast.md)\n"
@@ -47,7 +49,10 @@ static const char usage_text[] =
 "                  (default 1e-4)\n"
 "  --min-cosine C  and their mean cosine to FLOAT, 0 < C <= 1\n"
 "  --rounds N      measurements after the first, 1..64 (default 8)\n"
-"  --option K=V    an autocast option for every round (data_max=512)\n";
+"  --option K=V    an autocast option for every round (data_max=512)\n"
+"  --ort-timeout S bound on each ONNX Runtime run, seconds (0: none;\n"
+"                  also QOPT_ORT_TIMEOUT; default sized for the model\n"
+"                  and samples)\n";
 
 static int usage(qm_session *s, const char *fmt, const char *arg)
 {
@@ -94,7 +99,8 @@ static int parse_one(struct tune *t, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
 	static const char *const with_value[] = { "--data", "-o", "--output",
-		"--to", "--max-error", "--min-cosine", "--rounds", "--option" };
+		"--to", "--max-error", "--min-cosine", "--rounds", "--option",
+		"--ort-timeout" };
 	long r;
 
 	for (size_t k = 0; k < sizeof(with_value) / sizeof(*with_value); k++)
@@ -121,6 +127,14 @@ static int parse_one(struct tune *t, int argc, char **argv, int *i)
 	} else if (!strcmp(a, "--option")) {
 		if (add_opt(t, v))
 			return QOPT_EXIT_USAGE;
+	} else if (!strcmp(a, "--ort-timeout")) {
+		/* through the environment, as qopt plan: the bound of the
+		 * node script and of the qopt calibrate child */
+		if (calib_ort_timeout_parse(v, &r) < 0)
+			return usage(t->s, "--ort-timeout takes seconds from 0 "
+				     "(no bound) to 31536000, got '%s'", v);
+		if (setenv("QOPT_ORT_TIMEOUT", v, 1) < 0)
+			return QOPT_EXIT_FAIL;
 	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 		t->quiet = 1;
 		return 0;
@@ -142,6 +156,7 @@ static int parse_one(struct tune *t, int argc, char **argv, int *i)
 static int parse(struct tune *t, int argc, char **argv)
 {
 	struct stat st;
+	char why[256];
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -158,6 +173,9 @@ static int parse(struct tune *t, int argc, char **argv)
 			     "measured over them)");
 	if (!t->output)
 		return usage(t->s, "%s", "no keep file: -o KEEP.txt");
+	/* a malformed QOPT_ORT_TIMEOUT refused before any child runs */
+	if (calib_ort_timeout(-1, 0, 1, why, sizeof(why)) < 0)
+		return usage(t->s, "%s", why);
 	if (stat(t->data, &st) < 0) {
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: --data %s: %s\n",
 		       t->data, strerror(errno));
@@ -525,10 +543,25 @@ static void remove_tmp(const char *dir)
 
 static void tune_free(struct tune *t)
 {
+	if (t->ref)
+		qir_model_free(t->ref);
 	drop_from(t, 0);
 	free(t->keep);
 	free(t->why);
 	free(t->opts);
+}
+
+/* The FLOAT model runs in the first measurement only (its tensors are
+ * cached): its session count is 1 however many rounds ran. */
+static void say_cost(struct tune *t)
+{
+	qm_say(t->s, QOPT_LOG_INFO, ME ": %zu node(s) kept FLOAT; cost: %ld "
+	       "ONNX Runtime session(s) over %ld sample(s): %ld calibration, "
+	       "%ld FLOAT reference (%ld run(s)), %ld fake model (%ld "
+	       "run(s)); %ld qopt run(s), %.1f s\n", t->nkeep,
+	       t->calib_runs + t->ref_sessions + t->fake_sessions, t->samples,
+	       t->calib_runs, t->ref_sessions, t->ref_runs, t->fake_sessions,
+	       t->fake_runs, t->qopt_runs, qm_now() - t->t0);
 }
 
 static int run(struct tune *t)
@@ -542,10 +575,7 @@ static int run(struct tune *t)
 	if (rc >= 0 && write_keep(t))
 		rc = -1;
 	if (rc >= 0 && !t->quiet) {
-		qm_say(t->s, QOPT_LOG_INFO, ME ": %zu node(s) kept FLOAT; cost: "
-		       "%ld ONNX Runtime run(s) over %ld sample(s), %ld qopt "
-		       "run(s), %.1f s\n", t->nkeep, t->ort_runs, t->samples,
-		       t->qopt_runs, qm_now() - t->t0);
+		say_cost(t);
 		for (size_t i = 0; i < t->nkeep; i++)
 			qm_say(t->s, QOPT_LOG_INFO, ME ": kept '%s': %s\n",
 			       t->keep[i], t->why[i]);

@@ -1,10 +1,15 @@
 /*
  * core/cli/tune-run.c - the children of `qopt autocast-tune`: qopt
  * itself runs autocast in fake mode (the same code and messages as
- * `qopt -p` would, calibration included), and one node process
- * (tools/qopt-autocast-tune.js) runs the FLOAT model and the fake one
- * over the samples with every FLOAT tensor a graph output, and returns
- * each tensor's error against FLOAT (tune.h).
+ * `qopt -p` would, calibration included), and one node process per
+ * measurement (tools/qopt-autocast-tune.js) runs the fake model over
+ * the samples with every FLOAT tensor a graph output and returns each
+ * tensor's error against FLOAT (tune.h). The FLOAT model is the same
+ * every round: the first process runs it and caches its tensors in the
+ * private temporary folder (ref-N.bin, one per sample), the later ones
+ * read them back, so it runs in ONNX Runtime once per invocation. Each
+ * process is bounded (--ort-timeout, QOPT_ORT_TIMEOUT, else sized for
+ * the models and samples).
  */
 #include "config.h"
 #include <errno.h>
@@ -111,7 +116,7 @@ static int calibrate(struct tune *t)
 	argv[8] = out;
 	argv[9] = NULL;
 	rc = cli_spawn(t->s, ME, argv, log, t->tmp, 0);
-	t->ort_runs++;
+	t->calib_runs++;
 	if (rc) {
 		relay(t, log);
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: the activation "
@@ -146,6 +151,9 @@ int tune_ref(struct tune *t, char *path, size_t n)
 	else
 		rc = save(t, m, path);
 	qir_model_free(m);
+	/* as saved: the fake tensors are matched to what the file holds */
+	if (!rc && !(t->ref = cli_load(t->s, path)))
+		rc = -1;
 	return rc;
 }
 
@@ -250,8 +258,10 @@ static int write_job(struct tune *t, const char *job, const char *ref,
 		     const struct tune_probe *p, char *const *outs, size_t nout)
 {
 	FILE *f = fopen(job, "w");
+	char cache[4200];
 	size_t i;
 
+	snprintf(cache, sizeof(cache), "%s/ref", t->tmp);
 	if (!f)
 		return say_err(t, "cannot write", job);
 	fprintf(f, "{\"model\": ");
@@ -264,6 +274,9 @@ static int write_job(struct tune *t, const char *job, const char *ref,
 	qm_json_str(f, t->data);
 	fprintf(f, ",\n \"result\": ");
 	qm_json_str(f, result);
+	fprintf(f, ",\n \"cache\": ");
+	qm_json_str(f, cache);
+	fprintf(f, ",\n \"reference\": \"%s\"", t->ref_cached ? "cached" : "run");
 	fprintf(f, ",\n \"verbose\": %d,\n \"outputs\": [", t->verbose > 0);
 	for (i = 0; i < nout; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -283,11 +296,13 @@ static int write_job(struct tune *t, const char *job, const char *ref,
 	return 0;
 }
 
-/* "NMSE" per pair, then "NMSE COSINE" of the outputs. */
+/* What the script ran (its FLOAT model's sessions and runs, the fake
+ * model's), "NMSE" per pair, then "NMSE COSINE" of the outputs. */
 static int read_result(struct tune *t, const char *result,
 		       struct tune_probe *p)
 {
 	FILE *f = fopen(result, "r");
+	long rs, rr, fs, fr;
 	char word[64];
 	size_t i;
 	int rc = -1;
@@ -295,9 +310,14 @@ static int read_result(struct tune *t, const char *result,
 	p->nmse = calloc(p->n ? p->n : 1, sizeof(*p->nmse));
 	if (!f || !p->nmse)
 		goto out;
-	if (fscanf(f, "qopt-autocast-tune-result 1 samples %ld",
-		   &t->samples) != 1)
+	if (fscanf(f, "qopt-autocast-tune-result 2 samples %ld reference "
+		   "%ld %ld fake %ld %ld", &t->samples, &rs, &rr, &fs,
+		   &fr) != 5)
 		goto out;
+	t->ref_sessions += rs;
+	t->ref_runs += rr;
+	t->fake_sessions += fs;
+	t->fake_runs += fr;
 	for (i = 0; i < p->n; i++) {
 		if (fscanf(f, "%63s", word) != 1)
 			goto out;
@@ -345,11 +365,11 @@ static int run_script(struct tune *t, const char *job, const char *ref,
 	argv[2] = job;
 	argv[3] = NULL;
 	rc = cli_spawn(t->s, ME, argv, NULL, t->tmp, timeout);
-	t->ort_runs += 2;
 	if (rc == -2)
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: ONNX Runtime did "
-		       "not finish within %ld s (QOPT_ORT_TIMEOUT): %s %s "
-		       "ended\n", timeout, node, script);
+		       "not finish within %ld s (--ort-timeout, "
+		       "QOPT_ORT_TIMEOUT): %s %s ended (SIGTERM, then "
+		       "SIGKILL)\n", timeout, node, script);
 	else if (rc && rc != SCRIPT_SAID)
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: %s %s failed (exit "
 		       "status %d); install node and ONNX Runtime with "
@@ -374,7 +394,6 @@ static char **output_names(qir_graph *g, size_t *n)
 int tune_measure(struct tune *t, const char *ref, struct tune_probe *p)
 {
 	char fake[4200], probe[4200], job[4200], result[4200];
-	qir_model *rm = NULL;
 	char **outs = NULL;
 	size_t nout = 0;
 	int rc = -1;
@@ -384,11 +403,10 @@ int tune_measure(struct tune *t, const char *ref, struct tune_probe *p)
 	snprintf(probe, sizeof(probe), "%s/probe.onnx", t->tmp);
 	snprintf(job, sizeof(job), "%s/job.json", t->tmp);
 	snprintf(result, sizeof(result), "%s/result.txt", t->tmp);
-	if (make_fake(t, fake) || !(p->fake = cli_load(t->s, fake)) ||
-	    !(rm = cli_load(t->s, ref)))
+	if (make_fake(t, fake) || !(p->fake = cli_load(t->s, fake)))
 		goto out;
 	outs = output_names(p->fake->graph, &nout);
-	if (!outs || expose(rm, p)) {
+	if (!outs || expose(t->ref, p)) {
 		qm_say(t->s, QOPT_LOG_ERROR, ME ": error: out of memory\n");
 		goto out;
 	}
@@ -396,11 +414,10 @@ int tune_measure(struct tune *t, const char *ref, struct tune_probe *p)
 	    write_job(t, job, ref, probe, result, p, outs, nout) ||
 	    run_script(t, job, ref, probe) || read_result(t, result, p))
 		goto out;
+	t->ref_cached = 1;
 	rc = 0;
 out:
 	free(outs);
-	if (rm)
-		qir_model_free(rm);
 	unlink(result);
 	if (rc)
 		tune_probe_free(p);

@@ -23,11 +23,19 @@ struct tune {
 	long rounds;		/* measurements after the first */
 	int quiet, verbose;
 	char tmp[4096];		/* the temporary folder */
+	/* the FLOAT model with its tensors exposed (tune_ref; owned): the
+	 * same every round, loaded once */
+	qir_model *ref;
+	/* its tensors over the samples are cached in tmp by the first
+	 * measurement's node process; every later one reads them back */
+	int ref_cached;
 	/* the kept nodes (names owned) and why, in order */
 	char **keep, **why;
 	size_t nkeep;
-	/* the cost */
-	long ort_runs, qopt_runs, samples;
+	/* the cost: ONNX Runtime sessions (and runs, one per sample) as
+	 * the node processes report them, qopt children */
+	long calib_runs, ref_sessions, ref_runs, fake_sessions, fake_runs;
+	long qopt_runs, samples;
 	double t0;
 };
 
@@ -41,12 +49,14 @@ struct tune_probe {
 };
 
 /* Runs autocast's fake mode on t->input with the keep list so far and
- * measures it in ONNX Runtime against ref (the FLOAT model with its
- * tensors exposed, tune_ref). 0, or -1 after saying why. */
+ * measures it in ONNX Runtime against ref (the file tune_ref wrote):
+ * the first call runs the FLOAT model and caches its tensors, later
+ * ones reuse them. 0, or -1 after saying why. */
 int tune_measure(struct tune *t, const char *ref, struct tune_probe *p);
 void tune_probe_free(struct tune_probe *p);
-/* The FLOAT model with every FLOAT tensor a graph output, in t->tmp.
- * 0, or -1 after saying why. */
+/* The FLOAT model with every FLOAT tensor a graph output, in t->tmp,
+ * and loaded into t->ref (the activation ranges measured first). 0, or
+ * -1 after saying why. */
 int tune_ref(struct tune *t, char *path, size_t n);
 /* The tensor the probe's v stands for in the FLOAT model: v, or X when
  * v is X rounded through the low type (Cast(Cast(X, low), FLOAT)). */
