@@ -12,9 +12,14 @@
  * a file (the input's external data, the spill file) are copied inside
  * the kernel (copy_file_range), keeping the source's holes; the rest is
  * written from memory. A deferred tensor's recipe is evaluated by one
- * worker straight into the file: its big outputs into a mapping of
- * their place, small ones into the worker's scratch (reused from recipe
- * to recipe) then written at their place: computed once, written once.
+ * worker into its scratch (reused from recipe to recipe), then written
+ * at its place: its big outputs with O_DIRECT (no page-cache page
+ * zeroed, filled and written back: on ext4 most of what a fake mode
+ * cost beyond its kernels), the small ones and the partial pages at
+ * the ends of the big ones through the page cache. Where the file
+ * system refuses O_DIRECT, or a recipe's big outputs exceed the
+ * scratch's cap, the big outputs are computed straight into a mapping
+ * of their place instead. Computed once, written once.
  * Each chunk's writeback is started as soon as it is written, so the
  * fsync before the rename finds little left.
  */
@@ -26,6 +31,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "onnx/onnx_io.h"
+#include "file/direct_io.h"
 #include "file/mapfault.h"
 
 /* Small enough to spread a few big tensors over the workers, large
@@ -47,6 +53,11 @@ struct fill {
 	size_t nchunks;
 	size_t next;		/* next chunk to take (atomic) */
 	int failed;		/* atomic; set with the first error */
+	/* A second descriptor of out, with O_DIRECT, for the big outputs
+	 * of recipes; -1 when the file system refuses it, or when
+	 * QOPT_NO_DIRECT_IO asks for the mappings. */
+	int dio;
+	int dio_refused;	/* atomic; set when dio refused a write */
 	pthread_mutex_t lock;	/* guards err */
 	const char *path;
 	qir_error err;		/* the first error */
@@ -254,19 +265,25 @@ static void start_writeback(int fd, uint64_t off, uint64_t n)
 #endif
 }
 
-/* Scratch of one worker, reused from recipe to recipe: at most the
- * outputs of the biggest recipe it evaluates that are not mapped. */
+/* Scratch of one worker, reused from recipe to recipe (page-aligned):
+ * the outputs of the biggest recipe it evaluates that are not mapped,
+ * at most SCRATCH_MAX of big ones plus the small ones. */
 struct scratch {
 	uint8_t *buf;
 	size_t cap;
 };
 
-/* Outputs at least this big are computed straight into the data file
- * through a shared mapping of their place: the kernel's stores land in
- * the page cache, where scratch + pwrite stored them once and then
- * copied them (a third of the memory traffic of an NVFP4 recipe's
- * output). Smaller ones are not worth a mapping. */
+/* Outputs at least this big are big: written with O_DIRECT from
+ * scratch (below), else computed straight into a mapping of their
+ * place. Smaller ones go from scratch through the page cache. */
 #define MAP_MIN (1u << 20)
+
+/* The most scratch one worker holds for a recipe's big outputs: the
+ * anonymous memory of a save is then at most threads x this (plus the
+ * small outputs), whatever the model. The big outputs of a recipe over
+ * it are mapped instead. 128 MiB holds an LLM's largest FLOAT16 layer
+ * weights (4096 x 14336: 112 MiB); an embedding table is mapped. */
+#define SCRATCH_MAX (128u << 20)
 
 /* A writable mapping of [off, off + len) of out, or NULL (the caller
  * then uses scratch). The blocks are allocated first: a store into a
@@ -281,7 +298,7 @@ static uint8_t *map_out(int out, const char *path, uint64_t off, uint64_t len,
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), lo;
 	void *p;
 
-	if (len < MAP_MIN || !pg || len > SIZE_MAX - pg)
+	if (!pg || len > SIZE_MAX - pg)
 		return NULL;
 	lo = off & ~(pg - 1);
 	if (fallocate(out, 0, (off_t)off, (off_t)len) < 0)
@@ -314,38 +331,123 @@ static uint8_t *map_out(int out, const char *path, uint64_t off, uint64_t len,
 #endif
 }
 
-/* Where each output of the recipe that is a piece of this save goes:
- * its mapping (map[j] set), else a region of the worker's scratch.
- * mine[j]: the output's piece. -1 when out of memory. */
-static int place_outputs(int out, const char *path,
-			 const struct ir_ext_piece **mine,
-			 size_t nout, void **dst, void **map, size_t *maplen,
-			 struct scratch *sc)
+/* Where one output of a recipe goes. */
+struct place {
+	const struct ir_ext_piece *mine;	/* its piece, or NULL */
+	void *map;		/* its mapping (to munmap), or NULL */
+	size_t maplen;
+	int direct;		/* in scratch, laid out for O_DIRECT */
+};
+
+/* Lays the unmapped outputs out in scratch from base (NULL: only
+ * measures): big ones at the page offset of their file offset, so that
+ * their whole pages are aligned in memory as in the file (what O_DIRECT
+ * wants), small ones 64-byte aligned. The bytes needed. */
+static uint64_t lay_out(struct place *o, size_t nout, void **dst,
+			uint8_t *base, uint64_t pg)
 {
-	uint64_t total = 0, at = 0;
+	uint64_t at = 0;
+
+	for (size_t j = 0; j < nout; j++) {
+		if (!o[j].mine || o[j].map)
+			continue;
+		if (o[j].direct)
+			at = ((at + pg - 1) & ~(pg - 1)) +
+			     (o[j].mine->off & (pg - 1));
+		else
+			at = (at + 63) & ~(uint64_t)63;
+		if (base)
+			dst[j] = base + at;
+		at += o[j].mine->len;
+	}
+	return at;
+}
+
+/* Page-aligned scratch of at least n bytes; its old bytes are not
+ * kept. -1 when out of memory. */
+static int scratch_grow(struct scratch *sc, uint64_t n, uint64_t pg)
+{
+	void *p;
+
+	if (sc->cap >= n)
+		return 0;
+	if (n > SIZE_MAX)
+		return -1;
+	free(sc->buf);
+	sc->buf = NULL;
+	sc->cap = 0;
+	if (posix_memalign(&p, (size_t)pg, (size_t)n))
+		return -1;
+	sc->buf = p;
+	sc->cap = (size_t)n;
+	return 0;
+}
+
+/* Where each output of the recipe that is a piece of this save goes
+ * (o[j].mine: its piece): the big ones into scratch for O_DIRECT when
+ * the output takes it and they fit SCRATCH_MAX, else each into its
+ * mapping (or scratch where it cannot be mapped); small ones into
+ * scratch. dst[j] receives the address. -1 when out of memory. */
+static int place_outputs(struct fill *f, struct place *o, size_t nout,
+			 void **dst, struct scratch *sc)
+{
+	long sz = sysconf(_SC_PAGESIZE);
+	uint64_t pg = sz > 0 ? (uint64_t)sz : 4096, big = 0;
+	int direct = f->dio >= 0 &&
+		     !__atomic_load_n(&f->dio_refused, __ATOMIC_RELAXED);
 	size_t j;
 
-	for (j = 0; j < nout; j++)
-		if (mine[j] && !(dst[j] = map_out(out, path, mine[j]->off,
-						  mine[j]->len, &map[j],
-						  &maplen[j])))
-			total += (mine[j]->len + 63) & ~(uint64_t)63;
-	if (total > SIZE_MAX)
-		return -1;
-	if (sc->cap < total) {
-		uint8_t *grown = realloc(sc->buf, (size_t)total);
-
-		if (!grown)
-			return -1;
-		sc->buf = grown;
-		sc->cap = (size_t)total;
-	}
-	for (j = 0; j < nout; j++)
-		if (mine[j] && !map[j]) {
-			dst[j] = sc->buf + at;
-			at += (mine[j]->len + 63) & ~(uint64_t)63;
+	for (j = 0; direct && j < nout; j++)
+		if (o[j].mine && o[j].mine->len >= MAP_MIN) {
+			o[j].direct = 1;
+			big += o[j].mine->len + pg;
 		}
+	for (j = 0; j < nout; j++) {
+		if (!o[j].mine || o[j].mine->len < MAP_MIN)
+			continue;
+		if (big > SCRATCH_MAX)
+			o[j].direct = 0;
+		if (!o[j].direct)
+			dst[j] = map_out(f->out, f->path, o[j].mine->off,
+					 o[j].mine->len, &o[j].map,
+					 &o[j].maplen);
+	}
+	if (scratch_grow(sc, lay_out(o, nout, dst, NULL, pg), pg))
+		return -1;
+	lay_out(o, nout, dst, sc->buf, pg);
 	return 0;
+}
+
+/* Writes the piece q of this recipe from scratch at its offset: the
+ * whole pages of a big output with O_DIRECT (ir/file/direct_io.c). */
+static int write_piece(struct fill *f, const struct ir_ext_piece *q,
+		       const void *src, int direct)
+{
+	if (fio_direct_pwrite(direct ? f->dio : -1, f->out, src, q->len,
+			      q->off, &f->dio_refused))
+		return -1;
+	start_writeback(f->out, q->off, q->len);
+	return 0;
+}
+
+/* Drops the recipe's mappings: -1 when the file system refused a page
+ * of one (the save fails), else 0. */
+static int unmap_outputs(struct fill *f, struct place *o, size_t nout,
+			 int ok)
+{
+	int rc = 0;
+
+	for (size_t j = 0; j < nout; j++) {
+		if (!o[j].map)
+			continue;
+		if (fio_map_del(o[j].map) && ok && !rc)
+			rc = fail_refused(f);
+		munmap(o[j].map, o[j].maplen);
+		if (ok && !rc)
+			start_writeback(f->out, o[j].mine->off,
+					o[j].mine->len);
+	}
+	return rc;
 }
 
 /* Evaluates the recipe of the deferred piece p, each output that is a
@@ -356,16 +458,14 @@ static int place_outputs(int out, const char *path,
 static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 		      struct scratch *sc)
 {
-	size_t out, nout, j;
+	size_t out, nout;
 	const void *r = ir_deferred_recipe(p->deferred, &out, &nout);
-	const struct ir_ext_piece **mine = calloc(nout, sizeof(*mine));
+	struct place *o = calloc(nout, sizeof(*o));
 	void **dst = calloc(nout, sizeof(*dst));
-	void **map = calloc(nout, sizeof(*map));
-	size_t *maplen = calloc(nout, sizeof(*maplen));
 	qir_error e = { 0 };
 	int rc = -1;
 
-	if (!mine || !dst || !map || !maplen) {
+	if (!o || !dst) {
 		fail_io(f, ENOMEM);
 		goto done;
 	}
@@ -374,11 +474,10 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 		size_t qo, qn;
 
 		if (q->deferred && ir_deferred_recipe(q->deferred, &qo, &qn) == r &&
-		    !mine[qo])
-			mine[qo] = q;
+		    !o[qo].mine)
+			o[qo].mine = q;
 	}
-	if (place_outputs(f->out, f->path, mine, nout, dst, map, maplen,
-			  sc)) {
+	if (place_outputs(f, o, nout, dst, sc)) {
 		fail_io(f, ENOMEM);
 		goto done;
 	}
@@ -391,29 +490,19 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 		size_t qo, qn;
 
 		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r ||
-		    (map[qo] && mine[qo] == q))
+		    (o[qo].map && o[qo].mine == q))
 			continue;
-		if (fio_pwrite_all(f->out, dst[qo], q->len, q->off)) {
+		if (write_piece(f, q, dst[qo], o[qo].direct)) {
 			fail_io(f, errno);
 			goto done;
 		}
-		start_writeback(f->out, q->off, q->len);
 	}
 	rc = 0;
 done:
-	for (j = 0; map && j < nout; j++)
-		if (map[j]) {
-			if (fio_map_del(map[j]) && !rc)
-				rc = fail_refused(f);
-			munmap(map[j], maplen[j]);
-			if (!rc)
-				start_writeback(f->out, mine[j]->off,
-						mine[j]->len);
-		}
-	free(mine);
+	if (o && unmap_outputs(f, o, nout, !rc))
+		rc = -1;
+	free(o);
 	free(dst);
-	free(map);
-	free(maplen);
 	return rc;
 }
 
@@ -495,6 +584,22 @@ static size_t cut(const struct ir_ext_piece *p, size_t n, struct chunk *out)
 	return k;
 }
 
+/* The O_DIRECT descriptor for the big outputs of recipes, or -1: none
+ * needed (no recipe has one), refused by the file system (the mappings
+ * then), or QOPT_NO_DIRECT_IO set to anything but 0 (tests of the
+ * mapping path; comparisons). */
+static int direct_fd(int out, const struct ir_ext_piece *p, size_t n)
+{
+	const char *no = getenv("QOPT_NO_DIRECT_IO");
+	size_t i;
+
+	if (no && strcmp(no, "0"))
+		return -1;
+	for (i = 0; i < n && !(p[i].deferred && p[i].len >= MAP_MIN); i++)
+		;
+	return i < n ? fio_direct_open(out) : -1;
+}
+
 /* want: the caller's count, 0 for one per online CPU. */
 static int nthreads(int want, size_t nchunks)
 {
@@ -523,6 +628,7 @@ int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
 		return qir_fail(err, QIR_ENOMEM, "out of memory");
 	pthread_mutex_init(&f.lock, NULL);
 	cut(pieces, n, f.chunks);
+	f.dio = direct_fd(out, pieces, n);
 	nt = nthreads(threads, f.nchunks);
 	/* The calling thread is one of the workers. */
 	while (started < nt - 1 &&
@@ -532,6 +638,8 @@ int ir_ext_fill(int out, const struct ir_ext_piece *pieces, size_t n,
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	free(f.chunks);
+	if (f.dio >= 0)
+		close(f.dio);
 	pthread_mutex_destroy(&f.lock);
 	if (f.failed) {
 		if (err)

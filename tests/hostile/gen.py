@@ -14,6 +14,9 @@
   hostile-gen.py big MIB OUT       one MIB-MiB float initializer, inline
   hostile-gen.py sparse MIB OUT    a 140-byte model, a MIB MiB sparse
                                    external data file beside it
+  hostile-gen.py matmul16 K N C OUT  C FLOAT16 MatMul weights, [K, N]
+                                   and [N, K] in turn, inline, random
+                                   finite values (|x| < 2)
 """
 import os
 import struct
@@ -122,6 +125,25 @@ def sparse(mib, out):
     return model(g)
 
 
+def matmul16(k, n, count):
+    inits, nodes, prev = b"", [], "x"
+    # Random halves with the exponent's top bit cleared: finite, < 2.
+    clear = bytes(b & 0xBF for b in range(256))
+    for i in range(count):
+        dims = (k, n) if i % 2 == 0 else (n, k)
+        raw = bytearray(os.urandom(dims[0] * dims[1] * 2))
+        raw[1::2] = raw[1::2].translate(clear)
+        t = b"".join(vint(1, d) for d in dims) + vint(2, 10)
+        inits += ld(5, t + ld(8, "w%d" % i) + ld(9, bytes(raw)))
+        out = "y" if i == count - 1 else "h%d" % i
+        nodes.append(node([prev, "w%d" % i], [out], "MatMul", "m%d" % i))
+        prev = out
+    last = n if count % 2 else k
+    g = graph(nodes, "g", [vi("x", 10, (1, k))], [vi("y", 10, (1, last))],
+              inits=inits)
+    return model(g)
+
+
 def main():
     kind, args = sys.argv[1], sys.argv[2:]
     if kind == "deep":
@@ -146,6 +168,8 @@ def main():
         data = model(g)
     elif kind == "big":
         data = big(int(args[0]))
+    elif kind == "matmul16":
+        data = matmul16(int(args[0]), int(args[1]), int(args[2]))
     elif kind == "sparse":
         data = sparse(int(args[0]), args[1])
     else:

@@ -24,3 +24,6 @@ TESTS += tests/hostile/external
 tests_hostile_external_SOURCES = tests/hostile/external.c tests/lib/io-util.h tests/lib/tap.h
 tests_hostile_external_LDADD = libqopt.la
 EXTRA_DIST += docs/hostile-input.md
+# the writer's O_DIRECT path beside the mapping (issue 40)
+TESTS += tests/hostile/direct.sh
+dist_check_SCRIPTS += tests/hostile/direct.sh
