@@ -5,7 +5,7 @@
 // optimization the model needs, one run, the result file, and the
 // normalised MSE and cosine both score with. Every failure is one line
 // under the command's name and exit status 3, which the C side reads as
-// "said" (core/cli/plan-run.c, core/cli/tune-run.c), so it adds none.
+// "said" (core/cli/plan-runner.c, core/cli/tune-run.c), so it adds none.
 'use strict';
 const fs = require('fs');
 const path = require('path');
