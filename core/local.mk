@@ -44,7 +44,8 @@ QOPT_MANAGER_SOURCES = \
 	core/manager/calib-query.c \
 	core/manager/report.c \
 	core/manager/outfile.c \
-	core/manager/guard.c
+	core/manager/guard.c \
+	core/manager/tmpdir.c
 # The context API (ctx-api.c) and <qopt/session.h> (session-pub.c) are
 # libqopt's exports: only there, never a second copy in a program.
 libqopt_la_SOURCES += $(QOPT_MANAGER_SOURCES) core/manager/ctx-api.c \

@@ -181,24 +181,6 @@ static void remove_links(const char *data)
 	}
 }
 
-/* The private folder dir removed, and whatever a runner left in it
- * (ONNX Runtime's node binding writes files into its TMPDIR). */
-static void remove_dir(const char *dir)
-{
-	char path[4400];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
-
 /* The pass's model as it is is measured through a copy (saved and
  * loaded back: the probe adds outputs and hoists values, which the
  * pipeline's model must not see); its files and the calibration file
@@ -241,7 +223,7 @@ static void stop_by_sigint(struct calib_settings *a)
 
 	remove_inline_files(ci);
 	if (ci && ci->dir[0])
-		remove_dir(ci->dir);
+		qm_remove_folder(ci->dir);
 	qm_guard_files(NULL, 0, NULL);
 	signal(SIGINT, SIG_DFL);
 	raise(SIGINT);
@@ -361,7 +343,7 @@ static int run_probe(struct calib_settings *a, const char *who,
 	remove_links(data);
 	unlink(result);
 	if (own_dir) {
-		remove_dir(dir);
+		qm_remove_folder(dir);
 		qm_guard_files(NULL, 0, NULL);
 	} else {
 		guard_inline(ci);
@@ -873,7 +855,7 @@ void calib_inline_end(struct calib_settings *a)
 		return;
 	if (ci->dir[0]) {
 		remove_inline_files(ci);
-		remove_dir(ci->dir);
+		qm_remove_folder(ci->dir);
 		qm_guard_files(NULL, 0, NULL);
 	}
 	/* no pass runs after this: the hook's pointer is not used again */

@@ -525,22 +525,6 @@ out:
 	return rc;
 }
 
-static void remove_tmp(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4400];
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
-
 static void tune_free(struct tune *t)
 {
 	if (t->ref)
@@ -606,7 +590,7 @@ int cmd_autocast_tune(qm_session *s, int argc, char **argv)
 	}
 	qm_guard_folder(t.tmp);
 	rc = run(&t);
-	remove_tmp(t.tmp);
+	qm_remove_folder(t.tmp);
 	qm_guard_folder(NULL);
 	tune_free(&t);
 	return rc;

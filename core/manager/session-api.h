@@ -243,6 +243,8 @@ int qm_guard_files(const char *const *paths, size_t n, const char *dir);
 /* A stop also removes every file of dir (flat) and dir; NULL clears.
  * -1: a path too long. */
 int qm_guard_folder(const char *dir);
+/* dir's files (flat) and dir removed, errors ignored (tmpdir.c). */
+void qm_remove_folder(const char *dir);
 double qm_now(void);
 void qm_json_str(FILE *f, const char *s);
 void qm_fmt_double(char *buf, size_t n, double x);

@@ -353,24 +353,6 @@ static int run_plan(struct plan *p)
 	return rc;
 }
 
-/* The temporary folder and what is left in it (flat: qopt plan and
- * ONNX Runtime make no sub-folders there). */
-static void remove_tmp(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[8400];
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
-
 void plan_free(struct plan *p)
 {
 	size_t i;
@@ -473,7 +455,7 @@ int plan_run(struct plan *p, qir_model *m)
 	 * the folder with every candidate model */
 	qm_guard_folder(p->tmp);
 	rc = run_plan(p);
-	remove_tmp(p->tmp);
+	qm_remove_folder(p->tmp);
 	qm_guard_folder(NULL);
 	return rc;
 }
