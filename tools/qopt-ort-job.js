@@ -67,11 +67,19 @@ function child(me) {
 		return ort;
 	}
 
-	// [sample folder, feeds] per sample of data, for model's inputs.
+	// [where, feeds] per sample of data (a folder of sample folders, or
+	// a batch file: FILE.npz, FILE.npy, as calibration takes), for
+	// model's inputs.
 	function readFeeds(ort, model, data) {
 		const feeds = [];
 		try {
 			const inputs = lib.modelInputs(model);
+			if (lib.isBatchFile(data)) {
+				const b = lib.readBatch(ort, data, inputs);
+				for (let s = 0; s < b.n; s++)
+					feeds.push([`${data}: sample ${s}`, b.sample(s)]);
+				return feeds;
+			}
 			for (const d of lib.sampleDirs(data))
 				feeds.push([d, lib.readSample(ort, d, inputs)]);
 		} catch (e) {

@@ -275,5 +275,13 @@ qopt_status qm_pub_fail(qopt_session *s, qopt_status code, const char *msg);
  * parent NULL, with qm's built-in folder: the sessions a module runs
  * steps in (the plan's candidates). NULL out of memory. */
 qopt_session *qm_pub_child(const qopt_session *parent, const qm_session *qm);
+/* qopt_session_run_file, but out refers to in's unchanged external data
+ * in place (qir_save_opts.link_external: hard links beside out) instead
+ * of copying it: for throwaway models only ONNX Runtime reads (the
+ * plan's candidates), removed with their folder. in's data files may
+ * have more than one link (the earlier runs' links): the caller has
+ * loaded in with the default check before the first such run. */
+qopt_status qm_pub_run_file_linked(qopt_session *s, const char *in,
+				   const char *out);
 
 #endif /* QOPT_QM_SESSION_API_H */

@@ -626,7 +626,8 @@ qopt_status qopt_session_run(qopt_session *s, qir_model *m)
 	return run(s, m);
 }
 
-static qopt_status save(qopt_session *s, qir_model *m, const char *out)
+static qopt_status save(qopt_session *s, qir_model *m, const char *out,
+			int link)
 {
 	qir_save_opts so = QIR_SAVE_OPTS_INIT;
 	qir_error err = { 0 };
@@ -638,6 +639,7 @@ static qopt_status save(qopt_session *s, qir_model *m, const char *out)
 	so.external_name = g.external_name;
 	so.all_inline = g.all_inline > 0;
 	so.threads = s->threads;
+	so.link_external = link;
 	if (qir_model_save(m, out, &so, &err) < 0)
 		return fail(s, err.code ? err.code : QOPT_EIO, "%s: %s", out,
 			    err.msg);
@@ -652,9 +654,10 @@ static int same_file(const char *a, const char *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-qopt_status qopt_session_run_file(qopt_session *s, const char *in,
-				  const char *out)
+static qopt_status run_file(qopt_session *s, const char *in,
+			    const char *out, int link)
 {
+	qir_load_opts lo = QIR_LOAD_OPTS_INIT;
 	qir_error err = { 0 };
 	qir_model *m = NULL;
 	qopt_status rc;
@@ -668,14 +671,29 @@ qopt_status qopt_session_run_file(qopt_session *s, const char *in,
 	if ((rc = begin(s)))
 		return rc;
 	snprintf(s->input, sizeof(s->input), "%s", in);
-	if (qir_model_load(in, NULL, &m, &err) < 0)
+	/* A linked run's input has the links of the earlier linked runs
+	 * (its caller loaded and checked it first, when it had none). */
+	lo.links_ok = link;
+	if (qir_model_load(in, &lo, &m, &err) < 0)
 		return fail(s, err.code ? err.code : QOPT_EIO, "%s: %s", in,
 			    err.msg);
 	rc = run(s, m);
 	if (!rc && out)
-		rc = save(s, m, out);
+		rc = save(s, m, out, link);
 	qir_model_free(m);
 	return rc;
+}
+
+qopt_status qopt_session_run_file(qopt_session *s, const char *in,
+				  const char *out)
+{
+	return run_file(s, in, out, 0);
+}
+
+qopt_status qm_pub_run_file_linked(qopt_session *s, const char *in,
+				   const char *out)
+{
+	return run_file(s, in, out, 1);
 }
 
 const char *qopt_session_failed_pass(const qopt_session *s)

@@ -115,6 +115,7 @@ static int candidate(struct plan *p, struct plan_layer *l, int k,
 	if (!passes)
 		return -1;
 	rc = plan_step_passes(p, passes, p->input, file, PLAN_STEP_STRICT |
+			      PLAN_STEP_LINK |
 			      (k == PF_W4A4 ? PLAN_STEP_STATS : PLAN_STEP_QUIET),
 			      &log);
 	free(passes);
@@ -232,4 +233,34 @@ int plan_measure_candidates(struct plan *p, char **files, size_t n)
 		}
 	free(v);
 	return 0;
+}
+
+/* The links qir_save_opts.link_external makes beside a candidate's data
+ * file: "<data>.in", "<data>.in2", ... one per data file of the input. */
+static void drop_links(const char *data)
+{
+	char name[4260];
+
+	for (size_t k = 1;; k++) {
+		if (k == 1)
+			snprintf(name, sizeof(name), "%s.in", data);
+		else
+			snprintf(name, sizeof(name), "%s.in%zu", data, k);
+		if (unlink(name) < 0)
+			return;
+	}
+}
+
+void plan_drop_candidates(char **files, size_t n)
+{
+	char data[4216];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(data, sizeof(data), "%s.data", files[i]);
+		drop_links(data);
+		unlink(data);
+		unlink(files[i]);
+		free(files[i]);
+	}
+	free(files);
 }

@@ -315,8 +315,8 @@ static int run_plan(struct plan *p)
 {
 	char calib[4200] = "", ini[4200], model[4200], passes[64] = "";
 	char **files = NULL;
-	size_t nfiles = 0, i;
-	int rc = QM_FAIL;
+	size_t nfiles = 0;
+	int rc = QM_FAIL, measured;
 
 	/* one calibration of the input model for every candidate: fp8's
 	 * and w4a4's targets measured in one ORT session */
@@ -334,20 +334,19 @@ static int run_plan(struct plan *p)
 	}
 	snprintf(ini, sizeof(ini), "%s/plan.ini", p->tmp);
 	snprintf(model, sizeof(model), "%s/plan.onnx", p->tmp);
-	if (plan_make_candidates(p, calib, &files, &nfiles) < 0)
+	if (plan_make_candidates(p, calib, &files, &nfiles) < 0) {
+		plan_drop_candidates(files, nfiles);
 		qm_say(p->s, QOPT_LOG_ERROR, "qopt plan: error: out of memory\n");
-	else if (plan_measure_candidates(p, files, nfiles) == 0 &&
-		 plan_solve(p) == 0 && plan_bound_float(p) == 0 &&
+		return QM_FAIL;
+	}
+	measured = plan_measure_candidates(p, files, nfiles);
+	plan_drop_candidates(files, nfiles);
+	if (measured == 0 && plan_solve(p) == 0 && plan_bound_float(p) == 0 &&
 		 plan_note_fallbacks(p) == 0 && plan_calibration(p) == 0 &&
 		 plan_write_ini(p, ini) == 0 &&
 		 final_model(p, ini, model) == 0 &&
 		 keep_results(p, model) == 0)
 		rc = QM_OK;
-	for (i = 0; i < nfiles; i++) {
-		unlink(files[i]);
-		free(files[i]);
-	}
-	free(files);
 	/* the rest (logs, the INI, the model, calibration files) goes
 	 * with the temporary folder */
 	return rc;

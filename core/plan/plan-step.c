@@ -74,7 +74,8 @@ static int step_run(qopt_session *c, qopt_status rc, const char *in,
 		    const char *out, unsigned flags, struct plan_log *log)
 {
 	if (!rc)
-		rc = qopt_session_run_file(c, in, out);
+		rc = flags & PLAN_STEP_LINK ? qm_pub_run_file_linked(c, in, out) :
+		     qopt_session_run_file(c, in, out);
 	if (!rc && (flags & PLAN_STEP_STATS) &&
 	    qopt_session_report_json(c, &log->stats))
 		log->stats = NULL;

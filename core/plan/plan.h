@@ -149,6 +149,11 @@ void plan_progress(struct plan *p, const char *what, size_t done,
 int plan_make_candidates(struct plan *p, const char *calib, char ***files,
 			 size_t *nfiles);
 int plan_measure_candidates(struct plan *p, char **files, size_t n);
+/* Removes the candidate models (each with its data file and its links
+ * to the input's data, PLAN_STEP_LINK) and frees files: once measured,
+ * before anything loads the input again, since the input's data files
+ * count the links (qir_load_opts.links_ok). */
+void plan_drop_candidates(char **files, size_t n);
 int plan_solve(struct plan *p);
 int plan_bound_float(struct plan *p);
 int plan_note_fallbacks(struct plan *p);
@@ -165,7 +170,10 @@ struct plan_log {
 	size_t len, cap;
 	char *stats;	/* the run's --stats-json text, when asked */
 };
-enum { PLAN_STEP_STRICT = 1, PLAN_STEP_QUIET = 2, PLAN_STEP_STATS = 4 };
+/* PLAN_STEP_LINK: out refers to in's unchanged weights in place
+ * (qm_pub_run_file_linked), for models only ONNX Runtime reads. */
+enum { PLAN_STEP_STRICT = 1, PLAN_STEP_QUIET = 2, PLAN_STEP_STATS = 4,
+       PLAN_STEP_LINK = 8 };
 int plan_step_passes(struct plan *p, const char *spec, const char *in,
 		     const char *out, unsigned flags, struct plan_log *log);
 int plan_step_ini(struct plan *p, const char *ini, const char *in,

@@ -3,7 +3,8 @@
 # the model qopt hands ONNX Runtime refers to the input's external data
 # in place (a hard link in the private temporary folder, the same inode
 # as the input's data file) instead of a copy of the weights, in
-# `qopt calibrate` and in the one-command form; the model hash reads
+# `qopt calibrate`, in the one-command form and in `qopt plan`'s
+# candidate models (each a copy of the model with one layer changed); the model hash reads
 # each weight once per process (QOPT_TRACE_HASH), however many passes
 # check it; a calibration file carrying the hash an earlier qopt wrote
 # (FNV-1a over the bytes) is still taken, one for another model is not.
@@ -15,7 +16,7 @@ qopt_workdir calib-disk
 qopt_calib_env
 W=$work
 
-echo "1..7"
+echo "1..8"
 
 # Four FLOAT MatMul weights of 256 KiB each, in external data.
 "$py" - "$W/m.onnx" <<'PY' || { echo "Bail out! cannot write the model"; exit 1; }
@@ -29,7 +30,8 @@ with open(out + ".data", "wb") as f:
     for i in range(4):
         w = (np.arange(K * K, dtype=np.float32).reshape(K, K) % 7 - 3 + i) / 8
         t = numpy_helper.from_array(w, "w%d" % i)
-        nodes.append(helper.make_node("MatMul", ["x", "w%d" % i], ["y%d" % i]))
+        nodes.append(helper.make_node("MatMul", ["x", "w%d" % i], ["y%d" % i],
+                                      name="mm%d" % i))
         off = f.tell()
         f.write(t.raw_data)
         t.ClearField("raw_data")
@@ -111,5 +113,19 @@ sed 's/"model_hash": "[0-9a-f]*"/"model_hash": "89f1dd807ea1c99e"/' "$W/r.json" 
 [ $? -ne 0 ] && [ ! -e "$W/r3.onnx" ] &&
 	grep -q "is for model hash 89f1dd807ea1c99e, this model's is [0-9a-f]\{16\}" "$work/log"
 check $? "a hash of neither kind is refused, naming both, no output"
+
+# qopt plan: 4 fp8 candidates of 64 KiB of FP8 codes each; a copy of
+# the other three layers' FLOAT weights would add 768 KiB to each.
+cand() { grep '/c[0-9]*\.onnx' "$W/seen" | copied_in; }
+copied_in() { awk -v ino="$ino" '$2 != ino { s += $1 } END { print s + 0 }'; }
+"$py" -c 'import sys, numpy as np; np.save(sys.argv[1], np.linspace(-2, 2, 512, dtype=np.float32).reshape(2, 1, 256))' \
+	"$W/x.npy"
+: >"$W/seen"
+QOPT_NODE="$W/node.sh" "$QOPT" plan "$W/m.onnx" --data "$W/x.npy" \
+	--formats fp8,none --effective-bits 12 -o "$W/p.ini" >"$work/log" 2>&1 &&
+	linked && [ "$(cand)" -lt 1048576 ] &&
+	[ "$(grep -c '/c[0-9]*\.onnx$' "$W/seen")" -ge 4 ] &&
+	[ "$(stat -c %h "$W/m.onnx.data")" = 1 ] && [ -s "$W/p.ini" ]
+check $? "qopt plan (samples in a .npy batch): the candidate models link the input's data file, $(cand) bytes of candidates' files besides; the links go before the plan's pipeline loads the input again"
 
 exit $failed
