@@ -40,7 +40,9 @@ t "as the candidate: 125 (bisect skips it), naming the node" \
 # 2. a run that never returns: a stand-in ORT (QOPT_ORT_DIR) whose run
 # spins for the model named hang*.onnx and whose process ignores SIGTERM
 # (only SIGKILL ends it); it writes its pid and starts a sleep in its
-# group, both of which must be gone.
+# group, both of which must be gone. The bounds are 3 s so that node
+# has loaded it and it has written its pids before the bound ends it,
+# on a loaded machine too.
 mkdir -p fakeort/node_modules/onnxruntime-node
 cat >fakeort/node_modules/onnxruntime-node/index.js <<'JS'
 'use strict';
@@ -74,12 +76,12 @@ gone() {
 	[ $# = 2 ] && [ -z "$(ps -o stat= -p "$1" 2>/dev/null)" ] &&
 		case $(ps -o stat= -p "$2" 2>/dev/null | tr -d ' ') in ''|Z*) true;; *) false;; esac
 }
-FAKE_PIDS="$W/pids1" QOPT_ORT_DIR="$W/fakeort" run ck hang.onnx mlp.onnx $S --ort-timeout 1
+FAKE_PIDS="$W/pids1" QOPT_ORT_DIR="$W/fakeort" run ck hang.onnx mlp.onnx $S --ort-timeout 3
 t "an original ORT never finishes running: 3 after --ort-timeout, said" \
-	eval '[ $rc = 3 ] && has "hang.onnx: ONNX Runtime did not finish running the original on" "$W/err" && has "within 1 s (--ort-timeout, QOPT_ORT_TIMEOUT): ended (SIGTERM, then SIGKILL)" "$W/err"'
+	eval '[ $rc = 3 ] && has "hang.onnx: ONNX Runtime did not finish running the original on" "$W/err" && has "within 3 s (--ort-timeout, QOPT_ORT_TIMEOUT): ended (SIGTERM, then SIGKILL)" "$W/err"'
 t "the stand-in (deaf to SIGTERM) and the process it started are gone, reaped" gone "$W/pids1"
 t "its files in TMPDIR gone with its private folder" empty_tmp
-FAKE_PIDS="$W/pids2" QOPT_ORT_DIR="$W/fakeort" QOPT_ORT_TIMEOUT=1 run ck mlp.onnx hang.onnx $S
+FAKE_PIDS="$W/pids2" QOPT_ORT_DIR="$W/fakeort" QOPT_ORT_TIMEOUT=3 run ck mlp.onnx hang.onnx $S
 t "a candidate ORT never finishes (QOPT_ORT_TIMEOUT): 125, bisect skips it" \
 	eval '[ $rc = 125 ] && has "hang.onnx: ONNX Runtime did not finish running the candidate" "$W/err"'
 t "killed and reaped again, nothing left in TMPDIR" eval 'gone "$W/pids2" && empty_tmp'

@@ -97,7 +97,9 @@ done
 # A stand-in for the node script (or the calibration's) that never
 # ends: it writes its pid and its child's, ignores SIGTERM and spins.
 # The bounds only end a hang: the checks are on what happened, not on
-# time.
+# time. They are 3 s and more so that node has started the stand-in
+# and it has written its pids before the bound ends it, on a loaded
+# 2-core machine (the sanitizer run) too.
 cat >"$work/hang.js" <<'JS'
 'use strict';
 const fs = require('fs'), cp = require('child_process');
@@ -126,19 +128,19 @@ hang_tune() {
 	"$QOPT" autocast-tune "$work/act.onnx" --data "$work/d" -o "$work/h.keep" \
 		--option data_max=1e30 "$@" >"$work/h.log" 2>&1
 }
-HANG_PIDS="$work/p1" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" hang_tune --ort-timeout 2
-[ $? = 1 ] && grep -q "qopt autocast-tune: error: ONNX Runtime did not finish within 2 s (--ort-timeout, QOPT_ORT_TIMEOUT): .* ended (SIGTERM, then SIGKILL)" "$work/h.log" &&
+HANG_PIDS="$work/p1" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" hang_tune --ort-timeout 4
+[ $? = 1 ] && grep -q "qopt autocast-tune: error: ONNX Runtime did not finish within 4 s (--ort-timeout, QOPT_ORT_TIMEOUT): .* ended (SIGTERM, then SIGKILL)" "$work/h.log" &&
 	[ ! -e "$work/h.keep" ] && gone "$work/p1" && tmp_clean
-check $? "--ort-timeout 2 on a node script that never ends: exit 1, said, ended and reaped, no keep file, nothing left"
-HANG_PIDS="$work/p2" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" QOPT_ORT_TIMEOUT=2 hang_tune
-[ $? = 1 ] && grep -q "did not finish within 2 s" "$work/h.log" &&
+check $? "--ort-timeout 4 on a node script that never ends: exit 1, said, ended and reaped, no keep file, nothing left"
+HANG_PIDS="$work/p2" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" QOPT_ORT_TIMEOUT=4 hang_tune
+[ $? = 1 ] && grep -q "did not finish within 4 s" "$work/h.log" &&
 	[ ! -e "$work/h.keep" ] && gone "$work/p2" && tmp_clean
-check $? "QOPT_ORT_TIMEOUT=2 alone bounds it the same way"
-HANG_PIDS="$work/p3" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" QOPT_ORT_TIMEOUT=600 hang_tune --ort-timeout 1
-[ $? = 1 ] && grep -q "did not finish within 1 s" "$work/h.log" && gone "$work/p3"
+check $? "QOPT_ORT_TIMEOUT=4 alone bounds it the same way"
+HANG_PIDS="$work/p3" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" QOPT_ORT_TIMEOUT=600 hang_tune --ort-timeout 3
+[ $? = 1 ] && grep -q "did not finish within 3 s" "$work/h.log" && gone "$work/p3"
 check $? "--ort-timeout wins over QOPT_ORT_TIMEOUT"
-HANG_PIDS="$work/p4" QOPT_CALIBRATE_ORT="$work/hang.js" hang_tune --ort-timeout 2
-[ $? = 1 ] && grep -q "qopt calibrate: error: ONNX Runtime did not finish within 2 s" "$work/h.log" &&
+HANG_PIDS="$work/p4" QOPT_CALIBRATE_ORT="$work/hang.js" hang_tune --ort-timeout 4
+[ $? = 1 ] && grep -q "qopt calibrate: error: ONNX Runtime did not finish within 4 s" "$work/h.log" &&
 	grep -q "qopt autocast-tune: error: the activation ranges of .* could not be measured" "$work/h.log" &&
 	[ ! -e "$work/h.keep" ] && gone "$work/p4" && tmp_clean
 check $? "... and the calibration child's node script, through qopt calibrate: ended, said, no keep file"
