@@ -24,7 +24,7 @@ W=$work
 "$py" "$top_srcdir/tests/cli/plan-hostile.py" "$W" >"$work/log" 2>&1 ||
 	{ echo "Bail out! tests/cli/plan-hostile.py failed"; cat "$work/log"; exit 1; }
 
-echo "1..28"
+echo "1..29"
 
 plan() { "$QOPT" plan "$@" >"$work/log" 2>&1; }
 jq() { "$py" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -186,6 +186,19 @@ for s in TERM:143:qopt INT:130:qopt HUP:129:qopt INT:130:script; do
 		! kill -0 "$spid" 2>/dev/null && nothing_written
 	check $? "SIG$sig to $who while ONNX Runtime runs: qopt ends by it ($st), the child ended, the temporary folder with the candidate models removed"
 done
+
+# ---- a measuring child that never ends: --ort-timeout ends it ----
+# (the stand-in becomes the sleep: its pid is the process to be gone;
+# 3 s so that it has started before the bound, on a loaded machine too)
+printf '#!/bin/sh\necho $$ >"%s/hang.pid"\nexec sleep 1000\n' "$work" \
+	>"$work/hang-node" && chmod +x "$work/hang-node"
+rm -f "$work/hang.pid"
+QOPT_NODE="$work/hang-node" plan "$C" --data "$W/data" --formats nvfp4,mxfp8 \
+	--effective-bits 9 --ort-timeout 3 -o "$W/o/h.ini"
+[ $? = 1 ] && grep -q "qopt plan: error: ONNX Runtime did not finish within 3 s (--ort-timeout, QOPT_ORT_TIMEOUT): .*hang-node .* ended (SIGTERM, then SIGKILL)" "$work/log" &&
+	hpid=$(cat "$work/hang.pid") && ! kill -0 "$hpid" 2>/dev/null &&
+	nothing_written && [ -z "$(ls "$TMPDIR")" ]
+check $? "--ort-timeout 3 on a measuring child that never ends: exit 1, said, the child ended, nothing written, nothing left"
 
 ls "$TMPDIR" >"$work/log"
 [ ! -s "$work/log" ]
