@@ -28,7 +28,10 @@ dist_check_SCRIPTS += tests/abi/errors.sh
 TESTS += tests/abi/sdk.sh
 dist_check_SCRIPTS += tests/abi/sdk.sh
 EXTRA_DIST += plugins/example/Makefile plugins/example/example-rename.c
-tests/abi/sdk.log: $(filter-out tests/abi/sdk.log,$(TEST_LOGS))
+# (library.log runs after it: both out of the list, or make drops the
+# circle and the order with it, and an install relinks a pass another
+# test is loading: "file too short".)
+tests/abi/sdk.log: $(filter-out tests/abi/sdk.log tests/abi/library.log,$(TEST_LOGS))
 
 # The caller-allocated option structs carry their size (ABI 4.0).
 check_PROGRAMS += tests/abi/opts-size
