@@ -10,6 +10,11 @@
 #   one command   `qopt --passes fp8 --calibration-random 2` against the
 #                 two steps (calibrate, then fp8:calibration=FILE),
 #                 target <= 1.1
+#   memory        `qopt calibrate --random N --passes fp8` (max mode)
+#                 against ONNX Runtime alone over the same N samples
+#                 (CALIB_BENCH_MANY, default 32): the peak resident set
+#                 of either (GNU time's %M: the larger of qopt and its
+#                 node child), target ORT's own + 64 MiB
 #   fake          `nvfp4-weights:mode=fake` against the round trip
 #                 (`qopt in.onnx -o out.onnx`), FLOAT16 weights in
 #                 external data, target <= 1.2
@@ -28,6 +33,7 @@
 set -e
 parts=${CALIB_BENCH_PARTS:-calibration fake}
 calib_mib=${CALIB_BENCH_MIB:-1536}
+many=${CALIB_BENCH_MANY:-32}
 fake_sizes=${FAKE_BENCH_SIZES:-256 1024}
 runs=${SCALE_BENCH_RUNS:-3}
 dir=${SCALE_BENCH_DIR:-$top_builddir/bench/scale-work}/pairs
@@ -54,7 +60,7 @@ timed() {
 	t_out=$1
 	shift
 	t0=$(now)
-	/usr/bin/time -f '%U %S' -o "$dir/cpu" "$@" >"$dir/log" 2>&1 &
+	/usr/bin/time -f '%U %S %M' -o "$dir/cpu" "$@" >"$dir/log" 2>&1 &
 	pid=$!
 	peak=0
 	while kill -0 $pid 2>/dev/null; do
@@ -72,6 +78,7 @@ timed() {
 	echo "$peak" >"$dir/peak"
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$t_out"
 	awk '{ printf "%.3f\n", $1 + $2 }' "$dir/cpu" >>"$t_out.cpu"
+	awk '{ print $3 * 1024 }' "$dir/cpu" >>"$t_out.rss"
 }
 
 warm() { cat "$dir"/*.onnx* >/dev/null; sync; }
@@ -84,6 +91,7 @@ ino=$(stat -c %i "$dir/c.onnx.data")
 : >"$dir/ort" ; : >"$dir/cal" ; : >"$dir/pass" ; : >"$dir/one"
 : >"$dir/ort.cpu" ; : >"$dir/cal.cpu" ; : >"$dir/pass.cpu" ; : >"$dir/one.cpu"
 : >"$dir/calpeak" ; : >"$dir/onepeak"
+: >"$dir/ortmany" ; : >"$dir/calmany" ; : >"$dir/ortmany.rss" ; : >"$dir/calmany.rss"
 i=0
 while [ $i -lt "$runs" ]; do
 	warm
@@ -98,6 +106,10 @@ while [ $i -lt "$runs" ]; do
 	timed "$dir/one" "$QOPT" -q --passes fp8 --calibration-random 2 "$dir/c.onnx" -o "$dir/one.onnx"
 	cat "$dir/peak" >>"$dir/onepeak"
 	rm -f "$dir"/one.onnx*
+	warm
+	timed "$dir/ortmany" "$QOPT_NODE" "$top_srcdir/bench/ort-alone.js" "$dir/c.onnx" "$many" 4096
+	warm
+	timed "$dir/calmany" "$QOPT" calibrate --random "$many" --passes fp8 "$dir/c.onnx" -o "$dir/m.json"
 	i=$((i + 1))
 done
 sum() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
@@ -108,7 +120,10 @@ passc=$(best <"$dir/pass.cpu") onec=$(best <"$dir/one.cpu")
 twoc=$(sum "$calc" "$passc")
 calpeak=$(sort -n "$dir/calpeak" | tail -n1)
 onepeak=$(sort -n "$dir/onepeak" | tail -n1)
-rm -f "$dir"/c.onnx* "$dir/c.json"
+ortrss=$(sort -n "$dir/ortmany.rss" | tail -n1)
+calrss=$(sort -n "$dir/calmany.rss" | tail -n1)
+ortmany=$(best <"$dir/ortmany") calmany=$(best <"$dir/calmany")
+rm -f "$dir"/c.onnx* "$dir/c.json" "$dir/m.json"
 }
 
 # ---- fake against the round trip
@@ -147,6 +162,11 @@ echo "| \`qopt calibrate --random 2 --passes fp8\` | $cal s | $(ratio "$cal" "$o
 echo "| \`qopt --passes fp8:calibration=FILE\` | $pass s | | $passc s | | |"
 echo "| two steps (calibrate + pass) | $two s | | $twoc s | | |"
 echo "| one command \`qopt --passes fp8 --calibration-random 2\` | $one s | $(ratio "$one" "$two") x two steps (<= 1.1) | $onec s | $(ratio "$onec" "$twoc") x two steps | $(mib "$onepeak") |"
+echo
+echo "| $many random samples, max mode | wall | peak resident set (target) |"
+echo "|---|---|---|"
+echo "| ONNX Runtime alone (node: session, $many samples) | $ortmany s | $(mib "$ortrss") |"
+echo "| \`qopt calibrate --random $many --passes fp8\` | $calmany s | $(mib "$calrss"): ORT's $(awk -v b=$((calrss - ortrss)) 'BEGIN { printf "%+.1f MiB", b / 1048576 }') (<= +64 MiB) |"
 echo
 }
 [ -z "$fake_sizes" ] || {
