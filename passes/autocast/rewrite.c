@@ -31,8 +31,18 @@
 #include "autocast.h"
 #include "memo.h"
 
+/* Every graph of the model, main first (pre-order). */
+struct graphs {
+	qir_graph **g;
+	size_t n, cap;
+	/* values a graph lists as outputs that an enclosing graph
+	 * defines (an If branch giving an outer tensor as it is) */
+	struct autocast_memo foreign;
+};
+
 struct rw {
 	struct autocast_cfg *cfg;
+	struct graphs *all;
 	qir_graph *g;		/* the graph this run rewrites */
 	int keep_io;		/* its inputs and outputs keep their types */
 	struct autocast_memo down, up, cast_low;
@@ -347,6 +357,13 @@ static int keep_output(struct rw *w, qir_value *v, qir_value *s)
 	for (i = 0; i < w->g->noutputs; i++)
 		if (w->g->outputs[i] == v && qir_graph_set_output(w->g, i, s))
 			goto out;
+	/* no longer an output: its type goes to value_info, so a reader
+	 * of the file (or of a body, where inference does not reach)
+	 * sees it */
+	if (qir_value_copy_shape(v, v, v->dtype, &err)) {
+		irerr(w, &err);
+		goto out;
+	}
 	rc = 0;
 out:
 	free(name);
@@ -380,11 +397,43 @@ static int redirect(struct rw *w, qir_value *v, qir_value *s,
 	return rc;
 }
 
+/* v is one of g's outputs (is_output counts the listings of every
+ * graph: a body may list a value of an enclosing graph). */
+static int listed(const qir_graph *g, const qir_value *v)
+{
+	size_t i;
+
+	for (i = 0; v->is_output && i < g->noutputs; i++)
+		if (g->outputs[i] == v)
+			return 1;
+	return 0;
+}
+
+/* A body that lists v, a value of an enclosing graph, as its output
+ * keeps that output's type: it lists the FLOAT stand-in s instead. */
+static int relist(struct rw *w, qir_value *v, qir_value *s)
+{
+	size_t i, k;
+
+	if (!autocast_memo_get(&w->all->foreign, v))
+		return 0;
+	for (i = 0; i < w->all->n; i++) {
+		qir_graph *h = w->all->g[i];
+
+		for (k = 0; h != v->graph && k < h->noutputs; k++)
+			if (h->outputs[k] == v && qir_graph_set_output(h, k, s))
+				return oom(w);
+	}
+	return 0;
+}
+
 static int needs_float(struct rw *w, const qir_value *v)
 {
 	size_t i;
 
-	if (v->is_output && (w->keep_io || w->cfg->mode == AUTOCAST_FAKE))
+	if (listed(w->g, v) && (w->keep_io || w->cfg->mode == AUTOCAST_FAKE))
+		return 1;
+	if (autocast_memo_get(&w->all->foreign, v))
 		return 1;
 	for (i = 0; i < v->nuses; i++)
 		if (!use_takes_low(w, &v->uses[i]))
@@ -409,9 +458,9 @@ static int consumers(struct rw *w)
 			return -1;
 		/* fake: s = Cast(Cast(v, low), FLOAT) */
 		if (redirect(w, v, s, fake ? s->producer->inputs[0]->producer :
-			     s->producer, fake))
+			     s->producer, fake) || relist(w, v, s))
 			return -1;
-		if (v->is_output && (fake || w->keep_io) &&
+		if (listed(w->g, v) && (fake || w->keep_io) &&
 		    keep_output(w, v, s))
 			return -1;
 	}
@@ -506,10 +555,11 @@ static int apply(struct rw *w, qir_node *const *v, size_t n)
 
 /* One graph's run: g's own nodes, its values and the values it reads
  * from enclosing graphs. */
-static int rewrite_graph(struct autocast_cfg *cfg, qir_graph *g,
-			 qir_node **dead, size_t *ndead)
+static int rewrite_graph(struct autocast_cfg *cfg, struct graphs *all,
+			 qir_graph *g, qir_node **dead, size_t *ndead)
 {
-	struct rw w = { .cfg = cfg, .g = g, .dead = dead, .ndead = ndead,
+	struct rw w = { .cfg = cfg, .all = all, .g = g, .dead = dead,
+			.ndead = ndead,
 			.keep_io = cfg->keep_io || g != cfg->m->graph };
 	qir_node **v = NULL;
 	size_t n = 0;
@@ -531,14 +581,14 @@ static int rewrite_graph(struct autocast_cfg *cfg, qir_graph *g,
 	return rc;
 }
 
-struct graphs {
-	qir_graph **g;
-	size_t n, cap;
-};
-
 static int add_graph(qir_graph *g, void *arg)
 {
 	struct graphs *l = arg;
+
+	for (size_t i = 0; i < g->noutputs; i++)
+		if (g->outputs[i]->graph != g &&
+		    autocast_memo_put(&l->foreign, g->outputs[i], g))
+			return -1;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 8;
@@ -570,7 +620,7 @@ int autocast_rewrite(struct autocast_cfg *cfg, int *changed)
 		goto out;
 	}
 	for (i = 0; i < l.n; i++)
-		if (rewrite_graph(cfg, l.g[i], dead, &ndead))
+		if (rewrite_graph(cfg, &l, l.g[i], dead, &ndead))
 			goto out;
 	*changed = cfg->lowered || cfg->weights || cfg->casts;
 	/* Erased only now: a freed node's address may come back as a new
@@ -588,6 +638,7 @@ int autocast_rewrite(struct autocast_cfg *cfg, int *changed)
 	rc = 0;
 out:
 	free(l.g);
+	autocast_memo_fini(&l.foreign);
 	free(dead);
 	return rc;
 }
