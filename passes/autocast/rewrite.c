@@ -413,6 +413,7 @@ static int listed(const qir_graph *g, const qir_value *v)
  * keeps that output's type: it lists the FLOAT stand-in s instead. */
 static int relist(struct rw *w, qir_value *v, qir_value *s)
 {
+	qir_error err = { 0 };
 	size_t i, k;
 
 	if (!autocast_memo_get(&w->all->foreign, v))
@@ -424,6 +425,9 @@ static int relist(struct rw *w, qir_value *v, qir_value *s)
 			if (h->outputs[k] == v && qir_graph_set_output(h, k, s))
 				return oom(w);
 	}
+	/* no longer listed: its type goes to value_info */
+	if (!v->is_output && qir_value_copy_shape(v, v, v->dtype, &err))
+		return irerr(w, &err);
 	return 0;
 }
 

@@ -35,6 +35,13 @@ what a converted model holds.
                            carries it through a Loop whose body computes
                            MatMul(c, wb) + t + y (captures from one and two
                            graphs up), MatMul after; else branch Neg(y)
+  models.py ifpass OUT     an If whose then branch gives the outer y =
+                           MatMul(x, w) itself as its output (ONNX Runtime
+                           refuses that form; qopt verify takes it)
+  models.py loopact OUT    a Loop (2 trips) whose body computes Abs(c) + 10
+                           -> MatMul(every entry 1000) -> Mul(1e-4): the
+                           body MatMul's output passes 65504 on any input
+                           while every weight fits FLOAT16
   models.py act OUT        x[2,8] -> Abs -> Add(10) -> MatMul(w, every entry
                            1000) -> Mul(1e-3) -> Relu -> MatMul -> y: the
                            first MatMul's output passes 65504 on any input
@@ -44,6 +51,7 @@ what a converted model holds.
       node OP NAME TYPES     each node and the types of its outputs, in
                              every graph (bodies after their holder)
       init NAME TYPE         each initializer, in every graph
+      out GRAPH NAME TYPE    each body's outputs
       cast-after-cast N      Casts whose input another Cast of the same
                              graph makes
       cast-twice N           tensors cast to one type by two Casts of one
@@ -330,6 +338,59 @@ def nestm(path):
     save(g, path, opset=13)
 
 
+def ifpass(path):
+    w = (np.random.default_rng(1).standard_normal((8, 8)) * 0.3).astype(np.float32)
+    then_g = helper.make_graph(
+        [], "then", [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["y"], ["e"], name="else_neg")], "else", [],
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 8])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
+             helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0, name="rs"),
+             helper.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
+             helper.make_node("If", ["c"], ["z"], then_branch=then_g,
+                              else_branch=else_g, name="if"),
+             helper.make_node("MatMul", ["z", "w"], ["out"], name="mm2")]
+    g = helper.make_graph(
+        nodes, "ifpass",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(w, "w"),
+         numpy_helper.from_array(np.array(0, np.float32), "zero")])
+    save(g, path, opset=13)
+
+
+def loopact(path):
+    w = np.full((8, 8), 1000.0, np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Abs", ["c"], ["ac"], name="body_abs"),
+         helper.make_node("Add", ["ac", "ten"], ["cp"], name="body_shift"),
+         helper.make_node("MatMul", ["cp", "wh"], ["hot"], name="body_hot"),
+         helper.make_node("Mul", ["hot", "tiny"], ["c1"], name="body_down"),
+         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(w, "wh"),
+         numpy_helper.from_array(np.array(10.0, np.float32), "ten"),
+         numpy_helper.from_array(np.array(1e-4, np.float32), "tiny")])
+    nodes = [helper.make_node("Relu", ["x"], ["h"], name="relu"),
+             helper.make_node("Loop", ["trips", "yes", "h"], ["cf"], body=body,
+                              name="loop"),
+             helper.make_node("Neg", ["cf"], ["out"], name="neg")]
+    g = helper.make_graph(
+        nodes, "loopact",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(np.array(2, np.int64), "trips"),
+         numpy_helper.from_array(np.array(True), "yes")])
+    save(g, path, opset=13)
+
+
 def act(path):
     rng = np.random.default_rng(7)
     w = np.full((8, 8), 1000.0, np.float32)
@@ -368,6 +429,9 @@ def facts(g, outer, counts):
     types = dict(outer)
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         types[vi.name] = elem(vi)
+    if outer:
+        for vi in g.output:
+            print("out", g.name, vi.name, elem(vi))
     for t in g.initializer:
         types[t.name] = TYPES.get(t.data_type, str(t.data_type))
         print("init", t.name, types[t.name])
@@ -410,6 +474,7 @@ def inspect(path):
 if __name__ == "__main__":
     {"overflow": overflow, "shared": shared, "ln": ln, "ifm": ifm, "act": act,
      "loopm": loopm, "scanm": scanm, "nestm": nestm,
+     "ifpass": ifpass, "loopact": loopact,
      "ln_shared": lambda p: ln(p, True), "rms": rms,
      "rms_recip": lambda p: rms(p, "recip"), "rms_div": lambda p: rms(p, "div"),
      "rms_shared": lambda p: rms(p, "shared")}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
