@@ -137,8 +137,9 @@ static void report_bodies(struct autocast_cfg *cfg)
 				  "%llu node(s) not checked: the calibration "
 				  "has no range for their tensors (`qopt "
 				  "calibrate` measures If branches and Loop "
-				  "bodies, not Scan bodies nor an If inside a "
-				  "Loop)", label(r->n),
+				  "bodies, not Scan bodies, an If inside a Loop "
+				  "or a Loop's tensor of a shape not known in "
+				  "full)", label(r->n),
 				  (unsigned long long)c[i].unranged);
 	}
 	free(c);

@@ -5,8 +5,9 @@
  * stays FLOAT, so a tensor the low type would turn to Inf is never
  * stored in it, and the readers of such a tensor stay FLOAT with it.
  * Body tensors are measured where `qopt calibrate` can hoist them (If
- * branches and Loop bodies, docs/calibration.md); a body node with a
- * tensor the file has no range for is counted and said per body.
+ * branches, and Loop bodies for tensors of a static shape,
+ * docs/calibration.md); a body node with a tensor the file has no range
+ * for is counted and said per body.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +15,16 @@
 
 #include "autocast.h"
 
-/* Whether calibrate can measure a tensor of g: the main graph's, or
- * one inside If branches and Loop bodies only, with no If inside a Loop
- * (iterations taking different branches would change the hoisted scan
- * output's shape: calibrate refuses it). */
-static int measurable(const qir_graph *g)
+/* Whether calibrate can measure tensors of g: the main graph's, or
+ * those inside If branches and Loop bodies only, with no If inside a
+ * Loop (iterations taking different branches would change the hoisted
+ * scan output's shape: calibrate refuses it). *in_loop: inside a Loop,
+ * where a tensor is stacked over the iterations. */
+static int measurable(const qir_graph *g, int *in_loop)
 {
 	int in_if = 0;
 
+	*in_loop = 0;
 	for (; g->parent; g = g->parent) {
 		const qir_node *p = g->parent_node;
 
@@ -31,7 +34,27 @@ static int measurable(const qir_graph *g)
 			in_if = 1;
 		else if (!qir_node_is(p, "Loop") || in_if)
 			return 0;
+		else
+			*in_loop = 1;
 	}
+	return 1;
+}
+
+/* A FLOAT tensor worth asking for: inside a Loop only with a shape
+ * known in full, which cannot change from one iteration to the next
+ * (ONNX Runtime's stacking of the hoisted scan output needs that; a
+ * growing tensor would fail the calibration). */
+static int wanted(const qir_value *v, int in_loop)
+{
+	if (v->dtype != QIR_FLOAT || v->init)
+		return 0;
+	if (!in_loop)
+		return 1;
+	if (v->rank < 0)
+		return 0;
+	for (int i = 0; i < v->rank; i++)
+		if (v->dims[i].value < 0)
+			return 0;
 	return 1;
 }
 
@@ -47,17 +70,18 @@ static int want_graph(qir_graph *g, void *arg)
 	struct want *w = arg;
 	qir_node *n;
 	size_t i;
+	int in_loop;
 
-	if (!measurable(g))
+	if (!measurable(g, &in_loop))
 		return 0;
 	for (i = 0; i < g->ninputs && w->rc == QOPT_OK; i++)
-		if (g->inputs[i]->dtype == QIR_FLOAT && !g->inputs[i]->init)
+		if (wanted(g->inputs[i], in_loop))
 			w->rc = qopt_want_range(w->ctx, g->inputs[i]);
 	qir_graph_for_each_node(g, n) {
 		if (qir_node_is(n, "Constant") || qir_node_is(n, "ConstantOfShape"))
 			continue;
 		for (i = 0; i < n->noutputs && w->rc == QOPT_OK; i++)
-			if (n->outputs[i] && n->outputs[i]->dtype == QIR_FLOAT)
+			if (n->outputs[i] && wanted(n->outputs[i], in_loop))
 				w->rc = qopt_want_range(w->ctx, n->outputs[i]);
 	}
 	return w->rc != QOPT_OK;

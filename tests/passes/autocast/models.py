@@ -42,6 +42,9 @@ what a converted model holds.
                            -> MatMul(every entry 1000) -> Mul(1e-4): the
                            body MatMul's output passes 65504 on any input
                            while every weight fits FLOAT16
+  models.py loopgrow OUT   a Loop (3 trips) whose carried s grows by
+                           Concat(s, Relu(x)) each trip: a body tensor
+                           whose shape changes between iterations
   models.py act OUT        x[2,8] -> Abs -> Add(10) -> MatMul(w, every entry
                            1000) -> Mul(1e-3) -> Relu -> MatMul -> y: the
                            first MatMul's output passes 65504 on any input
@@ -391,6 +394,29 @@ def loopact(path):
     save(g, path, opset=13)
 
 
+def loopgrow(path):
+    body = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"], name="body_relu"),
+         helper.make_node("Concat", ["s", "r"], ["s1"], axis=1, name="body_cat"),
+         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, "n"])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("s1", TensorProto.FLOAT, [1, "n1"])])
+    nodes = [helper.make_node("Loop", ["trips", "yes", "x"], ["sf"], body=body,
+                              name="loop"),
+             helper.make_node("Neg", ["sf"], ["out"], name="neg")]
+    g = helper.make_graph(
+        nodes, "loopgrow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array(3, np.int64), "trips"),
+         numpy_helper.from_array(np.array(True), "yes")])
+    save(g, path, opset=13)
+
+
 def act(path):
     rng = np.random.default_rng(7)
     w = np.full((8, 8), 1000.0, np.float32)
@@ -475,6 +501,7 @@ if __name__ == "__main__":
     {"overflow": overflow, "shared": shared, "ln": ln, "ifm": ifm, "act": act,
      "loopm": loopm, "scanm": scanm, "nestm": nestm,
      "ifpass": ifpass, "loopact": loopact,
+     "loopgrow": loopgrow,
      "ln_shared": lambda p: ln(p, True), "rms": rms,
      "rms_recip": lambda p: rms(p, "recip"), "rms_div": lambda p: rms(p, "div"),
      "rms_shared": lambda p: rms(p, "shared")}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
