@@ -29,13 +29,16 @@
 
 enum autocast_mode { AUTOCAST_REAL, AUTOCAST_FAKE };
 
-/* Per node, what the pass decided (indexed by the node's place in the
- * snapshot of the main graph). */
+/* Per node, what the pass decided (sorted by address, over the
+ * snapshot of every graph: the main one and the bodies, at any depth). */
 struct autocast_node {
 	qir_node *n;
 	const struct ps_float_op *op;	/* NULL: not in the table */
 	int low;		/* computes in the low type */
 	int candidate;		/* computes in FLOAT today */
+	int body;		/* holds a graph (If, Loop, Scan) */
+	int unranged;		/* a body node the calibration has no
+				 * range for (said per body) */
 	struct ps_skip why;	/* why it stays FLOAT */
 };
 
@@ -66,6 +69,7 @@ struct autocast_cfg {
 	uint64_t casts, weights, weight_bytes_in, weight_bytes_out;
 	uint64_t dup_weights, removed_casts, underflow_zero, underflow_sub;
 	uint64_t constants;	/* Constant nodes converted */
+	uint64_t lowered;	/* values made low, every graph */
 	uint64_t clamped;	/* weight elements clamped (clamp = yes) */
 	uint64_t fused, unfused;	/* decomposed LayerNorms */
 	uint64_t rms_fused;	/* decomposed RMSNorms */
@@ -79,9 +83,9 @@ struct autocast_cfg {
 	size_t nmeasured;
 };
 
-/* decide.c: fills cfg->nodes for the main graph. 0, or -1 (said). */
+/* decide.c: fills cfg->nodes for every graph. 0, or -1 (said). */
 int autocast_decide(struct autocast_cfg *cfg);
-/* The node record of n, or NULL when n is not in the main graph. */
+/* The node record of n, or NULL when n came after the snapshot. */
 struct autocast_node *autocast_node_of(struct autocast_cfg *cfg, const qir_node *n);
 
 /* weights.c */

@@ -1,6 +1,7 @@
 /*
- * passes/autocast/decide.c - which nodes of the main graph compute in
- * the low type. A node goes low when it computes in FLOAT today, its
+ * passes/autocast/decide.c - which nodes of the model compute in the
+ * low type: the main graph's and those of If/Loop/Scan bodies at any
+ * depth, by the same rules. A node goes low when it computes in FLOAT today, its
  * op is in the table (passes/support/float_ops.c) at the model's opset
  * (raised where that is the fix and upgrade allows it), the targets
  * select it, and no rule keeps it FLOAT: a weight beyond the low type's range, a reduction
@@ -34,9 +35,6 @@ static const struct ps_skip_kind skip_data = {
 };
 static const struct ps_skip_kind skip_measured = {
 	"kept FLOAT (measured error)", PS_SKIP_INFO
-};
-static const struct ps_skip_kind skip_subgraph = {
-	"kept FLOAT (subgraph)", PS_SKIP_INFO
 };
 static const struct ps_skip_kind skip_reduction = {
 	"kept FLOAT (deep reduction)", PS_SKIP_INFO
@@ -228,13 +226,11 @@ static void classify(struct autocast_cfg *cfg, struct autocast_node *r)
 	r->op = qir_domain_is_default(n->domain) ? ps_float_op_find(n->op_type) :
 		NULL;
 	if (!r->op && has_body(n)) {
-		/* Its outputs' types are often unknown (Scan, Loop): said
-		 * whatever they are, so no body is left unsaid. */
-		r->candidate = 1;
-		ps_skip_set(&r->why, &skip_subgraph, "%s: its body's nodes stay "
-			    "FLOAT (autocast converts the main graph); what it "
-			    "takes or captures from a %s node is cast back to "
-			    "FLOAT once", n->op_type, cfg->low_name);
+		/* It computes nothing itself: its body's nodes are decided
+		 * one by one (they are in the snapshot), and what the body
+		 * takes or gives keeps its type, so the node's own inputs
+		 * and outputs stay as they are. */
+		r->body = 1;
 		return;
 	}
 	if (!r->op) {
@@ -343,7 +339,8 @@ static int rules(struct autocast_cfg *cfg, struct autocast_node *r)
 	return 0;
 }
 
-/* A fresh record of every node of the main graph, classified. */
+/* A fresh record of every node of the model, bodies included (the
+ * records are found by address: a node's graph says where it is). */
 static int snapshot(struct autocast_cfg *cfg)
 {
 	qir_node **v = NULL;
@@ -352,7 +349,7 @@ static int snapshot(struct autocast_cfg *cfg)
 	free(cfg->nodes);
 	cfg->nodes = NULL;
 	cfg->nnodes = 0;
-	if (qir_graph_nodes(cfg->m->graph, NULL, NULL, 0, &v, &n, NULL))
+	if (qir_graph_nodes(cfg->m->graph, NULL, NULL, 1, &v, &n, NULL))
 		goto oom;
 	cfg->nodes = calloc(n ? n : 1, sizeof(*cfg->nodes));
 	if (!cfg->nodes)

@@ -91,6 +91,60 @@ static size_t islands(struct autocast_cfg *cfg)
 	return count;
 }
 
+static const char *label(const qir_node *n)
+{
+	return n->name[0] ? n->name : n->noutputs && n->outputs[0] ?
+	       n->outputs[0]->name : n->op_type;
+}
+
+/* What each If/Loop/Scan's body did: its own nodes (a nested body's
+ * are said on the nested node's line), counted through the holder's
+ * record. */
+struct body_count {
+	uint64_t low, kept, unranged;
+};
+
+static void report_bodies(struct autocast_cfg *cfg)
+{
+	struct body_count *c = calloc(cfg->nnodes ? cfg->nnodes : 1, sizeof(*c));
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < cfg->nnodes; i++) {
+		struct autocast_node *r = &cfg->nodes[i];
+		qir_node *p = r->n->graph->parent_node;
+		struct autocast_node *h = p ? autocast_node_of(cfg, p) : NULL;
+
+		if (!h || !r->candidate)
+			continue;
+		c[h - cfg->nodes].low += r->low != 0;
+		c[h - cfg->nodes].kept += !r->low;
+		c[h - cfg->nodes].unranged += r->unranged != 0;
+	}
+	for (i = 0; i < cfg->nnodes; i++) {
+		struct autocast_node *r = &cfg->nodes[i];
+
+		if (!r->body)
+			continue;
+		qopt_info(cfg->ctx, "body of '%s' (%s): %llu node(s) %s, %llu "
+			  "kept FLOAT; its inputs and outputs keep their types",
+			  label(r->n), r->n->op_type,
+			  (unsigned long long)c[i].low, cfg->low_name,
+			  (unsigned long long)c[i].kept);
+		if (c[i].unranged)
+			qopt_info(cfg->ctx, "body of '%s': activation ranges of "
+				  "%llu node(s) not checked: the calibration "
+				  "has no range for their tensors (`qopt "
+				  "calibrate` measures If branches and Loop "
+				  "bodies, not Scan bodies, an If inside a Loop "
+				  "or a Loop's tensor of a shape not known in "
+				  "full)", label(r->n),
+				  (unsigned long long)c[i].unranged);
+	}
+	free(c);
+}
+
 static void report(struct autocast_cfg *cfg)
 {
 	uint64_t low = 0, cand = 0, layers = 0, layers_low = 0;
@@ -109,10 +163,9 @@ static void report(struct autocast_cfg *cfg)
 			layers_low += r->low;
 		}
 		if (!r->low && r->why.kind)
-			ps_skip_report(cfg->ctx, &r->why, "node", n->name[0] ?
-				       n->name : n->outputs[0] ?
-				       n->outputs[0]->name : n->op_type);
+			ps_skip_report(cfg->ctx, &r->why, "node", label(n));
 	}
+	report_bodies(cfg);
 	qopt_stat_add(cfg->ctx, "nodes converted", (int64_t)low);
 	if (cfg->clamped)
 		qopt_warn(cfg->ctx, "clamp = yes: %llu weight element(s) beyond "
@@ -142,10 +195,10 @@ static void report(struct autocast_cfg *cfg)
 }
 
 /* Weight elements the conversion flushes to zero or to subnormals, over
- * the weights that low nodes read. */
-static int underflow(struct autocast_cfg *cfg)
+ * the weights of g that low nodes read (bodies' too). */
+static int underflow_graph(qir_graph *g, void *arg)
 {
-	qir_graph *g = cfg->m->graph;
+	struct autocast_cfg *cfg = arg;
 	size_t i, k;
 
 	for (i = 0; i < g->ninits; i++) {
@@ -174,6 +227,13 @@ static int underflow(struct autocast_cfg *cfg)
 		if (cfg->clamp)
 			cfg->clamped += autocast_weight_beyond(cfg, v->init);
 	}
+	return 0;
+}
+
+static int underflow(struct autocast_cfg *cfg)
+{
+	if (qir_graph_walk(cfg->m->graph, underflow_graph, cfg))
+		return -1;
 	if (cfg->underflow_zero || cfg->underflow_sub)
 		qopt_info(cfg->ctx, "weights: %llu nonzero element(s) become 0 "
 			  "and %llu subnormal in %s",

@@ -14,6 +14,15 @@
  * low type is rounded through Cast(low) -> Cast(FLOAT) where it is
  * made, weights by their recipe, so the values are exactly real mode's
  * and ONNX Runtime runs them.
+ *
+ * Each graph is rewritten on its own, the main graph first, then every
+ * If/Loop/Scan body at any depth: a body is a graph whose inputs and
+ * outputs keep their types whatever keep_io_types says (the node
+ * holding it and its sibling branches are typed by them), and a value
+ * it captures from an enclosing graph is, seen from inside, one more
+ * FLOAT input: the enclosing graph's run gave it a Cast back to FLOAT
+ * outside when it made it low, and the body's low readers get their
+ * Cast (or rounding) inside the body.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +31,26 @@
 #include "autocast.h"
 #include "memo.h"
 
+/* Every graph of the model, main first (pre-order). */
+struct graphs {
+	qir_graph **g;
+	size_t n, cap;
+	/* values a graph lists as outputs that an enclosing graph
+	 * defines (an If branch giving an outer tensor as it is) */
+	struct autocast_memo foreign;
+};
+
 struct rw {
 	struct autocast_cfg *cfg;
-	qir_graph *g;
+	struct graphs *all;
+	qir_graph *g;		/* the graph this run rewrites */
+	int keep_io;		/* its inputs and outputs keep their types */
 	struct autocast_memo down, up, cast_low;
 	qir_value **lowered;	/* values real mode retyped */
 	size_t nlowered, caplowered;
-	qir_node **dead;	/* Casts that went: erased at the end */
-	size_t ndead;
+	qir_node **dead;	/* Casts that went: erased at the end (shared
+				 * by the runs over every graph) */
+	size_t *ndead;
 };
 
 static int oom(struct rw *w)
@@ -89,7 +110,7 @@ static int all_uses_take_low(struct rw *w, const qir_value *v)
 	return 1;
 }
 
-/* A new Cast(v, to) in the main graph; its output, typed like v. */
+/* A new Cast(v, to) in the graph of the run; its output, typed like v. */
 static qir_value *new_cast(struct rw *w, qir_value *v, int to,
 			   const char *suffix)
 {
@@ -231,7 +252,7 @@ static qir_value *down(struct rw *w, qir_value *v)
 		r = k > 0 ? v : NULL;
 	else if (cfg->mode == AUTOCAST_FAKE)
 		return rounded(w, v);
-	else if (v->is_input && !cfg->keep_io && v->graph == w->g &&
+	else if (v->is_input && !w->keep_io && v->graph == w->g &&
 		 all_uses_take_low(w, v))
 		r = qir_value_copy_shape(v, v, cfg->low, &err) ?
 		    (irerr(w, &err), NULL) : v;
@@ -336,6 +357,13 @@ static int keep_output(struct rw *w, qir_value *v, qir_value *s)
 	for (i = 0; i < w->g->noutputs; i++)
 		if (w->g->outputs[i] == v && qir_graph_set_output(w->g, i, s))
 			goto out;
+	/* no longer an output: its type goes to value_info, so a reader
+	 * of the file (or of a body, where inference does not reach)
+	 * sees it */
+	if (qir_value_copy_shape(v, v, v->dtype, &err)) {
+		irerr(w, &err);
+		goto out;
+	}
 	rc = 0;
 out:
 	free(name);
@@ -369,11 +397,47 @@ static int redirect(struct rw *w, qir_value *v, qir_value *s,
 	return rc;
 }
 
+/* v is one of g's outputs (is_output counts the listings of every
+ * graph: a body may list a value of an enclosing graph). */
+static int listed(const qir_graph *g, const qir_value *v)
+{
+	size_t i;
+
+	for (i = 0; v->is_output && i < g->noutputs; i++)
+		if (g->outputs[i] == v)
+			return 1;
+	return 0;
+}
+
+/* A body that lists v, a value of an enclosing graph, as its output
+ * keeps that output's type: it lists the FLOAT stand-in s instead. */
+static int relist(struct rw *w, qir_value *v, qir_value *s)
+{
+	qir_error err = { 0 };
+	size_t i, k;
+
+	if (!autocast_memo_get(&w->all->foreign, v))
+		return 0;
+	for (i = 0; i < w->all->n; i++) {
+		qir_graph *h = w->all->g[i];
+
+		for (k = 0; h != v->graph && k < h->noutputs; k++)
+			if (h->outputs[k] == v && qir_graph_set_output(h, k, s))
+				return oom(w);
+	}
+	/* no longer listed: its type goes to value_info */
+	if (!v->is_output && qir_value_copy_shape(v, v, v->dtype, &err))
+		return irerr(w, &err);
+	return 0;
+}
+
 static int needs_float(struct rw *w, const qir_value *v)
 {
 	size_t i;
 
-	if (v->is_output && (w->cfg->keep_io || w->cfg->mode == AUTOCAST_FAKE))
+	if (listed(w->g, v) && (w->keep_io || w->cfg->mode == AUTOCAST_FAKE))
+		return 1;
+	if (autocast_memo_get(&w->all->foreign, v))
 		return 1;
 	for (i = 0; i < v->nuses; i++)
 		if (!use_takes_low(w, &v->uses[i]))
@@ -398,9 +462,9 @@ static int consumers(struct rw *w)
 			return -1;
 		/* fake: s = Cast(Cast(v, low), FLOAT) */
 		if (redirect(w, v, s, fake ? s->producer->inputs[0]->producer :
-			     s->producer, fake))
+			     s->producer, fake) || relist(w, v, s))
 			return -1;
-		if (v->is_output && (fake || w->cfg->keep_io) &&
+		if (listed(w->g, v) && (fake || w->keep_io) &&
 		    keep_output(w, v, s))
 			return -1;
 	}
@@ -462,7 +526,7 @@ static int cast_low(struct rw *w, qir_node *c)
 		if (qir_value_replace_all_uses(out, in))
 			return oom(w);
 		w->cfg->removed_casts++;
-		w->dead[w->ndead++] = c;
+		w->dead[(*w->ndead)++] = c;
 		return 0;
 	}
 	if (qir_node_set_attr_int(c, "to", w->cfg->low))
@@ -493,44 +557,92 @@ static int apply(struct rw *w, qir_node *const *v, size_t n)
 	return 0;
 }
 
-int autocast_rewrite(struct autocast_cfg *cfg, int *changed)
+/* One graph's run: g's own nodes, its values and the values it reads
+ * from enclosing graphs. */
+static int rewrite_graph(struct autocast_cfg *cfg, struct graphs *all,
+			 qir_graph *g, qir_node **dead, size_t *ndead)
 {
-	struct rw w = { .cfg = cfg, .g = cfg->m->graph };
+	struct rw w = { .cfg = cfg, .all = all, .g = g, .dead = dead,
+			.ndead = ndead,
+			.keep_io = cfg->keep_io || g != cfg->m->graph };
 	qir_node **v = NULL;
-	qir_error err = { 0 };
 	size_t n = 0;
 	int rc = -1;
 
-	if (qir_graph_nodes(w.g, NULL, NULL, 0, &v, &n, NULL)) {
+	if (qir_graph_nodes(g, NULL, NULL, 0, &v, &n, NULL)) {
 		qopt_error(cfg->ctx, "out of memory");
 		return -1;
 	}
-	w.dead = calloc(n ? n : 1, sizeof(*w.dead));
-	if (!w.dead) {
-		oom(&w);
-		goto out;
-	}
-	if (decide_casts(&w, v, n) || apply(&w, v, n) || consumers(&w))
-		goto out;
-	*changed = w.nlowered || cfg->weights || cfg->casts;
-	/* Erased only now: a freed node's address may come back as a new
-	 * Cast's, and the maps above are keyed by address. */
-	for (size_t i = 0; i < w.ndead; i++)
-		if (qir_node_erase(w.dead[i], &err)) {
-			irerr(&w, &err);
-			goto out;
-		}
-	if (qir_graph_toposort(w.g, &err)) {
-		irerr(&w, &err);
-		goto out;
-	}
-	rc = 0;
-out:
+	if (decide_casts(&w, v, n) == 0 && apply(&w, v, n) == 0 &&
+	    consumers(&w) == 0)
+		rc = 0;
+	cfg->lowered += w.nlowered;
 	free(v);
-	free(w.dead);
 	free(w.lowered);
 	autocast_memo_fini(&w.down);
 	autocast_memo_fini(&w.up);
 	autocast_memo_fini(&w.cast_low);
+	return rc;
+}
+
+static int add_graph(qir_graph *g, void *arg)
+{
+	struct graphs *l = arg;
+
+	for (size_t i = 0; i < g->noutputs; i++)
+		if (g->outputs[i]->graph != g &&
+		    autocast_memo_put(&l->foreign, g->outputs[i], g))
+			return -1;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		qir_graph **p = realloc(l->g, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		l->g = p;
+		l->cap = cap;
+	}
+	l->g[l->n++] = g;
+	return 0;
+}
+
+int autocast_rewrite(struct autocast_cfg *cfg, int *changed)
+{
+	struct graphs l = { 0 };
+	qir_node **dead;
+	qir_error err = { 0 };
+	size_t i, ndead = 0;
+	int rc = -1;
+
+	/* Every graph listed first: the runs add Casts to them. Pre-order,
+	 * so an enclosing graph has given its captured values their Cast
+	 * back before a body reads them. */
+	dead = calloc(cfg->nnodes ? cfg->nnodes : 1, sizeof(*dead));
+	if (!dead || qir_graph_walk(cfg->m->graph, add_graph, &l)) {
+		qopt_error(cfg->ctx, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < l.n; i++)
+		if (rewrite_graph(cfg, &l, l.g[i], dead, &ndead))
+			goto out;
+	*changed = cfg->lowered || cfg->weights || cfg->casts;
+	/* Erased only now: a freed node's address may come back as a new
+	 * Cast's, and the maps (cfg->nodes too) are keyed by address. */
+	for (i = 0; i < ndead; i++)
+		if (qir_node_erase(dead[i], &err)) {
+			qopt_error(cfg->ctx, "%s", err.msg[0] ? err.msg :
+				   "out of memory");
+			goto out;
+		}
+	if (qir_graph_toposort(cfg->m->graph, &err)) {
+		qopt_error(cfg->ctx, "%s", err.msg[0] ? err.msg : "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(l.g);
+	autocast_memo_fini(&l.foreign);
+	free(dead);
 	return rc;
 }

@@ -23,20 +23,42 @@ what a converted model holds.
   models.py rms_shared OUT the mean of squares read outside the unit
                            (cannot be fused)
   models.py ifm OUT        y = MatMul(x, w) read by both branches of an If
-                           (captured from the outer scope), MatMul after
+                           (captured from the outer scope: Relu, Neg),
+                           MatMul after
   models.py loopm OUT      h = MatMul(x, w) carried by a Loop (3 trips) whose
-                           body adds the captured h each trip, MatMul after
+                           body adds the captured h, then MatMul on a body
+                           initializer wb (body_mm), then Mul by a body
+                           Constant 0.5 (body_scale), MatMul after
   models.py scanm OUT      a Scan over the rows of MatMul(xs, w) whose body
                            reads the captured h = MatMul(x, w), MatMul after
+  models.py nestm OUT      an If whose then branch makes t = Relu(y) and
+                           carries it through a Loop whose body computes
+                           MatMul(c, wb) + t + y (captures from one and two
+                           graphs up), MatMul after; else branch Neg(y)
+  models.py ifpass OUT     an If whose then branch gives the outer y =
+                           MatMul(x, w) itself as its output (ONNX Runtime
+                           refuses that form; qopt verify takes it)
+  models.py loopact OUT    a Loop (2 trips) whose body computes Abs(c) + 10
+                           -> MatMul(every entry 1000) -> Mul(1e-4): the
+                           body MatMul's output passes 65504 on any input
+                           while every weight fits FLOAT16
+  models.py loopgrow OUT   a Loop (3 trips) whose carried s grows by
+                           Concat(s, Relu(x)) each trip: a body tensor
+                           whose shape changes between iterations
   models.py act OUT        x[2,8] -> Abs -> Add(10) -> MatMul(w, every entry
                            1000) -> Mul(1e-3) -> Relu -> MatMul -> y: the
                            first MatMul's output passes 65504 on any input
                            while every weight fits FLOAT16
   models.py inspect MODEL  one line per fact (the test greps them):
-      io NAME TYPE           graph inputs and outputs
-      node OP NAME TYPES     each node and the types of its outputs
-      cast-after-cast N      Casts whose input another Cast makes
-      cast-twice N           tensors cast to one type by two Casts
+      io NAME TYPE           graph inputs and outputs (the main graph's)
+      node OP NAME TYPES     each node and the types of its outputs, in
+                             every graph (bodies after their holder)
+      init NAME TYPE         each initializer, in every graph
+      out GRAPH NAME TYPE    each body's outputs
+      cast-after-cast N      Casts whose input another Cast of the same
+                             graph makes
+      cast-twice N           tensors cast to one type by two Casts of one
+                             graph
       opset N
 """
 import sys
@@ -219,15 +241,22 @@ def ifm(path):
 def loopm(path):
     rng = np.random.default_rng(2)
     w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
+    wb = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
     body = helper.make_graph(
-        [helper.make_node("Add", ["c", "h"], ["c1"], name="body_add"),
+        [helper.make_node("Add", ["c", "h"], ["a"], name="body_add"),
+         helper.make_node("MatMul", ["a", "wb"], ["mb"], name="body_mm"),
+         helper.make_node("Constant", [], ["half"], name="body_half",
+                          value=numpy_helper.from_array(
+                              np.array(0.5, np.float32), "half")),
+         helper.make_node("Mul", ["mb", "half"], ["c1"], name="body_scale"),
          helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
         "body",
         [helper.make_tensor_value_info("i", TensorProto.INT64, []),
          helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
          helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 8])],
         [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])])
+         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(wb, "wb")])
     nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"),
              helper.make_node("Loop", ["trips", "yes", "h"], ["cf"], body=body,
                               name="loop"),
@@ -271,6 +300,123 @@ def scanm(path):
     save(g, path, opset=13)
 
 
+def nestm(path):
+    rng = np.random.default_rng(8)
+    w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
+    wb = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["cv", "wb"], ["m"], name="inner_mm"),
+         helper.make_node("Add", ["m", "t"], ["mt"], name="inner_add_t"),
+         helper.make_node("Add", ["mt", "y"], ["c1"], name="inner_add_y"),
+         helper.make_node("Identity", ["cond"], ["cond_out"], name="inner_cond")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("cv", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(wb, "wb")])
+    then_g = helper.make_graph(
+        [helper.make_node("Relu", ["y"], ["t"], name="then_relu"),
+         helper.make_node("Loop", ["trips", "yes", "t"], ["lf"], body=body,
+                          name="inner_loop")], "then", [],
+        [helper.make_tensor_value_info("lf", TensorProto.FLOAT, [1, 8])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["y"], ["e"], name="else_neg")], "else", [],
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 8])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
+             helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0, name="rs"),
+             helper.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
+             helper.make_node("If", ["c"], ["z"], then_branch=then_g,
+                              else_branch=else_g, name="if"),
+             helper.make_node("MatMul", ["z", "w"], ["out"], name="mm2")]
+    g = helper.make_graph(
+        nodes, "nestm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(w, "w"),
+         numpy_helper.from_array(np.array(0, np.float32), "zero"),
+         numpy_helper.from_array(np.array(2, np.int64), "trips"),
+         numpy_helper.from_array(np.array(True), "yes")])
+    save(g, path, opset=13)
+
+
+def ifpass(path):
+    w = (np.random.default_rng(1).standard_normal((8, 8)) * 0.3).astype(np.float32)
+    then_g = helper.make_graph(
+        [], "then", [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])])
+    else_g = helper.make_graph(
+        [helper.make_node("Neg", ["y"], ["e"], name="else_neg")], "else", [],
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 8])])
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
+             helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0, name="rs"),
+             helper.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
+             helper.make_node("If", ["c"], ["z"], then_branch=then_g,
+                              else_branch=else_g, name="if"),
+             helper.make_node("MatMul", ["z", "w"], ["out"], name="mm2")]
+    g = helper.make_graph(
+        nodes, "ifpass",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(w, "w"),
+         numpy_helper.from_array(np.array(0, np.float32), "zero")])
+    save(g, path, opset=13)
+
+
+def loopact(path):
+    w = np.full((8, 8), 1000.0, np.float32)
+    body = helper.make_graph(
+        [helper.make_node("Abs", ["c"], ["ac"], name="body_abs"),
+         helper.make_node("Add", ["ac", "ten"], ["cp"], name="body_shift"),
+         helper.make_node("MatMul", ["cp", "wh"], ["hot"], name="body_hot"),
+         helper.make_node("Mul", ["hot", "tiny"], ["c1"], name="body_down"),
+         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(w, "wh"),
+         numpy_helper.from_array(np.array(10.0, np.float32), "ten"),
+         numpy_helper.from_array(np.array(1e-4, np.float32), "tiny")])
+    nodes = [helper.make_node("Relu", ["x"], ["h"], name="relu"),
+             helper.make_node("Loop", ["trips", "yes", "h"], ["cf"], body=body,
+                              name="loop"),
+             helper.make_node("Neg", ["cf"], ["out"], name="neg")]
+    g = helper.make_graph(
+        nodes, "loopact",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(np.array(2, np.int64), "trips"),
+         numpy_helper.from_array(np.array(True), "yes")])
+    save(g, path, opset=13)
+
+
+def loopgrow(path):
+    body = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"], name="body_relu"),
+         helper.make_node("Concat", ["s", "r"], ["s1"], axis=1, name="body_cat"),
+         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, "n"])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("s1", TensorProto.FLOAT, [1, "n1"])])
+    nodes = [helper.make_node("Loop", ["trips", "yes", "x"], ["sf"], body=body,
+                              name="loop"),
+             helper.make_node("Neg", ["sf"], ["out"], name="neg")]
+    g = helper.make_graph(
+        nodes, "loopgrow",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array(3, np.int64), "trips"),
+         numpy_helper.from_array(np.array(True), "yes")])
+    save(g, path, opset=13)
+
+
 def act(path):
     rng = np.random.default_rng(7)
     w = np.full((8, 8), 1000.0, np.float32)
@@ -295,25 +441,31 @@ def elem(vi):
     return TYPES.get(vi.type.tensor_type.elem_type, "?")
 
 
-def inspect(path):
-    m = onnx.load(path)
-    g = m.graph
-    types = {}
+def graph_attrs(n):
+    for a in n.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            yield a.g
+        elif a.type == onnx.AttributeProto.GRAPHS:
+            yield from a.graphs
+
+
+def facts(g, outer, counts):
+    """Prints g's node and init lines, then its bodies'; types are looked
+    up in g, then the enclosing graphs (ONNX scoping)."""
+    types = dict(outer)
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         types[vi.name] = elem(vi)
+    if outer:
+        for vi in g.output:
+            print("out", g.name, vi.name, elem(vi))
     for t in g.initializer:
         types[t.name] = TYPES.get(t.data_type, str(t.data_type))
-    for vi in g.input:
-        print("io", vi.name, elem(vi))
-    for vi in g.output:
-        print("io", vi.name, elem(vi))
+        print("init", t.name, types[t.name])
     made_by = {}
     for n in g.node:
         for o in n.output:
             made_by[o] = n
-    after = 0
     seen = {}
-    twice = 0
     for n in g.node:
         print("node", n.op_type, n.name,
               ",".join(types.get(o, "?") for o in n.output))
@@ -322,18 +474,34 @@ def inspect(path):
         to = [a.i for a in n.attribute if a.name == "to"][0]
         src = made_by.get(n.input[0])
         if src is not None and src.op_type == "Cast":
-            after += 1
+            counts[0] += 1
         key = (n.input[0], to)
-        twice += key in seen
+        counts[1] += key in seen
         seen[key] = 1
-    print("cast-after-cast", after)
-    print("cast-twice", twice)
+    for n in g.node:
+        for b in graph_attrs(n):
+            facts(b, types, counts)
+
+
+def inspect(path):
+    m = onnx.load(path)
+    g = m.graph
+    for vi in g.input:
+        print("io", vi.name, elem(vi))
+    for vi in g.output:
+        print("io", vi.name, elem(vi))
+    counts = [0, 0]
+    facts(g, {}, counts)
+    print("cast-after-cast", counts[0])
+    print("cast-twice", counts[1])
     print("opset", [o.version for o in m.opset_import if o.domain in ("", "ai.onnx")][0])
 
 
 if __name__ == "__main__":
     {"overflow": overflow, "shared": shared, "ln": ln, "ifm": ifm, "act": act,
-     "loopm": loopm, "scanm": scanm,
+     "loopm": loopm, "scanm": scanm, "nestm": nestm,
+     "ifpass": ifpass, "loopact": loopact,
+     "loopgrow": loopgrow,
      "ln_shared": lambda p: ln(p, True), "rms": rms,
      "rms_recip": lambda p: rms(p, "recip"), "rms_div": lambda p: rms(p, "div"),
      "rms_shared": lambda p: rms(p, "shared")}.get(sys.argv[1], lambda p: inspect(p))(sys.argv[2]) \
