@@ -171,18 +171,6 @@ const void *ir_deferred_recipe(const qir_tensor *t, size_t *out,
 	return r;
 }
 
-int ir_deferred_write_heavy(const qir_tensor *t)
-{
-	const struct ir_recipe *r = QIR_TPRIV(t)->recipe;
-	uint64_t in = 0, out = 0;
-
-	for (size_t i = 0; r && i < r->ninputs; i++)
-		in += r->inputs[i]->nbytes;
-	for (size_t i = 0; r && i < r->nout; i++)
-		out += r->nbytes[i];
-	return r && out >= in;
-}
-
 /* Gives t the bytes buf[t's output] (taking the buffer when it is the
  * first tensor of that output, else copying); caller holds the lock. */
 static int adopt(struct ir_recipe *r, qir_tensor *t, uint8_t **buf,

@@ -233,10 +233,6 @@ int ir_deferred_prepare(qir_tensor *t, qir_error *err);
 /* The recipe t belongs to, its output index and output count. */
 const void *ir_deferred_recipe(const qir_tensor *t, size_t *out,
 			       size_t *nout);
-/* 1 when the recipe of deferred t writes at least as many bytes as it
- * reads (a fake mode's values: the writer's disk is its bound), 0 when
- * it writes fewer (codes: its kernels are). */
-int ir_deferred_write_heavy(const qir_tensor *t);
 /* Gives dst src's spilled bytes: a second mapping of them when they
  * are in m's spill file, else a heap copy. */
 int ir_spill_share(qir_model *m, qir_tensor *dst, const qir_tensor *src,

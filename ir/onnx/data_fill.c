@@ -16,15 +16,10 @@
  * at its place: its big outputs with O_DIRECT (no page-cache page
  * zeroed, filled and written back: on ext4 most of what a fake mode
  * cost beyond its kernels), the small ones and the partial pages at
- * the ends of the big ones through the page cache. That is for recipes
- * that write at least the bytes they read (fake values): the disk
- * bounds them. One that writes fewer (codes, FLOAT16 from FLOAT) is
- * bound by its kernels, and a direct write would make its worker wait
- * for the disk where the page cache's writeback overlaps the next
- * recipe (measured: docs/benchmarks.md). Its big outputs, like those of
- * every recipe where the file system refuses O_DIRECT or where they
- * exceed the scratch's cap, are computed straight into a mapping of
- * their place instead. Computed once, written once.
+ * the ends of the big ones through the page cache. Where the file
+ * system refuses O_DIRECT, or a recipe's big outputs exceed the
+ * scratch's cap, the big outputs are computed straight into a mapping
+ * of their place instead. Computed once, written once.
  * Each chunk's writeback is started as soon as it is written, so the
  * fsync before the rename finds little left.
  */
@@ -393,13 +388,12 @@ static int scratch_grow(struct scratch *sc, uint64_t n, uint64_t pg)
  * the output takes it and they fit SCRATCH_MAX, else each into its
  * mapping (or scratch where it cannot be mapped); small ones into
  * scratch. dst[j] receives the address. -1 when out of memory. */
-static int place_outputs(struct fill *f, const struct ir_ext_piece *p,
-			 struct place *o, size_t nout, void **dst,
-			 struct scratch *sc)
+static int place_outputs(struct fill *f, struct place *o, size_t nout,
+			 void **dst, struct scratch *sc)
 {
 	long sz = sysconf(_SC_PAGESIZE);
 	uint64_t pg = sz > 0 ? (uint64_t)sz : 4096, big = 0;
-	int direct = f->dio >= 0 && ir_deferred_write_heavy(p->deferred) &&
+	int direct = f->dio >= 0 &&
 		     !__atomic_load_n(&f->dio_refused, __ATOMIC_RELAXED);
 	size_t j;
 
@@ -483,7 +477,7 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 		    !o[qo].mine)
 			o[qo].mine = q;
 	}
-	if (place_outputs(f, p, o, nout, dst, sc)) {
+	if (place_outputs(f, o, nout, dst, sc)) {
 		fail_io(f, ENOMEM);
 		goto done;
 	}
@@ -601,8 +595,7 @@ static int direct_fd(int out, const struct ir_ext_piece *p, size_t n)
 
 	if (no && strcmp(no, "0"))
 		return -1;
-	for (i = 0; i < n && !(p[i].deferred && p[i].len >= MAP_MIN &&
-			       ir_deferred_write_heavy(p[i].deferred)); i++)
+	for (i = 0; i < n && !(p[i].deferred && p[i].len >= MAP_MIN); i++)
 		;
 	return i < n ? fio_direct_open(out) : -1;
 }

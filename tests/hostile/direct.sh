@@ -6,8 +6,7 @@
 # for the mapping of the output instead (the writer before). Checked:
 # both give the same bytes (external data: whole pages and a partial
 # tail; inline: pieces at unaligned offsets); where O_DIRECT works, a
-# recipe writing at least the bytes it reads is handed memory, not a
-# mapping of the output, and one writing less (codes) the mapping; a full disk
+# recipe is handed memory, not a mapping of the output; a full disk
 # under the O_DIRECT writes (a 2 MiB tmpfs in a user namespace) is an
 # error naming the data file, the old output intact; where O_DIRECT is
 # refused (ramfs) the output is the same as anywhere.
@@ -60,15 +59,6 @@ else
 	skip "O_DIRECT here: its 4 MiB are in the data file" \
 		"this file system refuses O_DIRECT"
 fi
-
-# A recipe that writes fewer bytes than it reads (codes, not fake
-# values) is computed into the mapping even where O_DIRECT works: its
-# kernels bound it, and the page cache's writeback overlaps them, where
-# a direct write would make each worker wait for the disk.
-run "$QOPT" --load "$H" --passes t-refuse-light m.onnx -o r2.onnx \
-	--external-threshold 1024
-t "a recipe writing less than it reads gets the mapping: the refused page fails the save (exit $rc)" \
-	eval '[ "$rc" = 1 ] && has "refused a page of the mapped output" "$W/err"'
 
 # inns FS OPTS SCRIPT: SCRIPT sourced by sh in a new user and mount
 # namespace, in $W/mnt with a FS (mount options OPTS) mounted there; it

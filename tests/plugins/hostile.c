@@ -11,8 +11,7 @@
  * mid-run. "t-refuse" adds a 4 MiB deferred initializer whose recipe,
  * when the writer evaluates it straight into a mapping of the output's
  * data file, first truncates that file: its stores then land past the
- * end of the file and fault, as on a full btrfs that refuses a page;
- * "t-refuse-light" the same from an 8 MiB input.
+ * end of the file and fault, as on a full btrfs that refuses a page.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -125,28 +124,6 @@ static int refuse_run(qopt_ctx *ctx, qir_model *m, int *changed)
 	return 0;
 }
 
-/* t-refuse-light: the same output from an 8 MiB input, a recipe that
- * writes fewer bytes than it reads (as codes do), which the writer
- * computes into the mapping of its place even where O_DIRECT works. */
-static int refuse_light_run(qopt_ctx *ctx, qir_model *m, int *changed)
-{
-	static const int64_t dims[] = { 1 << 20 }, in_dims[] = { 2 << 20 };
-	const qir_tensor_spec spec = { .name = "refused", .dtype = QIR_FLOAT,
-				       .rank = 1, .dims = dims };
-	qir_error err = { 0 };
-	qir_tensor *t, *in = qir_tensor_new("light-in", QIR_FLOAT, 1, in_dims,
-					    &err);
-
-	(void)ctx;
-	if (!in || qir_tensor_new_deferred(m, &refuse_ops, NULL, &in, 1, &spec,
-					   1, &t, &err) < 0)
-		return -1;
-	if (!qir_graph_add_initializer(m->graph, t))
-		return -1;
-	*changed = 1;
-	return 0;
-}
-
 static const qopt_option_spec truncate_opts[] = {
 	{ .name = "file", .type = QOPT_OPT_STRING,
 	  .help = "the file to truncate" },
@@ -173,8 +150,6 @@ static const qopt_pass_info passes[] = {
 	  .options = truncate_opts, .run = truncate_run, .flags = 0 },
 	{ .name = "t-refuse", .summary = "adds a tensor whose mapped output "
 	  "page is refused", .options = NULL, .run = refuse_run, .flags = 0 },
-	{ .name = "t-refuse-light", .summary = "the same, from a bigger "
-	  "input", .options = NULL, .run = refuse_light_run, .flags = 0 },
 	{ 0 }
 };
 
