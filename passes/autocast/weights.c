@@ -23,25 +23,92 @@ struct autocast_scan {
 	uint64_t zero, sub;
 };
 
-/* Elements per block: copied to an aligned buffer the loop can
- * vectorize over, whatever the mapping's alignment. */
-#define AUTOCAST_SCAN_BLOCK 4096
+/* Lanes of the scan's loop: independent accumulators the compiler
+ * keeps in vector registers. */
+#define SCAN_LANES 16
+
+/* |x|'s bits of the FLOAT at p (any alignment). */
+static inline uint32_t abs_bits(const unsigned char *p)
+{
+	uint32_t u;
+
+	memcpy(&u, p, sizeof(u));
+	return u & 0x7fffffffu;
+}
+
+static uint32_t float_bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+/* Over |x|'s bits, where integer order is float order (NaN above
+ * every finite value): the largest finite, how many are in [1, zb]
+ * (round to zero) and in (zb, sb) (round to a subnormal). One read, at
+ * memory speed: the loop is branch-free over SCAN_LANES lanes, which
+ * the compiler vectorizes; the old loop copied each block to a float
+ * buffer and compared floats, a third of an autocast run's time. */
+struct scan_acc {
+	uint32_t m;
+	uint64_t zero, sub;
+};
+
+static void scan_bits(const unsigned char *p, uint64_t n, uint32_t zb,
+		      uint32_t sb, struct scan_acc *a)
+{
+	uint32_t m[SCAN_LANES] = { 0 }, z[SCAN_LANES], sc[SCAN_LANES];
+	uint64_t i = 0, end;
+	size_t k;
+
+	while (i < n) {
+		/* per-lane counters stay below 2^32 over a block */
+		end = n - i > ((uint64_t)1 << 24) ? i + ((uint64_t)1 << 24) : n;
+		memset(z, 0, sizeof(z));
+		memset(sc, 0, sizeof(sc));
+		for (; i + SCAN_LANES <= end; i += SCAN_LANES)
+			for (k = 0; k < SCAN_LANES; k++) {
+				uint32_t u = abs_bits(p + 4 * (i + k));
+				uint32_t v = u & (0u - (uint32_t)(u <= 0x7f7fffffu));
+
+				m[k] = v > m[k] ? v : m[k];
+				z[k] += u - 1 < zb;
+				sc[k] += u - zb - 1 < sb - zb - 1;
+			}
+		for (; i < end; i++) {
+			uint32_t u = abs_bits(p + 4 * i);
+
+			if (u <= 0x7f7fffffu && u > a->m)
+				a->m = u;
+			a->zero += u - 1 < zb;
+			a->sub += u - zb - 1 < sb - zb - 1;
+		}
+		for (k = 0; k < SCAN_LANES; k++) {
+			a->zero += z[k];
+			a->sub += sc[k];
+		}
+	}
+	for (k = 0; k < SCAN_LANES; k++)
+		a->m = m[k] > a->m ? m[k] : a->m;
+}
 
 static int scan(struct autocast_cfg *cfg, qir_tensor *t, struct autocast_scan *r,
 		qir_error *err)
 {
 	/* Round to nearest even: at most half the smallest subnormal goes
 	 * to zero, below the smallest normal less that half stays
-	 * subnormal. */
+	 * subnormal. Inf is Inf in every float type and NaN NaN: only
+	 * finite values can leave the low range. */
 	const double min_sub = cfg->low == QIR_FLOAT16 ? ldexp(1, -24) :
 			       ldexp(1, -133);
 	const double min_norm = cfg->low == QIR_FLOAT16 ? ldexp(1, -14) :
 				ldexp(1, -126);
-	const float to_zero = (float)(min_sub / 2);
-	const float to_sub = (float)(min_norm - min_sub / 2);
-	uint64_t n = qir_tensor_numel(t), i, zero = 0, sub = 0;
+	const uint32_t zb = float_bits((float)(min_sub / 2));
+	const uint32_t sb = float_bits((float)(min_norm - min_sub / 2));
+	struct scan_acc a = { 0 };
+	uint64_t n = qir_tensor_numel(t);
 	const unsigned char *p;
-	float m = 0, buf[AUTOCAST_SCAN_BLOCK];
 
 	memset(r, 0, sizeof(*r));
 	if (!n)
@@ -49,25 +116,10 @@ static int scan(struct autocast_cfg *cfg, qir_tensor *t, struct autocast_scan *r
 	p = qir_tensor_data(t, err);
 	if (!p)
 		return -1;
-	for (i = 0; i < n; i += AUTOCAST_SCAN_BLOCK) {
-		size_t k = n - i < AUTOCAST_SCAN_BLOCK ? (size_t)(n - i) :
-			   AUTOCAST_SCAN_BLOCK, j;
-
-		memcpy(buf, p + 4 * i, 4 * k);
-		for (j = 0; j < k; j++) {
-			float x = fabsf(buf[j]);
-			/* Inf is Inf in every float type and NaN NaN: only
-			 * finite values can leave the low range */
-			int fin = x <= 3.40282347e38f;
-
-			m = fin && x > m ? x : m;
-			zero += fin && x != 0 && x <= to_zero;
-			sub += fin && x > to_zero && x < to_sub;
-		}
-	}
-	r->amax = m;
-	r->zero = zero;
-	r->sub = sub;
+	scan_bits(p, n, zb, sb, &a);
+	memcpy(&r->amax, &a.m, sizeof(r->amax));
+	r->zero = a.zero;
+	r->sub = a.sub;
 	/* the writer reads it again when it converts: no need to keep the
 	 * pages in the meantime */
 	(void)qir_tensor_advise(t, QIR_ADVISE_DONE, err);

@@ -524,5 +524,39 @@ check $? "to = float8: usage error, no output"
 	>"$work/log" 2>&1
 [ $? = 2 ] && [ ! -e "$work/bad.onnx" ]
 check $? "max_reduction = -1: usage error, no output"
+# ---- underflow: the counts the pass reports are those of the
+# conversion itself (NumPy's FLOAT16 rounding, BFLOAT16's by its bits:
+# round to nearest, ties to even), over tiny values of both signs ----
+"$py" - "$work/tiny.onnx" >"$work/tiny.want" 2>>"$work/log" <<'PY'
+import sys, numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+mag = np.logspace(-45, -3, 997, base=2.0).astype(np.float32)
+mag = np.concatenate([mag, np.logspace(-140, -120, 211, base=2.0).astype(np.float32)])
+w = np.concatenate([mag, -mag[::3], [0, -0.0, 1, 2 ** -25, 2 ** -14 - 2 ** -25,
+                    2 ** -126 - 2 ** -134, 2 ** -134]]).astype(np.float32)
+w = np.resize(w, 1024 * 4).reshape(1024, 4)
+g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1024])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+    [numpy_helper.from_array(w, "w")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 22)]), sys.argv[1])
+nz = w != 0
+h = w.astype(np.float16)
+print("FLOAT16", int((nz & (h == 0)).sum()),
+      int((h != 0).sum() - (np.abs(h) >= np.float16(2 ** -14)).sum()))
+u = w.view(np.uint32).astype(np.uint64)
+b = ((u + 0x7fff + ((u >> 16) & 1)) >> 16) & 0x7fff
+print("BFLOAT16", int((nz & (b == 0)).sum()), int(((b != 0) & (b < 0x80)).sum()))
+PY
+for to in float16 bfloat16; do
+	T16=$(echo $to | tr a-z A-Z)
+	set -- $(grep "^$T16 " "$work/tiny.want")
+	"$QOPT" --passes "autocast:to=$to" "$work/tiny.onnx" -o "$work/tiny-$to.onnx" \
+		>"$work/tiny.log" 2>&1 && [ $# = 3 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] &&
+		grep -q "weights: $2 nonzero element(s) become 0 and $3 subnormal in $T16" \
+			"$work/tiny.log"
+	check $? "$to: the underflow counts are the conversion's ($2 to 0, $3 subnormal, by NumPy's rounding)"
+done
+
 echo "1..$n"
 [ "$failed" = 0 ]
