@@ -113,10 +113,16 @@ static void report_bodies(struct autocast_cfg *cfg)
 		return;
 	for (i = 0; i < cfg->nnodes; i++) {
 		struct autocast_node *r = &cfg->nodes[i];
-		qir_node *p = r->n->graph->parent_node;
-		struct autocast_node *h = p ? autocast_node_of(cfg, p) : NULL;
+		qir_node *p;
+		struct autocast_node *h;
 
-		if (!h || !r->candidate)
+		/* (the rewrite has erased the Casts it made redundant: a
+		 * record that is no candidate may name a freed node) */
+		if (!r->candidate)
+			continue;
+		p = r->n->graph->parent_node;
+		h = p ? autocast_node_of(cfg, p) : NULL;
+		if (!h)
 			continue;
 		c[h - cfg->nodes].low += r->low != 0;
 		c[h - cfg->nodes].kept += !r->low;
