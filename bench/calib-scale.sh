@@ -54,6 +54,17 @@ best() { sort -n | head -n1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 
+# reap WHAT: waits for $pid, the command started; t1 when it ended, or
+# its log and exit 1 when it failed.
+reap() {
+	if ! wait $pid; then
+		echo "calib-scale: failed: $1" >&2
+		cat "$dir/log" >&2
+		exit 1
+	fi
+	t1=$(now)
+}
+
 # timed OUT CMD...: CMD's wall seconds appended to OUT, its CPU seconds
 # (user + system, children included: node's ONNX Runtime in qopt's)
 # to OUT.cpu, its temporary disk peak into $dir/peak. On a busy machine
@@ -73,12 +84,7 @@ timed() {
 		[ "$s" -gt "$peak" ] && peak=$s
 		sleep 0.2
 	done
-	if ! wait $pid; then
-		echo "calib-scale: failed: $*" >&2
-		cat "$dir/log" >&2
-		exit 1
-	fi
-	t1=$(now)
+	reap "$*"
 	echo "$peak" >"$dir/peak"
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$t_out"
 	awk '{ printf "%.3f\n", $1 + $2 }' "$dir/cpu" >>"$t_out.cpu"
@@ -110,12 +116,7 @@ calib_mem() {
 		done 2>/dev/null </proc/$pid/status || :
 		sleep 0.05
 	done
-	if ! wait $pid; then
-		echo "calib-scale: failed: qopt calibrate --random $many" >&2
-		cat "$dir/log" >&2
-		exit 1
-	fi
-	t1=$(now)
+	reap "qopt calibrate --random $many"
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$1"
 	echo $(($(cat "$dir/node.kib") * 1024)) >>"$1.node"
 	echo $((anon * 1024)) >>"$1.anon"

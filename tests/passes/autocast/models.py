@@ -215,11 +215,10 @@ def rms(path, form="torch"):
     save(g, path, opset=17)
 
 
-def ifm(path):
+def if_model(path, name, then_g):
+    """MatMul -> If (then_g; else: Neg of the MatMul's output, captured)
+    -> MatMul: the If's branches read an outer value a low node makes."""
     w = (np.random.default_rng(1).standard_normal((8, 8)) * 0.3).astype(np.float32)
-    then_g = helper.make_graph(
-        [helper.make_node("Relu", ["y"], ["t"], name="then_relu")], "then", [],
-        [helper.make_tensor_value_info("t", TensorProto.FLOAT, [1, 8])])
     else_g = helper.make_graph(
         [helper.make_node("Neg", ["y"], ["e"], name="else_neg")], "else", [],
         [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 8])])
@@ -230,12 +229,18 @@ def ifm(path):
                               else_branch=else_g, name="if"),
              helper.make_node("MatMul", ["z", "w"], ["out"], name="mm2")]
     g = helper.make_graph(
-        nodes, "ifm",
+        nodes, name,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
         [numpy_helper.from_array(w, "w"),
          numpy_helper.from_array(np.array(0, np.float32), "zero")])
     save(g, path, opset=13)
+
+
+def ifm(path):
+    if_model(path, "ifm", helper.make_graph(
+        [helper.make_node("Relu", ["y"], ["t"], name="then_relu")], "then", [],
+        [helper.make_tensor_value_info("t", TensorProto.FLOAT, [1, 8])]))
 
 
 def loopm(path):
@@ -342,26 +347,10 @@ def nestm(path):
 
 
 def ifpass(path):
-    w = (np.random.default_rng(1).standard_normal((8, 8)) * 0.3).astype(np.float32)
-    then_g = helper.make_graph(
+    # the then branch gives the captured outer value itself as its output
+    if_model(path, "ifpass", helper.make_graph(
         [], "then", [],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])])
-    else_g = helper.make_graph(
-        [helper.make_node("Neg", ["y"], ["e"], name="else_neg")], "else", [],
-        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 8])])
-    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
-             helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0, name="rs"),
-             helper.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
-             helper.make_node("If", ["c"], ["z"], then_branch=then_g,
-                              else_branch=else_g, name="if"),
-             helper.make_node("MatMul", ["z", "w"], ["out"], name="mm2")]
-    g = helper.make_graph(
-        nodes, "ifpass",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
-        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
-        [numpy_helper.from_array(w, "w"),
-         numpy_helper.from_array(np.array(0, np.float32), "zero")])
-    save(g, path, opset=13)
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])]))
 
 
 def loopact(path):
