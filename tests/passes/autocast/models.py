@@ -215,10 +215,12 @@ def rms(path, form="torch"):
     save(g, path, opset=17)
 
 
-def if_model(path, name, then_g):
+def if_model(path, name, then_g, w=None, inits=()):
     """MatMul -> If (then_g; else: Neg of the MatMul's output, captured)
-    -> MatMul: the If's branches read an outer value a low node makes."""
-    w = (np.random.default_rng(1).standard_normal((8, 8)) * 0.3).astype(np.float32)
+    -> MatMul: the If's branches read an outer value a low node makes.
+    inits: more initializers (what then_g reads from the outer scope)."""
+    if w is None:
+        w = (np.random.default_rng(1).standard_normal((8, 8)) * 0.3).astype(np.float32)
     else_g = helper.make_graph(
         [helper.make_node("Neg", ["y"], ["e"], name="else_neg")], "else", [],
         [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 8])])
@@ -233,7 +235,7 @@ def if_model(path, name, then_g):
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
         [numpy_helper.from_array(w, "w"),
-         numpy_helper.from_array(np.array(0, np.float32), "zero")])
+         numpy_helper.from_array(np.array(0, np.float32), "zero")] + list(inits))
     save(g, path, opset=13)
 
 
@@ -326,24 +328,9 @@ def nestm(path):
          helper.make_node("Loop", ["trips", "yes", "t"], ["lf"], body=body,
                           name="inner_loop")], "then", [],
         [helper.make_tensor_value_info("lf", TensorProto.FLOAT, [1, 8])])
-    else_g = helper.make_graph(
-        [helper.make_node("Neg", ["y"], ["e"], name="else_neg")], "else", [],
-        [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1, 8])])
-    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
-             helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0, name="rs"),
-             helper.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
-             helper.make_node("If", ["c"], ["z"], then_branch=then_g,
-                              else_branch=else_g, name="if"),
-             helper.make_node("MatMul", ["z", "w"], ["out"], name="mm2")]
-    g = helper.make_graph(
-        nodes, "nestm",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
-        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 8])],
-        [numpy_helper.from_array(w, "w"),
-         numpy_helper.from_array(np.array(0, np.float32), "zero"),
-         numpy_helper.from_array(np.array(2, np.int64), "trips"),
-         numpy_helper.from_array(np.array(True), "yes")])
-    save(g, path, opset=13)
+    if_model(path, "nestm", then_g, w,
+             [numpy_helper.from_array(np.array(2, np.int64), "trips"),
+              numpy_helper.from_array(np.array(True), "yes")])
 
 
 def ifpass(path):
