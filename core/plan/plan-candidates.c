@@ -236,29 +236,35 @@ int plan_measure_candidates(struct plan *p, char **files, size_t n)
 }
 
 /* The links qir_save_opts.link_external makes beside a candidate's data
- * file: "<data>.in", "<data>.in2", ... one per data file of the input. */
+ * file, as qopt/ir.h names them: "<data>.in", "<data>.in2", ... one per
+ * data file of the input. */
 static void drop_links(const char *data)
 {
-	char name[4260];
+	size_t n = strlen(data) + 32;
+	char *name = malloc(n);
 
-	for (size_t k = 1;; k++) {
+	for (size_t k = 1; name; k++) {
 		if (k == 1)
-			snprintf(name, sizeof(name), "%s.in", data);
+			snprintf(name, n, "%s.in", data);
 		else
-			snprintf(name, sizeof(name), "%s.in%zu", data, k);
+			snprintf(name, n, "%s.in%zu", data, k);
 		if (unlink(name) < 0)
-			return;
+			break;
 	}
+	free(name);
 }
 
 void plan_drop_candidates(char **files, size_t n)
 {
-	char data[4216];
-
 	for (size_t i = 0; i < n; i++) {
-		snprintf(data, sizeof(data), "%s.data", files[i]);
-		drop_links(data);
-		unlink(data);
+		/* the candidates' sessions save with the default data name */
+		char *data = qir_model_data_path(files[i], NULL);
+
+		if (data) {
+			drop_links(data);
+			unlink(data);
+		}
+		free(data);
 		unlink(files[i]);
 		free(files[i]);
 	}

@@ -39,50 +39,25 @@ check $? "no temporary folder or ORT file left by the refusals"
 
 # 2. a child that never ends: the stand-in writes its pid and the pid
 # of a sleep it started (same group), ignores SIGTERM and spins
-cat >"$work/hang.js" <<'JS'
-'use strict';
-const fs = require('fs'), cp = require('child_process');
-process.on('SIGTERM', () => {});
-const kid = cp.spawn('sleep', ['1000'], { stdio: 'ignore' });
-fs.writeFileSync(process.env.HANG_PIDS, `${process.pid} ${kid.pid}\n`);
-fs.writeFileSync(`${process.env.TMPDIR}/mat-debug-${process.pid}.log`, '');
-fs.writeFileSync(`${process.env.TMPDIR}/.ses`, '');
-for (;;);
-JS
-# gone FILE: the child (the first pid) ended and reaped: no process, no
-# zombie; what it started (the second) ended: gone, or a zombie of init
-# (which reaps it; a container's init may not). The child is reaped
-# before qopt returns; the grandchild's SIGKILL may still be on its way
-# on a loaded machine, so its end is waited for (a generous bound on a
-# hang, nothing timed).
-dead_or_zombie() {
-	case $(ps -o stat= -p "$1" 2>/dev/null | tr -d ' ') in ''|Z*) true;; *) false;; esac
-}
-gone() {
-	set -- $(cat "$1")
-	[ $# = 2 ] && [ -z "$(ps -o stat= -p "$1" 2>/dev/null)" ] || return 1
-	k=0
-	while ! dead_or_zombie "$2" && [ $k -lt 300 ]; do sleep 0.1; k=$((k + 1)); done
-	dead_or_zombie "$2"
-}
+qopt_hang_js "$work/hang.js"
 export QOPT_CALIBRATE_ORT="$work/hang.js"
 HANG_PIDS="$work/p1" run calibrate --passes fp8 "$work/mlp.onnx" --data "$work/samples" \
 	--ort-timeout 3 -o "$work/h.json"
 [ $? = 1 ] && has "ONNX Runtime did not finish within 3 s (--ort-timeout, QOPT_ORT_TIMEOUT)" &&
 	has "ended (SIGTERM, then SIGKILL); no calibration file written" && [ ! -e "$work/h.json" ]
 check $? "calibrate --ort-timeout 3 on a child that never ends: exit 1, said, nothing written"
-gone "$work/p1"
+qopt_gone "$work/p1"
 check $? "the child (deaf to SIGTERM) and the process it started: killed and reaped"
 tmp_empty
 check $? "the temporary folder and the files the child wrote there removed"
 HANG_PIDS="$work/p2" QOPT_ORT_TIMEOUT=3 run --passes fp8 "$work/mlp.onnx" \
 	--calibration-data "$work/samples" -o "$work/h.onnx"
 [ $? = 1 ] && has "ONNX Runtime did not finish within 3 s" && [ ! -e "$work/h.onnx" ] &&
-	gone "$work/p2" && tmp_empty
+	qopt_gone "$work/p2" && tmp_empty
 check $? "the one-command form, bound by QOPT_ORT_TIMEOUT: ended, reaped, nothing left"
 HANG_PIDS="$work/p3" QOPT_ORT_TIMEOUT=3 run --passes fp8 "$work/mlp.onnx" \
 	--calibration-random 1 --ort-timeout 4 -o "$work/h.onnx"
-[ $? = 1 ] && has "within 4 s" && gone "$work/p3"
+[ $? = 1 ] && has "within 4 s" && qopt_gone "$work/p3"
 check $? "--ort-timeout wins over QOPT_ORT_TIMEOUT"
 for bad in -1 1.5 x 31536001 ''; do
 	run calibrate --passes fp8 "$work/mlp.onnx" --random 1 --ort-timeout "$bad" -o "$work/b.json"
@@ -114,7 +89,7 @@ while kill -0 $q 2>/dev/null && [ $k -lt 600 ]; do sleep 0.1; k=$((k + 1)); done
 kill -KILL $q 2>/dev/null
 wait $q
 st=$?
-[ $st = 143 ] && gone "$work/p5" && [ ! -e "$work/s.json" ] && tmp_empty
+[ $st = 143 ] && qopt_gone "$work/p5" && [ ! -e "$work/s.json" ] && tmp_empty
 check $? "SIGTERM to qopt while a child deaf to SIGTERM runs: the child killed and reaped, exit 143, nothing left (got $st)"
 # had the guard left it (the failure above), the rest must not see it
 kill -KILL $(cat "$work/p5" 2>/dev/null) 2>/dev/null
@@ -126,7 +101,7 @@ HANG_PIDS="$work/p4" QOPT_PLAN_ORT="$work/hang.js" run plan "$work/mlp.onnx" \
 	--data "$work/samples" --formats nvfp4,none --effective-bits 16 --ort-timeout 3 \
 	-o "$work/plan.ini"
 [ $? = 1 ] && has "qopt plan: error: ONNX Runtime did not finish within 3 s" &&
-	[ ! -e "$work/plan.ini" ] && gone "$work/p4" && tmp_empty
+	[ ! -e "$work/plan.ini" ] && qopt_gone "$work/p4" && tmp_empty
 check $? "qopt plan --ort-timeout 3 on a node script that never ends: ended, reaped, nothing left"
 run plan "$work/zc.onnx" --data "$work/samples" --formats fp8,none --effective-bits 16 \
 	-o "$work/zplan.ini"

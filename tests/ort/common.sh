@@ -125,3 +125,44 @@ check() {
 	fi
 	: >"$work/log"
 }
+
+# qopt_hang_js FILE: a stand-in for a node script that never ends: it
+# writes its pid and that of a sleep it starts (same group) to
+# $HANG_PIDS, leaves the files ONNX Runtime's node package leaves in
+# TMPDIR (mat-debug-PID.log, .ses), ignores SIGTERM and spins. The
+# bounds tests give it 3 s and more, so that node has started it and
+# it has written its pids before the bound ends it, on a loaded machine
+# too.
+qopt_hang_js() {
+	cat >"$1" <<'JS'
+'use strict';
+const fs = require('fs'), cp = require('child_process');
+process.on('SIGTERM', () => {});
+const kid = cp.spawn('sleep', ['1000'], { stdio: 'ignore' });
+fs.writeFileSync(process.env.HANG_PIDS, `${process.pid} ${kid.pid}\n`);
+fs.writeFileSync(`${process.env.TMPDIR}/mat-debug-${process.pid}.log`, '');
+fs.writeFileSync(`${process.env.TMPDIR}/.ses`, '');
+for (;;);
+JS
+}
+
+qopt_dead_or_zombie() {
+	case $(ps -o stat= -p "$1" 2>/dev/null | tr -d ' ') in ''|Z*) true;; *) false;; esac
+}
+
+# qopt_gone FILE: the stand-in (the first pid in FILE) ended and reaped:
+# no process, no zombie; what it started (the second) ended: gone, or a
+# zombie of init (which reaps it; a container's init may not). The
+# stand-in is reaped before qopt returns; the sleep's SIGKILL may still
+# be on its way on a loaded machine, so its end is waited for (a
+# generous bound on a hang, nothing timed).
+qopt_gone() {
+	set -- $(cat "$1")
+	[ $# = 2 ] && [ -z "$(ps -o stat= -p "$1" 2>/dev/null)" ] || return 1
+	k=0
+	while ! qopt_dead_or_zombie "$2" && [ $k -lt 300 ]; do
+		sleep 0.1
+		k=$((k + 1))
+	done
+	qopt_dead_or_zombie "$2"
+}

@@ -106,19 +106,20 @@ check("Plan.write's INI and calibration file run in qopt -p as qopt plan's "
       onnx.load(os.path.join(work, "f.onnx")), p.stderr.decode())
 
 # bad options are qopt.Error with the usage code, naming what is wrong
-try:
-    qopt.plan(m, data, formats="fp8,fp9", effective_bits=9)
-    raised = None
-except qopt.Error as e:
-    raised = e
+def raised_by(**kw):
+    """The qopt.Error qopt.plan(m, data, **kw) raises, or None."""
+    try:
+        qopt.plan(m, data, **kw)
+    except qopt.Error as e:
+        return e
+    return None
+
+
+raised = raised_by(formats="fp8,fp9", effective_bits=9)
 check("an unknown format raises qopt.Error (usage) naming it",
       raised is not None and raised.code == qopt._capi.EUSAGE and "fp9" in str(raised),
       repr(raised))
-try:
-    qopt.plan(m, data, formats="nvfp4", effective_bits=3)
-    raised = None
-except qopt.Error as e:
-    raised = e
+raised = raised_by(formats="nvfp4", effective_bits=3)
 check("a budget below the cheapest format raises qopt.Error",
       raised is not None and "below the cheapest" in str(raised),
       repr(raised))

@@ -100,26 +100,7 @@ done
 # time. They are 3 s and more so that node has started the stand-in
 # and it has written its pids before the bound ends it, on a loaded
 # 2-core machine (the sanitizer run) too.
-cat >"$work/hang.js" <<'JS'
-'use strict';
-const fs = require('fs'), cp = require('child_process');
-process.on('SIGTERM', () => {});
-const kid = cp.spawn('sleep', ['1000'], { stdio: 'ignore' });
-fs.writeFileSync(process.env.HANG_PIDS, `${process.pid} ${kid.pid}\n`);
-fs.writeFileSync(`${process.env.TMPDIR}/mat-debug-${process.pid}.log`, '');
-for (;;);
-JS
-dead_or_zombie() {
-	case $(ps -o stat= -p "$1" 2>/dev/null | tr -d ' ') in ''|Z*) true;; *) false;; esac
-}
-# gone FILE: the stand-in (first pid) reaped, what it started ended
-gone() {
-	set -- $(cat "$1")
-	[ $# = 2 ] && [ -z "$(ps -o stat= -p "$1" 2>/dev/null)" ] || return 1
-	k=0
-	while ! dead_or_zombie "$2" && [ $k -lt 300 ]; do sleep 0.1; k=$((k + 1)); done
-	dead_or_zombie "$2"
-}
+qopt_hang_js "$work/hang.js"
 tmp_clean() {
 	[ -z "$(ls -A "$work/tmp" | grep -v -e '^mat-debug-[0-9]*\.log$' -e '^\.ses$')" ]
 }
@@ -130,19 +111,19 @@ hang_tune() {
 }
 HANG_PIDS="$work/p1" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" hang_tune --ort-timeout 4
 [ $? = 1 ] && grep -q "qopt autocast-tune: error: ONNX Runtime did not finish within 4 s (--ort-timeout, QOPT_ORT_TIMEOUT): .* ended (SIGTERM, then SIGKILL)" "$work/h.log" &&
-	[ ! -e "$work/h.keep" ] && gone "$work/p1" && tmp_clean
+	[ ! -e "$work/h.keep" ] && qopt_gone "$work/p1" && tmp_clean
 check $? "--ort-timeout 4 on a node script that never ends: exit 1, said, ended and reaped, no keep file, nothing left"
 HANG_PIDS="$work/p2" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" QOPT_ORT_TIMEOUT=4 hang_tune
 [ $? = 1 ] && grep -q "did not finish within 4 s" "$work/h.log" &&
-	[ ! -e "$work/h.keep" ] && gone "$work/p2" && tmp_clean
+	[ ! -e "$work/h.keep" ] && qopt_gone "$work/p2" && tmp_clean
 check $? "QOPT_ORT_TIMEOUT=4 alone bounds it the same way"
 HANG_PIDS="$work/p3" QOPT_AUTOCAST_TUNE_ORT="$work/hang.js" QOPT_ORT_TIMEOUT=600 hang_tune --ort-timeout 3
-[ $? = 1 ] && grep -q "did not finish within 3 s" "$work/h.log" && gone "$work/p3"
+[ $? = 1 ] && grep -q "did not finish within 3 s" "$work/h.log" && qopt_gone "$work/p3"
 check $? "--ort-timeout wins over QOPT_ORT_TIMEOUT"
 HANG_PIDS="$work/p4" QOPT_CALIBRATE_ORT="$work/hang.js" hang_tune --ort-timeout 4
 [ $? = 1 ] && grep -q "qopt calibrate: error: ONNX Runtime did not finish within 4 s" "$work/h.log" &&
 	grep -q "qopt autocast-tune: error: the activation ranges of .* could not be measured" "$work/h.log" &&
-	[ ! -e "$work/h.keep" ] && gone "$work/p4" && tmp_clean
+	[ ! -e "$work/h.keep" ] && qopt_gone "$work/p4" && tmp_clean
 check $? "... and the calibration child's node script, through qopt calibrate: ended, said, no keep file"
 cat "$work/h.log" >>"$work/log"
 hang_tune --ort-timeout 0 && cmp -s "$work/h.keep" "$work/act.keep"
