@@ -24,6 +24,12 @@ Models (batch 1, static shapes; head sizes 16..64):
                 RMSNorm, softmax(..., dtype=torch.float32)
   gqa_fp16      gqa in FLOAT16 (see fp16() below)
   mha           2 layers of torch.nn.MultiheadAttention, additive mask
+  control_flow  scripted control flow (torch.jit.script): an If on a
+                tensor's sum with a Linear in each branch, then a Loop
+                of 3 trips (counted from a tensor, so not unrolled) of
+                tanh(Linear(h)) + h, as the exporter
+                writes them (If and Loop bodies with Gemm/MatMul, body
+                Constant nodes), for autocast's bodies
   shape_ops     no attention: the operators whose shapes torch leaves to
                 the reader (ConvTranspose, F.pad's computed pads, Resize,
                 DepthToSpace, GridSample, Einsum, LSTM, GRU) for the
@@ -593,6 +599,39 @@ def export_shape_ops(out):
                           output_names=['logits'], do_constant_folding=True)
 
 
+class ControlFlow(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inp = torch.nn.Linear(16, 16)
+        self.a = torch.nn.Linear(16, 16)
+        self.b = torch.nn.Linear(16, 16)
+        self.step = torch.nn.Linear(16, 16)
+        self.out = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        h = torch.relu(self.inp(x))
+        if bool(h.sum() > 4.0):
+            h = self.a(h)
+        else:
+            h = self.b(h) * 0.5
+        # a data-dependent trip count: the exporter writes a Loop
+        # (range(3) it unrolls)
+        k = int((h.abs().sum() * 0).long()) + 3
+        for _ in range(k):
+            h = torch.tanh(self.step(h)) + h
+        return self.out(h)
+
+
+def export_control(out):
+    torch.manual_seed(9)
+    model = torch.jit.script(ControlFlow().eval())
+    x = torch.randn(1, 16, generator=torch.Generator().manual_seed(9))
+    with torch.no_grad():
+        torch.onnx.export(model, (x,), os.path.join(out, 'control_flow.onnx'),
+                          opset_version=OPSET, input_names=['x'],
+                          output_names=['y'], do_constant_folding=True)
+
+
 def build(kind, quant=False):
     torch.manual_seed({'vit': 1, 'vit_div': 2, 'gpt2': 3, 'bert': 4, 'gqa': 5,
                        'mha': 6}[kind])
@@ -704,6 +743,9 @@ def main():
     if len(sys.argv) > 2 and sys.argv[2] == 'cnn':
         export_cnns(out)
         return
+    if len(sys.argv) > 2 and sys.argv[2] == 'control':
+        export_control(out)
+        return
     for name, kind, skind in (('vit_sdpa', 'vit', 'vit'),
                               ('vit_div', 'vit_div', 'vit'),
                               ('gpt2', 'gpt2', 'gpt2'), ('bert', 'bert', 'bert'),
@@ -724,6 +766,7 @@ def main():
         to_std(path, os.path.join(out, name + '_fp8_std.onnx'))
         Quant.mode = 'off'
     export_shape_ops(out)
+    export_control(out)
     export_cnns(out)
 
 

@@ -69,6 +69,7 @@ dist_check_DATA += \
 	tests/torch/models/mha.held/s03/x.npy \
 	tests/torch/models/mha.onnx \
 	tests/torch/models/shape_ops.onnx \
+	tests/torch/models/control_flow.onnx \
 	tests/torch/models/vit_div.calib/s00/pixel_values.npy \
 	tests/torch/models/vit_div.calib/s01/pixel_values.npy \
 	tests/torch/models/vit_div.calib/s02/pixel_values.npy \

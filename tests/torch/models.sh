@@ -132,10 +132,13 @@ if [ -n "$tv" ] && [ "$tv" != 1.13 ]; then
 	n=$((n + 1))
 	echo "ok $n - [generator/same] the committed models are the generator's # SKIP torch $tv for $py; the models were made with 1.13 (docs/test-models.md)"
 elif [ -n "$tv" ]; then
+	# (vit_expand.onnx, beside them, is vit-expand-gen.py's)
 	"$py" "$top_srcdir/tests/torch/gen-models.py" "$W/gen" >"$W/log" 2>&1 &&
+		"$py" "$top_srcdir/tests/torch/vit-expand-gen.py" \
+			"$W/gen/vit_expand.onnx" >>"$W/log" 2>&1 &&
 		"$py" "$top_srcdir/tests/torch/check.py" --same "$M" "$W/gen" \
 			>"$W/log" 2>&1
-	tcheck $? "generator/same" "tests/torch/gen-models.py writes the committed models (values within 1e-5)"
+	tcheck $? "generator/same" "tests/torch/gen-models.py and vit-expand-gen.py write the committed models (values within 1e-5)"
 else
 	n=$((n + 1))
 	echo "ok $n - [generator/same] the committed models are the generator's # SKIP no torch for $py"

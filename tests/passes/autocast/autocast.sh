@@ -524,6 +524,29 @@ check $? "to = float8: usage error, no output"
 	>"$work/log" 2>&1
 [ $? = 2 ] && [ ! -e "$work/bad.onnx" ]
 check $? "max_reduction = -1: usage error, no output"
+# ---- control flow as torch.onnx.export writes it (tests/torch/
+# gen-models.py control_flow: a scripted If and a Loop, Gemms in both
+# bodies reading captured weights, body Constant nodes, no value_info) ----
+CF="$T/control_flow.onnx"
+"$QOPT" --passes autocast "$CF" -o "$work/cf16.onnx" >"$work/cf.log" 2>&1 &&
+	"$QOPT" --passes autocast:mode=fake "$CF" -o "$work/cff.onnx" >>"$work/log" 2>&1 &&
+	"$QOPT" verify "$work/cf16.onnx" >>"$work/log" 2>&1
+check $? "control_flow (torch export): converted, real and fake, and verifies"
+facts "$work/cf16.onnx"
+[ "$(grep -c '^node Gemm .* FLOAT16$' "$work/cf16.onnx.facts")" = 5 ] &&
+	! grep -q '^node Gemm .* FLOAT$' "$work/cf16.onnx.facts" &&
+	grep -q "body of '/If' (If): 3 node(s) FLOAT16, 0 kept FLOAT" "$work/cf.log" &&
+	grep -q "body of '/Loop' (Loop): 3 node(s) FLOAT16, 0 kept FLOAT" "$work/cf.log"
+check $? "control_flow: every Gemm FLOAT16, the If's and the Loop's bodies included, each body said"
+if [ -z "$ort_why" ]; then
+	s=0
+	for seed in 1 2 3; do
+		close "$CF" "$work/cf16.onnx" --seed $seed &&
+			close "$CF" "$work/cff.onnx" --seed $seed || s=1
+	done
+	check $s "control_flow: the real and the fake FLOAT16 models agree with FLOAT in ORT (3 seeds)"
+fi
+
 # ---- underflow: the counts the pass reports are those of the
 # conversion itself (NumPy's FLOAT16 rounding, BFLOAT16's by its bits:
 # round to nearest, ties to even), over tiny values of both signs ----
