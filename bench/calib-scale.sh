@@ -22,7 +22,9 @@
 #   fake          `nvfp4-weights:mode=fake` against the round trip
 #                 (`qopt in.onnx -o out.onnx`), FLOAT16 weights in
 #                 external data, target <= 1.2
-# The temporary disk peak is sampled every 0.2 s: the bytes of the files
+# Wall times run from the start to the reaping of the command (ms
+# resolution). The temporary disk peak is sampled every 0.2 s beside
+# it, by a second process: the bytes of the files
 # under TMPDIR other than the input's data file (a hard link to it is
 # the input's bytes, not a copy). The model for calibration is
 # CALIB_BENCH_MIB (default 1536) of FLOAT MatMul weights in external
@@ -69,7 +71,9 @@ reap() {
 # (user + system, children included: node's ONNX Runtime in qopt's)
 # to OUT.cpu, its temporary disk peak into $dir/peak. On a busy machine
 # the CPU seconds are the steadier figure: wall time is mostly the wait
-# for a core.
+# for a core. The end time is taken when the command is reaped, not by
+# the disk sampler, whose 0.2 s pauses once rounded every wall time up
+# to a multiple of 0.2 s.
 ino=0
 timed() {
 	t_out=$1
@@ -77,18 +81,26 @@ timed() {
 	t0=$(now)
 	/usr/bin/time -f '%U %S %M' -o "$dir/cpu" "$@" >"$dir/log" 2>&1 &
 	pid=$!
-	peak=0
-	while kill -0 $pid 2>/dev/null; do
-		s=$(find "$TMPDIR" -type f ! -inum "$ino" -printf '%s\n' \
-			2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
-		[ "$s" -gt "$peak" ] && peak=$s
-		sleep 0.2
-	done
+	disk_peak $pid >"$dir/peak" &
+	spid=$!
 	reap "$*"
-	echo "$peak" >"$dir/peak"
+	wait $spid
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$t_out"
 	awk '{ printf "%.3f\n", $1 + $2 }' "$dir/cpu" >>"$t_out.cpu"
 	awk '{ print $3 * 1024 }' "$dir/cpu" >>"$t_out.rss"
+}
+
+# disk_peak PID: the largest sum of the sizes of TMPDIR's files (the
+# input's own links, inode $ino, left out) seen while PID runs.
+disk_peak() {
+	dp=0
+	while kill -0 "$1" 2>/dev/null; do
+		s=$(find "$TMPDIR" -type f ! -inum "$ino" -printf '%s\n' \
+			2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+		[ "$s" -gt "$dp" ] && dp=$s
+		sleep 0.2
+	done
+	echo "$dp"
 }
 
 warm() { cat "$dir"/*.onnx* >/dev/null; sync; }
