@@ -9,7 +9,7 @@ libqopt_la_SOURCES += ir/file/code.h ir/file/kind.h ir/file/kind.c \
 	ir/file/stops.h ir/file/stops.c ir/file/dir_lock.h \
 	ir/file/dir_lock.c ir/file/atomic_file.h ir/file/atomic_file.c \
 	ir/file/mapfault.h ir/file/mapfault.c ir/file/direct_io.h \
-	ir/file/direct_io.c
+	ir/file/direct_io.c ir/file/write_behind.h ir/file/write_behind.c
 
 # ir/model: the IR proper (graph operations, verifier, printer, hash),
 # and qopt/file.h over ir/file (ir/model/outfile.c).

@@ -4,6 +4,7 @@
  * everything is written or a real error comes back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <unistd.h>
 #include "file/write_all.h"
@@ -43,4 +44,15 @@ int fio_write_all(int fd, const void *buf, size_t len)
 int fio_pwrite_all(int fd, const void *buf, uint64_t len, uint64_t off)
 {
 	return write_loop(fd, buf, len, &off);
+}
+
+void fio_start_writeback(int fd, uint64_t off, uint64_t n)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+	(void)sync_file_range(fd, (off_t)off, (off_t)n, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)fd;
+	(void)off;
+	(void)n;
+#endif
 }

@@ -161,6 +161,16 @@ int qir_tensor_deferred(const qir_tensor *t)
 	return t->priv && QIR_TPRIV(t)->recipe != NULL;
 }
 
+uint64_t ir_deferred_input_bytes(const qir_tensor *t)
+{
+	const struct ir_recipe *r = QIR_TPRIV(t)->recipe;
+	uint64_t n = 0;
+
+	for (size_t i = 0; r && i < r->ninputs; i++)
+		n += r->inputs[i]->nbytes;
+	return n;
+}
+
 const void *ir_deferred_recipe(const qir_tensor *t, size_t *out,
 			       size_t *nout)
 {

@@ -230,6 +230,8 @@ int ir_deferred_write(qir_tensor *t, void *const *dst, qir_error *err);
  * recipes), so that no worker ever evaluates a tensor another worker
  * may be reading. */
 int ir_deferred_prepare(qir_tensor *t, qir_error *err);
+/* The bytes of the inputs of t's recipe (0 when t has none). */
+uint64_t ir_deferred_input_bytes(const qir_tensor *t);
 /* The recipe t belongs to, its output index and output count. */
 const void *ir_deferred_recipe(const qir_tensor *t, size_t *out,
 			       size_t *nout);

@@ -19,7 +19,10 @@
  * the ends of the big ones through the page cache. Where the file
  * system refuses O_DIRECT, or a recipe's big outputs exceed the
  * scratch's cap, the big outputs are computed straight into a mapping
- * of their place instead. Computed once, written once.
+ * of their place instead. Computed once, written once. Where the
+ * outputs are small beside their inputs (real-mode codes, FLOAT16 from
+ * FLOAT), a worker's direct writes are left to its write-behind thread
+ * (ir/file/write_behind.c) while it computes the next recipe.
  * Each chunk's writeback is started as soon as it is written, so the
  * fsync before the rename finds little left.
  */
@@ -33,6 +36,7 @@
 #include "onnx/onnx_io.h"
 #include "file/direct_io.h"
 #include "file/mapfault.h"
+#include "file/write_behind.h"
 
 /* Small enough to spread a few big tensors over the workers, large
  * enough that a call's overhead does not show. */
@@ -252,22 +256,10 @@ static int put_chunk(int out, const struct chunk *c)
 	return put_mem(out, data, c->len, off, p->from_map || p->src);
 }
 
-/* Starts writing [off, off + n) of fd to disk without waiting; a hint
- * only (the fsync before the rename does whatever is left). */
-static void start_writeback(int fd, uint64_t off, uint64_t n)
-{
-#ifdef SYNC_FILE_RANGE_WRITE
-	(void)sync_file_range(fd, (off_t)off, (off_t)n, SYNC_FILE_RANGE_WRITE);
-#else
-	(void)fd;
-	(void)off;
-	(void)n;
-#endif
-}
-
 /* Scratch of one worker, reused from recipe to recipe (page-aligned):
- * the outputs of the biggest recipe it evaluates that are not mapped,
- * at most SCRATCH_MAX of big ones plus the small ones. */
+ * the outputs of a recipe that are not mapped, at most SCRATCH_MAX of
+ * big ones plus the small ones (a worker's two buffers together:
+ * struct worker_io). */
 struct scratch {
 	uint8_t *buf;
 	size_t cap;
@@ -381,6 +373,13 @@ static void want_huge(void *p, size_t n)
 #endif
 }
 
+static void scratch_drop(struct scratch *sc)
+{
+	free(sc->buf);
+	sc->buf = NULL;
+	sc->cap = 0;
+}
+
 /* Page-aligned scratch of at least n bytes; its old bytes are not
  * kept. -1 when out of memory. */
 static int scratch_grow(struct scratch *sc, uint64_t n, uint64_t pg)
@@ -391,9 +390,7 @@ static int scratch_grow(struct scratch *sc, uint64_t n, uint64_t pg)
 		return 0;
 	if (n > SIZE_MAX)
 		return -1;
-	free(sc->buf);
-	sc->buf = NULL;
-	sc->cap = 0;
+	scratch_drop(sc);
 	if (posix_memalign(&p, n >= HUGE_MIN ? HUGE_MIN : (size_t)pg,
 			   (size_t)n))
 		return -1;
@@ -406,15 +403,14 @@ static int scratch_grow(struct scratch *sc, uint64_t n, uint64_t pg)
 /* Where each output of the recipe that is a piece of this save goes
  * (o[j].mine: its piece): the big ones into scratch for O_DIRECT when
  * the output takes it and they fit SCRATCH_MAX, else each into its
- * mapping (or scratch where it cannot be mapped); small ones into
- * scratch. dst[j] receives the address. -1 when out of memory. */
-static int place_outputs(struct fill *f, struct place *o, size_t nout,
-			 void **dst, struct scratch *sc)
+ * mapping (dst[j]; NULL where it cannot be mapped: scratch then);
+ * small ones into scratch. */
+static void place_outputs(struct fill *f, struct place *o, size_t nout,
+			  void **dst, uint64_t pg)
 {
-	long sz = sysconf(_SC_PAGESIZE);
-	uint64_t pg = sz > 0 ? (uint64_t)sz : 4096, big = 0;
 	int direct = f->dio >= 0 &&
 		     !__atomic_load_n(&f->dio_refused, __ATOMIC_RELAXED);
+	uint64_t big = 0;
 	size_t j;
 
 	for (j = 0; direct && j < nout; j++)
@@ -432,22 +428,6 @@ static int place_outputs(struct fill *f, struct place *o, size_t nout,
 					 o[j].mine->len, &o[j].map,
 					 &o[j].maplen);
 	}
-	if (scratch_grow(sc, lay_out(o, nout, dst, NULL, pg), pg))
-		return -1;
-	lay_out(o, nout, dst, sc->buf, pg);
-	return 0;
-}
-
-/* Writes the piece q of this recipe from scratch at its offset: the
- * whole pages of a big output with O_DIRECT (ir/file/direct_io.c). */
-static int write_piece(struct fill *f, const struct ir_ext_piece *q,
-		       const void *src, int direct)
-{
-	if (fio_direct_pwrite(direct ? f->dio : -1, f->out, src, q->len,
-			      q->off, &f->dio_refused))
-		return -1;
-	start_writeback(f->out, q->off, q->len);
-	return 0;
 }
 
 /* Drops the recipe's mappings: -1 when the file system refused a page
@@ -464,28 +444,96 @@ static int unmap_outputs(struct fill *f, struct place *o, size_t nout,
 			rc = fail_refused(f);
 		munmap(o[j].map, o[j].maplen);
 		if (ok && !rc)
-			start_writeback(f->out, o[j].mine->off,
+			fio_start_writeback(f->out, o[j].mine->off,
 					o[j].mine->len);
 	}
 	return rc;
 }
 
+/* A worker's scratch pair and write-behind thread. A recipe whose
+ * scratch is at most half its inputs' bytes (codes, FLOAT16 from FLOAT:
+ * the two buffers then hold no more than the input) is written behind:
+ * computed into one buffer while the thread writes the other, so the
+ * worker computes while the device takes the last recipe's direct
+ * writes. Bigger ones (fake modes, whose outputs are as big as their
+ * inputs) use the first buffer and are written on the worker, after
+ * the thread is idle. */
+struct worker_io {
+	struct scratch sc[2];
+	int cur;		/* the buffer of the next write-behind */
+	struct fio_wb *wb;	/* NULL: every write on the worker */
+};
+
+/* The scratch spans of recipe r's pieces (every piece of it: two
+ * tensors sharing an output too); mapped ones are in place already. */
+static size_t recipe_spans(struct fill *f, const void *r, struct place *o,
+			   void **dst, struct fio_span *sp)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < f->npieces; i++) {
+		const struct ir_ext_piece *q = &f->pieces[i];
+		size_t qo, qn;
+
+		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r ||
+		    (o[qo].map && o[qo].mine == q))
+			continue;
+		sp[k].buf = dst[qo];
+		sp[k].len = q->len;
+		sp[k].off = q->off;
+		sp[k].direct = o[qo].direct;
+		k++;
+	}
+	return k;
+}
+
+/* The scratch for a recipe needing need bytes, and whether it is
+ * written behind; NULL when out of memory or when the batch in flight
+ * failed (f failed). */
+static struct scratch *pick_scratch(struct fill *f, struct worker_io *io,
+				    const struct ir_ext_piece *p, uint64_t need,
+				    uint64_t pg, int *behind)
+{
+	struct scratch *sc;
+
+	*behind = io->wb && need && need <= SCRATCH_MAX / 2 &&
+		  need <= ir_deferred_input_bytes(p->deferred) / 2;
+	if (!*behind && io->wb && fio_wb_wait(io->wb)) {
+		fail_io(f, errno);
+		return NULL;
+	}
+	/* The pair holds at most SCRATCH_MAX: one buffer up to it, or two
+	 * up to half of it each. */
+	sc = &io->sc[*behind ? io->cur : 0];
+	if (*behind ? sc->cap > SCRATCH_MAX / 2 : io->sc[1].cap > 0)
+		scratch_drop(*behind ? sc : &io->sc[1]);
+	if (scratch_grow(sc, need, pg)) {
+		fail_io(f, ENOMEM);
+		return NULL;
+	}
+	return sc;
+}
+
 /* Evaluates the recipe of the deferred piece p, each output that is a
  * piece of this save computed into its mapping or into scratch, then
- * writes the scratch ones at their offsets (every piece of the recipe:
- * two tensors sharing an output too). Outputs that are not pieces
- * (inline ones) get owned bytes from the same evaluation. */
+ * writes the scratch ones at their offsets, or hands them to the
+ * write-behind thread. Outputs that are not pieces (inline ones) get
+ * owned bytes from the same evaluation. */
 static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
-		      struct scratch *sc)
+		      struct worker_io *io)
 {
-	size_t out, nout;
+	long sz = sysconf(_SC_PAGESIZE);
+	uint64_t pg = sz > 0 ? (uint64_t)sz : 4096;
+	size_t out, nout, ns;
 	const void *r = ir_deferred_recipe(p->deferred, &out, &nout);
 	struct place *o = calloc(nout, sizeof(*o));
 	void **dst = calloc(nout, sizeof(*dst));
+	struct fio_span *sp = calloc(f->npieces, sizeof(*sp));
+	struct scratch *sc;
 	qir_error e = { 0 };
-	int rc = -1;
+	int rc = -1, behind;
 
-	if (!o || !dst) {
+	if (!o || !dst || !sp) {
 		fail_io(f, ENOMEM);
 		goto done;
 	}
@@ -497,41 +545,42 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 		    !o[qo].mine)
 			o[qo].mine = q;
 	}
-	if (place_outputs(f, o, nout, dst, sc)) {
-		fail_io(f, ENOMEM);
+	place_outputs(f, o, nout, dst, pg);
+	sc = pick_scratch(f, io, p, lay_out(o, nout, dst, NULL, pg), pg,
+			  &behind);
+	if (!sc)
 		goto done;
-	}
+	lay_out(o, nout, dst, sc->buf, pg);
 	if (ir_deferred_write(p->deferred, dst, &e)) {
 		fail_err(f, &e);
 		goto done;
 	}
-	for (size_t i = 0; i < f->npieces; i++) {
-		const struct ir_ext_piece *q = &f->pieces[i];
-		size_t qo, qn;
-
-		if (!q->deferred || ir_deferred_recipe(q->deferred, &qo, &qn) != r ||
-		    (o[qo].map && o[qo].mine == q))
-			continue;
-		if (write_piece(f, q, dst[qo], o[qo].direct)) {
-			fail_io(f, errno);
-			goto done;
-		}
+	ns = recipe_spans(f, r, o, dst, sp);
+	if (behind ? fio_wb_post(io->wb, sp, ns) :
+		     fio_spans_write(f->out, f->dio, &f->dio_refused, sp, ns)) {
+		fail_io(f, errno);
+		goto done;
 	}
+	if (behind)
+		io->cur ^= 1;
 	rc = 0;
 done:
 	if (o && unmap_outputs(f, o, nout, !rc))
 		rc = -1;
 	free(o);
 	free(dst);
+	free(sp);
 	return rc;
 }
 
 static void *worker(void *arg)
 {
 	struct fill *f = arg;
-	struct scratch sc = { 0 };
-
+	struct worker_io io = { .cur = 0 };
 	int rc;
+
+	if (f->dio >= 0)
+		io.wb = fio_wb_new(f->out, f->dio, &f->dio_refused);
 
 	while (!__atomic_load_n(&f->failed, __ATOMIC_SEQ_CST)) {
 		size_t i = __atomic_fetch_add(&f->next, 1, __ATOMIC_SEQ_CST);
@@ -541,7 +590,7 @@ static void *worker(void *arg)
 			break;
 		c = &f->chunks[i];
 		if (c->p->deferred) {
-			if (put_recipe(f, c->p, &sc))
+			if (put_recipe(f, c->p, &io))
 				break;
 			continue;
 		}
@@ -552,9 +601,14 @@ static void *worker(void *arg)
 			fail_io(f, errno);
 		if (rc)
 			break;
-		start_writeback(f->out, c->p->off + c->at, c->len);
+		fio_start_writeback(f->out, c->p->off + c->at, c->len);
 	}
-	free(sc.buf);
+	/* The last batch's bytes are in scratch: written before it goes. */
+	if (io.wb && fio_wb_wait(io.wb))
+		fail_io(f, errno);
+	fio_wb_free(io.wb);
+	free(io.sc[0].buf);
+	free(io.sc[1].buf);
 	return NULL;
 }
 

@@ -250,24 +250,8 @@ void ir_ext_writer_init(struct ir_ext_writer *w, const char *location)
 
 /* Writes len bytes; with from_map, drops each written chunk's pages
  * (clean pages of a private read-only file mapping: they are re-read
- * from the file if touched again, nothing is lost). */
-/* Starts writing [off, off + n) of fd to disk without waiting: the
- * fsync before the rename then finds most of the file already written,
- * instead of the whole file's writeback coming after the last byte. A
- * hint only: where it fails (not a regular file, no such call), that
- * fsync still does all the work, so its result is not needed. */
-static void start_writeback(int fd, off_t off, size_t n)
-{
-#ifdef SYNC_FILE_RANGE_WRITE
-	if (off >= 0)
-		(void)sync_file_range(fd, off, (off_t)n, SYNC_FILE_RANGE_WRITE);
-#else
-	(void)fd;
-	(void)off;
-	(void)n;
-#endif
-}
-
+ * from the file if touched again, nothing is lost). Each chunk's
+ * writeback is started as it is written. */
 int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -278,9 +262,10 @@ int ir_write_streamed(int fd, const uint8_t *p, uint64_t len, int from_map)
 
 		if (fio_write_all(fd, p, n))
 			return -1;
-		start_writeback(fd, off, n);
-		if (off >= 0)
+		if (off >= 0) {
+			fio_start_writeback(fd, (uint64_t)off, n);
 			off += (off_t)n;
+		}
 		if (from_map && pg > 0) {
 			uintptr_t lo = ((uintptr_t)p + (uintptr_t)pg - 1) &
 				       ~((uintptr_t)pg - 1);

@@ -8,7 +8,8 @@
 # tail; inline: pieces at unaligned offsets); where O_DIRECT works, a
 # recipe is handed memory, not a mapping of the output; a full disk
 # under the O_DIRECT writes (a 2 MiB tmpfs in a user namespace) is an
-# error naming the data file, the old output intact; where O_DIRECT is
+# error naming the data file, the old output intact, also when the
+# write-behind thread meets it (real mode's codes); where O_DIRECT is
 # refused (ramfs) the output is the same as anywhere.
 . "$top_srcdir/tests/lib/common.sh"
 GEN="$top_srcdir/tests/hostile/gen.py"
@@ -39,6 +40,25 @@ for lay in external inline; do
 	t "$lay: so does the mapping path (exit $rc)" [ "$rc" = 0 ]
 	t "$lay: the same bytes both ways" same "d-$lay" "m-$lay"
 done
+# Real mode: each weight's codes (1059968 bytes: over 1 MiB, not a
+# whole number of pages) are a quarter of its bytes, so the worker
+# leaves their direct writes to its write-behind thread and computes
+# the next weight meanwhile (ir/file/write_behind.c).
+"$PY" "$GEN" matmul16 1456 1456 4 big.onnx
+for lay in external inline; do
+	opt=
+	[ $lay = external ] && opt="--external-threshold 1024"
+	mkdir -p "rd-$lay" "rm-$lay"
+	run "$QOPT" -q --passes nvfp4-weights big.onnx -o "rd-$lay/o.onnx" $opt
+	t "$lay: real codes written behind (exit $rc)" [ "$rc" = 0 ]
+	run env QOPT_NO_DIRECT_IO=1 "$QOPT" -q --passes nvfp4-weights \
+		big.onnx -o "rm-$lay/o.onnx" $opt
+	t "$lay: real codes through the mapping (exit $rc)" [ "$rc" = 0 ]
+	t "$lay: the same bytes both ways (real)" same "rd-$lay" "rm-$lay"
+done
+t "external: the codes are in the data file" \
+	[ "$(stat -c %s rd-external/o.onnx.data)" -ge 4239872 ]
+
 t "external: the weights are in the data file" \
 	[ "$(stat -c %s d-external/o.onnx.data)" -ge 6289920 ]
 t "the fake weights are not the input's" eval \
@@ -99,6 +119,32 @@ for how in "" QOPT_NO_DIRECT_IO=1; do
 	t "$name: the old output is intact" [ "$(cat old)" = old ]
 	t "$name: nothing else left" [ "$(cat left)" = o.onnx ]
 done
+
+# The disk full under the write-behind thread: 4 weights' codes (4 MiB)
+# on a 2 MiB tmpfs. A batch fails on the thread; its worker learns it
+# at its next post or its last wait.
+cat >fullbehind.sh <<'EOF'
+echo old >o.onnx
+"$QOPT" -q --passes nvfp4-weights "$W/big.onnx" -o o.onnx \
+	--external-threshold 1024 2>"$W/err"
+echo $? >"$W/rc"
+cat o.onnx >"$W/old"
+ls -A >"$W/left"
+EOF
+if [ -n "$userns" ]; then
+	rm -f rc
+	inns tmpfs size=2m "$W/fullbehind.sh"
+	rc=$(cat rc)
+	t "disk full behind: exit 1 (got $rc)" [ "$rc" = 1 ]
+	t "disk full behind: the message names the data file" \
+		has "o.onnx.data': No space left on device" "$W/err"
+	t "disk full behind: the old output is intact" [ "$(cat old)" = old ]
+	t "disk full behind: nothing else left" [ "$(cat left)" = o.onnx ]
+else
+	for c in exit message intact left; do
+		skip "disk full behind: $c" "no user namespaces here (unshare -rm)"
+	done
+fi
 
 # O_DIRECT refused (ramfs: open gives EINVAL): the other paths.
 cat >ramfs.sh <<'EOF'

@@ -29,7 +29,8 @@ tests_ir_upgrade_LDADD = libqopt.la
 # external data. io-util.h holds a small protobuf encoder so the tests
 # write exactly the bytes they mean, malformed ones included.
 IO_TESTS = tests/ir/io-errors tests/ir/io-roundtrip tests/ir/io-external \
-	tests/ir/io-zerocopy tests/ir/io-file tests/ir/io-layout
+	tests/ir/io-zerocopy tests/ir/io-file tests/ir/io-layout \
+	tests/ir/write-behind
 check_PROGRAMS += $(IO_TESTS)
 TESTS += $(IO_TESTS)
 tests_ir_io_errors_SOURCES = tests/ir/io-errors.c tests/lib/io-util.h tests/lib/tap.h
@@ -43,6 +44,10 @@ tests_ir_io_roundtrip_LDADD = libqopt.la
 # io-file: qopt/file.h (ir/file/ underneath).
 tests_ir_io_file_SOURCES = tests/ir/io-file.c tests/lib/io-util.h tests/lib/tap.h
 tests_ir_io_file_LDADD = libqopt.la
+# write-behind: the writer's write-behind thread (ir/file/write_behind.h).
+tests_ir_write_behind_SOURCES = tests/ir/write-behind.c tests/lib/io-util.h tests/lib/tap.h
+tests_ir_write_behind_CPPFLAGS = $(IR_TEST_CPPFLAGS)
+tests_ir_write_behind_LDADD = $(LIBQOPT_INTERNALS)
 tests_ir_io_external_SOURCES = tests/ir/io-external.c tests/lib/io-util.h tests/lib/tap.h
 tests_ir_io_external_LDADD = libqopt.la
 # io-zerocopy checks where tensor bytes live (ir/model/internal.h, ir/onnx/onnx_io.h).
