@@ -21,7 +21,9 @@
 #                 qopt allocates; it is shown beside.)
 #   fake          `nvfp4-weights:mode=fake` against the round trip
 #                 (`qopt in.onnx -o out.onnx`), FLOAT16 weights in
-#                 external data, target <= 1.2
+#                 external data, target <= 1.2; and against a copy that
+#                 writes every byte (cp --reflink=never + fsync), the
+#                 yardstick where the round trip clones extents (xfs)
 # Wall times run from the start to the reaping of the command (ms
 # resolution). The temporary disk peak is sampled every 0.2 s beside
 # it, by a second process: the bytes of the files
@@ -53,7 +55,7 @@ export TMPDIR QOPT_NODE
 
 now() { date +%s.%N; }
 best() { sort -n | head -n1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "n/a" }'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 
 # reap WHAT: waits for $pid, the command started; t1 when it ended, or
@@ -185,11 +187,16 @@ rm -f "$dir"/c.onnx* "$dir/c.json" "$dir/m.json"
 # ---- fake against the round trip
 fake_rows=
 case " $parts " in *" fake "*) ;; *) fake_sizes= ;; esac
+# The byte copy: cp writing every byte (no reflink) and its fsync, the
+# yardstick where the round trip clones extents instead (xfs, btrfs:
+# copy_file_range shares the blocks and takes milliseconds).
+byte_copy='cp --reflink=never "$1/in.onnx.data" "$1/cp.data" && sync "$1/cp.data"'
 for size in $fake_sizes; do
 	"$top_builddir/bench/nvfp4-gen" "$dir/g.onnx" "$size" 16 >&2
 	"$QOPT" -q "$dir/g.onnx" -o "$dir/in.onnx"
 	rm -f "$dir"/g.onnx*
 	: >"$dir/rt" ; : >"$dir/fake" ; : >"$dir/rt.cpu" ; : >"$dir/fake.cpu"
+	: >"$dir/bc"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		warm
@@ -198,11 +205,14 @@ for size in $fake_sizes; do
 		warm
 		timed "$dir/fake" "$QOPT" -q --passes nvfp4-weights:mode=fake "$dir/in.onnx" -o "$dir/out.onnx"
 		rm -f "$dir"/out.onnx*
+		warm
+		timed "$dir/bc" sh -c "$byte_copy" sh "$dir"
+		rm -f "$dir/cp.data"
 		i=$((i + 1))
 	done
-	rt=$(best <"$dir/rt") fake=$(best <"$dir/fake")
+	rt=$(best <"$dir/rt") fake=$(best <"$dir/fake") bc=$(best <"$dir/bc")
 	rtc=$(best <"$dir/rt.cpu") fakec=$(best <"$dir/fake.cpu")
-	fake_rows="$fake_rows| $size MiB | $rt s | $fake s | $(ratio "$fake" "$rt") (<= 1.2) | $rtc s | $fakec s | $(ratio "$fakec" "$rtc") |
+	fake_rows="$fake_rows| $size MiB | $rt s | $fake s | $(ratio "$fake" "$rt") (<= 1.2) | $rtc s | $fakec s | $(ratio "$fakec" "$rtc") | $bc s | $(ratio "$fake" "$bc") |
 "
 	rm -f "$dir"/in.onnx*
 done
@@ -226,7 +236,7 @@ echo "| \`qopt calibrate --random $many --passes fp8\` | $calmany s | $(mib "$ca
 echo
 }
 [ -z "$fake_sizes" ] || {
-echo "| nvfp4-weights fake (16 FLOAT16 weights, external data) | round trip | fake | ratio (target) | round trip CPU | fake CPU | CPU ratio |"
-echo "|---|---|---|---|---|---|---|"
+echo "| nvfp4-weights fake (16 FLOAT16 weights, external data) | round trip | fake | ratio (target) | round trip CPU | fake CPU | CPU ratio | byte copy (cp --reflink=never + fsync) | fake / byte copy |"
+echo "|---|---|---|---|---|---|---|---|---|"
 printf '%s' "$fake_rows"
 }
