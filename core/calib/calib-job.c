@@ -17,23 +17,6 @@
 #include <qopt/file.h>
 #include "calib/calib-job.h"
 
-/* "WHO: " and the message, through the session's sink. */
-static void say(qm_session *s, int level, const char *who,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void say(qm_session *s, int level, const char *who,
-		const char *fmt, ...)
-{
-	char *text = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	qm_say(s, level, "%s: %s", who, n < 0 ? "out of memory\n" : text);
-	free(text);
-}
-
 /* ------------------------------------------------------------------ */
 /* the job file: what the script needs, as JSON */
 
@@ -204,7 +187,7 @@ static char *read_result(qm_session *s, const char *who, const char *path,
 				  &err);
 
 	if (!buf)
-		say(s, QOPT_LOG_ERROR, who, "error: %s exited 0 but left no "
+		qm_say_as(s, QOPT_LOG_ERROR, who, "error: %s exited 0 but left no "
 			"result that can be read (%s); no calibration file "
 			"written\n", runner, err.msg);
 	return buf;
@@ -277,7 +260,7 @@ static int parse_result(qm_session *s, const char *who, char *text,
 		errno = 0;
 		amax[k] = strtod(line, &end);
 		if (end == line || *end || !isfinite(amax[k]) || amax[k] < 0) {
-			say(s, QOPT_LOG_ERROR, who, "error: tensor '%s': "
+			qm_say_as(s, QOPT_LOG_ERROR, who, "error: tensor '%s': "
 				"amax '%s' is not a finite number >= 0; a "
 				"calibration file cannot hold it\n",
 				shown, line);
@@ -288,7 +271,7 @@ static int parse_result(qm_session *s, const char *who, char *text,
 		goto bad;
 	return 0;
 bad:
-	say(s, QOPT_LOG_ERROR, who, "error: the script's result is "
+	qm_say_as(s, QOPT_LOG_ERROR, who, "error: the script's result is "
 		"malformed (a script of another version?)\n");
 	return -1;
 }

@@ -39,23 +39,6 @@
 #include "calib/calib-run.h"
 #include "calib/calib-samples.h"
 
-/* "WHO: " and the message, through the session's sink. */
-static void say(qm_session *s, int level, const char *who,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void say(qm_session *s, int level, const char *who,
-		const char *fmt, ...)
-{
-	char *text = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	qm_say(s, level, "%s: %s", who, n < 0 ? "out of memory\n" : text);
-	free(text);
-}
-
 /* Keeps the first occurrence of each value in v[0..*n), in order, and
  * the stage[] (NULL: none) beside each. */
 static int dedup(qir_value **v, size_t *stage, size_t *n)
@@ -104,7 +87,7 @@ static int select_tensors(struct calib_settings *a, const char *who,
 
 	rc = a->begin(a->begin_arg, &dev);
 	if (!rc && qm_hook_calibration(a->s) < 0) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		rc = QM_FAIL;
 	}
 	if (!rc)
@@ -113,7 +96,7 @@ static int select_tensors(struct calib_settings *a, const char *who,
 		rc = QM_FAIL;
 	asked = qm_calibration_values(a->s, &k, &nasked, &by);
 	if (!rc && !nasked) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: no pass of the "
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: no pass of the "
 			"pipeline (%s) reads a calibration file: nothing "
 			"to calibrate\n", qm_pipeline_name(a->s));
 		rc = QM_USAGE;
@@ -129,7 +112,7 @@ static int select_tensors(struct calib_settings *a, const char *who,
 		memcpy(*stage, by, k * sizeof(**stage));
 	}
 	if (!*sel || !*stage || dedup(*sel, *stage, &k) < 0) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		free(*sel);
 		free(*stage);
 		return QM_FAIL;
@@ -240,7 +223,7 @@ static int script_bound(struct calib_settings *a, const char *who,
 				   calib_count_samples(a->data, a->random), why, sizeof(why));
 	if (*timeout >= 0)
 		return 0;
-	say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", why);
+	qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: %s\n", why);
 	return -1;
 }
 
@@ -271,7 +254,7 @@ static enum run_end call_runner(struct calib_settings *a, const char *who,
 	a->failed = st;
 	if (err.msg[0]) {
 		qir_escape_text(shown, sizeof(shown), err.msg);
-		say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
 	}
 	if (st == QOPT_EUSAGE)
 		return RUN_USAGE;
@@ -305,7 +288,7 @@ static int run_probe(struct calib_settings *a, const char *who,
 		snprintf(dir, sizeof(dir), "%s/qopt-calib-XXXXXX",
 			 tmp && *tmp ? tmp : "/tmp");
 	if (own_dir && !mkdtemp(dir)) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: cannot make a "
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: cannot make a "
 			"temporary folder: %s\n", strerror(errno));
 		return -1;
 	}
@@ -325,11 +308,11 @@ static int run_probe(struct calib_settings *a, const char *who,
 	qm_guard_install(0);
 	qm_guard_files(files, nfiles, dir);
 	if (save_for_ort(m, probe, 1, &err) < 0)
-		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write the probe "
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: cannot write the probe "
 			"model: %s\n", err.msg);
 	else if (calib_job_write(job, a, who, model_name, m, probe, sel, at,
 				 nsel, result) < 0)
-		say(a->s, QOPT_LOG_ERROR, who, "error: cannot write %s: %s\n",
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: cannot write %s: %s\n",
 			job, strerror(errno));
 	else if (script_bound(a, who, probe, &timeout) < 0)
 		end = RUN_USAGE;
@@ -365,13 +348,13 @@ static int expose(struct calib_settings *a, const char *who, qir_model *m,
 		at[i] = calib_hoist(m, sel[i], &err);
 		if (!at[i]) {
 			qir_escape_text(shown, sizeof(shown), err.msg);
-			say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
+			qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
 			return -1;
 		}
 		if (!at[i]->is_input && !at[i]->is_output &&
 		    qir_graph_add_output(m->graph, at[i]) < 0) {
 			qir_escape_text(shown, sizeof(shown), sel[i]->name);
-			say(a->s, QOPT_LOG_ERROR, who, "error: cannot expose "
+			qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: cannot expose "
 				"'%s' as an output\n", shown);
 			return -1;
 		}
@@ -400,7 +383,7 @@ static void said_empty(struct calib_settings *a, const char *who,
 		else
 			snprintf(pass, sizeof(pass), "%s", st.name);
 		qir_escape_text(shown, sizeof(shown), sel[k]->name);
-		say(a->s, QOPT_LOG_WARN, who, "warning: tensor '%s' held no "
+		qm_say_as(a->s, QOPT_LOG_WARN, who, "warning: tensor '%s' held no "
 		    "element in any sample: amax 0 written (%s leaves it "
 		    "unquantized)\n", shown, pass);
 	}
@@ -414,7 +397,7 @@ int calib_measure(struct calib_settings *a, const char *who,
 	int rc = -1;
 
 	if (!at)
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 	else if (calib_ort_refuse(a->s, who, m) == 0 &&
 		 expose(a, who, m, sel, at, n) == 0)
 		rc = run_probe(a, who, model_name, m, sel, at, n, amax,
@@ -443,7 +426,7 @@ static int keys_unique(struct calib_settings *a, const char *who,
 	int rc = 0;
 
 	if (!sorted) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		return -1;
 	}
 	if (n)
@@ -453,7 +436,7 @@ static int keys_unique(struct calib_settings *a, const char *who,
 	for (k = 1; k < n && !rc; k++)
 		if (!strcmp(sorted[k], sorted[k - 1])) {
 			qir_escape_text(shown, sizeof(shown), sorted[k]);
-			say(a->s, QOPT_LOG_ERROR, who, "error: two tensors have "
+			qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: two tensors have "
 			    "the key '%s' (their enclosing nodes share a name: "
 			    "name them apart)\n", shown);
 			rc = -1;
@@ -478,7 +461,7 @@ static qopt_calib *ranges(struct calib_settings *a, const char *who,
 	if (!mcopy || qopt_calib_new(basename(mcopy), hash, a->method,
 				     a->percentile, samples,
 				     a->data ? a->data : source, &c)) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		free(mcopy);
 		return NULL;
 	}
@@ -488,7 +471,7 @@ static qopt_calib *ranges(struct calib_settings *a, const char *who,
 				   qir_dtype_name(sel[k]->dtype) : "UNDEFINED",
 				   amax[k], &err)) {
 			qir_escape_text(shown, sizeof(shown), err.msg);
-			say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
+			qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
 			qopt_calib_free(c);
 			return NULL;
 		}
@@ -510,7 +493,7 @@ int calib_write(struct calib_settings *a, const char *who, const char *path,
 	if (!strcmp(path, "/dev/null"))
 		rc = 0;
 	else if (qopt_calib_write(c, path, &err))
-		say(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
 		    err.msg);
 	else
 		rc = 0;
@@ -524,7 +507,7 @@ static void said_done(struct calib_settings *a, const char *who, size_t n,
 {
 	if (qm_verbosity(a->s) < QOPT_LOG_INFO)
 		return;	/* -q */
-	say(a->s, QOPT_LOG_INFO, who, "%zu tensors over %ld sample%s (%s) -> "
+	qm_say_as(a->s, QOPT_LOG_INFO, who, "%zu tensors over %ld sample%s (%s) -> "
 	    "%s\n", n, samples, samples == 1 ? "" : "s",
 	    a->method ? a->method : "max", where);
 }
@@ -549,13 +532,13 @@ static int pipeline_ranges(struct calib_settings *a, const char *who,
 		return rc;
 	rc = QM_FAIL;
 	if (!nsel)
-		say(a->s, QOPT_LOG_ERROR, who, "%s: error: the pipeline's "
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "%s: error: the pipeline's "
 		    "passes ask for no tensor: nothing to calibrate\n",
 		    a->input);
 	else if (!(amax = calloc(nsel, sizeof(*amax))) ||
 		 !(keys = calloc(nsel, sizeof(*keys))) ||
 		 qopt_calib_keys(m, sel, nsel, keys))	/* before the probe */
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 	else if (keys_unique(a, who, keys, nsel))
 		;	/* said, before ONNX Runtime runs */
 	else if ((got = calib_measure(a, who, a->input, m, sel, stage, nsel,
@@ -601,7 +584,7 @@ int calib_pipeline_file(struct calib_settings *a, const char *who,
 	if (rc)
 		return rc;
 	if (strcmp(path, "/dev/null") && qopt_calib_write(c, path, &err)) {
-		say(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "%s: error: %s\n", path,
 		    err.msg);
 		rc = QM_FAIL;
 	} else {
@@ -636,12 +619,12 @@ int calib_check_samples(struct calib_settings *a, const char *who,
 
 		/* file names as every message shows them: no raw escapes */
 		qir_escape_text(shown, sizeof(shown), why);
-		say(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: %s\n", shown);
 		rc = QM_FAIL;
 	}
 	for (i = 0; !rc && out && i < s.n; i++)
 		if (same_file(s.files[i], out)) {
-			say(a->s, QOPT_LOG_ERROR, who, "error: output '%s' is "
+			qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: output '%s' is "
 				"the sample file '%s'\n", out, s.files[i]);
 			rc = QM_USAGE;
 		}
@@ -696,7 +679,7 @@ static int map_values(struct calib_settings *a, const char *who, qir_model *c,
 		if (out[k] && out[k]->graph == g)
 			continue;
 		qir_escape_text(shown, sizeof(shown), vals[k]->name);
-		say(a->s, QOPT_LOG_ERROR, who, "error: tensor '%s' is not in "
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: tensor '%s' is not in "
 		    "the model's copy as saved and loaded back\n", shown);
 		return -1;
 	}
@@ -718,10 +701,10 @@ static int measure_copy(struct calib_inline *ci, const char *who,
 
 	lo.links_ok = 1;	/* save_for_ort's own links, in our folder */
 	if (!at)
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 	else if (save_for_ort(m, ci->model, 0, &err) < 0 ||
 		 qir_model_load(ci->model, &lo, &c, &err) < 0)
-		say(a->s, QOPT_LOG_ERROR, who, "error: cannot copy the model "
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: cannot copy the model "
 		    "as it is before the pass: %s\n", err.msg);
 	else if (map_values(a, who, c, sel, n, at) == 0)
 		rc = calib_measure(a, who, a->input, c, at, stage, n, amax,
@@ -757,12 +740,12 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 	qm_stage_at(s, stage, &st);
 	snprintf(who, sizeof(who), "qopt: %s: calibration", st.name);
 	if (!sel || !by || !amax || !keys) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		goto out;
 	}
 	memcpy(sel, values, n * sizeof(*sel));
 	if (dedup(sel, NULL, &n) < 0) {
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		goto out;
 	}
 	for (k = 0; k < n; k++)
@@ -771,7 +754,7 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 		snprintf(ci->dir, sizeof(ci->dir), "%s/qopt-calib-XXXXXX",
 			 tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(ci->dir)) {
-			say(a->s, QOPT_LOG_ERROR, who, "error: cannot make a "
+			qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: cannot make a "
 			    "temporary folder: %s\n", strerror(errno));
 			ci->dir[0] = 0;
 			goto out;
@@ -787,7 +770,7 @@ static int measure_for_pass(void *arg, qm_session *s, size_t stage,
 		 ++ci->count);
 	guard_inline(ci);
 	if (qopt_calib_keys(m, sel, n, keys)) {	/* m as the pass gets it */
-		say(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
+		qm_say_as(a->s, QOPT_LOG_ERROR, who, "error: out of memory\n");
 		goto out;
 	}
 	nkeys = n;

@@ -29,23 +29,6 @@
 /* ONNX Runtime's own files in its TMPDIR (ort_files) */
 #define ORT_FILES 2
 
-/* "WHO: " and the message, through the session's sink. */
-static void say(qm_session *s, int level, const char *who,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void say(qm_session *s, int level, const char *who,
-		const char *fmt, ...)
-{
-	char *text = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	qm_say(s, level, "%s: %s", who, n < 0 ? "out of memory\n" : text);
-	free(text);
-}
-
 /* The script's exit status after an error it printed itself (one
  * line, names escaped): qopt adds nothing (tools/qopt-calibrate.js,
  * EXIT_SAID); EXIT_USAGE_SAID when the error is the command line's
@@ -92,7 +75,7 @@ static void exec_script(qm_session *s, const char *who, const char *node,
 	if (setenv("TMPDIR", r->tmpdir, 1) < 0)
 		_exit(127);
 	execlp(node, node, script, job, (char *)NULL);
-	say(s, QOPT_LOG_ERROR, who, "error: cannot run %s (%s): %s; "
+	qm_say_as(s, QOPT_LOG_ERROR, who, "error: cannot run %s (%s): %s; "
 		"install node with ./tools/install-deps.sh from qopt's "
 		"source tree (Debian: apt-get install nodejs), or set "
 		"QOPT_NODE to node's path\n", node, script, strerror(errno));
@@ -111,11 +94,11 @@ static enum script_end script_status(qm_session *s, const char *who,
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT)
 		return SCRIPT_INTERRUPTED;
 	if (WIFSIGNALED(st))
-		say(s, QOPT_LOG_ERROR, who, "error: %s %s ended by signal "
+		qm_say_as(s, QOPT_LOG_ERROR, who, "error: %s %s ended by signal "
 			"%d; no calibration file written\n", node, script,
 			WTERMSIG(st));
 	else if (WEXITSTATUS(st) != 127 && WEXITSTATUS(st) != SCRIPT_SAID)
-		say(s, QOPT_LOG_ERROR, who, "error: %s %s failed (exit "
+		qm_say_as(s, QOPT_LOG_ERROR, who, "error: %s %s failed (exit "
 			"status %d); no calibration file written\n", node,
 			script, WEXITSTATUS(st));
 	return SCRIPT_FAILED;
@@ -151,7 +134,7 @@ static enum script_end run_script(qm_session *s, const char *who,
 	sigaction(SIGQUIT, &ign, &old_quit);
 	pid = fork();
 	if (pid < 0) {
-		say(s, QOPT_LOG_ERROR, who, "error: fork: %s\n",
+		qm_say_as(s, QOPT_LOG_ERROR, who, "error: fork: %s\n",
 			strerror(errno));
 		goto out;
 	}
@@ -169,10 +152,10 @@ static enum script_end run_script(qm_session *s, const char *who,
 	unlink(ort[0]);
 	unlink(ort[1]);
 	if (k < 0)
-		say(s, QOPT_LOG_ERROR, who, "error: waiting for %s: %s\n",
+		qm_say_as(s, QOPT_LOG_ERROR, who, "error: waiting for %s: %s\n",
 			script, strerror(errno));
 	else if (k > 0)
-		say(s, QOPT_LOG_ERROR, who, "error: ONNX Runtime did not "
+		qm_say_as(s, QOPT_LOG_ERROR, who, "error: ONNX Runtime did not "
 			"finish within %ld s (--ort-timeout, QOPT_ORT_TIMEOUT): "
 			"%s %s ended (SIGTERM, then SIGKILL); no calibration "
 			"file written\n", r->timeout, node, script);

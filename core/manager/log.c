@@ -181,6 +181,19 @@ void qm_say(qm_session *s, int level, const char *fmt, ...)
 	free(text);
 }
 
+void qm_say_as(qm_session *s, int level, const char *who, const char *fmt,
+	       ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = format(fmt, ap);
+	va_end(ap);
+	qm_say(s, level, "%s: %s", who, text ? text : "out of memory\n");
+	free(text);
+}
+
 void qm_set_sink(qm_session *s, qm_sink_fn *fn, void *arg)
 {
 	s->sink = fn;

@@ -55,6 +55,10 @@ void qm_msg(qm_session *s, int level, const char *tag, const char *fmt, ...)
 /* fmt's text as it is (newlines included), never filtered. */
 void qm_say(qm_session *s, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* "WHO: " and fmt's text, as qm_say ("out of memory" when the text
+ * cannot be made). */
+void qm_say_as(qm_session *s, int level, const char *who, const char *fmt,
+	       ...) __attribute__((format(printf, 4, 5)));
 /* Where data goes: stdout unless set. */
 FILE *qm_data(const qm_session *s);
 void qm_set_data(qm_session *s, FILE *f);
