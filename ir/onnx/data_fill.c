@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -514,6 +515,26 @@ static struct scratch *pick_scratch(struct fill *f, struct worker_io *io,
 	return sc;
 }
 
+/* QOPT_TRACE_WRITE set: each recipe's way to the file said on stderr,
+ * for the tests of which way the writer chose (as QOPT_TRACE_HASH). */
+static void trace_recipe(const struct ir_ext_piece *p, const struct place *o,
+			 size_t nout, int behind)
+{
+	static int trace = -1;
+	const char *how = behind ? "written behind" : "written by its worker";
+
+	if (__atomic_load_n(&trace, __ATOMIC_RELAXED) < 0)
+		__atomic_store_n(&trace, getenv("QOPT_TRACE_WRITE") != NULL,
+				 __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&trace, __ATOMIC_RELAXED))
+		return;
+	for (size_t j = 0; j < nout; j++)
+		if (o[j].map)
+			how = "computed into a mapping";
+	fprintf(stderr, "qopt: write: recipe of '%s': %s\n",
+		p->deferred->name ? p->deferred->name : "", how);
+}
+
 /* Evaluates the recipe of the deferred piece p, each output that is a
  * piece of this save computed into its mapping or into scratch, then
  * writes the scratch ones at their offsets, or hands them to the
@@ -563,6 +584,7 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 	}
 	if (behind)
 		io->cur ^= 1;
+	trace_recipe(p, o, nout, behind);
 	rc = 0;
 done:
 	if (o && unmap_outputs(f, o, nout, !rc))

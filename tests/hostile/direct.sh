@@ -10,7 +10,10 @@
 # under the O_DIRECT writes (a 2 MiB tmpfs in a user namespace) is an
 # error naming the data file, the old output intact, also when the
 # write-behind thread meets it (real mode's codes); where O_DIRECT is
-# refused (ramfs) the output is the same as anywhere.
+# refused (ramfs) the output is the same as anywhere. QOPT_TRACE_WRITE
+# says which way each recipe went: fake weights by their worker, real
+# codes behind (ir/file/write_behind.c), all into mappings with
+# QOPT_NO_DIRECT_IO=1.
 . "$top_srcdir/tests/lib/common.sh"
 GEN="$top_srcdir/tests/hostile/gen.py"
 PY=/usr/bin/python3
@@ -18,6 +21,21 @@ PY=/usr/bin/python3
 H="$PL/hostile.so"
 FAKE=nvfp4-weights:mode=fake
 cd "$W" || exit 1
+
+# Where the file system here takes O_DIRECT, the writer's default is
+# the direct path; QOPT_TRACE_WRITE says each recipe's way.
+dd if=/dev/zero of=probe bs=4096 count=1 oflag=direct 2>/dev/null &&
+	direct=1 || direct=
+export QOPT_TRACE_WRITE=1
+# ways WAY N [WAY N]...: the last command's messages say N recipes
+# went each WAY.
+ways() {
+	while [ $# -ge 2 ]; do
+		[ "$(grep -c "^qopt: write: recipe of '.*': $1\$" "$W/err")" = "$2" ] ||
+			return 1
+		shift 2
+	done
+}
 
 # Three FLOAT16 weights of 2096640 bytes: not a whole number of pages.
 "$PY" "$GEN" matmul16 1008 1040 3 mm.onnx
@@ -35,9 +53,18 @@ for lay in external inline; do
 	mkdir -p "d-$lay" "m-$lay"
 	run "$QOPT" -q --passes $FAKE mm.onnx -o "d-$lay/o.onnx" $opt
 	t "$lay: the default writes the fake weights (exit $rc)" [ "$rc" = 0 ]
+	if [ -n "$direct" ]; then
+		t "$lay: fake weights (as big as their inputs) are written by their worker, none behind" \
+			ways "written by its worker" 3 "written behind" 0
+	else
+		skip "$lay: fake weights written by their worker" \
+			"this file system refuses O_DIRECT"
+	fi
 	run env QOPT_NO_DIRECT_IO=1 "$QOPT" -q --passes $FAKE mm.onnx \
 		-o "m-$lay/o.onnx" $opt
 	t "$lay: so does the mapping path (exit $rc)" [ "$rc" = 0 ]
+	t "$lay: QOPT_NO_DIRECT_IO=1: each computed into a mapping" \
+		ways "computed into a mapping" 3
 	t "$lay: the same bytes both ways" same "d-$lay" "m-$lay"
 done
 # Real mode: each weight's codes (1059968 bytes: over 1 MiB, not a
@@ -50,10 +77,19 @@ for lay in external inline; do
 	[ $lay = external ] && opt="--external-threshold 1024"
 	mkdir -p "rd-$lay" "rm-$lay"
 	run "$QOPT" -q --passes nvfp4-weights big.onnx -o "rd-$lay/o.onnx" $opt
-	t "$lay: real codes written behind (exit $rc)" [ "$rc" = 0 ]
+	t "$lay: real codes written (exit $rc)" [ "$rc" = 0 ]
+	if [ -n "$direct" ]; then
+		t "$lay: all 4 weights' codes written behind" \
+			ways "written behind" 4
+	else
+		skip "$lay: codes written behind" \
+			"this file system refuses O_DIRECT"
+	fi
 	run env QOPT_NO_DIRECT_IO=1 "$QOPT" -q --passes nvfp4-weights \
 		big.onnx -o "rm-$lay/o.onnx" $opt
 	t "$lay: real codes through the mapping (exit $rc)" [ "$rc" = 0 ]
+	t "$lay: QOPT_NO_DIRECT_IO=1: nothing written behind" \
+		ways "computed into a mapping" 4 "written behind" 0
 	t "$lay: the same bytes both ways (real)" same "rd-$lay" "rm-$lay"
 done
 t "external: the codes are in the data file" \
@@ -66,7 +102,7 @@ t "the fake weights are not the input's" eval \
 
 # t-refuse truncates the output under its mapping, which fails the
 # save (tests/hostile/mapfault.sh); handed memory, it just fills it.
-if dd if=/dev/zero of=probe bs=4096 count=1 oflag=direct 2>/dev/null; then
+if [ -n "$direct" ]; then
 	run "$QOPT" --load "$H" --passes t-refuse m.onnx -o r.onnx \
 		--external-threshold 1024
 	t "O_DIRECT here: the recipe is handed memory, not the mapping (exit $rc)" \
@@ -138,10 +174,12 @@ if [ -n "$userns" ]; then
 	t "disk full behind: exit 1 (got $rc)" [ "$rc" = 1 ]
 	t "disk full behind: the message names the data file" \
 		has "o.onnx.data': No space left on device" "$W/err"
+	t "disk full behind: the batches were posted behind" \
+		grep -q "^qopt: write: recipe of '.*': written behind\$" "$W/err"
 	t "disk full behind: the old output is intact" [ "$(cat old)" = old ]
 	t "disk full behind: nothing else left" [ "$(cat left)" = o.onnx ]
 else
-	for c in exit message intact left; do
+	for c in exit message behind intact left; do
 		skip "disk full behind: $c" "no user namespaces here (unshare -rm)"
 	done
 fi

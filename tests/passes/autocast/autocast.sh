@@ -25,6 +25,16 @@ close() {
 	qopt_node "$top_srcdir/tests/ort/run-compare.js" --rtol 0.05 \
 		--atol 0.05 "$@" "$ref" "$out" >>"$work/log" 2>&1
 }
+# two_steps MODEL SAMPLES CALIB OPTS OUT LOG: `qopt calibrate --passes
+# autocast --random SAMPLES MODEL -o CALIB`, then autocastOPTS with
+# calibration = CALIB on MODEL into OUT, its messages in LOG.
+two_steps() {
+	"$QOPT" calibrate --passes autocast --random "$2" "$1" -o "$3" \
+		>>"$work/log" 2>&1 &&
+		"$QOPT" --passes "autocast$4:calibration=$3" "$1" -o "$5" \
+			>"$6" 2>&1
+}
+
 ort_check() {
 	if [ -n "$ort_why" ]; then
 		n=$((n + 1))
@@ -347,20 +357,16 @@ grep -q "node 'body_hot' kept FLOAT (activation beyond range): activation 'hot' 
 	grep -q "node 'body_down' kept FLOAT (activation beyond range)" "$work/la.log" &&
 	grep -q "body of 'loop' (Loop): 2 node(s) FLOAT16, 2 kept FLOAT" "$work/la.log"
 check $? "calibration measures a Loop body: its hot MatMul and the reader stay FLOAT, said"
-"$QOPT" calibrate --passes autocast --random 2 "$work/scanm.onnx" \
-	-o "$work/scanm.calib.json" >>"$work/log" 2>&1 &&
-	"$QOPT" --passes "autocast:calibration=$work/scanm.calib.json" \
-		"$work/scanm.onnx" -o "$work/sc.onnx" >"$work/sc.log" 2>&1 &&
+two_steps "$work/scanm.onnx" 2 "$work/scanm.calib.json" "" "$work/sc.onnx" \
+	"$work/sc.log" &&
 	grep -q "body of 'scan': activation ranges of 3 node(s) not checked: the calibration has no range for their tensors" \
 		"$work/sc.log"
 check $? "a Scan body: calibrate measures around it, the pass says which body's ranges it could not check"
 # a Loop's carried value that grows each trip: calibrate does not ask
 # for it (stacking it would fail ONNX Runtime), the pass says so
 "$py" "$M" loopgrow "$work/lg.onnx" >>"$work/log" 2>&1 &&
-	"$QOPT" calibrate --passes autocast --random 2 "$work/lg.onnx" \
-		-o "$work/lg.calib.json" >>"$work/log" 2>&1 &&
-	"$QOPT" --passes "autocast:calibration=$work/lg.calib.json" \
-		"$work/lg.onnx" -o "$work/lg16.onnx" >"$work/lg.log" 2>&1 &&
+	two_steps "$work/lg.onnx" 2 "$work/lg.calib.json" "" \
+		"$work/lg16.onnx" "$work/lg.log" &&
 	grep -q "body of 'loop': activation ranges of 1 node(s) not checked" \
 		"$work/lg.log" &&
 	grep -q "body of 'loop' (Loop): 2 node(s) FLOAT16" "$work/lg.log"
@@ -390,10 +396,8 @@ check $? "without calibration: converted whole, and it says the ranges were not 
 	grep -q "node 'scale_down' kept FLOAT (activation beyond range)" "$work/act1.log" &&
 	grep -q "2 kept FLOAT in 1 island(s)" "$work/act1.log"
 check $? "one command (--calibration-random): the producer and the reader of the hot tensor stay FLOAT, said"
-"$QOPT" calibrate --passes autocast --random 4 "$work/act.onnx" \
-	-o "$work/act.calib.json" >>"$work/log" 2>&1 &&
-	"$QOPT" --passes "autocast:mode=fake:calibration=$work/act.calib.json" \
-		"$work/act.onnx" -o "$work/act-two.onnx" >>"$work/log" 2>&1 &&
+two_steps "$work/act.onnx" 4 "$work/act.calib.json" :mode=fake \
+	"$work/act-two.onnx" "$work/act2.log" &&
 	cmp "$work/act-one.onnx" "$work/act-two.onnx"
 check $? "two steps (qopt calibrate, then calibration = FILE) give the same bytes"
 "$QOPT" --passes "autocast:calibration=$work/act.calib.json" "$work/of.onnx" \

@@ -245,25 +245,34 @@ def ifm(path):
         [helper.make_tensor_value_info("t", TensorProto.FLOAT, [1, 8])]))
 
 
+def loop_body(nodes, carry, carry_out, inits=(), cond_node="body_cond",
+              dims=(1, 8), out_dims=None):
+    """A Loop body: (i, cond, carry) -> (cond, carry_out), FLOAT carry."""
+    return helper.make_graph(
+        nodes + [helper.make_node("Identity", ["cond"], ["cond_out"],
+                                  name=cond_node)],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info(carry, TensorProto.FLOAT, list(dims))],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info(carry_out, TensorProto.FLOAT,
+                                       list(out_dims or dims))],
+        list(inits))
+
+
 def loopm(path):
     rng = np.random.default_rng(2)
     w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
     wb = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
-    body = helper.make_graph(
+    body = loop_body(
         [helper.make_node("Add", ["c", "h"], ["a"], name="body_add"),
          helper.make_node("MatMul", ["a", "wb"], ["mb"], name="body_mm"),
          helper.make_node("Constant", [], ["half"], name="body_half",
                           value=numpy_helper.from_array(
                               np.array(0.5, np.float32), "half")),
-         helper.make_node("Mul", ["mb", "half"], ["c1"], name="body_scale"),
-         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 8])],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])],
-        [numpy_helper.from_array(wb, "wb")])
+         helper.make_node("Mul", ["mb", "half"], ["c1"], name="body_scale")],
+        "c", "c1", [numpy_helper.from_array(wb, "wb")])
     nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"),
              helper.make_node("Loop", ["trips", "yes", "h"], ["cf"], body=body,
                               name="loop"),
@@ -311,18 +320,11 @@ def nestm(path):
     rng = np.random.default_rng(8)
     w = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
     wb = (rng.standard_normal((8, 8)) * 0.3).astype(np.float32)
-    body = helper.make_graph(
+    body = loop_body(
         [helper.make_node("MatMul", ["cv", "wb"], ["m"], name="inner_mm"),
          helper.make_node("Add", ["m", "t"], ["mt"], name="inner_add_t"),
-         helper.make_node("Add", ["mt", "y"], ["c1"], name="inner_add_y"),
-         helper.make_node("Identity", ["cond"], ["cond_out"], name="inner_cond")],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("cv", TensorProto.FLOAT, [1, 8])],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])],
-        [numpy_helper.from_array(wb, "wb")])
+         helper.make_node("Add", ["mt", "y"], ["c1"], name="inner_add_y")],
+        "cv", "c1", [numpy_helper.from_array(wb, "wb")], "inner_cond")
     then_g = helper.make_graph(
         [helper.make_node("Relu", ["y"], ["t"], name="then_relu"),
          helper.make_node("Loop", ["trips", "yes", "t"], ["lf"], body=body,
@@ -342,18 +344,12 @@ def ifpass(path):
 
 def loopact(path):
     w = np.full((8, 8), 1000.0, np.float32)
-    body = helper.make_graph(
+    body = loop_body(
         [helper.make_node("Abs", ["c"], ["ac"], name="body_abs"),
          helper.make_node("Add", ["ac", "ten"], ["cp"], name="body_shift"),
          helper.make_node("MatMul", ["cp", "wh"], ["hot"], name="body_hot"),
-         helper.make_node("Mul", ["hot", "tiny"], ["c1"], name="body_down"),
-         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("c", TensorProto.FLOAT, [1, 8])],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("c1", TensorProto.FLOAT, [1, 8])],
+         helper.make_node("Mul", ["hot", "tiny"], ["c1"], name="body_down")],
+        "c", "c1",
         [numpy_helper.from_array(w, "wh"),
          numpy_helper.from_array(np.array(10.0, np.float32), "ten"),
          numpy_helper.from_array(np.array(1e-4, np.float32), "tiny")])
@@ -371,16 +367,10 @@ def loopact(path):
 
 
 def loopgrow(path):
-    body = helper.make_graph(
+    body = loop_body(
         [helper.make_node("Relu", ["x"], ["r"], name="body_relu"),
-         helper.make_node("Concat", ["s", "r"], ["s1"], axis=1, name="body_cat"),
-         helper.make_node("Identity", ["cond"], ["cond_out"], name="body_cond")],
-        "body",
-        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
-         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, "n"])],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("s1", TensorProto.FLOAT, [1, "n1"])])
+         helper.make_node("Concat", ["s", "r"], ["s1"], axis=1, name="body_cat")],
+        "s", "s1", dims=(1, "n"), out_dims=(1, "n1"))
     nodes = [helper.make_node("Loop", ["trips", "yes", "x"], ["sf"], body=body,
                               name="loop"),
              helper.make_node("Neg", ["sf"], ["out"], name="neg")]
