@@ -452,8 +452,9 @@ static int unmap_outputs(struct fill *f, struct place *o, size_t nout,
 }
 
 /* A worker's scratch pair and write-behind thread. A recipe whose
- * scratch is at most half its inputs' bytes (codes, FLOAT16 from FLOAT:
- * the two buffers then hold no more than the input) is written behind:
+ * scratch is at most half its inputs' bytes, each output's alignment
+ * aside (codes, FLOAT16 from FLOAT: the two buffers then hold no more
+ * than the input and a page per output) is written behind:
  * computed into one buffer while the thread writes the other, so the
  * worker computes while the device takes the last recipe's direct
  * writes. Bigger ones (fake modes, whose outputs are as big as their
@@ -492,13 +493,16 @@ static size_t recipe_spans(struct fill *f, const void *r, struct place *o,
  * written behind; NULL when out of memory or when the batch in flight
  * failed (f failed). */
 static struct scratch *pick_scratch(struct fill *f, struct worker_io *io,
-				    const struct ir_ext_piece *p, uint64_t need,
-				    uint64_t pg, int *behind)
+				    const struct ir_ext_piece *p, size_t nout,
+				    uint64_t need, uint64_t pg, int *behind)
 {
 	struct scratch *sc;
 
+	/* need counts each output's alignment too (up to a page for a
+	 * direct one at its page offset): FLOAT16 from FLOAT is half its
+	 * input plus that, wherever the piece lies. */
 	*behind = io->wb && need && need <= SCRATCH_MAX / 2 &&
-		  need <= ir_deferred_input_bytes(p->deferred) / 2;
+		  need <= ir_deferred_input_bytes(p->deferred) / 2 + nout * pg;
 	if (!*behind && io->wb && fio_wb_wait(io->wb)) {
 		fail_io(f, errno);
 		return NULL;
@@ -567,7 +571,7 @@ static int put_recipe(struct fill *f, const struct ir_ext_piece *p,
 			o[qo].mine = q;
 	}
 	place_outputs(f, o, nout, dst, pg);
-	sc = pick_scratch(f, io, p, lay_out(o, nout, dst, NULL, pg), pg,
+	sc = pick_scratch(f, io, p, nout, lay_out(o, nout, dst, NULL, pg), pg,
 			  &behind);
 	if (!sc)
 		goto done;

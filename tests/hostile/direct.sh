@@ -92,6 +92,27 @@ for lay in external inline; do
 		ways "computed into a mapping" 4 "written behind" 0
 	t "$lay: the same bytes both ways (real)" same "rd-$lay" "rm-$lay"
 done
+# FLOAT16 from FLOAT (autocast): half the input, at the page offset of
+# each piece, unaligned ones inline too: written behind all the same.
+"$PY" "$GEN" matmul32 1040 1040 3 f32.onnx
+for lay in external inline; do
+	opt=
+	[ $lay = external ] && opt="--external-threshold 1024"
+	mkdir -p "ad-$lay" "am-$lay"
+	run "$QOPT" -q --passes autocast f32.onnx -o "ad-$lay/o.onnx" $opt
+	t "$lay: autocast writes FLOAT16 weights (exit $rc)" [ "$rc" = 0 ]
+	if [ -n "$direct" ]; then
+		t "$lay: all 3 written behind" ways "written behind" 3
+	else
+		skip "$lay: autocast written behind" \
+			"this file system refuses O_DIRECT"
+	fi
+	run env QOPT_NO_DIRECT_IO=1 "$QOPT" -q --passes autocast f32.onnx \
+		-o "am-$lay/o.onnx" $opt
+	t "$lay: autocast through the mapping (exit $rc)" [ "$rc" = 0 ]
+	t "$lay: the same bytes both ways (autocast)" same "ad-$lay" "am-$lay"
+done
+
 t "external: the codes are in the data file" \
 	[ "$(stat -c %s rd-external/o.onnx.data)" -ge 4239872 ]
 

@@ -17,6 +17,9 @@
   hostile-gen.py matmul16 K N C OUT  C FLOAT16 MatMul weights, [K, N]
                                    and [N, K] in turn, inline, random
                                    finite values (|x| < 2)
+  hostile-gen.py matmul32 K N C OUT  the same with FLOAT weights, each
+                                   |x| in [0.125, 0.5) (FLOAT16 holds
+                                   them: none underflows)
 """
 import os
 import struct
@@ -125,22 +128,25 @@ def sparse(mib, out):
     return model(g)
 
 
-def matmul16(k, n, count):
+def matmul16(k, n, count, dtype=10):
     inits, nodes, prev = b"", [], "x"
-    # Random halves with the exponent's top bit cleared: finite, < 2.
-    clear = bytes(b & 0xBF for b in range(256))
+    es = 2 if dtype == 10 else 4
+    # FLOAT16: random halves with the exponent's top bit cleared (finite,
+    # < 2); FLOAT: the top byte kept to its sign over exponent 124 or 125.
+    top = bytes((b & 0xBF) if es == 2 else (0x3E | (b & 0x80))
+                for b in range(256))
     for i in range(count):
         dims = (k, n) if i % 2 == 0 else (n, k)
-        raw = bytearray(os.urandom(dims[0] * dims[1] * 2))
-        raw[1::2] = raw[1::2].translate(clear)
-        t = b"".join(vint(1, d) for d in dims) + vint(2, 10)
+        raw = bytearray(os.urandom(dims[0] * dims[1] * es))
+        raw[es - 1::es] = raw[es - 1::es].translate(top)
+        t = b"".join(vint(1, d) for d in dims) + vint(2, dtype)
         inits += ld(5, t + ld(8, "w%d" % i) + ld(9, bytes(raw)))
         out = "y" if i == count - 1 else "h%d" % i
         nodes.append(node([prev, "w%d" % i], [out], "MatMul", "m%d" % i))
         prev = out
     last = n if count % 2 else k
-    g = graph(nodes, "g", [vi("x", 10, (1, k))], [vi("y", 10, (1, last))],
-              inits=inits)
+    g = graph(nodes, "g", [vi("x", dtype, (1, k))],
+              [vi("y", dtype, (1, last))], inits=inits)
     return model(g)
 
 
@@ -170,6 +176,8 @@ def main():
         data = big(int(args[0]))
     elif kind == "matmul16":
         data = matmul16(int(args[0]), int(args[1]), int(args[2]))
+    elif kind == "matmul32":
+        data = matmul16(int(args[0]), int(args[1]), int(args[2]), dtype=1)
     elif kind == "sparse":
         data = sparse(int(args[0]), args[1])
     else:
