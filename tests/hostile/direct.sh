@@ -47,71 +47,50 @@ same() {
 		  cmp -s "$1/o.onnx.data" "$2/o.onnx.data"; }
 }
 
-for lay in external inline; do
-	opt=
-	[ $lay = external ] && opt="--external-threshold 1024"
-	mkdir -p "d-$lay" "m-$lay"
-	run "$QOPT" -q --passes $FAKE mm.onnx -o "d-$lay/o.onnx" $opt
-	t "$lay: the default writes the fake weights (exit $rc)" [ "$rc" = 0 ]
-	if [ -n "$direct" ]; then
-		t "$lay: fake weights (as big as their inputs) are written by their worker, none behind" \
-			ways "written by its worker" 3 "written behind" 0
-	else
-		skip "$lay: fake weights written by their worker" \
-			"this file system refuses O_DIRECT"
-	fi
-	run env QOPT_NO_DIRECT_IO=1 "$QOPT" -q --passes $FAKE mm.onnx \
-		-o "m-$lay/o.onnx" $opt
-	t "$lay: so does the mapping path (exit $rc)" [ "$rc" = 0 ]
-	t "$lay: QOPT_NO_DIRECT_IO=1: each computed into a mapping" \
-		ways "computed into a mapping" 3
-	t "$lay: the same bytes both ways" same "d-$lay" "m-$lay"
-done
+# both_ways WHAT PASS MODEL N D M WAY COUNT...: PASS on MODEL's N
+# deferred weights, external then inline: by default (into D-LAYOUT, the
+# recipes going each WAY COUNT times where O_DIRECT is taken), and with
+# QOPT_NO_DIRECT_IO=1 (into M-LAYOUT, every one into a mapping, none
+# behind); the same bytes both ways.
+both_ways() {
+	bw_what=$1 bw_pass=$2 bw_model=$3 bw_n=$4 bw_d=$5 bw_m=$6
+	shift 6
+	for lay in external inline; do
+		opt=
+		[ $lay = external ] && opt="--external-threshold 1024"
+		mkdir -p "$bw_d-$lay" "$bw_m-$lay"
+		run "$QOPT" -q --passes "$bw_pass" "$bw_model" \
+			-o "$bw_d-$lay/o.onnx" $opt
+		t "$lay: $bw_what written (exit $rc)" [ "$rc" = 0 ]
+		if [ -n "$direct" ]; then
+			t "$lay: $bw_what: $*" ways "$@"
+		else
+			skip "$lay: $bw_what: $*" "this file system refuses O_DIRECT"
+		fi
+		run env QOPT_NO_DIRECT_IO=1 "$QOPT" -q --passes "$bw_pass" \
+			"$bw_model" -o "$bw_m-$lay/o.onnx" $opt
+		t "$lay: $bw_what through the mapping (exit $rc)" [ "$rc" = 0 ]
+		t "$lay: QOPT_NO_DIRECT_IO=1: each into a mapping, none behind" \
+			ways "computed into a mapping" "$bw_n" "written behind" 0
+		t "$lay: $bw_what: the same bytes both ways" \
+			same "$bw_d-$lay" "$bw_m-$lay"
+	done
+}
+
+# Fake weights are as big as their inputs: written by their worker.
+both_ways "fake weights" $FAKE mm.onnx 3 d m \
+	"written by its worker" 3 "written behind" 0
 # Real mode: each weight's codes (1059968 bytes: over 1 MiB, not a
 # whole number of pages) are a quarter of its bytes, so the worker
 # leaves their direct writes to its write-behind thread and computes
 # the next weight meanwhile (ir/file/write_behind.c).
 "$PY" "$GEN" matmul16 1456 1456 4 big.onnx
-for lay in external inline; do
-	opt=
-	[ $lay = external ] && opt="--external-threshold 1024"
-	mkdir -p "rd-$lay" "rm-$lay"
-	run "$QOPT" -q --passes nvfp4-weights big.onnx -o "rd-$lay/o.onnx" $opt
-	t "$lay: real codes written (exit $rc)" [ "$rc" = 0 ]
-	if [ -n "$direct" ]; then
-		t "$lay: all 4 weights' codes written behind" \
-			ways "written behind" 4
-	else
-		skip "$lay: codes written behind" \
-			"this file system refuses O_DIRECT"
-	fi
-	run env QOPT_NO_DIRECT_IO=1 "$QOPT" -q --passes nvfp4-weights \
-		big.onnx -o "rm-$lay/o.onnx" $opt
-	t "$lay: real codes through the mapping (exit $rc)" [ "$rc" = 0 ]
-	t "$lay: QOPT_NO_DIRECT_IO=1: nothing written behind" \
-		ways "computed into a mapping" 4 "written behind" 0
-	t "$lay: the same bytes both ways (real)" same "rd-$lay" "rm-$lay"
-done
+both_ways "real codes" nvfp4-weights big.onnx 4 rd rm "written behind" 4
 # FLOAT16 from FLOAT (autocast): half the input, at the page offset of
 # each piece, unaligned ones inline too: written behind all the same.
 "$PY" "$GEN" matmul32 1040 1040 3 f32.onnx
-for lay in external inline; do
-	opt=
-	[ $lay = external ] && opt="--external-threshold 1024"
-	mkdir -p "ad-$lay" "am-$lay"
-	run "$QOPT" -q --passes autocast f32.onnx -o "ad-$lay/o.onnx" $opt
-	t "$lay: autocast writes FLOAT16 weights (exit $rc)" [ "$rc" = 0 ]
-	if [ -n "$direct" ]; then
-		t "$lay: all 3 written behind" ways "written behind" 3
-	else
-		skip "$lay: autocast written behind" \
-			"this file system refuses O_DIRECT"
-	fi
-	run env QOPT_NO_DIRECT_IO=1 "$QOPT" -q --passes autocast f32.onnx \
-		-o "am-$lay/o.onnx" $opt
-	t "$lay: autocast through the mapping (exit $rc)" [ "$rc" = 0 ]
-	t "$lay: the same bytes both ways (autocast)" same "ad-$lay" "am-$lay"
-done
+both_ways "autocast's FLOAT16 weights" autocast f32.onnx 3 ad am \
+	"written behind" 3
 
 t "external: the codes are in the data file" \
 	[ "$(stat -c %s rd-external/o.onnx.data)" -ge 4239872 ]
